@@ -1,0 +1,75 @@
+/**
+ * The local suite in one process: applies pending migrations to the local databases, then serves the auth
+ * service (127.0.0.1:37960) and the gateway (127.0.0.1:37961). Each service is the same fetch handler its
+ * edge entrypoint exports, so local and deployed behaviour cannot drift.
+ */
+import { ConfigError, type ConfigProblem, type Env } from "@switchyard/lib/config.ts";
+import { openClient } from "@switchyard/lib/db.ts";
+import { migrateDirectory } from "@switchyard/lib/migrate.ts";
+import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
+import { type FetchHandler, type RunningServer, startServer } from "@switchyard/lib/serve.ts";
+import auth from "./auth/main.ts";
+import gateway from "./gateway/main.ts";
+import { readAuthConfig } from "./auth/config.ts";
+import { readGatewayConfig } from "./gateway/config.ts";
+import { readSuiteConfig } from "./suite_config.ts";
+
+/** Validates every service's configuration up front so one run reports all bad keys. */
+function validateAll(env: Env): ReturnType<typeof readSuiteConfig> {
+  const problems = new Map<string, ConfigProblem>();
+  let suite: ReturnType<typeof readSuiteConfig> | undefined;
+  for (
+    const read of [
+      () => (suite = readSuiteConfig(env)),
+      () => readAuthConfig(env),
+      () => readGatewayConfig(env),
+    ]
+  ) {
+    try {
+      read();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      for (const problem of error.problems) problems.set(`${problem.key}\0${problem.message}`, problem);
+    }
+  }
+  if (problems.size) throw new ConfigError([...problems.values()], "configuration");
+  return suite!;
+}
+
+/** Applies pending migrations to each local (`file:`) database; remote ones are migrated by deploy tooling. */
+async function migrateLocalDatabases(env: Env): Promise<void> {
+  for (const target of DATABASE_TARGETS) {
+    const url = env[target.urlKey] || target.defaultUrl;
+    if (!url.startsWith("file:")) continue;
+    const client = await openClient({ url });
+    try {
+      const result = await migrateDirectory(client, target.migrationsDir);
+      if (result.applied.length) console.error(`migrated ${target.name}: ${result.applied.join(", ")}`);
+    } finally {
+      client.close();
+    }
+  }
+}
+
+/** Starts the suite and returns its running servers. */
+export async function startSuite(env: Env): Promise<{ auth: RunningServer; gateway: RunningServer }> {
+  const config = validateAll(env);
+  await migrateLocalDatabases(env);
+  const hostname = config.LISTEN_HOSTNAME;
+  const [authServer, gatewayServer] = await Promise.all([
+    startServer(auth.fetch as FetchHandler, { hostname, port: config.AUTH_PORT }),
+    startServer(gateway.fetch as FetchHandler, { hostname, port: config.GATEWAY_PORT }),
+  ]);
+  return { auth: authServer, gateway: gatewayServer };
+}
+
+if (import.meta.main) {
+  try {
+    const { auth, gateway } = await startSuite(Deno.env.toObject());
+    console.error(`auth    listening on ${auth.url}  (health: ${auth.url}/api/health)`);
+    console.error(`gateway listening on ${gateway.url}  (health: ${gateway.url}/api/health)`);
+  } catch (error) {
+    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+    Deno.exit(1);
+  }
+}

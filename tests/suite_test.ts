@@ -1,0 +1,35 @@
+import assert from "node:assert/strict";
+import { startSuite } from "../main.ts";
+import { tempDir } from "@switchyard/lib/testing.ts";
+
+Deno.test("the local suite answers both health checks and applies migrations", async () => {
+  await using dir = await tempDir();
+  const { auth, gateway } = await startSuite({
+    AUTH_PORT: "0",
+    GATEWAY_PORT: "0",
+    AUTH_DATABASE_URL: `file:${dir.path}/auth.db`,
+    GATEWAY_DATABASE_URL: `file:${dir.path}/gateway.db`,
+  });
+  try {
+    for (const [server, name] of [[auth, "auth"], [gateway, "gateway"]] as const) {
+      const response = await fetch(`${server.url}/api/health`);
+      assert.equal(response.status, 200);
+      assert.deepEqual(await response.json(), { status: "ok", service: name });
+    }
+    const stat = await Deno.stat(`${dir.path}/auth.db`);
+    assert.ok(stat.isFile, "the auth database was created by the migration step");
+  } finally {
+    await Promise.all([auth.shutdown(), gateway.shutdown()]);
+  }
+});
+
+Deno.test("the local suite refuses to start with an invalid port or database URL, naming the keys", async () => {
+  await assert.rejects(
+    startSuite({ AUTH_PORT: "http", GATEWAY_DATABASE_URL: "mysql://x" }),
+    (error: Error) => {
+      assert.match(error.message, /AUTH_PORT: expected a port number/);
+      assert.match(error.message, /GATEWAY_DATABASE_URL: expected a libSQL database URL/);
+      return true;
+    },
+  );
+});
