@@ -1,0 +1,99 @@
+/** Stage 5 — emit: render the plan as YAML text (fixed key order, LF line ends, byte-stable). */
+import type { JobPlan, StepPlan } from "./plan_types.ts";
+import { dq, folded, plain, Styled, writeYaml, type YValue } from "./yaml_writer.ts";
+
+const JOB_ORDER = [
+  "needs",
+  "if",
+  "runs-on",
+  "environment",
+  "permissions",
+  "concurrency",
+  "timeout-minutes",
+  "continue-on-error",
+  "env",
+  "outputs",
+  "services",
+  "container",
+  "strategy",
+  "defaults",
+  "uses",
+  "with",
+  "secrets",
+  "steps",
+];
+
+function orderedJob(job: JobPlan): Record<string, YValue> {
+  const out: Record<string, YValue> = {};
+  for (const k of JOB_ORDER) {
+    const v = job[k];
+    if (v === undefined) continue;
+    if (k === "needs" && Array.isArray(v) && v.length === 1) out.needs = v[0] as string;
+    else if (k === "steps") out.steps = (v as StepPlan[]).map(cleanStep) as YValue;
+    else if (k === "if" && typeof v === "string" && v.length > 100) out.if = folded(wrapExpr(v));
+    else if (k === "if" && v instanceof Styled && v.style === "plain" && v.value.length > 100) {
+      out.if = folded(wrapExpr(v.value));
+    } else out[k] = v as YValue;
+  }
+  for (const [k, v] of Object.entries(job)) {
+    if (!(k in out) && v !== undefined && !JOB_ORDER.includes(k)) out[k] = v as YValue;
+  }
+  return out;
+}
+
+/** Wraps a long expression at spaces to ~120 columns for a folded scalar (single-newline joins fold back to spaces). */
+function wrapExpr(s: string): string {
+  const words = s.split(" ");
+  const lines: string[] = [];
+  let cur = "";
+  for (const w of words) {
+    if (cur && (cur + " " + w).length > 120) {
+      lines.push(cur);
+      cur = w;
+    } else cur = cur ? cur + " " + w : w;
+  }
+  lines.push(cur);
+  return lines.join("\n") + "\n";
+}
+
+function cleanStep(step: StepPlan): Record<string, YValue> {
+  const out: Record<string, YValue> = {};
+  for (const [k, v] of Object.entries(step)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** The top-level sections of a lock (after the header). */
+export interface LockBody {
+  name: string;
+  on: Record<string, YValue>;
+  concurrency: Record<string, YValue>;
+  runName: string;
+  env: Record<string, YValue>;
+  jobs: Record<string, JobPlan>;
+  ifCondition?: string;
+}
+
+/** Renders the body of the lock (name … jobs). */
+export function emitBody(b: LockBody): string {
+  const parts: string[] = [];
+  parts.push(`name: ${dqText(b.name)}`);
+  parts.push(["on:", ...writeYaml(b.on, 1, { indentSequences: false })].join("\n"));
+  parts.push("permissions: {}");
+  parts.push(["concurrency:", ...writeYaml(b.concurrency, 1)].join("\n"));
+  parts.push(`run-name: ${dqText(b.runName)}`);
+  if (Object.keys(b.env).length > 0) parts.push(["env:", ...writeYaml(b.env, 1)].join("\n"));
+  const jobLines = ["jobs:"];
+  const names = Object.keys(b.jobs).sort();
+  names.forEach((name, i) => {
+    jobLines.push(...writeYaml({ [name]: orderedJob(b.jobs[name]) }, 1));
+    if (i < names.length - 1) jobLines.push("");
+  });
+  parts.push(jobLines.join("\n"));
+  return parts.join("\n\n") + "\n";
+}
+
+function dqText(s: string): string {
+  return writeYaml(dq(s) as YValue, 0)[0];
+}
+
+export { plain };

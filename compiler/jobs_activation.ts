@@ -1,0 +1,338 @@
+/** The `pre_activation` and `activation` jobs (role checks, stale-lock check, prompt assembly). */
+import { createHash } from "node:crypto";
+import type { JobPlan, StepPlan } from "./plan_types.ts";
+import { type JobCtx, scriptStep, setupSteps, shStep, TRACE_OUTPUTS } from "./jobs_common.ts";
+import { dq, lit, plain, sq, type YValue } from "./yaml_writer.ts";
+import { heredocDelimiter } from "./hash.ts";
+
+const CTX = "fromJSON(github.event.inputs.aw_context || github.event.client_payload.aw_context || '{}')";
+
+/** Built-in context expressions offered in the `<github-context>` block. */
+const CONTEXT_EXPRS: [string, string, string][] = [
+  [
+    "discussion",
+    `github.event.discussion.number || (${CTX}.item_type == 'discussion' && ${CTX}.item_number)`,
+    "",
+  ],
+  [
+    "pull_request",
+    `github.event.pull_request.number || (${CTX}.item_type == 'pull_request' && ${CTX}.item_number)`,
+    "",
+  ],
+  ["issue", `github.event.issue.number || (${CTX}.item_type == 'issue' && ${CTX}.item_number)`, ""],
+  ["comment", `github.event.comment.id || ${CTX}.comment_id`, ""],
+];
+
+/** Env-var name for an expression: `GH_AW_<CHAIN>` for simple property chains, else a hashed name. */
+export function exprEnvName(expr: string): string {
+  const e = expr.trim();
+  if (/^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$/.test(e)) {
+    return "GH_AW_" + e.replace(/[.-]/g, "_").toUpperCase();
+  }
+  return "GH_AW_EXPR_" + createHash("sha256").update(e).digest("hex").slice(0, 8).toUpperCase();
+}
+
+/** Collects `${{ … }}` expressions of the body (and imported bodies) → env map. */
+export function bodyExpressions(bodies: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const body of bodies) {
+    for (const m of body.matchAll(/\$\{\{\s*([^}]+?)\s*\}\}/g)) out.set(exprEnvName(m[1]), m[1]);
+  }
+  return out;
+}
+
+/** Inputs of the activation job. */
+export interface ActivationInput {
+  ctx: JobCtx;
+  frontmatterHash: string;
+  hasPreActivation: boolean;
+  ifCondition?: string;
+  engineDisplay: string;
+  engineModel: string;
+  secrets: string[];
+  validateName: string;
+  docs: string;
+  allowedDomainsInfo: string[];
+  safeOutputTools: string[];
+  autoCreateIssue: boolean;
+  runtimeImports: string[];
+  bodyExprs: Map<string, string>;
+  reaction?: string;
+  permissions: Record<string, string>;
+  emoji?: string;
+  strict: boolean;
+  inlinedBody?: string;
+}
+
+/** Builds the activation job. */
+export function activationJob(a: ActivationInput): JobPlan {
+  const { ctx } = a;
+  const delim = heredocDelimiter("PROMPT", a.frontmatterHash);
+  const steps: StepPlan[] = [...setupSteps(ctx, false)];
+  const info: Record<string, YValue> = {
+    GH_AW_INFO_ENGINE_ID: dq(ctx.engineId),
+    GH_AW_INFO_ENGINE_NAME: dq(a.engineDisplay),
+    GH_AW_INFO_MODEL: a.engineModel.startsWith("${{") ? plain(a.engineModel) : dq(a.engineModel),
+    GH_AW_INFO_VERSION: dq(ctx.engineVersion),
+    GH_AW_INFO_AGENT_VERSION: dq(ctx.engineVersion),
+    GH_AW_INFO_WORKFLOW_NAME: dq(ctx.name),
+    GH_AW_INFO_EXPERIMENTAL: dq("false"),
+    GH_AW_INFO_SUPPORTS_TOOLS_ALLOWLIST: dq("true"),
+    GH_AW_INFO_STAGED: dq("false"),
+    GH_AW_INFO_ALLOWED_DOMAINS: sq(JSON.stringify(a.allowedDomainsInfo)),
+    GH_AW_INFO_FIREWALL_ENABLED: dq("true"),
+    GH_AW_INFO_AWF_VERSION: dq("v0.25.58"),
+    GH_AW_INFO_AWMG_VERSION: dq(""),
+    GH_AW_INFO_FIREWALL_TYPE: dq("squid"),
+  };
+  if (a.emoji) info.GH_AW_INFO_FRONTMATTER_EMOJI = dq(a.emoji);
+  info.GH_AW_COMPILED_STRICT = dq(String(a.strict));
+  steps.push(
+    scriptStep(ctx, "Generate agentic run info", "generate_aw_info", {
+      id: "generate_aw_info",
+      env: info,
+      call: "await main(core, context);",
+    }),
+  );
+  // env before uses for this step, as gh-aw orders it
+  const gen = steps[steps.length - 1];
+  steps[steps.length - 1] = { name: gen.name, id: gen.id, env: gen.env, uses: gen.uses, with: gen.with };
+  if (a.secrets.length > 0) {
+    const env: Record<string, YValue> = {};
+    for (const s of a.secrets) env[s] = plain(`\${{ secrets.${s} }}`);
+    const display = /\s/.test(a.validateName) ? `'${a.validateName}'` : a.validateName;
+    steps.push({
+      name: `Validate ${a.secrets.join(" or ")} secret`,
+      id: "validate-secret",
+      run: plain(
+        `bash "\${RUNNER_TEMP}/gh-aw/actions/validate_multi_secret.sh" ${
+          a.secrets.join(" ")
+        } ${display} ${a.docs}`,
+      ),
+      env,
+    });
+  }
+  steps.push({
+    name: "Checkout .github and .agents folders",
+    uses: plain(ctx.refs.checkout),
+    with: {
+      "persist-credentials": false,
+      "sparse-checkout": lit(
+        ".github\n.agents\nactions/setup\n.antigravity\n.claude\n.codex\n.crush\n.gemini\n.opencode\n.pi\n",
+      ),
+      "sparse-checkout-cone-mode": true,
+      "fetch-depth": 1,
+    },
+  });
+  steps.push(scriptStep(ctx, "Check workflow lock file", "check_workflow_timestamp_api", {
+    id: "check-lock-file",
+    env: {
+      GH_AW_WORKFLOW_FILE: dq(ctx.lockFile),
+      GH_AW_CONTEXT_WORKFLOW_REF: dq("${{ github.workflow_ref }}"),
+    },
+  }));
+  // Prompt assembly.
+  const promptEnv: Record<string, YValue> = {
+    GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+    GH_AW_SAFE_OUTPUTS: plain("${{ runner.temp }}/gh-aw/safeoutputs/outputs.jsonl"),
+  };
+  const exprEnv = new Map<string, string>(a.bodyExprs);
+  for (const [, e] of CONTEXT_EXPRS) exprEnv.set(exprEnvName(e), e);
+  for (const e of ["github.actor", "github.repository", "github.run_id", "github.workspace"]) {
+    exprEnv.set(exprEnvName(e), e);
+  }
+  for (const k of [...exprEnv.keys()].sort()) promptEnv[k] = plain(`\${{ ${exprEnv.get(k)} }}`);
+  const lines: string[] = ['bash "${RUNNER_TEMP}/gh-aw/actions/create_prompt_first.sh"', "{"];
+  const block = (text: string) => lines.push(`cat << '${delim}'`, ...text.split("\n"), delim);
+  const cat = (f: string) => lines.push(`cat "\${RUNNER_TEMP}/gh-aw/prompts/${f}"`);
+  block("<system>");
+  cat("xpia.md");
+  cat("temp_folder_prompt.md");
+  cat("markdown.md");
+  cat("safe_outputs_prompt.md");
+  block(`<safe-output-tools>\nTools: ${a.safeOutputTools.join(", ")}`);
+  if (a.autoCreateIssue) cat("safe_outputs_auto_create_issue.md");
+  block("</safe-output-tools>");
+  cat("mcp_cli_tools_prompt.md");
+  const ctxLines = [
+    "<github-context>",
+    "The following GitHub context information is available for this workflow:",
+    "{{#if github.actor}}",
+    "- **actor**: __GH_AW_GITHUB_ACTOR__",
+    "{{/if}}",
+    "{{#if github.repository}}",
+    "- **repository**: __GH_AW_GITHUB_REPOSITORY__",
+    "{{/if}}",
+    "{{#if github.workspace}}",
+    "- **workspace**: __GH_AW_GITHUB_WORKSPACE__",
+    "{{/if}}",
+  ];
+  for (const [kind, e] of [CONTEXT_EXPRS[2], CONTEXT_EXPRS[0], CONTEXT_EXPRS[1]]) {
+    const cond = e.replace(new RegExp(CTX.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g"), "github.aw.context");
+    const label = kind === "pull_request" ? "pull-request" : kind;
+    ctxLines.push(`{{#if ${cond}}}`, `- **${label}-number**: #__${exprEnvName(e)}__`, "{{/if}}");
+  }
+  ctxLines.push(
+    `{{#if github.event.comment.id || github.aw.context.comment_id}}`,
+    `- **comment-id**: __${exprEnvName(CONTEXT_EXPRS[3][1])}__`,
+    "{{/if}}",
+    "{{#if github.run_id}}",
+    "- **workflow-run-id**: __GH_AW_GITHUB_RUN_ID__",
+    "{{/if}}",
+    "</github-context>",
+    "",
+  );
+  block(ctxLines.join("\n"));
+  cat("github_mcp_tools_with_safeoutputs_prompt.md");
+  if (a.inlinedBody !== undefined) block(`</system>\n${a.inlinedBody}`);
+  else block(["</system>", ...a.runtimeImports.map((p) => `{{#runtime-import ${p}}}`)].join("\n"));
+  lines.push('} > "$GH_AW_PROMPT"');
+  steps.push({
+    name: "Create prompt with built-in context",
+    env: promptEnv,
+    run: lit(lines.join("\n") + "\n"),
+  });
+  steps.push(scriptStep(ctx, "Interpolate variables and render templates", "interpolate_prompt", {
+    env: { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt", GH_AW_ENGINE_ID: dq(ctx.engineId) },
+  }));
+  const subEnv: Record<string, YValue> = { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" };
+  for (const k of [...exprEnv.keys()].sort()) subEnv[k] = plain(`\${{ ${exprEnv.get(k)} }}`);
+  const subs = [...exprEnv.keys()].sort().map((k) => `    ${k}: process.env.${k}`).join(",\n");
+  steps.push({
+    name: "Substitute placeholders",
+    uses: plain(ctx.refs.githubScript),
+    env: subEnv,
+    with: {
+      script: lit(
+        "const { setupGlobals } = require('${{ runner.temp }}/gh-aw/actions/setup_globals.cjs');\n" +
+          "setupGlobals(core, github, context, exec, io, getOctokit);\n\n" +
+          "const substitutePlaceholders = require('${{ runner.temp }}/gh-aw/actions/substitute_placeholders.cjs');\n\n" +
+          "// Call the substitution function\nreturn await substitutePlaceholders({\n  file: process.env.GH_AW_PROMPT,\n" +
+          `  substitutions: {\n${subs}\n  }\n});\n`,
+      ),
+    },
+  });
+  steps.push(
+    shStep("Validate prompt placeholders", "validate_prompt_placeholders", "", {
+      env: { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" },
+    }),
+  );
+  steps.push(
+    shStep("Print prompt", "print_prompt_summary", "", {
+      env: { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" },
+    }),
+  );
+  steps.push({
+    name: "Upload activation artifact",
+    if: plain("success()"),
+    uses: plain(ctx.refs.upload),
+    with: {
+      name: "activation",
+      "include-hidden-files": true,
+      path: lit(
+        "/tmp/gh-aw/aw_info.json\n/tmp/gh-aw/model_multipliers.json\n/tmp/gh-aw/aw-prompts/prompt.txt\n" +
+          "/tmp/gh-aw/aw-prompts/prompt-template.txt\n/tmp/gh-aw/aw-prompts/prompt-import-tree.json\n" +
+          "/tmp/gh-aw/github_rate_limits.jsonl\n/tmp/gh-aw/base\n/tmp/gh-aw/.github/agents\n/tmp/gh-aw/.github/skills\n",
+      ),
+      "if-no-files-found": "ignore",
+      "retention-days": 1,
+    },
+  });
+  const job: JobPlan = { "runs-on": "ubuntu-slim", steps };
+  if (a.hasPreActivation) job.needs = "pre_activation";
+  const conds = [
+    a.hasPreActivation ? "needs.pre_activation.outputs.activated == 'true'" : "",
+    a.ifCondition ?? "",
+  ].filter(Boolean);
+  if (conds.length > 0) job.if = plain(conds.length > 1 ? conds.map((c) => `(${c})`).join(" && ") : conds[0]);
+  job.permissions = a.permissions;
+  job.outputs = {
+    comment_id: dq(""),
+    comment_repo: dq(""),
+    engine_id: plain("${{ steps.generate_aw_info.outputs.engine_id }}"),
+    lockdown_check_failed: plain("${{ steps.generate_aw_info.outputs.lockdown_check_failed == 'true' }}"),
+    model: plain("${{ steps.generate_aw_info.outputs.model }}"),
+    ...(a.secrets.length > 0
+      ? { secret_verification_result: plain("${{ steps.validate-secret.outputs.verification_result }}") }
+      : {}),
+    ...TRACE_OUTPUTS,
+    stale_lock_file_failed: plain("${{ steps.check-lock-file.outputs.stale_lock_file_failed == 'true' }}"),
+  };
+  return job;
+}
+
+/** Inputs of the pre-activation job. */
+export interface PreActivationInput {
+  ctx: JobCtx;
+  roles?: string[];
+  stopTime?: string;
+  skipIfMatch?: { query: string; max?: number };
+  skipIfNoMatch?: { query: string; min?: number };
+  commands?: string[];
+  ifCondition?: string;
+  extraSteps: StepPlan[];
+  permissions: Record<string, string>;
+}
+
+/** Builds the pre_activation job (gates `activation` through its `activated` output). */
+export function preActivationJob(p: PreActivationInput): JobPlan {
+  const { ctx } = p;
+  const steps: StepPlan[] = [...setupSteps(ctx, false)];
+  const checks: string[] = [];
+  if (p.roles) {
+    steps.push(scriptStep(ctx, "Check team membership for workflow", "check_membership", {
+      id: "check_membership",
+      env: { GH_AW_REQUIRED_ROLES: dq(p.roles.join(",")) },
+      token: "${{ secrets.GITHUB_TOKEN }}",
+    }));
+    checks.push("steps.check_membership.outputs.is_team_member == 'true'");
+  }
+  if (p.stopTime) {
+    steps.push(scriptStep(ctx, "Check stop-time limit", "check_stop_time", {
+      id: "check_stop_time",
+      env: { GH_AW_STOP_TIME: dq(p.stopTime), GH_AW_WORKFLOW_NAME: dq(ctx.name) },
+    }));
+    checks.push("steps.check_stop_time.outputs.stop_time_ok == 'true'");
+  }
+  if (p.skipIfMatch) {
+    steps.push(scriptStep(ctx, "Check skip-if-match query", "check_skip_if_match", {
+      id: "check_skip_if_match",
+      env: {
+        GH_AW_SKIP_QUERY: dq(p.skipIfMatch.query),
+        GH_AW_WORKFLOW_NAME: dq(ctx.name),
+        GH_AW_SKIP_MAX_MATCHES: dq(String(p.skipIfMatch.max ?? 1)),
+      },
+    }));
+    checks.push("steps.check_skip_if_match.outputs.skip_check_ok == 'true'");
+  }
+  if (p.skipIfNoMatch) {
+    steps.push(scriptStep(ctx, "Check skip-if-no-match query", "check_skip_if_no_match", {
+      id: "check_skip_if_no_match",
+      env: {
+        GH_AW_SKIP_QUERY: dq(p.skipIfNoMatch.query),
+        GH_AW_WORKFLOW_NAME: dq(ctx.name),
+        GH_AW_SKIP_MIN_MATCHES: dq(String(p.skipIfNoMatch.min ?? 1)),
+      },
+    }));
+    checks.push("steps.check_skip_if_no_match.outputs.skip_no_match_check_ok == 'true'");
+  }
+  if (p.commands) {
+    steps.push(scriptStep(ctx, "Check command position", "check_command_position", {
+      id: "check_command_position",
+      env: { GH_AW_COMMANDS: sq(JSON.stringify(p.commands)) },
+    }));
+    checks.push("steps.check_command_position.outputs.command_position_ok == 'true'");
+  }
+  steps.push(...p.extraSteps);
+  const job: JobPlan = { "runs-on": "ubuntu-slim", steps };
+  if (p.ifCondition) job.if = plain(p.ifCondition);
+  job.permissions = p.permissions;
+  job.outputs = {
+    activated: plain(`\${{ ${checks.length > 0 ? checks.join(" && ") : "'true' == 'true'"} }}`),
+    matched_command: p.commands
+      ? plain("${{ steps.check_command_position.outputs.matched_command }}")
+      : sq(""),
+    ...TRACE_OUTPUTS,
+  };
+  return job;
+}

@@ -1,0 +1,161 @@
+/** The consolidated `safe_outputs` job and the `conclusion` job. */
+import type { JobPlan, StepPlan } from "./plan_types.ts";
+import { agentOutputSteps, type JobCtx, scriptStep, setupSteps, WRITE_TOKEN } from "./jobs_common.ts";
+import { dq, lit, plain, type YValue } from "./yaml_writer.ts";
+import type { SafeOutputsPlan } from "./safe_outputs.ts";
+
+const SOURCE_URL = (id: string) =>
+  dq(
+    `\${{ github.server_url }}/\${{ github.repository }}/blob/\${{ github.ref_name }}/.github/workflows/${id}.md`,
+  );
+
+/** Builds the `safe_outputs` job. */
+export function safeOutputsJob(
+  ctx: JobCtx,
+  so: SafeOutputsPlan,
+  allowedDomains: string[],
+  emoji: string | undefined,
+  environment: YValue | undefined,
+): JobPlan {
+  const steps: StepPlan[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx)];
+  steps.push({
+    name: "Configure GH_HOST for enterprise compatibility",
+    id: "ghes-host-config",
+    shell: "bash",
+    run: lit(
+      "# Derive GH_HOST from GITHUB_SERVER_URL so the gh CLI targets the correct\n" +
+        "# GitHub instance (GHES/GHEC). On github.com this is a harmless no-op.\n" +
+        'GH_HOST="${GITHUB_SERVER_URL#https://}"\nGH_HOST="${GH_HOST#http://}"\necho "GH_HOST=${GH_HOST}" >> "$GITHUB_ENV"\n',
+    ),
+  });
+  const env: Record<string, YValue> = {
+    GH_AW_AGENT_OUTPUT: plain("${{ steps.setup-agent-output-env.outputs.GH_AW_AGENT_OUTPUT }}"),
+    GH_AW_COMMENT_ID: plain("${{ needs.activation.outputs.comment_id }}"),
+    GH_AW_ALLOWED_DOMAINS: dq((so.allowedDomains ?? allowedDomains).join(",")),
+  };
+  if (so.allowedReferences !== undefined) env.GH_AW_ALLOWED_GITHUB_REFS = dq(so.allowedReferences.join(","));
+  env.GITHUB_SERVER_URL = plain("${{ github.server_url }}");
+  env.GITHUB_API_URL = plain("${{ github.api_url }}");
+  env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG = dq(JSON.stringify(so.handlerConfig));
+  if (so.staged) env.GH_AW_SAFE_OUTPUTS_STAGED = dq("true");
+  const ciToken = so.types.includes("create-pull-request") ||
+    so.types.includes("push-to-pull-request-branch");
+  if (ciToken) env.GH_AW_CI_TRIGGER_TOKEN = plain("${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}");
+  steps.push(scriptStep(ctx, "Process Safe Outputs", "safe_output_handler_manager", {
+    id: "process_safe_outputs",
+    env,
+    token: WRITE_TOKEN,
+  }));
+  steps.push({
+    name: "Upload Safe Outputs Items",
+    if: plain("always()"),
+    uses: plain(ctx.refs.upload),
+    with: {
+      name: "safe-outputs-items",
+      path: lit("/tmp/gh-aw/safe-output-items.jsonl\n/tmp/gh-aw/temporary-id-map.json\n"),
+      "if-no-files-found": "ignore",
+    },
+  });
+  const needs = ["activation", "agent", ...(so.threatDetection ? ["detection"] : []), ...so.needs];
+  const cond = "(!cancelled()) && needs.agent.result != 'skipped'" +
+    (so.threatDetection ? " && needs.detection.result == 'success'" : "");
+  const job: JobPlan = { needs, if: plain(cond), "runs-on": "ubuntu-slim", steps };
+  if (environment !== undefined) job.environment = environment;
+  job.permissions = so.permissions;
+  job["timeout-minutes"] = 15;
+  const jenv: Record<string, YValue> = {
+    GH_AW_CALLER_WORKFLOW_ID: dq(`\${{ github.repository }}/${ctx.id}`),
+    GH_AW_EFFECTIVE_TOKENS: plain("${{ needs.agent.outputs.effective_tokens }}"),
+    GH_AW_ENGINE_ID: dq(ctx.engineId),
+    GH_AW_ENGINE_MODEL: plain("${{ needs.agent.outputs.model }}"),
+    GH_AW_ENGINE_VERSION: dq(ctx.engineVersion),
+  };
+  if (emoji) jenv.GH_AW_WORKFLOW_EMOJI = dq(emoji);
+  jenv.GH_AW_WORKFLOW_ID = dq(ctx.id);
+  jenv.GH_AW_WORKFLOW_NAME = dq(ctx.name);
+  jenv.GH_AW_WORKFLOW_SOURCE_URL = SOURCE_URL(ctx.id);
+  job.env = jenv;
+  job.outputs = {
+    code_push_failure_count: plain("${{ steps.process_safe_outputs.outputs.code_push_failure_count }}"),
+    code_push_failure_errors: plain("${{ steps.process_safe_outputs.outputs.code_push_failure_errors }}"),
+    process_safe_outputs_processed_count: plain("${{ steps.process_safe_outputs.outputs.processed_count }}"),
+    process_safe_outputs_temporary_id_map: plain(
+      "${{ steps.process_safe_outputs.outputs.temporary_id_map }}",
+    ),
+  };
+  return job;
+}
+
+/** Builds the `conclusion` job. */
+export function conclusionJob(
+  ctx: JobCtx,
+  so: SafeOutputsPlan,
+  timeoutMinutes: number | string,
+  extraNeeds: string[],
+  apiHosts: string,
+  hasSecrets: boolean,
+): JobPlan {
+  const steps: StepPlan[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx)];
+  const env: Record<string, YValue> = {
+    GH_AW_AGENT_OUTPUT: plain("${{ steps.setup-agent-output-env.outputs.GH_AW_AGENT_OUTPUT }}"),
+    GH_AW_WORKFLOW_NAME: dq(ctx.name),
+    GH_AW_WORKFLOW_SOURCE_URL: SOURCE_URL(ctx.id),
+    GH_AW_RUN_URL: plain(
+      "${{ github.server_url }}/${{ github.repository }}/actions/runs/${{ github.run_id }}",
+    ),
+    GH_AW_AGENT_CONCLUSION: plain("${{ needs.agent.result }}"),
+    GH_AW_WORKFLOW_ID: dq(ctx.id),
+    GH_AW_ENGINE_ID: dq(ctx.engineId),
+  };
+  if (hasSecrets) {
+    env.GH_AW_SECRET_VERIFICATION_RESULT = plain(
+      "${{ needs.activation.outputs.secret_verification_result }}",
+    );
+  }
+  Object.assign(env, {
+    GH_AW_ENGINE_API_HOSTS: dq(apiHosts),
+    GH_AW_LOCKDOWN_CHECK_FAILED: plain("${{ needs.activation.outputs.lockdown_check_failed }}"),
+    GH_AW_STALE_LOCK_FILE_FAILED: plain("${{ needs.activation.outputs.stale_lock_file_failed }}"),
+    GH_AW_FAILURE_REPORT_AS_ISSUE: dq("true"),
+    GH_AW_TIMEOUT_MINUTES: dq(String(timeoutMinutes)),
+    GH_AW_MAX_EFFECTIVE_TOKENS: dq("25000000"),
+  });
+  if (so.threatDetection) {
+    steps.push(scriptStep(ctx, "Process no-op messages", "noop", {
+      id: "noop",
+      env: {
+        GH_AW_AGENT_OUTPUT: env.GH_AW_AGENT_OUTPUT,
+        GH_AW_NOOP_MAX: dq("1"),
+        GH_AW_WORKFLOW_NAME: dq(ctx.name),
+      },
+      token: WRITE_TOKEN,
+    }));
+  }
+  steps.push(scriptStep(ctx, "Handle agent failure", "handle_agent_failure", {
+    id: "handle_agent_failure",
+    if: plain("always()"),
+    env,
+    token: WRITE_TOKEN,
+  }));
+  const perms: Record<string, string> = { contents: "read", issues: "write" };
+  if (so.permissions.discussions) perms.discussions = "write";
+  if (so.permissions["pull-requests"]) perms["pull-requests"] = "write";
+  const sorted: Record<string, string> = {};
+  for (const k of Object.keys(perms).sort()) sorted[k] = perms[k];
+  return {
+    needs: [
+      "activation",
+      "agent",
+      ...(so.threatDetection ? ["detection"] : []),
+      "safe_outputs",
+      ...extraNeeds,
+    ],
+    if: plain(
+      "always() && (needs.agent.result != 'skipped' || needs.activation.outputs.lockdown_check_failed == 'true' || needs.activation.outputs.stale_lock_file_failed == 'true')",
+    ),
+    "runs-on": "ubuntu-slim",
+    permissions: sorted,
+    concurrency: { group: dq(`gh-aw-conclusion-${ctx.id}`), "cancel-in-progress": false, queue: "max" },
+    steps,
+  };
+}

@@ -1,0 +1,211 @@
+/**
+ * Safe outputs: the per-type handler configuration (snake_case JSON, as the pinned gh-aw runtime reads
+ * it), the permission union of the enabled types, the agent's tool list, and the threat-detection switch.
+ * Sanitization (secret redaction, URL/domain filtering, XML escaping, limits, control characters,
+ * reference escaping, HTTPS enforcement) runs in the runtime; we configure it here (allowed domains,
+ * allowed references, limits).
+ */
+import type { Diagnostic } from "./api.ts";
+
+/** Global (non-type) keys of `safe-outputs:`. */
+const GLOBAL_KEYS = new Set([
+  "activation-comments",
+  "allowed-domains",
+  "allowed-github-references",
+  "concurrency-group",
+  "env",
+  "environment",
+  "failure-issue-repo",
+  "footer",
+  "github-app",
+  "github-token",
+  "group-reports",
+  "id-token",
+  "jobs",
+  "max-bot-mentions",
+  "max-patch-files",
+  "max-patch-size",
+  "mentions",
+  "messages",
+  "needs",
+  "report-failure-as-issue",
+  "runs-on",
+  "scripts",
+  "staged",
+  "steps",
+  "threat-detection",
+  "actions",
+]);
+
+/** Permissions each safe-output type needs in the `safe_outputs` job. */
+const PERMISSIONS: Record<string, Record<string, string>> = {
+  "create-issue": { contents: "read", issues: "write" },
+  "close-issue": { contents: "read", issues: "write" },
+  "update-issue": { contents: "read", issues: "write" },
+  "assign-milestone": { contents: "read", issues: "write" },
+  "assign-to-agent": { contents: "read", issues: "write" },
+  "assign-to-user": { contents: "read", issues: "write" },
+  "unassign-from-user": { contents: "read", issues: "write" },
+  "link-sub-issue": { contents: "read", issues: "write" },
+  "set-issue-type": { contents: "read", issues: "write" },
+  "set-issue-field": { contents: "read", issues: "write" },
+  "create-agent-session": { contents: "read", issues: "write" },
+  "comment-memory": { contents: "read", issues: "write" },
+  "create-discussion": { contents: "read", discussions: "write", issues: "write" },
+  "update-discussion": { contents: "read", discussions: "write" },
+  "close-discussion": { contents: "read", discussions: "write" },
+  "hide-comment": { contents: "read", discussions: "write", issues: "write", "pull-requests": "write" },
+  "add-comment": { contents: "read", discussions: "write", issues: "write", "pull-requests": "write" },
+  "add-labels": { contents: "read", issues: "write", "pull-requests": "write" },
+  "remove-labels": { contents: "read", issues: "write", "pull-requests": "write" },
+  "add-reviewer": { contents: "read", "pull-requests": "write" },
+  "close-pull-request": { contents: "read", "pull-requests": "write" },
+  "mark-pull-request-as-ready-for-review": { contents: "read", "pull-requests": "write" },
+  "create-pull-request-review-comment": { contents: "read", "pull-requests": "write" },
+  "reply-to-pull-request-review-comment": { contents: "read", "pull-requests": "write" },
+  "resolve-pull-request-review-thread": { contents: "read", "pull-requests": "write" },
+  "submit-pull-request-review": { contents: "read", "pull-requests": "write" },
+  "create-pull-request": { contents: "write", issues: "write", "pull-requests": "write" },
+  "push-to-pull-request-branch": { contents: "write", "pull-requests": "write" },
+  "update-pull-request": { contents: "read", "pull-requests": "write" },
+  "merge-pull-request": { contents: "write", "pull-requests": "write" },
+  "create-code-scanning-alert": { contents: "read", "security-events": "write" },
+  "autofix-code-scanning-alert": { actions: "read", contents: "read", "security-events": "write" },
+  "create-check-run": { checks: "write", contents: "read" },
+  "update-release": { contents: "write" },
+  "upload-asset": { contents: "read" },
+  "dispatch-workflow": { actions: "write", contents: "read" },
+  "create-project": { contents: "read", issues: "read" },
+  "update-project": { contents: "read", issues: "read" },
+  "create-project-status-update": { contents: "read", issues: "read" },
+};
+
+/** Types that do not change the permission union or tool list (always available). */
+const ALWAYS = ["noop", "missing-tool", "missing-data", "report-incomplete"];
+
+/** The planned safe outputs of a workflow. */
+export interface SafeOutputsPlan {
+  /** Whether `safe-outputs:` was configured (else create-issue was enabled automatically). */
+  configured: boolean;
+  /** Enabled types (kebab-case) in name order. */
+  types: string[];
+  /** Handler config (snake_case), keys sorted. */
+  handlerConfig: Record<string, Record<string, unknown>>;
+  permissions: Record<string, string>;
+  /** Tool names offered to the agent. */
+  tools: string[];
+  threatDetection: boolean;
+  staged: boolean;
+  needs: string[];
+  allowedReferences?: string[];
+  allowedDomains?: string[];
+  raw: Record<string, unknown>;
+}
+
+function snake(k: string): string {
+  return k.replace(/-/g, "_");
+}
+
+/** Converts `1d`, `2w`, `12h`, or a number of days into hours. */
+export function expiresHours(v: unknown): unknown {
+  if (typeof v === "number") return v * 24;
+  if (typeof v !== "string") return v;
+  const m = /^(\d+)\s*([hdwm])$/.exec(v.trim());
+  if (!m) return v;
+  const n = +m[1];
+  return m[2] === "h" ? n : m[2] === "d" ? n * 24 : m[2] === "w" ? n * 168 : n * 720;
+}
+
+function typeConfig(type: string, raw: unknown): Record<string, unknown> {
+  const o = raw && typeof raw === "object" ? raw as Record<string, unknown> : {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) {
+    if (k === "github-token" || k === "github-app") continue;
+    out[snake(k)] = k === "expires" ? expiresHours(v) : v;
+  }
+  if (out.max === undefined && type !== "upload-asset") out.max = 1;
+  if (type === "create-discussion" && out.fallback_to_issue === undefined) out.fallback_to_issue = true;
+  if (type === "create-pull-request" && out.fallback_as_issue === undefined) out.fallback_as_issue = true;
+  if (type === "update-issue" && out.allow_body === undefined && out.body === undefined) {
+    out.allow_body = true;
+  }
+  if (type === "add-comment") {
+    if (out.discussions === undefined) out.discussions = false;
+    if (out.issues === undefined) delete out.issues;
+  }
+  const sorted: Record<string, unknown> = {};
+  for (const k of Object.keys(out).sort()) sorted[k] = out[k];
+  return sorted;
+}
+
+/** Plans safe outputs from the merged `safe-outputs:` map. */
+export function planSafeOutputs(
+  raw: Record<string, unknown> | undefined,
+  workflowId: string,
+  file: string,
+  diags: Diagnostic[],
+): SafeOutputsPlan {
+  const configuredTypes = raw
+    ? Object.keys(raw).filter((k) => !GLOBAL_KEYS.has(k) && !ALWAYS.includes(k))
+    : [];
+  const configured = raw !== undefined && configuredTypes.length > 0;
+  const effective: Record<string, unknown> = configured
+    ? raw!
+    : { ...(raw ?? {}), "create-issue": { max: 1, labels: [workflowId], "title-prefix": `[${workflowId}]` } };
+  const types = Object.keys(effective).filter((k) => !GLOBAL_KEYS.has(k)).sort();
+  const handlerConfig: Record<string, Record<string, unknown>> = {};
+  const permissions: Record<string, string> = {};
+  const staged = effective.staged === true;
+  for (const t of types) {
+    if (ALWAYS.includes(t)) continue;
+    handlerConfig[snake(t)] = typeConfig(t, effective[t]);
+    const p = PERMISSIONS[t];
+    if (!p) {
+      if (!["upload-artifact", "call-workflow", "dispatch_repository", "create-agent-task"].includes(t)) {
+        diags.push({
+          file,
+          line: 1,
+          column: 1,
+          severity: "warning",
+          code: "unknown-safe-output",
+          message: `safe output "${t}" has no permission mapping`,
+        });
+      }
+      continue;
+    }
+    if (staged) continue;
+    for (const [scope, level] of Object.entries(p)) {
+      if (permissions[scope] !== "write") permissions[scope] = level;
+    }
+  }
+  if (configured) {
+    handlerConfig.create_report_incomplete_issue = {};
+    handlerConfig.missing_data = {};
+    handlerConfig.missing_tool = {};
+    handlerConfig.noop = { max: 1, "report-as-issue": "true" };
+    handlerConfig.report_incomplete = {};
+  }
+  const sortedConfig: Record<string, Record<string, unknown>> = {};
+  for (const k of Object.keys(handlerConfig).sort()) sortedConfig[k] = handlerConfig[k];
+  const sortedPerms: Record<string, string> = {};
+  for (const k of Object.keys(permissions).sort()) sortedPerms[k] = permissions[k];
+  const td = effective["threat-detection"];
+  const threatDetection = configured && td !== false &&
+    !(td && typeof td === "object" && (td as Record<string, unknown>).enabled === false);
+  const refs = effective["allowed-github-references"];
+  const domains = effective["allowed-domains"];
+  return {
+    configured,
+    types,
+    handlerConfig: sortedConfig,
+    permissions: sortedPerms,
+    tools: types.filter((t) => !["missing-data", "missing-tool", "noop", "report-incomplete"].includes(t))
+      .map(snake),
+    threatDetection,
+    staged,
+    needs: Array.isArray(effective.needs) ? effective.needs.map(String) : [],
+    allowedReferences: Array.isArray(refs) ? refs.map(String) : undefined,
+    allowedDomains: Array.isArray(domains) ? domains.map(String) : undefined,
+    raw: effective,
+  };
+}

@@ -1,0 +1,513 @@
+/** Compiles one workflow: parse → validate → resolve imports → plan → emit. */
+import { posix } from "node:path";
+import type { CompiledWorkflow, Diagnostic, FileReader } from "./api.ts";
+import { parseWorkflowFile } from "./parse.ts";
+import { validateFrontmatter } from "./schema.ts";
+import { resolveImports } from "./imports.ts";
+import { computeBodyHash, computeFrontmatterHash } from "./hash.ts";
+import { processTriggers } from "./triggers.ts";
+import { resolveEngine } from "./engines.ts";
+import { planSafeOutputs } from "./safe_outputs.ts";
+import { computeAllowedDomains } from "./network.ts";
+import { type JobCtx, type Refs, VERSIONS } from "./jobs_common.ts";
+import { activationJob, bodyExpressions, preActivationJob } from "./jobs_activation.ts";
+import { agentJob, detectionJob } from "./jobs_agent.ts";
+import { conclusionJob, safeOutputsJob } from "./jobs_outputs.ts";
+import type { JobPlan, StepPlan } from "./plan_types.ts";
+import { emitBody } from "./emit.ts";
+import { renderHeader } from "./header.ts";
+import type { PinResolver } from "./pins.ts";
+import { dq, lit, plain, type YValue } from "./yaml_writer.ts";
+import { mergeImports } from "./merge.ts";
+import { readLockMetadata } from "./lock_metadata.ts";
+
+/** Options for one workflow compile. */
+export interface WorkflowCompileOptions {
+  source: string;
+  read: FileReader;
+  actionMode: "dev" | "release";
+  ghes: boolean;
+  seedPrefix: string;
+  pins: PinResolver;
+  now: Date;
+}
+
+const SAFE_EVENTS = [
+  "schedule",
+  "workflow_dispatch",
+  "push",
+  "workflow_run",
+  "workflow_call",
+  "repository_dispatch",
+  "merge_group",
+  "create",
+  "delete",
+];
+
+/** Compiles a single workflow file. */
+export async function compileWorkflow(o: WorkflowCompileOptions): Promise<CompiledWorkflow> {
+  const lockPath = o.source.replace(/\.md$/, ".lock.yml");
+  const id = posix.basename(o.source, ".md");
+  const diagnostics: Diagnostic[] = [];
+  const result = (): CompiledWorkflow => ({ source: o.source, lockPath, dependencies, diagnostics });
+  const dependencies = [o.source];
+  const content = await o.read(o.source);
+  if (content === undefined) {
+    diagnostics.push({
+      file: o.source,
+      line: 1,
+      column: 1,
+      severity: "error",
+      code: "not-found",
+      message: `workflow ${o.source} not found`,
+    });
+    return result();
+  }
+  const file = parseWorkflowFile(o.source, content);
+  diagnostics.push(...file.diagnostics);
+  if (!file.split.hasFrontmatter) {
+    diagnostics.push({
+      file: o.source,
+      line: 1,
+      column: 1,
+      severity: "error",
+      code: "no-frontmatter",
+      message: "the workflow has no frontmatter",
+      hint: "start the file with a `---` line, YAML keys, and a closing `---`",
+    });
+  }
+  if (diagnostics.some((d) => d.severity === "error")) return result();
+  const data = file.data;
+  diagnostics.push(...validateFrontmatter(file, false));
+  if (!file.split.body.trim()) {
+    diagnostics.push({
+      file: o.source,
+      line: 1,
+      column: 1,
+      severity: "error",
+      code: "empty-body",
+      message: "the workflow body (instructions for the agent) is empty",
+      hint: "write the agent's instructions below the frontmatter",
+    });
+  }
+  const { imports, diagnostics: importDiags } = await resolveImports(file, o.read);
+  diagnostics.push(...importDiags);
+  dependencies.push(...imports.map((i) => i.path));
+  if (diagnostics.some((d) => d.severity === "error")) return result();
+
+  const merged = mergeImports(data, imports, o.source, diagnostics);
+  const name = typeof data.name === "string" ? data.name : firstHeading(file.split.body) ?? id;
+  const triggers = processTriggers(data.on, `${o.seedPrefix}${o.source}`, o.source, file.locate, diagnostics);
+  const engine = resolveEngine(data.engine, data.permissions, o.source, file.locate, diagnostics);
+  const safeOutputs = planSafeOutputs(merged.safeOutputs, id, o.source, diagnostics);
+  if (diagnostics.some((d) => d.severity === "error")) return result();
+
+  const frontmatterHash = await computeFrontmatterHash(o.source, content, o.read);
+  const bodyHash = await computeBodyHash(o.source, content, o.read);
+
+  // Pins.
+  const at = { file: o.source, line: 1, column: 1 };
+  const pinText = async (repo: string, version: string): Promise<string> => {
+    const p = await o.pins.pin(repo, version, diagnostics, at);
+    return p ? `${repo}@${p.sha} # ${p.version}` : `${repo}@${version}`;
+  };
+  const refs: Refs = {
+    checkout: await pinText("actions/checkout", "v6.0.2"),
+    githubScript: await pinText("actions/github-script", "v9.0.0"),
+    upload: o.ghes
+      ? await pinText("actions/upload-artifact", "v3.2.2")
+      : await pinText("actions/upload-artifact", "v7.0.1"),
+    download: o.ghes
+      ? await pinText("actions/download-artifact", "v3.1.0")
+      : await pinText("actions/download-artifact", "v8.0.1"),
+  };
+  if (o.actionMode === "release") refs.setup = await pinText("github/gh-aw-actions/setup", "v0.76.0");
+  const ctx: JobCtx = {
+    id,
+    name,
+    lockFile: posix.basename(lockPath),
+    engineId: engine.info.id,
+    engineVersion: engine.info.version,
+    actionMode: o.actionMode,
+    refs,
+  };
+
+  // Network.
+  const network = computeAllowedDomains(merged.network, engine.info.id, merged.mcpServers);
+  const timeout = (data["timeout-minutes"] as number | string | undefined) ?? 20;
+
+  // Custom steps: pin their uses.
+  const pinSteps = async (steps: unknown): Promise<StepPlan[]> => {
+    const out: StepPlan[] = [];
+    for (const s of (Array.isArray(steps) ? steps : []) as Record<string, unknown>[]) {
+      const step: StepPlan = {};
+      for (const [k, v] of Object.entries(s)) step[k] = toY(v);
+      if (
+        typeof s.uses === "string" && !s.uses.startsWith("./") && !s.uses.startsWith("docker://") &&
+        s.uses.includes("@")
+      ) {
+        const [repo, version] = s.uses.split("@");
+        step.uses = plain(await pinText(repo, version));
+      }
+      out.push(step);
+    }
+    return out;
+  };
+
+  const rawOn = triggers.raw;
+  const roles = rawOn.roles === "all"
+    ? undefined
+    : rawOn.roles
+    ? (Array.isArray(rawOn.roles) ? rawOn.roles.map(String) : [String(rawOn.roles)])
+    : ["admin", "maintainer", "write"];
+  const needsRoleCheck = roles !== undefined && triggers.events.some((e) => !SAFE_EVENTS.includes(e));
+  const stopTime = resolveStopTime(rawOn["stop-after"], o.now, await o.read(lockPath));
+  const skipIfMatch = rawOn["skip-if-match"] === undefined
+    ? undefined
+    : typeof rawOn["skip-if-match"] === "string"
+    ? { query: rawOn["skip-if-match"] as string }
+    : rawOn["skip-if-match"] as { query: string; max?: number };
+  const skipIfNoMatch = rawOn["skip-if-no-match"] === undefined
+    ? undefined
+    : typeof rawOn["skip-if-no-match"] === "string"
+    ? { query: rawOn["skip-if-no-match"] as string }
+    : rawOn["skip-if-no-match"] as { query: string; min?: number };
+  const commands = triggers.slashCommand && !triggers.slashCommand.centralized
+    ? triggers.slashCommand.names
+    : undefined;
+  const onSteps = await pinSteps(rawOn.steps);
+  const hasPre = needsRoleCheck || !!stopTime || !!skipIfMatch || !!skipIfNoMatch || !!commands ||
+    onSteps.length > 0;
+
+  const jobs: Record<string, JobPlan> = {};
+  if (hasPre) {
+    const perms: Record<string, string> = {
+      contents: "read",
+      ...((rawOn.permissions ?? {}) as Record<string, string>),
+    };
+    jobs.pre_activation = preActivationJob({
+      ctx,
+      roles: needsRoleCheck ? roles : undefined,
+      stopTime,
+      skipIfMatch,
+      skipIfNoMatch,
+      commands,
+      extraSteps: onSteps,
+      permissions: sortRecord(perms),
+      ifCondition: commands ? slashCondition(commands) : undefined,
+    });
+  }
+  const runtimeImports = [
+    ...imports.filter((i) => i.file.split.body.trim() && !i.path.startsWith(".github/agents/")).map((i) =>
+      i.path.startsWith(".github/aw/imports/") ? i.path : i.path
+    ),
+    o.source,
+  ];
+  const inlined = data["inlined-imports"] === true;
+  jobs.activation = activationJob({
+    ctx,
+    frontmatterHash,
+    hasPreActivation: hasPre,
+    ifCondition: typeof data.if === "string" ? stripExpr(data.if) : undefined,
+    engineDisplay: engine.info.displayName,
+    engineModel: engine.model ?? engine.info.defaultModel,
+    secrets: engine.secrets,
+    validateName: engine.info.validateName,
+    docs: engine.info.docs,
+    allowedDomainsInfo: network.declared,
+    safeOutputTools: safeOutputs.tools,
+    autoCreateIssue: !safeOutputs.configured,
+    runtimeImports,
+    bodyExprs: bodyExpressions([file.split.body, ...imports.map((i) => i.file.split.body)]),
+    permissions: { actions: "read", contents: "read" },
+    emoji: typeof data.emoji === "string" ? data.emoji : undefined,
+    strict: data.strict !== false,
+    inlinedBody: inlined
+      ? [...imports.map((i) => i.file.split.body.trim()), file.split.body.trim()].filter(Boolean).join("\n\n")
+      : undefined,
+  });
+  const containers = [
+    `ghcr.io/github/gh-aw-firewall/agent:${VERSIONS.awfImageTag}`,
+    `ghcr.io/github/gh-aw-firewall/api-proxy:${VERSIONS.awfImageTag}`,
+    `ghcr.io/github/gh-aw-firewall/squid:${VERSIONS.awfImageTag}`,
+    `ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`,
+    ...(merged.github ? [`ghcr.io/github/github-mcp-server:${VERSIONS.githubMcp}`] : []),
+    ...Object.values(merged.mcpServers).map((s) => (s.container ?? s.image) as string | undefined).filter((
+      x,
+    ): x is string => !!x),
+    VERSIONS.nodeImage,
+  ];
+  const checkouts = merged.checkout.map((c) => toY(c) as Record<string, YValue>);
+  jobs.agent = agentJob({
+    ctx,
+    frontmatterHash,
+    runsOn: toY(data["runs-on"] ?? "ubuntu-latest"),
+    permissions: typeof data.permissions === "string"
+      ? data.permissions
+      : sortRecord((data.permissions ?? { contents: "read" }) as Record<string, string>),
+    install: engine.info.install,
+    engineDisplay: engine.info.displayName,
+    engineEnv: engine.env,
+    secrets: engine.secrets,
+    usesCopilotRequests: engine.usesCopilotRequests,
+    model: engine.model,
+    maxTurns: engine.maxTurns,
+    maxContinuations: engine.maxContinuations,
+    timeoutMinutes: timeout,
+    allowedDomains: network.allowed,
+    blockedDomains: network.blocked,
+    handlerConfig: safeOutputs.handlerConfig,
+    github: merged.github,
+    mcpServers: merged.mcpServers,
+    containers,
+    customSteps: await pinSteps([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]),
+    checkouts,
+    cacheSteps: await cacheSteps(data.cache, pinText),
+    env: {},
+    environment: data.environment !== undefined ? toY(data.environment) : undefined,
+  });
+  if (safeOutputs.threatDetection) {
+    jobs.detection = detectionJob(ctx, engine.info.install, engine.info.displayName, engine.secrets);
+  }
+  jobs.safe_outputs = safeOutputsJob(
+    ctx,
+    safeOutputs,
+    network.allowed,
+    typeof data.emoji === "string" ? data.emoji : undefined,
+    undefined,
+  );
+  jobs.conclusion = conclusionJob(
+    ctx,
+    safeOutputs,
+    timeout,
+    [],
+    network.engineApiHosts,
+    engine.secrets.length > 0,
+  );
+  // Custom jobs.
+  for (const [jobName, raw] of Object.entries((data.jobs ?? {}) as Record<string, Record<string, unknown>>)) {
+    const job: JobPlan = {
+      "runs-on": toY(raw["runs-on"] ?? "ubuntu-latest"),
+      steps: await pinSteps(raw.steps),
+    };
+    for (const [k, v] of Object.entries(raw)) if (k !== "steps" && k !== "runs-on") job[k] = toY(v);
+    if (typeof raw["runs-on"] === "string" && /^macos/i.test(raw["runs-on"])) {
+      const [line, column] = file.locate(["jobs", jobName, "runs-on"]);
+      diagnostics.push({
+        file: o.source,
+        line,
+        column,
+        severity: "error",
+        code: "macos-runner",
+        message: `job ${jobName} uses macOS runner "${raw["runs-on"]}", which is not supported`,
+        hint: "use a Linux runner such as `ubuntu-latest`",
+      });
+    }
+    jobs[jobName] = job;
+  }
+  // Validate safe-outputs.needs names.
+  for (const n of safeOutputs.needs) {
+    if (!jobs[n]) {
+      const [line, column] = file.locate(["safe-outputs", "needs"]);
+      diagnostics.push({
+        file: o.source,
+        line,
+        column,
+        severity: "error",
+        code: "unknown-job",
+        message: `safe-outputs.needs names unknown job "${n}"`,
+        hint: `define it under \`jobs:\` (known: ${Object.keys(data.jobs ?? {}).join(", ") || "none"})`,
+      });
+    }
+  }
+  if (diagnostics.some((d) => d.severity === "error")) return result();
+
+  const concurrency = concurrencyFor(data.concurrency, triggers);
+  const env: Record<string, YValue> = {};
+  for (const [k, v] of Object.entries(merged.env)) env[k] = toY(v);
+  const body = emitBody({
+    name,
+    on: triggers.on,
+    concurrency,
+    runName: typeof data["run-name"] === "string" ? data["run-name"] : name,
+    env,
+    jobs,
+  });
+
+  // Header.
+  const secrets = [...new Set([...body.matchAll(/secrets\.([A-Za-z0-9_]+)/g)].map((m) => m[1]))].sort();
+  const actionLines = [
+    ...new Set([...body.matchAll(/uses: ([\w.-]+\/[\w./-]+@[0-9a-f]{40} # \S+)/g)].map((m) => m[1])),
+  ].sort();
+  const actions = [...new Map(actionLines.map((l) => {
+    const m = /^(.+)@([0-9a-f]{40}) # (\S+)$/.exec(l)!;
+    return [m[1], { repo: m[1], sha: m[2], version: m[3] }];
+  })).values()];
+  const metadata: Record<string, unknown> = {
+    schema_version: "v4",
+    frontmatter_hash: frontmatterHash,
+    body_hash: bodyHash,
+  };
+  if (stopTime) metadata.stop_time = stopTime;
+  if (data.strict !== false) metadata.strict = true;
+  metadata.agent_id = engine.info.id;
+  if (engine.model) metadata.agent_model = engine.model;
+  const containerEntries = containers.map((c) => {
+    const [image, digest] = c.split("@");
+    return digest ? { image, digest, pinned_image: c } : { image };
+  }).sort((a, b) => (a.image < b.image ? -1 : 1));
+  const manifest = { version: 1, secrets, actions, containers: containerEntries };
+  const header = renderHeader({
+    metadata,
+    manifest,
+    description: typeof data.description === "string" ? data.description : undefined,
+    source: typeof data.source === "string" ? data.source : undefined,
+    imports: imports.map((i) => i.displayPath),
+    inlinedImports: inlined,
+    envVars: Object.keys(data.env && typeof data.env === "object" ? data.env : {}).map((k) => ({
+      key: k,
+      origin: "(main workflow)",
+    })),
+    secrets,
+    actions: actionLines,
+    containers: [...containers].sort(),
+    stopTime,
+  });
+  const lockContent = header.join("\n") + "\n\n" + body;
+  return { ...result(), lockContent };
+}
+
+/** The first `# Heading` of a Markdown body outside code fences. */
+export function firstHeading(body: string): string | undefined {
+  let fence = false;
+  for (const line of body.split("\n")) {
+    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    else if (!fence) {
+      const m = /^#\s+(.+?)\s*#*\s*$/.exec(line);
+      if (m) return m[1];
+    }
+  }
+  return undefined;
+}
+
+function stripExpr(s: string): string {
+  const m = /^\$\{\{\s*([\s\S]*?)\s*\}\}$/.exec(s.trim());
+  return m ? m[1] : s.trim();
+}
+
+function sortRecord<T>(r: Record<string, T>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const k of Object.keys(r).sort()) out[k] = r[k];
+  return out;
+}
+
+/** Plain data → writer values (strings auto-quoted; multi-line strings as literal blocks). */
+export function toY(v: unknown): YValue {
+  if (v === undefined) return null;
+  if (typeof v === "string") return v.includes("\n") ? lit(v) : v;
+  if (Array.isArray(v)) return v.map(toY);
+  if (v && typeof v === "object") {
+    const out: Record<string, YValue> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = toY(x);
+    return out;
+  }
+  return v as YValue;
+}
+
+function slashCondition(names: string[]): string {
+  const n = names[0];
+  const m = (b: string) => `(startsWith(${b}, '/${n} ') || startsWith(${b}, '/${n}\\n') || ${b} == '/${n}')`;
+  return [
+    `(github.event_name == 'issues') && ${m("github.event.issue.body")}`,
+    `(github.event_name == 'issue_comment') && ${m("github.event.comment.body")}`,
+    `(github.event_name == 'pull_request') && ${m("github.event.pull_request.body")}`,
+    `(github.event_name == 'pull_request_review_comment') && ${m("github.event.comment.body")}`,
+    `(github.event_name == 'discussion') && ${m("github.event.discussion.body")}`,
+    `(github.event_name == 'discussion_comment') && ${m("github.event.comment.body")}`,
+    `!(github.event_name == 'issues' || github.event_name == 'issue_comment' || github.event_name == 'pull_request' || github.event_name == 'pull_request_review_comment' || github.event_name == 'discussion' || github.event_name == 'discussion_comment')`,
+  ].map((c) => `(${c})`).join(" || ");
+}
+
+function concurrencyFor(user: unknown, t: ReturnType<typeof processTriggers>): Record<string, YValue> {
+  if (typeof user === "string") return { group: user };
+  if (user && typeof user === "object") {
+    const u = { ...(user as Record<string, unknown>) };
+    delete u["job-discriminator"];
+    const out: Record<string, YValue> = {};
+    for (const k of Object.keys(u).sort()) out[k] = toY(u[k]);
+    return out;
+  }
+  const base = "gh-aw-${{ github.workflow }}";
+  if (t.slashCommand && !t.slashCommand.centralized) {
+    return {
+      group: dq(
+        `${base}-\${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}`,
+      ),
+    };
+  }
+  if (t.labelCommand) {
+    return {
+      group: dq(
+        `${base}-\${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}-\${{ github.event.label.name || github.run_id }}`,
+      ),
+    };
+  }
+  if (t.events.includes("pull_request")) {
+    return {
+      group: dq(`${base}-\${{ github.event.pull_request.number || github.ref || github.run_id }}`),
+      "cancel-in-progress": true,
+    };
+  }
+  if (t.events.includes("issues") || t.events.includes("issue_comment")) {
+    return { group: dq(`${base}-\${{ github.event.issue.number || github.run_id }}`) };
+  }
+  return { group: dq(base) };
+}
+
+/** Resolves `stop-after` (absolute or `+Nd`-style relative), preserving the value of an existing lock. */
+export function resolveStopTime(
+  raw: unknown,
+  now: Date,
+  existingLock: string | undefined,
+): string | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const prior = existingLock ? readLockMetadata(existingLock)?.stop_time : undefined;
+  if (typeof prior === "string") return prior;
+  const s = String(raw).trim();
+  const fmt = (d: Date) => d.toISOString().slice(0, 19).replace("T", " ");
+  const rel = /^\+((?:\d+(?:mo|w|d|h))+)$/.exec(s);
+  if (rel) {
+    const d = new Date(now.getTime());
+    for (const m of rel[1].matchAll(/(\d+)(mo|w|d|h)/g)) {
+      const n = +m[1];
+      if (m[2] === "mo") d.setUTCMonth(d.getUTCMonth() + n);
+      else if (m[2] === "w") d.setUTCDate(d.getUTCDate() + 7 * n);
+      else if (m[2] === "d") d.setUTCDate(d.getUTCDate() + n);
+      else d.setUTCHours(d.getUTCHours() + n);
+    }
+    return fmt(d);
+  }
+  const parsed = new Date(
+    s.includes("T") || /\d{4}-\d{2}-\d{2} \d/.test(s)
+      ? s.replace(" ", "T") + (s.endsWith("Z") ? "" : "Z")
+      : s + " UTC",
+  );
+  return Number.isNaN(parsed.getTime()) ? undefined : fmt(parsed);
+}
+
+async function cacheSteps(
+  raw: unknown,
+  pinText: (r: string, v: string) => Promise<string>,
+): Promise<StepPlan[]> {
+  if (!raw) return [];
+  const list = Array.isArray(raw) ? raw : [raw];
+  const out: StepPlan[] = [];
+  for (const c of list as Record<string, unknown>[]) {
+    out.push({
+      name: "Cache",
+      uses: plain(await pinText("actions/cache", "v5.0.5")),
+      with: toY(c) as Record<string, YValue>,
+    });
+  }
+  return out;
+}
