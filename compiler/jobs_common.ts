@@ -29,6 +29,8 @@ export interface JobCtx {
   engineVersion: string;
   actionMode: "dev" | "release";
   refs: Refs;
+  /** `aw.json` maintenance.action_failure_issue_expires (hours), when set. */
+  failureIssueExpires?: number;
 }
 
 /** `script:` body running a runtime `.cjs` module's `main`. */

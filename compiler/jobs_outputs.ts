@@ -75,14 +75,65 @@ export function safeOutputsJob(
   jenv.GH_AW_WORKFLOW_NAME = dq(ctx.name);
   jenv.GH_AW_WORKFLOW_SOURCE_URL = SOURCE_URL(ctx.id);
   job.env = jenv;
-  job.outputs = {
-    code_push_failure_count: plain("${{ steps.process_safe_outputs.outputs.code_push_failure_count }}"),
-    code_push_failure_errors: plain("${{ steps.process_safe_outputs.outputs.code_push_failure_errors }}"),
-    process_safe_outputs_processed_count: plain("${{ steps.process_safe_outputs.outputs.processed_count }}"),
-    process_safe_outputs_temporary_id_map: plain(
-      "${{ steps.process_safe_outputs.outputs.temporary_id_map }}",
-    ),
+  const o = (k: string, step = k) => plain(`\${{ steps.process_safe_outputs.outputs.${step} }}`);
+  const outputs: Record<string, YValue> = {
+    code_push_failure_count: o("code_push_failure_count"),
+    code_push_failure_errors: o("code_push_failure_errors"),
+    create_discussion_error_count: o("create_discussion_error_count"),
+    create_discussion_errors: o("create_discussion_errors"),
   };
+  const has = (t: string) => so.types.includes(t) && !so.staged;
+  if (has("add-comment")) {
+    Object.assign(outputs, { comment_id: o("comment_id"), comment_url: o("comment_url") });
+  }
+  if (has("create-issue")) {
+    Object.assign(outputs, {
+      created_issue_number: o("created_issue_number"),
+      created_issue_url: o("created_issue_url"),
+    });
+  }
+  if (has("create-pull-request")) {
+    Object.assign(outputs, {
+      created_pr_number: o("created_pr_number"),
+      created_pr_url: o("created_pr_url"),
+    });
+  }
+  if (has("push-to-pull-request-branch")) {
+    Object.assign(outputs, { push_commit_sha: o("push_commit_sha"), push_commit_url: o("push_commit_url") });
+  }
+  if (has("assign-to-agent")) {
+    Object.assign(outputs, {
+      assign_to_agent_assigned: o("assign_to_agent_assigned"),
+      assign_to_agent_assignment_error_count: o("assign_to_agent_assignment_error_count"),
+      assign_to_agent_assignment_errors: o("assign_to_agent_assignment_errors"),
+    });
+  }
+  if (has("create-agent-session")) {
+    Object.assign(outputs, {
+      create_agent_session_session_number: o("x", "session_number"),
+      create_agent_session_session_url: o("x", "session_url"),
+    });
+  }
+  if (has("call-workflow")) {
+    Object.assign(outputs, {
+      call_workflow_name: o("call_workflow_name"),
+      call_workflow_payload: o("call_workflow_payload"),
+    });
+  }
+  if (has("create-code-scanning-alert")) outputs.sarif_file = o("sarif_file");
+  if (has("add-reviewer")) outputs.add_reviewer_reviewers_added = o("x", "reviewers_added");
+  if (has("assign-to-user")) outputs.assign_to_user_assigned = o("x", "assigned");
+  if (has("upload-artifact")) {
+    Object.assign(outputs, {
+      upload_artifact_count: o("upload_artifact_count"),
+      upload_artifact_slot_0_tmp_id: o("x", "slot_0_tmp_id"),
+    });
+  }
+  outputs.process_safe_outputs_processed_count = o("x", "processed_count");
+  outputs.process_safe_outputs_temporary_id_map = o("x", "temporary_id_map");
+  const sortedOutputs: Record<string, YValue> = {};
+  for (const k of Object.keys(outputs).sort()) sortedOutputs[k] = outputs[k];
+  job.outputs = sortedOutputs;
   return job;
 }
 
@@ -105,18 +156,33 @@ export function conclusionJob(
     ),
     GH_AW_AGENT_CONCLUSION: plain("${{ needs.agent.result }}"),
     GH_AW_WORKFLOW_ID: dq(ctx.id),
-    GH_AW_ENGINE_ID: dq(ctx.engineId),
   };
+  if (ctx.failureIssueExpires !== undefined) {
+    env.GH_AW_ACTION_FAILURE_ISSUE_EXPIRES_HOURS = dq(String(ctx.failureIssueExpires));
+  }
+  env.GH_AW_ENGINE_ID = dq(ctx.engineId);
   if (hasSecrets) {
     env.GH_AW_SECRET_VERIFICATION_RESULT = plain(
       "${{ needs.activation.outputs.secret_verification_result }}",
     );
   }
+  const out = (k: string, fallback = "") =>
+    plain(`\${{ needs.agent.outputs.${k}${fallback ? ` || '${fallback}'` : ""} }}`);
   Object.assign(env, {
+    GH_AW_CHECKOUT_PR_SUCCESS: out("checkout_pr_success"),
+    GH_AW_EFFECTIVE_TOKENS: plain("${{ needs.agent.outputs.effective_tokens || '' }}"),
+    GH_AW_EFFECTIVE_TOKENS_RATE_LIMIT_ERROR: out("effective_tokens_rate_limit_error", "false"),
+    GH_AW_INFERENCE_ACCESS_ERROR: out("inference_access_error"),
+    GH_AW_MCP_POLICY_ERROR: out("mcp_policy_error"),
+    GH_AW_AGENTIC_ENGINE_TIMEOUT: out("agentic_engine_timeout"),
+    GH_AW_MODEL_NOT_SUPPORTED_ERROR: out("model_not_supported_error"),
     GH_AW_ENGINE_API_HOSTS: dq(apiHosts),
     GH_AW_LOCKDOWN_CHECK_FAILED: plain("${{ needs.activation.outputs.lockdown_check_failed }}"),
     GH_AW_STALE_LOCK_FILE_FAILED: plain("${{ needs.activation.outputs.stale_lock_file_failed }}"),
-    GH_AW_FAILURE_REPORT_AS_ISSUE: dq("true"),
+    GH_AW_GROUP_REPORTS: dq(String(so.raw["group-reports"] === true)),
+    GH_AW_FAILURE_REPORT_AS_ISSUE: dq(String(so.raw["report-failure-as-issue"] !== false)),
+    GH_AW_MISSING_TOOL_REPORT_AS_FAILURE: dq("true"),
+    GH_AW_MISSING_DATA_REPORT_AS_FAILURE: dq("true"),
     GH_AW_TIMEOUT_MINUTES: dq(String(timeoutMinutes)),
     GH_AW_MAX_EFFECTIVE_TOKENS: dq("25000000"),
   });

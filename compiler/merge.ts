@@ -17,6 +17,20 @@ export interface MergedConfig {
   preAgentSteps: unknown[];
   checkout: Record<string, unknown>[];
   github: { toolsets: string; readOnly: boolean; minIntegrity?: string } | undefined;
+  /** OTLP endpoints from `observability.otlp.endpoint` (main first, then imports in order). */
+  otlpEndpoints: { url: string; headers: Record<string, string> }[];
+}
+
+function otlpOf(d: Record<string, unknown>): { url: string; headers: Record<string, string> }[] {
+  const otlp = obj(obj(d.observability).otlp);
+  const ep = otlp.endpoint;
+  const list = Array.isArray(ep) ? ep : ep !== undefined ? [{ url: ep, headers: otlp.headers }] : [];
+  return list.map((e) => {
+    const o = typeof e === "string" ? { url: e } : obj(e);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(obj(o.headers))) headers[k] = String(v);
+    return { url: String(o.url ?? ""), headers };
+  }).filter((e) => e.url);
 }
 
 function obj(v: unknown): Record<string, unknown> {
@@ -68,8 +82,10 @@ export function mergeImports(
   if (Array.isArray(mainCheckout)) checkout.push(...mainCheckout.map(obj));
   else if (mainCheckout && typeof mainCheckout === "object") checkout.push(obj(mainCheckout));
 
+  const otlpEndpoints = otlpOf(main);
   for (const imp of imports) {
     const d = imp.file.data;
+    for (const e of otlpOf(d)) if (!otlpEndpoints.some((x) => x.url === e.url)) otlpEndpoints.push(e);
     for (const [k, v] of Object.entries(obj(d.tools))) {
       if (k === "mcp-servers") continue;
       tools[k] = k in tools ? mergeTool(tools[k], v) : v;
@@ -151,5 +167,15 @@ export function mergeImports(
       minIntegrity: typeof g["min-integrity"] === "string" ? g["min-integrity"] : undefined,
     };
   }
-  return { tools, mcpServers, network, safeOutputs: mergedSafe, env, preAgentSteps, checkout, github };
+  return {
+    tools,
+    mcpServers,
+    network,
+    safeOutputs: mergedSafe,
+    env,
+    preAgentSteps,
+    checkout,
+    github,
+    otlpEndpoints,
+  };
 }

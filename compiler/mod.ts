@@ -52,7 +52,7 @@ function normaliseTarget(w: string): string {
 async function readRepoConfig(
   read: FileReader,
   diags: Diagnostic[],
-): Promise<{ ghes: boolean; containerPins: Record<string, { image: string; digest: string }> }> {
+): Promise<{ ghes: boolean; containerPins: Record<string, unknown>; failureIssueExpires?: number }> {
   const path = ".github/workflows/aw.json";
   const text = await read(path);
   if (text === undefined) return { ghes: false, containerPins: {} };
@@ -69,7 +69,12 @@ async function readRepoConfig(
         hint: 'write "ghes": true or false',
       });
     }
-    return { ghes: v.ghes === true, containerPins: v.container_pins ?? {} };
+    const exp = v.maintenance?.action_failure_issue_expires;
+    return {
+      ghes: v.ghes === true,
+      containerPins: v.container_pins ?? {},
+      failureIssueExpires: typeof exp === "number" ? exp : undefined,
+    };
   } catch (e) {
     diags.push({
       file: path,
@@ -134,7 +139,16 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
       }
     }
     workflows.push(
-      await compileWorkflow({ source, read, actionMode, ghes, seedPrefix, pins, now: new Date() }),
+      await compileWorkflow({
+        source,
+        read,
+        actionMode,
+        ghes,
+        seedPrefix,
+        pins,
+        now: new Date(),
+        failureIssueExpires: repoConfig.failureIssueExpires,
+      }),
     );
   }
   return { workflows, diagnostics, actionsLock: pins.changed ? stringifyActionsLock(pins.lock) : undefined };

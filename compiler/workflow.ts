@@ -17,7 +17,7 @@ import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { emitBody } from "./emit.ts";
 import { renderHeader } from "./header.ts";
 import type { PinResolver } from "./pins.ts";
-import { dq, lit, plain, type YValue } from "./yaml_writer.ts";
+import { dq, lit, plain, sq, type YValue } from "./yaml_writer.ts";
 import { mergeImports } from "./merge.ts";
 import { readLockMetadata } from "./lock_metadata.ts";
 
@@ -30,6 +30,7 @@ export interface WorkflowCompileOptions {
   seedPrefix: string;
   pins: PinResolver;
   now: Date;
+  failureIssueExpires?: number;
 }
 
 const SAFE_EVENTS = [
@@ -130,6 +131,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     engineVersion: engine.info.version,
     actionMode: o.actionMode,
     refs,
+    failureIssueExpires: o.failureIssueExpires,
   };
 
   // Network.
@@ -325,6 +327,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   const concurrency = concurrencyFor(data.concurrency, triggers);
   const env: Record<string, YValue> = {};
   for (const [k, v] of Object.entries(merged.env)) env[k] = toY(v);
+  Object.assign(env, otlpEnv(merged.otlpEndpoints, id, name, engine.info.id));
   const body = emitBody({
     name,
     on: triggers.on,
@@ -388,6 +391,33 @@ export function firstHeading(body: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** Workflow-level OpenTelemetry env for `observability.otlp`. */
+function otlpEnv(
+  endpoints: { url: string; headers: Record<string, string> }[],
+  id: string,
+  name: string,
+  engineId: string,
+): Record<string, YValue> {
+  if (endpoints.length === 0) return {};
+  const hdr = (e: { url: string; headers: Record<string, string> }) =>
+    Object.entries(e.headers).map(([k, v]) =>
+      `${/sentry/i.test(e.url) && k === "Authorization" ? "x-sentry-auth" : k}=${v}`
+    )
+      .join(",");
+  const out: Record<string, YValue> = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoints[0].url,
+    OTEL_SERVICE_NAME: `gh-aw.${id}`,
+    OTEL_RESOURCE_ATTRIBUTES: sq(
+      `gh-aw.workflow.name=${name},gh-aw.repository=\${{ github.repository }},gh-aw.run.id=\${{ github.run_id }},github.run_id=\${{ github.run_id }},gh-aw.engine.id=${engineId}`,
+    ),
+  };
+  if (hdr(endpoints[0])) out.OTEL_EXPORTER_OTLP_HEADERS = hdr(endpoints[0]);
+  const all = endpoints.map(hdr).filter(Boolean).join(",");
+  if (all) out.GH_AW_OTLP_ALL_HEADERS = all;
+  out.GH_AW_OTLP_ENDPOINTS = sq(JSON.stringify(endpoints.map((e) => ({ url: e.url, headers: hdr(e) }))));
+  return out;
 }
 
 function stripExpr(s: string): string {
