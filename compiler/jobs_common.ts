@@ -31,6 +31,10 @@ export interface JobCtx {
   refs: Refs;
   /** `aw.json` maintenance.action_failure_issue_expires (hours), when set. */
   failureIssueExpires?: number;
+  /** Frontmatter `source:` (`owner/repo/path@ref`), when set. */
+  source?: string;
+  /** Frontmatter `tracker-id`, when set. */
+  trackerId?: string;
 }
 
 /** `script:` body running a runtime `.cjs` module's `main`. */
@@ -97,6 +101,7 @@ export function setupSteps(ctx: JobCtx, traced: boolean): StepPlan[] {
     ),
     GH_AW_INFO_VERSION: dq(ctx.engineVersion),
     GH_AW_INFO_AWF_VERSION: dq(VERSIONS.awf),
+    ...(ctx.source ? { GH_AW_INFO_BODY_MODIFIED: dq("false") } : {}),
     GH_AW_INFO_ENGINE_ID: dq(ctx.engineId),
   };
   if (ctx.actionMode === "release" && ctx.refs.setup) {

@@ -137,6 +137,18 @@ export function safeOutputsJob(
   return job;
 }
 
+/** Source-related env (`GH_AW_WORKFLOW_SOURCE[_URL]`, `GH_AW_TRACKER_ID`) shared by conclusion steps. */
+function sourceEnv(ctx: JobCtx): Record<string, YValue> {
+  const env: Record<string, YValue> = {};
+  const m = ctx.source ? /^([^/]+)\/([^/]+)\/(.+)@(\S+)$/.exec(ctx.source) : null;
+  if (ctx.source) env.GH_AW_WORKFLOW_SOURCE = dq(ctx.source);
+  env.GH_AW_WORKFLOW_SOURCE_URL = m
+    ? dq(`\${{ github.server_url }}/${m[1]}/${m[2]}/blob/${m[4]}/${m[3]}`)
+    : SOURCE_URL(ctx.id);
+  if (ctx.trackerId) env.GH_AW_TRACKER_ID = dq(ctx.trackerId);
+  return env;
+}
+
 /** Builds the `conclusion` job. */
 export function conclusionJob(
   ctx: JobCtx,
@@ -147,13 +159,64 @@ export function conclusionJob(
   hasSecrets: boolean,
 ): JobPlan {
   const steps: StepPlan[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx)];
+  const agentOutput = plain("${{ steps.setup-agent-output-env.outputs.GH_AW_AGENT_OUTPUT }}");
+  const runUrl = plain("${{ github.server_url }}/${{ github.repository }}/actions/runs/${{ github.run_id }}");
+  const src = sourceEnv(ctx);
+  const token = WRITE_TOKEN;
+  if (so.configured) {
+    steps.push(scriptStep(ctx, "Process no-op messages", "handle_noop_message", {
+      id: "noop",
+      env: {
+        GH_AW_AGENT_OUTPUT: agentOutput,
+        GH_AW_NOOP_MAX: dq("1"),
+        GH_AW_WORKFLOW_NAME: dq(ctx.name),
+        ...src,
+        GH_AW_RUN_URL: runUrl,
+        GH_AW_AGENT_CONCLUSION: plain("${{ needs.agent.result }}"),
+        GH_AW_NOOP_REPORT_AS_ISSUE: dq("true"),
+      },
+      token,
+    }));
+    if (so.threatDetection) {
+      steps.push(scriptStep(ctx, "Log detection run", "handle_detection_runs", {
+        id: "detection_runs",
+        env: {
+          GH_AW_AGENT_OUTPUT: agentOutput,
+          GH_AW_WORKFLOW_NAME: dq(ctx.name),
+          ...src,
+          GH_AW_RUN_URL: runUrl,
+          GH_AW_DETECTION_CONCLUSION: plain("${{ needs.detection.outputs.detection_conclusion }}"),
+          GH_AW_DETECTION_REASON: plain("${{ needs.detection.outputs.detection_reason }}"),
+        },
+        token,
+      }));
+    }
+    steps.push(scriptStep(ctx, "Record missing tool", "missing_tool", {
+      id: "missing_tool",
+      env: {
+        GH_AW_AGENT_OUTPUT: agentOutput,
+        GH_AW_MISSING_TOOL_CREATE_ISSUE: dq("true"),
+        GH_AW_WORKFLOW_NAME: dq(ctx.name),
+        ...src,
+      },
+      token,
+    }));
+    steps.push(scriptStep(ctx, "Record incomplete", "report_incomplete_handler", {
+      id: "report_incomplete",
+      env: {
+        GH_AW_AGENT_OUTPUT: agentOutput,
+        GH_AW_REPORT_INCOMPLETE_CREATE_ISSUE: dq("true"),
+        GH_AW_WORKFLOW_NAME: dq(ctx.name),
+        ...src,
+      },
+      token,
+    }));
+  }
   const env: Record<string, YValue> = {
-    GH_AW_AGENT_OUTPUT: plain("${{ steps.setup-agent-output-env.outputs.GH_AW_AGENT_OUTPUT }}"),
+    GH_AW_AGENT_OUTPUT: agentOutput,
     GH_AW_WORKFLOW_NAME: dq(ctx.name),
-    GH_AW_WORKFLOW_SOURCE_URL: SOURCE_URL(ctx.id),
-    GH_AW_RUN_URL: plain(
-      "${{ github.server_url }}/${{ github.repository }}/actions/runs/${{ github.run_id }}",
-    ),
+    ...src,
+    GH_AW_RUN_URL: runUrl,
     GH_AW_AGENT_CONCLUSION: plain("${{ needs.agent.result }}"),
     GH_AW_WORKFLOW_ID: dq(ctx.id),
   };
@@ -177,6 +240,14 @@ export function conclusionJob(
     GH_AW_AGENTIC_ENGINE_TIMEOUT: out("agentic_engine_timeout"),
     GH_AW_MODEL_NOT_SUPPORTED_ERROR: out("model_not_supported_error"),
     GH_AW_ENGINE_API_HOSTS: dq(apiHosts),
+  });
+  if (so.types.includes("create-discussion")) {
+    env.GH_AW_CREATE_DISCUSSION_ERRORS = plain("${{ needs.safe_outputs.outputs.create_discussion_errors }}");
+    env.GH_AW_CREATE_DISCUSSION_ERROR_COUNT = plain(
+      "${{ needs.safe_outputs.outputs.create_discussion_error_count }}",
+    );
+  }
+  Object.assign(env, {
     GH_AW_LOCKDOWN_CHECK_FAILED: plain("${{ needs.activation.outputs.lockdown_check_failed }}"),
     GH_AW_STALE_LOCK_FILE_FAILED: plain("${{ needs.activation.outputs.stale_lock_file_failed }}"),
     GH_AW_GROUP_REPORTS: dq(String(so.raw["group-reports"] === true)),
@@ -186,29 +257,18 @@ export function conclusionJob(
     GH_AW_TIMEOUT_MINUTES: dq(String(timeoutMinutes)),
     GH_AW_MAX_EFFECTIVE_TOKENS: dq("25000000"),
   });
-  if (so.threatDetection) {
-    steps.push(scriptStep(ctx, "Process no-op messages", "noop", {
-      id: "noop",
-      env: {
-        GH_AW_AGENT_OUTPUT: env.GH_AW_AGENT_OUTPUT,
-        GH_AW_NOOP_MAX: dq("1"),
-        GH_AW_WORKFLOW_NAME: dq(ctx.name),
-      },
-      token: WRITE_TOKEN,
-    }));
-  }
   steps.push(scriptStep(ctx, "Handle agent failure", "handle_agent_failure", {
     id: "handle_agent_failure",
     if: plain("always()"),
     env,
-    token: WRITE_TOKEN,
+    token,
   }));
   const perms: Record<string, string> = { contents: "read", issues: "write" };
   if (so.permissions.discussions) perms.discussions = "write";
   if (so.permissions["pull-requests"]) perms["pull-requests"] = "write";
   const sorted: Record<string, string> = {};
   for (const k of Object.keys(perms).sort()) sorted[k] = perms[k];
-  return {
+  const job: JobPlan = {
     needs: [
       "activation",
       "agent",
@@ -224,4 +284,13 @@ export function conclusionJob(
     concurrency: { group: dq(`gh-aw-conclusion-${ctx.id}`), "cancel-in-progress": false, queue: "max" },
     steps,
   };
+  if (so.configured) {
+    job.outputs = {
+      incomplete_count: plain("${{ steps.report_incomplete.outputs.incomplete_count }}"),
+      noop_message: plain("${{ steps.noop.outputs.noop_message }}"),
+      tools_reported: plain("${{ steps.missing_tool.outputs.tools_reported }}"),
+      total_count: plain("${{ steps.missing_tool.outputs.total_count }}"),
+    };
+  }
+  return job;
 }

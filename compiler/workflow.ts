@@ -132,6 +132,8 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     actionMode: o.actionMode,
     refs,
     failureIssueExpires: o.failureIssueExpires,
+    source: typeof data.source === "string" ? data.source : undefined,
+    trackerId: typeof data["tracker-id"] === "string" ? data["tracker-id"] : undefined,
   };
 
   // Network.

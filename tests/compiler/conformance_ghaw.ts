@@ -145,7 +145,10 @@ for (const k of ["name", "on", "permissions", "concurrency", "run-name", "env"])
 console.log(`| compile time (all workflows) | ${ms.toFixed(0)} ms |`);
 console.log("\nTop differing paths (workflows affected):\n\n| path | count |\n|---|---|");
 for (
-  const [p, c] of [...paths.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(Deno.env.get("TOP") ?? 25))
+  const [p, c] of [...paths.entries()].filter(([p]) => p.includes(Deno.env.get("FILTER") ?? "")).sort((
+    a,
+    b,
+  ) => b[1] - a[1]).slice(0, Number(Deno.env.get("TOP") ?? 25))
 ) {
   console.log(`| \`${p}\` | ${c} |`);
 }
