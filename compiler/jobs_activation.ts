@@ -36,7 +36,10 @@ export function exprEnvName(expr: string): string {
 export function bodyExpressions(bodies: string[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const body of bodies) {
-    for (const m of body.matchAll(/\$\{\{\s*([^}]+?)\s*\}\}/g)) out.set(exprEnvName(m[1]), m[1]);
+    for (const m of body.matchAll(/\$\{\{\s*([^}]+?)\s*\}\}/g)) {
+      if (/^(experiments|secrets|vars)\./.test(m[1])) continue;
+      out.set(exprEnvName(m[1]), m[1]);
+    }
   }
   return out;
 }

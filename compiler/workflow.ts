@@ -122,7 +122,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ? await pinText("actions/download-artifact", "v3.1.0")
       : await pinText("actions/download-artifact", "v8.0.1"),
   };
-  if (o.actionMode === "release") refs.setup = await pinText("github/gh-aw-actions/setup", "v0.76.0");
+  if (o.actionMode === "release") refs.setup = await pinText("github/gh-aw-actions/setup", "v0.76.1");
   const ctx: JobCtx = {
     id,
     name,
@@ -164,7 +164,9 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     : rawOn.roles
     ? (Array.isArray(rawOn.roles) ? rawOn.roles.map(String) : [String(rawOn.roles)])
     : ["admin", "maintainer", "write"];
-  const needsRoleCheck = roles !== undefined && triggers.events.some((e) => !SAFE_EVENTS.includes(e));
+  const needsRoleCheck = roles !== undefined &&
+    (rawOn.roles !== undefined || triggers.events.some((e) => !SAFE_EVENTS.includes(e)) ||
+      !!triggers.slashCommand);
   const stopTime = resolveStopTime(rawOn["stop-after"], o.now, await o.read(lockPath));
   const skipIfMatch = rawOn["skip-if-match"] === undefined
     ? undefined
@@ -241,7 +243,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     ): x is string => !!x),
     VERSIONS.nodeImage,
   ];
-  const checkouts = merged.checkout.map((c) => toY(c) as Record<string, YValue>);
+  const checkouts = merged.checkout.map(checkoutWith);
   jobs.agent = agentJob({
     ctx,
     frontmatterHash,
@@ -393,6 +395,28 @@ export function firstHeading(body: string): string | undefined {
     }
   }
   return undefined;
+}
+
+const CHECKOUT_INPUTS = [
+  "repository",
+  "ref",
+  "path",
+  "fetch-depth",
+  "sparse-checkout",
+  "submodules",
+  "lfs",
+  "token",
+];
+
+/** Maps a `checkout:` entry to `actions/checkout` inputs (lists become newline-separated text). */
+function checkoutWith(c: Record<string, unknown>): Record<string, YValue> {
+  const out: Record<string, YValue> = {};
+  for (const [k0, v] of Object.entries(c)) {
+    const k = k0 === "github-token" ? "token" : k0;
+    if (!CHECKOUT_INPUTS.includes(k)) continue;
+    out[k] = Array.isArray(v) ? lit(v.map(String).join("\n") + "\n") : toY(v);
+  }
+  return out;
 }
 
 /** Workflow-level OpenTelemetry env for `observability.otlp`. */
