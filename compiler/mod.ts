@@ -100,7 +100,14 @@ function targetHost(): string {
 
 /** Compiles workflows (nothing is written). */
 export const compile: CompileFunction = async (options: CompileOptions): Promise<CompileResult> => {
-  const read = options.readFile ?? fsReader(options.repoRoot);
+  const baseRead = options.readFile ?? fsReader(options.repoRoot);
+  // Shared imports are read by many workflows (and twice for hashing): memoise per run.
+  const cache = new Map<string, Promise<string | undefined>>();
+  const read: FileReader = (p) => {
+    let v = cache.get(p);
+    if (!v) cache.set(p, v = baseRead(p));
+    return v;
+  };
   const diagnostics: Diagnostic[] = [];
   const repoConfig = await readRepoConfig(read, diagnostics);
   const ghes = options.ghes ?? repoConfig.ghes;

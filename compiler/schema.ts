@@ -374,8 +374,20 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
   }
   const schema = shared ? frontmatterSchema.partial({ on: true }) : frontmatterSchema;
   const res = schema.safeParse(data);
+  if (!shared && data.on === undefined) {
+    out.push({
+      file: file.path,
+      line: file.split.frontmatterStartLine,
+      column: 1,
+      severity: "error",
+      code: "missing-key",
+      message: 'missing required key "on"',
+      hint: "add an `on:` trigger, for example `on: daily` (a file without `on:` is a shared import)",
+    });
+  }
   if (!res.success) {
     for (const issue of res.error.issues) {
+      if (issue.path[0] === "on" && data.on === undefined) continue;
       const p = issue.path.map((x) => (typeof x === "symbol" ? String(x) : x)) as (string | number)[];
       const [line, column] = file.locate(p);
       const missing = issue.code === "invalid_type" && issue.input === undefined;

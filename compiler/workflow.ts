@@ -342,7 +342,13 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   });
 
   // Header.
-  const secrets = [...new Set([...body.matchAll(/secrets\.([A-Za-z0-9_]+)/g)].map((m) => m[1]))].sort();
+  const secrets = [
+    ...new Set(
+      [...body.matchAll(/\$\{\{[^}]*\}\}/g)].flatMap((e) =>
+        [...e[0].matchAll(/(?<![\w.])secrets\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1])
+      ),
+    ),
+  ].sort();
   const actionLines = [
     ...new Set([...body.matchAll(/uses: ([\w.-]+\/[\w./-]+@[0-9a-f]{40} # \S+)/g)].map((m) => m[1])),
   ].sort();
