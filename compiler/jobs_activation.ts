@@ -1,7 +1,7 @@
 /** The `pre_activation` and `activation` jobs (role checks, stale-lock check, prompt assembly). */
 import { createHash } from "node:crypto";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
-import { type JobCtx, scriptStep, setupSteps, shStep, TRACE_OUTPUTS } from "./jobs_common.ts";
+import { type JobCtx, otlpMaskSteps, scriptStep, setupSteps, shStep, TRACE_OUTPUTS } from "./jobs_common.ts";
 import { dq, lit, plain, sq, type YValue } from "./yaml_writer.ts";
 import { heredocDelimiter } from "./hash.ts";
 
@@ -71,7 +71,7 @@ export interface ActivationInput {
 export function activationJob(a: ActivationInput): JobPlan {
   const { ctx } = a;
   const delim = heredocDelimiter("PROMPT", a.frontmatterHash);
-  const steps: StepPlan[] = [...setupSteps(ctx, false)];
+  const steps: StepPlan[] = [...setupSteps(ctx, false), ...otlpMaskSteps(ctx)];
   const info: Record<string, YValue> = {
     GH_AW_INFO_ENGINE_ID: dq(ctx.engineId),
     GH_AW_INFO_ENGINE_NAME: dq(a.engineDisplay),

@@ -3,6 +3,7 @@ import type { JobPlan, StepPlan } from "./plan_types.ts";
 import {
   agentOutputSteps,
   type JobCtx,
+  otlpMaskSteps,
   scriptStep,
   setupSteps,
   shStep,
@@ -131,6 +132,7 @@ export function agentJob(a: AgentInput): JobPlan {
         '  echo "GH_AW_SAFE_OUTPUTS_TOOLS_PATH=${RUNNER_TEMP}/gh-aw/safeoutputs/tools.json"\n} >> "$GITHUB_OUTPUT"\n',
     ),
   });
+  steps.push(...otlpMaskSteps(ctx));
   if (a.checkouts.length === 0) {
     steps.push({
       name: "Checkout repository",

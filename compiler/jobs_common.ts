@@ -35,6 +35,13 @@ export interface JobCtx {
   source?: string;
   /** Frontmatter `tracker-id`, when set. */
   trackerId?: string;
+  /** Whether OTLP export is configured (adds the header-masking step). */
+  otlp?: boolean;
+}
+
+/** The "Mask OTLP telemetry headers" step, when OTLP export is configured. */
+export function otlpMaskSteps(ctx: JobCtx): StepPlan[] {
+  return ctx.otlp ? [shStep("Mask OTLP telemetry headers", "mask_otlp_headers")] : [];
 }
 
 /** `script:` body running a runtime `.cjs` module's `main`. */

@@ -1,6 +1,13 @@
 /** The consolidated `safe_outputs` job and the `conclusion` job. */
 import type { JobPlan, StepPlan } from "./plan_types.ts";
-import { agentOutputSteps, type JobCtx, scriptStep, setupSteps, WRITE_TOKEN } from "./jobs_common.ts";
+import {
+  agentOutputSteps,
+  type JobCtx,
+  otlpMaskSteps,
+  scriptStep,
+  setupSteps,
+  WRITE_TOKEN,
+} from "./jobs_common.ts";
 import { dq, lit, plain, type YValue } from "./yaml_writer.ts";
 import type { SafeOutputsPlan } from "./safe_outputs.ts";
 
@@ -8,6 +15,37 @@ const SOURCE_URL = (id: string) =>
   dq(
     `\${{ github.server_url }}/\${{ github.repository }}/blob/\${{ github.ref_name }}/.github/workflows/${id}.md`,
   );
+
+const MESSAGE_KEYS = [
+  "footer",
+  "footer-install",
+  "footer-workflow-recompile",
+  "footer-workflow-recompile-comment",
+  "staged-title",
+  "staged-description",
+  "append-only-comments",
+  "run-started",
+  "run-success",
+  "run-failure",
+  "detection-failure",
+  "agent-failure-issue",
+  "agent-failure-comment",
+  "pull-request-created",
+  "issue-created",
+  "commit-pushed",
+  "body-header",
+];
+
+/** Go-style JSON (HTML characters escaped) of `safe-outputs.messages` with camelCase keys in a fixed order. */
+export function messagesJson(raw: unknown): string | undefined {
+  if (!raw || typeof raw !== "object") return undefined;
+  const src = raw as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  const camel = (k: string) => k.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  for (const k of MESSAGE_KEYS) if (src[k] !== undefined) out[camel(k)] = src[k];
+  for (const k of Object.keys(src)) if (!MESSAGE_KEYS.includes(k)) out[camel(k)] = src[k];
+  return JSON.stringify(out).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
+}
 
 /** Builds the `safe_outputs` job. */
 export function safeOutputsJob(
@@ -17,7 +55,7 @@ export function safeOutputsJob(
   emoji: string | undefined,
   environment: YValue | undefined,
 ): JobPlan {
-  const steps: StepPlan[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx)];
+  const steps: StepPlan[] = [...setupSteps(ctx, true), ...otlpMaskSteps(ctx), ...agentOutputSteps(ctx)];
   steps.push({
     name: "Configure GH_HOST for enterprise compatibility",
     id: "ghes-host-config",
@@ -68,13 +106,21 @@ export function safeOutputsJob(
     GH_AW_EFFECTIVE_TOKENS: plain("${{ needs.agent.outputs.effective_tokens }}"),
     GH_AW_ENGINE_ID: dq(ctx.engineId),
     GH_AW_ENGINE_MODEL: plain("${{ needs.agent.outputs.model }}"),
-    GH_AW_ENGINE_VERSION: dq(ctx.engineVersion),
+    GH_AW_WORKFLOW_ID: dq(ctx.id),
+    GH_AW_WORKFLOW_NAME: dq(ctx.name),
+    ...sourceEnv(ctx),
   };
+  if (ctx.engineId === "copilot") jenv.GH_AW_ENGINE_VERSION = dq(ctx.engineVersion);
+  if (so.threatDetection) {
+    jenv.GH_AW_DETECTION_CONCLUSION = plain("${{ needs.detection.outputs.detection_conclusion }}");
+    jenv.GH_AW_DETECTION_REASON = plain("${{ needs.detection.outputs.detection_reason }}");
+  }
+  const messages = messagesJson(so.raw.messages);
+  if (messages) jenv.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
   if (emoji) jenv.GH_AW_WORKFLOW_EMOJI = dq(emoji);
-  jenv.GH_AW_WORKFLOW_ID = dq(ctx.id);
-  jenv.GH_AW_WORKFLOW_NAME = dq(ctx.name);
-  jenv.GH_AW_WORKFLOW_SOURCE_URL = SOURCE_URL(ctx.id);
-  job.env = jenv;
+  const sortedEnv: Record<string, YValue> = {};
+  for (const k of Object.keys(jenv).sort()) sortedEnv[k] = jenv[k];
+  job.env = sortedEnv;
   const o = (k: string, step = k) => plain(`\${{ steps.process_safe_outputs.outputs.${step} }}`);
   const outputs: Record<string, YValue> = {
     code_push_failure_count: o("code_push_failure_count"),

@@ -74,7 +74,7 @@ const PERMISSIONS: Record<string, Record<string, string>> = {
   "create-check-run": { checks: "write", contents: "read" },
   "update-release": { contents: "write" },
   "upload-asset": { contents: "read" },
-  "dispatch-workflow": { actions: "write", contents: "read" },
+  "dispatch-workflow": { actions: "write" },
   "create-project": { contents: "read", issues: "read" },
   "update-project": { contents: "read", issues: "read" },
   "create-project-status-update": { contents: "read", issues: "read" },
@@ -125,7 +125,7 @@ function typeConfig(type: string, raw: unknown): Record<string, unknown> {
   }
   if (out.max === undefined && type !== "upload-asset") out.max = 1;
   if (type === "create-discussion" && out.fallback_to_issue === undefined) out.fallback_to_issue = true;
-  if (type === "create-pull-request" && out.fallback_as_issue === undefined) out.fallback_as_issue = true;
+  // create-pull-request: `fallback_as_issue` is left to the runtime default (true); an explicit false passes through.
   if (type === "update-issue" && out.allow_body === undefined && out.body === undefined) {
     out.allow_body = true;
   }

@@ -124,6 +124,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   };
   if (o.actionMode === "release") refs.setup = await pinText("github/gh-aw-actions/setup", "v0.76.1");
   const ctx: JobCtx = {
+    otlp: merged.otlpEndpoints.length > 0,
     id,
     name,
     lockFile: posix.basename(lockPath),

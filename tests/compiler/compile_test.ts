@@ -157,7 +157,7 @@ Deno.test("safe-output defaults follow the spec", async () => {
   );
   const env = step(jobs(lock).safe_outputs, "Process Safe Outputs").env as Record<string, string>;
   const cfg = JSON.parse(env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG);
-  assertEquals(cfg.create_pull_request.fallback_as_issue, true);
+  assertEquals(cfg.create_pull_request.fallback_as_issue, undefined, "runtime default (true) applies");
   assertEquals(cfg.create_discussion.fallback_to_issue, true);
   assertEquals(cfg.add_comment.discussions, false);
   assertEquals(cfg.dispatch_workflow.max, 1);
@@ -172,6 +172,14 @@ Deno.test("safe-output defaults follow the spec", async () => {
     "pull-requests": "write",
   });
   assert(jobs(lock).detection, "threat detection runs when safe-outputs is configured");
+  const off = await compileOne(
+    "---\non: daily\nsafe-outputs:\n  create-pull-request:\n    fallback-as-issue: false\n---\nGo.\n",
+  );
+  const offEnv = step(jobs(off.lock).safe_outputs, "Process Safe Outputs").env as Record<string, string>;
+  assertEquals(
+    JSON.parse(offEnv.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG).create_pull_request.fallback_as_issue,
+    false,
+  );
 });
 
 Deno.test("no safe-outputs enables create-issue automatically without detection", async () => {

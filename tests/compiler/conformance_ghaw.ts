@@ -25,6 +25,25 @@ const ignores = ignoreBlock.split("\n").map((l) => l.trim()).filter((l) => l && 
   new RegExp("^" + g.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*") + "$")
 );
 const ignored = (path: string) => ignores.some((r) => r.test(path));
+const handlerIgnores = (/```handler-config-ignore\n([\s\S]*?)```/.exec(docs)?.[1] ?? "").split("\n").map((
+  l,
+) => l.trim())
+  .filter((l) => l && !l.startsWith("#"));
+
+/** Removes intentionally different handler-config keys from a job's "Process Safe Outputs" env. */
+function normaliseHandlerConfig(y: Record<string, unknown>): void {
+  const so = (y.jobs as Record<string, Record<string, unknown>> | undefined)?.safe_outputs;
+  for (const st of (so?.steps ?? []) as Record<string, Record<string, string>>[]) {
+    const raw = st.env?.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG;
+    if (!raw) continue;
+    const cfg = JSON.parse(raw);
+    for (const k of handlerIgnores) {
+      const [type, key] = k.split(".");
+      if (cfg[type]) delete cfg[type][key];
+    }
+    st.env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG = JSON.stringify(cfg);
+  }
+}
 
 function prune(v: unknown, path: string): unknown {
   if (Array.isArray(v)) return v.map((x, i) => prune(x, `${path}/${stepKey(x, i)}`));
@@ -102,6 +121,8 @@ for (const w of result.workflows) {
   if (em?.body_hash === gm?.body_hash) body++;
   const ey = prune(parse(expected), "") as Record<string, unknown>;
   const gy = prune(parse(w.lockContent), "") as Record<string, unknown>;
+  normaliseHandlerConfig(ey);
+  normaliseHandlerConfig(gy);
   const crons = (y: Record<string, unknown>) =>
     (((y.on as Record<string, unknown>)?.schedule ?? []) as { cron: string }[]).map((s) => s.cron);
   if (crons(ey).length > 0) {
