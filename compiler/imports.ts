@@ -65,6 +65,13 @@ export function importPath(spec: string, importerPath: string): { path: string; 
   return { path: posix.normalize(posix.join(posix.dirname(importerPath), clean)), remote: false };
 }
 
+/** The `import-schema` of a shared file (name → {type, required, default, description}). */
+function importSchema(content: string): Record<string, Record<string, unknown>> {
+  const data = parseWorkflowFile("schema", content).data;
+  const raw = data["import-schema"];
+  return raw && typeof raw === "object" ? raw as Record<string, Record<string, unknown>> : {};
+}
+
 function substituteInputs(content: string, inputs: Record<string, unknown>): string {
   return content.replace(/\$\{\{\s*github\.aw\.(?:import-)?inputs\.([\w-]+)\s*\}\}/g, (all, name: string) => {
     const v = inputs[name];
@@ -137,7 +144,32 @@ export async function resolveImports(
         continue;
       }
       seen.set(path, key);
-      const parsed = parseWorkflowFile(path, substituteInputs(content, ref.inputs));
+      const schema = importSchema(content);
+      const inputs: Record<string, unknown> = { ...ref.inputs };
+      for (const [name, spec] of Object.entries(schema)) {
+        if (inputs[name] === undefined && spec.default !== undefined) inputs[name] = spec.default;
+        if (inputs[name] === undefined && spec.required === true) {
+          diagnostics.push({
+            ...at,
+            severity: "error",
+            code: "import-input-missing",
+            message: `import "${ref.spec}" requires input "${name}"`,
+            hint: `pass it with \`with: { ${name}: … }\`${spec.description ? ` (${spec.description})` : ""}`,
+          });
+        }
+      }
+      for (const name of Object.keys(ref.inputs)) {
+        if (Object.keys(schema).length > 0 && !(name in schema)) {
+          diagnostics.push({
+            ...at,
+            severity: "error",
+            code: "import-input-unknown",
+            message: `import "${ref.spec}" has no input "${name}"`,
+            hint: `known inputs: ${Object.keys(schema).join(", ")}`,
+          });
+        }
+      }
+      const parsed = parseWorkflowFile(path, substituteInputs(content, inputs));
       diagnostics.push(...parsed.diagnostics);
       if (parsed.diagnostics.length === 0 && !path.startsWith(".github/agents/")) {
         diagnostics.push(...validateFrontmatter(parsed, true).filter((d) => d.code !== "missing-key"));

@@ -31,6 +31,8 @@ export interface AgentInput {
   allowedDomains: string[];
   blockedDomains: string[];
   handlerConfig: Record<string, unknown>;
+  /** `safe-outputs.allowed-github-references` (sanitizer setting applied when ingesting agent output). */
+  allowedReferences?: string[];
   github: { toolsets: string; readOnly: boolean; minIntegrity?: string } | undefined;
   mcpServers: Record<string, Record<string, unknown>>;
   containers: string[];
@@ -266,6 +268,9 @@ export function agentJob(a: AgentInput): JobPlan {
     env: {
       GH_AW_SAFE_OUTPUTS: plain("${{ steps.set-runtime-paths.outputs.GH_AW_SAFE_OUTPUTS }}"),
       GH_AW_ALLOWED_DOMAINS: dq(a.allowedDomains.join(",")),
+      ...(a.allowedReferences !== undefined
+        ? { GH_AW_ALLOWED_GITHUB_REFS: dq(a.allowedReferences.join(",")) }
+        : {}),
     },
   }));
   steps.push({

@@ -71,7 +71,6 @@ export function safeOutputsJob(
     GH_AW_COMMENT_ID: plain("${{ needs.activation.outputs.comment_id }}"),
     GH_AW_ALLOWED_DOMAINS: dq((so.allowedDomains ?? allowedDomains).join(",")),
   };
-  if (so.allowedReferences !== undefined) env.GH_AW_ALLOWED_GITHUB_REFS = dq(so.allowedReferences.join(","));
   env.GITHUB_SERVER_URL = plain("${{ github.server_url }}");
   env.GITHUB_API_URL = plain("${{ github.api_url }}");
   env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG = dq(JSON.stringify(so.handlerConfig));

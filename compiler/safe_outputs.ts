@@ -116,22 +116,126 @@ export function expiresHours(v: unknown): unknown {
   return m[2] === "h" ? n : m[2] === "d" ? n * 24 : m[2] === "w" ? n * 168 : n * 720;
 }
 
-function typeConfig(type: string, raw: unknown): Record<string, unknown> {
+/** Files a code-pushing safe output may not touch unless allowed (engine instruction files appended). */
+const PROTECTED_FILES = [
+  "package.json",
+  "bun.lockb",
+  "bunfig.toml",
+  "deno.json",
+  "deno.jsonc",
+  "deno.lock",
+  "global.json",
+  "NuGet.Config",
+  "Directory.Packages.props",
+  "mix.exs",
+  "mix.lock",
+  "go.mod",
+  "go.sum",
+  "stack.yaml",
+  "stack.yaml.lock",
+  "pom.xml",
+  "build.gradle",
+  "build.gradle.kts",
+  "settings.gradle",
+  "settings.gradle.kts",
+  "gradle.properties",
+  "package-lock.json",
+  "yarn.lock",
+  "pnpm-lock.yaml",
+  "npm-shrinkwrap.json",
+  "requirements.txt",
+  "Pipfile",
+  "Pipfile.lock",
+  "pyproject.toml",
+  "setup.py",
+  "setup.cfg",
+  "Gemfile",
+  "Gemfile.lock",
+  "uv.lock",
+  "CODEOWNERS",
+  "DESIGN.md",
+  "README.md",
+  "CONTRIBUTING.md",
+  "CHANGELOG.md",
+  "SECURITY.md",
+  "CODE_OF_CONDUCT.md",
+];
+
+/** Types whose handler keys stay kebab-case (their runtime reads them so). */
+const KEBAB_TYPES = ["upload-asset", "upload-artifact"];
+/** Types without an implicit `max: 1`. */
+const NO_DEFAULT_MAX = [
+  "add-labels",
+  "create-code-scanning-alert",
+  "push-to-pull-request-branch",
+  "remove-labels",
+  "set-issue-type",
+  "upload-artifact",
+  "upload-asset",
+];
+
+function typeConfig(type: string, raw: unknown, engineId: string): Record<string, unknown> {
   const o = raw && typeof raw === "object" ? raw as Record<string, unknown> : {};
   const out: Record<string, unknown> = {};
+  const key = (k: string) => (KEBAB_TYPES.includes(type) || k === "target-repo" ? k : snake(k));
   for (const [k, v] of Object.entries(o)) {
-    if (k === "github-token" || k === "github-app") continue;
-    out[snake(k)] = k === "expires" ? expiresHours(v) : v;
+    if (k === "github-token" || k === "github-app" || k === "protected-files") continue;
+    if (k === "expires" && v === false) continue;
+    if (Array.isArray(v) && v.length === 0 && k !== "allowed") continue;
+    out[key(k)] = k === "expires" ? expiresHours(v) : v;
   }
-  if (out.max === undefined && type !== "upload-asset") out.max = 1;
+  if (out.max === undefined && !NO_DEFAULT_MAX.includes(type)) out.max = 1;
   if (type === "create-discussion" && out.fallback_to_issue === undefined) out.fallback_to_issue = true;
+  if (type === "create-discussion" && typeof out.category === "string") {
+    out.category = out.category.toLowerCase();
+  }
   // create-pull-request: `fallback_as_issue` is left to the runtime default (true); an explicit false passes through.
-  if (type === "update-issue" && out.allow_body === undefined && out.body === undefined) {
-    out.allow_body = true;
+  if (type === "update-issue" || type === "update-pull-request") {
+    // `title:`/`body:`/`status:` switches become allow_* flags (a bare key or true allows it).
+    for (const f of ["title", "body", "status", "labels", "assignees", "milestone"]) {
+      if (f in o) {
+        const v = o[f];
+        out[`allow_${f}`] = v === null || v === true || (v !== false && v !== undefined);
+        delete out[f];
+      }
+    }
+    if (type === "update-issue" && out.allow_body === undefined) out.allow_body = true;
+    if (type === "update-pull-request") {
+      out.allow_body ??= true;
+      out.allow_title ??= true;
+      out.update_branch ??= false;
+      if (out.operation !== undefined) {
+        out.default_operation = out.operation;
+        delete out.operation;
+      }
+    }
   }
   if (type === "add-comment") {
     if (out.discussions === undefined) out.discussions = false;
     if (out.issues === undefined) delete out.issues;
+  }
+  if (type === "upload-asset") {
+    out.branch ??= "assets/${{ github.workflow }}";
+    out["max-size"] ??= 10240;
+    out["allowed-exts"] ??= [".png", ".jpg", ".jpeg", ".svg"];
+  }
+  if (type === "upload-artifact") {
+    out["max-size-bytes"] ??= 104857600;
+    out["max-uploads"] ??= 1;
+    out["retention-days"] ??= 7;
+  }
+  if (type === "create-pull-request" || type === "push-to-pull-request-branch") {
+    const pf = o["protected-files"];
+    const pfo = pf && typeof pf === "object" ? pf as Record<string, unknown> : {};
+    const exclude = Array.isArray(pfo.exclude) ? pfo.exclude.map(String) : [];
+    const tail = engineId === "claude" ? ["CLAUDE.md", "AGENTS.md"] : ["AGENTS.md", "CLAUDE.md", "GEMINI.md"];
+    if (type === "create-pull-request") out.max_patch_files ??= 100;
+    out.max_patch_size ??= 1024;
+    out.protect_top_level_dot_folders ??= true;
+    out.protected_files = [...PROTECTED_FILES, ...tail].filter((f) => !exclude.includes(f));
+    const policy = typeof pf === "string" ? pf : typeof pfo.policy === "string" ? pfo.policy : undefined;
+    if (policy) out.protected_files_policy = policy;
+    else if (type === "create-pull-request") out.protected_files_policy = "request_review";
   }
   const sorted: Record<string, unknown> = {};
   for (const k of Object.keys(out).sort()) sorted[k] = out[k];
@@ -144,6 +248,7 @@ export function planSafeOutputs(
   workflowId: string,
   file: string,
   diags: Diagnostic[],
+  engineId = "copilot",
 ): SafeOutputsPlan {
   const configuredTypes = raw
     ? Object.keys(raw).filter((k) => !GLOBAL_KEYS.has(k) && !ALWAYS.includes(k))
@@ -158,7 +263,7 @@ export function planSafeOutputs(
   const staged = effective.staged === true;
   for (const t of types) {
     if (ALWAYS.includes(t)) continue;
-    handlerConfig[snake(t)] = typeConfig(t, effective[t]);
+    handlerConfig[snake(t)] = typeConfig(t, effective[t], engineId);
     const p = PERMISSIONS[t];
     if (!p) {
       if (!["upload-artifact", "call-workflow", "dispatch_repository", "create-agent-task"].includes(t)) {
@@ -177,6 +282,15 @@ export function planSafeOutputs(
     for (const [scope, level] of Object.entries(p)) {
       if (permissions[scope] !== "write") permissions[scope] = level;
     }
+  }
+  const mentions = effective.mentions;
+  if (mentions === false) handlerConfig.mentions = { enabled: false };
+  else if (mentions && typeof mentions === "object") {
+    const m: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(mentions)) {
+      m[snake(k)] = k === "allowed" && Array.isArray(v) ? v.map((x) => String(x).replace(/^@/, "")) : v;
+    }
+    handlerConfig.mentions = m;
   }
   if (configured) {
     handlerConfig.create_report_incomplete_issue = {};

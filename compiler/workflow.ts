@@ -100,7 +100,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   const name = typeof data.name === "string" ? data.name : firstHeading(file.split.body) ?? id;
   const triggers = processTriggers(data.on, `${o.seedPrefix}${o.source}`, o.source, file.locate, diagnostics);
   const engine = resolveEngine(data.engine, data.permissions, o.source, file.locate, diagnostics);
-  const safeOutputs = planSafeOutputs(merged.safeOutputs, id, o.source, diagnostics);
+  const safeOutputs = planSafeOutputs(merged.safeOutputs, id, o.source, diagnostics, engine.info.id);
   if (diagnostics.some((d) => d.severity === "error")) return result();
 
   const frontmatterHash = await computeFrontmatterHash(o.source, content, o.read);
@@ -264,6 +264,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     allowedDomains: network.allowed,
     blockedDomains: network.blocked,
     handlerConfig: safeOutputs.handlerConfig,
+    allowedReferences: safeOutputs.allowedReferences,
     github: merged.github,
     mcpServers: merged.mcpServers,
     containers,

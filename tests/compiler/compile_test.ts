@@ -161,7 +161,8 @@ Deno.test("safe-output defaults follow the spec", async () => {
   assertEquals(cfg.create_discussion.fallback_to_issue, true);
   assertEquals(cfg.add_comment.discussions, false);
   assertEquals(cfg.dispatch_workflow.max, 1);
-  assertEquals(env.GH_AW_ALLOWED_GITHUB_REFS, "");
+  const ingest = step(jobs(lock).agent, "Ingest agent output").env as Record<string, string>;
+  assertEquals(ingest.GH_AW_ALLOWED_GITHUB_REFS, "", "an empty list escapes every reference");
   assertEquals(env.GH_AW_CI_TRIGGER_TOKEN, "${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}");
   const perms = jobs(lock).safe_outputs.permissions as Record<string, string>;
   assertEquals(perms, {
