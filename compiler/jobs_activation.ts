@@ -2,7 +2,10 @@
 import { createHash } from "node:crypto";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { type JobCtx, otlpMaskSteps, scriptStep, setupSteps, shStep, TRACE_OUTPUTS } from "./jobs_common.ts";
-import { dq, lit, plain, sq, type YValue } from "./yaml_writer.ts";
+import { Comment, dq, lit, plain, sq, type YValue } from "./yaml_writer.ts";
+
+/** The comment gh-aw puts before `run:` of steps that execute checked-out content. */
+const POUTINE = new Comment("poutine:ignore untrusted_checkout_exec");
 import { heredocDelimiter } from "./hash.ts";
 
 const CTX = "fromJSON(github.event.inputs.aw_context || github.event.client_payload.aw_context || '{}')";
@@ -65,6 +68,8 @@ export interface ActivationInput {
   emoji?: string;
   strict: boolean;
   inlinedBody?: string;
+  /** MCP servers mounted as CLIs (sorted), listed in the prompt. */
+  mcpCliServers: string[];
 }
 
 /** Builds the activation job. */
@@ -126,6 +131,15 @@ export function activationJob(a: ActivationInput): JobPlan {
       "sparse-checkout-cone-mode": true,
       "fetch-depth": 1,
     },
+  });
+  steps.push({
+    name: "Save agent config folders for base branch restoration",
+    env: {
+      GH_AW_AGENT_FOLDERS: dq(".agents .antigravity .claude .codex .crush .gemini .github .opencode .pi"),
+      GH_AW_AGENT_FILES: dq(".crush.json AGENTS.md ANTIGRAVITY.md CLAUDE.md GEMINI.md PI.md opencode.jsonc"),
+    },
+    "#": POUTINE,
+    run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/save_base_github_folders.sh"'),
   });
   steps.push(scriptStep(ctx, "Check workflow lock file", "check_workflow_timestamp_api", {
     id: "check-lock-file",
@@ -193,14 +207,22 @@ export function activationJob(a: ActivationInput): JobPlan {
   steps.push({
     name: "Create prompt with built-in context",
     env: promptEnv,
+    "#": POUTINE,
     run: lit(lines.join("\n") + "\n"),
   });
   steps.push(scriptStep(ctx, "Interpolate variables and render templates", "interpolate_prompt", {
     env: { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt", GH_AW_ENGINE_ID: dq(ctx.engineId) },
   }));
   const subEnv: Record<string, YValue> = { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" };
-  for (const k of [...exprEnv.keys()].sort()) subEnv[k] = plain(`\${{ ${exprEnv.get(k)} }}`);
-  const subs = [...exprEnv.keys()].sort().map((k) => `    ${k}: process.env.${k}`).join(",\n");
+  const cliList = a.mcpCliServers.map((n) => `- \`${n}\` — run \`${n} --help\` to see available tools`).join(
+    "\n",
+  );
+  const subVars = new Map<string, YValue>();
+  for (const k of exprEnv.keys()) subVars.set(k, plain(`\${{ ${exprEnv.get(k)} }}`));
+  subVars.set("GH_AW_MCP_CLI_SERVERS_LIST", cliList.includes("\n") ? dq(cliList) : sq(cliList));
+  const subKeys = [...subVars.keys()].sort();
+  for (const k of subKeys) subEnv[k] = subVars.get(k)!;
+  const subs = subKeys.map((k) => `    ${k}: process.env.${k}`).join(",\n");
   steps.push({
     name: "Substitute placeholders",
     uses: plain(ctx.refs.githubScript),
@@ -218,11 +240,13 @@ export function activationJob(a: ActivationInput): JobPlan {
   steps.push(
     shStep("Validate prompt placeholders", "validate_prompt_placeholders", "", {
       env: { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" },
+      "#": POUTINE,
     }),
   );
   steps.push(
     shStep("Print prompt", "print_prompt_summary", "", {
       env: { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" },
+      "#": POUTINE,
     }),
   );
   steps.push({

@@ -229,6 +229,15 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     permissions: { actions: "read", contents: "read" },
     emoji: typeof data.emoji === "string" ? data.emoji : undefined,
     strict: data.strict !== false,
+    mcpCliServers: [
+      "safeoutputs",
+      ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
+      ...(data["mcp-scripts"] !== undefined || imports.some((i) => i.file.data["mcp-scripts"] !== undefined)
+        ? ["mcpscripts"]
+        : []),
+      ...Object.keys(merged.mcpServers),
+      ...(merged.tools.serena !== undefined ? ["serena"] : []),
+    ].filter((v, i, arr) => arr.indexOf(v) === i).sort(),
     inlinedBody: inlined
       ? [...imports.map((i) => i.file.split.body.trim()), file.split.body.trim()].filter(Boolean).join("\n\n")
       : undefined,

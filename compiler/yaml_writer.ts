@@ -101,7 +101,8 @@ function blockLines(v: Styled, indent: string): string[] {
   const chomp = text.endsWith("\n") ? (text.endsWith("\n\n") ? "+" : "") : "-";
   const head = (v.style === "literal" ? "|" : ">") + chomp;
   const body = text.endsWith("\n") ? text.slice(0, -1) : text;
-  const lines = body.split("\n").map((l) => (l === "" ? "" : indent + l));
+  // gh-aw keeps the block indentation on blank lines; we do the same for byte parity.
+  const lines = body.split("\n").map((l) => indent + l);
   return [head, ...lines];
 }
 
