@@ -68,6 +68,12 @@ export interface ActivationInput {
   emoji?: string;
   strict: boolean;
   inlinedBody?: string;
+  /** Tool prompt fragments after markdown.md (playwright, agentic workflows, memories). */
+  promptFragments: string[];
+  /** Safe-output prompt fragments inside <safe-output-tools>. */
+  safeOutputFragments: string[];
+  /** Whether the GitHub tool runs through the CLI proxy. */
+  cliProxy: boolean;
   /** MCP servers mounted as CLIs (sorted), listed in the prompt. */
   mcpCliServers: string[];
 }
@@ -76,7 +82,10 @@ export interface ActivationInput {
 export function activationJob(a: ActivationInput): JobPlan {
   const { ctx } = a;
   const delim = heredocDelimiter("PROMPT", a.frontmatterHash);
-  const steps: StepPlan[] = [...setupSteps(ctx, false), ...otlpMaskSteps(ctx)];
+  const steps: StepPlan[] = [
+    ...setupSteps(ctx, a.hasPreActivation ? "pre_activation" : false),
+    ...otlpMaskSteps(ctx),
+  ];
   const info: Record<string, YValue> = {
     GH_AW_INFO_ENGINE_ID: dq(ctx.engineId),
     GH_AW_INFO_ENGINE_NAME: dq(a.engineDisplay),
@@ -160,15 +169,19 @@ export function activationJob(a: ActivationInput): JobPlan {
   }
   for (const k of [...exprEnv.keys()].sort()) promptEnv[k] = plain(`\${{ ${exprEnv.get(k)} }}`);
   const lines: string[] = ['bash "${RUNNER_TEMP}/gh-aw/actions/create_prompt_first.sh"', "{"];
-  const block = (text: string) => lines.push(`cat << '${delim}'`, ...text.split("\n"), delim);
-  const cat = (f: string) => lines.push(`cat "\${RUNNER_TEMP}/gh-aw/prompts/${f}"`);
+  // Parts: literal text (adjacent texts share one quoted heredoc) or a runtime prompt fragment file.
+  const parts: ({ text: string } | { file: string })[] = [];
+  const block = (text: string) => parts.push({ text });
+  const cat = (f: string) => parts.push({ file: f });
   block("<system>");
   cat("xpia.md");
   cat("temp_folder_prompt.md");
   cat("markdown.md");
+  for (const f of a.promptFragments) cat(f);
   cat("safe_outputs_prompt.md");
   block(`<safe-output-tools>\nTools: ${a.safeOutputTools.join(", ")}`);
   if (a.autoCreateIssue) cat("safe_outputs_auto_create_issue.md");
+  for (const f of a.safeOutputFragments) cat(f);
   block("</safe-output-tools>");
   cat("mcp_cli_tools_prompt.md");
   const ctxLines = [
@@ -200,9 +213,19 @@ export function activationJob(a: ActivationInput): JobPlan {
     "",
   );
   block(ctxLines.join("\n"));
-  cat("github_mcp_tools_with_safeoutputs_prompt.md");
+  cat(a.cliProxy ? "cli_proxy_with_safeoutputs_prompt.md" : "github_mcp_tools_with_safeoutputs_prompt.md");
   if (a.inlinedBody !== undefined) block(`</system>\n${a.inlinedBody}`);
   else block(["</system>", ...a.runtimeImports.map((p) => `{{#runtime-import ${p}}}`)].join("\n"));
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if ("file" in p) {
+      lines.push(`cat "\${RUNNER_TEMP}/gh-aw/prompts/${p.file}"`);
+      continue;
+    }
+    const texts = [p.text];
+    while (i + 1 < parts.length && "text" in parts[i + 1]) texts.push((parts[++i] as { text: string }).text);
+    lines.push(`cat << '${delim}'`, ...texts.join("\n").split("\n"), delim);
+  }
   lines.push('} > "$GH_AW_PROMPT"');
   steps.push({
     name: "Create prompt with built-in context",
@@ -211,7 +234,13 @@ export function activationJob(a: ActivationInput): JobPlan {
     run: lit(lines.join("\n") + "\n"),
   });
   steps.push(scriptStep(ctx, "Interpolate variables and render templates", "interpolate_prompt", {
-    env: { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt", GH_AW_ENGINE_ID: dq(ctx.engineId) },
+    env: {
+      GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+      GH_AW_ENGINE_ID: dq(ctx.engineId),
+      ...Object.fromEntries(
+        [...a.bodyExprs.keys()].sort().map((k) => [k, plain(`\${{ ${a.bodyExprs.get(k)} }}`)]),
+      ),
+    },
   }));
   const subEnv: Record<string, YValue> = { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" };
   const cliList = a.mcpCliServers.map((n) => `- \`${n}\` — run \`${n} --help\` to see available tools`).join(
@@ -220,6 +249,17 @@ export function activationJob(a: ActivationInput): JobPlan {
   const subVars = new Map<string, YValue>();
   for (const k of exprEnv.keys()) subVars.set(k, plain(`\${{ ${exprEnv.get(k)} }}`));
   subVars.set("GH_AW_MCP_CLI_SERVERS_LIST", cliList.includes("\n") ? dq(cliList) : sq(cliList));
+  if (a.hasPreActivation) {
+    subVars.set(
+      "GH_AW_NEEDS_PRE_ACTIVATION_OUTPUTS_ACTIVATED",
+      plain("${{ needs.pre_activation.outputs.activated }}"),
+    );
+  }
+  if (a.promptFragments.some((f) => f.startsWith("cache_memory_prompt"))) {
+    subVars.set("GH_AW_ALLOWED_EXTENSIONS", sq(""));
+    subVars.set("GH_AW_CACHE_DESCRIPTION", sq(""));
+    subVars.set("GH_AW_CACHE_DIR", sq("/tmp/gh-aw/cache-memory/"));
+  }
   const subKeys = [...subVars.keys()].sort();
   for (const k of subKeys) subEnv[k] = subVars.get(k)!;
   const subs = subKeys.map((k) => `    ${k}: process.env.${k}`).join(",\n");

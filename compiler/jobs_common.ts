@@ -90,15 +90,16 @@ export function shStep(name: string, script: string, args = "", extra: Partial<S
 }
 
 /** The setup prologue of every job (dev: checkout actions + local setup; release: the pinned setup action). */
-export function setupSteps(ctx: JobCtx, traced: boolean): StepPlan[] {
+export function setupSteps(ctx: JobCtx, traced: boolean | string): StepPlan[] {
+  const from = typeof traced === "string" ? traced : "activation";
   const withBlock: Record<string, YValue> = {
     destination: plain("${{ runner.temp }}/gh-aw/actions"),
     "job-name": plain("${{ github.job }}"),
   };
   if (traced) {
-    withBlock["trace-id"] = plain("${{ needs.activation.outputs.setup-trace-id }}");
+    withBlock["trace-id"] = plain(`\${{ needs.${from}.outputs.setup-trace-id }}`);
     withBlock["parent-span-id"] = plain(
-      "${{ needs.activation.outputs.setup-parent-span-id || needs.activation.outputs.setup-span-id }}",
+      `\${{ needs.${from}.outputs.setup-parent-span-id || needs.${from}.outputs.setup-span-id }}`,
     );
   }
   const env: Record<string, YValue> = {

@@ -242,6 +242,73 @@ function typeConfig(type: string, raw: unknown, engineId: string): Record<string
   return sorted;
 }
 
+/** The order gh-aw lists safe-output tools to the agent. */
+const TOOL_ORDER = [
+  "add_comment",
+  "call_workflow",
+  "update_release",
+  "assign_to_user",
+  "create_issue",
+  "close_discussion",
+  "close_issue",
+  "update_issue",
+  "create_discussion",
+  "update_discussion",
+  "assign_to_agent",
+  "create_agent_session",
+  "create_pull_request",
+  "close_pull_request",
+  "update_pull_request",
+  "create_pull_request_review_comment",
+  "submit_pull_request_review",
+  "reply_to_pull_request_review_comment",
+  "resolve_pull_request_review_thread",
+  "add_labels",
+  "add_reviewer",
+  "remove_labels",
+  "upload_asset",
+  "upload_artifact",
+  "push_to_pull_request_branch",
+  "unassign_from_user",
+  "assign_milestone",
+  "update_project",
+  "create_project",
+  "create_code_scanning_alert",
+  "autofix_code_scanning_alert",
+  "link_sub_issue",
+  "hide_comment",
+  "create_project_status_update",
+  "create_check_run",
+  "set_issue_field",
+  "set_issue_type",
+  "comment_memory",
+  "merge_pull_request",
+  "mark_pull_request_as_ready_for_review",
+  "dispatch_workflow",
+  "dispatch_repository",
+];
+
+function toolList(
+  types: string[],
+  cfg: Record<string, Record<string, unknown>>,
+  configured: boolean,
+  effective: Record<string, unknown>,
+): string[] {
+  const names = types.map(snake).filter((t) =>
+    !["missing_data", "missing_tool", "noop", "report_incomplete"].includes(t)
+  );
+  names.sort((a, b) => (TOOL_ORDER.indexOf(a) + 1 || 999) - (TOOL_ORDER.indexOf(b) + 1 || 999));
+  const out = names.map((t) => {
+    const max = cfg[t]?.max;
+    return typeof max === "number" && max > 1 ? `${t}(max:${max})` : t;
+  });
+  if (!configured) return out;
+  const jobs = effective.jobs && typeof effective.jobs === "object"
+    ? Object.keys(effective.jobs).map(snake)
+    : [];
+  return [...out, "missing_tool", "missing_data", "noop", ...jobs];
+}
+
 /** Plans safe outputs from the merged `safe-outputs:` map. */
 export function planSafeOutputs(
   raw: Record<string, unknown> | undefined,
@@ -313,8 +380,7 @@ export function planSafeOutputs(
     types,
     handlerConfig: sortedConfig,
     permissions: sortedPerms,
-    tools: types.filter((t) => !["missing-data", "missing-tool", "noop", "report-incomplete"].includes(t))
-      .map(snake),
+    tools: toolList(types, handlerConfig, configured, effective),
     threatDetection,
     staged,
     needs: Array.isArray(effective.needs) ? effective.needs.map(String) : [],

@@ -204,12 +204,14 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ifCondition: commands ? slashCondition(commands) : undefined,
     });
   }
+  // Runtime imports: every import, then `{{#runtime-import …}}` macros of the main body, then the body.
+  const bodyMacros = [...file.split.body.matchAll(/^\{\{#runtime-import\s+([^}\s]+)\s*\}\}/gm)]
+    .map((m) => m[1].startsWith(".github/") ? m[1] : posix.normalize(posix.join(".github/workflows", m[1])));
   const runtimeImports = [
-    ...imports.filter((i) => i.file.split.body.trim() && !i.path.startsWith(".github/agents/")).map((i) =>
-      i.path.startsWith(".github/aw/imports/") ? i.path : i.path
-    ),
+    ...imports.filter((i) => !i.path.startsWith(".github/agents/")).map((i) => i.path),
+    ...bodyMacros,
     o.source,
-  ];
+  ].filter((v, i, arr) => arr.indexOf(v) === i);
   const inlined = data["inlined-imports"] === true;
   jobs.activation = activationJob({
     ctx,
@@ -229,6 +231,26 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     permissions: { actions: "read", contents: "read" },
     emoji: typeof data.emoji === "string" ? data.emoji : undefined,
     strict: data.strict !== false,
+    promptFragments: [
+      ...(merged.tools.playwright !== undefined && merged.tools.playwright !== false
+        ? ["playwright_prompt.md"]
+        : []),
+      ...(merged.tools["agentic-workflows"] !== undefined && merged.tools["agentic-workflows"] !== false
+        ? ["agentic_workflows_guide.md"]
+        : []),
+      ...memoryFragment(merged.tools["cache-memory"], "cache_memory_prompt"),
+      ...memoryFragment(merged.tools["repo-memory"], "repo_memory_prompt"),
+    ],
+    safeOutputFragments: [
+      ...(safeOutputs.types.includes("create-pull-request") ? ["safe_outputs_create_pull_request.md"] : []),
+      ...(safeOutputs.types.includes("push-to-pull-request-branch")
+        ? ["safe_outputs_push_to_pr_branch.md"]
+        : []),
+      ...(safeOutputs.types.includes("comment-memory") || merged.tools["comment-memory"]
+        ? ["safe_outputs_comment_memory.md"]
+        : []),
+    ],
+    cliProxy: merged.tools["cli-proxy"] === true,
     mcpCliServers: [
       "safeoutputs",
       ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
@@ -434,6 +456,12 @@ function checkoutWith(c: Record<string, unknown>): Record<string, YValue> {
     out[k] = Array.isArray(v) ? lit(v.map(String).join("\n") + "\n") : toY(v);
   }
   return out;
+}
+
+/** The memory prompt fragment (`_multi` for a list of memories). */
+function memoryFragment(v: unknown, base: string): string[] {
+  if (v === undefined || v === false || v === null && false) return [];
+  return [Array.isArray(v) && v.length > 1 ? `${base}_multi.md` : `${base}.md`];
 }
 
 /** Workflow-level OpenTelemetry env for `observability.otlp`. */
