@@ -1,6 +1,6 @@
 /** Stage 5 — emit: render the plan as YAML text (fixed key order, LF line ends, byte-stable). */
 import type { JobPlan, StepPlan } from "./plan_types.ts";
-import { dq, folded, plain, Styled, writeYaml, type YValue } from "./yaml_writer.ts";
+import { Comment, dq, plain, writeYaml, type YValue } from "./yaml_writer.ts";
 
 const JOB_ORDER = [
   "needs",
@@ -30,10 +30,7 @@ function orderedJob(job: JobPlan): Record<string, YValue> {
     if (v === undefined) continue;
     if (k === "needs" && Array.isArray(v) && v.length === 1) out.needs = v[0] as string;
     else if (k === "steps") out.steps = (v as StepPlan[]).map(cleanStep) as YValue;
-    else if (k === "if" && typeof v === "string" && v.length > 100) out.if = folded(wrapExpr(v));
-    else if (k === "if" && v instanceof Styled && v.style === "plain" && v.value.length > 100) {
-      out.if = folded(wrapExpr(v.value));
-    } else out[k] = v as YValue;
+    else out[k] = v as YValue;
   }
   for (const [k, v] of Object.entries(job)) {
     if (!(k in out) && v !== undefined && !JOB_ORDER.includes(k)) out[k] = v as YValue;
@@ -41,22 +38,8 @@ function orderedJob(job: JobPlan): Record<string, YValue> {
   return out;
 }
 
-/** Wraps a long expression at spaces to ~120 columns for a folded scalar (single-newline joins fold back to spaces). */
-function wrapExpr(s: string): string {
-  const words = s.split(" ");
-  const lines: string[] = [];
-  let cur = "";
-  for (const w of words) {
-    if (cur && (cur + " " + w).length > 120) {
-      lines.push(cur);
-      cur = w;
-    } else cur = cur ? cur + " " + w : w;
-  }
-  lines.push(cur);
-  return lines.join("\n") + "\n";
-}
-
-function cleanStep(step: StepPlan): Record<string, YValue> {
+function cleanStep(step: StepPlan): YValue {
+  if ((step as unknown) instanceof Comment) return step as unknown as Comment;
   const out: Record<string, YValue> = {};
   for (const [k, v] of Object.entries(step)) if (v !== undefined) out[k] = v;
   return out;

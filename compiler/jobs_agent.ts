@@ -10,7 +10,7 @@ import {
   TRACE_OUTPUTS,
   VERSIONS,
 } from "./jobs_common.ts";
-import { dq, lit, plain, sq, type YValue } from "./yaml_writer.ts";
+import { dq, folded, lit, plain, sq, type YValue } from "./yaml_writer.ts";
 import { heredocDelimiter } from "./hash.ts";
 
 /** Inputs of the agent job. */
@@ -352,8 +352,8 @@ export function detectionJob(
   });
   return {
     needs: ["activation", "agent"],
-    if: plain(
-      "always() && needs.agent.result != 'skipped' && (needs.agent.outputs.output_types != '' || needs.agent.outputs.has_patch == 'true')",
+    if: folded(
+      "always() && needs.agent.result != 'skipped' && (needs.agent.outputs.output_types != '' || needs.agent.outputs.has_patch == 'true')\n",
     ),
     "runs-on": "ubuntu-latest",
     permissions: { contents: "read" },

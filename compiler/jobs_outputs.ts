@@ -8,7 +8,7 @@ import {
   setupSteps,
   WRITE_TOKEN,
 } from "./jobs_common.ts";
-import { dq, lit, plain, type YValue } from "./yaml_writer.ts";
+import { dq, folded, lit, plain, type YValue } from "./yaml_writer.ts";
 import type { SafeOutputsPlan } from "./safe_outputs.ts";
 
 const SOURCE_URL = (id: string) =>
@@ -321,8 +321,9 @@ export function conclusionJob(
       "safe_outputs",
       ...extraNeeds,
     ],
-    if: plain(
-      "always() && (needs.agent.result != 'skipped' || needs.activation.outputs.lockdown_check_failed == 'true' || needs.activation.outputs.stale_lock_file_failed == 'true')",
+    if: folded(
+      "always() && (needs.agent.result != 'skipped' || needs.activation.outputs.lockdown_check_failed == 'true' ||\n" +
+        "needs.activation.outputs.stale_lock_file_failed == 'true')\n",
     ),
     "runs-on": "ubuntu-slim",
     permissions: sorted,

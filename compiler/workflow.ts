@@ -12,6 +12,7 @@ import { computeAllowedDomains } from "./network.ts";
 import { type JobCtx, type Refs, VERSIONS } from "./jobs_common.ts";
 import { activationJob, bodyExpressions, preActivationJob } from "./jobs_activation.ts";
 import { agentJob, detectionJob } from "./jobs_agent.ts";
+import { copilotDetectionJob } from "./jobs_detection.ts";
 import { conclusionJob, safeOutputsJob } from "./jobs_outputs.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { emitBody } from "./emit.ts";
@@ -306,7 +307,15 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     environment: data.environment !== undefined ? toY(data.environment) : undefined,
   });
   if (safeOutputs.threatDetection) {
-    jobs.detection = detectionJob(ctx, engine.info.install, engine.info.displayName, engine.secrets);
+    jobs.detection = engine.info.id === "copilot"
+      ? copilotDetectionJob({
+        ctx,
+        description: typeof data.description === "string" ? data.description.trimEnd() : "",
+        setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
+        model: engine.model,
+        install: engine.info.install,
+      })
+      : detectionJob(ctx, engine.info.install, engine.info.displayName, engine.secrets);
   }
   jobs.safe_outputs = safeOutputsJob(
     ctx,

@@ -102,6 +102,7 @@ const topEq: Record<string, number> = {};
 const paths = new Map<string, number>();
 const failures: string[] = [];
 const cronMiss: string[] = [];
+const perJob: Record<string, [number, number]> = {};
 for (const w of result.workflows) {
   const expected = await Deno.readTextFile(`${root}/${w.lockPath}`).catch(() => undefined);
   if (expected === undefined) continue;
@@ -138,8 +139,13 @@ for (const w of result.workflows) {
   let all = true;
   for (const j of Object.keys(ej)) {
     jobsTotal++;
-    if (isDeepStrictEqual(ej[j], gj[j])) jobsEq++;
-    else all = false;
+    const kind = ["activation", "agent", "conclusion", "detection", "pre_activation", "safe_outputs"].includes(j) ? j : "(other)";
+    perJob[kind] ??= [0, 0];
+    perJob[kind][1]++;
+    if (isDeepStrictEqual(ej[j], gj[j])) {
+      jobsEq++;
+      perJob[kind][0]++;
+    } else all = false;
   }
   if (all && Object.keys(ej).length === Object.keys(gj).length) allJobs++;
   const d = new Set<string>();
@@ -163,6 +169,7 @@ console.log(`| jobs YAML-equal (job by job) | ${pct(jobsEq, jobsTotal)} |`);
 for (const k of ["name", "on", "permissions", "concurrency", "run-name", "env"]) {
   console.log(`| top-level \`${k}\` equal | ${pct(topEq[k] ?? 0)} |`);
 }
+for (const [k, [eq, tot]] of Object.entries(perJob).sort()) console.log(`| job \`${k}\` YAML-equal | ${pct(eq, tot)} |`);
 console.log(`| compile time (all workflows) | ${ms.toFixed(0)} ms |`);
 console.log("\nTop differing paths (workflows affected):\n\n| path | count |\n|---|---|");
 for (
