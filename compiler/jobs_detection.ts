@@ -14,7 +14,7 @@ import {
   VERSIONS,
 } from "./jobs_common.ts";
 import { Comment, dq, folded, lit, plain, sq } from "./yaml_writer.ts";
-import { ECOSYSTEMS } from "./network_data.ts";
+import { ECOSYSTEMS, ENGINE_DOMAINS } from "./network_data.ts";
 
 const GUARD = plain("always() && steps.detection_guard.outputs.run_detection == 'true'");
 
@@ -63,23 +63,51 @@ const CONCLUDE = `try {
 }
 `;
 
-function copilotRun(): string {
+const CLAUDE_TOOLS = [
+  "Bash",
+  "BashOutput",
+  "Edit(/tmp/*)",
+  "ExitPlanMode",
+  "Glob",
+  "Grep",
+  "KillBash",
+  "LS",
+  "MultiEdit(/tmp/*)",
+  "NotebookRead",
+  "Read",
+  "Read(/tmp/*)",
+  "Task",
+  "TodoWrite",
+  "Write(/tmp/*)",
+];
+
+function detectionRun(engine: "copilot" | "claude"): string {
+  const domains = engine === "claude" ? [...ENGINE_DOMAINS.claude] : [...ECOSYSTEMS["threat-detection"]];
   const awf = {
     $schema:
       `https://github.com/github/gh-aw-firewall/releases/download/${VERSIONS.awf}/awf-config.schema.json`,
-    network: { allowDomains: [...ECOSYSTEMS["threat-detection"]].sort() },
+    network: { allowDomains: domains.sort() },
     apiProxy: { enabled: true, enableTokenSteering: true, maxRuns: 500, maxEffectiveTokens: 25000000 },
     container: { imageTag: VERSIONS.awfImageTag },
   };
   const inner =
-    `GH_AW_TOOL_CACHE="\${RUNNER_TOOL_CACHE:-/opt/hostedtoolcache}"; export PATH="$(find "$GH_AW_TOOL_CACHE" /opt/hostedtoolcache /home/runner/work/_tool -maxdepth 5 -type d -name bin 2>/dev/null | tr '\\''\\n'\\'' '\\'':'\\'')$PATH"; [ -n "$GOROOT" ] && export PATH="$GOROOT/bin:$PATH" || true && GH_AW_NODE_EXEC="\${GH_AW_NODE_BIN:-}"; if [ -z "$GH_AW_NODE_EXEC" ] || [ ! -x "$GH_AW_NODE_EXEC" ]; then GH_AW_NODE_EXEC="$(command -v node 2>/dev/null || true)"; fi; if [ -z "$GH_AW_NODE_EXEC" ]; then echo "node runtime missing on this runner — check runtimes.node in workflow YAML" >&2; exit 127; fi; "$GH_AW_NODE_EXEC" \${RUNNER_TEMP}/gh-aw/actions/copilot_harness.cjs /usr/local/bin/copilot --add-dir /tmp/gh-aw/ --log-level all --log-dir /tmp/gh-aw/sandbox/agent/logs/ --disable-builtin-mcps --no-ask-user --allow-all-tools --add-dir "\${GITHUB_WORKSPACE}" --prompt-file /tmp/gh-aw/aw-prompts/prompt.txt`;
+    `GH_AW_TOOL_CACHE="\${RUNNER_TOOL_CACHE:-/opt/hostedtoolcache}"; export PATH="$(find "$GH_AW_TOOL_CACHE" /opt/hostedtoolcache /home/runner/work/_tool -maxdepth 5 -type d -name bin 2>/dev/null | tr '\\''\\n'\\'' '\\'':'\\'')$PATH"; [ -n "$GOROOT" ] && export PATH="$GOROOT/bin:$PATH" || true && GH_AW_NODE_EXEC="\${GH_AW_NODE_BIN:-}"; if [ -z "$GH_AW_NODE_EXEC" ] || [ ! -x "$GH_AW_NODE_EXEC" ]; then GH_AW_NODE_EXEC="$(command -v node 2>/dev/null || true)"; fi; if [ -z "$GH_AW_NODE_EXEC" ]; then echo "node runtime missing on this runner — check runtimes.node in workflow YAML" >&2; exit 127; fi; "$GH_AW_NODE_EXEC" \${RUNNER_TEMP}/gh-aw/actions/` +
+    (engine === "claude"
+      ? `claude_harness.cjs claude --print --no-chrome --allowed-tools '\\''${
+        CLAUDE_TOOLS.join(",")
+      }'\\'' --debug-file /tmp/gh-aw/threat-detection/detection.log --verbose --permission-mode acceptEdits --output-format stream-json --prompt-file /tmp/gh-aw/aw-prompts/prompt.txt\${GH_AW_MODEL_DETECTION_CLAUDE:+ --model "$GH_AW_MODEL_DETECTION_CLAUDE"}`
+      : `copilot_harness.cjs /usr/local/bin/copilot --add-dir /tmp/gh-aw/ --log-level all --log-dir /tmp/gh-aw/sandbox/agent/logs/ --disable-builtin-mcps --no-ask-user --allow-all-tools --add-dir "\${GITHUB_WORKSPACE}" --prompt-file /tmp/gh-aw/aw-prompts/prompt.txt`);
   return [
     "set -o pipefail",
     `printf '%s' "$(date +%s%3N)" > /tmp/gh-aw/agent_cli_start_ms.txt`,
     "touch /tmp/gh-aw/agent-step-summary.md",
-    "GH_AW_NODE_BIN=$(command -v node 2>/dev/null || true)",
-    "export GH_AW_NODE_BIN",
-    'export COPILOT_API_KEY="$COPILOT_DUMMY_BYOK"',
+    ...(engine === "copilot"
+      ? [
+        "GH_AW_NODE_BIN=$(command -v node 2>/dev/null || true)",
+        "export GH_AW_NODE_BIN",
+        'export COPILOT_API_KEY="$COPILOT_DUMMY_BYOK"',
+      ]
+      : []),
     "(umask 177 && touch /tmp/gh-aw/threat-detection/detection.log)",
     `printf '%s\\n' '${JSON.stringify(awf)}' > "\${RUNNER_TEMP}/gh-aw/awf-config.json"`,
     'GH_AW_MODEL_MULTIPLIERS_PATH="/tmp/gh-aw/model_multipliers.json" node "${RUNNER_TEMP}/gh-aw/actions/merge_awf_model_multipliers.cjs"',
@@ -98,7 +126,11 @@ function copilotRun(): string {
     '  GH_AW_TOOL_CACHE_MOUNT="/home/runner/work/_tool:/home/runner/work/_tool:ro"',
     "fi",
     "# shellcheck disable=SC1003",
-    'sudo -E awf --config "${RUNNER_TEMP}/gh-aw/awf-config.json" --container-workdir "${GITHUB_WORKSPACE}" --mount "${RUNNER_TEMP}/gh-aw:${RUNNER_TEMP}/gh-aw:ro" --mount "${RUNNER_TEMP}/gh-aw:/host${RUNNER_TEMP}/gh-aw:ro" ${GH_AW_TOOL_CACHE_MOUNT:+--mount "$GH_AW_TOOL_CACHE_MOUNT"} ${GH_AW_DOCKER_HOST_PATH_PREFIX_ARGS} --env-all --exclude-env COPILOT_GITHUB_TOKEN --log-level info --proxy-logs-dir /tmp/gh-aw/sandbox/firewall/logs --audit-dir /tmp/gh-aw/sandbox/firewall/audit --enable-host-access --allow-host-ports 80,443,8080 --skip-pull \\',
+    'sudo -E awf --config "${RUNNER_TEMP}/gh-aw/awf-config.json" --container-workdir "${GITHUB_WORKSPACE}" --mount "${RUNNER_TEMP}/gh-aw:${RUNNER_TEMP}/gh-aw:ro" --mount "${RUNNER_TEMP}/gh-aw:/host${RUNNER_TEMP}/gh-aw:ro" ${GH_AW_TOOL_CACHE_MOUNT:+--mount "$GH_AW_TOOL_CACHE_MOUNT"} ${GH_AW_DOCKER_HOST_PATH_PREFIX_ARGS} ' +
+    (engine === "claude"
+      ? "--tty --env-all --exclude-env ANTHROPIC_API_KEY"
+      : "--env-all --exclude-env COPILOT_GITHUB_TOKEN") +
+    " --log-level info --proxy-logs-dir /tmp/gh-aw/sandbox/firewall/logs --audit-dir /tmp/gh-aw/sandbox/firewall/audit --enable-host-access --allow-host-ports 80,443,8080 --skip-pull \\",
     `  -- /bin/bash -c '${inner}' 2>&1 | tee -a /tmp/gh-aw/threat-detection/detection.log`,
   ].join("\n") + "\n";
 }
@@ -110,6 +142,7 @@ export interface CopilotDetectionInput {
   setupNodeRef: string;
   model?: string;
   install: string;
+  engine: "copilot" | "claude";
 }
 
 /** Builds the copilot threat-detection job. */
@@ -169,19 +202,58 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
     uses: plain(d.setupNodeRef),
     with: { "node-version": sq("24"), "package-manager-cache": false },
   });
-  steps.push({ name: "Install GitHub Copilot CLI", run: plain(d.install), env: { GH_HOST: "github.com" } });
-  steps.push(shStep("Install AWF binary", "install_awf_binary", VERSIONS.awf));
-  const model = d.model ??
-    "${{ vars.GH_AW_MODEL_DETECTION_COPILOT || vars.GH_AW_DEFAULT_MODEL_COPILOT || 'claude-sonnet-4.6' }}";
-  steps.push({
-    name: "Execute GitHub Copilot CLI",
+  if (d.engine === "copilot") {
+    steps.push({ name: "Install GitHub Copilot CLI", run: plain(d.install), env: { GH_HOST: "github.com" } });
+    steps.push(shStep("Install AWF binary", "install_awf_binary", VERSIONS.awf));
+  } else {
+    steps.push(shStep("Install AWF binary", "install_awf_binary", VERSIONS.awf));
+    steps.push({ name: "Install Claude Code CLI", run: plain(d.install) });
+  }
+  const git = {
+    GIT_AUTHOR_EMAIL: plain("github-actions[bot]@users.noreply.github.com"),
+    GIT_AUTHOR_NAME: plain("github-actions[bot]"),
+    GIT_COMMITTER_EMAIL: plain("github-actions[bot]@users.noreply.github.com"),
+    GIT_COMMITTER_NAME: plain("github-actions[bot]"),
+  };
+  const exec: StepPlan = {
+    name: d.engine === "claude" ? "Execute Claude Code CLI" : "Execute GitHub Copilot CLI",
     if: GUARD,
     "continue-on-error": true,
     id: "detection_agentic_execution",
-    "#": new Comment("Copilot CLI tool arguments (sorted):"),
-    "timeout-minutes": 20,
-    run: lit(copilotRun()),
-    env: {
+  };
+  if (d.engine === "claude") {
+    exec["#0"] = new Comment("Allowed tools (sorted):");
+    CLAUDE_TOOLS.forEach((t, i) => (exec[`#${i + 1}`] = new Comment(`- ${t}`)));
+  } else exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
+  exec["timeout-minutes"] = 20;
+  exec.run = lit(detectionRun(d.engine));
+  if (d.engine === "claude") {
+    exec.env = {
+      ANTHROPIC_API_KEY: plain("${{ secrets.ANTHROPIC_API_KEY }}"),
+      BASH_DEFAULT_TIMEOUT_MS: plain("60000"),
+      BASH_MAX_TIMEOUT_MS: plain("60000"),
+      CLAUDE_CODE_DISABLE_FAST_MODE: plain("1"),
+      DISABLE_BUG_COMMAND: plain("1"),
+      DISABLE_ERROR_REPORTING: plain("1"),
+      DISABLE_TELEMETRY: plain("1"),
+      GH_AW_MODEL_DETECTION_CLAUDE: plain(
+        d.model ?? "${{ vars.GH_AW_MODEL_DETECTION_CLAUDE || vars.GH_AW_DEFAULT_MODEL_CLAUDE || '' }}",
+      ),
+      GH_AW_PHASE: "detection",
+      GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+      GH_AW_VERSION: "dev",
+      GITHUB_AW: plain("true"),
+      GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
+      GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
+      ...git,
+      MCP_TIMEOUT: plain("120000"),
+      MCP_TOOL_TIMEOUT: plain("60000"),
+      RUNNER_TEMP: plain("${{ runner.temp }}"),
+    };
+  } else {
+    const model = d.model ??
+      "${{ vars.GH_AW_MODEL_DETECTION_COPILOT || vars.GH_AW_DEFAULT_MODEL_COPILOT || 'claude-sonnet-4.6' }}";
+    exec.env = {
       AWF_REFLECT_ENABLED: plain("1"),
       COPILOT_AGENT_RUNNER_TYPE: "STANDALONE",
       COPILOT_DUMMY_BYOK: "dummy-byok-key-for-offline-mode",
@@ -198,14 +270,12 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
       GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
       GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
-      GIT_AUTHOR_EMAIL: plain("github-actions[bot]@users.noreply.github.com"),
-      GIT_AUTHOR_NAME: plain("github-actions[bot]"),
-      GIT_COMMITTER_EMAIL: plain("github-actions[bot]@users.noreply.github.com"),
-      GIT_COMMITTER_NAME: plain("github-actions[bot]"),
+      ...git,
       RUNNER_TEMP: plain("${{ runner.temp }}"),
       XDG_CONFIG_HOME: "/home/runner",
-    },
-  });
+    };
+  }
+  steps.push(exec);
   steps.push({
     name: "Upload threat detection log",
     if: GUARD,

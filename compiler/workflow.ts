@@ -307,8 +307,9 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     environment: data.environment !== undefined ? toY(data.environment) : undefined,
   });
   if (safeOutputs.threatDetection) {
-    jobs.detection = engine.info.id === "copilot"
+    jobs.detection = engine.info.id === "copilot" || engine.info.id === "claude"
       ? copilotDetectionJob({
+        engine: engine.info.id,
         ctx,
         description: typeof data.description === "string" ? data.description.trimEnd() : "",
         setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
