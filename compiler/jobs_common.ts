@@ -35,6 +35,10 @@ export interface JobCtx {
   source?: string;
   /** Frontmatter `tracker-id`, when set. */
   trackerId?: string;
+  /** Whether `tools.cache-memory` is enabled. */
+  cacheMemory?: boolean;
+  /** Whether `permissions.copilot-requests: write` lets copilot use the workflow token. */
+  copilotRequests?: boolean;
   /** Whether OTLP export is configured (adds the header-masking step). */
   otlp?: boolean;
 }

@@ -257,7 +257,9 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       AWF_REFLECT_ENABLED: plain("1"),
       COPILOT_AGENT_RUNNER_TYPE: "STANDALONE",
       COPILOT_DUMMY_BYOK: "dummy-byok-key-for-offline-mode",
-      COPILOT_GITHUB_TOKEN: plain("${{ secrets.COPILOT_GITHUB_TOKEN }}"),
+      COPILOT_GITHUB_TOKEN: plain(
+        ctx.copilotRequests ? "${{ github.token }}" : "${{ secrets.COPILOT_GITHUB_TOKEN }}",
+      ),
       COPILOT_MODEL: plain(model),
       GH_AW_PHASE: "detection",
       GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
@@ -272,6 +274,7 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
       ...git,
       RUNNER_TEMP: plain("${{ runner.temp }}"),
+      ...(ctx.copilotRequests ? { S2STOKENS: plain("true") } : {}),
       XDG_CONFIG_HOME: "/home/runner",
     };
   }
@@ -306,7 +309,9 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       "always() && needs.agent.result != 'skipped' && (needs.agent.outputs.output_types != '' || needs.agent.outputs.has_patch == 'true')\n",
     ),
     "runs-on": "ubuntu-latest",
-    permissions: { contents: "read" },
+    permissions: ctx.copilotRequests
+      ? { contents: "read", "copilot-requests": "write" }
+      : { contents: "read" },
     outputs: {
       detection_conclusion: plain("${{ steps.detection_conclusion.outputs.conclusion }}"),
       detection_reason: plain("${{ steps.detection_conclusion.outputs.reason }}"),

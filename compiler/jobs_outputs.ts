@@ -276,25 +276,31 @@ export function conclusionJob(
   }
   const out = (k: string, fallback = "") =>
     plain(`\${{ needs.agent.outputs.${k}${fallback ? ` || '${fallback}'` : ""} }}`);
-  Object.assign(env, {
-    GH_AW_CHECKOUT_PR_SUCCESS: out("checkout_pr_success"),
-    GH_AW_EFFECTIVE_TOKENS: plain("${{ needs.agent.outputs.effective_tokens || '' }}"),
-    GH_AW_EFFECTIVE_TOKENS_RATE_LIMIT_ERROR: out("effective_tokens_rate_limit_error", "false"),
-    GH_AW_INFERENCE_ACCESS_ERROR: out("inference_access_error"),
-    GH_AW_MCP_POLICY_ERROR: out("mcp_policy_error"),
-    GH_AW_AGENTIC_ENGINE_TIMEOUT: out("agentic_engine_timeout"),
-    GH_AW_MODEL_NOT_SUPPORTED_ERROR: out("model_not_supported_error"),
-    GH_AW_ENGINE_API_HOSTS: dq(apiHosts),
-  });
+  env.GH_AW_CHECKOUT_PR_SUCCESS = out("checkout_pr_success");
+  env.GH_AW_EFFECTIVE_TOKENS = plain("${{ needs.agent.outputs.effective_tokens || '' }}");
+  env.GH_AW_EFFECTIVE_TOKENS_RATE_LIMIT_ERROR = out("effective_tokens_rate_limit_error", "false");
+  if (ctx.engineId === "copilot") {
+    env.GH_AW_INFERENCE_ACCESS_ERROR = out("inference_access_error");
+    env.GH_AW_MCP_POLICY_ERROR = out("mcp_policy_error");
+    env.GH_AW_AGENTIC_ENGINE_TIMEOUT = out("agentic_engine_timeout");
+    env.GH_AW_MODEL_NOT_SUPPORTED_ERROR = out("model_not_supported_error");
+  }
+  env.GH_AW_ENGINE_API_HOSTS = dq(apiHosts);
   if (so.types.includes("create-discussion")) {
     env.GH_AW_CREATE_DISCUSSION_ERRORS = plain("${{ needs.safe_outputs.outputs.create_discussion_errors }}");
     env.GH_AW_CREATE_DISCUSSION_ERROR_COUNT = plain(
       "${{ needs.safe_outputs.outputs.create_discussion_error_count }}",
     );
   }
+  if (so.types.includes("create-pull-request") || so.types.includes("push-to-pull-request-branch")) {
+    env.GH_AW_CODE_PUSH_FAILURE_ERRORS = plain("${{ needs.safe_outputs.outputs.code_push_failure_errors }}");
+    env.GH_AW_CODE_PUSH_FAILURE_COUNT = plain("${{ needs.safe_outputs.outputs.code_push_failure_count }}");
+  }
+  env.GH_AW_LOCKDOWN_CHECK_FAILED = plain("${{ needs.activation.outputs.lockdown_check_failed }}");
+  env.GH_AW_STALE_LOCK_FILE_FAILED = plain("${{ needs.activation.outputs.stale_lock_file_failed }}");
+  const messages = messagesJson(so.raw.messages);
+  if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
   Object.assign(env, {
-    GH_AW_LOCKDOWN_CHECK_FAILED: plain("${{ needs.activation.outputs.lockdown_check_failed }}"),
-    GH_AW_STALE_LOCK_FILE_FAILED: plain("${{ needs.activation.outputs.stale_lock_file_failed }}"),
     GH_AW_GROUP_REPORTS: dq(String(so.raw["group-reports"] === true)),
     GH_AW_FAILURE_REPORT_AS_ISSUE: dq(String(so.raw["report-failure-as-issue"] !== false)),
     GH_AW_MISSING_TOOL_REPORT_AS_FAILURE: dq("true"),
@@ -302,6 +308,7 @@ export function conclusionJob(
     GH_AW_TIMEOUT_MINUTES: dq(String(timeoutMinutes)),
     GH_AW_MAX_EFFECTIVE_TOKENS: dq("25000000"),
   });
+  if (ctx.cacheMemory) env.GH_AW_CACHE_MEMORY_ENABLED = dq("true");
   steps.push(scriptStep(ctx, "Handle agent failure", "handle_agent_failure", {
     id: "handle_agent_failure",
     if: plain("always()"),
