@@ -13,6 +13,7 @@ import { type JobCtx, type Refs, VERSIONS } from "./jobs_common.ts";
 import { activationJob, bodyExpressions, preActivationJob } from "./jobs_activation.ts";
 import { agentJob, detectionJob } from "./jobs_agent.ts";
 import { copilotDetectionJob } from "./jobs_detection.ts";
+import { updateCacheMemoryJob } from "./jobs_memory.ts";
 import { conclusionJob, safeOutputsJob } from "./jobs_outputs.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { emitBody } from "./emit.ts";
@@ -327,11 +328,20 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     typeof data.emoji === "string" ? data.emoji : undefined,
     undefined,
   );
+  const conclusionExtra: string[] = [];
+  if (ctx.cacheMemory) {
+    jobs.update_cache_memory = updateCacheMemoryJob(
+      ctx,
+      safeOutputs.threatDetection,
+      await pinText("actions/cache/save", "v5.0.5"),
+    );
+    conclusionExtra.push("update_cache_memory");
+  }
   jobs.conclusion = conclusionJob(
     ctx,
     safeOutputs,
     timeout,
-    [],
+    conclusionExtra,
     network.engineApiHosts,
     engine.secrets.length > 0,
   );
