@@ -26,6 +26,12 @@ const CONTEXT_EXPRS: [string, string, string][] = [
   ["comment", `github.event.comment.id || ${CTX}.comment_id`, ""],
 ];
 
+/** The folder an engine reads agents and skills from. */
+function engineDir(engine: string): string {
+  return ({ claude: ".claude", codex: ".codex", gemini: ".gemini" } as Record<string, string>)[engine] ??
+    ".github";
+}
+
 /** Env-var name for an expression: `GH_AW_<CHAIN>` for simple property chains, else a hashed name. */
 export function exprEnvName(expr: string): string {
   const e = expr.trim();
@@ -61,7 +67,8 @@ export interface ActivationInput {
   allowedDomainsInfo: string[];
   safeOutputTools: string[];
   autoCreateIssue: boolean;
-  runtimeImports: string[];
+  /** Prompt imports in order: a path is runtime-imported, `{ inline }` text (imports with inputs) is embedded. */
+  runtimeImports: (string | { inline: string })[];
   bodyExprs: Map<string, string>;
   reaction?: string;
   permissions: Record<string, string>;
@@ -180,6 +187,11 @@ export function activationJob(a: ActivationInput): JobPlan {
   for (const f of a.promptFragments) cat(f);
   cat("safe_outputs_prompt.md");
   block(`<safe-output-tools>\nTools: ${a.safeOutputTools.join(", ")}`);
+  if (a.safeOutputTools.some((t) => t.startsWith("upload_asset"))) {
+    block(
+      "\nupload_asset: provide a file path; returns a URL; assets are published after the workflow completes (safeoutputs).",
+    );
+  }
   if (a.autoCreateIssue) cat("safe_outputs_auto_create_issue.md");
   for (const f of a.safeOutputFragments) cat(f);
   block("</safe-output-tools>");
@@ -213,9 +225,22 @@ export function activationJob(a: ActivationInput): JobPlan {
     "",
   );
   block(ctxLines.join("\n"));
-  cat(a.cliProxy ? "cli_proxy_with_safeoutputs_prompt.md" : "github_mcp_tools_with_safeoutputs_prompt.md");
+  cat(
+    a.cliProxy && ctx.engineId === "copilot"
+      ? "cli_proxy_with_safeoutputs_prompt.md"
+      : "github_mcp_tools_with_safeoutputs_prompt.md",
+  );
   if (a.inlinedBody !== undefined) block(`</system>\n${a.inlinedBody}`);
-  else block(["</system>", ...a.runtimeImports.map((p) => `{{#runtime-import ${p}}}`)].join("\n"));
+  else {
+    block(
+      [
+        "</system>",
+        ...a.runtimeImports.map((
+          p,
+        ) => (typeof p === "string" ? `{{#runtime-import ${p}}}` : `${p.inline}\n\n`)),
+      ].join("\n"),
+    );
+  }
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i];
     if ("file" in p) {
@@ -299,7 +324,9 @@ export function activationJob(a: ActivationInput): JobPlan {
       path: lit(
         "/tmp/gh-aw/aw_info.json\n/tmp/gh-aw/model_multipliers.json\n/tmp/gh-aw/aw-prompts/prompt.txt\n" +
           "/tmp/gh-aw/aw-prompts/prompt-template.txt\n/tmp/gh-aw/aw-prompts/prompt-import-tree.json\n" +
-          "/tmp/gh-aw/github_rate_limits.jsonl\n/tmp/gh-aw/base\n/tmp/gh-aw/.github/agents\n/tmp/gh-aw/.github/skills\n",
+          `/tmp/gh-aw/github_rate_limits.jsonl\n/tmp/gh-aw/base\n/tmp/gh-aw/${
+            engineDir(ctx.engineId)
+          }/agents\n/tmp/gh-aw/${engineDir(ctx.engineId)}/skills\n`,
       ),
       "if-no-files-found": "ignore",
       "retention-days": 1,

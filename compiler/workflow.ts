@@ -212,10 +212,12 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   const bodyMacros = [...file.split.body.matchAll(/^\{\{#runtime-import\s+([^}\s]+)\s*\}\}/gm)]
     .map((m) => m[1].startsWith(".github/") ? m[1] : posix.normalize(posix.join(".github/workflows", m[1])));
   const runtimeImports = [
-    ...imports.filter((i) => !i.path.startsWith(".github/agents/")).map((i) => i.path),
+    ...imports.filter((i) => !i.path.startsWith(".github/agents/")).map((i) =>
+      Object.keys(i.inputs).length > 0 ? { inline: i.file.split.body.trim() } : i.path
+    ),
     ...bodyMacros,
     o.source,
-  ].filter((v, i, arr) => arr.indexOf(v) === i);
+  ].filter((v, i, arr) => typeof v !== "string" || arr.indexOf(v) === i);
   const inlined = data["inlined-imports"] === true;
   jobs.activation = activationJob({
     ctx,
