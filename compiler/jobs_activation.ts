@@ -79,6 +79,8 @@ export interface ActivationInput {
   promptFragments: string[];
   /** Safe-output prompt fragments inside <safe-output-tools>. */
   safeOutputFragments: string[];
+  /** Whether PR-comment events can trigger the workflow (adds the PR context prompt). */
+  prContext: boolean;
   /** Whether the GitHub tool runs through the CLI proxy. */
   cliProxy: boolean;
   /** MCP servers mounted as CLIs (sorted), listed in the prompt. */
@@ -174,10 +176,11 @@ export function activationJob(a: ActivationInput): JobPlan {
   for (const e of ["github.actor", "github.repository", "github.run_id", "github.workspace"]) {
     exprEnv.set(exprEnvName(e), e);
   }
+  if (a.prContext) exprEnv.set("GH_AW_IS_PR_COMMENT", "github.event.issue.pull_request && 'true' || ''");
   for (const k of [...exprEnv.keys()].sort()) promptEnv[k] = plain(`\${{ ${exprEnv.get(k)} }}`);
   const lines: string[] = ['bash "${RUNNER_TEMP}/gh-aw/actions/create_prompt_first.sh"', "{"];
   // Parts: literal text (adjacent texts share one quoted heredoc) or a runtime prompt fragment file.
-  const parts: ({ text: string } | { file: string })[] = [];
+  const parts: ({ text: string } | { file: string } | { raw: string[] })[] = [];
   const block = (text: string) => parts.push({ text });
   const cat = (f: string) => parts.push({ file: f });
   block("<system>");
@@ -230,6 +233,15 @@ export function activationJob(a: ActivationInput): JobPlan {
       ? "cli_proxy_with_safeoutputs_prompt.md"
       : "github_mcp_tools_with_safeoutputs_prompt.md",
   );
+  if (a.prContext) {
+    parts.push({
+      raw: [
+        'if [ "$GITHUB_EVENT_NAME" = "issue_comment" ] && [ -n "$GH_AW_IS_PR_COMMENT" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review_comment" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review" ]; then',
+        '  cat "${RUNNER_TEMP}/gh-aw/prompts/pr_context_prompt.md"',
+        "fi",
+      ],
+    });
+  }
   if (a.inlinedBody !== undefined) block(`</system>\n${a.inlinedBody}`);
   else {
     block(
@@ -245,6 +257,10 @@ export function activationJob(a: ActivationInput): JobPlan {
     const p = parts[i];
     if ("file" in p) {
       lines.push(`cat "\${RUNNER_TEMP}/gh-aw/prompts/${p.file}"`);
+      continue;
+    }
+    if ("raw" in p) {
+      lines.push(...p.raw);
       continue;
     }
     const texts = [p.text];

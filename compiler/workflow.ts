@@ -10,7 +10,7 @@ import { resolveEngine } from "./engines.ts";
 import { planSafeOutputs } from "./safe_outputs.ts";
 import { computeAllowedDomains } from "./network.ts";
 import { type JobCtx, type Refs, VERSIONS } from "./jobs_common.ts";
-import { activationJob, bodyExpressions, preActivationJob } from "./jobs_activation.ts";
+import { activationJob, bodyExpressions, exprEnvName, preActivationJob } from "./jobs_activation.ts";
 import { agentJob, detectionJob } from "./jobs_agent.ts";
 import { copilotDetectionJob } from "./jobs_detection.ts";
 import { updateCacheMemoryJob } from "./jobs_memory.ts";
@@ -212,12 +212,20 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   const bodyMacros = [...file.split.body.matchAll(/^\{\{#runtime-import\s+([^}\s]+)\s*\}\}/gm)]
     .map((m) => m[1].startsWith(".github/") ? m[1] : posix.normalize(posix.join(".github/workflows", m[1])));
   const runtimeImports = [
-    ...imports.filter((i) => !i.path.startsWith(".github/agents/")).map((i) =>
-      Object.keys(i.inputs).length > 0 ? { inline: i.file.split.body.trim() } : i.path
+    ...imports.filter((i) => !i.path.startsWith(".github/agents/") && Object.keys(i.inputs).length > 0).map((
+      i,
+    ) => ({
+      inline: i.file.split.body.trim().replace(
+        /\$\{\{\s*([^}]+?)\s*\}\}/g,
+        (_all, e: string) => `__${exprEnvName(e)}__`,
+      ),
+    })),
+    ...imports.filter((i) => !i.path.startsWith(".github/agents/") && Object.keys(i.inputs).length === 0).map(
+      (i) => i.path,
     ),
     ...bodyMacros,
     o.source,
-  ].filter((v, i, arr) => typeof v !== "string" || arr.indexOf(v) === i);
+  ].filter((v, i, arr) => typeof v !== "string" ? v.inline !== "" : arr.indexOf(v) === i);
   const inlined = data["inlined-imports"] === true;
   jobs.activation = activationJob({
     ctx,
@@ -257,6 +265,9 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         : []),
     ],
     cliProxy: merged.tools["cli-proxy"] === true,
+    prContext: triggers.events.some((e) =>
+      ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
+    ),
     mcpCliServers: [
       "safeoutputs",
       ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
