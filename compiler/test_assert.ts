@@ -3,17 +3,20 @@ import assertMod from "node:assert/strict";
 
 /** Asserts strict deep equality. */
 export function assertEquals<T>(actual: T, expected: T, msg?: string): void {
-  assertMod.deepStrictEqual(actual, expected, msg);
+  if (msg === undefined) assertMod.deepStrictEqual(actual, expected);
+  else assertMod.deepStrictEqual(actual, expected, msg);
 }
 
 /** Asserts the values differ. */
 export function assertNotEquals<T>(actual: T, expected: T, msg?: string): void {
-  assertMod.notDeepStrictEqual(actual, expected, msg);
+  if (msg === undefined) assertMod.notDeepStrictEqual(actual, expected);
+  else assertMod.notDeepStrictEqual(actual, expected, msg);
 }
 
 /** Asserts a truthy value. */
 export function assert(value: unknown, msg?: string): asserts value {
-  assertMod.ok(value, msg);
+  if (msg === undefined) assertMod.ok(value);
+  else assertMod.ok(value, msg);
 }
 
 /** Asserts that `text` contains `part`. */

@@ -495,7 +495,7 @@ function checkoutWith(c: Record<string, unknown>): Record<string, YValue> {
 
 /** The memory prompt fragment (`_multi` for a list of memories). */
 function memoryFragment(v: unknown, base: string): string[] {
-  if (v === undefined || v === false || v === null && false) return [];
+  if (v === undefined || v === false) return [];
   return [Array.isArray(v) && v.length > 1 ? `${base}_multi.md` : `${base}.md`];
 }
 

@@ -139,7 +139,10 @@ for (const w of result.workflows) {
   let all = true;
   for (const j of Object.keys(ej)) {
     jobsTotal++;
-    const kind = ["activation", "agent", "conclusion", "detection", "pre_activation", "safe_outputs"].includes(j) ? j : "(other)";
+    const kind =
+      ["activation", "agent", "conclusion", "detection", "pre_activation", "safe_outputs"].includes(j)
+        ? j
+        : "(other)";
     perJob[kind] ??= [0, 0];
     perJob[kind][1]++;
     if (isDeepStrictEqual(ej[j], gj[j])) {
@@ -169,7 +172,9 @@ console.log(`| jobs YAML-equal (job by job) | ${pct(jobsEq, jobsTotal)} |`);
 for (const k of ["name", "on", "permissions", "concurrency", "run-name", "env"]) {
   console.log(`| top-level \`${k}\` equal | ${pct(topEq[k] ?? 0)} |`);
 }
-for (const [k, [eq, tot]] of Object.entries(perJob).sort()) console.log(`| job \`${k}\` YAML-equal | ${pct(eq, tot)} |`);
+for (const [k, [eq, tot]] of Object.entries(perJob).sort()) {
+  console.log(`| job \`${k}\` YAML-equal | ${pct(eq, tot)} |`);
+}
 console.log(`| compile time (all workflows) | ${ms.toFixed(0)} ms |`);
 console.log("\nTop differing paths (workflows affected):\n\n| path | count |\n|---|---|");
 for (
