@@ -35,6 +35,8 @@ export interface JobCtx {
   source?: string;
   /** Frontmatter `tracker-id`, when set. */
   trackerId?: string;
+  /** `engine.model`, when configured. */
+  model?: string;
   /** Whether `tools.cache-memory` is enabled. */
   cacheMemory?: boolean;
   /** Whether `permissions.copilot-requests: write` lets copilot use the workflow token. */

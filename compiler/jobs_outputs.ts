@@ -47,6 +47,78 @@ export function messagesJson(raw: unknown): string | undefined {
   return JSON.stringify(out).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
 }
 
+/** Safe-output types that push code (they need a checkout and git credentials in `safe_outputs`). */
+function codePushTypes(so: SafeOutputsPlan): string[] {
+  return ["create_pull_request", "push_to_pull_request_branch"].filter((t) =>
+    so.types.includes(t.replace(/_/g, "-"))
+  );
+}
+
+/** Checkout and git setup for code-pushing safe outputs. */
+function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
+  const types = codePushTypes(so);
+  if (types.length === 0) return [];
+  const base = "(!cancelled()) && needs.agent.result != 'skipped'";
+  const any = (suffix = "") =>
+    types.map((t) => `${base} && contains(needs.agent.outputs.output_types, '${t}')${suffix}`).join(" || ");
+  const comment =
+    " && (github.event_name == 'issue_comment' || github.event_name == 'pull_request_review_comment')";
+  const notComment =
+    " && github.event_name != 'issue_comment' && github.event_name != 'pull_request_review_comment'";
+  return [
+    {
+      name: "Download patch artifact",
+      "continue-on-error": true,
+      uses: plain(ctx.refs.download),
+      with: { name: "agent", path: "/tmp/gh-aw/" },
+    },
+    scriptStep(ctx, "Extract base branch from agent output", "extract_base_branch_from_agent_output", {
+      id: "extract-base-branch",
+      if: plain("steps.download-agent-output.outcome == 'success'"),
+    }),
+    {
+      name: "Checkout repository (trusted default branch for comment events)",
+      if: plain(any(comment)),
+      uses: plain(ctx.refs.checkout),
+      with: {
+        ref: plain("${{ github.event.repository.default_branch }}"),
+        token: plain(WRITE_TOKEN),
+        "persist-credentials": false,
+        "fetch-depth": 1,
+      },
+    },
+    {
+      name: "Checkout repository",
+      if: plain(any(notComment)),
+      uses: plain(ctx.refs.checkout),
+      with: {
+        ref: plain(
+          "${{ steps.extract-base-branch.outputs.base-branch || github.base_ref || github.event.pull_request.base.ref || github.ref_name || github.event.repository.default_branch }}",
+        ),
+        token: plain(WRITE_TOKEN),
+        "persist-credentials": false,
+        "fetch-depth": 1,
+      },
+    },
+    {
+      name: "Configure Git credentials",
+      if: plain(any()),
+      env: {
+        REPO_NAME: plain("${{ github.repository }}"),
+        SERVER_URL: plain("${{ github.server_url }}"),
+        GIT_TOKEN: plain(WRITE_TOKEN),
+      },
+      run: lit(
+        'git config --global user.email "github-actions[bot]@users.noreply.github.com"\n' +
+          'git config --global user.name "github-actions[bot]"\ngit config --global am.keepcr true\n' +
+          "# Re-authenticate git with GitHub token\n" + 'SERVER_URL_STRIPPED="${SERVER_URL#https://}"\n' +
+          'git remote set-url origin "https://x-access-token:${GIT_TOKEN}@${SERVER_URL_STRIPPED}/${REPO_NAME}.git"\n' +
+          'echo "Git configured with standard GitHub Actions identity"\n',
+      ),
+    },
+  ];
+}
+
 /** Builds the `safe_outputs` job. */
 export function safeOutputsJob(
   ctx: JobCtx,
@@ -56,6 +128,7 @@ export function safeOutputsJob(
   environment: YValue | undefined,
 ): JobPlan {
   const steps: StepPlan[] = [...setupSteps(ctx, true), ...otlpMaskSteps(ctx), ...agentOutputSteps(ctx)];
+  steps.push(...codePushSteps(ctx, so));
   steps.push({
     name: "Configure GH_HOST for enterprise compatibility",
     id: "ghes-host-config",
@@ -93,6 +166,19 @@ export function safeOutputsJob(
       "if-no-files-found": "ignore",
     },
   });
+  if (ctx.actionMode === "dev" && codePushTypes(so).length > 0) {
+    steps.push({
+      name: "Restore actions folder",
+      if: plain("always()"),
+      uses: plain(ctx.refs.checkout),
+      with: {
+        repository: "github/gh-aw",
+        "sparse-checkout": lit("actions/setup\n"),
+        "sparse-checkout-cone-mode": true,
+        "persist-credentials": false,
+      },
+    });
+  }
   const needs = ["activation", "agent", ...(so.threatDetection ? ["detection"] : []), ...so.needs];
   const cond = "(!cancelled()) && needs.agent.result != 'skipped'" +
     (so.threatDetection ? " && needs.detection.result == 'success'" : "");
@@ -104,7 +190,7 @@ export function safeOutputsJob(
     GH_AW_CALLER_WORKFLOW_ID: dq(`\${{ github.repository }}/${ctx.id}`),
     GH_AW_EFFECTIVE_TOKENS: plain("${{ needs.agent.outputs.effective_tokens }}"),
     GH_AW_ENGINE_ID: dq(ctx.engineId),
-    GH_AW_ENGINE_MODEL: plain("${{ needs.agent.outputs.model }}"),
+    GH_AW_ENGINE_MODEL: ctx.model ? dq(ctx.model) : plain("${{ needs.agent.outputs.model }}"),
     GH_AW_WORKFLOW_ID: dq(ctx.id),
     GH_AW_WORKFLOW_NAME: dq(ctx.name),
     ...sourceEnv(ctx),
