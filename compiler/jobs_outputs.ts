@@ -401,9 +401,10 @@ export function conclusionJob(
     env,
     token,
   }));
-  const perms: Record<string, string> = { contents: "read", issues: "write" };
-  if (so.permissions.discussions) perms.discussions = "write";
-  if (so.permissions["pull-requests"]) perms["pull-requests"] = "write";
+  // The conclusion job reports through the same scopes the safe outputs use.
+  const perms: Record<string, string> = Object.keys(so.permissions).length > 0
+    ? { ...so.permissions }
+    : { contents: "read", issues: "write" };
   const sorted: Record<string, string> = {};
   for (const k of Object.keys(perms).sort()) sorted[k] = perms[k];
   const job: JobPlan = {
