@@ -390,7 +390,10 @@ export function preActivationJob(p: PreActivationInput): JobPlan {
   const steps: StepPlan[] = [...setupSteps(ctx, false)];
   const checks: string[] = [];
   if (p.roles) {
-    steps.push(scriptStep(ctx, "Check team membership for workflow", "check_membership", {
+    const memberStep = p.commands
+      ? "Check team membership for command workflow"
+      : "Check team membership for workflow";
+    steps.push(scriptStep(ctx, memberStep, "check_membership", {
       id: "check_membership",
       env: { GH_AW_REQUIRED_ROLES: dq(p.roles.join(",")) },
       token: "${{ secrets.GITHUB_TOKEN }}",
@@ -429,7 +432,7 @@ export function preActivationJob(p: PreActivationInput): JobPlan {
   if (p.commands) {
     steps.push(scriptStep(ctx, "Check command position", "check_command_position", {
       id: "check_command_position",
-      env: { GH_AW_COMMANDS: sq(JSON.stringify(p.commands)) },
+      env: { GH_AW_COMMANDS: dq(JSON.stringify(p.commands)) },
     }));
     checks.push("steps.check_command_position.outputs.command_position_ok == 'true'");
   }

@@ -184,9 +184,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     : typeof rawOn["skip-if-no-match"] === "string"
     ? { query: rawOn["skip-if-no-match"] as string }
     : rawOn["skip-if-no-match"] as { query: string; min?: number };
-  const commands = triggers.slashCommand && !triggers.slashCommand.centralized
-    ? triggers.slashCommand.names
-    : undefined;
+  const commands = triggers.slashCommand ? triggers.slashCommand.names : undefined;
   const onSteps = await pinSteps(rawOn.steps);
   const hasPre = needsRoleCheck || !!stopTime || !!skipIfMatch || !!skipIfNoMatch || !!commands ||
     onSteps.length > 0;
@@ -199,14 +197,14 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     };
     jobs.pre_activation = preActivationJob({
       ctx,
-      roles: needsRoleCheck ? roles : undefined,
+      roles,
       stopTime,
       skipIfMatch,
       skipIfNoMatch,
       commands,
       extraSteps: onSteps,
       permissions: sortRecord(perms),
-      ifCondition: commands ? slashCondition(commands) : undefined,
+      ifCondition: commands && !triggers.slashCommand?.centralized ? slashCondition(commands) : undefined,
     });
   }
   // Runtime imports: every import, then `{{#runtime-import …}}` macros of the main body, then the body.
