@@ -79,6 +79,8 @@ export interface ActivationInput {
   promptFragments: string[];
   /** Safe-output prompt fragments inside <safe-output-tools>. */
   safeOutputFragments: string[];
+  /** The single `tools.repo-memory` configuration, when enabled. */
+  repoMemory?: Record<string, unknown>;
   /** Whether PR-comment events can trigger the workflow (adds the PR context prompt). */
   prContext: boolean;
   /** Whether the GitHub tool runs through the CLI proxy. */
@@ -177,6 +179,7 @@ export function activationJob(a: ActivationInput): JobPlan {
     exprEnv.set(exprEnvName(e), e);
   }
   if (a.prContext) exprEnv.set("GH_AW_IS_PR_COMMENT", "github.event.issue.pull_request && 'true' || ''");
+  if (a.repoMemory) exprEnv.set("GH_AW_WIKI_NOTE", "''");
   for (const k of [...exprEnv.keys()].sort()) promptEnv[k] = plain(`\${{ ${exprEnv.get(k)} }}`);
   const lines: string[] = ['bash "${RUNNER_TEMP}/gh-aw/actions/create_prompt_first.sh"', "{"];
   // Parts: literal text (adjacent texts share one quoted heredoc) or a runtime prompt fragment file.
@@ -295,6 +298,25 @@ export function activationJob(a: ActivationInput): JobPlan {
       "GH_AW_NEEDS_PRE_ACTIVATION_OUTPUTS_ACTIVATED",
       plain("${{ needs.pre_activation.outputs.activated }}"),
     );
+  }
+  if (a.repoMemory) {
+    const m = a.repoMemory;
+    const num = (v: unknown, d: number) => (typeof v === "number" ? v : Number(v) || d);
+    const fileSize = num(m["max-file-size"], 10240);
+    const patch = num(m["max-patch-size"], 10240);
+    const count = num(m["max-file-count"], 100);
+    const globs = Array.isArray(m["file-glob"]) ? m["file-glob"].map(String) : [];
+    const constraints = "\n\n**Constraints:**\n" +
+      (globs.length ? `- **Allowed Files**: Only files matching patterns: ${globs.join(", ")}\n` : "") +
+      `- **Max File Size**: ${fileSize} bytes (${(fileSize / 1048576).toFixed(2)} MB) per file\n` +
+      `- **Max File Count**: ${count} files per commit\n` +
+      `- **Max Patch Size**: ${patch} bytes (${Math.round(patch / 1024)} KB) total per push (max: 1024 KB)\n`;
+    subVars.set("GH_AW_MEMORY_BRANCH_NAME", sq(String(m["branch-name"] ?? "memory/default")));
+    subVars.set("GH_AW_MEMORY_CONSTRAINTS", dq(constraints));
+    subVars.set("GH_AW_MEMORY_DESCRIPTION", sq(m.description ? ` ${m.description}` : ""));
+    subVars.set("GH_AW_MEMORY_DIR", sq("/tmp/gh-aw/repo-memory/default/"));
+    subVars.set("GH_AW_MEMORY_TARGET_REPO", sq(" of the current repository"));
+    subVars.set("GH_AW_WIKI_NOTE", sq(""));
   }
   if (a.promptFragments.some((f) => f.startsWith("cache_memory_prompt"))) {
     subVars.set("GH_AW_ALLOWED_EXTENSIONS", sq(""));

@@ -263,7 +263,14 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         ? ["safe_outputs_comment_memory.md"]
         : []),
     ],
-    cliProxy: merged.tools["cli-proxy"] === true,
+    cliProxy: merged.tools["cli-proxy"] === true && engine.info.id === "copilot" &&
+      (merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy",
+    repoMemory: merged.tools["repo-memory"] && typeof merged.tools["repo-memory"] === "object" &&
+        !Array.isArray(merged.tools["repo-memory"])
+      ? merged.tools["repo-memory"] as Record<string, unknown>
+      : merged.tools["repo-memory"] === true || merged.tools["repo-memory"] === null
+      ? {}
+      : undefined,
     prContext: triggers.events.some((e) =>
       ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
     ),
