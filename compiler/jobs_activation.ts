@@ -79,6 +79,8 @@ export interface ActivationInput {
   promptFragments: string[];
   /** Safe-output prompt fragments inside <safe-output-tools>. */
   safeOutputFragments: string[];
+  /** Command names of a slash-command workflow. */
+  commands?: string[];
   /** The single `tools.repo-memory` configuration, when enabled. */
   repoMemory?: Record<string, unknown>;
   /** Whether PR-comment events can trigger the workflow (adds the PR context prompt). */
@@ -178,9 +180,10 @@ export function activationJob(a: ActivationInput): JobPlan {
   for (const e of ["github.actor", "github.repository", "github.run_id", "github.workspace"]) {
     exprEnv.set(exprEnvName(e), e);
   }
-  if (a.prContext) exprEnv.set("GH_AW_IS_PR_COMMENT", "github.event.issue.pull_request && 'true' || ''");
   if (a.repoMemory) exprEnv.set("GH_AW_WIKI_NOTE", "''");
-  for (const k of [...exprEnv.keys()].sort()) promptEnv[k] = plain(`\${{ ${exprEnv.get(k)} }}`);
+  const promptExprs = new Map(exprEnv);
+  if (a.prContext) promptExprs.set("GH_AW_IS_PR_COMMENT", "github.event.issue.pull_request && 'true' || ''");
+  for (const k of [...promptExprs.keys()].sort()) promptEnv[k] = plain(`\${{ ${promptExprs.get(k)} }}`);
   const lines: string[] = ['bash "${RUNNER_TEMP}/gh-aw/actions/create_prompt_first.sh"', "{"];
   // Parts: literal text (adjacent texts share one quoted heredoc) or a runtime prompt fragment file.
   const parts: ({ text: string } | { file: string } | { raw: string[] })[] = [];
@@ -298,11 +301,17 @@ export function activationJob(a: ActivationInput): JobPlan {
       "GH_AW_NEEDS_PRE_ACTIVATION_OUTPUTS_ACTIVATED",
       plain("${{ needs.pre_activation.outputs.activated }}"),
     );
+    if (a.commands) {
+      subVars.set(
+        "GH_AW_NEEDS_PRE_ACTIVATION_OUTPUTS_MATCHED_COMMAND",
+        plain("${{ needs.pre_activation.outputs.matched_command }}"),
+      );
+    }
   }
   if (a.repoMemory) {
     const m = a.repoMemory;
     const num = (v: unknown, d: number) => (typeof v === "number" ? v : Number(v) || d);
-    const fileSize = num(m["max-file-size"], 10240);
+    const fileSize = num(m["max-file-size"], 102400);
     const patch = num(m["max-patch-size"], 10240);
     const count = num(m["max-file-count"], 100);
     const globs = Array.isArray(m["file-glob"]) ? m["file-glob"].map(String) : [];

@@ -164,7 +164,15 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     return out;
   };
 
-  const rawOn = triggers.raw;
+  // gh-aw-only `on:` keys (skip-if-*, github-app…) may also come from imports; the main workflow wins.
+  const rawOn: Record<string, unknown> = { ...triggers.raw };
+  for (const imp of imports) {
+    const io = imp.file.data.on;
+    if (!io || typeof io !== "object") continue;
+    for (const [k, v] of Object.entries(io as Record<string, unknown>)) {
+      if (/^skip-|^github-app$|^github-token$/.test(k) && rawOn[k] === undefined) rawOn[k] = v;
+    }
+  }
   const roles = rawOn.roles === "all"
     ? undefined
     : rawOn.roles
@@ -186,8 +194,12 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     : rawOn["skip-if-no-match"] as { query: string; min?: number };
   const commands = triggers.slashCommand ? triggers.slashCommand.names : undefined;
   const onSteps = await pinSteps(rawOn.steps);
+  const otherGates =
+    ["skip-roles", "skip-bots", "skip-author-associations", "skip-if-check-failing"].some((k) =>
+      rawOn[k] !== undefined
+    ) || data["user-rate-limit"] !== undefined || data["rate-limit"] !== undefined;
   const hasPre = needsRoleCheck || !!stopTime || !!skipIfMatch || !!skipIfNoMatch || !!commands ||
-    onSteps.length > 0;
+    onSteps.length > 0 || otherGates;
 
   const jobs: Record<string, JobPlan> = {};
   if (hasPre) {
@@ -271,6 +283,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       : merged.tools["repo-memory"] === true || merged.tools["repo-memory"] === null
       ? {}
       : undefined,
+    commands,
     prContext: triggers.events.some((e) =>
       ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
     ),
