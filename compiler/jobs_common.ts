@@ -35,6 +35,8 @@ export interface JobCtx {
   source?: string;
   /** Frontmatter `tracker-id`, when set. */
   trackerId?: string;
+  /** Slash-command names, when the workflow is a command. */
+  commands?: string[];
   /** `engine.model`, when configured. */
   model?: string;
   /** Whether `tools.cache-memory` is enabled. */

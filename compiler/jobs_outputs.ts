@@ -147,6 +147,15 @@ export function safeOutputsJob(
   env.GITHUB_SERVER_URL = plain("${{ github.server_url }}");
   env.GITHUB_API_URL = plain("${{ github.api_url }}");
   env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG = dq(JSON.stringify(so.handlerConfig));
+  const agentToken = plain(
+    "${{ secrets.GH_AW_AGENT_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}",
+  );
+  const issueAssignees = so.handlerConfig.create_issue?.assignees;
+  if (Array.isArray(issueAssignees) && issueAssignees.includes("copilot")) {
+    env.GH_AW_ASSIGN_COPILOT = dq("true");
+    env.GH_AW_ASSIGN_TO_AGENT_TOKEN = agentToken;
+  } else if (so.types.includes("assign-to-agent")) env.GH_AW_ASSIGN_TO_AGENT_TOKEN = agentToken;
+  if (so.types.includes("create-agent-session")) env.GH_AW_AGENT_SESSION_TOKEN = agentToken;
   if (so.staged) env.GH_AW_SAFE_OUTPUTS_STAGED = dq("true");
   const ciToken = so.types.includes("create-pull-request") ||
     so.types.includes("push-to-pull-request-branch");
@@ -196,6 +205,7 @@ export function safeOutputsJob(
     ...sourceEnv(ctx),
   };
   if (ctx.engineId === "copilot") jenv.GH_AW_ENGINE_VERSION = dq(ctx.engineVersion);
+  if (ctx.commands?.length) jenv.GH_AW_COMMANDS = dq(JSON.stringify(ctx.commands));
   if (so.threatDetection) {
     jenv.GH_AW_DETECTION_CONCLUSION = plain("${{ needs.detection.outputs.detection_conclusion }}");
     jenv.GH_AW_DETECTION_REASON = plain("${{ needs.detection.outputs.detection_reason }}");

@@ -127,6 +127,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   if (o.actionMode === "release") refs.setup = await pinText("github/gh-aw-actions/setup", "v0.76.1");
   const ctx: JobCtx = {
     otlp: merged.otlpEndpoints.length > 0,
+    commands: triggers.slashCommand?.names,
     model: engine.model,
     cacheMemory: merged.tools["cache-memory"] !== undefined && merged.tools["cache-memory"] !== false,
     copilotRequests: engine.usesCopilotRequests,
