@@ -1,7 +1,7 @@
 /** The `update_cache_memory` job: saves the agent's cache-memory folder to the Actions cache after a good run. */
-import type { JobPlan } from "./plan_types.ts";
+import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { type JobCtx, setupSteps } from "./jobs_common.ts";
-import { lit, plain } from "./yaml_writer.ts";
+import { dq, folded, lit, plain, sq } from "./yaml_writer.ts";
 
 /** Builds `update_cache_memory` for the default cache memory. */
 export function updateCacheMemoryJob(ctx: JobCtx, detection: boolean, cacheSaveRef: string): JobPlan {
@@ -43,5 +43,101 @@ export function updateCacheMemoryJob(ctx: JobCtx, detection: boolean, cacheSaveR
         },
       },
     ],
+  };
+}
+
+/** Builds `push_repo_memory` for the default repo memory (`tools.repo-memory`). */
+export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, memory: Record<string, unknown>): JobPlan {
+  const branch = String(memory["branch-name"] ?? "memory/default");
+  const num = (v: unknown, d: number) => (typeof v === "number" ? v : Number(v) || d);
+  const globs = Array.isArray(memory["file-glob"]) ? memory["file-glob"].map(String) : [];
+  const steps: StepPlan[] = [
+    ...setupSteps(ctx, true),
+    {
+      name: "Checkout repository",
+      uses: plain(ctx.refs.checkout),
+      with: { "persist-credentials": false, "sparse-checkout": "." },
+    },
+    {
+      name: "Configure Git credentials",
+      env: {
+        REPO_NAME: plain("${{ github.repository }}"),
+        SERVER_URL: plain("${{ github.server_url }}"),
+        GITHUB_TOKEN: plain("${{ github.token }}"),
+      },
+      run: lit(
+        'git config --global user.email "github-actions[bot]@users.noreply.github.com"\n' +
+          'git config --global user.name "github-actions[bot]"\ngit config --global am.keepcr true\n' +
+          "# Re-authenticate git with GitHub token\n" + 'SERVER_URL_STRIPPED="${SERVER_URL#https://}"\n' +
+          'git remote set-url origin "https://x-access-token:${GITHUB_TOKEN}@${SERVER_URL_STRIPPED}/${REPO_NAME}.git"\n' +
+          'echo "Git configured with standard GitHub Actions identity"\n',
+      ),
+    },
+    {
+      name: "Download repo-memory artifact (default)",
+      uses: plain(ctx.refs.download),
+      "continue-on-error": true,
+      with: { name: "repo-memory-default", path: "/tmp/gh-aw/repo-memory/default" },
+    },
+    {
+      name: "Push repo-memory changes (default)",
+      id: "push_repo_memory_default",
+      if: plain("always()"),
+      uses: plain(ctx.refs.githubScript),
+      env: {
+        GH_TOKEN: plain("${{ github.token }}"),
+        GITHUB_RUN_ID: plain("${{ github.run_id }}"),
+        GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
+        ARTIFACT_DIR: "/tmp/gh-aw/repo-memory/default",
+        MEMORY_ID: "default",
+        TARGET_REPO: plain("${{ github.repository }}"),
+        BRANCH_NAME: plain(branch),
+        MAX_FILE_SIZE: num(memory["max-file-size"], 102400),
+        MAX_FILE_COUNT: num(memory["max-file-count"], 100),
+        MAX_PATCH_SIZE: num(memory["max-patch-size"], 10240),
+        ALLOWED_EXTENSIONS: sq("[]"),
+        ...(globs.length ? { FILE_GLOB_FILTER: dq(globs.join(" ")) } : {}),
+      },
+      with: {
+        script: lit(
+          "const { setupGlobals } = require('${{ runner.temp }}/gh-aw/actions/setup_globals.cjs');\n" +
+            "setupGlobals(core, github, context, exec, io, getOctokit);\n" +
+            "const { main } = require('${{ runner.temp }}/gh-aw/actions/push_repo_memory.cjs');\nawait main();\n",
+        ),
+      },
+    },
+  ];
+  if (ctx.actionMode === "dev") {
+    steps.push({
+      name: "Restore actions folder",
+      if: plain("always()"),
+      uses: plain(ctx.refs.checkout),
+      with: {
+        repository: "github/gh-aw",
+        "sparse-checkout": lit("actions/setup\n"),
+        "sparse-checkout-cone-mode": true,
+        "persist-credentials": false,
+      },
+    });
+  }
+  return {
+    needs: ["activation", "agent", ...(detection ? ["detection"] : [])],
+    if: detection
+      ? folded(
+        "always() && (!cancelled()) && (needs.detection.result == 'success' || needs.detection.result == 'skipped') &&\nneeds.agent.result == 'success'\n",
+      )
+      : plain("always() && (!cancelled()) && needs.agent.result == 'success'"),
+    "runs-on": "ubuntu-slim",
+    permissions: { contents: "write" },
+    concurrency: {
+      group: dq(`push-repo-memory-\${{ github.repository }}|${branch}`),
+      "cancel-in-progress": false,
+    },
+    outputs: {
+      patch_size_exceeded_default: plain("${{ steps.push_repo_memory_default.outputs.patch_size_exceeded }}"),
+      validation_error_default: plain("${{ steps.push_repo_memory_default.outputs.validation_error }}"),
+      validation_failed_default: plain("${{ steps.push_repo_memory_default.outputs.validation_failed }}"),
+    },
+    steps,
   };
 }

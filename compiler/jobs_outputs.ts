@@ -404,6 +404,17 @@ export function conclusionJob(
     GH_AW_TIMEOUT_MINUTES: dq(String(timeoutMinutes)),
     GH_AW_MAX_EFFECTIVE_TOKENS: dq("25000000"),
   });
+  if (extraNeeds.includes("push_repo_memory")) {
+    env.GH_AW_PUSH_REPO_MEMORY_RESULT = plain("${{ needs.push_repo_memory.result }}");
+    const outs: [string, string][] = [
+      ["VALIDATION_FAILED", "validation_failed"],
+      ["VALIDATION_ERROR", "validation_error"],
+      ["PATCH_SIZE_EXCEEDED", "patch_size_exceeded"],
+    ];
+    for (const [k, o] of outs) {
+      env[`GH_AW_REPO_MEMORY_${k}_default`] = plain(`\${{ needs.push_repo_memory.outputs.${o}_default }}`);
+    }
+  }
   if (ctx.cacheMemory) env.GH_AW_CACHE_MEMORY_ENABLED = dq("true");
   steps.push(scriptStep(ctx, "Handle agent failure", "handle_agent_failure", {
     id: "handle_agent_failure",
@@ -422,8 +433,7 @@ export function conclusionJob(
       "activation",
       "agent",
       ...(so.threatDetection ? ["detection"] : []),
-      "safe_outputs",
-      ...extraNeeds,
+      ...["safe_outputs", ...extraNeeds].sort(),
     ],
     if: folded(
       "always() && (needs.agent.result != 'skipped' || needs.activation.outputs.lockdown_check_failed == 'true' ||\n" +

@@ -13,7 +13,7 @@ import { type JobCtx, type Refs, VERSIONS } from "./jobs_common.ts";
 import { activationJob, bodyExpressions, exprEnvName, preActivationJob } from "./jobs_activation.ts";
 import { agentJob, detectionJob } from "./jobs_agent.ts";
 import { copilotDetectionJob } from "./jobs_detection.ts";
-import { updateCacheMemoryJob } from "./jobs_memory.ts";
+import { pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs_memory.ts";
 import { conclusionJob, safeOutputsJob } from "./jobs_outputs.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { emitBody } from "./emit.ts";
@@ -369,6 +369,15 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       await pinText("actions/cache/save", "v5.0.5"),
     );
     conclusionExtra.push("update_cache_memory");
+  }
+  const repoMemory = merged.tools["repo-memory"];
+  if (repoMemory !== undefined && repoMemory !== false && !Array.isArray(repoMemory)) {
+    jobs.push_repo_memory = pushRepoMemoryJob(
+      ctx,
+      safeOutputs.threatDetection,
+      repoMemory && typeof repoMemory === "object" ? repoMemory as Record<string, unknown> : {},
+    );
+    conclusionExtra.push("push_repo_memory");
   }
   jobs.conclusion = conclusionJob(
     ctx,
