@@ -264,3 +264,25 @@ Deno.test("diagnostics point at the original file, line and column", async () =>
     "unknown-key",
   ]]);
 });
+
+Deno.test("cache-memory and repo-memory add their persistence jobs before the conclusion", async () => {
+  const { lock } = await compileOne(
+    "---\non: daily\ntools:\n  cache-memory: true\n  repo-memory:\n    branch-name: memory/w\n    max-patch-size: 2048\nsafe-outputs:\n  create-issue: {}\n---\nGo.\n",
+  );
+  const j = jobs(lock);
+  assertEquals(j.update_cache_memory.needs, ["activation", "agent", "detection"]);
+  const push = step(j.push_repo_memory, "Push repo-memory changes (default)").env as Record<string, unknown>;
+  assertEquals([push.BRANCH_NAME, push.MAX_PATCH_SIZE], ["memory/w", 2048]);
+  assertEquals(j.push_repo_memory.permissions, { contents: "write" });
+  assertEquals(j.conclusion.needs, [
+    "activation",
+    "agent",
+    "detection",
+    "push_repo_memory",
+    "safe_outputs",
+    "update_cache_memory",
+  ]);
+  const prompt = String(step(j.activation, "Create prompt with built-in context").run);
+  assertIncludes(prompt, "cache_memory_prompt.md");
+  assertIncludes(prompt, "repo_memory_prompt.md");
+});
