@@ -163,3 +163,17 @@ export const TRACE_OUTPUTS: Record<string, YValue> = {
 
 /** The workflow-level token expression used by write steps. */
 export const WRITE_TOKEN = "${{ secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}";
+
+/** Source-related env (`GH_AW_WORKFLOW_SOURCE[_URL]`, `GH_AW_TRACKER_ID`) shared by conclusion steps. */
+export function sourceEnvOf(ctx: JobCtx): Record<string, YValue> {
+  const env: Record<string, YValue> = {};
+  const m = ctx.source ? /^([^/]+)\/([^/]+)\/(.+)@(\S+)$/.exec(ctx.source) : null;
+  if (ctx.source) env.GH_AW_WORKFLOW_SOURCE = dq(ctx.source);
+  env.GH_AW_WORKFLOW_SOURCE_URL = m
+    ? dq(`\${{ github.server_url }}/${m[1]}/${m[2]}/blob/${m[4]}/${m[3]}`)
+    : dq(
+      `\${{ github.server_url }}/\${{ github.repository }}/blob/\${{ github.ref_name }}/.github/workflows/${ctx.id}.md`,
+    );
+  if (ctx.trackerId) env.GH_AW_TRACKER_ID = dq(ctx.trackerId);
+  return env;
+}

@@ -6,6 +6,7 @@ import {
   otlpMaskSteps,
   scriptStep,
   setupSteps,
+  sourceEnvOf,
   WRITE_TOKEN,
 } from "./jobs_common.ts";
 import { dq, folded, lit, plain, type YValue } from "./yaml_writer.ts";
@@ -278,17 +279,7 @@ export function safeOutputsJob(
   return job;
 }
 
-/** Source-related env (`GH_AW_WORKFLOW_SOURCE[_URL]`, `GH_AW_TRACKER_ID`) shared by conclusion steps. */
-function sourceEnv(ctx: JobCtx): Record<string, YValue> {
-  const env: Record<string, YValue> = {};
-  const m = ctx.source ? /^([^/]+)\/([^/]+)\/(.+)@(\S+)$/.exec(ctx.source) : null;
-  if (ctx.source) env.GH_AW_WORKFLOW_SOURCE = dq(ctx.source);
-  env.GH_AW_WORKFLOW_SOURCE_URL = m
-    ? dq(`\${{ github.server_url }}/${m[1]}/${m[2]}/blob/${m[4]}/${m[3]}`)
-    : SOURCE_URL(ctx.id);
-  if (ctx.trackerId) env.GH_AW_TRACKER_ID = dq(ctx.trackerId);
-  return env;
-}
+const sourceEnv = sourceEnvOf;
 
 /** Builds the `conclusion` job. */
 export function conclusionJob(

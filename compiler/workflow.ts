@@ -14,6 +14,7 @@ import { activationJob, bodyExpressions, exprEnvName, preActivationJob } from ".
 import { agentJob, detectionJob } from "./jobs_agent.ts";
 import { copilotDetectionJob } from "./jobs_detection.ts";
 import { pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs_memory.ts";
+import { uploadAssetsJob } from "./jobs_assets.ts";
 import { conclusionJob, safeOutputsJob } from "./jobs_outputs.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { emitBody } from "./emit.ts";
@@ -369,6 +370,10 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       await pinText("actions/cache/save", "v5.0.5"),
     );
     conclusionExtra.push("update_cache_memory");
+  }
+  if (safeOutputs.handlerConfig.upload_asset && !safeOutputs.staged) {
+    jobs.upload_assets = uploadAssetsJob(ctx, safeOutputs.handlerConfig.upload_asset);
+    conclusionExtra.push("upload_assets");
   }
   const repoMemory = merged.tools["repo-memory"];
   if (repoMemory !== undefined && repoMemory !== false && !Array.isArray(repoMemory)) {
