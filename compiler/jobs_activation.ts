@@ -10,6 +10,23 @@ import { heredocDelimiter } from "./hash.ts";
 
 const CTX = "fromJSON(github.event.inputs.aw_context || github.event.client_payload.aw_context || '{}')";
 
+const AWC = "fromJSON(github.event.inputs.aw_context || '{}').event_type";
+/** Events (direct, or dispatched with aw_context) that carry an issue, PR or discussion to react on. */
+const EVENT_GUARD = "github.event_name == 'issues' || github.event_name == 'issue_comment' || " +
+  "github.event_name == 'pull_request_review_comment' || github.event_name == 'discussion' || " +
+  "github.event_name == 'discussion_comment' || github.event_name == 'pull_request' && " +
+  "github.event.pull_request.head.repo.id == github.repository_id || github.event_name == 'workflow_dispatch' && (" +
+  [
+    "issues",
+    "issue_comment",
+    "pull_request_review_comment",
+    "pull_request",
+    "discussion",
+    "discussion_comment",
+  ]
+    .map((e) => `${AWC} == '${e}'`).join(" || ") +
+  ")";
+
 /** Built-in context expressions offered in the `<github-context>` block. */
 const CONTEXT_EXPRS: [string, string, string][] = [
   [
@@ -70,7 +87,6 @@ export interface ActivationInput {
   /** Prompt imports in order: a path is runtime-imported, `{ inline }` text (imports with inputs) is embedded. */
   runtimeImports: (string | { inline: string })[];
   bodyExprs: Map<string, string>;
-  reaction?: string;
   permissions: Record<string, string>;
   emoji?: string;
   strict: boolean;
@@ -79,6 +95,16 @@ export interface ActivationInput {
   promptFragments: string[];
   /** Safe-output prompt fragments inside <safe-output-tools>. */
   safeOutputFragments: string[];
+  /** Reaction added to the triggering item, if any. */
+  reaction?: string;
+  /** Whether a status comment with the run link is posted (and updated by the conclusion). */
+  statusComment: boolean;
+  /** Whether the triggering text is sanitized into `text`/`title`/`body` outputs. */
+  sanitize: boolean;
+  /** `safe-outputs.messages` as Go-style JSON. */
+  messages?: string;
+  /** Agent allowlist (for the text sanitizer). */
+  allowedDomains: string[];
   /** Command names of a slash-command workflow. */
   commands?: string[];
   /** The single `tools.repo-memory` configuration, when enabled. */
@@ -127,6 +153,14 @@ export function activationJob(a: ActivationInput): JobPlan {
   // env before uses for this step, as gh-aw orders it
   const gen = steps[steps.length - 1];
   steps[steps.length - 1] = { name: gen.name, id: gen.id, env: gen.env, uses: gen.uses, with: gen.with };
+  if (a.reaction) {
+    steps.push(scriptStep(ctx, `Add ${a.reaction} reaction for immediate feedback`, "add_reaction", {
+      id: "react",
+      if: plain(EVENT_GUARD),
+      env: { GH_AW_REACTION: dq(a.reaction) },
+      token: "${{ secrets.GITHUB_TOKEN }}",
+    }));
+  }
   if (a.secrets.length > 0) {
     const env: Record<string, YValue> = {};
     for (const s of a.secrets) env[s] = plain(`\${{ secrets.${s} }}`);
@@ -170,6 +204,21 @@ export function activationJob(a: ActivationInput): JobPlan {
       GH_AW_CONTEXT_WORKFLOW_REF: dq("${{ github.workflow_ref }}"),
     },
   }));
+  if (a.sanitize) {
+    steps.push(scriptStep(ctx, "Compute current body text", "compute_text", {
+      id: "sanitized",
+      env: { GH_AW_ALLOWED_DOMAINS: dq(a.allowedDomains.join(",")) },
+    }));
+  }
+  if (a.statusComment) {
+    const env: Record<string, YValue> = { GH_AW_WORKFLOW_NAME: dq(ctx.name) };
+    if (a.messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(a.messages);
+    steps.push(scriptStep(ctx, "Add comment with workflow run link", "add_workflow_run_comment", {
+      id: "add-comment",
+      if: plain(EVENT_GUARD),
+      env,
+    }));
+  }
   // Prompt assembly.
   const promptEnv: Record<string, YValue> = {
     GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
@@ -386,10 +435,18 @@ export function activationJob(a: ActivationInput): JobPlan {
     a.ifCondition ?? "",
   ].filter(Boolean);
   if (conds.length > 0) job.if = plain(conds.length > 1 ? conds.map((c) => `(${c})`).join(" && ") : conds[0]);
-  job.permissions = a.permissions;
+  job.permissions = a.reaction || a.statusComment
+    ? { ...a.permissions, issues: "write", "pull-requests": "write" }
+    : a.permissions;
   job.outputs = {
-    comment_id: dq(""),
-    comment_repo: dq(""),
+    ...(a.sanitize ? { body: plain("${{ steps.sanitized.outputs.body }}") } : {}),
+    ...(a.statusComment
+      ? {
+        comment_id: plain("${{ steps.add-comment.outputs.comment-id }}"),
+        comment_repo: plain("${{ steps.add-comment.outputs.comment-repo }}"),
+        comment_url: plain("${{ steps.add-comment.outputs.comment-url }}"),
+      }
+      : { comment_id: dq(""), comment_repo: dq("") }),
     engine_id: plain("${{ steps.generate_aw_info.outputs.engine_id }}"),
     lockdown_check_failed: plain("${{ steps.generate_aw_info.outputs.lockdown_check_failed == 'true' }}"),
     model: plain("${{ steps.generate_aw_info.outputs.model }}"),
@@ -397,7 +454,14 @@ export function activationJob(a: ActivationInput): JobPlan {
       ? { secret_verification_result: plain("${{ steps.validate-secret.outputs.verification_result }}") }
       : {}),
     ...TRACE_OUTPUTS,
+    ...(a.commands ? { slash_command: plain("${{ needs.pre_activation.outputs.matched_command }}") } : {}),
     stale_lock_file_failed: plain("${{ steps.check-lock-file.outputs.stale_lock_file_failed == 'true' }}"),
+    ...(a.sanitize
+      ? {
+        text: plain("${{ steps.sanitized.outputs.text }}"),
+        title: plain("${{ steps.sanitized.outputs.title }}"),
+      }
+      : {}),
   };
   return job;
 }

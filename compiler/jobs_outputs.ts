@@ -419,6 +419,28 @@ export function conclusionJob(
     : { contents: "read", issues: "write" };
   const sorted: Record<string, string> = {};
   for (const k of Object.keys(perms).sort()) sorted[k] = perms[k];
+  if (ctx.statusComment) {
+    const cenv: Record<string, YValue> = {
+      GH_AW_AGENT_OUTPUT: agentOutput,
+      GH_AW_COMMENT_ID: plain("${{ needs.activation.outputs.comment_id }}"),
+      GH_AW_COMMENT_REPO: plain("${{ needs.activation.outputs.comment_repo }}"),
+      GH_AW_RUN_URL: runUrl,
+      GH_AW_WORKFLOW_NAME: dq(ctx.name),
+      GH_AW_AGENT_CONCLUSION: plain("${{ needs.agent.result }}"),
+      GH_AW_SAFE_OUTPUTS_RESULT: plain("${{ needs.safe_outputs.result }}"),
+    };
+    if (so.threatDetection) {
+      cenv.GH_AW_DETECTION_CONCLUSION = plain("${{ needs.detection.outputs.detection_conclusion }}");
+      cenv.GH_AW_DETECTION_REASON = plain("${{ needs.detection.outputs.detection_reason }}");
+    }
+    const msgs = messagesJson(so.raw.messages);
+    if (msgs) cenv.GH_AW_SAFE_OUTPUT_MESSAGES = dq(msgs);
+    steps.push(scriptStep(ctx, "Update reaction comment with completion status", "notify_comment_error", {
+      id: "conclusion",
+      env: cenv,
+      token,
+    }));
+  }
   const job: JobPlan = {
     needs: [
       "activation",

@@ -15,7 +15,7 @@ import { agentJob, detectionJob } from "./jobs_agent.ts";
 import { copilotDetectionJob } from "./jobs_detection.ts";
 import { pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs_memory.ts";
 import { uploadAssetsJob } from "./jobs_assets.ts";
-import { conclusionJob, safeOutputsJob } from "./jobs_outputs.ts";
+import { conclusionJob, messagesJson, safeOutputsJob } from "./jobs_outputs.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { emitBody } from "./emit.ts";
 import { renderHeader } from "./header.ts";
@@ -126,9 +126,12 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       : await pinText("actions/download-artifact", "v8.0.1"),
   };
   if (o.actionMode === "release") refs.setup = await pinText("github/gh-aw-actions/setup", "v0.76.1");
+  const rawOnMain = triggers.raw;
   const ctx: JobCtx = {
     otlp: merged.otlpEndpoints.length > 0,
     commands: triggers.slashCommand?.names,
+    statusComment: rawOnMain["status-comment"] === true ||
+      (!!triggers.slashCommand && rawOnMain["status-comment"] !== false),
     model: engine.model,
     cacheMemory: merged.tools["cache-memory"] !== undefined && merged.tools["cache-memory"] !== false,
     copilotRequests: engine.usesCopilotRequests,
@@ -286,6 +289,26 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ? {}
       : undefined,
     commands,
+    reaction: typeof rawOn.reaction === "string" || typeof rawOn.reaction === "number"
+      ? (rawOn.reaction === "none" ? undefined : String(rawOn.reaction))
+      : triggers.slashCommand
+      ? "eyes"
+      : undefined,
+    statusComment: rawOn["status-comment"] === true ||
+      (!!triggers.slashCommand && rawOn["status-comment"] !== false),
+    sanitize: !!triggers.slashCommand || !!triggers.labelCommand ||
+      triggers.events.some((e) =>
+        [
+          "issues",
+          "issue_comment",
+          "pull_request",
+          "discussion",
+          "discussion_comment",
+          "pull_request_review_comment",
+        ].includes(e)
+      ),
+    messages: messagesJson(safeOutputs.raw.messages),
+    allowedDomains: network.allowed,
     prContext: triggers.events.some((e) =>
       ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
     ),
