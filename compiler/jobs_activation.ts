@@ -2,13 +2,17 @@
 import { createHash } from "node:crypto";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { type JobCtx, otlpMaskSteps, scriptStep, setupSteps, shStep, TRACE_OUTPUTS } from "./jobs_common.ts";
-import { Comment, dq, lit, plain, sq, type YValue } from "./yaml_writer.ts";
+import { Comment, dq, folded, lit, plain, sq, type YValue } from "./yaml_writer.ts";
 
 /** The comment gh-aw puts before `run:` of steps that execute checked-out content. */
 const POUTINE = new Comment("poutine:ignore untrusted_checkout_exec");
 import { heredocDelimiter } from "./hash.ts";
 
 const CTX = "fromJSON(github.event.inputs.aw_context || github.event.client_payload.aw_context || '{}')";
+
+/** Pull requests from forks never run the agent. */
+export const FORK_GUARD =
+  "github.event_name != 'pull_request' || github.event.pull_request.head.repo.id == github.repository_id";
 
 const AWC = "fromJSON(github.event.inputs.aw_context || '{}').event_type";
 /** Events (direct, or dispatched with aw_context) that carry an issue, PR or discussion to react on. */
@@ -95,6 +99,8 @@ export interface ActivationInput {
   promptFragments: string[];
   /** Safe-output prompt fragments inside <safe-output-tools>. */
   safeOutputFragments: string[];
+  /** Whether the fork guard applies (pull_request trigger). */
+  forkGuard: boolean;
   /** Reaction added to the triggering item, if any. */
   reaction?: string;
   /** Whether a status comment with the run link is posted (and updated by the conclusion). */
@@ -334,7 +340,7 @@ export function activationJob(a: ActivationInput): JobPlan {
       GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
       GH_AW_ENGINE_ID: dq(ctx.engineId),
       ...Object.fromEntries(
-        [...a.bodyExprs.keys()].sort().map((k) => [k, plain(`\${{ ${a.bodyExprs.get(k)} }}`)]),
+        [...a.bodyExprs.keys()].map((k) => [k, plain(`\${{ ${a.bodyExprs.get(k)} }}`)]),
       ),
     },
   }));
@@ -430,11 +436,14 @@ export function activationJob(a: ActivationInput): JobPlan {
   });
   const job: JobPlan = { "runs-on": "ubuntu-slim", steps };
   if (a.hasPreActivation) job.needs = "pre_activation";
-  const conds = [
-    a.hasPreActivation ? "needs.pre_activation.outputs.activated == 'true'" : "",
-    a.ifCondition ?? "",
-  ].filter(Boolean);
-  if (conds.length > 0) job.if = plain(conds.length > 1 ? conds.map((c) => `(${c})`).join(" && ") : conds[0]);
+  const inner = [a.ifCondition, a.forkGuard ? FORK_GUARD : undefined].filter((c): c is string => !!c);
+  const userCond = inner.length > 1 ? inner.map((c) => `(${c})`).join(" && ") : inner[0];
+  const cond = a.hasPreActivation
+    ? userCond
+      ? `needs.pre_activation.outputs.activated == 'true' && (${userCond})`
+      : "needs.pre_activation.outputs.activated == 'true'"
+    : userCond;
+  if (cond) job.if = cond.length > 104 && !cond.includes("startsWith(") ? folded(cond + "\n") : plain(cond);
   job.permissions = a.reaction || a.statusComment
     ? { ...a.permissions, issues: "write", "pull-requests": "write" }
     : a.permissions;

@@ -10,7 +10,13 @@ import { resolveEngine } from "./engines.ts";
 import { planSafeOutputs } from "./safe_outputs.ts";
 import { computeAllowedDomains } from "./network.ts";
 import { type JobCtx, type Refs, VERSIONS } from "./jobs_common.ts";
-import { activationJob, bodyExpressions, exprEnvName, preActivationJob } from "./jobs_activation.ts";
+import {
+  activationJob,
+  bodyExpressions,
+  exprEnvName,
+  FORK_GUARD,
+  preActivationJob,
+} from "./jobs_activation.ts";
 import { agentJob, detectionJob } from "./jobs_agent.ts";
 import { copilotDetectionJob } from "./jobs_detection.ts";
 import { pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs_memory.ts";
@@ -221,7 +227,11 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       commands,
       extraSteps: onSteps,
       permissions: sortRecord(perms),
-      ifCondition: commands && !triggers.slashCommand?.centralized ? slashCondition(commands) : undefined,
+      ifCondition: commands && !triggers.slashCommand?.centralized
+        ? slashCondition(commands)
+        : triggers.events.includes("pull_request")
+        ? FORK_GUARD
+        : undefined,
     });
   }
   // Runtime imports: every import, then `{{#runtime-import …}}` macros of the main body, then the body.
@@ -257,7 +267,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     safeOutputTools: safeOutputs.tools,
     autoCreateIssue: !safeOutputs.configured,
     runtimeImports,
-    bodyExprs: bodyExpressions([file.split.body, ...imports.map((i) => i.file.split.body)]),
+    bodyExprs: bodyExpressions([...imports.map((i) => i.file.split.body), file.split.body]),
     permissions: { actions: "read", contents: "read" },
     emoji: typeof data.emoji === "string" ? data.emoji : undefined,
     strict: data.strict !== false,
@@ -289,6 +299,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ? {}
       : undefined,
     commands,
+    forkGuard: triggers.events.includes("pull_request"),
     reaction: typeof rawOn.reaction === "string" || typeof rawOn.reaction === "number"
       ? (rawOn.reaction === "none" ? undefined : String(rawOn.reaction))
       : triggers.slashCommand
