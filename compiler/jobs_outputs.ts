@@ -12,11 +12,6 @@ import {
 import { dq, folded, lit, plain, type YValue } from "./yaml_writer.ts";
 import type { SafeOutputsPlan } from "./safe_outputs.ts";
 
-const SOURCE_URL = (id: string) =>
-  dq(
-    `\${{ github.server_url }}/\${{ github.repository }}/blob/\${{ github.ref_name }}/.github/workflows/${id}.md`,
-  );
-
 const MESSAGE_KEYS = [
   "footer",
   "footer-install",
