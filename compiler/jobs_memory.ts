@@ -4,7 +4,12 @@ import { type JobCtx, setupSteps } from "./jobs_common.ts";
 import { dq, folded, lit, plain, sq } from "./yaml_writer.ts";
 
 /** Builds `update_cache_memory` for the default cache memory. */
-export function updateCacheMemoryJob(ctx: JobCtx, detection: boolean, cacheSaveRef: string): JobPlan {
+export function updateCacheMemoryJob(
+  ctx: JobCtx,
+  detection: boolean,
+  cacheSaveRef: string,
+  userKey?: string,
+): JobPlan {
   return {
     needs: ["activation", "agent", ...(detection ? ["detection"] : [])],
     if: plain(
@@ -38,7 +43,11 @@ export function updateCacheMemoryJob(ctx: JobCtx, detection: boolean, cacheSaveR
         if: plain("steps.check_cache_default.outputs.has_content == 'true'"),
         uses: plain(cacheSaveRef),
         with: {
-          key: plain("memory-none-nopolicy-${{ env.GH_AW_WORKFLOW_ID_SANITIZED }}-${{ github.run_id }}"),
+          key: plain(
+            `memory-none-nopolicy-${
+              userKey ?? "${{ env.GH_AW_WORKFLOW_ID_SANITIZED }}"
+            }-\${{ github.run_id }}`,
+          ),
           path: "/tmp/gh-aw/cache-memory",
         },
       },

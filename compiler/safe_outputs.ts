@@ -295,7 +295,7 @@ function toolList(
   effective: Record<string, unknown>,
 ): string[] {
   const names = types.map(snake).filter((t) =>
-    !["missing_data", "missing_tool", "noop", "report_incomplete"].includes(t)
+    !["missing_data", "missing_tool", "noop", "report_incomplete", "upload_artifact"].includes(t)
   );
   names.sort((a, b) => (TOOL_ORDER.indexOf(a) + 1 || 999) - (TOOL_ORDER.indexOf(b) + 1 || 999));
   const out = names.map((t) => {

@@ -402,6 +402,13 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ctx,
       safeOutputs.threatDetection,
       await pinText("actions/cache/save", "v5.0.5"),
+      (() => {
+        const c = merged.tools["cache-memory"];
+        return c && typeof c === "object" && !Array.isArray(c) &&
+            typeof (c as Record<string, unknown>).key === "string"
+          ? (c as Record<string, string>).key
+          : undefined;
+      })(),
     );
     conclusionExtra.push("update_cache_memory");
   }
