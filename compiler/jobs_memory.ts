@@ -150,3 +150,77 @@ export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, memory: Recor
     steps,
   };
 }
+
+/** Builds `push_experiments_state`: persists A/B experiment assignments to the `experiments/<id>` branch. */
+export function pushExperimentsStateJob(ctx: JobCtx): JobPlan {
+  const sanitized = ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase();
+  const steps: StepPlan[] = [
+    ...setupSteps(ctx, true),
+    {
+      name: "Checkout repository",
+      uses: plain(ctx.refs.checkout),
+      with: { "persist-credentials": false, "sparse-checkout": "." },
+    },
+    {
+      name: "Configure Git credentials",
+      env: {
+        REPO_NAME: plain("${{ github.repository }}"),
+        SERVER_URL: plain("${{ github.server_url }}"),
+        GITHUB_TOKEN: plain("${{ github.token }}"),
+      },
+      run: lit(
+        'git config --global user.email "github-actions[bot]@users.noreply.github.com"\n' +
+          'git config --global user.name "github-actions[bot]"\ngit config --global am.keepcr true\n' +
+          "# Re-authenticate git with GitHub token\n" + 'SERVER_URL_STRIPPED="${SERVER_URL#https://}"\n' +
+          'git remote set-url origin "https://x-access-token:${GITHUB_TOKEN}@${SERVER_URL_STRIPPED}/${REPO_NAME}.git"\n' +
+          'echo "Git configured with standard GitHub Actions identity"\n',
+      ),
+    },
+    {
+      name: "Download experiment artifact",
+      uses: plain(ctx.refs.download),
+      "continue-on-error": true,
+      with: { name: `${sanitized}-experiment`, path: "/tmp/gh-aw/experiments" },
+    },
+    {
+      name: "Push experiment state to git",
+      id: "push_experiments_state",
+      if: plain("always()"),
+      uses: plain(ctx.refs.githubScript),
+      env: {
+        GH_TOKEN: plain("${{ github.token }}"),
+        GITHUB_RUN_ID: plain("${{ github.run_id }}"),
+        GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
+        GH_AW_EXPERIMENT_STATE_DIR: "/tmp/gh-aw/experiments",
+        GH_AW_EXPERIMENT_BRANCH: `experiments/${sanitized}`,
+      },
+      with: {
+        script: lit(
+          "const { setupGlobals } = require('${{ runner.temp }}/gh-aw/actions/setup_globals.cjs');\n" +
+            "setupGlobals(core, github, context, exec, io, getOctokit);\n" +
+            "const { main } = require('${{ runner.temp }}/gh-aw/actions/push_experiment_state.cjs');\nawait main();\n",
+        ),
+      },
+    },
+  ];
+  if (ctx.actionMode === "dev") {
+    steps.push({
+      name: "Restore actions folder",
+      if: plain("always()"),
+      uses: plain(ctx.refs.checkout),
+      with: {
+        repository: "github/gh-aw",
+        "sparse-checkout": lit("actions/setup\n"),
+        "sparse-checkout-cone-mode": true,
+        "persist-credentials": false,
+      },
+    });
+  }
+  return {
+    needs: "activation",
+    if: plain("always() && (!cancelled()) && needs.activation.result == 'success'"),
+    "runs-on": "ubuntu-slim",
+    permissions: { contents: "write" },
+    steps,
+  };
+}

@@ -19,7 +19,7 @@ import {
 } from "./jobs_activation.ts";
 import { agentJob, detectionJob } from "./jobs_agent.ts";
 import { copilotDetectionJob } from "./jobs_detection.ts";
-import { pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs_memory.ts";
+import { pushExperimentsStateJob, pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs_memory.ts";
 import { uploadAssetsJob } from "./jobs_assets.ts";
 import { conclusionJob, messagesJson, safeOutputsJob } from "./jobs_outputs.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
@@ -415,6 +415,10 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   if (safeOutputs.handlerConfig.upload_asset && !safeOutputs.staged) {
     jobs.upload_assets = uploadAssetsJob(ctx, safeOutputs.handlerConfig.upload_asset);
     conclusionExtra.push("upload_assets");
+  }
+  if (data.experiments && typeof data.experiments === "object") {
+    jobs.push_experiments_state = pushExperimentsStateJob(ctx);
+    conclusionExtra.push("push_experiments_state");
   }
   const repoMemory = merged.tools["repo-memory"];
   if (repoMemory !== undefined && repoMemory !== false && !Array.isArray(repoMemory)) {
