@@ -149,6 +149,17 @@ export interface CopilotDetectionInput {
 export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
   const { ctx } = d;
   const steps: (StepPlan | Comment)[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx)];
+  if (ctx.experiments) {
+    steps.push({
+      name: "Download experiment artifact",
+      "continue-on-error": true,
+      uses: plain(ctx.refs.download),
+      with: {
+        name: `${ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase()}-experiment`,
+        path: "/tmp/gh-aw/experiments/",
+      },
+    });
+  }
   steps.push({
     name: "Checkout repository for patch context",
     if: plain("needs.agent.outputs.has_patch == 'true'"),

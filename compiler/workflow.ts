@@ -136,6 +136,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   const ctx: JobCtx = {
     otlp: merged.otlpEndpoints.length > 0,
     commands: triggers.slashCommand?.names,
+    experiments: !!data.experiments && typeof data.experiments === "object",
     statusComment: rawOnMain["status-comment"] === true ||
       (!!triggers.slashCommand && rawOnMain["status-comment"] !== false),
     model: engine.model,
