@@ -99,6 +99,8 @@ export interface ActivationInput {
   promptFragments: string[];
   /** Safe-output prompt fragments inside <safe-output-tools>. */
   safeOutputFragments: string[];
+  /** A/B experiments: names and the Go-style JSON spec. */
+  experiments?: { names: string[]; spec: string };
   /** Whether the fork guard applies (pull_request trigger). */
   forkGuard: boolean;
   /** Reaction added to the triggering item, if any. */
@@ -210,6 +212,36 @@ export function activationJob(a: ActivationInput): JobPlan {
       GH_AW_CONTEXT_WORKFLOW_REF: dq("${{ github.workflow_ref }}"),
     },
   }));
+  if (a.experiments) {
+    const sanitized = ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase();
+    steps.push(scriptStep(ctx, "Restore experiment state from git", "load_experiment_state_from_repo", {
+      id: "restore-experiment-state",
+      env: {
+        GH_AW_EXPERIMENT_STATE_FILE: "/tmp/gh-aw/experiments/state.json",
+        GH_AW_EXPERIMENT_STATE_DIR: "/tmp/gh-aw/experiments",
+        GH_AW_EXPERIMENT_BRANCH: `experiments/${sanitized}`,
+      },
+    }));
+    steps.push(scriptStep(ctx, "Pick experiment variants", "pick_experiment", {
+      id: "pick-experiment",
+      env: {
+        GH_AW_EXPERIMENT_SPEC: sq(a.experiments.spec),
+        GH_AW_EXPERIMENT_STATE_FILE: "/tmp/gh-aw/experiments/state.json",
+        GH_AW_EXPERIMENT_STATE_DIR: "/tmp/gh-aw/experiments",
+      },
+    }));
+    steps.push({
+      name: "Upload experiment artifact",
+      if: plain("always()"),
+      uses: plain(ctx.refs.upload),
+      with: {
+        name: `${sanitized}-experiment`,
+        path: "/tmp/gh-aw/experiments",
+        "if-no-files-found": "ignore",
+        "retention-days": 30,
+      },
+    });
+  }
   if (a.sanitize) {
     steps.push(scriptStep(ctx, "Compute current body text", "compute_text", {
       id: "sanitized",
@@ -231,6 +263,12 @@ export function activationJob(a: ActivationInput): JobPlan {
     GH_AW_SAFE_OUTPUTS: plain("${{ runner.temp }}/gh-aw/safeoutputs/outputs.jsonl"),
   };
   const exprEnv = new Map<string, string>(a.bodyExprs);
+  for (const n of a.experiments?.names ?? []) {
+    exprEnv.set(
+      `GH_AW_EXPERIMENTS_${n.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`,
+      `steps.pick-experiment.outputs.${n}`,
+    );
+  }
   for (const [, e] of CONTEXT_EXPRS) exprEnv.set(exprEnvName(e), e);
   for (const e of ["github.actor", "github.repository", "github.run_id", "github.workspace"]) {
     exprEnv.set(exprEnvName(e), e);
@@ -342,6 +380,12 @@ export function activationJob(a: ActivationInput): JobPlan {
       ...Object.fromEntries(
         [...a.bodyExprs.keys()].map((k) => [k, plain(`\${{ ${a.bodyExprs.get(k)} }}`)]),
       ),
+      ...Object.fromEntries(
+        (a.experiments?.names ?? []).map((n) => [
+          `GH_AW_EXPERIMENTS_${n.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`,
+          plain(`\${{ steps.pick-experiment.outputs.${n} }}`),
+        ]),
+      ),
     },
   }));
   const subEnv: Record<string, YValue> = { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" };
@@ -449,6 +493,10 @@ export function activationJob(a: ActivationInput): JobPlan {
     : a.permissions;
   job.outputs = {
     ...(a.sanitize ? { body: plain("${{ steps.sanitized.outputs.body }}") } : {}),
+    ...(a.experiments ? { experiments: plain("${{ steps.pick-experiment.outputs.experiments }}") } : {}),
+    ...Object.fromEntries(
+      (a.experiments?.names ?? []).map((n) => [n, plain(`\${{ steps.pick-experiment.outputs.${n} }}`)]),
+    ),
     ...(a.statusComment
       ? {
         comment_id: plain("${{ steps.add-comment.outputs.comment-id }}"),

@@ -301,6 +301,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       : undefined,
     commands,
     forkGuard: triggers.events.includes("pull_request"),
+    experiments: experimentsSpec(data.experiments),
     reaction: typeof rawOn.reaction === "string" || typeof rawOn.reaction === "number"
       ? (rawOn.reaction === "none" ? undefined : String(rawOn.reaction))
       : triggers.slashCommand
@@ -571,6 +572,38 @@ function checkoutWith(c: Record<string, unknown>): Record<string, YValue> {
     out[k] = Array.isArray(v) ? lit(v.map(String).join("\n") + "\n") : toY(v);
   }
   return out;
+}
+
+const EXPERIMENT_KEYS = [
+  "variants",
+  "description",
+  "hypothesis",
+  "metric",
+  "secondary_metrics",
+  "guardrail_metrics",
+  "min_samples",
+  "weight",
+  "issue",
+  "start_date",
+  "end_date",
+  "analysis_type",
+  "tags",
+  "notify",
+];
+
+/** `experiments:` → names and the Go-style (HTML-escaped, struct-ordered) JSON the picker reads. */
+function experimentsSpec(raw: unknown): { names: string[]; spec: string } | undefined {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return undefined;
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [name, cfg] of Object.entries(raw as Record<string, unknown>)) {
+    const c = cfg && typeof cfg === "object" ? cfg as Record<string, unknown> : {};
+    const o: Record<string, unknown> = {};
+    for (const k of EXPERIMENT_KEYS) if (c[k] !== undefined) o[k] = c[k];
+    for (const k of Object.keys(c)) if (!EXPERIMENT_KEYS.includes(k)) o[k] = c[k];
+    out[name] = o;
+  }
+  const spec = JSON.stringify(out).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
+  return { names: Object.keys(out), spec };
 }
 
 /** The memory prompt fragment (`_multi` for a list of memories). */
