@@ -596,7 +596,11 @@ function experimentsSpec(raw: unknown): { names: string[]; spec: string } | unde
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return undefined;
   const out: Record<string, Record<string, unknown>> = {};
   for (const [name, cfg] of Object.entries(raw as Record<string, unknown>)) {
-    const c = cfg && typeof cfg === "object" ? cfg as Record<string, unknown> : {};
+    const c = Array.isArray(cfg)
+      ? { variants: cfg }
+      : cfg && typeof cfg === "object"
+      ? cfg as Record<string, unknown>
+      : {};
     const o: Record<string, unknown> = {};
     for (const k of EXPERIMENT_KEYS) if (c[k] !== undefined) o[k] = c[k];
     for (const k of Object.keys(c)) if (!EXPERIMENT_KEYS.includes(k)) o[k] = c[k];

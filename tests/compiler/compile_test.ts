@@ -286,3 +286,43 @@ Deno.test("cache-memory and repo-memory add their persistence jobs before the co
   assertIncludes(prompt, "cache_memory_prompt.md");
   assertIncludes(prompt, "repo_memory_prompt.md");
 });
+
+Deno.test("experiments pick a variant in activation and persist their state", async () => {
+  const { lock } = await compileOne(
+    "---\non: daily\nexperiments:\n  tone:\n    variants: [calm, terse]\n    metric: effective_tokens\n    guardrail_metrics:\n      - name: ok\n        threshold: '>=0.9'\n---\n{{#if (eq experiments.tone \"terse\")}}Be terse.{{/if}}\n",
+  );
+  const j = jobs(lock);
+  const pick = step(j.activation, "Pick experiment variants").env as Record<string, string>;
+  assertEquals(
+    pick.GH_AW_EXPERIMENT_SPEC,
+    '{"tone":{"variants":["calm","terse"],"metric":"effective_tokens","guardrail_metrics":[{"name":"ok","threshold":"\\u003e=0.9"}]}}',
+  );
+  assertEquals(
+    (j.activation.outputs as Record<string, string>).tone,
+    "${{ steps.pick-experiment.outputs.tone }}",
+  );
+  assertEquals(j.push_experiments_state.needs, "activation");
+  const env = step(j.activation, "Create prompt with built-in context").env as Record<string, string>;
+  assertEquals(env.GH_AW_EXPERIMENTS_TONE, "${{ steps.pick-experiment.outputs.tone }}");
+});
+
+Deno.test("slash commands react, post a status comment and update it from the conclusion", async () => {
+  const { lock } = await compileOne(
+    "---\non:\n  slash_command:\n    name: fix\n  reaction: rocket\n---\nFix.\n",
+  );
+  const j = jobs(lock);
+  assertEquals(
+    (step(j.activation, "Add rocket reaction for immediate feedback").env as Record<string, string>)
+      .GH_AW_REACTION,
+    "rocket",
+  );
+  assert(step(j.activation, "Add comment with workflow run link"), "status comment");
+  assert(step(j.activation, "Compute current body text"), "sanitized trigger text");
+  assertEquals(j.activation.permissions, {
+    actions: "read",
+    contents: "read",
+    issues: "write",
+    "pull-requests": "write",
+  });
+  assert(step(j.conclusion, "Update reaction comment with completion status"));
+});
