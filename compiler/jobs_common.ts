@@ -35,6 +35,8 @@ export interface JobCtx {
   source?: string;
   /** Frontmatter `tracker-id`, when set. */
   trackerId?: string;
+  /** Frontmatter `max-effective-tokens`. */
+  maxEffectiveTokens?: number | string;
   /** Whether the workflow declares `experiments:`. */
   experiments?: boolean;
   /** Whether a status comment is posted in activation and updated by the conclusion. */

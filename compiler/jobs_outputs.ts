@@ -388,7 +388,7 @@ export function conclusionJob(
     GH_AW_MISSING_TOOL_REPORT_AS_FAILURE: dq("true"),
     GH_AW_MISSING_DATA_REPORT_AS_FAILURE: dq("true"),
     GH_AW_TIMEOUT_MINUTES: dq(String(timeoutMinutes)),
-    GH_AW_MAX_EFFECTIVE_TOKENS: dq("25000000"),
+    GH_AW_MAX_EFFECTIVE_TOKENS: dq(String(ctx.maxEffectiveTokens ?? 25000000)),
   });
   if (extraNeeds.includes("push_repo_memory")) {
     env.GH_AW_PUSH_REPO_MEMORY_RESULT = plain("${{ needs.push_repo_memory.result }}");

@@ -58,6 +58,8 @@ export function computeAllowedDomains(
     ? "api.anthropic.com"
     : engineId === "codex"
     ? "api.openai.com"
+    : engineId === "gemini" || engineId === "antigravity"
+    ? "generativelanguage.googleapis.com"
     : "";
   return {
     declared: [...new Set(declared)].sort(),

@@ -137,6 +137,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     otlp: merged.otlpEndpoints.length > 0,
     commands: triggers.slashCommand?.names,
     experiments: !!data.experiments && typeof data.experiments === "object",
+    maxEffectiveTokens: data["max-effective-tokens"] as number | string | undefined,
     statusComment: rawOnMain["status-comment"] === true ||
       (!!triggers.slashCommand && rawOnMain["status-comment"] !== false),
     model: engine.model,
