@@ -9,7 +9,7 @@ import {
   sourceEnvOf,
   WRITE_TOKEN,
 } from "./jobs_common.ts";
-import { dq, folded, lit, plain, type YValue } from "./yaml_writer.ts";
+import { dq, folded, lit, plain, sq, type YValue } from "./yaml_writer.ts";
 import type { SafeOutputsPlan } from "./safe_outputs.ts";
 
 const MESSAGE_KEYS = [
@@ -123,7 +123,13 @@ export function safeOutputsJob(
   emoji: string | undefined,
   environment: YValue | undefined,
 ): JobPlan {
-  const steps: StepPlan[] = [...setupSteps(ctx, true), ...otlpMaskSteps(ctx), ...agentOutputSteps(ctx)];
+  const artifacts = so.types.includes("upload-artifact") && !so.staged;
+  const setup = setupSteps(ctx, true);
+  if (artifacts) {
+    const last = setup[setup.length - 1];
+    last.with = { ...(last.with ?? {}), "safe-output-artifact-client": sq("true") };
+  }
+  const steps: StepPlan[] = [...setup, ...otlpMaskSteps(ctx), ...agentOutputSteps(ctx)];
   steps.push(...codePushSteps(ctx, so));
   steps.push({
     name: "Configure GH_HOST for enterprise compatibility",
@@ -156,6 +162,17 @@ export function safeOutputsJob(
   const ciToken = so.types.includes("create-pull-request") ||
     so.types.includes("push-to-pull-request-branch");
   if (ciToken) env.GH_AW_CI_TRIGGER_TOKEN = plain("${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}");
+  if (artifacts) {
+    steps.push({
+      name: "Download upload-artifact staging",
+      "continue-on-error": true,
+      uses: plain(ctx.refs.download),
+      with: {
+        name: "safe-outputs-upload-artifacts",
+        path: plain("${{ runner.temp }}/gh-aw/safeoutputs/upload-artifacts/"),
+      },
+    });
+  }
   steps.push(scriptStep(ctx, "Process Safe Outputs", "safe_output_handler_manager", {
     id: "process_safe_outputs",
     env,
@@ -261,10 +278,9 @@ export function safeOutputsJob(
   if (has("add-reviewer")) outputs.add_reviewer_reviewers_added = o("x", "reviewers_added");
   if (has("assign-to-user")) outputs.assign_to_user_assigned = o("x", "assigned");
   if (has("upload-artifact")) {
-    Object.assign(outputs, {
-      upload_artifact_count: o("upload_artifact_count"),
-      upload_artifact_slot_0_tmp_id: o("x", "slot_0_tmp_id"),
-    });
+    outputs.upload_artifact_count = o("upload_artifact_count");
+    const slots = Number(so.handlerConfig.upload_artifact?.["max-uploads"] ?? 1) || 1;
+    for (let i = 0; i < slots; i++) outputs[`upload_artifact_slot_${i}_tmp_id`] = o("x", `slot_${i}_tmp_id`);
   }
   outputs.process_safe_outputs_processed_count = o("x", "processed_count");
   outputs.process_safe_outputs_temporary_id_map = o("x", "temporary_id_map");
