@@ -186,6 +186,9 @@ function typeConfig(type: string, raw: unknown, engineId: string): Record<string
   }
   if (out.max === undefined && !NO_DEFAULT_MAX.includes(type)) out.max = 1;
   if (type === "create-discussion" && out.fallback_to_issue === undefined) out.fallback_to_issue = true;
+  if (type === "push-to-pull-request-branch") out.if_no_changes ??= "warn";
+  if (type === "create-pull-request-review-comment") out.side ??= "RIGHT";
+  for (const k of ["reviewers", "assignees", "labels"]) if (typeof out[k] === "string") out[k] = [out[k]];
   if (type === "create-discussion" && typeof out.category === "string") {
     out.category = out.category.toLowerCase();
   }
@@ -320,7 +323,8 @@ export function planSafeOutputs(
   const configuredTypes = raw
     ? Object.keys(raw).filter((k) => !GLOBAL_KEYS.has(k) && !ALWAYS.includes(k))
     : [];
-  const configured = raw !== undefined && configuredTypes.length > 0;
+  const hasJobs = !!raw && !!raw.jobs && typeof raw.jobs === "object" && Object.keys(raw.jobs).length > 0;
+  const configured = raw !== undefined && (configuredTypes.length > 0 || hasJobs);
   const effective: Record<string, unknown> = configured
     ? raw!
     : { ...(raw ?? {}), "create-issue": { max: 1, labels: [workflowId], "title-prefix": `[${workflowId}]` } };
