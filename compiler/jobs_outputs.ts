@@ -11,6 +11,7 @@ import {
 } from "./jobs_common.ts";
 import { dq, folded, lit, plain, sq, type YValue } from "./yaml_writer.ts";
 import type { SafeOutputsPlan } from "./safe_outputs.ts";
+import { expandEcosystems } from "./network.ts";
 
 const MESSAGE_KEYS = [
   "footer",
@@ -144,7 +145,9 @@ export function safeOutputsJob(
   const env: Record<string, YValue> = {
     GH_AW_AGENT_OUTPUT: plain("${{ steps.setup-agent-output-env.outputs.GH_AW_AGENT_OUTPUT }}"),
     GH_AW_COMMENT_ID: plain("${{ needs.activation.outputs.comment_id }}"),
-    GH_AW_ALLOWED_DOMAINS: dq((so.allowedDomains ?? allowedDomains).join(",")),
+    GH_AW_ALLOWED_DOMAINS: dq(
+      [...new Set([...allowedDomains, ...expandEcosystems(so.allowedDomains ?? [])])].sort().join(","),
+    ),
   };
   env.GITHUB_SERVER_URL = plain("${{ github.server_url }}");
   env.GITHUB_API_URL = plain("${{ github.api_url }}");
