@@ -12,6 +12,14 @@ export interface NetworkPlan {
   engineApiHosts: string;
 }
 
+/** Runtime names (`runtimes:` keys) → the ecosystem whose domains they need. */
+const RUNTIME_ECOSYSTEM: Record<string, string> = {
+  bun: "node",
+  deno: "node",
+  uv: "python",
+  dotnet: "dotnet",
+};
+
 /** Expands ecosystem identifiers; unknown identifiers are literal domains. */
 export function expandEcosystems(entries: string[]): string[] {
   const out: string[] = [];
@@ -29,6 +37,7 @@ export function computeAllowedDomains(
   network: unknown,
   engineId: string,
   mcpServers: Record<string, Record<string, unknown>>,
+  runtimes: string[] = [],
 ): NetworkPlan {
   let declared: string[];
   let blocked: string[] = [];
@@ -38,7 +47,12 @@ export function computeAllowedDomains(
     declared = Array.isArray(n.allowed) ? n.allowed.map(String) : [];
     blocked = Array.isArray(n.blocked) ? n.blocked.map(String) : [];
   }
-  const set = new Set<string>([...(ENGINE_DOMAINS[engineId] ?? []), ...expandEcosystems(declared)]);
+  const runtimeEcosystems = runtimes.map((r) => RUNTIME_ECOSYSTEM[r] ?? r).filter((e) => ECOSYSTEMS[e]);
+  const set = new Set<string>([
+    ...(ENGINE_DOMAINS[engineId] ?? []),
+    ...expandEcosystems(declared),
+    ...expandEcosystems(runtimeEcosystems),
+  ]);
   for (const s of Object.values(mcpServers)) {
     if (typeof s.url === "string") {
       try {

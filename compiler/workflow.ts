@@ -156,7 +156,14 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   };
 
   // Network.
-  const network = computeAllowedDomains(merged.network, engine.info.id, merged.mcpServers);
+  const network = computeAllowedDomains(merged.network, engine.info.id, merged.mcpServers, [
+    ...Object.keys(data.runtimes && typeof data.runtimes === "object" ? data.runtimes : {}),
+    ...imports.flatMap((i) =>
+      Object.keys(
+        i.file.data.runtimes && typeof i.file.data.runtimes === "object" ? i.file.data.runtimes : {},
+      )
+    ),
+  ]);
   const timeout = (data["timeout-minutes"] as number | string | undefined) ?? 20;
 
   // Custom steps: pin their uses.
