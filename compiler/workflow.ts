@@ -332,11 +332,16 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     allowedDomains: network.allowed,
     prContext: triggers.events.some((e) =>
       ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
-    ),
+    ) || (!!triggers.slashCommand && triggers.slashCommand.events.some((e) =>
+      e !== "issues" && e !== "discussion"
+    )) ||
+      (!!triggers.labelCommand && triggers.labelCommand.events.includes("pull_request")),
     mcpCliServers: [
       "safeoutputs",
       ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
-      ...(data["mcp-scripts"] !== undefined || imports.some((i) => i.file.data["mcp-scripts"] !== undefined)
+      ...(data["mcp-scripts"] !== undefined || imports.some((i) =>
+          i.file.data["mcp-scripts"] !== undefined
+        )
         ? ["mcpscripts"]
         : []),
       ...Object.keys(merged.mcpServers),
