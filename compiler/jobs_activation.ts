@@ -150,6 +150,10 @@ export function activationJob(a: ActivationInput): JobPlan {
     GH_AW_INFO_FIREWALL_TYPE: dq("squid"),
   };
   if (a.emoji) info.GH_AW_INFO_FRONTMATTER_EMOJI = dq(a.emoji);
+  if (ctx.source) {
+    info.GH_AW_INFO_FRONTMATTER_SOURCE = dq(ctx.source);
+    info.GH_AW_INFO_BODY_MODIFIED = dq("false");
+  }
   info.GH_AW_COMPILED_STRICT = dq(String(a.strict));
   steps.push(
     scriptStep(ctx, "Generate agentic run info", "generate_aw_info", {
