@@ -55,7 +55,7 @@ export interface TriggerInfo {
   /** Scattered/validated crons in order. */
   crons: string[];
   slashCommand?: { names: string[]; events: string[]; centralized: boolean };
-  labelCommand?: { names: string[]; events: string[]; removeLabel: boolean };
+  labelCommand?: { names: string[]; events: string[]; removeLabel: boolean; decentralized?: boolean };
   events: string[];
 }
 
@@ -182,18 +182,22 @@ export function processTriggers(
     const o = typeof lc === "string" ? { name: lc } : (lc ?? {}) as Record<string, unknown>;
     const names = asList(o.name ?? o.names);
     const events = o.events ? asList(o.events) : ["issues", "pull_request", "discussion"];
-    labelCommand = { names, events, removeLabel: o.remove_label !== false };
-    for (const ev of events) on[ev] = { types: ["labeled"] };
-    on.workflow_dispatch = on.workflow_dispatch ?? {
-      inputs: {
-        item_number: {
-          default: "",
-          description: "The number of the issue, pull request, or discussion",
-          required: false,
-          type: "string",
+    const decentralized = o.strategy === "decentralized";
+    labelCommand = { names, events, removeLabel: o.remove_label !== false, decentralized };
+    if (decentralized) on.workflow_dispatch = on.workflow_dispatch ?? null;
+    else for (const ev of events) on[ev] = { types: ["labeled"] };
+    if (!decentralized) {
+      on.workflow_dispatch = on.workflow_dispatch ?? {
+        inputs: {
+          item_number: {
+            default: "",
+            description: "The number of the issue, pull request, or discussion",
+            required: false,
+            type: "string",
+          },
         },
-      },
-    };
+      };
+    }
   }
   // aw_context on every workflow_dispatch.
   if ("workflow_dispatch" in on) {

@@ -200,7 +200,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     : ["admin", "maintainer", "write"];
   const needsRoleCheck = roles !== undefined &&
     (rawOn.roles !== undefined || triggers.events.some((e) => !SAFE_EVENTS.includes(e)) ||
-      !!triggers.slashCommand);
+      !!triggers.slashCommand || !!triggers.labelCommand);
   const stopTime = resolveStopTime(rawOn["stop-after"], o.now, await o.read(lockPath));
   const skipIfMatch = rawOn["skip-if-match"] === undefined
     ? undefined
@@ -238,6 +238,8 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       permissions: sortRecord(perms),
       ifCondition: commands && !triggers.slashCommand?.centralized
         ? slashCondition(commands)
+        : triggers.labelCommand?.decentralized
+        ? labelRouteCondition(triggers.labelCommand.names, triggers.labelCommand.events)
         : triggers.events.includes("pull_request")
         ? FORK_GUARD
         : undefined,
@@ -266,7 +268,11 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     ctx,
     frontmatterHash,
     hasPreActivation: hasPre,
-    ifCondition: typeof data.if === "string" ? stripExpr(data.if) : undefined,
+    ifCondition: triggers.labelCommand?.decentralized
+      ? labelRouteCondition(triggers.labelCommand.names, triggers.labelCommand.events)
+      : typeof data.if === "string"
+      ? stripExpr(data.if)
+      : undefined,
     engineDisplay: engine.info.displayName,
     engineModel: engine.model ?? engine.info.defaultModel,
     secrets: engine.secrets,
@@ -621,6 +627,19 @@ function experimentsSpec(raw: unknown): { names: string[]; spec: string } | unde
   }
   const spec = JSON.stringify(out).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
   return { names: Object.keys(out), spec };
+}
+
+/** The activation/pre-activation condition of a decentralized label command (routed via aw_context). */
+function labelRouteCondition(names: string[], events: string[]): string {
+  const aw = "fromJSON(github.event.inputs.aw_context || '{}')";
+  const ev = (e: string) => `${aw}.event_type == '${e}'`;
+  const lb = (n: string) => `${aw}.trigger_label == '${n}'`;
+  if (events.length === 1 && names.length === 1) {
+    return `${ev(events[0])} && ${lb(names[0])} || !(${ev(events[0])})`;
+  }
+  const e = events.length === 1 ? ev(events[0]) : `(${events.map(ev).join(" || ")})`;
+  const n = names.length === 1 ? lb(names[0]) : `(${names.map(lb).join(" || ")})`;
+  return `${e} && ${n} || ${events.map((x) => `(!(${ev(x)}))`).join(" && ")}`;
 }
 
 /** The memory prompt fragment (`_multi` for a list of memories). */
