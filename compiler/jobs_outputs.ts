@@ -457,10 +457,8 @@ export function conclusionJob(
   }
   const job: JobPlan = {
     needs: [
-      "activation",
-      "agent",
-      ...(so.threatDetection ? ["detection"] : []),
-      ...["safe_outputs", ...extraNeeds].sort(),
+      ...["activation", "agent", ...(so.threatDetection ? ["detection"] : []), "safe_outputs", ...extraNeeds]
+        .sort(),
     ],
     if: folded(
       "always() && (needs.agent.result != 'skipped' || needs.activation.outputs.lockdown_check_failed == 'true' ||\n" +

@@ -450,6 +450,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     );
     conclusionExtra.push("push_repo_memory");
   }
+  conclusionExtra.push(...Object.keys((data.jobs ?? {}) as Record<string, unknown>));
   jobs.conclusion = conclusionJob(
     ctx,
     safeOutputs,
