@@ -5,25 +5,51 @@
  */
 import { healthResponse, isHealthRequest } from "@switchyard/lib/health.ts";
 import { createLogger } from "@switchyard/lib/log.ts";
-import { AUTH_SERVICE_NAME, createAuthApp } from "./app.ts";
-import { readAuthConfig } from "./config.ts";
+import { AUTH_SERVICE_NAME, createAuthApp } from "./app.tsx";
+import { LOCAL_MODE_PORT, readAuthConfig } from "./config.ts";
+import { openAuthDatabase } from "./database.ts";
+import { forbiddenHostResponse, isAllowedLocalHost } from "./local_mode.ts";
 
-let app: ReturnType<typeof createAuthApp> | undefined;
+let app: Promise<ReturnType<typeof createAuthApp>> | undefined;
 
-function getApp(): ReturnType<typeof createAuthApp> {
+async function buildApp(): Promise<ReturnType<typeof createAuthApp>> {
+  const config = readAuthConfig(Deno.env.toObject());
+  const database = await openAuthDatabase(config.AUTH_DATABASE_URL, config.AUTH_DATABASE_AUTH_TOKEN);
+  return createAuthApp(config, {
+    logger: createLogger({ level: config.LOG_LEVEL, base: { service: AUTH_SERVICE_NAME } }),
+    database,
+  });
+}
+
+function getApp(): Promise<ReturnType<typeof createAuthApp>> {
   if (!app) {
-    const config = readAuthConfig(Deno.env.toObject());
-    app = createAuthApp(config, {
-      logger: createLogger({ level: config.LOG_LEVEL, base: { service: AUTH_SERVICE_NAME } }),
-    });
+    app = buildApp();
+    app.catch(() => (app = undefined));
   }
   return app;
 }
 
+/**
+ * Local mode is asked for by one flag of the committed local.env; the health check honours the loopback
+ * Host allow-list without reading the rest of the configuration.
+ */
+function localHealthRefused(request: Request): Response | undefined {
+  if (!/^(1|true|yes|on)$/i.test(Deno.env.get("AUTH_LOCAL_MODE") ?? "")) return undefined;
+  const base = Deno.env.get("AUTH_BASE_URL") ?? `http://localhost:${LOCAL_MODE_PORT}`;
+  let port = String(LOCAL_MODE_PORT);
+  try {
+    port = new URL(base).port || "80";
+  } catch {
+    // an invalid base URL is reported when the app starts; keep the default port here
+  }
+  const host = request.headers.get("host") ?? new URL(request.url).host;
+  return isAllowedLocalHost(host, port) ? undefined : forbiddenHostResponse(host, base);
+}
+
 /** Handles one request to the auth service. */
-export function fetch(request: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response> {
-  if (isHealthRequest(request)) return healthResponse(AUTH_SERVICE_NAME);
-  return getApp().fetch(request, { info });
+export async function fetch(request: Request, info?: Deno.ServeHandlerInfo): Promise<Response> {
+  if (isHealthRequest(request)) return localHealthRefused(request) ?? healthResponse(AUTH_SERVICE_NAME);
+  return (await getApp()).fetch(request, { info });
 }
 
 export default { fetch };

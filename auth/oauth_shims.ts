@@ -1,0 +1,332 @@
+/**
+ * Shims around Better Auth 1.6.23's OAuth endpoints where it departs from the RFCs or the OIDF tests
+ * (reference notes §4.3). Each is a no-op once upstream behaves; each has its own test in tests/auth/.
+ *
+ * token:       client authenticated before the code is consumed; `resource` rejected (GHSA-p2fr-6hmx-4528);
+ *              cross-client refresh → 400 invalid_grant; 401 invalid_grant → 400; PKCE mismatch →
+ *              400 invalid_grant; reused code → 400 invalid_grant and its tokens revoked; `no-store`.
+ * introspect:  unknown token → 200 {"active":false}; invalid_client → 401; `no-store`.
+ * revoke:      unknown token → 200; invalid_client → 401.
+ * userinfo:    invalid or missing token → 401 + `WWW-Authenticate: Bearer`; `no-store`.
+ * authorize:   POST accepted (OIDC Core §3.1.2.1); PKCE S256 required for every client; `request` and
+ *              `request_uri` rejected; `max_age` enforced by forcing a fresh login.
+ */
+import type { Client } from "@libsql/client";
+import {
+  authenticateClient,
+  invalidClientResponse,
+  oauthError,
+  presentedCredentials,
+  sha256Base64Url,
+} from "./oauth_client_auth.ts";
+
+/** What the shims need. */
+export interface ShimDeps {
+  /** Raw libSQL client of the auth database. */
+  client: Client;
+  /** The issuer, for `iss` on error redirects. */
+  issuer: string;
+  /** Creation time (ms) of the request's session, if any. */
+  sessionCreatedAt(request: Request): Promise<number | undefined>;
+}
+
+/** Passes a request on to Better Auth. */
+export type Forward = (request: Request) => Promise<Response>;
+
+const PREFIX = "/api/auth/oauth2/";
+const CODE_TOMBSTONE_MS = 10 * 60 * 1000;
+
+/** Runs `request` through the shim for its endpoint, if any. */
+export function shimOAuth(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
+  const path = new URL(request.url).pathname;
+  if (!path.startsWith(PREFIX)) return forward(request);
+  switch (path.slice(PREFIX.length)) {
+    case "token":
+      return request.method === "POST" ? tokenShim(request, forward, deps) : forward(request);
+    case "introspect":
+      return request.method === "POST"
+        ? introspectOrRevokeShim(request, forward, deps, true)
+        : forward(request);
+    case "revoke":
+      return request.method === "POST"
+        ? introspectOrRevokeShim(request, forward, deps, false)
+        : forward(request);
+    case "userinfo":
+      return userinfoShim(request, forward);
+    case "authorize":
+      return authorizeShim(request, forward, deps);
+    default:
+      return forward(request);
+  }
+}
+
+function isForm(request: Request): boolean {
+  return (request.headers.get("content-type") ?? "").toLowerCase().startsWith(
+    "application/x-www-form-urlencoded",
+  );
+}
+
+function withBody(request: Request, body: string): Request {
+  return new Request(request.url, { method: request.method, headers: request.headers, body });
+}
+
+async function readJson(response: Response): Promise<Record<string, unknown> | undefined> {
+  try {
+    return await response.clone().json();
+  } catch {
+    return undefined;
+  }
+}
+
+function noStore(response: Response): Response {
+  const copy = new Response(response.body, response);
+  copy.headers.set("cache-control", "no-store");
+  copy.headers.set("pragma", "no-cache");
+  return copy;
+}
+
+async function tokenShim(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
+  if (!isForm(request)) return noStore(await forward(request));
+  const text = await request.text();
+  const form = new URLSearchParams(text);
+  if (form.has("resource")) {
+    return oauthError(400, "invalid_target", "the resource parameter is not supported by this server");
+  }
+  const creds = presentedCredentials(request.headers.get("authorization"), form);
+  const auth = await authenticateClient(deps.client, creds);
+  if (!auth.ok) return invalidClientResponse(auth.description, creds.basic);
+
+  const grant = form.get("grant_type");
+  let tombstone: { key: string; userId: string; issuedAt: number } | undefined;
+  if (grant === "authorization_code" && form.get("code")) {
+    const hashed = await sha256Base64Url(form.get("code")!);
+    const live = await deps.client.execute({
+      sql: "SELECT value FROM verification WHERE identifier = ?",
+      args: [hashed],
+    });
+    if (live.rows[0]) {
+      const value = JSON.parse(String(live.rows[0].value)) as { userId?: string };
+      if (value.userId) tombstone = { key: `consumed:${hashed}`, userId: value.userId, issuedAt: Date.now() };
+    } else {
+      const reused = await revokeTokensOfReusedCode(deps.client, `consumed:${hashed}`, auth.clientId);
+      if (reused) {
+        return oauthError(
+          400,
+          "invalid_grant",
+          "authorization code already used; tokens issued from it are revoked",
+        );
+      }
+    }
+  }
+  if (grant === "refresh_token" && form.get("refresh_token")) {
+    const row = await deps.client.execute({
+      sql: "SELECT client_id FROM oauth_refresh_token WHERE token = ?",
+      args: [await sha256Base64Url(form.get("refresh_token")!)],
+    });
+    if (row.rows[0] && String(row.rows[0].client_id) !== auth.clientId) {
+      return oauthError(400, "invalid_grant", "refresh token was issued to another client");
+    }
+  }
+
+  const response = await forward(withBody(request, text));
+  if (response.ok && tombstone) {
+    await deps.client.execute({
+      sql: "INSERT INTO verification (id, identifier, value, expires_at, created_at, updated_at) " +
+        "VALUES (?, ?, ?, ?, ?, ?)",
+      args: [
+        crypto.randomUUID().replaceAll("-", ""),
+        tombstone.key,
+        JSON.stringify({ clientId: auth.clientId, userId: tombstone.userId, issuedAt: tombstone.issuedAt }),
+        tombstone.issuedAt + CODE_TOMBSTONE_MS,
+        tombstone.issuedAt,
+        tombstone.issuedAt,
+      ],
+    });
+  }
+  if (response.ok) return noStore(response);
+  return noStore(await normalizeTokenError(response, creds.basic));
+}
+
+/** On a replayed code: deletes the tokens of that client and user issued since the code's redemption. */
+async function revokeTokensOfReusedCode(client: Client, key: string, clientId: string): Promise<boolean> {
+  const found = await client.execute({
+    sql: "SELECT value FROM verification WHERE identifier = ? AND expires_at > ?",
+    args: [key, Date.now()],
+  });
+  if (!found.rows[0]) return false;
+  const value = JSON.parse(String(found.rows[0].value)) as {
+    clientId: string;
+    userId: string;
+    issuedAt: number;
+  };
+  if (value.clientId !== clientId) return false;
+  await client.batch([
+    {
+      sql: "DELETE FROM oauth_access_token WHERE client_id = ? AND user_id = ? AND created_at >= ?",
+      args: [value.clientId, value.userId, value.issuedAt],
+    },
+    {
+      sql: "DELETE FROM oauth_refresh_token WHERE client_id = ? AND user_id = ? AND created_at >= ?",
+      args: [value.clientId, value.userId, value.issuedAt],
+    },
+  ], "write");
+  return true;
+}
+
+async function normalizeTokenError(response: Response, basic: boolean): Promise<Response> {
+  const body = await readJson(response);
+  const error = typeof body?.error === "string" ? body.error : undefined;
+  const description = typeof body?.error_description === "string" ? body.error_description : "";
+  if (error === "invalid_client") return invalidClientResponse(description, basic);
+  if (error === "invalid_grant") return oauthError(400, "invalid_grant", description);
+  if (error === "invalid_request" && /code verification failed|code_verifier/i.test(description)) {
+    return oauthError(400, "invalid_grant", description);
+  }
+  if (error && response.status === 401) return oauthError(400, error, description);
+  return response;
+}
+
+const NOT_FOUND = /not found/i;
+
+async function introspectOrRevokeShim(
+  request: Request,
+  forward: Forward,
+  deps: ShimDeps,
+  introspect: boolean,
+): Promise<Response> {
+  if (!isForm(request)) return forward(request);
+  const text = await request.text();
+  const form = new URLSearchParams(text);
+  const creds = presentedCredentials(request.headers.get("authorization"), form);
+  const auth = await authenticateClient(deps.client, creds);
+  if (!auth.ok) return invalidClientResponse(auth.description, creds.basic);
+  if (introspect && !auth.confidential) {
+    return invalidClientResponse("introspection requires a confidential client", creds.basic);
+  }
+  const response = await forward(withBody(request, text));
+  if (!response.ok) {
+    const body = await readJson(response);
+    const description = typeof body?.error_description === "string" ? body.error_description : "";
+    if (body?.error === "invalid_client") return invalidClientResponse(description, creds.basic);
+    if (response.status === 400 && (NOT_FOUND.test(description) || body?.error === "invalid_token")) {
+      return introspect
+        ? noStore(Response.json({ active: false }))
+        : new Response(null, { status: 200, headers: { "cache-control": "no-store" } });
+    }
+  }
+  return introspect ? noStore(response) : response;
+}
+
+function bearerChallenge(description?: string): Response {
+  const headers = new Headers({ "cache-control": "no-store", pragma: "no-cache" });
+  if (description === undefined) {
+    headers.set("www-authenticate", 'Bearer realm="userinfo"');
+    return new Response(null, { status: 401, headers });
+  }
+  headers.set("www-authenticate", `Bearer realm="userinfo", error="invalid_token"`);
+  headers.set("content-type", "application/json");
+  return new Response(JSON.stringify({ error: "invalid_token", error_description: description }), {
+    status: 401,
+    headers,
+  });
+}
+
+async function userinfoShim(request: Request, forward: Forward): Promise<Response> {
+  if (!/^bearer\s+\S/i.test(request.headers.get("authorization") ?? "")) return bearerChallenge();
+  const response = await forward(request);
+  if (response.ok) return noStore(response);
+  const body = await readJson(response);
+  if (response.status === 400 || response.status === 401) {
+    const description = typeof body?.error_description === "string"
+      ? body.error_description
+      : "invalid token";
+    return bearerChallenge(description);
+  }
+  return noStore(response);
+}
+
+async function authorizeShim(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
+  let params = new URL(request.url).searchParams;
+  if (request.method === "POST") {
+    if (!isForm(request)) {
+      return oauthError(400, "invalid_request", "POST authorization requests must be a form");
+    }
+    params = new URLSearchParams(await request.text());
+  } else if (request.method !== "GET" && request.method !== "HEAD") {
+    return forward(request);
+  }
+  const redirect = await verifiedRedirect(deps.client, params.get("client_id"), params.get("redirect_uri"));
+  if (redirect) {
+    const fail = (error: string, description: string) => {
+      const target = new URL(redirect);
+      target.searchParams.set("error", error);
+      target.searchParams.set("error_description", description);
+      if (params.get("state") !== null) target.searchParams.set("state", params.get("state")!);
+      target.searchParams.set("iss", deps.issuer);
+      return new Response(null, {
+        status: 302,
+        headers: { location: target.href, "cache-control": "no-store" },
+      });
+    };
+    if (params.has("request")) return fail("request_not_supported", "request objects are not supported");
+    if (params.has("request_uri")) return fail("request_uri_not_supported", "request_uri is not supported");
+    if (params.get("response_type") === "code") {
+      if (!params.get("code_challenge")) {
+        return fail("invalid_request", "code_challenge (PKCE S256) is required");
+      }
+      if ((params.get("code_challenge_method") ?? "plain") !== "S256") {
+        return fail("invalid_request", "code_challenge_method must be S256");
+      }
+    }
+    const maxAge = params.get("max_age");
+    if (maxAge !== null) {
+      if (!/^\d+$/.test(maxAge)) return fail("invalid_request", "max_age must be a non-negative integer");
+      const createdAt = await deps.sessionCreatedAt(request);
+      if (createdAt !== undefined && Date.now() - createdAt > Number(maxAge) * 1000) {
+        const prompts = (params.get("prompt") ?? "").split(" ").filter(Boolean);
+        if (prompts.includes("none")) return fail("login_required", "max_age requires a new login");
+        params.set("prompt", [...new Set([...prompts, "login"])].join(" "));
+      }
+      params.delete("max_age");
+    }
+  }
+  const url = new URL(request.url);
+  url.search = params.toString();
+  const headers = new Headers(request.headers);
+  headers.delete("content-type");
+  headers.delete("content-length");
+  return forward(new Request(url, { method: request.method === "HEAD" ? "HEAD" : "GET", headers }));
+}
+
+/** The redirect URI if it is registered for the client (exact match, or loopback IP with any port). */
+async function verifiedRedirect(
+  client: Client,
+  clientId: string | null,
+  redirectUri: string | null,
+): Promise<string | undefined> {
+  if (!clientId || !redirectUri) return undefined;
+  const row = await client.execute({
+    sql: "SELECT redirect_uris FROM oauth_client WHERE client_id = ? AND COALESCE(disabled, 0) = 0",
+    args: [clientId],
+  });
+  if (!row.rows[0]) return undefined;
+  let registered: string[];
+  try {
+    registered = JSON.parse(String(row.rows[0].redirect_uris));
+  } catch {
+    return undefined;
+  }
+  if (registered.includes(redirectUri)) return redirectUri;
+  const withoutPort = (raw: string) => {
+    try {
+      const u = new URL(raw);
+      if (u.hostname !== "127.0.0.1" && u.hostname !== "[::1]") return undefined;
+      u.port = "";
+      return u.href;
+    } catch {
+      return undefined;
+    }
+  };
+  const target = withoutPort(redirectUri);
+  return target && registered.some((r) => withoutPort(r) === target) ? redirectUri : undefined;
+}
