@@ -232,8 +232,18 @@ function bearerChallenge(description?: string): Response {
 }
 
 async function userinfoShim(request: Request, forward: Forward): Promise<Response> {
-  if (!/^bearer\s+\S/i.test(request.headers.get("authorization") ?? "")) return bearerChallenge();
-  const response = await forward(request);
+  const headers = new Headers(request.headers);
+  if (request.method === "POST") {
+    // OIDC Core §5.3.1: POST with the token in the header or (RFC 6750 §2.2) in a form body; 1.6.23 takes
+    // only the header and rejects a bodiless POST with 415, so the request is re-issued as a GET.
+    const form = isForm(request) ? new URLSearchParams(await request.text()) : undefined;
+    const bodyToken = form?.get("access_token");
+    if (bodyToken && !headers.has("authorization")) headers.set("authorization", `Bearer ${bodyToken}`);
+    headers.delete("content-type");
+    headers.delete("content-length");
+  }
+  if (!/^bearer\s+\S/i.test(headers.get("authorization") ?? "")) return bearerChallenge();
+  const response = await forward(new Request(request.url, { method: "GET", headers }));
   if (response.ok) return noStore(response);
   const body = await readJson(response);
   if (response.status === 400 || response.status === 401) {
