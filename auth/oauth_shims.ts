@@ -106,7 +106,9 @@ async function tokenShim(request: Request, forward: Forward, deps: ShimDeps): Pr
     });
     if (live.rows[0]) {
       const value = JSON.parse(String(live.rows[0].value)) as { userId?: string };
-      if (value.userId) tombstone = { key: `consumed:${hashed}`, userId: value.userId, issuedAt: Date.now() };
+      // Token rows carry second-precision created_at (iat × 1000), so the window starts at the full second.
+      const issuedAt = Math.floor(Date.now() / 1000) * 1000;
+      if (value.userId) tombstone = { key: `consumed:${hashed}`, userId: value.userId, issuedAt };
     } else {
       const reused = await revokeTokensOfReusedCode(deps.client, `consumed:${hashed}`, auth.clientId);
       if (reused) {
@@ -280,7 +282,12 @@ async function authorizeShim(request: Request, forward: Forward, deps: ShimDeps)
     };
     if (params.has("request")) return fail("request_not_supported", "request objects are not supported");
     if (params.has("request_uri")) return fail("request_uri_not_supported", "request_uri is not supported");
-    if (params.get("response_type") === "code") {
+    const responseType = params.get("response_type");
+    if (!responseType) return fail("invalid_request", "response_type is required");
+    if (responseType !== "code") {
+      return fail("unsupported_response_type", "only response_type=code is supported");
+    }
+    {
       if (!params.get("code_challenge")) {
         return fail("invalid_request", "code_challenge (PKCE S256) is required");
       }
