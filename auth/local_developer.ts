@@ -25,13 +25,16 @@ export function localDeveloper() {
         body: z.object({ oauth_query: z.string().optional() }).optional(),
       }, async (ctx) => {
         const adapter = ctx.context.internalAdapter;
-        const user = (await adapter.findUserById(LOCAL_DEVELOPER_ID)) ??
-          (await adapter.createUser({
+        let user = await adapter.findUserById(LOCAL_DEVELOPER_ID);
+        if (!user) {
+          user = await adapter.createUser({
             id: LOCAL_DEVELOPER_ID,
             name: "Local Developer",
             email: "developer@localhost.test",
             emailVerified: true,
-          }));
+          });
+          await adapter.createAccount({ userId: user.id, providerId: "local-developer", accountId: user.id });
+        }
         const session = await adapter.createSession(user.id);
         await setSessionCookie(ctx, { session, user });
         return ctx.json({ user: { id: user.id, name: user.name, email: user.email } });
