@@ -3,7 +3,7 @@
  * native event list; the whole answer is the same events accumulated into a Message.
  */
 import { type Framing, namedFrame, sseBody } from "./sse_body.ts";
-import { json, type MockUpstream, sse, startMock } from "./mock_server.ts";
+import { cutJson, json, type MockUpstream, sse, startMock } from "./mock_server.ts";
 
 /** One scripted generation as native events `[name, payload]`. */
 export interface AnthropicFixture {
@@ -77,7 +77,10 @@ export function startAnthropicMock(
         fixture.status,
       );
     }
-    if (request.body.stream !== true) return json(accumulateAnthropic(fixture));
+    if (request.body.stream !== true) {
+      if (fixture.framing?.cutAfter !== undefined) return cutJson({ type: "message", content: [] });
+      return json(accumulateAnthropic(fixture));
+    }
     const frames = fixture.events.map(([name, data]) => namedFrame(name, data));
     return sse(sseBody(frames, fixture.framing, () => mock.cancelled++));
   });

@@ -3,7 +3,7 @@
  * list of streamed `GenerateContentResponse`s; the whole answer merges them as Gemini does.
  */
 import { dataFrame, type Framing, sseBody } from "./sse_body.ts";
-import { json, type MockUpstream, sse, startMock } from "./mock_server.ts";
+import { cutJson, json, type MockUpstream, sse, startMock } from "./mock_server.ts";
 
 /** One scripted generation. */
 export interface GeminiFixture {
@@ -84,7 +84,11 @@ export function startGeminiMock(
         fixture.status,
       );
     }
-    if (match[2] === "generateContent") return json(mergeGemini(fixture));
+    if (match[2] === "generateContent") {
+      return fixture.framing?.cutAfter !== undefined
+        ? cutJson(mergeGemini(fixture))
+        : json(mergeGemini(fixture));
+    }
     if (!request.path.includes("alt=sse")) {
       return json({ error: { code: 400, message: "want alt=sse" } }, 400);
     }

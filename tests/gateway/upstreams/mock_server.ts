@@ -61,3 +61,15 @@ export function json(value: unknown, status = 200, headers: Record<string, strin
 export function sse(body: ReadableStream<Uint8Array>): Response {
   return new Response(body, { headers: { "content-type": "text/event-stream" } });
 }
+
+/** A JSON response whose connection is cut halfway through the body. */
+export function cutJson(value: unknown): Response {
+  const bytes = new TextEncoder().encode(JSON.stringify(value));
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(bytes.slice(0, Math.floor(bytes.length / 2)));
+      setTimeout(() => controller.error(new Error("connection cut by the fixture")), 5);
+    },
+  });
+  return new Response(body, { headers: { "content-type": "application/json" } });
+}

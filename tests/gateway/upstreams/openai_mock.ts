@@ -4,7 +4,7 @@
  * it, so streamed and whole translations of one fixture must agree.
  */
 import { dataFrame, type Framing, sseBody } from "./sse_body.ts";
-import { json, type MockUpstream, sse, startMock } from "./mock_server.ts";
+import { cutJson, json, type MockUpstream, sse, startMock } from "./mock_server.ts";
 
 /** One scripted generation. */
 export interface OpenAiFixture {
@@ -94,7 +94,10 @@ export function startOpenAiMock(
       );
     }
     if (fixture.status) return json(fixture.errorBody ?? {}, fixture.status, fixture.headers);
-    if (request.body.stream !== true) return json(accumulateChatCompletion(fixture, model));
+    if (request.body.stream !== true) {
+      const whole = accumulateChatCompletion(fixture, model);
+      return fixture.framing?.cutAfter !== undefined ? cutJson(whole) : json(whole);
+    }
     const base = { id: "chatcmpl-mock", object: "chat.completion.chunk", created: 1_700_000_000, model };
     const frames = fixture.chunks.map((chunk) => dataFrame({ ...base, ...chunk }));
     const options = request.body.stream_options as { include_usage?: boolean } | undefined;
