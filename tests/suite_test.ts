@@ -7,6 +7,8 @@ Deno.test("the local suite answers both health checks and applies migrations", a
   const { auth, gateway } = await startSuite({
     AUTH_PORT: "0",
     GATEWAY_PORT: "0",
+    AUTH_LOCAL_MODE: "true",
+    AUTH_BASE_URL: "http://localhost:37960",
     AUTH_DATABASE_URL: `file:${dir.path}/auth.db`,
     GATEWAY_DATABASE_URL: `file:${dir.path}/gateway.db`,
   });
