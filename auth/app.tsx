@@ -30,6 +30,7 @@ import {
   SESSION_COOKIE,
   setCookieNames,
   wantsSecureCookies,
+  withTrustedOrigin,
 } from "./local_mode.ts";
 import { renderPage } from "./pages/layout.tsx";
 import { SignInPage } from "./pages/sign_in.tsx";
@@ -72,7 +73,8 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   };
 
   /** Serves one `/api/auth/*` request: instance choice, shims, local cookie rules. */
-  const serveAuth = async (request: Request): Promise<Response> => {
+  const serveAuth = async (incoming: Request): Promise<Response> => {
+    const request = local ? withTrustedOrigin(incoming, config.AUTH_BASE_URL) : incoming;
     const instance = pick(request);
     const cookieHeader = request.headers.get("cookie");
     const response = await shimOAuth(request, (r) => instance.handler(r), {

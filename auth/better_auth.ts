@@ -43,8 +43,12 @@ export interface BetterAuthInputs {
 /** Origins trusted for a request: the local dev origin header, or the cookie domain and its subdomains. */
 export function trustedOriginsFor(config: AuthConfig, request?: Request): string[] {
   if (config.AUTH_LOCAL_MODE) {
+    // The Hono guard has already checked Origin against these (auth/local_mode.ts).
     const devOrigin = request?.headers.get(DEV_ORIGIN_HEADER);
-    return devOrigin ? [devOrigin] : [];
+    if (devOrigin) return [devOrigin];
+    const base = new URL(config.AUTH_BASE_URL);
+    const port = base.port ? `:${base.port}` : "";
+    return ["localhost", "127.0.0.1", "[::1]"].map((host) => `${base.protocol}//${host}${port}`);
   }
   const domain = (config.AUTH_COOKIE_DOMAIN ?? "").replace(/^\./, "");
   return domain ? [`https://${domain}`, `https://*.${domain}`] : [];

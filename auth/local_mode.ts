@@ -150,3 +150,15 @@ export function setCookieNames(response: Response): string[] {
   return response.headers.getSetCookie().filter((line) => !/;\s*max-age=0/i.test(line))
     .map((line) => line.split("=")[0].trim());
 }
+
+/**
+ * A loopback caller may omit Origin (checked by {@link checkLocalOrigin}); the service then trusts the one
+ * origin of the request — the dev header's, else its own — and says so to Better Auth, whose own check
+ * would otherwise refuse a cookie-bearing request without Origin.
+ */
+export function withTrustedOrigin(request: Request, baseUrl: string): Request {
+  if (!isStateChanging(request.method) || request.headers.has("origin")) return request;
+  const headers = new Headers(request.headers);
+  headers.set("origin", asOrigin(request.headers.get(DEV_ORIGIN_HEADER)) ?? new URL(baseUrl).origin);
+  return new Request(request, { headers });
+}

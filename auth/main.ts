@@ -3,6 +3,7 @@
  * one-process suite. The health endpoint is answered before configuration is read, so it never opens the
  * database nor needs a secret; everything else builds the app once, on first use.
  */
+import type { Env } from "@switchyard/lib/config.ts";
 import { healthResponse, isHealthRequest } from "@switchyard/lib/health.ts";
 import { createLogger } from "@switchyard/lib/log.ts";
 import { AUTH_SERVICE_NAME, createAuthApp } from "./app.tsx";
@@ -33,9 +34,9 @@ function getApp(): Promise<ReturnType<typeof createAuthApp>> {
  * Local mode is asked for by one flag of the committed local.env; the health check honours the loopback
  * Host allow-list without reading the rest of the configuration.
  */
-function localHealthRefused(request: Request): Response | undefined {
-  if (!/^(1|true|yes|on)$/i.test(Deno.env.get("AUTH_LOCAL_MODE") ?? "")) return undefined;
-  const base = Deno.env.get("AUTH_BASE_URL") ?? `http://localhost:${LOCAL_MODE_PORT}`;
+export function localHealthRefused(request: Request, env: Env): Response | undefined {
+  if (!/^(1|true|yes|on)$/i.test(env.AUTH_LOCAL_MODE ?? "")) return undefined;
+  const base = env.AUTH_BASE_URL ?? `http://localhost:${LOCAL_MODE_PORT}`;
   let port = String(LOCAL_MODE_PORT);
   try {
     port = new URL(base).port || "80";
@@ -48,7 +49,9 @@ function localHealthRefused(request: Request): Response | undefined {
 
 /** Handles one request to the auth service. */
 export async function fetch(request: Request, info?: Deno.ServeHandlerInfo): Promise<Response> {
-  if (isHealthRequest(request)) return localHealthRefused(request) ?? healthResponse(AUTH_SERVICE_NAME);
+  if (isHealthRequest(request)) {
+    return localHealthRefused(request, Deno.env.toObject()) ?? healthResponse(AUTH_SERVICE_NAME);
+  }
   return (await getApp()).fetch(request, { info });
 }
 

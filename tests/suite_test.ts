@@ -9,6 +9,8 @@ Deno.test("the local suite starts from the committed local.env, answers both hea
     ...await readLocalEnv(),
     AUTH_PORT: "0",
     GATEWAY_PORT: "0",
+    AUTH_LOCAL_MODE: "true",
+    AUTH_BASE_URL: "http://localhost:37960",
     AUTH_DATABASE_URL: `file:${dir.path}/auth.db`,
     GATEWAY_DATABASE_URL: `file:${dir.path}/gateway.db`,
   });

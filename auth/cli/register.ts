@@ -10,7 +10,7 @@ import { isDatabaseUrl } from "@switchyard/lib/config.ts";
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { openAuthDatabase } from "../database.ts";
-import { registerClient } from "../register_client.ts";
+import { registerClient, registrationProblems } from "../register_client.ts";
 
 const USAGE = `Usage: deno task oauth:register --name <name> --redirect-uri <url> [options]
 
@@ -68,17 +68,27 @@ export async function main(args: string[], env: Record<string, string | undefine
     console.error(`error: AUTH_DATABASE_URL is remote; pass --remote to register in the remote database`);
     return 1;
   }
+  const registration = {
+    name: values.name!,
+    redirectUris: values["redirect-uri"]!,
+    postLogoutRedirectUris: values["post-logout-redirect-uri"],
+    skipConsent: values["skip-consent"],
+    enableEndSession: values["enable-end-session"],
+    public: values.public,
+  };
+  const problems = registrationProblems(registration);
+  if (problems.length) {
+    console.error(`error: ${problems.join("\nerror: ")}`);
+    return 1;
+  }
   const database = await openAuthDatabase(url!, values.remote ? env.AUTH_DATABASE_AUTH_TOKEN : undefined);
   try {
     if (!values.remote) await migrateDirectory(database.client, target.migrationsDir);
-    const client = await registerClient(database, env.AUTH_BASE_URL ?? "http://localhost:37960", {
-      name: values.name!,
-      redirectUris: values["redirect-uri"]!,
-      postLogoutRedirectUris: values["post-logout-redirect-uri"],
-      skipConsent: values["skip-consent"],
-      enableEndSession: values["enable-end-session"],
-      public: values.public,
-    });
+    const client = await registerClient(
+      database,
+      env.AUTH_BASE_URL ?? "http://localhost:37960",
+      registration,
+    );
     if (values.json) {
       console.log(JSON.stringify(client));
     } else {

@@ -27,23 +27,28 @@ export interface AuthService extends AsyncDisposable {
   database: AuthDatabase;
   /** Path of the database file. */
   dbPath: string;
+  /** Calls the app in-process, as if from peer `peer` (defaults to 127.0.0.1). */
+  handle(request: Request, peer?: string): Promise<Response>;
   /** Registers a client directly (as `oauth:register` does). */
   register(reg: Partial<ClientRegistration> & { redirectUris: string[] }): Promise<RegisteredClient>;
 }
 
-/** Starts the service in local mode on 127.0.0.1 with a free port; `env` adds or overrides keys. */
-export async function startAuthService(env: Record<string, string> = {}): Promise<AuthService> {
+/** Starts the service in local mode on `hostname` (127.0.0.1) with a free port; `env` adds or overrides keys. */
+export async function startAuthService(
+  env: Record<string, string> = {},
+  hostname = "127.0.0.1",
+): Promise<AuthService> {
   const dir = await Deno.makeTempDir({ prefix: "switchyard-auth-" });
   const dbPath = `${dir}/auth.db`;
   let handler: (request: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response> =
     () => new Response("starting", { status: 503 });
   const { promise: listening, resolve } = Promise.withResolvers<number>();
   const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: (addr) => resolve(addr.port) },
+    { hostname, port: 0, onListen: (addr) => resolve(addr.port) },
     (request, info) => handler(request, info),
   );
   const port = await listening;
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
   const config = readAuthConfig({
     AUTH_LOCAL_MODE: "true",
     AUTH_BASE_URL: url,
@@ -61,6 +66,8 @@ export async function startAuthService(env: Record<string, string> = {}): Promis
     config,
     database,
     dbPath,
+    handle: async (request, peer = "127.0.0.1") =>
+      await app.fetch(request, { info: { remoteAddr: { transport: "tcp", hostname: peer, port: 50000 } } }),
     register: (reg) => registerClient(database, url, { name: "Test client", ...reg }),
     async [Symbol.asyncDispose]() {
       await server.shutdown();
