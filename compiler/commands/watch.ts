@@ -28,9 +28,10 @@ export async function watchAndRecompile(deps: CliDeps, options: CompileOptions):
       `[watch] compiled ${names || "nothing"}; wrote ${written.length ? written.join(", ") : "nothing"}`,
     );
   };
-  await compileSome(options.workflows);
+  // Watch before the first compile so that no edit made meanwhile is missed.
   const watcher = Deno.watchFs(`${root}/.github`, { recursive: true });
   deps.signal?.addEventListener("abort", () => watcher.close(), { once: true });
+  await compileSome(options.workflows);
   let pending = new Set<string>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running = Promise.resolve();

@@ -5,11 +5,24 @@ import { startGitHubServer } from "./support/github_server.ts";
 
 const MAIN = new URL("../../compiler/main.ts", import.meta.url).pathname;
 
+function denoDir(): Record<string, string> {
+  const dir = Deno.env.get("DENO_DIR");
+  return dir ? { DENO_DIR: dir } : {};
+}
+
 async function deno(args: string[], cwd: string, env: Record<string, string> = {}) {
   const result = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", "--quiet", MAIN, ...args],
     cwd,
-    env: { NO_COLOR: "1", ...env },
+    // A clean environment: a CI runner's GITHUB_TOKEN or GITHUB_REPOSITORY must not leak into the test.
+    clearEnv: true,
+    env: {
+      NO_COLOR: "1",
+      PATH: Deno.env.get("PATH") ?? "",
+      HOME: Deno.env.get("HOME") ?? "",
+      ...denoDir(),
+      ...env,
+    },
     stdout: "piped",
     stderr: "piped",
   }).output();

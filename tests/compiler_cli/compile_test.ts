@@ -179,7 +179,6 @@ Deno.test("compile --watch recompiles only the workflows depending on a changed 
   });
   try {
     await waitFor(() => double.calls.length === 1);
-    await new Promise((r) => setTimeout(r, 200));
     await writeFiles(repo.path, {
       ".github/workflows/shared/tone.md": TONE.replace("github: {}", "edit: true"),
     });
