@@ -1,4 +1,5 @@
 /** `awc compile [workflow...]`: compile, `--check` for staleness, `--watch`, `--json` diagnostics. */
+import { relative, resolve } from "node:path";
 import type { CompileOptions, CompileResult, Diagnostic } from "../api.ts";
 import { type Command, EXIT, type ParsedArgs } from "../cli/command.ts";
 import { type CliDeps, githubClient } from "../cli/context.ts";
@@ -78,7 +79,9 @@ export async function compileOptions(
 ): Promise<CompileOptions> {
   const options: CompileOptions = {
     repoRoot,
-    workflows: args.positionals.length > 0 ? args.positionals : undefined,
+    workflows: args.positionals.length > 0
+      ? await rootRelative(deps.cwd, repoRoot, args.positionals)
+      : undefined,
     actionMode: (args.values["action-mode"] as "dev" | "release" | undefined) ?? "release",
     ghes: args.values.ghes ? true : undefined,
     scheduleSeed: args.values["schedule-seed"] as string | undefined,
@@ -88,6 +91,17 @@ export async function compileOptions(
     options.resolveAction = createActionResolver(githubClient(deps), cache, deps.output.warn);
   }
   return options;
+}
+
+/** Turns arguments naming existing files (relative to the working directory) into root-relative paths. */
+async function rootRelative(cwd: string, root: string, args: string[]): Promise<string[]> {
+  const realRoot = await Deno.realPath(root).catch(() => root);
+  return await Promise.all(args.map(async (arg) => {
+    const path = await Deno.realPath(resolve(cwd, arg)).catch(() => undefined);
+    if (!path) return arg;
+    const rel = relative(realRoot, path).split("\\").join("/");
+    return rel.startsWith("..") ? arg : rel;
+  }));
 }
 
 /** Writes each lock whose text changed and the updated actions-lock.json; returns the written paths. */

@@ -113,7 +113,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
         throw new GitHubError("network", 0, `cannot reach ${base}: ${(error as Error).message}`);
       }
       if (response.ok) return response;
-      const wait = retryDelay(response, attempt);
+      const wait = await retryDelay(response, attempt);
       if (wait !== undefined && attempt < retries) {
         await response.body?.cancel();
         await sleep(wait);
@@ -160,7 +160,7 @@ function backoff(attempt: number): number {
 }
 
 /** Milliseconds to wait before retrying, or undefined when the failure is final. */
-function retryDelay(response: Response, attempt: number): number | undefined {
+async function retryDelay(response: Response, attempt: number): Promise<number | undefined> {
   if (response.status >= 500) return backoff(attempt);
   if (response.status !== 403 && response.status !== 429) return undefined;
   const retryAfter = response.headers.get("retry-after");
@@ -170,7 +170,10 @@ function retryDelay(response: Response, attempt: number): number | undefined {
     // A primary limit that resets far in the future is reported, not waited for.
     return reset > 60_000 ? undefined : Math.max(reset, 1000);
   }
-  return response.status === 429 ? backoff(attempt) : undefined;
+  if (response.status === 429) return backoff(attempt);
+  // A secondary rate limit without headers: GitHub asks clients to wait at least a minute.
+  const text = await response.clone().text().catch(() => "");
+  return /secondary rate limit/i.test(text) ? 60_000 : undefined;
 }
 
 function nextLink(link: string | null): string | undefined {

@@ -82,3 +82,18 @@ Deno.test("the client sends the bearer token and never puts it in error messages
   });
   assert.equal(seen, "Bearer s3cr3t");
 });
+
+Deno.test("the client waits a minute on a secondary rate limit that names no delay", async () => {
+  const waits: number[] = [];
+  await using server = serve((_, hits) =>
+    hits === 1
+      ? Response.json({ message: "You have exceeded a secondary rate limit." }, { status: 403 })
+      : Response.json({ ok: true })
+  );
+  const client = createGitHubClient({
+    baseUrl: server.url,
+    sleep: (ms) => (waits.push(ms), Promise.resolve()),
+  });
+  assert.deepEqual(await client.json("/x"), { ok: true });
+  assert.deepEqual(waits, [60_000]);
+});

@@ -57,13 +57,17 @@ Deno.test("compile passes the flags to the core and resolves the root from a sub
   await using repo = await tempRepo(FILES);
   const double = createCompileDouble();
   const result = await awc(
-    ["compile", "triage", "--action-mode", "dev", "--ghes", "--schedule-seed", "octo/other"],
+    ["compile", "triage", "digest.md", "--action-mode", "dev", "--ghes", "--schedule-seed", "octo/other"],
     { cwd: `${repo.path}/.github/workflows`, compile: double.compile },
   );
   assert.equal(result.code, 0, result.stderr);
   const call = double.calls[0];
   assert.equal(call.repoRoot, await Deno.realPath(repo.path));
-  assert.deepEqual(call.workflows, ["triage"]);
+  assert.deepEqual(
+    call.workflows,
+    ["triage", ".github/workflows/digest.md"],
+    "names pass, files become root-relative",
+  );
   assert.equal(call.actionMode, "dev");
   assert.equal(call.ghes, true);
   assert.equal(call.scheduleSeed, "octo/other");
