@@ -8,6 +8,16 @@ import { processDeps } from "./cli/context.ts";
 import { AWC_VERSION } from "./version.ts";
 
 if (import.meta.main) {
-  const code = await runCli(Deno.args, processDeps(compile, AWC_VERSION));
+  let code: number;
+  try {
+    code = await runCli(Deno.args, processDeps(compile, AWC_VERSION));
+  } catch (error) {
+    // A bug, not a user mistake: say so plainly, with the stack for the report.
+    console.error(
+      `awc: internal error: ${error instanceof Error ? error.stack ?? error.message : String(error)}`,
+    );
+    console.error("Please report this with the command you ran.");
+    code = 1;
+  }
   Deno.exit(code);
 }
