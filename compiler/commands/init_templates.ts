@@ -1,4 +1,5 @@
 /** Files written by `awc init`, embedded in the module graph so the standalone binary needs no data files. */
+import { AWC_RELEASES_REPO } from "../version.ts";
 
 /** The `.gitattributes` line marking lock files as generated. */
 export const GITATTRIBUTES_LINE = ".github/workflows/*.lock.yml linguist-generated=true merge=ours";
@@ -59,7 +60,7 @@ jobs:
       contents: read
     steps:
       - name: Install awc
-        run: gh extension install switchyard-dev/switchyard
+        run: gh extension install ${AWC_RELEASES_REPO}
         env:
           GH_TOKEN: \${{ github.token }}
 `;

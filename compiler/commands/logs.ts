@@ -68,7 +68,12 @@ async function runLogs(args: ParsedArgs, deps: CliDeps): Promise<number> {
   if (filter) {
     const id = matchWorkflow(filter, sources);
     if (!id) {
-      deps.output.err(`error: no agentic workflow named "${filter}" in .github/workflows`);
+      const guess = closest(filter, sources.map((s) => s.id));
+      deps.output.err(
+        `error: no agentic workflow named "${filter}" in .github/workflows${
+          guess ? `; did you mean "${guess}"?` : ""
+        }`,
+      );
       return EXIT.user;
     }
     runs = await client.paginate<WorkflowRun>(
@@ -152,4 +157,31 @@ function formatTable(rows: RunSummary[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
   return [line(header), ...body.map(line)].join("\n");
+}
+
+/** The candidate nearest to `word` by edit distance, when close enough to be a typo. */
+export function closest(word: string, candidates: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
+  for (const candidate of candidates) {
+    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j] + 1,
+        current[j - 1] + 1,
+        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length];
 }

@@ -40,6 +40,8 @@ export interface GitHubClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Retries after the first attempt (default 3). */
   retries?: number;
+  /** Time allowed for the response headers of one attempt (default 60 s). */
+  timeoutMs?: number;
 }
 
 /** Options of one request. */
@@ -86,6 +88,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
   const doFetch = options.fetch ?? fetch;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const retries = options.retries ?? 3;
+  const timeoutMs = options.timeoutMs ?? 60_000;
   const base = options.baseUrl.replace(/\/+$/, "");
 
   async function send(path: string, init: RequestOptions): Promise<Response> {
@@ -99,18 +102,26 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     if (init.body !== undefined) headers["Content-Type"] = "application/json";
     for (let attempt = 0;; attempt++) {
       let response: Response;
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), timeoutMs);
       try {
         response = await doFetch(url, {
           method: init.method ?? "GET",
           headers,
           body: init.body === undefined ? undefined : JSON.stringify(init.body),
+          signal: controller.signal,
         });
       } catch (error) {
         if (attempt < retries) {
           await sleep(backoff(attempt));
           continue;
         }
-        throw new GitHubError("network", 0, `cannot reach ${base}: ${(error as Error).message}`);
+        const reason = controller.signal.aborted
+          ? `no answer within ${timeoutMs / 1000} s`
+          : (error as Error).message;
+        throw new GitHubError("network", 0, `cannot reach ${base}: ${reason}`);
+      } finally {
+        clearTimeout(timer);
       }
       if (response.ok) return response;
       const wait = await retryDelay(response, attempt);

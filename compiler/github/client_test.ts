@@ -97,3 +97,28 @@ Deno.test("the client waits a minute on a secondary rate limit that names no del
   assert.deepEqual(await client.json("/x"), { ok: true });
   assert.deepEqual(waits, [60_000]);
 });
+
+Deno.test("the client gives up on an attempt that does not answer in time and retries it", async () => {
+  let hits = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async () => {
+    if (++hits === 1) await new Promise((r) => setTimeout(r, 300));
+    return Response.json({ hits });
+  });
+  try {
+    const client = createGitHubClient({
+      baseUrl: `http://127.0.0.1:${server.addr.port}`,
+      timeoutMs: 100,
+      sleep: () => Promise.resolve(),
+    });
+    assert.deepEqual(await client.json("/slow"), { hits: 2 });
+    const never = createGitHubClient({
+      baseUrl: `http://127.0.0.1:${server.addr.port}`,
+      timeoutMs: 1,
+      retries: 0,
+    });
+    hits = 0;
+    await assert.rejects(never.json("/slow"), /no answer within 0\.001 s/);
+  } finally {
+    await server.shutdown();
+  }
+});

@@ -155,7 +155,12 @@ Deno.test("logs filters by workflow name, paginates, caches completed runs and p
   );
   const unknown = await awc(["logs", "nope"], { cwd: repo.path, env });
   assert.equal(unknown.code, 1);
-  assert.match(unknown.stderr, /no agentic workflow named "nope"/);
+  assert.match(unknown.stderr, /no agentic workflow named "nope" in \.github\/workflows\n/);
+  const typo = await awc(["logs", "traige"], { cwd: repo.path, env });
+  assert.match(
+    typo.stderr,
+    /no agentic workflow named "traige" in \.github\/workflows; did you mean "triage"\?/,
+  );
 });
 
 Deno.test("logs explains authentication failures and missing repositories", async () => {
