@@ -66,7 +66,9 @@ async function runLogs(args: ParsedArgs, deps: CliDeps): Promise<number> {
   const filter = args.positionals[0];
   let runs: WorkflowRun[];
   if (filter) {
-    const id = matchWorkflow(filter, sources);
+    // Outside a checkout (only --repo) there are no local sources: take the name as the lock file's.
+    const id = matchWorkflow(filter, sources) ??
+      (sources.length === 0 ? filter.replace(/\.(lock\.yml|md)$/, "") : undefined);
     if (!id) {
       const guess = closest(filter, sources.map((s) => s.id));
       deps.output.err(

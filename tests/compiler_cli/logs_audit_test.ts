@@ -163,6 +163,15 @@ Deno.test("logs filters by workflow name, paginates, caches completed runs and p
   );
 });
 
+Deno.test("logs outside a checkout takes the workflow name as given", async () => {
+  await using github = server();
+  await using repo = await tempRepo({});
+  const env = { GITHUB_TOKEN: "tok", GITHUB_API_URL: github.url };
+  const result = await awc(["logs", "triage", "--repo", "octo/demo", "--json"], { cwd: repo.path, env });
+  assert.equal(result.code, 0, result.stderr);
+  assert.deepEqual(JSON.parse(result.stdout).runs.map((r: { id: number }) => r.id), [102, 101]);
+});
+
 Deno.test("logs explains authentication failures and missing repositories", async () => {
   await using github = server();
   await using repo = await tempRepo({});
