@@ -58,9 +58,7 @@ export async function downloadRun(
   try {
     await extractZip(await client.bytes(`/repos/${slug}/actions/runs/${run.id}/logs`), `${dir}/logs`);
   } catch (error) {
-    if (!(error instanceof GitHubError) && !(error instanceof Error && /zip/.test(error.message))) {
-      throw error;
-    }
+    if (!(error instanceof GitHubError) && !isZipError(error)) throw error;
     warnings.push(`run ${run.id}: logs unavailable: ${(error as Error).message}`);
   }
   const artifacts = await client.paginate<Artifact>(
@@ -81,11 +79,15 @@ export async function downloadRun(
     try {
       await extractZip(await client.bytes(artifact.archive_download_url), `${dir}/${artifact.name}`);
     } catch (error) {
-      if (!(error instanceof GitHubError)) throw error;
-      warnings.push(`run ${run.id}: artifact ${artifact.name}: ${error.message}`);
+      if (!(error instanceof GitHubError) && !isZipError(error)) throw error;
+      warnings.push(`run ${run.id}: artifact ${artifact.name}: ${(error as Error).message}`);
     }
   }
   // run.json last: its presence with status completed marks a complete download.
   await Deno.writeTextFile(`${dir}/run.json`, JSON.stringify(run, null, 2) + "\n");
   return { dir, cached: false, warnings };
+}
+
+function isZipError(error: unknown): boolean {
+  return error instanceof Error && /zip/.test(error.message);
 }

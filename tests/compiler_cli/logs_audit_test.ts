@@ -86,7 +86,7 @@ function server() {
             name: "old",
             zip: agent,
             expired: true,
-          }],
+          }, { name: "evil", zip: makeZip({ "../../escape.txt": "x" }) }],
         },
         jobs: {
           102: [
@@ -130,6 +130,8 @@ Deno.test("logs downloads agentic runs into logs/run-<id>/ and prints status, du
   assert.ok(await Deno.stat(`${dir}/logs/agent/1_Run agent.txt`));
   assert.ok(await Deno.stat(`${dir}/agent/agent_output.json`));
   assert.match(result.stderr, /artifact old expired/);
+  assert.match(result.stderr, /artifact evil: unsafe path in zip archive: \.\.\/\.\.\/escape\.txt/);
+  await assert.rejects(Deno.stat(`${repo.path}/logs/escape.txt`), Deno.errors.NotFound);
 });
 
 Deno.test("logs filters by workflow name, paginates, caches completed runs and prints JSON", async () => {
