@@ -21,6 +21,7 @@ import {
   checkLocalOrigin,
   cookieNames,
   cookieValue,
+  effectiveOrigin,
   expireCookie,
   forbiddenHostResponse,
   isAllowedLocalHost,
@@ -122,11 +123,13 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
       accept: "application/json",
       "sec-fetch-mode": "cors",
     });
-    for (const name of ["cookie", "origin", "user-agent", "x-forwarded-for", DEV_ORIGIN_HEADER]) {
+    for (const name of ["cookie", "user-agent", "x-forwarded-for", DEV_ORIGIN_HEADER]) {
       const value = request.headers.get(name);
       if (value !== null) headers.set(name, value);
     }
-    if (!headers.has("origin") && !local) headers.set("origin", base.origin);
+    // The pages' forms are same-origin posts; browsers send `Origin: null` under `no-referrer`.
+    const origin = effectiveOrigin(request, local ? new URL(request.url).origin : base.origin);
+    if (origin !== null) headers.set("origin", origin);
     const url = new URL(`/api/auth${path}`, request.url);
     return serveAuth(new Request(url, { method: "POST", headers, body: JSON.stringify(body) }));
   };
