@@ -24,6 +24,7 @@ import {
   effectiveOrigin,
   expireCookie,
   forbiddenHostResponse,
+  invalidOriginResponse,
   isAllowedLocalHost,
   isStateChanging,
   ownLoopbackOrigins,
@@ -188,6 +189,14 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
         allowMethods: ["GET", "POST", "OPTIONS"],
       }),
     );
+    // The pages' forms (sign-in start, consent) are posted from the service's own pages only (login CSRF).
+    app.on("POST", ["/sign-in/*", "/consent"], async (c, next) => {
+      const origin = effectiveOrigin(c.req.raw, base.origin);
+      if (origin === base.origin) return await next();
+      return invalidOriginResponse(
+        `Invalid origin: ${JSON.stringify(origin)} is not accepted; accepted origins: ${base.origin}`,
+      );
+    });
   }
 
   // Local `/api/auth/*` calls are served here, before any session lookup of the service's own pages.

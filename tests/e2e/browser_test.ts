@@ -142,6 +142,12 @@ Deno.test({
       await page.waitForURL((url) => url.pathname === "/consent");
       assert.ok(await page.getByRole("heading", { name: /E2E Relying Party/ }).isVisible());
       await page.screenshot({ path: `${ARTIFACTS}/consent.png`, fullPage: true });
+      const overflow = await page.evaluate("document.documentElement.scrollWidth > window.innerWidth");
+      assert.equal(
+        overflow,
+        false,
+        "the consent page fits a 390 px phone screen without horizontal scrolling",
+      );
       await page.getByRole("button", { name: "Allow" }).click();
       await page.waitForURL((url) => url.origin === rp.origin && url.pathname === "/callback");
       assert.equal(await page.locator("h1").textContent(), "Signed in as local-developer");
