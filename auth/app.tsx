@@ -21,8 +21,10 @@ import {
   checkLocalOrigin,
   cookieNames,
   cookieValue,
+  effectiveOrigin,
   expireCookie,
   forbiddenHostResponse,
+  invalidOriginResponse,
   isAllowedLocalHost,
   isStateChanging,
   ownLoopbackOrigins,
@@ -122,11 +124,13 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
       accept: "application/json",
       "sec-fetch-mode": "cors",
     });
-    for (const name of ["cookie", "origin", "user-agent", "x-forwarded-for", DEV_ORIGIN_HEADER]) {
+    for (const name of ["cookie", "user-agent", "x-forwarded-for", DEV_ORIGIN_HEADER]) {
       const value = request.headers.get(name);
       if (value !== null) headers.set(name, value);
     }
-    if (!headers.has("origin") && !local) headers.set("origin", base.origin);
+    // The pages' forms are same-origin posts; browsers send `Origin: null` under `no-referrer`.
+    const origin = effectiveOrigin(request, local ? new URL(request.url).origin : base.origin);
+    if (origin !== null) headers.set("origin", origin);
     const url = new URL(`/api/auth${path}`, request.url);
     return serveAuth(new Request(url, { method: "POST", headers, body: JSON.stringify(body) }));
   };
@@ -185,6 +189,14 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
         allowMethods: ["GET", "POST", "OPTIONS"],
       }),
     );
+    // The pages' forms (sign-in start, consent) are posted from the service's own pages only (login CSRF).
+    app.on("POST", ["/sign-in/*", "/consent"], async (c, next) => {
+      const origin = effectiveOrigin(c.req.raw, base.origin);
+      if (origin === base.origin) return await next();
+      return invalidOriginResponse(
+        `Invalid origin: ${JSON.stringify(origin)} is not accepted; accepted origins: ${base.origin}`,
+      );
+    });
   }
 
   // Local `/api/auth/*` calls are served here, before any session lookup of the service's own pages.

@@ -96,7 +96,7 @@ export function checkLocalOrigin(
     );
   }
   const accepted = devOrigin ? [devOrigin] : ownLoopbackOrigins(baseUrl);
-  const origin = request.headers.get("origin");
+  const origin = effectiveOrigin(request, new URL(request.url).origin);
   if (origin === null) {
     if (isLoopbackAddress(peerAddress)) return undefined;
     return invalidOriginResponse(
@@ -161,4 +161,15 @@ export function withTrustedOrigin(request: Request, baseUrl: string): Request {
   const headers = new Headers(request.headers);
   headers.set("origin", asOrigin(request.headers.get(DEV_ORIGIN_HEADER)) ?? new URL(baseUrl).origin);
   return new Request(request, { headers });
+}
+
+/**
+ * The Origin to judge a request by. With `Referrer-Policy: no-referrer` (set on the auth pages) browsers
+ * send `Origin: null` for the pages' own form posts; such a request counts as coming from `ownOrigin` only
+ * when the browser-controlled `Sec-Fetch-Site` says it is same-origin. Anything else is kept as sent.
+ */
+export function effectiveOrigin(request: Request, ownOrigin: string): string | null {
+  const origin = request.headers.get("origin");
+  if (origin === "null" && request.headers.get("sec-fetch-site") === "same-origin") return ownOrigin;
+  return origin;
 }

@@ -52,7 +52,19 @@ export async function fetch(request: Request, info?: Deno.ServeHandlerInfo): Pro
   if (isHealthRequest(request)) {
     return localHealthRefused(request, Deno.env.toObject()) ?? healthResponse(AUTH_SERVICE_NAME);
   }
-  return (await getApp()).fetch(request, { info });
+  let built: ReturnType<typeof createAuthApp>;
+  try {
+    built = await getApp();
+  } catch (error) {
+    // A deployed edge function has no start-up step: the first request reports the configuration problems
+    // (key names and expectations, never secret values) to the platform log and gets a 503.
+    console.error(`auth: ${error instanceof Error ? error.message : String(error)}`);
+    return Response.json(
+      { error: "server_error", message: "the auth service is not configured; see its log" },
+      { status: 503, headers: { "cache-control": "no-store" } },
+    );
+  }
+  return built.fetch(request, { info });
 }
 
 export default { fetch };

@@ -246,3 +246,44 @@ Deno.test("oidcc-userinfo-post-body: the access token is accepted in a form body
   assert.equal(response.status, 200);
   assert.equal((await response.json()).sub, "local-developer");
 });
+
+Deno.test("end-session never redirects to an unregistered post-logout URI", async () => {
+  await using svc = await startAuthService();
+  const reg = await svc.register({
+    redirectUris: [REDIRECT],
+    postLogoutRedirectUris: ["http://127.0.0.1:9/logged-out"],
+    enableEndSession: true,
+  });
+  const as = await discover(svc.issuer);
+  const { tokens } = await runCodeFlow(
+    as,
+    { client_id: reg.client_id },
+    oauth.ClientSecretBasic(reg.client_secret!),
+    REDIRECT,
+  );
+  const url = new URL(as.end_session_endpoint!);
+  url.searchParams.set("id_token_hint", tokens.id_token!);
+  url.searchParams.set("post_logout_redirect_uri", "http://127.0.0.1:9/evil");
+  const response = await fetch(url, { redirect: "manual" });
+  const location = response.headers.get("location");
+  assert.ok(!location?.startsWith("http://127.0.0.1:9/evil"), `redirected to ${location}`);
+  await response.body?.cancel();
+});
+
+Deno.test("introspection by another client reports the token inactive", async () => {
+  await using svc = await startAuthService();
+  const reg = await svc.register({ redirectUris: [REDIRECT] });
+  const other = await svc.register({ redirectUris: [REDIRECT] });
+  const as = await discover(svc.issuer);
+  const { tokens } = await runCodeFlow(
+    as,
+    { client_id: reg.client_id },
+    oauth.ClientSecretBasic(reg.client_secret!),
+    REDIRECT,
+  );
+  const response = await postForm(as.introspection_endpoint!, { token: tokens.access_token }, {
+    authorization: basic(other.client_id, other.client_secret!),
+  });
+  assert.equal(response.status, 200);
+  assert.deepEqual(await response.json(), { active: false });
+});

@@ -143,3 +143,28 @@ Deno.test("deployed mode answers any Host (no loopback allow-list) and health ne
   assert.equal(r.status, 200);
   await r.body?.cancel();
 });
+
+Deno.test("deployed page forms accept only the service's own origin (login CSRF)", async () => {
+  await using svc = await startAuthService(DEPLOYED);
+  const post = (headers: Record<string, string>) =>
+    svc.handle(
+      new Request(`${BASE}/sign-in/github`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+        body: "oauth_query=",
+      }),
+    );
+  const cases: Record<string, string>[] = [
+    { origin: "https://evil.test" },
+    {},
+    { origin: "null", "sec-fetch-site": "cross-site" },
+  ];
+  for (const headers of cases) {
+    const refused = await post(headers);
+    assert.equal(refused.status, 403, JSON.stringify(headers));
+    assert.equal((await refused.json()).code, "INVALID_ORIGIN");
+  }
+  const own = await post({ origin: "null", "sec-fetch-site": "same-origin" });
+  assert.equal(own.status, 303, "the page's own form post under no-referrer");
+  await own.body?.cancel();
+});

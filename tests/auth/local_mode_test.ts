@@ -342,3 +342,24 @@ Deno.test("the local sign-in page offers the developer button and no GitHub sign
   assert.ok(social.status >= 400, `no social provider locally, got ${social.status}`);
   await social.body?.cancel();
 });
+
+Deno.test("the pages' own form posts with Origin null count as same-origin only with Sec-Fetch-Site same-origin", async () => {
+  await using svc = await startAuthService();
+  const post = (site: string) =>
+    fetch(`${svc.url}/sign-in/local-developer`, {
+      method: "POST",
+      headers: {
+        origin: "null",
+        "sec-fetch-site": site,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: "oauth_query=",
+      redirect: "manual",
+    });
+  const same = await post("same-origin");
+  assert.equal(same.status, 303);
+  await same.body?.cancel();
+  const cross = await post("cross-site");
+  assert.equal(cross.status, 403);
+  assert.equal((await cross.json()).code, "INVALID_ORIGIN");
+});
