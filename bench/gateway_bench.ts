@@ -26,12 +26,14 @@ const upstream: string = await new Promise((resolve) => {
   worker.postMessage({ frames: FRAMES, gapMs: GAP_MS });
 });
 
-const child = new Deno.Command(Deno.execPath(), {
-  args: ["run", "-A", new URL("./gateway_bench_server.ts", import.meta.url).pathname, upstream],
-  stdout: "piped",
-  stderr: "inherit",
-}).spawn();
-const firstLine = await (async () => {
+async function spawnServer(
+  script: string,
+): Promise<{ child: Deno.ChildProcess; info: Record<string, string> }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL(script, import.meta.url).pathname, upstream],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
   while (!text.includes("\n")) {
@@ -40,9 +42,11 @@ const firstLine = await (async () => {
     text += value;
   }
   reader.releaseLock();
-  return text.split("\n")[0];
-})();
-const { url: gateway, key } = JSON.parse(firstLine) as { url: string; key: string };
+  return { child, info: JSON.parse(text.split("\n")[0]) };
+}
+const { child, info } = await spawnServer("./gateway_bench_server.ts");
+const { url: gateway, key } = info;
+const nullProxy = await spawnServer("./gateway_null_proxy.ts");
 
 function rssMb(pid: number): number {
   // `ps` rather than /proc so the task needs no --allow-all.
@@ -100,6 +104,11 @@ const lanes = {
   passThrough: { url: `${gateway}/v1/messages`, headers: gwHeaders, body: anthropicBody("claude-bench") },
   directOpenAi: { url: `${upstream}/v1/chat/completions`, headers: upHeaders, body: openAiBody() },
   translated: { url: `${gateway}/v1/messages`, headers: gwHeaders, body: anthropicBody("openai/gpt-bench") },
+  nullProxy: {
+    url: `${nullProxy.info.url}/v1/messages`,
+    headers: upHeaders,
+    body: anthropicBody("claude-bench"),
+  },
 };
 
 async function once(target: Target): Promise<number> {
@@ -159,13 +168,13 @@ async function streamTimes(target: Target, marker: string): Promise<{ ttft: numb
   return { ttft, gaps };
 }
 
-async function streamLane(direct: Target, viaGateway: Target) {
+async function streamLane(direct: Target, viaGateway: Target, marker = "text_delta") {
   const d = { ttft: [] as number[], gaps: [] as number[] };
   const g = { ttft: [] as number[], gaps: [] as number[] };
-  for (let i = 0; i < 20; i++) await streamTimes(viaGateway, "text_delta");
+  for (let i = 0; i < 20; i++) await streamTimes(viaGateway, marker);
   for (let i = 0; i < STREAMS; i++) {
     const a = await streamTimes(direct, '"content":"tok');
-    const b = await streamTimes(viaGateway, "text_delta");
+    const b = await streamTimes(viaGateway, marker);
     d.ttft.push(a.ttft);
     d.gaps.push(...a.gaps);
     g.ttft.push(b.ttft);
@@ -198,6 +207,17 @@ for (
   ]);
 }
 
+const [directN, viaNull] = await pairedLatency(lanes.directAnthropic, lanes.nullProxy, N);
+rows.push([
+  "reference: null Deno proxy c=1 (floor of one hop)",
+  `${ms(percentile(directN, 50))} / ${ms(percentile(directN, 99))}`,
+  `${ms(percentile(viaNull, 50))} / ${ms(percentile(viaNull, 99))}`,
+  `${ms(percentile(viaNull, 50) - percentile(directN, 50))} / ${
+    ms(percentile(viaNull, 99) - percentile(directN, 99))
+  }`,
+  "",
+]);
+
 const rpsDirect = await throughput(lanes.directOpenAi, 32, SECONDS);
 const rpsGateway = await throughput(lanes.translated, 32, SECONDS);
 const rpsPass = await throughput(lanes.passThrough, 32, SECONDS);
@@ -221,6 +241,21 @@ rows.push([
   `${ms(percentile(s.g.gaps, 50))} / ${ms(percentile(s.g.gaps, 99))}`,
   `${ms(percentile(s.g.gaps, 50) - percentile(s.d.gaps, 50))} / ${
     ms(percentile(s.g.gaps, 99) - percentile(s.d.gaps, 99))
+  }`,
+  "",
+]);
+const streamNull = {
+  url: `${nullProxy.info.url}/v1/chat/completions`,
+  headers: upHeaders,
+  body: openAiBody(true),
+};
+const n = await streamLane(streamDirect, streamNull, '"content":"tok');
+rows.push([
+  "reference: null Deno proxy stream TTFT",
+  `${ms(percentile(n.d.ttft, 50))} / ${ms(percentile(n.d.ttft, 99))}`,
+  `${ms(percentile(n.g.ttft, 50))} / ${ms(percentile(n.g.ttft, 99))}`,
+  `${ms(percentile(n.g.ttft, 50) - percentile(n.d.ttft, 50))} / ${
+    ms(percentile(n.g.ttft, 99) - percentile(n.d.ttft, 99))
   }`,
   "",
 ]);
@@ -253,5 +288,6 @@ console.log(
 );
 
 child.kill();
-await child.status;
+nullProxy.child.kill();
+await Promise.all([child.status, nullProxy.child.status]);
 worker.terminate();

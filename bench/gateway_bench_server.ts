@@ -31,3 +31,5 @@ const app = createGatewayApp(config, { logger: createLogger({ level: "warn" }), 
 const server = await startServer(app.fetch, { port: 0 });
 console.log(JSON.stringify({ url: server.url, key }));
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+// Exit cleanly on SIGTERM (the bench's `child.kill()`) so unload handlers and --cpu-prof output run.
+Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
