@@ -5,6 +5,7 @@
  * gap; the gateway process's RSS idle and after load. Prints a table. Not part of `deno task test`.
  */
 import { parseArgs } from "node:util";
+import { measureInProcess } from "./gateway_inprocess.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -260,6 +261,14 @@ rows.push([
   "",
 ]);
 const rssAfter = rssMb(child.pid);
+const inProcess = await measureInProcess(anthropicBody, N);
+for (
+  const [name, [p50, p99]] of [
+    ["gateway work only, in-process: pass-through", inProcess.passThrough],
+    ["gateway work only, in-process: translated", inProcess.translated],
+    ["gateway work only, in-process: stream to first delta", inProcess.streamFirstDelta],
+  ] as const
+) rows.push([name, "—", "—", `${ms(p50)} / ${ms(p99)}`, ""]);
 
 const header = [
   "lane",
