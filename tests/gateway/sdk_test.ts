@@ -323,6 +323,16 @@ Deno.test("failures reach the SDK as the right error classes", e2e, async (t) =>
         }
       },
     );
+    await t.step("a body over 32 MB is request_too_large", async () => {
+      const huge = "x".repeat(33 * 1024 * 1024);
+      const r = await rawPost(h, "/v1/messages", {
+        ...ask,
+        model: "openai/fx-text",
+        messages: [{ role: "user", content: huge }],
+      });
+      assert.equal(r.status, 413);
+      assert.equal(JSON.parse(r.text).error.type, "request_too_large");
+    });
     await t.step("malformed bodies are invalid_request_error naming the field", async () => {
       const noMax = await rawPost(h, "/v1/messages", { model: "openai/fx-text", messages: [] });
       assert.equal(noMax.status, 400);
@@ -368,6 +378,8 @@ Deno.test("paths, query strings, tracing headers and disconnects behave", e2e, a
         const upstream = h.openai.requests.at(-1)!.headers;
         assert.equal(upstream["gw-trace-id"], "trace-abc");
         assert.equal(upstream["gw-thread-id"], "th-1");
+        assert.equal(upstream.authorization, "Bearer sk-openai-test", "the provider key, never the client's");
+        assert.ok(!JSON.stringify(upstream).includes(h.key), "the gateway key is not forwarded upstream");
         const generated = await rawPost(h, "/compat/v1/messages", ask);
         assert.match(generated.headers.get("gw-trace-id") ?? "", /^trace_[0-9a-f]{32}$/);
       },
