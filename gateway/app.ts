@@ -11,6 +11,7 @@ import type { Logger } from "@switchyard/lib/log.ts";
 import type { GatewayConfig } from "./config.ts";
 import { errorResponse, GatewayError, invalidRequest } from "./errors.ts";
 import { estimateInputTokens } from "./messages/count_tokens.ts";
+import { deferStream } from "./messages/deferred_stream.ts";
 import { parseJsonBody, validateCountTokensRequest, validateMessagesRequest } from "./messages/validate.ts";
 import type { MessagesRequest } from "./messages/types.ts";
 import { buildCatalogue, type ModelInfo, pageOf } from "./models.ts";
@@ -135,7 +136,11 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Hono
       stream: request.stream === true,
     });
     if (request.stream === true) {
-      const body = await provider.streamMessage(call);
+      const body = await deferStream(
+        provider.streamMessage(call),
+        config.GATEWAY_PING_INTERVAL_MS,
+        call.abort,
+      );
       return new Response(body, {
         headers: {
           "content-type": "text/event-stream; charset=utf-8",

@@ -286,6 +286,17 @@ Deno.test("failures reach the SDK as the right error classes", e2e, async (t) =>
       const error = await client.messages.create({ model: "openai/fx-429", ...ask }).catch((e) => e);
       assert.equal(error.headers.get("retry-after"), "7");
     });
+    await t.step("an upstream that fails after the keep-alive started ends in an error event", async () => {
+      const raw = await rawPost(h, "/v1/messages", { model: "openai/fx-slow-429", ...ask, stream: true });
+      assert.equal(raw.status, 200);
+      const report = await checkGrammar(raw.text);
+      assert.deepEqual(report.violations, []);
+      assert.equal(report.ending, "error");
+      assert.equal((report.events.at(-1)!.data.error as { type: string }).type, "rate_limit_error");
+      const error = await client.messages.stream({ model: "openai/fx-slow-429", ...ask }).finalMessage()
+        .catch((e) => e);
+      assert.ok(error instanceof Anthropic.APIError);
+    });
     await t.step("upstream overload is an OverloadedError (529)", async () => {
       for (const model of ["openai/fx-503", "claude-fx-overloaded"]) {
         const error = await client.messages.create({ model, ...ask }).catch((e) => e);
