@@ -57,9 +57,8 @@ export function translateStream(
     return bytes;
   };
   return new ReadableStream<Uint8Array>({
-    // A byte stream whose first frame is handed over in `pull` reaches the client measurably sooner in
-    // Deno.serve than one enqueued in `start` (about 0.15 ms less time to first byte on loopback).
-    type: "bytes",
+    // Frames are handed over in `pull` (not enqueued in `start`): in Deno.serve the first byte then reaches
+    // the client sooner. A plain stream, not `type: "bytes"`, which measured slower for small frames.
     start(controller) {
       options.begin(writer);
       lastActivity = performance.now();
