@@ -39,7 +39,13 @@ export function translateStream(
     pending += frames;
   });
   const decoder = createSseDecoder((event) => {
-    if (!writer.ended) translator.onEvent(event, writer);
+    if (writer.ended) return;
+    try {
+      translator.onEvent(event, writer);
+    } catch {
+      // A translator choking on a malformed upstream event must still end the stream properly.
+      writer.error("api_error", "the upstream sent a malformed event");
+    }
   });
   const reader = upstream.getReader();
   let timer: ReturnType<typeof setInterval> | undefined;

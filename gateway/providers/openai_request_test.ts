@@ -54,3 +54,10 @@ Deno.test("streaming requests ask for usage and Mistral ids are nine alphanumeri
   assert.notEqual(nineCharToolId("toolu_02"), call);
   assert.equal(nineCharToolId("abcDEF123"), "abcDEF123");
 });
+
+Deno.test("sampling parameters are dropped for OpenAI reasoning models only", () => {
+  const sampled = { ...request, temperature: 0.3, top_p: 0.9 };
+  assert.equal(toChatRequest(sampled, "o4-mini", OPENAI_QUIRKS, false).temperature, undefined);
+  assert.equal(toChatRequest(sampled, "gpt-5-mini", OPENAI_QUIRKS, false).top_p, undefined);
+  assert.equal(toChatRequest(sampled, "gpt-4.1", OPENAI_QUIRKS, false).temperature, 0.3);
+});
