@@ -4,6 +4,7 @@
  * headers, and every failure rendered in the Anthropic error envelope with a `request-id` header.
  */
 import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { HEALTH_PATH, healthResponse } from "@switchyard/lib/health.ts";
 import { requestId, type RequestIdVariables } from "@switchyard/lib/request_id.ts";
 import { isAppError } from "@switchyard/lib/errors.ts";
@@ -54,16 +55,16 @@ function presentedKey(c: Ctx): string | undefined {
   return undefined;
 }
 
+/** Refuses bodies over the limit, by `content-length` or, for chunked bodies, while reading them. */
+const limitBody = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new GatewayError("request_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+  },
+});
+
 async function readRequestBody(c: Ctx): Promise<Record<string, unknown>> {
-  const length = Number(c.req.header("content-length") ?? "0");
-  if (length > MAX_BODY_BYTES) {
-    throw new GatewayError("request_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
-  }
-  const text = await c.req.text();
-  if (text.length > MAX_BODY_BYTES) {
-    throw new GatewayError("request_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
-  }
-  return parseJsonBody(text);
+  return parseJsonBody(await c.req.text());
 }
 
 /** Builds the gateway application. */
@@ -123,7 +124,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Hono
     await next();
   });
 
-  api.post("/v1/messages", async (c) => {
+  api.post("/v1/messages", limitBody, async (c) => {
     const request = validateMessagesRequest(await readRequestBody(c));
     const { provider, call } = callFor(c, request);
     logger.info("messages", {
@@ -152,7 +153,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Hono
     return c.json(await provider.createMessage(call));
   });
 
-  api.post("/v1/messages/count_tokens", async (c) => {
+  api.post("/v1/messages/count_tokens", limitBody, async (c) => {
     const request = validateCountTokensRequest(await readRequestBody(c));
     const { provider, call } = callFor(c, request);
     return c.json({ input_tokens: await provider.countTokens(call) });

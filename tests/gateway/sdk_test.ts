@@ -343,6 +343,13 @@ Deno.test("failures reach the SDK as the right error classes", e2e, async (t) =>
       });
       assert.equal(r.status, 413);
       assert.equal(JSON.parse(r.text).error.type, "request_too_large");
+      const chunked = await fetch(`${h.url}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": h.key },
+        body: ReadableStream.from([new TextEncoder().encode(`{"model":"openai/fx-text","pad":"${huge}"}`)]),
+      });
+      assert.equal(chunked.status, 413, "a chunked body without content-length is limited too");
+      assert.equal((await chunked.json()).error.type, "request_too_large");
     });
     await t.step("malformed bodies are invalid_request_error naming the field", async () => {
       const noMax = await rawPost(h, "/v1/messages", { model: "openai/fx-text", messages: [] });
