@@ -125,7 +125,7 @@ Deno.test("translations carry content, stop reasons and usage as Anthropic defin
       assert.deepEqual(m.content[0], {
         type: "thinking",
         thinking: "Pondering deeply",
-        signature: "dGhvdWdodA==",
+        signature: "gw-gemini:dGhvdWdodA==",
       });
       assert.equal(m.usage.output_tokens, 9);
       const text = await run("gemini/gx-text");
