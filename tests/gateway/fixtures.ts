@@ -118,7 +118,7 @@ export const OPENAI_OK: Record<string, OpenAiFixture> = {
   "fx-slow-headers": {
     chunks: [delta({ content: "very late" }), delta({}, "stop")],
     usage: usage(5, 2),
-    headersDelayMs: 200,
+    headersDelayMs: 300,
   },
 };
 
@@ -139,7 +139,7 @@ export const OPENAI_FAILING: Record<string, OpenAiFixture> = {
     chunks: [],
     status: 429,
     errorBody: { error: { message: "Rate limit reached for requests" } },
-    headersDelayMs: 150,
+    headersDelayMs: 400,
   },
   "fx-503": { chunks: [], status: 503, errorBody: { error: { message: "The server is overloaded" } } },
   "fx-midstream-error": {
