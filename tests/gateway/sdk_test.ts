@@ -297,6 +297,20 @@ Deno.test("failures reach the SDK as the right error classes", e2e, async (t) =>
         .catch((e) => e);
       assert.ok(error instanceof Anthropic.APIError);
     });
+    await t.step("the 0.x SDK sees the same error classes over X-API-Key", async () => {
+      const v0 = new Anthropic0({ apiKey: h.key, baseURL: `${h.url}/compat`, maxRetries: 0 });
+      const bad = new Anthropic0({
+        apiKey: "sy_" + "y".repeat(43),
+        baseURL: `${h.url}/compat`,
+        maxRetries: 0,
+      });
+      await assert.rejects(bad.models.list(), Anthropic0.AuthenticationError);
+      await assert.rejects(v0.messages.create({ model: "openai/fx-429", ...ask }), Anthropic0.RateLimitError);
+      await assert.rejects(v0.messages.create({ model: "nope-model", ...ask }), Anthropic0.NotFoundError);
+      const overloaded = await v0.messages.create({ model: "claude-fx-overloaded", ...ask }).catch((e) => e);
+      assert.ok(overloaded instanceof Anthropic0.InternalServerError, "0.x has no OverloadedError class");
+      assert.equal(overloaded.status, 529);
+    });
     await t.step("upstream overload is an OverloadedError (529)", async () => {
       for (const model of ["openai/fx-503", "claude-fx-overloaded"]) {
         const error = await client.messages.create({ model, ...ask }).catch((e) => e);
