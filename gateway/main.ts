@@ -20,7 +20,10 @@ function getApp(): ReturnType<typeof createGatewayApp> {
       store ??= openDatabase<KeysDatabase>({
         url: config.GATEWAY_DATABASE_URL,
         authToken: config.GATEWAY_DATABASE_AUTH_TOKEN,
-      }).then(({ db }) => new ApiKeyStore(db));
+      }).then(({ db }) => new ApiKeyStore(db)).catch((error) => {
+        store = undefined; // retry the connection on the next key check instead of failing forever
+        throw error;
+      });
       return (await store).activeHashes();
     }, { ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
     app = createGatewayApp(config, {

@@ -10,6 +10,7 @@ import type { AnthropicEventWriter } from "../messages/stream_writer.ts";
 import type { Message } from "../messages/types.ts";
 import type { Provider, ProviderCall, ProviderDeps, ProviderSettings } from "./contract.ts";
 import { postUpstream, readUpstreamJson, traceHeaders } from "./http.ts";
+import { withoutForeignThinking } from "./signatures.ts";
 
 const DEFAULT_VERSION = "2023-06-01";
 
@@ -61,13 +62,13 @@ export function createAnthropicProvider(settings: ProviderSettings, deps: Provid
     name: settings.name,
     kind: settings.kind,
     async createMessage(call) {
-      const body = { ...call.request, model: call.upstreamModel, stream: false };
+      const body = { ...withoutForeignThinking(call.request), model: call.upstreamModel, stream: false };
       const json = await readUpstreamJson(settings.name, await post(call, "/v1/messages", body));
       json.model = call.requestedModel;
       return json as unknown as Message;
     },
     async streamMessage(call) {
-      const body = { ...call.request, model: call.upstreamModel, stream: true };
+      const body = { ...withoutForeignThinking(call.request), model: call.upstreamModel, stream: true };
       const response = await post(call, "/v1/messages", body);
       return translateStream(response.body!, new AnthropicRelay(settings.name, call.requestedModel), {
         abort: call.abort,
@@ -76,7 +77,7 @@ export function createAnthropicProvider(settings: ProviderSettings, deps: Provid
       });
     },
     async countTokens(call) {
-      const { messages, system, tools, tool_choice, thinking } = call.request;
+      const { messages, system, tools, tool_choice, thinking } = withoutForeignThinking(call.request);
       const body = { model: call.upstreamModel, messages, system, tools, tool_choice, thinking };
       const json = await readUpstreamJson(settings.name, await post(call, "/v1/messages/count_tokens", body));
       return typeof json.input_tokens === "number" ? json.input_tokens : call.inputTokensEstimate;

@@ -17,6 +17,7 @@ import {
   usageOf,
 } from "../messages/types.ts";
 import { THOUGHT_SEPARATOR } from "./gemini_request.ts";
+import { foreignSignature } from "./signatures.ts";
 
 interface UsageMetadata {
   promptTokenCount?: number;
@@ -101,7 +102,12 @@ export function messageFromGemini(provider: string, body: Record<string, unknown
     } else if (part.thought) {
       if (last?.type === "thinking" && !last.signature) last.thinking += part.text ?? "";
       else content.push({ type: "thinking", thinking: part.text ?? "", signature: "" });
-      if (part.thoughtSignature) (content.at(-1) as { signature: string }).signature = part.thoughtSignature;
+      if (part.thoughtSignature) {
+        (content.at(-1) as { signature: string }).signature = foreignSignature(
+          "gemini",
+          part.thoughtSignature,
+        );
+      }
     } else if (typeof part.text === "string" && part.text) {
       if (last?.type === "text") last.text += part.text;
       else content.push({ type: "text", text: part.text });
@@ -164,7 +170,7 @@ export class GeminiStreamTranslator implements StreamTranslator {
         writer.toolArgs(JSON.stringify(part.functionCall.args ?? {}));
       } else if (part.thought) {
         writer.thinking(part.text ?? "");
-        if (part.thoughtSignature) writer.signature(part.thoughtSignature);
+        if (part.thoughtSignature) writer.signature(foreignSignature("gemini", part.thoughtSignature));
       } else if (typeof part.text === "string") writer.text(part.text);
     }
     if (typeof candidate?.finishReason === "string") this.#finish = candidate.finishReason;

@@ -181,8 +181,10 @@ export function toChatRequest(
     body.stream = true;
     if (quirks.streamOptions) body.stream_options = { include_usage: true };
   }
-  if (request.temperature !== undefined) body.temperature = request.temperature;
-  if (request.top_p !== undefined) body.top_p = request.top_p;
+  // OpenAI reasoning models reject sampling parameters; older clients still send them.
+  const reasoningModel = quirks.maxTokensField === "max_completion_tokens" && /^(o\d|gpt-5)/.test(model);
+  if (request.temperature !== undefined && !reasoningModel) body.temperature = request.temperature;
+  if (request.top_p !== undefined && !reasoningModel) body.top_p = request.top_p;
   if (request.stop_sequences?.length) body.stop = request.stop_sequences;
   if (request.metadata?.user_id) body.user = request.metadata.user_id;
   if (request.thinking?.type === "enabled" && quirks.maxTokensField === "max_completion_tokens") {

@@ -115,6 +115,11 @@ export const OPENAI_OK: Record<string, OpenAiFixture> = {
     usage: usage(5, 1),
     framing: { firstByteDelayMs: 200 },
   },
+  "fx-slow-headers": {
+    chunks: [delta({ content: "very late" }), delta({}, "stop")],
+    usage: usage(5, 2),
+    headersDelayMs: 300,
+  },
 };
 
 /** OpenAI-wire fixtures that fail. */
@@ -129,6 +134,12 @@ export const OPENAI_FAILING: Record<string, OpenAiFixture> = {
     status: 429,
     errorBody: { error: { message: "Rate limit reached for requests", type: "requests" } },
     headers: { "retry-after": "7" },
+  },
+  "fx-slow-429": {
+    chunks: [],
+    status: 429,
+    errorBody: { error: { message: "Rate limit reached for requests" } },
+    headersDelayMs: 400,
   },
   "fx-503": { chunks: [], status: 503, errorBody: { error: { message: "The server is overloaded" } } },
   "fx-midstream-error": {

@@ -96,7 +96,7 @@ Deno.test("a revoked key stops working on the running gateway within seconds", {
       status = await models(fresh.key);
     }
     assert.equal(status, 401);
-    assert.ok(Date.now() - started < 1_500, "revocation honoured within 2×TTL plus a query");
+    assert.ok(Date.now() - started < 3_000, "revocation honoured within seconds (2×TTL plus a query)");
     assert.equal(await models(h.key), 200);
   } finally {
     await h.close();

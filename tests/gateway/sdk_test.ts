@@ -286,6 +286,31 @@ Deno.test("failures reach the SDK as the right error classes", e2e, async (t) =>
       const error = await client.messages.create({ model: "openai/fx-429", ...ask }).catch((e) => e);
       assert.equal(error.headers.get("retry-after"), "7");
     });
+    await t.step("an upstream that fails after the keep-alive started ends in an error event", async () => {
+      const raw = await rawPost(h, "/v1/messages", { model: "openai/fx-slow-429", ...ask, stream: true });
+      assert.equal(raw.status, 200);
+      const report = await checkGrammar(raw.text);
+      assert.deepEqual(report.violations, []);
+      assert.equal(report.ending, "error");
+      assert.equal((report.events.at(-1)!.data.error as { type: string }).type, "rate_limit_error");
+      const error = await client.messages.stream({ model: "openai/fx-slow-429", ...ask }).finalMessage()
+        .catch((e) => e);
+      assert.ok(error instanceof Anthropic.APIError);
+    });
+    await t.step("the 0.x SDK sees the same error classes over X-API-Key", async () => {
+      const v0 = new Anthropic0({ apiKey: h.key, baseURL: `${h.url}/compat`, maxRetries: 0 });
+      const bad = new Anthropic0({
+        apiKey: "sy_" + "y".repeat(43),
+        baseURL: `${h.url}/compat`,
+        maxRetries: 0,
+      });
+      await assert.rejects(bad.models.list(), Anthropic0.AuthenticationError);
+      await assert.rejects(v0.messages.create({ model: "openai/fx-429", ...ask }), Anthropic0.RateLimitError);
+      await assert.rejects(v0.messages.create({ model: "nope-model", ...ask }), Anthropic0.NotFoundError);
+      const overloaded = await v0.messages.create({ model: "claude-fx-overloaded", ...ask }).catch((e) => e);
+      assert.ok(overloaded instanceof Anthropic0.InternalServerError, "0.x has no OverloadedError class");
+      assert.equal(overloaded.status, 529);
+    });
     await t.step("upstream overload is an OverloadedError (529)", async () => {
       for (const model of ["openai/fx-503", "claude-fx-overloaded"]) {
         const error = await client.messages.create({ model, ...ask }).catch((e) => e);
@@ -323,6 +348,23 @@ Deno.test("failures reach the SDK as the right error classes", e2e, async (t) =>
         }
       },
     );
+    await t.step("a body over 32 MB is request_too_large", async () => {
+      const huge = "x".repeat(33 * 1024 * 1024);
+      const r = await rawPost(h, "/v1/messages", {
+        ...ask,
+        model: "openai/fx-text",
+        messages: [{ role: "user", content: huge }],
+      });
+      assert.equal(r.status, 413);
+      assert.equal(JSON.parse(r.text).error.type, "request_too_large");
+      const chunked = await fetch(`${h.url}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": h.key },
+        body: ReadableStream.from([new TextEncoder().encode(`{"model":"openai/fx-text","pad":"${huge}"}`)]),
+      });
+      assert.equal(chunked.status, 413, "a chunked body without content-length is limited too");
+      assert.equal((await chunked.json()).error.type, "request_too_large");
+    });
     await t.step("malformed bodies are invalid_request_error naming the field", async () => {
       const noMax = await rawPost(h, "/v1/messages", { model: "openai/fx-text", messages: [] });
       assert.equal(noMax.status, 400);
@@ -368,6 +410,8 @@ Deno.test("paths, query strings, tracing headers and disconnects behave", e2e, a
         const upstream = h.openai.requests.at(-1)!.headers;
         assert.equal(upstream["gw-trace-id"], "trace-abc");
         assert.equal(upstream["gw-thread-id"], "th-1");
+        assert.equal(upstream.authorization, "Bearer sk-openai-test", "the provider key, never the client's");
+        assert.ok(!JSON.stringify(upstream).includes(h.key), "the gateway key is not forwarded upstream");
         const generated = await rawPost(h, "/compat/v1/messages", ask);
         assert.match(generated.headers.get("gw-trace-id") ?? "", /^trace_[0-9a-f]{32}$/);
       },

@@ -125,7 +125,7 @@ Deno.test("translations carry content, stop reasons and usage as Anthropic defin
       assert.deepEqual(m.content[0], {
         type: "thinking",
         thinking: "Pondering deeply",
-        signature: "dGhvdWdodA==",
+        signature: "gw-gemini:dGhvdWdodA==",
       });
       assert.equal(m.usage.output_tokens, 9);
       const text = await run("gemini/gx-text");
@@ -139,6 +139,15 @@ Deno.test("translations carry content, stop reasons and usage as Anthropic defin
         const report = await checkGrammar(raw.text, { translated: true });
         assert.deepEqual(report.violations, []);
         assert.ok(report.events.some((e) => e.event === "ping"), "a ping while the upstream was silent");
+        const late = await rawPost(h, "/v1/messages", {
+          model: "openai/fx-slow-headers",
+          ...ask,
+          stream: true,
+        });
+        const lateReport = await checkGrammar(late.text, { translated: true });
+        assert.deepEqual(lateReport.violations, []);
+        assert.equal(lateReport.events[0].event, "ping", "pings start before the upstream even answers");
+        assert.equal(lateReport.ending, "message_stop");
       },
     );
   } finally {

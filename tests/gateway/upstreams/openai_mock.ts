@@ -22,6 +22,8 @@ export interface OpenAiFixture {
   errorBody?: unknown;
   /** Extra response headers for `status`. */
   headers?: Record<string, string>;
+  /** Milliseconds to wait before answering at all (before any header). */
+  headersDelayMs?: number;
 }
 
 /** A chunk with one choice delta. */
@@ -78,7 +80,9 @@ export function startOpenAiMock(
   fixtures: Record<string, OpenAiFixture>,
   apiKey: string,
 ): Promise<MockUpstream> {
-  return startMock((request, mock) => {
+  return startMock(async (request, mock) => {
+    const delay = fixtures[String(request.body.model)]?.headersDelayMs;
+    if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
     if (request.headers.authorization !== `Bearer ${apiKey}`) {
       return json({ error: { message: "Incorrect API key provided", type: "invalid_request_error" } }, 401);
     }
