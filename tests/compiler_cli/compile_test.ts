@@ -182,7 +182,8 @@ Deno.test("compile --watch recompiles only the workflows depending on a changed 
     signal: controller.signal,
   });
   try {
-    await waitFor(() => double.calls.length === 1);
+    // Edit only after the first compile has read its inputs, or it would see the edit itself.
+    await waitFor(() => double.completed() === 1);
     await writeFiles(repo.path, {
       ".github/workflows/shared/tone.md": TONE.replace("github: {}", "edit: true"),
     });

@@ -14,6 +14,8 @@ export interface CompileDouble {
   compile: CompileFunction;
   /** Every call's options, in order. */
   calls: CompileOptions[];
+  /** How many calls have returned (a call reads its inputs until it returns). */
+  completed(): number;
 }
 
 async function sha256(text: string): Promise<string> {
@@ -32,6 +34,7 @@ function split(text: string): { frontmatter: string; body: string } | undefined 
 /** Creates the double. */
 export function createCompileDouble(): CompileDouble {
   const calls: CompileOptions[] = [];
+  let completed = 0;
   const compile: CompileFunction = async (options) => {
     calls.push(options);
     const root = options.repoRoot;
@@ -42,9 +45,10 @@ export function createCompileDouble(): CompileDouble {
       workflows.push(await compileOne(root, source, options));
     }
     workflows.sort((a, b) => a.source.localeCompare(b.source));
+    completed++;
     return { workflows, diagnostics: [] };
   };
-  return { compile, calls };
+  return { compile, calls, completed: () => completed };
 }
 
 async function listWorkflows(root: string): Promise<string[]> {
