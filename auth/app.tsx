@@ -41,6 +41,7 @@ import { ConsentPage, ErrorPage } from "./pages/consent.tsx";
 import { LOCAL_DEVELOPER_SIGN_IN_PATH } from "./local_developer.ts";
 import { createEndSession, END_SESSION_PATH } from "./end_session.tsx";
 import { END_SESSION_CONFIRM_PATH } from "./pages/sign_out.tsx";
+import { AUTH_ERROR_PATH, renderAuthError } from "./pages/auth_error.tsx";
 
 /** Name reported by the health endpoint. */
 export const AUTH_SERVICE_NAME = "auth";
@@ -231,6 +232,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
 
   // RP-initiated logout, in the service's own layer (auth/end_session.tsx).
   app.on(["GET", "POST"], END_SESSION_PATH, (c) => logout.endSession(c.req.raw));
+  app.get(AUTH_ERROR_PATH, (c) => renderAuthError(new URL(c.req.url)));
   app.post(END_SESSION_CONFIRM_PATH, (c) => logout.confirm(c.req.raw));
 
   // Local `/api/auth/*` calls are served here, before any session lookup of the service's own pages.

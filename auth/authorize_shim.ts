@@ -1,11 +1,16 @@
 /**
  * The authorization endpoint shim: POST accepted (OIDC Core §3.1.2.1), PKCE S256 required for every client,
- * non-`code` response types, `request` and `request_uri` refused, `max_age` enforced by forcing a new login.
- * Errors are redirected only to a redirect URI registered for the client.
+ * non-`code` response types, `request` and `request_uri` refused, `max_age` enforced by forcing a new login,
+ * `prompt` validated and normalised to the forms 1.6.23 accepts (`none` alone; `select_account` and `create`
+ * as `login`; `login consent` in that order). Errors are redirected only to a redirect URI registered for the
+ * client.
  */
 import type { Client } from "@libsql/client";
 import { oauthError } from "./oauth_client_auth.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
+
+/** The `prompt` values of OIDC Core §3.1.2.1 (+ `create`, Initiating User Registration 1.0). */
+const PROMPT_VALUES = new Set(["none", "login", "consent", "select_account", "create"]);
 
 /** Checks and normalises an authorization request before Better Auth sees it. */
 export async function authorizeShim(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
@@ -46,17 +51,29 @@ export async function authorizeShim(request: Request, forward: Forward, deps: Sh
         return fail("invalid_request", "code_challenge_method must be S256");
       }
     }
+    const prompts = new Set((params.get("prompt") ?? "").split(" ").filter(Boolean));
+    const unknown = [...prompts].filter((p) => !PROMPT_VALUES.has(p));
+    if (unknown.length) return fail("invalid_request", `unsupported prompt value: ${unknown.join(" ")}`);
+    if (prompts.has("none") && prompts.size > 1) {
+      return fail("invalid_request", "prompt=none cannot be combined with other values");
+    }
     const maxAge = params.get("max_age");
     if (maxAge !== null) {
       if (!/^\d+$/.test(maxAge)) return fail("invalid_request", "max_age must be a non-negative integer");
       const createdAt = await deps.sessionCreatedAt(request);
       if (createdAt !== undefined && Date.now() - createdAt > Number(maxAge) * 1000) {
-        const prompts = (params.get("prompt") ?? "").split(" ").filter(Boolean);
-        if (prompts.includes("none")) return fail("login_required", "max_age requires a new login");
-        params.set("prompt", [...new Set([...prompts, "login"])].join(" "));
+        if (prompts.has("none")) return fail("login_required", "max_age requires a new login");
+        prompts.add("login");
       }
       params.delete("max_age");
     }
+    // One account per session, and GitHub creates accounts on first sign-in: both mean "sign in again".
+    const login = prompts.has("login") || prompts.has("select_account") || prompts.has("create");
+    const normalised = prompts.has("none")
+      ? "none"
+      : [login ? "login" : "", prompts.has("consent") ? "consent" : ""].filter(Boolean).join(" ");
+    if (normalised) params.set("prompt", normalised);
+    else params.delete("prompt");
   }
   const url = new URL(request.url);
   url.search = params.toString();

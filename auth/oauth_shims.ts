@@ -9,10 +9,12 @@
  * revoke:      unknown token → 200; invalid_client → 401.
  * userinfo:    invalid or missing token → 401 + `WWW-Authenticate: Bearer`; `no-store`.
  * authorize:   POST accepted (OIDC Core §3.1.2.1); PKCE S256 required for every client; `request` and
- *              `request_uri` rejected; `max_age` enforced by forcing a fresh login.
+ *              `request_uri` rejected; `max_age` enforced by forcing a fresh login; `prompt` validated.
+ * discovery:   `request`/`request_uri`/`claims` parameters stated unsupported; `none` client auth listed.
  */
 import type { Client } from "@libsql/client";
 import { authorizeShim } from "./authorize_shim.ts";
+import { DISCOVERY_PATHS, discoveryShim } from "./discovery_shim.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
 import {
   authenticateClient,
@@ -28,6 +30,7 @@ const CODE_TOMBSTONE_MS = 10 * 60 * 1000;
 /** Runs `request` through the shim for its endpoint, if any. */
 export function shimOAuth(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
   const path = new URL(request.url).pathname;
+  if (DISCOVERY_PATHS.has(path)) return discoveryShim(request, forward);
   if (!path.startsWith(PREFIX)) return forward(request);
   switch (path.slice(PREFIX.length)) {
     case "token":
