@@ -9,6 +9,9 @@ import type { Client } from "@libsql/client";
 import { oauthError } from "./oauth_client_auth.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
 
+/** An S256 code challenge: base64url (no padding) of a SHA-256 digest (RFC 7636 §4.2). */
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
 /** The `prompt` values of OIDC Core §3.1.2.1 (+ `create`, Initiating User Registration 1.0). */
 const PROMPT_VALUES = new Set(["none", "login", "consent", "select_account", "create"]);
 
@@ -49,6 +52,12 @@ export async function authorizeShim(request: Request, forward: Forward, deps: Sh
       }
       if ((params.get("code_challenge_method") ?? "plain") !== "S256") {
         return fail("invalid_request", "code_challenge_method must be S256");
+      }
+      if (!S256_CHALLENGE.test(params.get("code_challenge")!)) {
+        return fail(
+          "invalid_request",
+          "code_challenge must be the 43-character base64url SHA-256 of the verifier",
+        );
       }
     }
     const prompts = new Set((params.get("prompt") ?? "").split(" ").filter(Boolean));

@@ -216,3 +216,33 @@ Deno.test("the OP's error page is inert: escaped text, the pages' security heade
   assert.ok(!html.includes("<script>") && !html.includes("<img"), "nothing is reflected as markup");
   assert.ok(html.includes("&lt;img src=x&gt;"));
 });
+
+Deno.test("oidcc-scope-profile, -email and openid alone: claims follow the granted scopes only", async () => {
+  await using svc = await startAuthService();
+  const reg = await svc.register({ redirectUris: [REDIRECT], skipConsent: true });
+  const as = await discover(svc.issuer);
+  const browser = new Browser();
+  const expected: Record<string, string[]> = {
+    "openid": [],
+    "openid email": ["email", "email_verified"],
+    "openid profile": ["name"],
+  };
+  for (const [scope, present] of Object.entries(expected)) {
+    const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT, { scope });
+    const { callback } = await authorizeInBrowser(browser, prepared.url.href, REDIRECT);
+    const tokens = await exchange(as, reg, callback.searchParams.get("code")!, prepared.verifier) as {
+      id_token: string;
+      access_token: string;
+    };
+    const info = await (await fetch(as.userinfo_endpoint!, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    })).json();
+    const claims = idTokenClaims(tokens.id_token);
+    for (const claim of ["name", "email", "email_verified"]) {
+      const wanted = present.includes(claim);
+      assert.equal(claim in info, wanted, `${scope}: userinfo ${claim}`);
+      assert.equal(claim in claims, wanted, `${scope}: id_token ${claim}`);
+    }
+    assert.equal(info.sub, "local-developer");
+  }
+});
