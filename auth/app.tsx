@@ -167,7 +167,6 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
       const session = await sessionOf(request);
       return session ? { id: session.session.id, userName: session.user.name } : undefined;
     },
-    jwks: async () => await (await secure.handler(new Request(new URL("/api/auth/jwks", base)))).json(),
     signOut: async (request) => {
       // The service signs out on the user's behalf (the logout request was validated or confirmed).
       const headers = new Headers({ "content-type": "application/json", accept: "application/json" });

@@ -21,6 +21,7 @@ import { renderPage } from "./pages/layout.tsx";
 import { ErrorPage } from "./pages/consent.tsx";
 import { SignOutPage, SignOutResultPage } from "./pages/sign_out.tsx";
 import { isForm } from "./shim_types.ts";
+import { signLogoutRequest, verifyLogoutRequest } from "./logout_request.ts";
 
 /** Path of the end-session endpoint (as advertised in discovery). */
 export const END_SESSION_PATH = "/api/auth/oauth2/end-session";
@@ -46,26 +47,8 @@ export interface EndSessionDeps {
   secret: string;
   /** The browser's session, if any. */
   currentSession(request: Request): Promise<CurrentSession | undefined>;
-  /** The provider's public keys. */
-  jwks(): Promise<JSONWebKeySet>;
   /** Ends the browser's session(s); returns the Set-Cookie lines that clear the cookies. */
   signOut(request: Request): Promise<string[]>;
-}
-
-/** The logout request carried by the confirmation page, signed and bound to one session. */
-export interface LogoutRequest {
-  /** The client that asked, if any. */
-  clientId?: string;
-  /** The validated post-logout redirect URI (without `state`). */
-  redirect?: string;
-  /** The RP's `state`. */
-  state?: string;
-  /** The `sid` of a valid id_token_hint for another session, ended too on confirmation. */
-  hintSid?: string;
-  /** The browser session the confirmation is for. */
-  session: string;
-  /** Expiry, epoch ms. */
-  exp: number;
 }
 
 interface ClientRow {
@@ -140,12 +123,9 @@ export function createEndSession(deps: EndSessionDeps) {
   const endSession = async (request: Request): Promise<Response> => {
     if (request.method === "POST") {
       if (!isForm(request)) return fail("A logout request must be a form post.");
-      const target = new URL(request.url);
-      target.search = new URLSearchParams(await request.text()).toString();
-      return new Response(null, {
-        status: 303,
-        headers: { location: target.href, "cache-control": "no-store" },
-      });
+      const query = new URLSearchParams(await request.text()).toString();
+      const location = `${END_SESSION_PATH}${query ? `?${query}` : ""}`;
+      return new Response(null, { status: 303, headers: { location, "cache-control": "no-store" } });
     }
     const params = new URL(request.url).searchParams;
     const get = (name: string) => params.get(name) || undefined;
@@ -238,13 +218,26 @@ async function clientRow(client: Client, clientId: string): Promise<ClientRow | 
   };
 }
 
+/** Every signing key's public JWK, `kid` = the row id (as the JWKS endpoint publishes them). */
+async function publicKeys(client: Client): Promise<JSONWebKeySet> {
+  const { rows } = await client.execute("SELECT id, public_key FROM jwks");
+  const keys = rows.flatMap((row) => {
+    try {
+      return [{ ...JSON.parse(String(row.public_key)), kid: String(row.id), alg: "RS256" }];
+    } catch {
+      return [];
+    }
+  });
+  return { keys };
+}
+
 /** The audiences and `sid` of an ID token this issuer signed (expiry not checked), or undefined. */
 async function verifyHint(
   token: string,
   deps: EndSessionDeps,
 ): Promise<{ audiences: string[]; sid?: string } | undefined> {
   try {
-    const { payload } = await compactVerify(token, createLocalJWKSet(await deps.jwks()), {
+    const { payload } = await compactVerify(token, createLocalJWKSet(await publicKeys(deps.client)), {
       algorithms: ["RS256"],
     });
     const claims = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
@@ -254,52 +247,6 @@ async function verifyHint(
         .filter((a): a is string => typeof a === "string");
     if (!audiences.length) return undefined;
     return { audiences, sid: typeof claims.sid === "string" ? claims.sid : undefined };
-  } catch {
-    return undefined;
-  }
-}
-
-function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-function fromBase64url(text: string): Uint8Array {
-  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-}
-
-async function hmac(secret: string, data: string): Promise<string> {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(`switchyard end-session\n${secret}`),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  return base64url(new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(data))));
-}
-
-/** Serialises and signs a logout request (`base64url(json).base64url(hmac)`). */
-export async function signLogoutRequest(secret: string, request: LogoutRequest): Promise<string> {
-  const body = base64url(new TextEncoder().encode(JSON.stringify(request)));
-  return `${body}.${await hmac(secret, body)}`;
-}
-
-/** The logout request in `token` when its signature is valid and it has not expired. */
-export async function verifyLogoutRequest(secret: string, token: string): Promise<LogoutRequest | undefined> {
-  const [body, mac, extra] = token.split(".");
-  if (!body || !mac || extra !== undefined) return undefined;
-  const expected = await hmac(secret, body);
-  if (expected.length !== mac.length) return undefined;
-  let diff = 0;
-  for (let i = 0; i < mac.length; i++) diff |= expected.charCodeAt(i) ^ mac.charCodeAt(i);
-  if (diff !== 0) return undefined;
-  try {
-    const request = JSON.parse(new TextDecoder().decode(fromBase64url(body))) as LogoutRequest;
-    if (typeof request.session !== "string" || typeof request.exp !== "number") return undefined;
-    return request.exp > Date.now() ? request : undefined;
   } catch {
     return undefined;
   }

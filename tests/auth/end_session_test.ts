@@ -283,7 +283,7 @@ Deno.test("POST end-session (an RP's form) is answered with a 303 to the same re
     state: "p",
   }, "http://localhost:3000");
   assert.equal(posted.status, 303);
-  const next = new URL(posted.headers.get("location")!);
+  const next = new URL(posted.headers.get("location")!, svc.url);
   assert.equal(next.origin + next.pathname, as.end_session_endpoint);
   assert.equal(next.searchParams.get("id_token_hint"), idToken);
   assert.equal(await sessionAlive(svc, browser), true, "the POST itself changes nothing");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type LogoutRequest, signLogoutRequest, verifyLogoutRequest } from "./end_session.tsx";
+import { type LogoutRequest, signLogoutRequest, verifyLogoutRequest } from "./logout_request.ts";
 
 const SECRET = "a-secret-of-at-least-thirty-two-characters";
 const request = (exp: number): LogoutRequest => ({
