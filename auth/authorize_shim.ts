@@ -1,7 +1,7 @@
 /**
  * The authorization endpoint shim: POST accepted (OIDC Core §3.1.2.1), PKCE S256 required for every client,
  * non-`code` response types, `request` and `request_uri` refused, `max_age` enforced by forcing a new login,
- * `prompt` validated and normalised to the forms 1.6.23 accepts (`none` alone; `select_account` and `create`
+ * `response_mode` other than `query` refused, `prompt` validated and normalised to the forms 1.6.23 accepts (`none` alone; `select_account` and `create`
  * as `login`; `login consent` in that order). Errors are redirected only to a redirect URI registered for the
  * client.
  */
@@ -59,6 +59,11 @@ export async function authorizeShim(request: Request, forward: Forward, deps: Sh
           "code_challenge must be the 43-character base64url SHA-256 of the verifier",
         );
       }
+    }
+    const responseMode = params.get("response_mode");
+    if (responseMode !== null && responseMode !== "query") {
+      // The response would come back in the query anyway, which a form_post/fragment RP may not expect.
+      return fail("invalid_request", "only response_mode=query is supported");
     }
     const prompts = new Set((params.get("prompt") ?? "").split(" ").filter(Boolean));
     const unknown = [...prompts].filter((p) => !PROMPT_VALUES.has(p));

@@ -246,3 +246,19 @@ Deno.test("oidcc-scope-profile, -email and openid alone: claims follow the grant
     assert.equal(info.sub, "local-developer");
   }
 });
+
+Deno.test("response_mode other than query is refused with invalid_request (in the query), query is accepted", async () => {
+  await using svc = await startAuthService();
+  const { reg, as, browser } = await signedIn(svc);
+  assert.deepEqual(as.response_modes_supported, ["query"]);
+  for (const mode of ["form_post", "fragment", "jwt"]) {
+    const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT, { response_mode: mode });
+    const target = await firstHop(browser, prepared.url, svc.url);
+    assert.equal(target.origin + target.pathname, REDIRECT, mode);
+    assert.equal(target.searchParams.get("error"), "invalid_request", mode);
+    assert.equal(target.searchParams.get("code"), null, mode);
+    assert.equal(target.searchParams.get("iss"), svc.issuer);
+  }
+  const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT, { response_mode: "query" });
+  assert.ok((await firstHop(browser, prepared.url, svc.url)).searchParams.get("code"));
+});
