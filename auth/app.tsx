@@ -86,9 +86,10 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     const response = await shimOAuth(request, (r) => instance.handler(r), {
       client,
       issuer,
-      sessionCreatedAt: async (r) => {
+      currentSession: async (r) => {
         const session = await sessionOf(r);
-        return session ? new Date(session.session.createdAt).getTime() : undefined;
+        if (!session) return undefined;
+        return { createdAt: new Date(session.session.createdAt).getTime(), userId: session.user.id };
       },
     });
     if (!local) return response;

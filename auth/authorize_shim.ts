@@ -1,12 +1,13 @@
 /**
  * The authorization endpoint shim: POST accepted (OIDC Core §3.1.2.1), PKCE S256 required for every client,
  * non-`code` response types, `request` and `request_uri` refused, `max_age` enforced by forcing a new login,
- * `response_mode` other than `query` refused, `prompt` validated and normalised to the forms 1.6.23 accepts (`none` alone; `select_account` and `create`
+ * `response_mode` other than `query` refused, `id_token_hint` verified (another user → login), `prompt` validated and normalised to the forms 1.6.23 accepts (`none` alone; `select_account` and `create`
  * as `login`; `login consent` in that order). Errors are redirected only to a redirect URI registered for the
  * client.
  */
 import type { Client } from "@libsql/client";
 import { oauthError } from "./oauth_client_auth.ts";
+import { verifyIdTokenHint } from "./id_token_hint.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
 
 /** An S256 code challenge: base64url (no padding) of a SHA-256 digest (RFC 7636 §4.2). */
@@ -71,10 +72,24 @@ export async function authorizeShim(request: Request, forward: Forward, deps: Sh
     if (prompts.has("none") && prompts.size > 1) {
       return fail("invalid_request", "prompt=none cannot be combined with other values");
     }
+    const hintToken = params.get("id_token_hint");
+    if (hintToken !== null) {
+      const hint = await verifyIdTokenHint(hintToken, deps.client, deps.issuer);
+      if (!hint) return fail("invalid_request", "id_token_hint is not a valid ID token of this provider");
+      const session = await deps.currentSession(request);
+      if (session && hint.sub !== session.userId) {
+        // OIDC Core §3.1.2.1: the signed-in user is not the one the RP expects.
+        if (prompts.has("none")) {
+          return fail("login_required", "the signed-in user is not the id_token_hint's");
+        }
+        prompts.add("login");
+      }
+      params.delete("id_token_hint");
+    }
     const maxAge = params.get("max_age");
     if (maxAge !== null) {
       if (!/^\d+$/.test(maxAge)) return fail("invalid_request", "max_age must be a non-negative integer");
-      const createdAt = await deps.sessionCreatedAt(request);
+      const createdAt = (await deps.currentSession(request))?.createdAt;
       if (createdAt !== undefined && Date.now() - createdAt > Number(maxAge) * 1000) {
         if (prompts.has("none")) return fail("login_required", "max_age requires a new login");
         prompts.add("login");

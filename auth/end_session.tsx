@@ -16,12 +16,12 @@
  * - After a sign-out the browser goes to the post-logout URI with `state`, or sees a "signed out" page.
  */
 import type { Client } from "@libsql/client";
-import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
 import { renderPage } from "./pages/layout.tsx";
 import { ErrorPage } from "./pages/consent.tsx";
 import { SignOutPage, SignOutResultPage } from "./pages/sign_out.tsx";
 import { isForm } from "./shim_types.ts";
 import { signLogoutRequest, verifyLogoutRequest } from "./logout_request.ts";
+import { verifyIdTokenHint } from "./id_token_hint.ts";
 
 /** Path of the end-session endpoint (as advertised in discovery). */
 export const END_SESSION_PATH = "/api/auth/oauth2/end-session";
@@ -132,7 +132,7 @@ export function createEndSession(deps: EndSessionDeps) {
     const hintToken = get("id_token_hint");
     let hint: { audiences: string[]; sid?: string } | undefined;
     if (hintToken) {
-      hint = await verifyHint(hintToken, deps);
+      hint = await verifyIdTokenHint(hintToken, deps.client, deps.issuer);
       if (!hint) return fail("id_token_hint is not a valid ID token of this provider.");
     }
     let clientId = get("client_id");
@@ -216,38 +216,4 @@ async function clientRow(client: Client, clientId: string): Promise<ClientRow | 
     enableEndSession: Number(row.enable_end_session ?? 0) === 1,
     postLogoutRedirectUris: Array.isArray(uris) ? uris.filter((u) => typeof u === "string") : [],
   };
-}
-
-/** Every signing key's public JWK, `kid` = the row id (as the JWKS endpoint publishes them). */
-async function publicKeys(client: Client): Promise<JSONWebKeySet> {
-  const { rows } = await client.execute("SELECT id, public_key FROM jwks");
-  const keys = rows.flatMap((row) => {
-    try {
-      return [{ ...JSON.parse(String(row.public_key)), kid: String(row.id), alg: "RS256" }];
-    } catch {
-      return [];
-    }
-  });
-  return { keys };
-}
-
-/** The audiences and `sid` of an ID token this issuer signed (expiry not checked), or undefined. */
-async function verifyHint(
-  token: string,
-  deps: EndSessionDeps,
-): Promise<{ audiences: string[]; sid?: string } | undefined> {
-  try {
-    const { payload } = await compactVerify(token, createLocalJWKSet(await publicKeys(deps.client)), {
-      algorithms: ["RS256"],
-    });
-    const claims = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
-    if (claims.iss !== deps.issuer) return undefined;
-    const audiences =
-      (typeof claims.aud === "string" ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [])
-        .filter((a): a is string => typeof a === "string");
-    if (!audiences.length) return undefined;
-    return { audiences, sid: typeof claims.sid === "string" ? claims.sid : undefined };
-  } catch {
-    return undefined;
-  }
 }

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import * as oauth from "oauth4webapi";
-import { authorizeInBrowser, Browser, startAuthService } from "./harness.ts";
+import { authorizeInBrowser, Browser, seedSession, startAuthService } from "./harness.ts";
 import { basic, discover, postForm, prepareAuthorization, runCodeFlow } from "./rp.ts";
 
 const REDIRECT = "http://127.0.0.1:9/cb";
@@ -261,4 +261,60 @@ Deno.test("response_mode other than query is refused with invalid_request (in th
   }
   const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT, { response_mode: "query" });
   assert.ok((await firstHop(browser, prepared.url, svc.url)).searchParams.get("code"));
+});
+
+Deno.test("id_token_hint at authorize: invalid → invalid_request; another user's with prompt=none → login_required, without → sign in again", async () => {
+  await using svc = await startAuthService();
+  const { reg, as, browser, first } = await signedIn(svc);
+  // An ID token of a second user, obtained through a seeded session of that user.
+  const other = new Browser();
+  const [name, value] = (await seedSession(svc, { id: "user-2", name: "Second", email: "two@example.test" }))
+    .split("=");
+  other.cookies.set(name, value);
+  const otherFlow = await runCodeFlow(
+    as,
+    { client_id: reg.client_id },
+    oauth.ClientSecretBasic(reg.client_secret!),
+    REDIRECT,
+    other,
+  );
+  assert.equal(otherFlow.claims.sub, "user-2");
+
+  const [header, payload, signature] = first.tokens.id_token!.split(".");
+  const tampered = `${header}.${payload}.${signature.slice(0, -3)}${
+    signature.endsWith("AAA") ? "BBB" : "AAA"
+  }`;
+  for (const hint of [tampered, "not-a-jwt"]) {
+    const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT, {
+      prompt: "none",
+      id_token_hint: hint,
+    });
+    const target = await firstHop(browser, prepared.url, svc.url);
+    assert.equal(target.origin + target.pathname, REDIRECT);
+    assert.equal(target.searchParams.get("error"), "invalid_request");
+    assert.equal(target.searchParams.get("state"), prepared.state);
+    assert.equal(target.searchParams.get("iss"), svc.issuer);
+  }
+
+  const none = await prepareAuthorization(as, reg.client_id, REDIRECT, {
+    prompt: "none",
+    id_token_hint: otherFlow.tokens.id_token!,
+  });
+  const refused = await firstHop(browser, none.url, svc.url);
+  assert.equal(refused.searchParams.get("error"), "login_required");
+  assert.equal(refused.searchParams.get("iss"), svc.issuer);
+
+  const interactive = await prepareAuthorization(as, reg.client_id, REDIRECT, {
+    id_token_hint: otherFlow.tokens.id_token!,
+  });
+  assert.equal((await firstHop(browser, interactive.url, svc.url)).pathname, "/sign-in");
+
+  const same = await prepareAuthorization(as, reg.client_id, REDIRECT, {
+    prompt: "none",
+    id_token_hint: otherFlow.tokens.id_token!,
+  });
+  assert.ok(
+    (await firstHop(other, same.url, svc.url)).searchParams.get("code"),
+    "the hint's own user passes",
+  );
 });

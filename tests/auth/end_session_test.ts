@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import * as oauth from "oauth4webapi";
-import { Browser, startAuthService } from "./harness.ts";
+import { Browser, seedSession, startAuthService } from "./harness.ts";
 import { discover, runCodeFlow } from "./rp.ts";
 
 const REDIRECT = "http://127.0.0.1:9/cb";
@@ -346,32 +346,11 @@ Deno.test("deployed: the confirmation takes only the service's own origin and cl
     SOCIAL_CLIENT_ID: "gh-client-id",
     SOCIAL_CLIENT_SECRET: "gh-client-secret",
   });
-  // A test-only seeded session (deployed sign-in is GitHub), signed as Better Auth signs its cookie.
-  const now = Date.now();
-  await svc.database.client.batch([
-    {
-      sql:
-        "INSERT INTO user (id, name, email, email_verified, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)",
-      args: ["u1", "Octo Cat", "octo@example.test", now, now],
-    },
-    {
-      sql:
-        "INSERT INTO session (id, expires_at, token, created_at, updated_at, user_id) VALUES (?, ?, ?, ?, ?, ?)",
-      args: ["s1", now + 3_600_000, "tok1", now, now, "u1"],
-    },
-  ], "write");
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
+  const cookie = await seedSession(
+    svc,
+    { id: "u1", name: "Octo Cat", email: "octo@example.test" },
+    "__Secure-svc.session_token",
   );
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode("tok1")));
-  const cookie = `__Secure-svc.session_token=${
-    encodeURIComponent(`tok1.${btoa(String.fromCharCode(...mac))}`)
-  }`;
-
   const page = await svc.handle(new Request(`${base}/api/auth/oauth2/end-session`, { headers: { cookie } }));
   assert.equal(page.status, 200);
   const html = await page.text();
@@ -401,6 +380,6 @@ Deno.test("deployed: the confirmation takes only the service's own origin and cl
   assert.ok(cleared, done.headers.getSetCookie().join(" | "));
   assert.match(cleared, /Max-Age=0/i);
   assert.match(cleared, /Domain=\.?example\.test/i);
-  const rows = await svc.database.client.execute("SELECT COUNT(*) AS n FROM session WHERE id = 's1'");
+  const rows = await svc.database.client.execute("SELECT COUNT(*) AS n FROM session WHERE user_id = 'u1'");
   assert.equal(Number(rows.rows[0].n), 0, "the session row is gone");
 });
