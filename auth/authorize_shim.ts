@@ -1,9 +1,10 @@
 /**
- * The authorization endpoint shim: POST accepted (OIDC Core §3.1.2.1), PKCE S256 required for every client,
- * non-`code` response types, `request` and `request_uri` refused, `max_age` enforced by forcing a new login,
- * `response_mode` other than `query` refused, `id_token_hint` verified (another user → login), `prompt` validated and normalised to the forms 1.6.23 accepts (`none` alone; `select_account` and `create`
- * as `login`; `login consent` in that order). Errors are redirected only to a redirect URI registered for the
- * client.
+ * The authorization endpoint shim: POST accepted (OIDC Core §3.1.2.1); PKCE S256 required for every client,
+ * with RFC 7636's challenge format; non-`code` response types, `response_mode` other than `query`, `request`
+ * and `request_uri` refused; `max_age` enforced by forcing a new login; `id_token_hint` verified (another user
+ * than the signed-in one → a new login, or `login_required` with `prompt=none`); `prompt` validated and
+ * normalised to the forms 1.6.23 accepts (`none` alone; `select_account` and `create` as `login`;
+ * `login consent` in that order). Errors are redirected only to a redirect URI registered for the client.
  */
 import type { Client } from "@libsql/client";
 import { oauthError } from "./oauth_client_auth.ts";
