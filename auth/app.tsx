@@ -13,11 +13,13 @@ import {
   COOKIE_PREFIX,
   createBetterAuth,
   DEV_ORIGIN_HEADER,
-  trustedOriginsFor,
+  LOCAL_MODE_SECRET,
 } from "./better_auth.ts";
+import { originTrusted } from "./cors_origin.ts";
 import type { AuthDatabase } from "./database.ts";
 import { shimOAuth } from "./oauth_shims.ts";
 import {
+  asOrigin,
   checkLocalOrigin,
   cookieNames,
   cookieValue,
@@ -27,7 +29,6 @@ import {
   invalidOriginResponse,
   isAllowedLocalHost,
   isStateChanging,
-  ownLoopbackOrigins,
   SECURE_SESSION_COOKIE,
   SESSION_COOKIE,
   setCookieNames,
@@ -38,6 +39,9 @@ import { renderPage } from "./pages/layout.tsx";
 import { SignInPage } from "./pages/sign_in.tsx";
 import { ConsentPage, ErrorPage } from "./pages/consent.tsx";
 import { LOCAL_DEVELOPER_SIGN_IN_PATH } from "./local_developer.ts";
+import { createEndSession, END_SESSION_PATH } from "./end_session.tsx";
+import { END_SESSION_CONFIRM_PATH } from "./pages/sign_out.tsx";
+import { AUTH_ERROR_PATH, renderAuthError } from "./pages/auth_error.tsx";
 
 /** Name reported by the health endpoint. */
 export const AUTH_SERVICE_NAME = "auth";
@@ -82,9 +86,10 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     const response = await shimOAuth(request, (r) => instance.handler(r), {
       client,
       issuer,
-      sessionCreatedAt: async (r) => {
+      currentSession: async (r) => {
         const session = await sessionOf(r);
-        return session ? new Date(session.session.createdAt).getTime() : undefined;
+        if (!session) return undefined;
+        return { createdAt: new Date(session.session.createdAt).getTime(), userId: session.user.id };
       },
     });
     if (!local) return response;
@@ -155,6 +160,30 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     return out;
   };
 
+  const logout = createEndSession({
+    client,
+    issuer,
+    secret: config.AUTH_SECRET ?? LOCAL_MODE_SECRET,
+    currentSession: async (request) => {
+      const session = await sessionOf(request);
+      return session ? { id: session.session.id, userName: session.user.name } : undefined;
+    },
+    signOut: async (request) => {
+      // The service signs out on the user's behalf (the logout request was validated or confirmed).
+      const headers = new Headers({ "content-type": "application/json", accept: "application/json" });
+      for (const name of ["cookie", "user-agent", "x-forwarded-for", DEV_ORIGIN_HEADER]) {
+        const value = request.headers.get(name);
+        if (value !== null) headers.set(name, value);
+      }
+      const devOrigin = local ? asOrigin(request.headers.get(DEV_ORIGIN_HEADER)) : undefined;
+      headers.set("origin", devOrigin ?? base.origin);
+      const url = new URL("/api/auth/sign-out", base);
+      const response = await serveAuth(new Request(url, { method: "POST", headers, body: "{}" }));
+      await response.body?.cancel();
+      return response.headers.getSetCookie();
+    },
+  });
+
   const app = new Hono<AppEnv>();
   app.use(requestId({ logger: deps.logger }));
   if (local) {
@@ -170,7 +199,8 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   if (local) {
     // Better Auth checks Origin only when cookies are present; local mode checks every state change.
     app.use(async (c, next) => {
-      if (!isStateChanging(c.req.method)) return await next();
+      // A POST to end-session changes nothing: it is answered with a 303 to the same request as GET.
+      if (!isStateChanging(c.req.method) || c.req.path === END_SESSION_PATH) return await next();
       const peer = c.env?.info?.remoteAddr;
       const denied = checkLocalOrigin(
         c.req.raw,
@@ -189,8 +219,9 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
         allowMethods: ["GET", "POST", "OPTIONS"],
       }),
     );
-    // The pages' forms (sign-in start, consent) are posted from the service's own pages only (login CSRF).
-    app.on("POST", ["/sign-in/*", "/consent"], async (c, next) => {
+    // The pages' forms (sign-in start, consent, sign-out confirmation) are posted from the service's own pages
+    // only (login and logout CSRF).
+    app.on("POST", ["/sign-in/*", "/consent", END_SESSION_CONFIRM_PATH], async (c, next) => {
       const origin = effectiveOrigin(c.req.raw, base.origin);
       if (origin === base.origin) return await next();
       return invalidOriginResponse(
@@ -198,6 +229,11 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
       );
     });
   }
+
+  // RP-initiated logout, in the service's own layer (auth/end_session.tsx).
+  app.on(["GET", "POST"], END_SESSION_PATH, (c) => logout.endSession(c.req.raw));
+  app.get(AUTH_ERROR_PATH, (c) => renderAuthError(new URL(c.req.url)));
+  app.post(END_SESSION_CONFIRM_PATH, (c) => logout.confirm(c.req.raw));
 
   // Local `/api/auth/*` calls are served here, before any session lookup of the service's own pages.
   app.on(["GET", "POST", "HEAD"], "/api/auth/*", (c) => serveAuth(c.req.raw));
@@ -274,20 +310,4 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     return c.json({ error: "server_error", message: "internal error" }, 500);
   });
   return app;
-}
-
-/** True when `origin` is the cookie domain or one of its subdomains over https. */
-export function originTrusted(config: AuthConfig, origin: string | undefined): boolean {
-  if (!origin) return false;
-  if (config.AUTH_LOCAL_MODE) return ownLoopbackOrigins(config.AUTH_BASE_URL).includes(origin);
-  const domain = (config.AUTH_COOKIE_DOMAIN ?? "").replace(/^\./, "").toLowerCase();
-  try {
-    const url = new URL(origin);
-    const host = url.hostname.toLowerCase();
-    return url.protocol === "https:" && url.origin === origin &&
-      (host === domain || host.endsWith(`.${domain}`)) &&
-      trustedOriginsFor(config).length > 0;
-  } catch {
-    return false;
-  }
 }

@@ -9,6 +9,7 @@ import { oauthProvider } from "@better-auth/oauth-provider";
 import type { Kysely } from "kysely";
 import { type AuthConfig, issuerOf } from "./config.ts";
 import { localDeveloper } from "./local_developer.ts";
+import { singleSigningKeyAdapter } from "./signing_key.ts";
 
 /** Prefix of every auth cookie (`svc.session_token`, `__Secure-svc.session_token`). */
 export const COOKIE_PREFIX = "svc";
@@ -63,6 +64,8 @@ export function betterAuthOptions(inputs: Omit<BetterAuthInputs, "db"> & { db?: 
       jwks: { keyPairConfig: { alg: "RS256", modulusLength: 2048 } },
       jwt: { issuer: issuerOf(config) },
       disableSettingJwtHeader: true,
+      // Concurrent first requests must not mint two keys (auth/signing_key.ts).
+      ...(inputs.db ? { adapter: singleSigningKeyAdapter(inputs.db) } : {}),
     }),
     oauthProvider({
       loginPage: "/sign-in",

@@ -3,16 +3,19 @@
  * (reference notes §4.3). Each is a no-op once upstream behaves; each has its own test in tests/auth/.
  *
  * token:       client authenticated before the code is consumed; `resource` rejected (GHSA-p2fr-6hmx-4528);
+ *              a malformed `code_verifier` (RFC 7636 §4.1) → 400 invalid_grant, code intact;
  *              cross-client refresh → 400 invalid_grant; 401 invalid_grant → 400; PKCE mismatch →
  *              400 invalid_grant; reused code → 400 invalid_grant and its tokens revoked; `no-store`.
  * introspect:  unknown token → 200 {"active":false}; invalid_client → 401; `no-store`.
  * revoke:      unknown token → 200; invalid_client → 401.
  * userinfo:    invalid or missing token → 401 + `WWW-Authenticate: Bearer`; `no-store`.
  * authorize:   POST accepted (OIDC Core §3.1.2.1); PKCE S256 required for every client; `request` and
- *              `request_uri` rejected; `max_age` enforced by forcing a fresh login.
+ *              `request_uri` rejected; `max_age` enforced by forcing a fresh login; `prompt` validated.
+ * discovery:   `request`/`request_uri`/`claims` parameters stated unsupported; `none` client auth listed.
  */
 import type { Client } from "@libsql/client";
 import { authorizeShim } from "./authorize_shim.ts";
+import { DISCOVERY_PATHS, discoveryShim } from "./discovery_shim.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
 import {
   authenticateClient,
@@ -24,10 +27,13 @@ import {
 
 const PREFIX = "/api/auth/oauth2/";
 const CODE_TOMBSTONE_MS = 10 * 60 * 1000;
+/** RFC 7636 §4.1: 43–128 unreserved characters. */
+const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 
 /** Runs `request` through the shim for its endpoint, if any. */
 export function shimOAuth(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
   const path = new URL(request.url).pathname;
+  if (DISCOVERY_PATHS.has(path)) return discoveryShim(request, forward);
   if (!path.startsWith(PREFIX)) return forward(request);
   switch (path.slice(PREFIX.length)) {
     case "token":
@@ -80,6 +86,12 @@ async function tokenShim(request: Request, forward: Forward, deps: ShimDeps): Pr
   if (!auth.ok) return invalidClientResponse(auth.description, creds.basic);
 
   const grant = form.get("grant_type");
+  const verifier = form.get("code_verifier");
+  if (grant === "authorization_code" && verifier !== null && !CODE_VERIFIER.test(verifier)) {
+    return noStore(
+      oauthError(400, "invalid_grant", "code_verifier must be 43-128 characters of [A-Za-z0-9-._~]"),
+    );
+  }
   let tombstone: { key: string; userId: string; issuedAt: number } | undefined;
   if (grant === "authorization_code" && form.get("code")) {
     const hashed = await sha256Base64Url(form.get("code")!);

@@ -7,8 +7,8 @@ export interface ShimDeps {
   client: Client;
   /** The issuer, for `iss` on error redirects. */
   issuer: string;
-  /** Creation time (ms) of the request's session, if any. */
-  sessionCreatedAt(request: Request): Promise<number | undefined>;
+  /** The request's session (creation time in ms, user id), if any. */
+  currentSession(request: Request): Promise<{ createdAt: number; userId: string } | undefined>;
 }
 
 /** Passes a request on to Better Auth. */

@@ -66,8 +66,22 @@ Deno.test("a public client completes the flow with PKCE alone", async () => {
   const reg = await svc.register({ redirectUris: [REDIRECT], public: true });
   assert.equal(reg.client_secret, undefined);
   const as = await discover(svc.issuer);
-  const { claims } = await runCodeFlow(as, { client_id: reg.client_id }, oauth.None(), REDIRECT);
+  const { claims, tokens } = await runCodeFlow(as, { client_id: reg.client_id }, oauth.None(), REDIRECT);
   assert.equal(claims.sub, "local-developer");
+  assert.ok(as.token_endpoint_auth_methods_supported?.includes("none"), "discovery lists none");
+  const revoked = await postForm(as.revocation_endpoint!, {
+    token: tokens.refresh_token!,
+    client_id: reg.client_id,
+  });
+  assert.equal(revoked.status, 200, "a public client revokes with its client_id alone (none)");
+  await revoked.body?.cancel();
+  const refresh = await postForm(as.token_endpoint!, {
+    grant_type: "refresh_token",
+    refresh_token: tokens.refresh_token!,
+    client_id: reg.client_id,
+  });
+  assert.equal(refresh.status, 400, "the revoked refresh token is dead");
+  await refresh.body?.cancel();
 });
 
 Deno.test("openid-client v6 completes discovery, code + PKCE, userinfo and refresh", async () => {

@@ -8,6 +8,7 @@ import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { createAuthApp } from "../../auth/app.tsx";
 import { type AuthConfig, readAuthConfig } from "../../auth/config.ts";
+import { LOCAL_MODE_SECRET } from "../../auth/better_auth.ts";
 import { type AuthDatabase, openAuthDatabase } from "../../auth/database.ts";
 import {
   type ClientRegistration,
@@ -174,4 +175,38 @@ export async function authorizeInBrowser(
     url = locationOf(next, target.href);
   }
   throw new Error("too many redirects");
+}
+
+/**
+ * A test-only seeded sign-in (deployed sign-in is GitHub; local mode has one account): inserts a user and a
+ * session, and returns the `Cookie` pair signed as Better Auth signs its session cookie.
+ */
+export async function seedSession(
+  svc: AuthService,
+  user: { id: string; name: string; email: string },
+  cookieName = "svc.session_token",
+): Promise<string> {
+  const now = Date.now();
+  const token = crypto.randomUUID().replaceAll("-", "");
+  await svc.database.client.batch([
+    {
+      sql:
+        "INSERT INTO user (id, name, email, email_verified, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)",
+      args: [user.id, user.name, user.email, now, now],
+    },
+    {
+      sql:
+        "INSERT INTO session (id, expires_at, token, created_at, updated_at, user_id) VALUES (?, ?, ?, ?, ?, ?)",
+      args: [`seeded-${token}`, now + 3_600_000, token, now, now, user.id],
+    },
+  ], "write");
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(svc.config.AUTH_SECRET ?? LOCAL_MODE_SECRET),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(token)));
+  return `${cookieName}=${encodeURIComponent(`${token}.${btoa(String.fromCharCode(...mac))}`)}`;
 }

@@ -115,6 +115,48 @@ Deno.test("a token request without code_verifier is refused", async () => {
   assert.ok(["invalid_request", "invalid_grant"].includes((await response.json()).error));
 });
 
+Deno.test("authorize with a malformed S256 code_challenge is refused with invalid_request, state and iss", async () => {
+  const { svc, reg, as } = await setup();
+  await using _ = svc;
+  for (const challenge of ["abc", "a".repeat(44), `${"a".repeat(42)}=`, `${"a".repeat(42)}+`]) {
+    const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT, { code_challenge: challenge });
+    const target = await authorizeRedirect(prepared.url);
+    assert.equal(target.origin + target.pathname, REDIRECT, challenge);
+    assert.equal(target.searchParams.get("error"), "invalid_request", challenge);
+    assert.equal(target.searchParams.get("state"), prepared.state);
+    assert.equal(target.searchParams.get("iss"), svc.issuer);
+  }
+});
+
+Deno.test("a code_verifier outside 43-128 unreserved characters is refused with 400 invalid_grant even when its hash matches", async () => {
+  const { svc, reg, as, auth } = await setup();
+  await using _ = svc;
+  const browser = new Browser();
+  for (const verifier of ["short", "a".repeat(129), `${"a".repeat(42)} `, `${"a".repeat(42)}+`]) {
+    const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT, {
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    });
+    const { callback } = await authorizeInBrowser(browser, prepared.url.href, REDIRECT);
+    const response = await exchange(as, auth, callback.searchParams.get("code")!, verifier);
+    assert.match(response.headers.get("cache-control") ?? "", /no-store/);
+    const result = await errorOf(response);
+    assert.deepEqual([result.status, result.error], [400, "invalid_grant"], JSON.stringify(verifier));
+  }
+});
+
+Deno.test("oidcc-request-uri-unsigned-supported-correctly-or-rejected-as-unsupported: request_uri is refused", async () => {
+  const { svc, reg, as } = await setup();
+  await using _ = svc;
+  const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT, {
+    request_uri: "https://rp.example.test/request.jwt",
+  });
+  const target = await authorizeRedirect(prepared.url);
+  assert.equal(target.origin + target.pathname, REDIRECT);
+  assert.equal(target.searchParams.get("error"), "request_uri_not_supported");
+  assert.equal(target.searchParams.get("state"), prepared.state);
+  assert.equal(target.searchParams.get("iss"), svc.issuer);
+});
+
 Deno.test("oidcc-codereuse: a reused code gets 400 invalid_grant and the tokens issued from it are revoked", async () => {
   const { svc, reg, as, auth } = await setup();
   await using _ = svc;

@@ -74,3 +74,19 @@ Deno.test("skip-consent clients get their code without the consent page", async 
   assert.ok(callback.searchParams.get("code"));
   assert.equal(pages["/consent"], undefined);
 });
+
+Deno.test("signing in issues a fresh session token and never adopts one the browser presented (session fixation)", async () => {
+  await using svc = await startAuthService();
+  const browser = new Browser();
+  browser.cookies.set("svc.session_token", "planted-by-attacker.c2lnbmF0dXJl");
+  const signedIn = await browser.postForm(`${svc.url}/sign-in/local-developer`, {});
+  assert.equal(signedIn.status, 303);
+  await signedIn.body?.cancel();
+  const token = browser.cookies.get("svc.session_token") ?? "";
+  assert.ok(token && !token.startsWith("planted-by-attacker"), "a new token was set");
+  const again = await browser.postForm(`${svc.url}/sign-in/local-developer`, {});
+  await again.body?.cancel();
+  assert.notEqual(browser.cookies.get("svc.session_token"), token, "every sign-in gets a new token");
+  const rows = await svc.database.client.execute("SELECT token FROM session WHERE token LIKE 'planted%'");
+  assert.equal(rows.rows.length, 0);
+});

@@ -2,7 +2,9 @@
  * The whole local sign-in experience in a real browser: Debian's chromium driven by playwright-core. A tiny
  * relying party registers itself with `deno task oauth:register`, sends the browser to the authorize URL;
  * the browser clicks "Continue as local developer" and "Allow"; the RP exchanges the code with PKCE and
- * validates the ID token. Screenshots land in test-artifacts/ (gitignored).
+ * validates the ID token; then the RP sends the browser to end-session without a hint, the browser clicks
+ * "Sign out" on the confirmation page and returns to the RP with its state. Screenshots land in
+ * test-artifacts/ (gitignored).
  */
 import assert from "node:assert/strict";
 import * as oauth from "oauth4webapi";
@@ -16,7 +18,7 @@ const ARTIFACTS = `${ROOT}test-artifacts`;
 const INSECURE = { [oauth.allowInsecureRequests]: true } as const;
 
 /** Registers the RP with the real command, as a developer would. */
-async function registerWithCommand(databaseUrl: string, redirectUri: string) {
+async function registerWithCommand(databaseUrl: string, redirectUri: string, postLogoutUri: string) {
   const output = await new Deno.Command(Deno.execPath(), {
     args: [
       "task",
@@ -26,6 +28,9 @@ async function registerWithCommand(databaseUrl: string, redirectUri: string) {
       "E2E Relying Party",
       "--redirect-uri",
       redirectUri,
+      "--post-logout-redirect-uri",
+      postLogoutUri,
+      "--enable-end-session",
       "--json",
     ],
     cwd: ROOT,
@@ -49,7 +54,9 @@ async function startRelyingParty(issuer: string, databaseUrl: string) {
   );
   const origin = `http://127.0.0.1:${await promise}`;
   const redirectUri = `${origin}/callback`;
-  const registered = await registerWithCommand(databaseUrl, redirectUri);
+  const postLogoutUri = `${origin}/logged-out`;
+  const logoutStates = new Set<string>();
+  const registered = await registerWithCommand(databaseUrl, redirectUri, postLogoutUri);
   const as = await oauth.processDiscoveryResponse(
     new URL(issuer),
     await oauth.discoveryRequest(new URL(issuer), { algorithm: "oidc", ...INSECURE }),
@@ -104,6 +111,26 @@ async function startRelyingParty(issuer: string, databaseUrl: string) {
         headers: { "content-type": "text/html" },
       });
     }
+    if (url.pathname === "/logout") {
+      const state = oauth.generateRandomState();
+      logoutStates.add(state);
+      const target = new URL(as.end_session_endpoint!);
+      target.search = new URLSearchParams({
+        client_id: client.client_id,
+        post_logout_redirect_uri: postLogoutUri,
+        state,
+      }).toString();
+      return Response.redirect(target, 302);
+    }
+    if (url.pathname === "/logged-out") {
+      const known = logoutStates.delete(url.searchParams.get("state") ?? "");
+      return new Response(
+        `<!doctype html><title>RP</title><h1>${known ? "Signed out" : "Unknown state"}</h1>`,
+        {
+          headers: { "content-type": "text/html" },
+        },
+      );
+    }
     return new Response("not found", { status: 404 });
   };
   return { origin, results, [Symbol.asyncDispose]: () => server.shutdown() };
@@ -157,11 +184,25 @@ Deno.test({
       assert.ok(session, "the host-only session cookie is set");
       assert.equal(session.httpOnly, true);
       assert.equal(session.sameSite, "Lax");
+
+      await page.goto(`${rp.origin}/logout`);
+      await page.waitForURL((url) => url.pathname === "/api/auth/oauth2/end-session");
+      assert.ok(await page.getByText("E2E Relying Party asked to sign you out").isVisible());
+      await page.screenshot({ path: `${ARTIFACTS}/sign-out.png`, fullPage: true });
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await page.waitForURL((url) => url.origin === rp.origin && url.pathname === "/logged-out");
+      assert.equal(await page.locator("h1").textContent(), "Signed out", "the RP got its state back");
+      const after = await context.cookies(svc.url);
+      assert.equal(
+        after.find((c) => c.name === "svc.session_token"),
+        undefined,
+        "the session cookie is gone",
+      );
     } finally {
       await context.close();
       await Deno.remove(userDataDir, { recursive: true }).catch(() => {});
     }
-    for (const name of ["sign-in.png", "consent.png"]) {
+    for (const name of ["sign-in.png", "consent.png", "sign-out.png"]) {
       assert.ok((await Deno.stat(`${ARTIFACTS}/${name}`)).size > 1000, `${name} was written`);
     }
   },
