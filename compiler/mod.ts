@@ -1,20 +1,197 @@
 /**
- * Placeholder library entry of the compiler, kept only until the compiler core (branch `compiler`) is
- * merged: its `compile` reports that the core is missing. Resolve merge conflicts in favour of the core.
+ * The workflow compiler core (library API). `compile` turns agentic workflow Markdown files into
+ * gh-aw-compatible `.lock.yml` text without writing anything; `writeCompileResult` writes changed files.
+ * Also exports the hash helpers and the lock-header reader `compile --check` needs.
  */
-import type { CompileFunction } from "./api.ts";
+import { posix } from "node:path";
+import type { CompileFunction, CompileOptions, CompileResult, Diagnostic, FileReader } from "./api.ts";
+import { compileWorkflow } from "./workflow.ts";
+import { parseActionsLock, PinResolver, stringifyActionsLock } from "./pins.ts";
+import { splitFrontmatter } from "./parse.ts";
 
-/** Reports that the compiler core is not merged yet. */
-export const compile: CompileFunction = (_options) =>
-  Promise.resolve({
-    workflows: [],
-    diagnostics: [{
-      file: "compiler/mod.ts",
+export type * from "./api.ts";
+export { computeBodyHash, computeFrontmatterHash, heredocDelimiter } from "./hash.ts";
+export { readLockManifest, readLockMetadata } from "./lock_metadata.ts";
+export type { LockMetadata } from "./lock_metadata.ts";
+export { parseSchedule } from "./schedule.ts";
+
+/** Path of the actions lock, relative to the repository root. */
+export const ACTIONS_LOCK_PATH = ".github/aw/actions-lock.json";
+
+/** A reader of files under `root` (undefined when absent). */
+export function fsReader(root: string): FileReader {
+  return async (path: string) => {
+    try {
+      return await Deno.readTextFile(posix.join(root, path));
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+async function listWorkflows(root: string): Promise<string[]> {
+  const dir = posix.join(root, ".github/workflows");
+  const out: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (!e.isFile || !e.name.endsWith(".md") || e.name.toLowerCase() === "readme.md") continue;
+      out.push(`.github/workflows/${e.name}`);
+    }
+  } catch {
+    return [];
+  }
+  return out.sort();
+}
+
+function normaliseTarget(w: string): string {
+  if (w.endsWith(".md")) return w.includes("/") ? w.replace(/^\.\//, "") : `.github/workflows/${w}`;
+  return `.github/workflows/${w}.md`;
+}
+
+/** Reads `aw.json` (`.github/workflows/aw.json`); diagnostics for invalid content. */
+async function readRepoConfig(
+  read: FileReader,
+  diags: Diagnostic[],
+): Promise<{ ghes: boolean; containerPins: Record<string, unknown>; failureIssueExpires?: number }> {
+  const path = ".github/workflows/aw.json";
+  const text = await read(path);
+  if (text === undefined) return { ghes: false, containerPins: {} };
+  try {
+    const v = JSON.parse(text);
+    if (v.ghes !== undefined && typeof v.ghes !== "boolean") {
+      diags.push({
+        file: path,
+        line: 1,
+        column: 1,
+        severity: "error",
+        code: "invalid-aw-json",
+        message: "`ghes` in aw.json must be a boolean",
+        hint: 'write "ghes": true or false',
+      });
+    }
+    const exp = v.maintenance?.action_failure_issue_expires;
+    return {
+      ghes: v.ghes === true,
+      containerPins: v.container_pins ?? {},
+      failureIssueExpires: typeof exp === "number" ? exp : undefined,
+    };
+  } catch (e) {
+    diags.push({
+      file: path,
       line: 1,
       column: 1,
       severity: "error",
-      message: "compiler core not yet merged",
-      hint: "build awc from a branch that contains the compiler core (compiler/mod.ts)",
-      code: "core-missing",
-    }],
-  });
+      code: "invalid-aw-json",
+      message: `aw.json is not valid JSON: ${(e as Error).message}`,
+    });
+    return { ghes: false, containerPins: {} };
+  }
+}
+
+/** Host of the GitHub server this compile targets (`GH_HOST`, else github.com). */
+function targetHost(): string {
+  try {
+    return Deno.env.get("GH_HOST") ?? Deno.env.get("GITHUB_SERVER_URL")?.replace(/^https?:\/\//, "") ??
+      "github.com";
+  } catch {
+    return "github.com";
+  }
+}
+
+/** Compiles workflows (nothing is written). */
+export const compile: CompileFunction = async (options: CompileOptions): Promise<CompileResult> => {
+  const baseRead = options.readFile ?? fsReader(options.repoRoot);
+  // Shared imports are read by many workflows (and twice for hashing): memoise per run.
+  const cache = new Map<string, Promise<string | undefined>>();
+  const read: FileReader = (p) => {
+    let v = cache.get(p);
+    if (!v) cache.set(p, v = baseRead(p));
+    return v;
+  };
+  const diagnostics: Diagnostic[] = [];
+  const repoConfig = await readRepoConfig(read, diagnostics);
+  const ghes = options.ghes ?? repoConfig.ghes;
+  const host = targetHost();
+  if (!ghes && host !== "github.com" && !host.endsWith(".ghe.com")) {
+    diagnostics.push({
+      file: ".github/workflows/aw.json",
+      line: 1,
+      column: 1,
+      severity: "error",
+      code: "GHESNotSupportedError",
+      message:
+        `GHESNotSupportedError: ${host} is a GitHub Enterprise Server host; the default artifact actions (v4+) do not work there`,
+      hint:
+        'set "ghes": true in .github/workflows/aw.json or pass --ghes (emits upload-artifact v3.2.2 / download-artifact v3.1.0)',
+    });
+    return { workflows: [], diagnostics };
+  }
+  const lockText = await read(ACTIONS_LOCK_PATH);
+  const pins = new PinResolver(parseActionsLock(lockText), options.resolveAction);
+  const targets = options.workflows && options.workflows.length > 0
+    ? options.workflows.map(normaliseTarget)
+    : await listWorkflows(options.repoRoot);
+  const actionMode = options.actionMode ?? "release";
+  const seedPrefix = actionMode === "dev" ? "dev/" : options.scheduleSeed ? `${options.scheduleSeed}/` : "";
+  const workflows = [];
+  for (const source of [...new Set(targets)].sort()) {
+    const content = await read(source);
+    if (content !== undefined && !options.workflows?.length) {
+      // Shared components (no `on:`) in the workflows folder are not compiled.
+      try {
+        const split = splitFrontmatter(content);
+        if (!split.hasFrontmatter || !/^on:/m.test(split.frontmatterText)) continue;
+      } catch {
+        // let compileWorkflow report it
+      }
+    }
+    workflows.push(
+      await compileWorkflow({
+        source,
+        read,
+        actionMode,
+        ghes,
+        seedPrefix,
+        pins,
+        now: new Date(),
+        failureIssueExpires: repoConfig.failureIssueExpires,
+      }),
+    );
+  }
+  return { workflows, diagnostics, actionsLock: pins.changed ? stringifyActionsLock(pins.lock) : undefined };
+};
+
+/** What {@link writeCompileResult} changed. */
+export interface WriteSummary {
+  written: string[];
+  unchanged: string[];
+}
+
+/** Normalises heredoc tokens so a rewrite is skipped when only delimiters would change. */
+function normaliseForCompare(text: string): string {
+  return text.replace(/GH_AW_([A-Z_]+)_[0-9a-f]{16}_EOF/g, "GH_AW_$1_NORM_EOF");
+}
+
+/** Writes each lock whose content changed, and `actions-lock.json` when updated. */
+export async function writeCompileResult(repoRoot: string, result: CompileResult): Promise<WriteSummary> {
+  const summary: WriteSummary = { written: [], unchanged: [] };
+  const write = async (rel: string, text: string) => {
+    const full = posix.join(repoRoot, rel);
+    let prior: string | undefined;
+    try {
+      prior = await Deno.readTextFile(full);
+    } catch {
+      prior = undefined;
+    }
+    if (prior !== undefined && normaliseForCompare(prior) === normaliseForCompare(text)) {
+      summary.unchanged.push(rel);
+      return;
+    }
+    await Deno.mkdir(posix.dirname(full), { recursive: true });
+    await Deno.writeTextFile(full, text);
+    summary.written.push(rel);
+  };
+  for (const w of result.workflows) if (w.lockContent !== undefined) await write(w.lockPath, w.lockContent);
+  if (result.actionsLock !== undefined) await write(ACTIONS_LOCK_PATH, result.actionsLock);
+  return summary;
+}

@@ -1,0 +1,333 @@
+/**
+ * The threat-detection job for the copilot engine, laid out exactly as gh-aw v0.76 emits it: the agent's
+ * output and patch are re-read by the same engine inside the firewall (threat-detection allowlist, no MCP
+ * servers) and the verdict gates the `safe_outputs` job.
+ */
+import type { JobPlan, StepPlan } from "./plan_types.ts";
+import {
+  agentOutputSteps,
+  type JobCtx,
+  scriptStep,
+  setupSteps,
+  shStep,
+  TRACE_OUTPUTS,
+  VERSIONS,
+} from "./jobs_common.ts";
+import { Comment, dq, folded, lit, plain, sq } from "./yaml_writer.ts";
+import { ECOSYSTEMS, ENGINE_DOMAINS } from "./network_data.ts";
+
+const GUARD = plain("always() && steps.detection_guard.outputs.run_detection == 'true'");
+
+const PREPARE = `mkdir -p /tmp/gh-aw/threat-detection/aw-prompts
+cp /tmp/gh-aw/aw-prompts/prompt.txt /tmp/gh-aw/threat-detection/aw-prompts/prompt.txt 2>/dev/null || true
+cp /tmp/gh-aw/agent_output.json /tmp/gh-aw/threat-detection/agent_output.json 2>/dev/null || true
+for f in /tmp/gh-aw/aw-*.patch; do
+  [ -f "$f" ] && cp "$f" /tmp/gh-aw/threat-detection/ 2>/dev/null || true
+done
+for f in /tmp/gh-aw/aw-*.bundle; do
+  [ -f "$f" ] && cp "$f" /tmp/gh-aw/threat-detection/ 2>/dev/null || true
+done
+echo "Prepared threat detection files:"
+ls -la /tmp/gh-aw/threat-detection/ 2>/dev/null || true
+`;
+
+const GUARD_SCRIPT = `if [[ -n "$OUTPUT_TYPES" || "$HAS_PATCH" == "true" ]]; then
+  echo "run_detection=true" >> "$GITHUB_OUTPUT"
+  echo "Detection will run: output_types=$OUTPUT_TYPES, has_patch=$HAS_PATCH"
+else
+  echo "run_detection=false" >> "$GITHUB_OUTPUT"
+  echo "Detection skipped: no agent outputs or patches to analyze"
+fi
+`;
+
+const CONCLUDE = `try {
+  const { setupGlobals } = require('\${{ runner.temp }}/gh-aw/actions/setup_globals.cjs');
+  setupGlobals(core, github, context, exec, io, getOctokit);
+  const { main } = require('\${{ runner.temp }}/gh-aw/actions/parse_threat_detection_results.cjs');
+  await main();
+} catch (loadErr) {
+  const continueOnError = process.env.GH_AW_DETECTION_CONTINUE_ON_ERROR !== 'false';
+  const detectionExecutionFailed = process.env.DETECTION_AGENTIC_EXECUTION_OUTCOME === 'failure';
+  const msg = 'ERR_SYSTEM: \\u274C Unexpected error loading threat detection module: ' + (loadErr && loadErr.message ? loadErr.message : String(loadErr));
+  core.error(msg);
+  core.setOutput('reason', 'parse_error');
+  if (continueOnError && !detectionExecutionFailed) {
+    core.warning('\\u26A0\\uFE0F ' + msg);
+    core.setOutput('conclusion', 'warning');
+    core.setOutput('success', 'false');
+  } else {
+    core.setOutput('conclusion', 'failure');
+    core.setOutput('success', 'false');
+    core.setFailed(msg);
+  }
+}
+`;
+
+const CLAUDE_TOOLS = [
+  "Bash",
+  "BashOutput",
+  "Edit(/tmp/*)",
+  "ExitPlanMode",
+  "Glob",
+  "Grep",
+  "KillBash",
+  "LS",
+  "MultiEdit(/tmp/*)",
+  "NotebookRead",
+  "Read",
+  "Read(/tmp/*)",
+  "Task",
+  "TodoWrite",
+  "Write(/tmp/*)",
+];
+
+function detectionRun(engine: "copilot" | "claude"): string {
+  const domains = engine === "claude" ? [...ENGINE_DOMAINS.claude] : [...ECOSYSTEMS["threat-detection"]];
+  const awf = {
+    $schema:
+      `https://github.com/github/gh-aw-firewall/releases/download/${VERSIONS.awf}/awf-config.schema.json`,
+    network: { allowDomains: domains.sort() },
+    apiProxy: { enabled: true, enableTokenSteering: true, maxRuns: 500, maxEffectiveTokens: 25000000 },
+    container: { imageTag: VERSIONS.awfImageTag },
+  };
+  const inner =
+    `GH_AW_TOOL_CACHE="\${RUNNER_TOOL_CACHE:-/opt/hostedtoolcache}"; export PATH="$(find "$GH_AW_TOOL_CACHE" /opt/hostedtoolcache /home/runner/work/_tool -maxdepth 5 -type d -name bin 2>/dev/null | tr '\\''\\n'\\'' '\\'':'\\'')$PATH"; [ -n "$GOROOT" ] && export PATH="$GOROOT/bin:$PATH" || true && GH_AW_NODE_EXEC="\${GH_AW_NODE_BIN:-}"; if [ -z "$GH_AW_NODE_EXEC" ] || [ ! -x "$GH_AW_NODE_EXEC" ]; then GH_AW_NODE_EXEC="$(command -v node 2>/dev/null || true)"; fi; if [ -z "$GH_AW_NODE_EXEC" ]; then echo "node runtime missing on this runner — check runtimes.node in workflow YAML" >&2; exit 127; fi; "$GH_AW_NODE_EXEC" \${RUNNER_TEMP}/gh-aw/actions/` +
+    (engine === "claude"
+      ? `claude_harness.cjs claude --print --no-chrome --allowed-tools '\\''${
+        CLAUDE_TOOLS.join(",")
+      }'\\'' --debug-file /tmp/gh-aw/threat-detection/detection.log --verbose --permission-mode acceptEdits --output-format stream-json --prompt-file /tmp/gh-aw/aw-prompts/prompt.txt\${GH_AW_MODEL_DETECTION_CLAUDE:+ --model "$GH_AW_MODEL_DETECTION_CLAUDE"}`
+      : `copilot_harness.cjs /usr/local/bin/copilot --add-dir /tmp/gh-aw/ --log-level all --log-dir /tmp/gh-aw/sandbox/agent/logs/ --disable-builtin-mcps --no-ask-user --allow-all-tools --add-dir "\${GITHUB_WORKSPACE}" --prompt-file /tmp/gh-aw/aw-prompts/prompt.txt`);
+  return [
+    "set -o pipefail",
+    `printf '%s' "$(date +%s%3N)" > /tmp/gh-aw/agent_cli_start_ms.txt`,
+    "touch /tmp/gh-aw/agent-step-summary.md",
+    ...(engine === "copilot"
+      ? [
+        "GH_AW_NODE_BIN=$(command -v node 2>/dev/null || true)",
+        "export GH_AW_NODE_BIN",
+        'export COPILOT_API_KEY="$COPILOT_DUMMY_BYOK"',
+      ]
+      : []),
+    "(umask 177 && touch /tmp/gh-aw/threat-detection/detection.log)",
+    `printf '%s\\n' '${JSON.stringify(awf)}' > "\${RUNNER_TEMP}/gh-aw/awf-config.json"`,
+    'GH_AW_MODEL_MULTIPLIERS_PATH="/tmp/gh-aw/model_multipliers.json" node "${RUNNER_TEMP}/gh-aw/actions/merge_awf_model_multipliers.cjs"',
+    'cp "${RUNNER_TEMP}/gh-aw/awf-config.json" /tmp/gh-aw/awf-config.json',
+    'GH_AW_DOCKER_HOST_PATH_PREFIX_ARGS=""',
+    'if [[ "${DOCKER_HOST:-}" =~ ^tcp:// ]]; then',
+    '  GH_AW_DOCKER_HOST_PATH_PREFIX_ARGS="--docker-host-path-prefix /tmp/gh-aw"',
+    "fi",
+    'GH_AW_TOOL_CACHE_MOUNT=""',
+    'GH_AW_TOOL_CACHE="${RUNNER_TOOL_CACHE:-/opt/hostedtoolcache}"',
+    'if [ -d "$GH_AW_TOOL_CACHE" ]; then',
+    '  if [[ "$GH_AW_TOOL_CACHE" != /opt/* ]]; then',
+    '    GH_AW_TOOL_CACHE_MOUNT="$GH_AW_TOOL_CACHE:$GH_AW_TOOL_CACHE:ro"',
+    "  fi",
+    'elif [ -d "/home/runner/work/_tool" ]; then',
+    '  GH_AW_TOOL_CACHE_MOUNT="/home/runner/work/_tool:/home/runner/work/_tool:ro"',
+    "fi",
+    "# shellcheck disable=SC1003",
+    'sudo -E awf --config "${RUNNER_TEMP}/gh-aw/awf-config.json" --container-workdir "${GITHUB_WORKSPACE}" --mount "${RUNNER_TEMP}/gh-aw:${RUNNER_TEMP}/gh-aw:ro" --mount "${RUNNER_TEMP}/gh-aw:/host${RUNNER_TEMP}/gh-aw:ro" ${GH_AW_TOOL_CACHE_MOUNT:+--mount "$GH_AW_TOOL_CACHE_MOUNT"} ${GH_AW_DOCKER_HOST_PATH_PREFIX_ARGS} ' +
+    (engine === "claude"
+      ? "--tty --env-all --exclude-env ANTHROPIC_API_KEY"
+      : "--env-all --exclude-env COPILOT_GITHUB_TOKEN") +
+    " --log-level info --proxy-logs-dir /tmp/gh-aw/sandbox/firewall/logs --audit-dir /tmp/gh-aw/sandbox/firewall/audit --enable-host-access --allow-host-ports 80,443,8080 --skip-pull \\",
+    `  -- /bin/bash -c '${inner}' 2>&1 | tee -a /tmp/gh-aw/threat-detection/detection.log`,
+  ].join("\n") + "\n";
+}
+
+/** Inputs of the copilot detection job. */
+export interface CopilotDetectionInput {
+  ctx: JobCtx;
+  description: string;
+  setupNodeRef: string;
+  model?: string;
+  install: string;
+  engine: "copilot" | "claude";
+}
+
+/** Builds the copilot threat-detection job. */
+export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
+  const { ctx } = d;
+  const steps: (StepPlan | Comment)[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx)];
+  if (ctx.experiments) {
+    steps.push({
+      name: "Download experiment artifact",
+      "continue-on-error": true,
+      uses: plain(ctx.refs.download),
+      with: {
+        name: `${ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase()}-experiment`,
+        path: "/tmp/gh-aw/experiments/",
+      },
+    });
+  }
+  steps.push({
+    name: "Checkout repository for patch context",
+    if: plain("needs.agent.outputs.has_patch == 'true'"),
+    uses: plain(ctx.refs.checkout),
+    with: { "persist-credentials": false },
+  });
+  steps.push(new Comment("--- Threat Detection ---"));
+  steps.push({
+    name: "Clean stale firewall files from agent artifact",
+    run: lit("rm -rf /tmp/gh-aw/sandbox/firewall/logs\nrm -rf /tmp/gh-aw/sandbox/firewall/audit\n"),
+  });
+  steps.push(shStep(
+    "Download container images",
+    "download_docker_images",
+    ["agent", "api-proxy", "squid"].map((r) => `ghcr.io/github/gh-aw-firewall/${r}:${VERSIONS.awfImageTag}`)
+      .join(" "),
+  ));
+  steps.push({
+    name: "Check if detection needed",
+    id: "detection_guard",
+    if: plain("always()"),
+    env: {
+      OUTPUT_TYPES: plain("${{ needs.agent.outputs.output_types }}"),
+      HAS_PATCH: plain("${{ needs.agent.outputs.has_patch }}"),
+    },
+    run: lit(GUARD_SCRIPT),
+  });
+  steps.push({
+    name: "Clear MCP Config for detection",
+    if: GUARD,
+    run: lit(
+      'rm -f "${RUNNER_TEMP}/gh-aw/mcp-config/mcp-servers.json"\nrm -f /home/runner/.copilot/mcp-config.json\nrm -f "$GITHUB_WORKSPACE/.gemini/settings.json"\n',
+    ),
+  });
+  steps.push({ name: "Prepare threat detection files", if: GUARD, run: lit(PREPARE) });
+  steps.push(scriptStep(ctx, "Setup threat detection", "setup_threat_detection", {
+    if: GUARD,
+    env: {
+      WORKFLOW_NAME: dq(ctx.name),
+      WORKFLOW_DESCRIPTION: dq(d.description),
+      HAS_PATCH: plain("${{ needs.agent.outputs.has_patch }}"),
+    },
+  }));
+  steps.push({
+    name: "Ensure threat-detection directory and log",
+    if: GUARD,
+    run: lit("mkdir -p /tmp/gh-aw/threat-detection\ntouch /tmp/gh-aw/threat-detection/detection.log\n"),
+  });
+  steps.push({
+    name: "Setup Node.js",
+    uses: plain(d.setupNodeRef),
+    with: { "node-version": sq("24"), "package-manager-cache": false },
+  });
+  if (d.engine === "copilot") {
+    steps.push({ name: "Install GitHub Copilot CLI", run: plain(d.install), env: { GH_HOST: "github.com" } });
+    steps.push(shStep("Install AWF binary", "install_awf_binary", VERSIONS.awf));
+  } else {
+    steps.push(shStep("Install AWF binary", "install_awf_binary", VERSIONS.awf));
+    steps.push({ name: "Install Claude Code CLI", run: plain(d.install) });
+  }
+  const git = {
+    GIT_AUTHOR_EMAIL: plain("github-actions[bot]@users.noreply.github.com"),
+    GIT_AUTHOR_NAME: plain("github-actions[bot]"),
+    GIT_COMMITTER_EMAIL: plain("github-actions[bot]@users.noreply.github.com"),
+    GIT_COMMITTER_NAME: plain("github-actions[bot]"),
+  };
+  const exec: StepPlan = {
+    name: d.engine === "claude" ? "Execute Claude Code CLI" : "Execute GitHub Copilot CLI",
+    if: GUARD,
+    "continue-on-error": true,
+    id: "detection_agentic_execution",
+  };
+  if (d.engine === "claude") {
+    exec["#0"] = new Comment("Allowed tools (sorted):");
+    CLAUDE_TOOLS.forEach((t, i) => (exec[`#${i + 1}`] = new Comment(`- ${t}`)));
+  } else exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
+  exec["timeout-minutes"] = 20;
+  exec.run = lit(detectionRun(d.engine));
+  if (d.engine === "claude") {
+    exec.env = {
+      ANTHROPIC_API_KEY: plain("${{ secrets.ANTHROPIC_API_KEY }}"),
+      BASH_DEFAULT_TIMEOUT_MS: plain("60000"),
+      BASH_MAX_TIMEOUT_MS: plain("60000"),
+      CLAUDE_CODE_DISABLE_FAST_MODE: plain("1"),
+      DISABLE_BUG_COMMAND: plain("1"),
+      DISABLE_ERROR_REPORTING: plain("1"),
+      DISABLE_TELEMETRY: plain("1"),
+      GH_AW_MODEL_DETECTION_CLAUDE: plain(
+        d.model ?? "${{ vars.GH_AW_MODEL_DETECTION_CLAUDE || vars.GH_AW_DEFAULT_MODEL_CLAUDE || '' }}",
+      ),
+      GH_AW_PHASE: "detection",
+      GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+      GH_AW_VERSION: "dev",
+      GITHUB_AW: plain("true"),
+      GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
+      GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
+      ...git,
+      MCP_TIMEOUT: plain("120000"),
+      MCP_TOOL_TIMEOUT: plain("60000"),
+      RUNNER_TEMP: plain("${{ runner.temp }}"),
+    };
+  } else {
+    const model = d.model ??
+      "${{ vars.GH_AW_MODEL_DETECTION_COPILOT || vars.GH_AW_DEFAULT_MODEL_COPILOT || 'claude-sonnet-4.6' }}";
+    exec.env = {
+      AWF_REFLECT_ENABLED: plain("1"),
+      COPILOT_AGENT_RUNNER_TYPE: "STANDALONE",
+      COPILOT_DUMMY_BYOK: "dummy-byok-key-for-offline-mode",
+      COPILOT_GITHUB_TOKEN: plain(
+        ctx.copilotRequests ? "${{ github.token }}" : "${{ secrets.COPILOT_GITHUB_TOKEN }}",
+      ),
+      COPILOT_MODEL: plain(model),
+      GH_AW_PHASE: "detection",
+      GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+      GH_AW_VERSION: "dev",
+      GITHUB_API_URL: plain("${{ github.api_url }}"),
+      GITHUB_AW: plain("true"),
+      GITHUB_COPILOT_INTEGRATION_ID: "agentic-workflows",
+      GITHUB_HEAD_REF: plain("${{ github.head_ref }}"),
+      GITHUB_REF_NAME: plain("${{ github.ref_name }}"),
+      GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
+      GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
+      GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
+      ...git,
+      RUNNER_TEMP: plain("${{ runner.temp }}"),
+      ...(ctx.copilotRequests ? { S2STOKENS: plain("true") } : {}),
+      XDG_CONFIG_HOME: "/home/runner",
+    };
+  }
+  steps.push(exec);
+  steps.push({
+    name: "Upload threat detection log",
+    if: GUARD,
+    uses: plain(ctx.refs.upload),
+    with: {
+      name: "detection",
+      path: "/tmp/gh-aw/threat-detection/detection.log",
+      "if-no-files-found": "ignore",
+    },
+  });
+  steps.push({
+    name: "Parse and conclude threat detection",
+    id: "detection_conclusion",
+    if: plain("always()"),
+    "continue-on-error": true,
+    uses: plain(ctx.refs.githubScript),
+    env: {
+      RUN_DETECTION: plain("${{ steps.detection_guard.outputs.run_detection }}"),
+      DETECTION_AGENTIC_EXECUTION_OUTCOME: plain("${{ steps.detection_agentic_execution.outcome }}"),
+      GH_AW_DETECTION_CONTINUE_ON_ERROR: dq("true"),
+    },
+    with: { script: lit(CONCLUDE) },
+  });
+  void TRACE_OUTPUTS;
+  return {
+    needs: ["activation", "agent"],
+    if: folded(
+      "always() && needs.agent.result != 'skipped' && (needs.agent.outputs.output_types != '' || needs.agent.outputs.has_patch == 'true')\n",
+    ),
+    "runs-on": "ubuntu-latest",
+    permissions: ctx.copilotRequests
+      ? { contents: "read", "copilot-requests": "write" }
+      : { contents: "read" },
+    outputs: {
+      detection_conclusion: plain("${{ steps.detection_conclusion.outputs.conclusion }}"),
+      detection_reason: plain("${{ steps.detection_conclusion.outputs.reason }}"),
+      detection_success: plain("${{ steps.detection_conclusion.outputs.success }}"),
+    },
+    steps: steps as StepPlan[],
+  };
+}

@@ -1,0 +1,255 @@
+/**
+ * `on:` processing: string shorthands, fuzzy schedules (scattered), slash/label commands, the injected
+ * `aw_context` dispatch input, and the gh-aw-only keys that are removed from (or commented out of) the
+ * emitted `on:`.
+ */
+import type { Diagnostic } from "./api.ts";
+import { parseSchedule } from "./schedule.ts";
+import { Comment, Commented, dq, type YValue } from "./yaml_writer.ts";
+
+/** gh-aw keys shown as comments in the emitted `on:` (key → reason). */
+const COMMENTED: Record<string, string> = {
+  permissions: "Permissions applied to pre-activation job",
+  roles: "Roles processed as role check in pre-activation job",
+  "skip-author-associations": "Skip-author-associations compiled into pre-activation job if condition",
+  "skip-bots": "Skip-bots processed as bot check in pre-activation job",
+  "skip-if-check-failing": "Skip-if-check-failing processed as check status gate in pre-activation job",
+  "skip-if-match": "Skip-if-match processed as search check in pre-activation job",
+  "skip-if-no-match": "Skip-if-no-match processed as search check in pre-activation job",
+  "skip-roles": "Skip-roles processed as role check in pre-activation job",
+  steps: "Steps injected into pre-activation job",
+};
+
+/** gh-aw keys under an event (e.g. `pull_request.names`) shown as comments. */
+const EVENT_COMMENTED: Record<string, string> = {
+  names: "Label filtering applied via job conditions",
+  forks: "Fork filtering applied via job conditions",
+  "lock-for-agent": "Lock-for-agent processed as issue locking in activation job",
+  state: "State filtering compiled into if condition",
+};
+
+/** gh-aw keys removed entirely from the emitted `on:`. */
+const REMOVED = [
+  "slash_command",
+  "command",
+  "label_command",
+  "stop-after",
+  "reaction",
+  "status-comment",
+  "manual-approval",
+  "github-token",
+  "github-app",
+  "needs",
+  "bots",
+  "labels",
+  "allow-bot-authored-trigger-comment",
+  "stale-check",
+];
+
+/** What trigger processing found. */
+export interface TriggerInfo {
+  /** The emitted `on:` value (keys sorted, comments in place). */
+  on: Record<string, YValue>;
+  /** Original (normalised) `on:` object, including gh-aw keys. */
+  raw: Record<string, unknown>;
+  /** Scattered/validated crons in order. */
+  crons: string[];
+  slashCommand?: { names: string[]; events: string[]; centralized: boolean };
+  labelCommand?: { names: string[]; events: string[]; removeLabel: boolean };
+  events: string[];
+}
+
+const SLASH_EVENTS: Record<string, string[]> = {
+  issues: ["opened", "edited", "reopened"],
+  issue_comment: ["created", "edited"],
+  pull_request: ["opened", "edited", "reopened"],
+  pull_request_review_comment: ["created", "edited"],
+  discussion: ["created", "edited"],
+  discussion_comment: ["created", "edited"],
+};
+
+const AW_CONTEXT = {
+  default: dq(""),
+  description: dq("Agent caller context (used internally by Agentic Workflows)."),
+  required: false,
+  type: "string",
+};
+
+function asList(v: unknown): string[] {
+  return v === undefined || v === null ? [] : Array.isArray(v) ? v.map(String) : [String(v)];
+}
+
+function sortKeys(v: unknown): YValue {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === "object") {
+    const out: Record<string, YValue> = {};
+    for (const k of Object.keys(v).sort()) out[k] = sortKeys((v as Record<string, unknown>)[k]);
+    return out;
+  }
+  return v as YValue;
+}
+
+/** Expands a string `on:` into its object form. */
+export function expandOnString(s: string): Record<string, unknown> | undefined {
+  const t = s.trim();
+  if (t.startsWith("/")) return { slash_command: { name: t.slice(1) }, workflow_dispatch: null };
+  let m = /^label-command\s+(\S+)$/.exec(t);
+  if (m) return { label_command: { name: m[1] } };
+  m = /^(pull_request|issues|discussion)\s+labeled\s+(.+)$/.exec(t);
+  if (m) return { [m[1]]: { types: ["labeled"], names: m[2].split(/[\s,]+/) }, workflow_dispatch: null };
+  if (/^[a-z_]+$/.test(t) && !["daily", "weekly", "hourly", "biweekly"].includes(t)) return { [t]: null };
+  return undefined;
+}
+
+/** Processes `on:`; `seed` is the scattering seed. */
+export function processTriggers(
+  rawOn: unknown,
+  seed: string,
+  file: string,
+  locate: (p: (string | number)[]) => [number, number],
+  diags: Diagnostic[],
+): TriggerInfo {
+  let raw: Record<string, unknown>;
+  const crons: string[] = [];
+  const friendly: (string | undefined)[] = [];
+  if (typeof rawOn === "string") {
+    const expanded = expandOnString(rawOn);
+    if (expanded) raw = expanded;
+    else raw = { schedule: rawOn, workflow_dispatch: null };
+  } else raw = { ...(rawOn as Record<string, unknown>) };
+
+  const on: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (REMOVED.includes(k) || COMMENTED[k]) continue;
+    on[k] = v;
+  }
+  // Schedules.
+  if (raw.schedule !== undefined) {
+    const items = typeof raw.schedule === "string"
+      ? [{ cron: raw.schedule }]
+      : Array.isArray(raw.schedule)
+      ? raw.schedule.map((x) => (typeof x === "string" ? { cron: x } : x as Record<string, unknown>))
+      : [];
+    const out: Record<string, unknown>[] = [];
+    items.forEach((item, i) => {
+      const res = parseSchedule(String(item.cron ?? ""), seed);
+      if (res.kind === "error") {
+        const [line, column] = locate(
+          typeof raw.schedule === "string" ? ["on", "schedule"] : ["on", "schedule", i, "cron"],
+        );
+        diags.push({
+          file,
+          line,
+          column,
+          severity: "error",
+          code: "invalid-schedule",
+          message: res.message,
+          hint: res.hint,
+        });
+        return;
+      }
+      crons.push(res.cron);
+      friendly.push(res.kind === "fuzzy" ? res.friendly : undefined);
+      out.push({ cron: res.cron });
+    });
+    on.schedule = out;
+  }
+  // Slash command.
+  let slashCommand: TriggerInfo["slashCommand"];
+  const sc = raw.slash_command ?? raw.command;
+  if (sc !== undefined) {
+    const o = typeof sc === "string" ? { name: sc } : (sc ?? {}) as Record<string, unknown>;
+    const names = asList(o.name);
+    const events = o.events === undefined || asList(o.events).includes("*")
+      ? Object.keys(SLASH_EVENTS)
+      : asList(o.events).flatMap((e) =>
+        e === "pull_request_comment" ? ["issue_comment"] : e === "issue_comment" ? ["issue_comment"] : [e]
+      );
+    const centralized = o.strategy === "centralized";
+    slashCommand = { names, events: [...new Set(events)], centralized };
+    if (centralized) {
+      on.workflow_dispatch = on.workflow_dispatch ?? null;
+    } else {
+      for (const ev of Object.keys(SLASH_EVENTS)) {
+        if (slashCommand.events.includes(ev)) on[ev] = { types: SLASH_EVENTS[ev] };
+      }
+    }
+  }
+  // Label command.
+  let labelCommand: TriggerInfo["labelCommand"];
+  if (raw.label_command !== undefined) {
+    const lc = raw.label_command;
+    const o = typeof lc === "string" ? { name: lc } : (lc ?? {}) as Record<string, unknown>;
+    const names = asList(o.name ?? o.names);
+    const events = o.events ? asList(o.events) : ["issues", "pull_request", "discussion"];
+    labelCommand = { names, events, removeLabel: o.remove_label !== false };
+    for (const ev of events) on[ev] = { types: ["labeled"] };
+    on.workflow_dispatch = on.workflow_dispatch ?? {
+      inputs: {
+        item_number: {
+          default: "",
+          description: "The number of the issue, pull request, or discussion",
+          required: false,
+          type: "string",
+        },
+      },
+    };
+  }
+  // aw_context on every workflow_dispatch.
+  if ("workflow_dispatch" in on) {
+    const wd = (on.workflow_dispatch ?? {}) as Record<string, unknown>;
+    const inputs = { ...((wd.inputs ?? {}) as Record<string, unknown>) };
+    on.workflow_dispatch = { ...wd, inputs: { aw_context: AW_CONTEXT, ...inputs } };
+  }
+
+  // Render: sorted keys, friendly-format comments after crons, commented gh-aw keys.
+  const rendered: Record<string, YValue> = {};
+  const keys = [...Object.keys(on), ...Object.keys(raw).filter((k) => COMMENTED[k])].sort();
+  for (const k of keys) {
+    if (COMMENTED[k]) {
+      rendered[`__commented_${k}`] = new Commented(k, sortKeys(raw[k]), COMMENTED[k]);
+      continue;
+    }
+    if (k === "schedule") {
+      const seq: YValue[] = [];
+      (on.schedule as Record<string, unknown>[]).forEach((item, i) => {
+        const entry: Record<string, YValue> = { cron: dq(String(item.cron)) };
+        const f = friendly[i];
+        const rawCron = String(
+          ((Array.isArray(raw.schedule) ? raw.schedule[i] : raw.schedule) as Record<string, unknown>)?.cron ??
+            raw.schedule,
+        );
+        if (f !== undefined) entry.__c = new Comment(`Friendly format: ${f} (scattered)`);
+        else if (rawCron !== crons[i] && typeof rawCron === "string") {
+          entry.__c = new Comment(`Friendly format: ${rawCron.trim()}`);
+        }
+        seq.push(entry);
+      });
+      rendered.schedule = seq;
+      continue;
+    }
+    const v = on[k];
+    if (v && typeof v === "object" && !Array.isArray(v) && k !== "workflow_dispatch") {
+      const ev: Record<string, YValue> = {};
+      const obj = v as Record<string, unknown>;
+      for (const sk of Object.keys(obj).sort()) {
+        if (EVENT_COMMENTED[sk]) {
+          ev[`__commented_${sk}`] = new Commented(sk, sortKeys(obj[sk]), EVENT_COMMENTED[sk]);
+        } else ev[sk] = sortKeys(obj[sk]);
+      }
+      rendered[k] = ev;
+    } else if (k === "workflow_dispatch") {
+      const wd = v as Record<string, unknown>;
+      const inner = sortKeys({ ...wd, inputs: undefined }) as Record<string, YValue>;
+      delete inner.inputs;
+      const inputs: Record<string, YValue> = {};
+      const inObj = wd.inputs as Record<string, unknown>;
+      for (const name of Object.keys(inObj).sort()) {
+        inputs[name] = name === "aw_context" ? AW_CONTEXT as unknown as YValue : sortKeys(inObj[name]);
+      }
+      rendered[k] = { ...inner, inputs };
+    } else rendered[k] = sortKeys(v);
+  }
+  const events = Object.keys(on);
+  return { on: rendered, raw, crons, slashCommand, labelCommand, events };
+}

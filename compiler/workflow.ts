@@ -1,0 +1,767 @@
+/** Compiles one workflow: parse → validate → resolve imports → plan → emit. */
+import { posix } from "node:path";
+import type { CompiledWorkflow, Diagnostic, FileReader } from "./api.ts";
+import { parseWorkflowFile } from "./parse.ts";
+import { validateFrontmatter } from "./schema.ts";
+import { resolveImports } from "./imports.ts";
+import { computeBodyHash, computeFrontmatterHash } from "./hash.ts";
+import { processTriggers } from "./triggers.ts";
+import { resolveEngine } from "./engines.ts";
+import { planSafeOutputs } from "./safe_outputs.ts";
+import { computeAllowedDomains } from "./network.ts";
+import { type JobCtx, type Refs, VERSIONS } from "./jobs_common.ts";
+import {
+  activationJob,
+  bodyExpressions,
+  exprEnvName,
+  FORK_GUARD,
+  preActivationJob,
+} from "./jobs_activation.ts";
+import { agentJob, detectionJob } from "./jobs_agent.ts";
+import { copilotDetectionJob } from "./jobs_detection.ts";
+import { pushExperimentsStateJob, pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs_memory.ts";
+import { uploadAssetsJob } from "./jobs_assets.ts";
+import { conclusionJob, messagesJson, safeOutputsJob } from "./jobs_outputs.ts";
+import type { JobPlan, StepPlan } from "./plan_types.ts";
+import { emitBody } from "./emit.ts";
+import { renderHeader } from "./header.ts";
+import type { PinResolver } from "./pins.ts";
+import { dq, lit, plain, sq, type YValue } from "./yaml_writer.ts";
+import { mergeImports } from "./merge.ts";
+import { readLockMetadata } from "./lock_metadata.ts";
+
+/** Options for one workflow compile. */
+export interface WorkflowCompileOptions {
+  source: string;
+  read: FileReader;
+  actionMode: "dev" | "release";
+  ghes: boolean;
+  seedPrefix: string;
+  pins: PinResolver;
+  now: Date;
+  failureIssueExpires?: number;
+}
+
+const SAFE_EVENTS = [
+  "schedule",
+  "workflow_dispatch",
+  "push",
+  "workflow_run",
+  "workflow_call",
+  "repository_dispatch",
+  "merge_group",
+  "create",
+  "delete",
+];
+
+/** Compiles a single workflow file. */
+export async function compileWorkflow(o: WorkflowCompileOptions): Promise<CompiledWorkflow> {
+  const lockPath = o.source.replace(/\.md$/, ".lock.yml");
+  const id = posix.basename(o.source, ".md");
+  const diagnostics: Diagnostic[] = [];
+  const result = (): CompiledWorkflow => ({ source: o.source, lockPath, dependencies, diagnostics });
+  const dependencies = [o.source];
+  const content = await o.read(o.source);
+  if (content === undefined) {
+    diagnostics.push({
+      file: o.source,
+      line: 1,
+      column: 1,
+      severity: "error",
+      code: "not-found",
+      message: `workflow ${o.source} not found`,
+    });
+    return result();
+  }
+  const file = parseWorkflowFile(o.source, content);
+  diagnostics.push(...file.diagnostics);
+  if (!file.split.hasFrontmatter) {
+    diagnostics.push({
+      file: o.source,
+      line: 1,
+      column: 1,
+      severity: "error",
+      code: "no-frontmatter",
+      message: "the workflow has no frontmatter",
+      hint: "start the file with a `---` line, YAML keys, and a closing `---`",
+    });
+  }
+  if (diagnostics.some((d) => d.severity === "error")) return result();
+  const data = file.data;
+  diagnostics.push(...validateFrontmatter(file, false));
+  if (!file.split.body.trim()) {
+    diagnostics.push({
+      file: o.source,
+      line: 1,
+      column: 1,
+      severity: "error",
+      code: "empty-body",
+      message: "the workflow body (instructions for the agent) is empty",
+      hint: "write the agent's instructions below the frontmatter",
+    });
+  }
+  const { imports, diagnostics: importDiags } = await resolveImports(file, o.read);
+  diagnostics.push(...importDiags);
+  dependencies.push(...imports.map((i) => i.path));
+  if (diagnostics.some((d) => d.severity === "error")) return result();
+
+  const merged = mergeImports(data, imports, o.source, diagnostics);
+  const name = typeof data.name === "string" ? data.name : firstHeading(file.split.body) ?? id;
+  const triggers = processTriggers(data.on, `${o.seedPrefix}${o.source}`, o.source, file.locate, diagnostics);
+  const engine = resolveEngine(data.engine, data.permissions, o.source, file.locate, diagnostics);
+  const safeOutputs = planSafeOutputs(merged.safeOutputs, id, o.source, diagnostics, engine.info.id);
+  if (diagnostics.some((d) => d.severity === "error")) return result();
+
+  const frontmatterHash = await computeFrontmatterHash(o.source, content, o.read);
+  const bodyHash = await computeBodyHash(o.source, content, o.read);
+
+  // Pins.
+  const at = { file: o.source, line: 1, column: 1 };
+  const pinText = async (repo: string, version: string): Promise<string> => {
+    const p = await o.pins.pin(repo, version, diagnostics, at);
+    return p ? `${repo}@${p.sha} # ${p.version}` : `${repo}@${version}`;
+  };
+  const refs: Refs = {
+    checkout: await pinText("actions/checkout", "v6.0.2"),
+    githubScript: await pinText("actions/github-script", "v9.0.0"),
+    upload: o.ghes
+      ? await pinText("actions/upload-artifact", "v3.2.2")
+      : await pinText("actions/upload-artifact", "v7.0.1"),
+    download: o.ghes
+      ? await pinText("actions/download-artifact", "v3.1.0")
+      : await pinText("actions/download-artifact", "v8.0.1"),
+  };
+  if (o.actionMode === "release") refs.setup = await pinText("github/gh-aw-actions/setup", "v0.76.1");
+  const rawOnMain = triggers.raw;
+  const ctx: JobCtx = {
+    otlp: merged.otlpEndpoints.length > 0,
+    commands: triggers.slashCommand?.names,
+    experiments: !!data.experiments && typeof data.experiments === "object",
+    maxEffectiveTokens: data["max-effective-tokens"] as number | string | undefined,
+    statusComment: rawOnMain["status-comment"] === true ||
+      (!!triggers.slashCommand && rawOnMain["status-comment"] !== false),
+    model: engine.model,
+    cacheMemory: merged.tools["cache-memory"] !== undefined && merged.tools["cache-memory"] !== false,
+    copilotRequests: engine.usesCopilotRequests,
+    id,
+    name,
+    lockFile: posix.basename(lockPath),
+    engineId: engine.info.id,
+    engineVersion: engine.info.version,
+    actionMode: o.actionMode,
+    refs,
+    failureIssueExpires: o.failureIssueExpires,
+    source: typeof data.source === "string" ? data.source : undefined,
+    trackerId: typeof data["tracker-id"] === "string" ? data["tracker-id"] : undefined,
+  };
+
+  // Network.
+  const network = computeAllowedDomains(merged.network, engine.info.id, merged.mcpServers);
+  const timeout = (data["timeout-minutes"] as number | string | undefined) ?? 20;
+
+  // Custom steps: pin their uses.
+  const pinSteps = async (steps: unknown): Promise<StepPlan[]> => {
+    const out: StepPlan[] = [];
+    for (const s of (Array.isArray(steps) ? steps : []) as Record<string, unknown>[]) {
+      const step: StepPlan = {};
+      for (const [k, v] of Object.entries(s)) step[k] = toY(v);
+      if (
+        typeof s.uses === "string" && !s.uses.startsWith("./") && !s.uses.startsWith("docker://") &&
+        s.uses.includes("@")
+      ) {
+        const [repo, version] = s.uses.split("@");
+        step.uses = plain(await pinText(repo, version));
+      }
+      out.push(step);
+    }
+    return out;
+  };
+
+  // gh-aw-only `on:` keys (skip-if-*, github-app…) may also come from imports; the main workflow wins.
+  const rawOn: Record<string, unknown> = { ...triggers.raw };
+  for (const imp of imports) {
+    const io = imp.file.data.on;
+    if (!io || typeof io !== "object") continue;
+    for (const [k, v] of Object.entries(io as Record<string, unknown>)) {
+      if (/^skip-|^github-app$|^github-token$/.test(k) && rawOn[k] === undefined) rawOn[k] = v;
+    }
+  }
+  const roles = rawOn.roles === "all"
+    ? undefined
+    : rawOn.roles
+    ? (Array.isArray(rawOn.roles) ? rawOn.roles.map(String) : [String(rawOn.roles)])
+    : ["admin", "maintainer", "write"];
+  const needsRoleCheck = roles !== undefined &&
+    (rawOn.roles !== undefined || triggers.events.some((e) => !SAFE_EVENTS.includes(e)) ||
+      !!triggers.slashCommand);
+  const stopTime = resolveStopTime(rawOn["stop-after"], o.now, await o.read(lockPath));
+  const skipIfMatch = rawOn["skip-if-match"] === undefined
+    ? undefined
+    : typeof rawOn["skip-if-match"] === "string"
+    ? { query: rawOn["skip-if-match"] as string }
+    : rawOn["skip-if-match"] as { query: string; max?: number };
+  const skipIfNoMatch = rawOn["skip-if-no-match"] === undefined
+    ? undefined
+    : typeof rawOn["skip-if-no-match"] === "string"
+    ? { query: rawOn["skip-if-no-match"] as string }
+    : rawOn["skip-if-no-match"] as { query: string; min?: number };
+  const commands = triggers.slashCommand ? triggers.slashCommand.names : undefined;
+  const onSteps = await pinSteps(rawOn.steps);
+  const otherGates =
+    ["skip-roles", "skip-bots", "skip-author-associations", "skip-if-check-failing"].some((k) =>
+      rawOn[k] !== undefined
+    ) || data["user-rate-limit"] !== undefined || data["rate-limit"] !== undefined;
+  const hasPre = needsRoleCheck || !!stopTime || !!skipIfMatch || !!skipIfNoMatch || !!commands ||
+    onSteps.length > 0 || otherGates;
+
+  const jobs: Record<string, JobPlan> = {};
+  if (hasPre) {
+    const perms: Record<string, string> = {
+      contents: "read",
+      ...((rawOn.permissions ?? {}) as Record<string, string>),
+    };
+    jobs.pre_activation = preActivationJob({
+      ctx,
+      roles,
+      stopTime,
+      skipIfMatch,
+      skipIfNoMatch,
+      commands,
+      extraSteps: onSteps,
+      permissions: sortRecord(perms),
+      ifCondition: commands && !triggers.slashCommand?.centralized
+        ? slashCondition(commands)
+        : triggers.events.includes("pull_request")
+        ? FORK_GUARD
+        : undefined,
+    });
+  }
+  // Runtime imports: every import, then `{{#runtime-import …}}` macros of the main body, then the body.
+  const bodyMacros = [...file.split.body.matchAll(/^\{\{#runtime-import\s+([^}\s]+)\s*\}\}/gm)]
+    .map((m) => m[1].startsWith(".github/") ? m[1] : posix.normalize(posix.join(".github/workflows", m[1])));
+  const runtimeImports = [
+    ...imports.filter((i) => !i.path.startsWith(".github/agents/") && Object.keys(i.inputs).length > 0).map((
+      i,
+    ) => ({
+      inline: i.file.split.body.trim().replace(
+        /\$\{\{\s*([^}]+?)\s*\}\}/g,
+        (_all, e: string) => `__${exprEnvName(e)}__`,
+      ),
+    })),
+    ...imports.filter((i) => !i.path.startsWith(".github/agents/") && Object.keys(i.inputs).length === 0).map(
+      (i) => i.path,
+    ),
+    ...bodyMacros,
+    o.source,
+  ].filter((v, i, arr) => typeof v !== "string" ? v.inline !== "" : arr.indexOf(v) === i);
+  const inlined = data["inlined-imports"] === true;
+  jobs.activation = activationJob({
+    ctx,
+    frontmatterHash,
+    hasPreActivation: hasPre,
+    ifCondition: typeof data.if === "string" ? stripExpr(data.if) : undefined,
+    engineDisplay: engine.info.displayName,
+    engineModel: engine.model ?? engine.info.defaultModel,
+    secrets: engine.secrets,
+    validateName: engine.info.validateName,
+    docs: engine.info.docs,
+    allowedDomainsInfo: network.declared,
+    safeOutputTools: safeOutputs.tools,
+    autoCreateIssue: !safeOutputs.configured,
+    runtimeImports,
+    bodyExprs: bodyExpressions([...imports.map((i) => i.file.split.body), file.split.body]),
+    permissions: { actions: "read", contents: "read" },
+    emoji: typeof data.emoji === "string" ? data.emoji : undefined,
+    strict: data.strict !== false,
+    promptFragments: [
+      ...(merged.tools.playwright !== undefined && merged.tools.playwright !== false
+        ? ["playwright_prompt.md"]
+        : []),
+      ...(merged.tools["agentic-workflows"] !== undefined && merged.tools["agentic-workflows"] !== false
+        ? ["agentic_workflows_guide.md"]
+        : []),
+      ...memoryFragment(merged.tools["cache-memory"], "cache_memory_prompt"),
+      ...memoryFragment(merged.tools["repo-memory"], "repo_memory_prompt"),
+    ],
+    safeOutputFragments: [
+      ...(safeOutputs.types.includes("create-pull-request") ? ["safe_outputs_create_pull_request.md"] : []),
+      ...(safeOutputs.types.includes("push-to-pull-request-branch")
+        ? ["safe_outputs_push_to_pr_branch.md"]
+        : []),
+      ...(safeOutputs.types.includes("comment-memory") || merged.tools["comment-memory"]
+        ? ["safe_outputs_comment_memory.md"]
+        : []),
+    ],
+    cliProxy: merged.tools["cli-proxy"] === true && engine.info.id === "copilot" &&
+      (merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy",
+    repoMemory: merged.tools["repo-memory"] && typeof merged.tools["repo-memory"] === "object" &&
+        !Array.isArray(merged.tools["repo-memory"])
+      ? merged.tools["repo-memory"] as Record<string, unknown>
+      : merged.tools["repo-memory"] === true || merged.tools["repo-memory"] === null
+      ? {}
+      : undefined,
+    commands,
+    forkGuard: triggers.events.includes("pull_request"),
+    experiments: experimentsSpec(data.experiments),
+    reaction: typeof rawOn.reaction === "string" || typeof rawOn.reaction === "number"
+      ? (rawOn.reaction === "none" ? undefined : String(rawOn.reaction))
+      : triggers.slashCommand
+      ? "eyes"
+      : undefined,
+    statusComment: rawOn["status-comment"] === true ||
+      (!!triggers.slashCommand && rawOn["status-comment"] !== false),
+    sanitize: !!triggers.slashCommand || !!triggers.labelCommand ||
+      triggers.events.some((e) =>
+        [
+          "issues",
+          "issue_comment",
+          "pull_request",
+          "discussion",
+          "discussion_comment",
+          "pull_request_review_comment",
+        ].includes(e)
+      ),
+    messages: messagesJson(safeOutputs.raw.messages),
+    allowedDomains: network.allowed,
+    prContext: triggers.events.some((e) =>
+      ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
+    ),
+    mcpCliServers: [
+      "safeoutputs",
+      ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
+      ...(data["mcp-scripts"] !== undefined || imports.some((i) => i.file.data["mcp-scripts"] !== undefined)
+        ? ["mcpscripts"]
+        : []),
+      ...Object.keys(merged.mcpServers),
+      ...(merged.tools.serena !== undefined ? ["serena"] : []),
+    ].filter((v, i, arr) => arr.indexOf(v) === i).sort(),
+    inlinedBody: inlined
+      ? [...imports.map((i) => i.file.split.body.trim()), file.split.body.trim()].filter(Boolean).join("\n\n")
+      : undefined,
+  });
+  const containers = [
+    `ghcr.io/github/gh-aw-firewall/agent:${VERSIONS.awfImageTag}`,
+    `ghcr.io/github/gh-aw-firewall/api-proxy:${VERSIONS.awfImageTag}`,
+    `ghcr.io/github/gh-aw-firewall/squid:${VERSIONS.awfImageTag}`,
+    `ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`,
+    ...(merged.github ? [`ghcr.io/github/github-mcp-server:${VERSIONS.githubMcp}`] : []),
+    ...Object.values(merged.mcpServers).map((s) => (s.container ?? s.image) as string | undefined).filter((
+      x,
+    ): x is string => !!x),
+    VERSIONS.nodeImage,
+  ];
+  const checkouts = merged.checkout.map(checkoutWith);
+  jobs.agent = agentJob({
+    ctx,
+    frontmatterHash,
+    runsOn: toY(data["runs-on"] ?? "ubuntu-latest"),
+    permissions: typeof data.permissions === "string"
+      ? data.permissions
+      : sortRecord((data.permissions ?? { contents: "read" }) as Record<string, string>),
+    install: engine.info.install,
+    engineDisplay: engine.info.displayName,
+    engineEnv: engine.env,
+    secrets: engine.secrets,
+    usesCopilotRequests: engine.usesCopilotRequests,
+    model: engine.model,
+    maxTurns: engine.maxTurns,
+    maxContinuations: engine.maxContinuations,
+    timeoutMinutes: timeout,
+    allowedDomains: network.allowed,
+    blockedDomains: network.blocked,
+    handlerConfig: safeOutputs.handlerConfig,
+    allowedReferences: safeOutputs.allowedReferences,
+    github: merged.github,
+    mcpServers: merged.mcpServers,
+    containers,
+    customSteps: await pinSteps([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]),
+    checkouts,
+    cacheSteps: await cacheSteps(data.cache, pinText),
+    env: {},
+    environment: data.environment !== undefined ? toY(data.environment) : undefined,
+  });
+  if (safeOutputs.threatDetection) {
+    jobs.detection = engine.info.id === "copilot" || engine.info.id === "claude"
+      ? copilotDetectionJob({
+        engine: engine.info.id,
+        ctx,
+        description: typeof data.description === "string" ? data.description.trimEnd() : "",
+        setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
+        model: engine.model,
+        install: engine.info.install,
+      })
+      : detectionJob(ctx, engine.info.install, engine.info.displayName, engine.secrets);
+  }
+  jobs.safe_outputs = safeOutputsJob(
+    ctx,
+    safeOutputs,
+    network.allowed,
+    typeof data.emoji === "string" ? data.emoji : undefined,
+    undefined,
+  );
+  const conclusionExtra: string[] = [];
+  if (ctx.cacheMemory) {
+    jobs.update_cache_memory = updateCacheMemoryJob(
+      ctx,
+      safeOutputs.threatDetection,
+      await pinText("actions/cache/save", "v5.0.5"),
+      (() => {
+        const c = merged.tools["cache-memory"];
+        return c && typeof c === "object" && !Array.isArray(c) &&
+            typeof (c as Record<string, unknown>).key === "string"
+          ? (c as Record<string, string>).key
+          : undefined;
+      })(),
+    );
+    conclusionExtra.push("update_cache_memory");
+  }
+  if (safeOutputs.handlerConfig.upload_asset && !safeOutputs.staged) {
+    jobs.upload_assets = uploadAssetsJob(ctx, safeOutputs.handlerConfig.upload_asset);
+    conclusionExtra.push("upload_assets");
+  }
+  if (data.experiments && typeof data.experiments === "object") {
+    jobs.push_experiments_state = pushExperimentsStateJob(ctx);
+    conclusionExtra.push("push_experiments_state");
+  }
+  const repoMemory = merged.tools["repo-memory"];
+  if (repoMemory !== undefined && repoMemory !== false && !Array.isArray(repoMemory)) {
+    jobs.push_repo_memory = pushRepoMemoryJob(
+      ctx,
+      safeOutputs.threatDetection,
+      repoMemory && typeof repoMemory === "object" ? repoMemory as Record<string, unknown> : {},
+    );
+    conclusionExtra.push("push_repo_memory");
+  }
+  jobs.conclusion = conclusionJob(
+    ctx,
+    safeOutputs,
+    timeout,
+    conclusionExtra,
+    network.engineApiHosts,
+    engine.secrets.length > 0,
+  );
+  // Custom jobs.
+  for (const [jobName, raw] of Object.entries((data.jobs ?? {}) as Record<string, Record<string, unknown>>)) {
+    const job: JobPlan = {
+      "runs-on": toY(raw["runs-on"] ?? "ubuntu-latest"),
+      steps: await pinSteps(raw.steps),
+    };
+    for (const [k, v] of Object.entries(raw)) if (k !== "steps" && k !== "runs-on") job[k] = toY(v);
+    if (typeof raw["runs-on"] === "string" && /^macos/i.test(raw["runs-on"])) {
+      const [line, column] = file.locate(["jobs", jobName, "runs-on"]);
+      diagnostics.push({
+        file: o.source,
+        line,
+        column,
+        severity: "error",
+        code: "macos-runner",
+        message: `job ${jobName} uses macOS runner "${raw["runs-on"]}", which is not supported`,
+        hint: "use a Linux runner such as `ubuntu-latest`",
+      });
+    }
+    jobs[jobName] = job;
+  }
+  // Validate safe-outputs.needs names.
+  for (const n of safeOutputs.needs) {
+    if (!jobs[n]) {
+      const [line, column] = file.locate(["safe-outputs", "needs"]);
+      diagnostics.push({
+        file: o.source,
+        line,
+        column,
+        severity: "error",
+        code: "unknown-job",
+        message: `safe-outputs.needs names unknown job "${n}"`,
+        hint: `define it under \`jobs:\` (known: ${Object.keys(data.jobs ?? {}).join(", ") || "none"})`,
+      });
+    }
+  }
+  if (diagnostics.some((d) => d.severity === "error")) return result();
+
+  const concurrency = concurrencyFor(data.concurrency, triggers);
+  const env: Record<string, YValue> = {};
+  for (const [k, v] of Object.entries(merged.env)) env[k] = toY(v);
+  Object.assign(env, otlpEnv(merged.otlpEndpoints, id, name, engine.info.id));
+  const body = emitBody({
+    name,
+    on: triggers.on,
+    concurrency,
+    runName: typeof data["run-name"] === "string" ? data["run-name"] : name,
+    env,
+    jobs,
+  });
+
+  // Header.
+  const secrets = [
+    ...new Set(
+      [...body.matchAll(/\$\{\{[^}]*\}\}/g)].flatMap((e) =>
+        [...e[0].matchAll(/(?<![\w.])secrets\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1])
+      ),
+    ),
+  ].sort();
+  const actionLines = [
+    ...new Set([...body.matchAll(/uses: ([\w.-]+\/[\w./-]+@[0-9a-f]{40} # \S+)/g)].map((m) => m[1])),
+  ].sort();
+  const actions = [...new Map(actionLines.map((l) => {
+    const m = /^(.+)@([0-9a-f]{40}) # (\S+)$/.exec(l)!;
+    return [m[1], { repo: m[1], sha: m[2], version: m[3] }];
+  })).values()];
+  const metadata: Record<string, unknown> = {
+    schema_version: "v4",
+    frontmatter_hash: frontmatterHash,
+    body_hash: bodyHash,
+  };
+  if (stopTime) metadata.stop_time = stopTime;
+  if (data.strict !== false) metadata.strict = true;
+  metadata.agent_id = engine.info.id;
+  if (engine.model) metadata.agent_model = engine.model;
+  const containerEntries = containers.map((c) => {
+    const [image, digest] = c.split("@");
+    return digest ? { image, digest, pinned_image: c } : { image };
+  }).sort((a, b) => (a.image < b.image ? -1 : 1));
+  const manifest = { version: 1, secrets, actions, containers: containerEntries };
+  const header = renderHeader({
+    metadata,
+    manifest,
+    description: typeof data.description === "string" ? data.description : undefined,
+    source: typeof data.source === "string" ? data.source : undefined,
+    imports: imports.map((i) => i.displayPath),
+    inlinedImports: inlined,
+    envVars: Object.keys(data.env && typeof data.env === "object" ? data.env : {}).map((k) => ({
+      key: k,
+      origin: "(main workflow)",
+    })),
+    secrets,
+    actions: actionLines,
+    containers: [...containers].sort(),
+    stopTime,
+  });
+  const lockContent = header.join("\n") + "\n\n" + body;
+  return { ...result(), lockContent };
+}
+
+/** The first `# Heading` of a Markdown body outside code fences. */
+export function firstHeading(body: string): string | undefined {
+  let fence = false;
+  for (const line of body.split("\n")) {
+    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    else if (!fence) {
+      const m = /^#\s+(.+?)\s*#*\s*$/.exec(line);
+      if (m) return m[1];
+    }
+  }
+  return undefined;
+}
+
+const CHECKOUT_INPUTS = [
+  "repository",
+  "ref",
+  "path",
+  "fetch-depth",
+  "sparse-checkout",
+  "submodules",
+  "lfs",
+  "token",
+];
+
+/** Maps a `checkout:` entry to `actions/checkout` inputs (lists become newline-separated text). */
+function checkoutWith(c: Record<string, unknown>): Record<string, YValue> {
+  const out: Record<string, YValue> = {};
+  for (const [k0, v] of Object.entries(c)) {
+    const k = k0 === "github-token" ? "token" : k0;
+    if (!CHECKOUT_INPUTS.includes(k)) continue;
+    out[k] = Array.isArray(v) ? lit(v.map(String).join("\n") + "\n") : toY(v);
+  }
+  return out;
+}
+
+const EXPERIMENT_KEYS = [
+  "variants",
+  "description",
+  "hypothesis",
+  "metric",
+  "secondary_metrics",
+  "guardrail_metrics",
+  "min_samples",
+  "weight",
+  "issue",
+  "start_date",
+  "end_date",
+  "analysis_type",
+  "tags",
+  "notify",
+];
+
+/** `experiments:` → names and the Go-style (HTML-escaped, struct-ordered) JSON the picker reads. */
+function experimentsSpec(raw: unknown): { names: string[]; spec: string } | undefined {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return undefined;
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [name, cfg] of Object.entries(raw as Record<string, unknown>)) {
+    const c = Array.isArray(cfg)
+      ? { variants: cfg }
+      : cfg && typeof cfg === "object"
+      ? cfg as Record<string, unknown>
+      : {};
+    const o: Record<string, unknown> = {};
+    for (const k of EXPERIMENT_KEYS) if (c[k] !== undefined) o[k] = c[k];
+    for (const k of Object.keys(c)) if (!EXPERIMENT_KEYS.includes(k)) o[k] = c[k];
+    out[name] = o;
+  }
+  const spec = JSON.stringify(out).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
+  return { names: Object.keys(out), spec };
+}
+
+/** The memory prompt fragment (`_multi` for a list of memories). */
+function memoryFragment(v: unknown, base: string): string[] {
+  if (v === undefined || v === false) return [];
+  return [Array.isArray(v) && v.length > 1 ? `${base}_multi.md` : `${base}.md`];
+}
+
+/** Workflow-level OpenTelemetry env for `observability.otlp`. */
+function otlpEnv(
+  endpoints: { url: string; headers: Record<string, string> }[],
+  id: string,
+  name: string,
+  engineId: string,
+): Record<string, YValue> {
+  if (endpoints.length === 0) return {};
+  const hdr = (e: { url: string; headers: Record<string, string> }) =>
+    Object.entries(e.headers).map(([k, v]) =>
+      `${/sentry/i.test(e.url) && k === "Authorization" ? "x-sentry-auth" : k}=${v}`
+    )
+      .join(",");
+  const out: Record<string, YValue> = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoints[0].url,
+    OTEL_SERVICE_NAME: `gh-aw.${id}`,
+    OTEL_RESOURCE_ATTRIBUTES: sq(
+      `gh-aw.workflow.name=${name},gh-aw.repository=\${{ github.repository }},gh-aw.run.id=\${{ github.run_id }},github.run_id=\${{ github.run_id }},gh-aw.engine.id=${engineId}`,
+    ),
+  };
+  if (hdr(endpoints[0])) out.OTEL_EXPORTER_OTLP_HEADERS = hdr(endpoints[0]);
+  const all = endpoints.map(hdr).filter(Boolean).join(",");
+  if (all) out.GH_AW_OTLP_ALL_HEADERS = all;
+  out.GH_AW_OTLP_ENDPOINTS = sq(JSON.stringify(endpoints.map((e) => ({ url: e.url, headers: hdr(e) }))));
+  return out;
+}
+
+function stripExpr(s: string): string {
+  const m = /^\$\{\{\s*([\s\S]*?)\s*\}\}$/.exec(s.trim());
+  return m ? m[1] : s.trim();
+}
+
+function sortRecord<T>(r: Record<string, T>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const k of Object.keys(r).sort()) out[k] = r[k];
+  return out;
+}
+
+/** Plain data → writer values (strings auto-quoted; multi-line strings as literal blocks). */
+export function toY(v: unknown): YValue {
+  if (v === undefined) return null;
+  if (typeof v === "string") return v.includes("\n") ? lit(v) : v;
+  if (Array.isArray(v)) return v.map(toY);
+  if (v && typeof v === "object") {
+    const out: Record<string, YValue> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = toY(x);
+    return out;
+  }
+  return v as YValue;
+}
+
+function slashCondition(names: string[]): string {
+  const n = names[0];
+  const m = (b: string) => `(startsWith(${b}, '/${n} ') || startsWith(${b}, '/${n}\\n') || ${b} == '/${n}')`;
+  return [
+    `(github.event_name == 'issues') && ${m("github.event.issue.body")}`,
+    `(github.event_name == 'issue_comment') && ${m("github.event.comment.body")}`,
+    `(github.event_name == 'pull_request') && ${m("github.event.pull_request.body")}`,
+    `(github.event_name == 'pull_request_review_comment') && ${m("github.event.comment.body")}`,
+    `(github.event_name == 'discussion') && ${m("github.event.discussion.body")}`,
+    `(github.event_name == 'discussion_comment') && ${m("github.event.comment.body")}`,
+    `!(github.event_name == 'issues' || github.event_name == 'issue_comment' || github.event_name == 'pull_request' || github.event_name == 'pull_request_review_comment' || github.event_name == 'discussion' || github.event_name == 'discussion_comment')`,
+  ].map((c) => `(${c})`).join(" || ");
+}
+
+function concurrencyFor(user: unknown, t: ReturnType<typeof processTriggers>): Record<string, YValue> {
+  if (typeof user === "string") return { group: user };
+  if (user && typeof user === "object") {
+    const u = { ...(user as Record<string, unknown>) };
+    delete u["job-discriminator"];
+    const out: Record<string, YValue> = {};
+    for (const k of Object.keys(u).sort()) out[k] = toY(u[k]);
+    return out;
+  }
+  const base = "gh-aw-${{ github.workflow }}";
+  if (t.slashCommand && !t.slashCommand.centralized) {
+    return {
+      group: dq(
+        `${base}-\${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}`,
+      ),
+    };
+  }
+  if (t.labelCommand) {
+    return {
+      group: dq(
+        `${base}-\${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}-\${{ github.event.label.name || github.run_id }}`,
+      ),
+    };
+  }
+  if (t.events.includes("pull_request")) {
+    return {
+      group: dq(`${base}-\${{ github.event.pull_request.number || github.ref || github.run_id }}`),
+      "cancel-in-progress": true,
+    };
+  }
+  if (t.events.includes("issues") || t.events.includes("issue_comment")) {
+    return { group: dq(`${base}-\${{ github.event.issue.number || github.run_id }}`) };
+  }
+  return { group: dq(base) };
+}
+
+/** Resolves `stop-after` (absolute or `+Nd`-style relative), preserving the value of an existing lock. */
+export function resolveStopTime(
+  raw: unknown,
+  now: Date,
+  existingLock: string | undefined,
+): string | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const prior = existingLock ? readLockMetadata(existingLock)?.stop_time : undefined;
+  if (typeof prior === "string") return prior;
+  const s = String(raw).trim();
+  const fmt = (d: Date) => d.toISOString().slice(0, 19).replace("T", " ");
+  const rel = /^\+((?:\d+(?:mo|w|d|h))+)$/.exec(s);
+  if (rel) {
+    const d = new Date(now.getTime());
+    for (const m of rel[1].matchAll(/(\d+)(mo|w|d|h)/g)) {
+      const n = +m[1];
+      if (m[2] === "mo") d.setUTCMonth(d.getUTCMonth() + n);
+      else if (m[2] === "w") d.setUTCDate(d.getUTCDate() + 7 * n);
+      else if (m[2] === "d") d.setUTCDate(d.getUTCDate() + n);
+      else d.setUTCHours(d.getUTCHours() + n);
+    }
+    return fmt(d);
+  }
+  const parsed = new Date(
+    s.includes("T") || /\d{4}-\d{2}-\d{2} \d/.test(s)
+      ? s.replace(" ", "T") + (s.endsWith("Z") ? "" : "Z")
+      : s + " UTC",
+  );
+  return Number.isNaN(parsed.getTime()) ? undefined : fmt(parsed);
+}
+
+async function cacheSteps(
+  raw: unknown,
+  pinText: (r: string, v: string) => Promise<string>,
+): Promise<StepPlan[]> {
+  if (!raw) return [];
+  const list = Array.isArray(raw) ? raw : [raw];
+  const out: StepPlan[] = [];
+  for (const c of list as Record<string, unknown>[]) {
+    out.push({
+      name: "Cache",
+      uses: plain(await pinText("actions/cache", "v5.0.5")),
+      with: toY(c) as Record<string, YValue>,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,179 @@
+/**
+ * A small, byte-stable YAML writer with explicit scalar styles, so the lock text is reproducible and
+ * matches gh-aw's layout (2-space indentation, LF, no trailing spaces except inside block scalars).
+ */
+
+/** Scalar styles. */
+export type ScalarStyle = "plain" | "double" | "single" | "literal" | "folded";
+
+/** A scalar with an explicit style. */
+export class Styled {
+  constructor(readonly value: string, readonly style: ScalarStyle) {}
+}
+
+/** A YAML comment line emitted inside a mapping or sequence. */
+export class Comment {
+  constructor(readonly text: string) {}
+}
+
+/** A key/value pair rendered commented out (`# key: value # reason`), as gh-aw shows its own `on:` keys. */
+export class Commented {
+  constructor(readonly key: string, readonly value: YValue, readonly reason: string) {}
+}
+
+/** Values the writer understands. Objects keep insertion order. */
+export type YValue =
+  | string
+  | number
+  | boolean
+  | null
+  | Styled
+  | Comment
+  | Commented
+  | YValue[]
+  | { [key: string]: YValue };
+
+/** Double-quoted style. */
+export const dq = (v: string): Styled => new Styled(v, "double");
+/** Single-quoted style. */
+export const sq = (v: string): Styled => new Styled(v, "single");
+/** Literal block (`|`) style. */
+export const lit = (v: string): Styled => new Styled(v, "literal");
+/** Folded block (`>`) style. */
+export const folded = (v: string): Styled => new Styled(v, "folded");
+/** Plain style, forced. */
+export const plain = (v: string): Styled => new Styled(v, "plain");
+
+const RESERVED = /^(?:true|false|yes|no|on|off|null|~|y|n)$/i;
+const NUMBER =
+  /^[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$|^0x[0-9a-fA-F]+$|^0o[0-7]+$|^[-+]?\.(?:inf|nan)$/i;
+
+/** Whether a string must be quoted to stay a string in plain YAML. */
+export function needsQuotes(s: string): boolean {
+  if (s === "") return true;
+  if (RESERVED.test(s) || NUMBER.test(s)) return true;
+  if (/^[\s]|[\s]$/.test(s)) return true;
+  if (/^[-?:,\[\]{}#&*!|>'"%@`]/.test(s) && !/^-[^\s-]/.test(s)) return true;
+  if (/^-\s|^--/.test(s)) return true;
+  if (s.includes(": ") || s.includes(" #") || s.endsWith(":")) return true;
+  for (const ch of s) if (ch.charCodeAt(0) < 0x20) return true;
+  return false;
+}
+
+/** Go-style double-quoted string (as `strconv.Quote` writes ASCII-compatible text). */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '"') out += '\\"';
+    else if (ch === "\\") out += "\\\\";
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\t") out += "\\t";
+    else if (ch === "\r") out += "\\r";
+    else if (c < 0x20 || c === 0x7f) out += "\\x" + c.toString(16).padStart(2, "0");
+    else out += ch;
+  }
+  return out + '"';
+}
+
+function scalar(v: string | number | boolean | null | Styled): string {
+  if (v === null) return "";
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  if (typeof v === "string") return needsQuotes(v) ? goQuote(v) : v;
+  switch (v.style) {
+    case "plain":
+      return v.value;
+    case "double":
+      return goQuote(v.value);
+    case "single":
+      return "'" + v.value.replace(/'/g, "''") + "'";
+    default:
+      return "";
+  }
+}
+
+function isBlock(v: YValue): v is Styled {
+  return v instanceof Styled && (v.style === "literal" || v.style === "folded");
+}
+
+function blockLines(v: Styled, indent: string): string[] {
+  const text = v.value;
+  const chomp = text.endsWith("\n") ? (text.endsWith("\n\n") ? "+" : "") : "-";
+  const head = (v.style === "literal" ? "|" : ">") + chomp;
+  const body = text.endsWith("\n") ? text.slice(0, -1) : text;
+  // gh-aw keeps the block indentation on blank lines; we do the same for byte parity.
+  const lines = body.split("\n").map((l) => indent + l);
+  return [head, ...lines];
+}
+
+/** Options of {@link writeYaml}. */
+export interface WriteOptions {
+  /** Indent sequence items under their key (`key:\n  - a`) — true for jobs, false for goccy-style `on:`. */
+  indentSequences: boolean;
+}
+
+/** Renders a mapping's entries at an indentation level. */
+export function writeYaml(
+  value: YValue,
+  level = 0,
+  opts: WriteOptions = { indentSequences: true },
+): string[] {
+  const pad = "  ".repeat(level);
+  const out: string[] = [];
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      if (item instanceof Comment) {
+        out.push(`${pad}# ${item.text}`.trimEnd());
+        continue;
+      }
+      if (item !== null && typeof item === "object" && !(item instanceof Styled) && !Array.isArray(item)) {
+        const inner = writeYaml(item, level + 1, opts);
+        if (inner.length === 0) out.push(`${pad}- {}`);
+        else out.push(`${pad}- ${inner[0].slice(pad.length + 2)}`, ...inner.slice(1));
+      } else if (Array.isArray(item)) {
+        const inner = writeYaml(item, level + 1, opts);
+        out.push(`${pad}-`, ...inner);
+      } else if (isBlock(item)) {
+        const [head, ...rest] = blockLines(item, "  ".repeat(level + 1));
+        out.push(`${pad}- ${head}`, ...rest);
+      } else out.push(`${pad}- ${scalar(item as string)}`);
+    }
+    return out;
+  }
+  if (
+    value !== null && typeof value === "object" && !(value instanceof Styled) &&
+    !(value instanceof Comment) &&
+    !(value instanceof Commented)
+  ) {
+    for (const [k, v] of Object.entries(value)) {
+      if (v instanceof Comment) {
+        out.push(`${pad}# ${v.text}`.trimEnd());
+        continue;
+      }
+      if (v instanceof Commented) {
+        const inner = writeYaml({ [v.key]: v.value }, level, opts);
+        inner.forEach((line, i) => {
+          const ws = /^ */.exec(line)![0];
+          let l = `${ws}# ${line.slice(ws.length)}`;
+          if (i === 0 || /^\s*- (?!.*: )/.test(line)) l += ` # ${v.reason}`;
+          out.push(l);
+        });
+        continue;
+      }
+      const key = needsQuotes(k) ? goQuote(k) : k;
+      if (Array.isArray(v)) {
+        if (v.length === 0) out.push(`${pad}${key}: []`);
+        else out.push(`${pad}${key}:`, ...writeYaml(v, opts.indentSequences ? level + 1 : level, opts));
+      } else if (v !== null && typeof v === "object" && !(v instanceof Styled)) {
+        if (Object.keys(v).length === 0) out.push(`${pad}${key}: {}`);
+        else out.push(`${pad}${key}:`, ...writeYaml(v, level + 1, opts));
+      } else if (isBlock(v)) {
+        const [head, ...rest] = blockLines(v, "  ".repeat(level + 1));
+        out.push(`${pad}${key}: ${head}`, ...rest);
+      } else if (v === undefined) continue;
+      else out.push(`${pad}${key}: ${scalar(v)}`.trimEnd());
+    }
+    return out;
+  }
+  return [pad + scalar(value as string)];
+}
