@@ -1,12 +1,13 @@
 /** `awc compile [workflow...]`: compile, `--check` for staleness, `--watch`, `--json` diagnostics. */
 import { relative, resolve } from "node:path";
 import type { CompileOptions, CompileResult, Diagnostic } from "../api.ts";
+import { writeCompileResult } from "../mod.ts";
 import { type Command, EXIT, type ParsedArgs } from "../cli/command.ts";
 import { type CliDeps, githubClient } from "../cli/context.ts";
 import { formatDiagnostic } from "../cli/output.ts";
 import { tokenFromEnv } from "../github/client.ts";
 import { createActionResolver } from "./action_resolver.ts";
-import { ACTIONS_LOCK_PATH, readActionsLock } from "./actions_lock.ts";
+import { readActionsLock } from "./actions_lock.ts";
 import { assessStaleness, type Staleness } from "./staleness.ts";
 import { watchAndRecompile } from "./watch.ts";
 import { resolveRepoRoot } from "./repo.ts";
@@ -104,29 +105,9 @@ async function rootRelative(cwd: string, root: string, args: string[]): Promise<
   }));
 }
 
-/** Writes each lock whose text changed and the updated actions-lock.json; returns the written paths. */
+/** Writes each lock whose text changed and the updated actions-lock.json (the core's writer); returns the written paths. */
 export async function writeChangedFiles(repoRoot: string, result: CompileResult): Promise<string[]> {
-  const written: string[] = [];
-  for (const workflow of result.workflows) {
-    if (workflow.lockContent === undefined) continue;
-    if (await writeIfChanged(`${repoRoot}/${workflow.lockPath}`, workflow.lockContent)) {
-      written.push(workflow.lockPath);
-    }
-  }
-  if (result.actionsLock !== undefined) {
-    await Deno.mkdir(`${repoRoot}/.github/aw`, { recursive: true });
-    if (await writeIfChanged(`${repoRoot}/${ACTIONS_LOCK_PATH}`, result.actionsLock)) {
-      written.push(ACTIONS_LOCK_PATH);
-    }
-  }
-  return written;
-}
-
-async function writeIfChanged(path: string, content: string): Promise<boolean> {
-  const current = await Deno.readTextFile(path).catch(() => undefined);
-  if (current === content) return false;
-  await Deno.writeTextFile(path, content);
-  return true;
+  return (await writeCompileResult(repoRoot, result)).written;
 }
 
 /** Every diagnostic of a result, workflow ones first. */
