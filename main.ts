@@ -60,7 +60,22 @@ export async function startSuite(env: Env): Promise<{ auth: RunningServer; gatew
     startServer(auth.fetch as FetchHandler, { hostname, port: config.AUTH_PORT }),
     startServer(gateway.fetch as FetchHandler, { hostname, port: config.GATEWAY_PORT }),
   ]);
-  return { auth: authServer, gateway: gatewayServer };
+  return { auth: await alsoOnIpv6Loopback(env, hostname, authServer), gateway: gatewayServer };
+}
+
+/**
+ * In auth local mode the base URL is `http://localhost:37960`, which browsers and clients may resolve to
+ * `::1` first; when the suite binds 127.0.0.1 the auth service is also bound to [::1] on the same port
+ * (best effort: a machine without IPv6 keeps the IPv4 listener only).
+ */
+async function alsoOnIpv6Loopback(env: Env, hostname: string, server: RunningServer): Promise<RunningServer> {
+  if (hostname !== "127.0.0.1" || !/^(1|true|yes|on)$/i.test(env.AUTH_LOCAL_MODE ?? "")) return server;
+  try {
+    const v6 = await startServer(auth.fetch as FetchHandler, { hostname: "::1", port: server.port });
+    return { ...server, shutdown: async () => void await Promise.all([server.shutdown(), v6.shutdown()]) };
+  } catch {
+    return server;
+  }
 }
 
 if (import.meta.main) {

@@ -1,18 +1,142 @@
-/** The auth service's configuration, validated once at start-up from the environment. */
+/**
+ * The auth service's configuration, validated once at start-up from the environment. Every bad key is
+ * reported at once, including the cross-key rules of local mode (which a deployed configuration can never
+ * satisfy) and the keys a deployed configuration must have.
+ */
 import { z } from "zod";
-import { databaseUrlSetting, type Env, logLevelSetting, readConfig } from "@switchyard/lib/config.ts";
+import {
+  ConfigError,
+  type ConfigProblem,
+  databaseUrlSetting,
+  type Env,
+  flagSetting,
+  httpUrlSetting,
+  logLevelSetting,
+  readConfig,
+} from "@switchyard/lib/config.ts";
+import { isLocalDatabaseUrl } from "@switchyard/lib/db.ts";
+
+/** Host names that count as loopback for local mode. */
+export const LOOPBACK_HOSTNAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
+
+/** The port local mode listens on. */
+export const LOCAL_MODE_PORT = 37960;
+
+/** True when `hostname` (as in `URL#hostname`, IPv6 in brackets) is a loopback name. */
+export function isLoopbackHostname(hostname: string): boolean {
+  return LOOPBACK_HOSTNAMES.includes(hostname.toLowerCase());
+}
 
 /** Schema of the auth service's environment. */
 export const authConfigSchema = z.object({
+  AUTH_BASE_URL: httpUrlSetting(),
+  AUTH_COOKIE_DOMAIN: z.string().regex(/^\.?[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i, {
+    error: (issue) => `expected a domain such as .example.com, got ${JSON.stringify(issue.input)}`,
+  }).optional(),
+  AUTH_SECRET: z.string().min(32, { error: "must be at least 32 characters (use `deno task auth:secret`)" })
+    .optional(),
+  SOCIAL_CLIENT_ID: z.string().optional(),
+  SOCIAL_CLIENT_SECRET: z.string().optional(),
   AUTH_DATABASE_URL: databaseUrlSetting("file:.data/auth.db"),
   AUTH_DATABASE_AUTH_TOKEN: z.string().optional(),
+  AUTH_LOCAL_MODE: flagSetting(false),
+  /** Read by Better Auth itself; must stay unset in local mode so the environment cannot widen trust. */
+  BETTER_AUTH_TRUSTED_ORIGINS: z.string().optional(),
   LOG_LEVEL: logLevelSetting,
 });
+
+/** The raw keys the cross-key rules read. */
+type RawAuthEnv = Partial<Record<keyof z.input<typeof authConfigSchema>, string>>;
+
+/**
+ * Rules spanning several keys: local mode's refusals and what a deployed configuration must have. They run
+ * on the raw environment, next to the per-key schema, so one start-up reports every problem.
+ */
+export function crossKeyProblems(raw: RawAuthEnv): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const problem = (key: string, message: string) => problems.push({ key, message });
+  let base: URL | undefined;
+  try {
+    base = raw.AUTH_BASE_URL ? new URL(raw.AUTH_BASE_URL) : undefined;
+  } catch {
+    base = undefined; // reported by the field schema
+  }
+  if (base && (base.pathname !== "/" || base.search || base.hash)) {
+    problem("AUTH_BASE_URL", `must be an origin without path, query or fragment, got ${raw.AUTH_BASE_URL}`);
+  }
+  const local = ["1", "true", "yes", "on"].includes((raw.AUTH_LOCAL_MODE ?? "").toLowerCase());
+  const databaseUrl = raw.AUTH_DATABASE_URL ?? "file:.data/auth.db";
+  if (local) {
+    if (base && !isLoopbackHostname(base.hostname)) {
+      problem(
+        "AUTH_LOCAL_MODE",
+        `local mode refused: AUTH_BASE_URL ${raw.AUTH_BASE_URL} is not a loopback address ` +
+          `(use http://localhost:${LOCAL_MODE_PORT})`,
+      );
+    }
+    if (raw.AUTH_COOKIE_DOMAIN) {
+      problem(
+        "AUTH_LOCAL_MODE",
+        `local mode refused: AUTH_COOKIE_DOMAIN is set (${raw.AUTH_COOKIE_DOMAIN}); local cookies are host-only`,
+      );
+    }
+    if (!isLocalDatabaseUrl(databaseUrl)) {
+      problem(
+        "AUTH_LOCAL_MODE",
+        "local mode refused: AUTH_DATABASE_URL is a remote database; local mode uses a file: database",
+      );
+    }
+    if (raw.BETTER_AUTH_TRUSTED_ORIGINS) {
+      problem("AUTH_LOCAL_MODE", "local mode refused: BETTER_AUTH_TRUSTED_ORIGINS is set; unset it");
+    }
+    return problems;
+  }
+  for (
+    const key of ["AUTH_SECRET", "SOCIAL_CLIENT_ID", "SOCIAL_CLIENT_SECRET", "AUTH_COOKIE_DOMAIN"] as const
+  ) {
+    if (!raw[key]) problem(key, "is required outside local mode");
+  }
+  if (base && base.protocol !== "https:") {
+    problem("AUTH_BASE_URL", `must use https outside local mode, got ${raw.AUTH_BASE_URL}`);
+  }
+  if (base && raw.AUTH_COOKIE_DOMAIN) {
+    const domain = raw.AUTH_COOKIE_DOMAIN.replace(/^\./, "").toLowerCase();
+    const host = base.hostname.toLowerCase();
+    if (host !== domain && !host.endsWith(`.${domain}`)) {
+      problem(
+        "AUTH_COOKIE_DOMAIN",
+        `${raw.AUTH_COOKIE_DOMAIN} does not contain the AUTH_BASE_URL host ${host}`,
+      );
+    }
+  }
+  return problems;
+}
 
 /** Validated auth configuration. */
 export type AuthConfig = Readonly<z.output<typeof authConfigSchema>>;
 
 /** Reads the auth configuration from `env`, throwing a ConfigError naming every bad key. */
 export function readAuthConfig(env: Env): AuthConfig {
-  return readConfig(authConfigSchema, env, "auth configuration");
+  const raw: RawAuthEnv = {};
+  for (const key of Object.keys(authConfigSchema.shape) as (keyof RawAuthEnv)[]) {
+    if (env[key]) raw[key] = env[key];
+  }
+  const problems = crossKeyProblems(raw);
+  let config: AuthConfig | undefined;
+  try {
+    config = readConfig(authConfigSchema, env, "auth configuration");
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  if (problems.length) {
+    problems.sort((a, b) => a.key.localeCompare(b.key));
+    throw new ConfigError(problems, "auth configuration");
+  }
+  return config!;
+}
+
+/** The issuer: `{AUTH_BASE_URL}/api/auth`. */
+export function issuerOf(config: AuthConfig): string {
+  return `${config.AUTH_BASE_URL}/api/auth`;
 }

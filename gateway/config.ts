@@ -1,18 +1,147 @@
-/** The gateway's configuration, validated once at start-up from the environment. */
+/**
+ * The gateway's configuration, validated once at start-up: environment keys (named as each vendor's SDK
+ * names them) plus the optional GATEWAY_CONFIG file, resolved into the list of offered providers. A
+ * provider without credentials is simply not offered.
+ */
 import { z } from "zod";
-import { databaseUrlSetting, type Env, logLevelSetting, readConfig } from "@switchyard/lib/config.ts";
+import {
+  ConfigError,
+  type ConfigProblem,
+  databaseUrlSetting,
+  type Env,
+  httpUrlSetting,
+  logLevelSetting,
+  readConfig,
+} from "@switchyard/lib/config.ts";
+import { type GatewayFile, parseGatewayFile } from "./config_file.ts";
+import type { ProviderSettings } from "./providers/contract.ts";
+import { OPENAI_COMPATIBLE_QUIRKS, OPENAI_QUIRKS } from "./providers/openai.ts";
+
+function positiveIntSetting(defaultValue: number) {
+  return z.string().default(String(defaultValue)).transform((raw, ctx) => {
+    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isInteger(value) || value < 1) {
+      ctx.addIssue({ code: "custom", message: `expected a positive integer, got ${JSON.stringify(raw)}` });
+      return z.NEVER;
+    }
+    return value;
+  });
+}
 
 /** Schema of the gateway's environment. */
 export const gatewayConfigSchema = z.object({
   GATEWAY_DATABASE_URL: databaseUrlSetting("file:.data/gateway.db"),
   GATEWAY_DATABASE_AUTH_TOKEN: z.string().optional(),
+  GATEWAY_CONFIG: z.string().optional(),
+  GATEWAY_PING_INTERVAL_MS: positiveIntSetting(10_000),
+  GATEWAY_KEY_CACHE_TTL_MS: positiveIntSetting(2_000),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: httpUrlSetting("https://api.anthropic.com"),
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: httpUrlSetting("https://api.openai.com/v1"),
+  GEMINI_API_KEY: z.string().optional(),
+  GEMINI_BASE_URL: httpUrlSetting("https://generativelanguage.googleapis.com"),
   LOG_LEVEL: logLevelSetting,
 });
 
-/** Validated gateway configuration. */
-export type GatewayConfig = Readonly<z.output<typeof gatewayConfigSchema>>;
+/** Environment part of the configuration. */
+export type GatewayEnvConfig = z.output<typeof gatewayConfigSchema>;
 
-/** Reads the gateway configuration from `env`, throwing a ConfigError naming every bad key. */
-export function readGatewayConfig(env: Env): GatewayConfig {
-  return readConfig(gatewayConfigSchema, env, "gateway configuration");
+/** Validated gateway configuration. */
+export type GatewayConfig = Readonly<
+  GatewayEnvConfig & {
+    /** The parsed config file (empty when GATEWAY_CONFIG is unset). */
+    file: GatewayFile;
+    /** Providers with credentials, in registry order. */
+    providers: readonly ProviderSettings[];
+  }
+>;
+
+function builtinProviders(env: GatewayEnvConfig): ProviderSettings[] {
+  const out: ProviderSettings[] = [];
+  if (env.ANTHROPIC_API_KEY) {
+    out.push({
+      name: "anthropic",
+      kind: "anthropic",
+      baseUrl: env.ANTHROPIC_BASE_URL,
+      apiKey: env.ANTHROPIC_API_KEY,
+      quirks: OPENAI_QUIRKS,
+    });
+  }
+  if (env.OPENAI_API_KEY) {
+    out.push({
+      name: "openai",
+      kind: "openai",
+      baseUrl: env.OPENAI_BASE_URL,
+      apiKey: env.OPENAI_API_KEY,
+      quirks: OPENAI_QUIRKS,
+    });
+  }
+  if (env.GEMINI_API_KEY) {
+    out.push({
+      name: "gemini",
+      kind: "gemini",
+      baseUrl: env.GEMINI_BASE_URL,
+      apiKey: env.GEMINI_API_KEY,
+      quirks: OPENAI_QUIRKS,
+    });
+  }
+  return out;
+}
+
+function fileProviders(file: GatewayFile, rawEnv: Env): ProviderSettings[] {
+  const out: ProviderSettings[] = [];
+  for (const [name, p] of Object.entries(file.providers ?? {})) {
+    const apiKey = p.api_key_env ? rawEnv[p.api_key_env] : undefined;
+    if (p.api_key_env && !apiKey) continue; // declared credential missing: not offered
+    const q = p.quirks ?? {};
+    const base = OPENAI_COMPATIBLE_QUIRKS;
+    out.push({
+      name,
+      kind: "openai-compatible",
+      baseUrl: p.base_url.replace(/\/+$/, ""),
+      apiKey,
+      quirks: {
+        streamOptions: q.stream_options ?? base.streamOptions,
+        parallelToolCalls: q.parallel_tool_calls ?? base.parallelToolCalls,
+        maxTokensField: q.max_tokens_field ?? base.maxTokensField,
+        nineCharToolIds: q.nine_char_tool_ids ?? base.nineCharToolIds,
+        toolChoiceAny: q.tool_choice_any ?? base.toolChoiceAny,
+      },
+    });
+  }
+  return out;
+}
+
+/** Reads the gateway configuration; `readFile` loads GATEWAY_CONFIG. Throws a ConfigError naming every bad key. */
+export function readGatewayConfig(
+  env: Env,
+  readFile: (path: string) => string = (path) => Deno.readTextFileSync(path),
+): GatewayConfig {
+  const problems: ConfigProblem[] = [];
+  let parsed: GatewayEnvConfig | undefined;
+  try {
+    parsed = readConfig(gatewayConfigSchema, env, "gateway configuration");
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  let file: GatewayFile = {};
+  const path = env.GATEWAY_CONFIG;
+  if (path) {
+    let text: string | undefined;
+    try {
+      text = readFile(path);
+    } catch (error) {
+      problems.push({ key: "GATEWAY_CONFIG", message: `cannot read ${path}: ${(error as Error).message}` });
+    }
+    if (text !== undefined) {
+      const result = parseGatewayFile(text, path);
+      problems.push(...result.problems);
+      if (result.file) file = result.file;
+    }
+  }
+  if (problems.length || !parsed) throw new ConfigError(problems, "gateway configuration");
+  const providers = [...builtinProviders(parsed), ...fileProviders(file, env)];
+  return Object.freeze({ ...parsed, file, providers });
 }

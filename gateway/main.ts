@@ -1,19 +1,34 @@
 /**
  * Edge entrypoint of the gateway: `export default { fetch }`. Health is answered before configuration is
- * read; the app is built once, on first use.
+ * read; the app is built once, on first use, and the key database is opened lazily on the first key check.
  */
 import { healthResponse, isHealthRequest } from "@switchyard/lib/health.ts";
 import { createLogger } from "@switchyard/lib/log.ts";
+import { openDatabase } from "@switchyard/lib/db.ts";
 import { createGatewayApp, GATEWAY_SERVICE_NAME } from "./app.ts";
 import { readGatewayConfig } from "./config.ts";
+import { ApiKeyStore, type KeysDatabase } from "./keys/store.ts";
+import { KeyVerifier } from "./keys/verifier.ts";
 
 let app: ReturnType<typeof createGatewayApp> | undefined;
 
 function getApp(): ReturnType<typeof createGatewayApp> {
   if (!app) {
     const config = readGatewayConfig(Deno.env.toObject());
+    let store: Promise<ApiKeyStore> | undefined;
+    const keys = new KeyVerifier(async () => {
+      store ??= openDatabase<KeysDatabase>({
+        url: config.GATEWAY_DATABASE_URL,
+        authToken: config.GATEWAY_DATABASE_AUTH_TOKEN,
+      }).then(({ db }) => new ApiKeyStore(db)).catch((error) => {
+        store = undefined; // retry the connection on the next key check instead of failing forever
+        throw error;
+      });
+      return (await store).activeHashes();
+    }, { ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
     app = createGatewayApp(config, {
       logger: createLogger({ level: config.LOG_LEVEL, base: { service: GATEWAY_SERVICE_NAME } }),
+      keys,
     });
   }
   return app;

@@ -69,6 +69,32 @@ export function sseDecoderStream(): TransformStream<Uint8Array | string, SseEven
   });
 }
 
+/** A push-style decoder: feed it chunks, it calls `onEvent` synchronously for each complete event. */
+export interface SseDecoder {
+  /** Feeds bytes (decoded as streaming UTF-8) or text. */
+  feed(chunk: Uint8Array | string): void;
+  /** Flushes the UTF-8 decoder at the end of the body. */
+  end(): void;
+}
+
+/**
+ * Creates a push-style decoder (same parser as {@link sseDecoderStream}) for hot paths that read a body
+ * themselves and want no extra stream stage between the socket and their handler.
+ */
+export function createSseDecoder(onEvent: (event: SseEvent) => void): SseDecoder {
+  const decoder = new TextDecoder();
+  const parser = createParser({ onEvent: (message) => onEvent(toSseEvent(message)) });
+  return {
+    feed(chunk) {
+      parser.feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
+    },
+    end() {
+      const rest = decoder.decode();
+      if (rest) parser.feed(rest);
+    },
+  };
+}
+
 /** Decodes a whole SSE body (for tests and small payloads). */
 export async function collectSseEvents(body: ReadableStream<Uint8Array> | string): Promise<SseEvent[]> {
   const source = typeof body === "string" ? ReadableStream.from([body]) : body;

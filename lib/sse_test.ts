@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import {
   collectSseEvents,
+  createSseDecoder,
   encodeSseComment,
   encodeSseEvent,
   encodeSseJson,
   sseDecoderStream,
+  type SseEvent,
 } from "./sse.ts";
 
 Deno.test("encodeSseEvent writes event, id and multi-line data", () => {
@@ -40,4 +42,15 @@ Deno.test("the decoder handles CRLF framing and frames split at every byte", asy
 
 Deno.test("an unterminated final frame is dropped", async () => {
   assert.deepEqual(await collectSseEvents("data: 1\n\ndata: 2"), [{ data: "1" }]);
+});
+
+Deno.test("the push decoder yields the same events as the stream decoder across split chunks", async () => {
+  const body = 'event: a\r\ndata: {"x":"é"}\r\n\r\n: comment\n\ndata: two\ndata: lines\n\n';
+  const bytes = new TextEncoder().encode(body);
+  const pushed: SseEvent[] = [];
+  const decoder = createSseDecoder((event) => pushed.push(event));
+  for (let i = 0; i < bytes.length; i += 3) decoder.feed(bytes.slice(i, i + 3));
+  decoder.end();
+  assert.deepEqual(pushed, await collectSseEvents(body));
+  assert.equal(pushed.length, 2);
 });

@@ -1,12 +1,16 @@
 import assert from "node:assert/strict";
 import { startSuite } from "../main.ts";
 import { tempDir } from "@switchyard/lib/testing.ts";
+import { parseEnvFile, readLocalEnv } from "@switchyard/lib/env_file.ts";
 
-Deno.test("the local suite answers both health checks and applies migrations", async () => {
+Deno.test("the local suite starts from the committed local.env, answers both health checks and migrates", async () => {
   await using dir = await tempDir();
   const { auth, gateway } = await startSuite({
+    ...await readLocalEnv(),
     AUTH_PORT: "0",
     GATEWAY_PORT: "0",
+    AUTH_LOCAL_MODE: "true",
+    AUTH_BASE_URL: "http://localhost:37960",
     AUTH_DATABASE_URL: `file:${dir.path}/auth.db`,
     GATEWAY_DATABASE_URL: `file:${dir.path}/gateway.db`,
   });
@@ -32,4 +36,9 @@ Deno.test("the local suite refuses to start with an invalid port or database URL
       return true;
     },
   );
+});
+
+Deno.test("env files parse KEY=VALUE lines and refuse anything else", () => {
+  assert.deepEqual(parseEnvFile("# c\nA=1\nexport B='two words'\n\nC=\n"), { A: "1", B: "two words", C: "" });
+  assert.throws(() => parseEnvFile("A=1\nnot a line\n"), /line 2 is not KEY=VALUE/);
 });

@@ -1,0 +1,147 @@
+/**
+ * The authorization endpoint shim: POST accepted (OIDC Core §3.1.2.1); PKCE S256 required for every client,
+ * with RFC 7636's challenge format; non-`code` response types, `response_mode` other than `query`, `request`
+ * and `request_uri` refused; `max_age` enforced by forcing a new login; `id_token_hint` verified (another user
+ * than the signed-in one → a new login, or `login_required` with `prompt=none`); `prompt` validated and
+ * normalised to the forms 1.6.23 accepts (`none` alone; `select_account` and `create` as `login`;
+ * `login consent` in that order). Errors are redirected only to a redirect URI registered for the client.
+ */
+import type { Client } from "@libsql/client";
+import { oauthError } from "./oauth_client_auth.ts";
+import { verifyIdTokenHint } from "./id_token_hint.ts";
+import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
+
+/** An S256 code challenge: base64url (no padding) of a SHA-256 digest (RFC 7636 §4.2). */
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+/** The `prompt` values of OIDC Core §3.1.2.1 (+ `create`, Initiating User Registration 1.0). */
+const PROMPT_VALUES = new Set(["none", "login", "consent", "select_account", "create"]);
+
+/** Checks and normalises an authorization request before Better Auth sees it. */
+export async function authorizeShim(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
+  let params = new URL(request.url).searchParams;
+  if (request.method === "POST") {
+    if (!isForm(request)) {
+      return oauthError(400, "invalid_request", "POST authorization requests must be a form");
+    }
+    params = new URLSearchParams(await request.text());
+  } else if (request.method !== "GET" && request.method !== "HEAD") {
+    return forward(request);
+  }
+  const redirect = await verifiedRedirect(deps.client, params.get("client_id"), params.get("redirect_uri"));
+  if (redirect) {
+    const fail = (error: string, description: string) => {
+      const target = new URL(redirect);
+      target.searchParams.set("error", error);
+      target.searchParams.set("error_description", description);
+      if (params.get("state") !== null) target.searchParams.set("state", params.get("state")!);
+      target.searchParams.set("iss", deps.issuer);
+      return new Response(null, {
+        status: 302,
+        headers: { location: target.href, "cache-control": "no-store" },
+      });
+    };
+    if (params.has("request")) return fail("request_not_supported", "request objects are not supported");
+    if (params.has("request_uri")) return fail("request_uri_not_supported", "request_uri is not supported");
+    const responseType = params.get("response_type");
+    if (!responseType) return fail("invalid_request", "response_type is required");
+    if (responseType !== "code") {
+      return fail("unsupported_response_type", "only response_type=code is supported");
+    }
+    {
+      if (!params.get("code_challenge")) {
+        return fail("invalid_request", "code_challenge (PKCE S256) is required");
+      }
+      if ((params.get("code_challenge_method") ?? "plain") !== "S256") {
+        return fail("invalid_request", "code_challenge_method must be S256");
+      }
+      if (!S256_CHALLENGE.test(params.get("code_challenge")!)) {
+        return fail(
+          "invalid_request",
+          "code_challenge must be the 43-character base64url SHA-256 of the verifier",
+        );
+      }
+    }
+    const responseMode = params.get("response_mode");
+    if (responseMode !== null && responseMode !== "query") {
+      // The response would come back in the query anyway, which a form_post/fragment RP may not expect.
+      return fail("invalid_request", "only response_mode=query is supported");
+    }
+    const prompts = new Set((params.get("prompt") ?? "").split(" ").filter(Boolean));
+    const unknown = [...prompts].filter((p) => !PROMPT_VALUES.has(p));
+    if (unknown.length) return fail("invalid_request", `unsupported prompt value: ${unknown.join(" ")}`);
+    if (prompts.has("none") && prompts.size > 1) {
+      return fail("invalid_request", "prompt=none cannot be combined with other values");
+    }
+    const hintToken = params.get("id_token_hint");
+    if (hintToken !== null) {
+      const hint = await verifyIdTokenHint(hintToken, deps.client, deps.issuer);
+      if (!hint) return fail("invalid_request", "id_token_hint is not a valid ID token of this provider");
+      const session = await deps.currentSession(request);
+      if (session && hint.sub !== session.userId) {
+        // OIDC Core §3.1.2.1: the signed-in user is not the one the RP expects.
+        if (prompts.has("none")) {
+          return fail("login_required", "the signed-in user is not the id_token_hint's");
+        }
+        prompts.add("login");
+      }
+      params.delete("id_token_hint");
+    }
+    const maxAge = params.get("max_age");
+    if (maxAge !== null) {
+      if (!/^\d+$/.test(maxAge)) return fail("invalid_request", "max_age must be a non-negative integer");
+      const createdAt = (await deps.currentSession(request))?.createdAt;
+      if (createdAt !== undefined && Date.now() - createdAt > Number(maxAge) * 1000) {
+        if (prompts.has("none")) return fail("login_required", "max_age requires a new login");
+        prompts.add("login");
+      }
+      params.delete("max_age");
+    }
+    // One account per session, and GitHub creates accounts on first sign-in: both mean "sign in again".
+    const login = prompts.has("login") || prompts.has("select_account") || prompts.has("create");
+    const normalised = prompts.has("none")
+      ? "none"
+      : [login ? "login" : "", prompts.has("consent") ? "consent" : ""].filter(Boolean).join(" ");
+    if (normalised) params.set("prompt", normalised);
+    else params.delete("prompt");
+  }
+  const url = new URL(request.url);
+  url.search = params.toString();
+  const headers = new Headers(request.headers);
+  headers.delete("content-type");
+  headers.delete("content-length");
+  return forward(new Request(url, { method: request.method === "HEAD" ? "HEAD" : "GET", headers }));
+}
+
+/** The redirect URI if it is registered for the client (exact match, or loopback IP with any port). */
+async function verifiedRedirect(
+  client: Client,
+  clientId: string | null,
+  redirectUri: string | null,
+): Promise<string | undefined> {
+  if (!clientId || !redirectUri) return undefined;
+  const row = await client.execute({
+    sql: "SELECT redirect_uris FROM oauth_client WHERE client_id = ? AND COALESCE(disabled, 0) = 0",
+    args: [clientId],
+  });
+  if (!row.rows[0]) return undefined;
+  let registered: string[];
+  try {
+    registered = JSON.parse(String(row.rows[0].redirect_uris));
+  } catch {
+    return undefined;
+  }
+  if (registered.includes(redirectUri)) return redirectUri;
+  const withoutPort = (raw: string) => {
+    try {
+      const u = new URL(raw);
+      if (u.hostname !== "127.0.0.1" && u.hostname !== "[::1]") return undefined;
+      u.port = "";
+      return u.href;
+    } catch {
+      return undefined;
+    }
+  };
+  const target = withoutPort(redirectUri);
+  return target && registered.some((r) => withoutPort(r) === target) ? redirectUri : undefined;
+}

@@ -1,0 +1,121 @@
+/**
+ * Client authentication for the token, introspection and revocation endpoints, done by the service before
+ * Better Auth sees the request (1.6.23 consumes the authorization code before authenticating the client, and
+ * reports unknown clients with 400). Secrets are compared as Better Auth stores them: base64url(SHA-256).
+ */
+import type { Client } from "@libsql/client";
+
+/** Base64url (no padding) SHA-256 of `value`, the hash Better Auth stores for secrets, codes and tokens. */
+export async function sha256Base64Url(value: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(value)));
+  let binary = "";
+  for (const byte of digest) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+function constantTimeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+/** Credentials presented by a client. */
+export interface PresentedCredentials {
+  /** The client id, from Basic or the body. */
+  clientId?: string;
+  /** The secret, from Basic or the body. */
+  clientSecret?: string;
+  /** True when HTTP Basic was used (failures then carry `WWW-Authenticate: Basic`). */
+  basic: boolean;
+  /** Set when the credentials are malformed or sent twice. */
+  malformed?: string;
+}
+
+/** Reads the credentials of a form request (RFC 6749 §2.3.1: Basic values are form-urlencoded). */
+export function presentedCredentials(
+  authorization: string | null,
+  form: URLSearchParams,
+): PresentedCredentials {
+  if (authorization?.toLowerCase().startsWith("basic ")) {
+    let decoded: string;
+    try {
+      decoded = atob(authorization.slice(6).trim());
+    } catch {
+      return { basic: true, malformed: "malformed Basic credentials" };
+    }
+    const colon = decoded.indexOf(":");
+    if (colon < 0) return { basic: true, malformed: "malformed Basic credentials" };
+    if (form.has("client_secret")) {
+      return { basic: true, malformed: "client credentials sent with more than one method" };
+    }
+    const decode = (v: string) => decodeURIComponent(v.replaceAll("+", " "));
+    try {
+      return {
+        basic: true,
+        clientId: decode(decoded.slice(0, colon)),
+        clientSecret: decode(decoded.slice(colon + 1)),
+      };
+    } catch {
+      return { basic: true, malformed: "malformed Basic credentials" };
+    }
+  }
+  return {
+    basic: false,
+    clientId: form.get("client_id") ?? undefined,
+    clientSecret: form.get("client_secret") ?? undefined,
+  };
+}
+
+/** Why a client failed to authenticate, or the authenticated client. */
+export type ClientAuthResult =
+  | { ok: true; clientId: string; confidential: boolean }
+  | { ok: false; description: string };
+
+/** Authenticates a client against `oauth_client`. Public clients authenticate with their id alone. */
+export async function authenticateClient(
+  client: Client,
+  creds: PresentedCredentials,
+): Promise<ClientAuthResult> {
+  if (creds.malformed) return { ok: false, description: creds.malformed };
+  if (!creds.clientId) return { ok: false, description: "client authentication required" };
+  const result = await client.execute({
+    sql: "SELECT client_secret, disabled FROM oauth_client WHERE client_id = ?",
+    args: [creds.clientId],
+  });
+  const row = result.rows[0];
+  if (!row) return { ok: false, description: "unknown client" };
+  if (Number(row.disabled ?? 0) === 1) return { ok: false, description: "client is disabled" };
+  const stored = row.client_secret === null ? undefined : String(row.client_secret);
+  if (!stored) {
+    if (creds.clientSecret) return { ok: false, description: "a public client must not send a secret" };
+    return { ok: true, clientId: creds.clientId, confidential: false };
+  }
+  if (!creds.clientSecret) return { ok: false, description: "client secret required" };
+  if (!constantTimeEqual(await sha256Base64Url(creds.clientSecret), stored)) {
+    return { ok: false, description: "invalid client credentials" };
+  }
+  return { ok: true, clientId: creds.clientId, confidential: true };
+}
+
+/** RFC 6749 §5.2 `invalid_client`: 401, with `WWW-Authenticate: Basic` when Basic was used. */
+export function invalidClientResponse(description: string, basic: boolean): Response {
+  const headers = new Headers({
+    "content-type": "application/json",
+    "cache-control": "no-store",
+    pragma: "no-cache",
+  });
+  if (basic) headers.set("www-authenticate", 'Basic realm="oauth", charset="UTF-8"');
+  return new Response(JSON.stringify({ error: "invalid_client", error_description: description }), {
+    status: 401,
+    headers,
+  });
+}
+
+/** An OAuth JSON error response (`no-store`). */
+export function oauthError(status: number, error: string, description: string): Response {
+  return new Response(JSON.stringify({ error, error_description: description }), {
+    status,
+    headers: { "content-type": "application/json", "cache-control": "no-store", pragma: "no-cache" },
+  });
+}

@@ -1,0 +1,139 @@
+/**
+ * OAuth client registration without any HTTP surface: calls Better Auth's server-only
+ * `adminCreateOAuthClient` with a one-use user, account and session that are deleted in the same call,
+ * after detaching the new client from them (`oauth_client.user_id` cascades on delete).
+ */
+import { makeSignature } from "better-auth/crypto";
+import { AppError } from "@switchyard/lib/errors.ts";
+import { createBetterAuth } from "./better_auth.ts";
+import type { AuthConfig } from "./config.ts";
+import type { AuthDatabase } from "./database.ts";
+
+/** What to register. */
+export interface ClientRegistration {
+  /** Display name shown on the consent page. */
+  name: string;
+  /** Exact redirect URIs. */
+  redirectUris: string[];
+  /** Exact post-logout redirect URIs (end-session). */
+  postLogoutRedirectUris?: string[];
+  /** First-party client: no consent page. */
+  skipConsent?: boolean;
+  /** Allow RP-initiated logout. */
+  enableEndSession?: boolean;
+  /** A client that cannot hold a secret (token endpoint auth method `none`). */
+  public?: boolean;
+}
+
+/** The registered client's credentials; the secret exists only for confidential clients. */
+export interface RegisteredClient {
+  /** The new client id. */
+  client_id: string;
+  /** The secret, shown once (stored hashed). */
+  client_secret?: string;
+}
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Problems with a redirect URI: absolute, no fragment, https (http only on loopback), or a private-use
+ * scheme with a dot (RFC 8252 §7.1) for public clients; never javascript:, data: or similar.
+ */
+export function redirectUriProblem(raw: string, isPublic: boolean): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `${JSON.stringify(raw)} is not an absolute URL`;
+  }
+  if (url.hash || raw.includes("#")) return `${raw} must not contain a fragment`;
+  if (url.protocol === "https:") return undefined;
+  if (url.protocol === "http:") {
+    return LOOPBACK.has(url.hostname)
+      ? undefined
+      : `${raw} must use https (http is allowed on loopback only)`;
+  }
+  if (isPublic && /^[a-z][a-z0-9+-]*\.[a-z0-9+.-]+:$/i.test(url.protocol)) return undefined;
+  return `${raw} has an unsupported scheme ${url.protocol} (https, loopback http, or a reverse-domain ` +
+    `scheme for public native clients)`;
+}
+
+/** Checks a registration, listing every problem at once. */
+export function registrationProblems(reg: ClientRegistration): string[] {
+  const problems: string[] = [];
+  if (!reg.name.trim()) problems.push("--name must not be empty");
+  if (reg.redirectUris.length === 0) problems.push("--redirect-uri is required");
+  for (const uri of reg.redirectUris) {
+    const problem = redirectUriProblem(uri, !!reg.public);
+    if (problem) problems.push(`--redirect-uri ${problem}`);
+  }
+  for (const uri of reg.postLogoutRedirectUris ?? []) {
+    const problem = redirectUriProblem(uri, !!reg.public);
+    if (problem) problems.push(`--post-logout-redirect-uri ${problem}`);
+  }
+  if (reg.postLogoutRedirectUris?.length && !reg.enableEndSession) {
+    problems.push("--post-logout-redirect-uri needs --enable-end-session");
+  }
+  return problems;
+}
+
+/** Registers a client in `database`. Throws AppError `BAD_REQUEST` (nothing written) on bad input. */
+export async function registerClient(
+  database: AuthDatabase,
+  baseUrl: string,
+  reg: ClientRegistration,
+): Promise<RegisteredClient> {
+  const problems = registrationProblems(reg);
+  if (problems.length) throw new AppError("BAD_REQUEST", problems.join("\n"), { status: 400 });
+  const secret = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+  const config: AuthConfig = Object.freeze({
+    AUTH_BASE_URL: baseUrl,
+    AUTH_DATABASE_URL: "file:unused",
+    AUTH_LOCAL_MODE: false,
+    LOG_LEVEL: "silent",
+  });
+  const auth = createBetterAuth({ config, db: database.db, secureCookies: false, secret });
+  const ctx = await auth.$context;
+  const adapter = ctx.internalAdapter;
+  const user = await adapter.createUser({
+    name: "oauth:register",
+    email: `oauth-register+${crypto.randomUUID()}@invalid`,
+    emailVerified: false,
+  });
+  try {
+    await adapter.createAccount({ userId: user.id, providerId: "oauth-register", accountId: user.id });
+    const session = await adapter.createSession(user.id);
+    const signature = await makeSignature(session.token, ctx.secret);
+    const cookie = `${ctx.authCookies.sessionToken.name}=${
+      encodeURIComponent(`${session.token}.${signature}`)
+    }`;
+    const publicClient = !!reg.public;
+    const native = reg.redirectUris.some((u) => !/^https?:/i.test(u) || LOOPBACK.has(new URL(u).hostname));
+    const created = await auth.api.adminCreateOAuthClient({
+      headers: new Headers({ cookie }),
+      body: {
+        client_name: reg.name,
+        redirect_uris: reg.redirectUris,
+        ...(reg.postLogoutRedirectUris?.length
+          ? { post_logout_redirect_uris: reg.postLogoutRedirectUris }
+          : {}),
+        token_endpoint_auth_method: publicClient ? "none" : "client_secret_basic",
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        type: publicClient ? (native ? "native" : "user-agent-based") : "web",
+        skip_consent: !!reg.skipConsent,
+        enable_end_session: !!reg.enableEndSession,
+        require_pkce: true,
+      },
+    });
+    await database.client.execute({
+      sql: "UPDATE oauth_client SET user_id = NULL WHERE client_id = ?",
+      args: [created.client_id],
+    });
+    return publicClient || !created.client_secret
+      ? { client_id: created.client_id }
+      : { client_id: created.client_id, client_secret: created.client_secret };
+  } finally {
+    await adapter.deleteUser(user.id);
+  }
+}

@@ -1,0 +1,31 @@
+import assert from "node:assert/strict";
+import { schemaSql } from "./cli/schema_generate.ts";
+import { toSnakeCase } from "./schema_sql.ts";
+
+const MIGRATION = new URL("../migrations/0001_initial.sql", import.meta.url);
+
+Deno.test("the schema generated from the auth config is byte-identical to migrations/0001_initial.sql", async () => {
+  assert.equal(schemaSql(), await Deno.readTextFile(MIGRATION));
+});
+
+Deno.test("db:schema:generate prints the schema and needs no database URL or credentials", async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-env",
+      new URL("./cli/schema_generate.ts", import.meta.url).pathname,
+    ],
+    env: { AUTH_DATABASE_URL: "", AUTH_SECRET: "" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  assert.equal(new TextDecoder().decode(output.stdout), await Deno.readTextFile(MIGRATION));
+});
+
+Deno.test("snake_case conversion follows Better Auth's word split", () => {
+  assert.equal(toSnakeCase("oauthAccessToken"), "oauth_access_token");
+  assert.equal(toSnakeCase("requirePKCE"), "require_pkce");
+  assert.equal(toSnakeCase("emailVerified"), "email_verified");
+});

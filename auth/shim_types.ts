@@ -1,0 +1,22 @@
+/** What the OAuth shims share: their dependencies, the forward function, and small request helpers. */
+import type { Client } from "@libsql/client";
+
+/** What the shims need. */
+export interface ShimDeps {
+  /** Raw libSQL client of the auth database. */
+  client: Client;
+  /** The issuer, for `iss` on error redirects. */
+  issuer: string;
+  /** The request's session (creation time in ms, user id), if any. */
+  currentSession(request: Request): Promise<{ createdAt: number; userId: string } | undefined>;
+}
+
+/** Passes a request on to Better Auth. */
+export type Forward = (request: Request) => Promise<Response>;
+
+/** True when the request body is a form. */
+export function isForm(request: Request): boolean {
+  return (request.headers.get("content-type") ?? "").toLowerCase().startsWith(
+    "application/x-www-form-urlencoded",
+  );
+}

@@ -1,0 +1,35 @@
+/**
+ * The gateway as the benchmark runs it: its own process (so its RSS is its own), the real app and key
+ * verifier over a temp libSQL file, upstreams pointed at the bench mock. Prints `{"url","key"}` on stdout.
+ */
+import { createLogger } from "@switchyard/lib/log.ts";
+import { openDatabase } from "@switchyard/lib/db.ts";
+import { migrateDirectory } from "@switchyard/lib/migrate.ts";
+import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
+import { startServer } from "@switchyard/lib/serve.ts";
+import { createGatewayApp } from "../gateway/app.ts";
+import { readGatewayConfig } from "../gateway/config.ts";
+import { ApiKeyStore, type KeysDatabase } from "../gateway/keys/store.ts";
+import { KeyVerifier } from "../gateway/keys/verifier.ts";
+
+const upstream = Deno.args[0];
+const dir = await Deno.makeTempDir({ prefix: "gateway-bench-" });
+const config = readGatewayConfig({
+  OPENAI_API_KEY: "sk-bench",
+  OPENAI_BASE_URL: `${upstream}/v1`,
+  ANTHROPIC_API_KEY: "sk-ant-bench",
+  ANTHROPIC_BASE_URL: upstream,
+  GATEWAY_DATABASE_URL: `file:${dir}/gateway.db`,
+});
+const { client, db } = await openDatabase<KeysDatabase>({ url: config.GATEWAY_DATABASE_URL });
+await migrateDirectory(client, DATABASE_TARGETS.find((t) => t.name === "gateway")!.migrationsDir);
+const store = new ApiKeyStore(db);
+const { key } = await store.create("bench");
+const keys = new KeyVerifier(() => store.activeHashes(), { ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
+// Access logs off: the bench measures the gateway's work, not the terminal's.
+const app = createGatewayApp(config, { logger: createLogger({ level: "warn" }), keys });
+const server = await startServer(app.fetch, { port: 0 });
+console.log(JSON.stringify({ url: server.url, key }));
+globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+// Exit cleanly on SIGTERM (the bench's `child.kill()`) so unload handlers and --cpu-prof output run.
+Deno.addSignalListener("SIGTERM", () => Deno.exit(0));

@@ -1,0 +1,68 @@
+/** A small ZIP reader (stored and deflated entries) for GitHub's log and artifact archives. */
+
+/** One file of an archive. */
+export interface ZipEntry {
+  /** Path inside the archive (forward slashes). */
+  name: string;
+  /** Uncompressed bytes. */
+  data: Uint8Array;
+}
+
+/** Reads every file entry (directories skipped). Throws on a malformed archive or an unsafe path. */
+export async function readZip(bytes: Uint8Array): Promise<ZipEntry[]> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let eocd = -1;
+  for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 65_557); i--) {
+    if (view.getUint32(i, true) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) throw new Error("not a zip archive (no end of central directory)");
+  const count = view.getUint16(eocd + 10, true);
+  let offset = view.getUint32(eocd + 16, true);
+  const entries: ZipEntry[] = [];
+  const decoder = new TextDecoder();
+  for (let n = 0; n < count; n++) {
+    if (view.getUint32(offset, true) !== 0x02014b50) throw new Error("corrupt zip central directory");
+    const method = view.getUint16(offset + 10, true);
+    const compressedSize = view.getUint32(offset + 20, true);
+    const nameLength = view.getUint16(offset + 28, true);
+    const extraLength = view.getUint16(offset + 30, true);
+    const commentLength = view.getUint16(offset + 32, true);
+    const localOffset = view.getUint32(offset + 42, true);
+    const name = decoder.decode(bytes.subarray(offset + 46, offset + 46 + nameLength)).replace(/\\/g, "/");
+    offset += 46 + nameLength + extraLength + commentLength;
+    if (name.endsWith("/")) continue;
+    if (name.startsWith("/") || name.split("/").includes("..") || /^[A-Za-z]:/.test(name)) {
+      throw new Error(`unsafe path in zip archive: ${name}`);
+    }
+    if (view.getUint32(localOffset, true) !== 0x04034b50) throw new Error("corrupt zip local header");
+    const start = localOffset + 30 + view.getUint16(localOffset + 26, true) +
+      view.getUint16(localOffset + 28, true);
+    const raw = bytes.subarray(start, start + compressedSize);
+    if (method === 0) entries.push({ name, data: raw.slice() });
+    else if (method === 8) entries.push({ name, data: await inflate(raw) });
+    else throw new Error(`unsupported zip compression method ${method} for ${name}`);
+  }
+  return entries;
+}
+
+async function inflate(raw: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([raw as Uint8Array<ArrayBuffer>]).stream().pipeThrough(
+    new DecompressionStream("deflate-raw"),
+  );
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** Extracts an archive under `dir`; returns the written relative paths. */
+export async function extractZip(bytes: Uint8Array, dir: string): Promise<string[]> {
+  const written: string[] = [];
+  for (const entry of await readZip(bytes)) {
+    const path = `${dir}/${entry.name}`;
+    await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    await Deno.writeFile(path, entry.data);
+    written.push(entry.name);
+  }
+  return written;
+}

@@ -1,0 +1,90 @@
+/**
+ * The optional gateway config file (`GATEWAY_CONFIG`, YAML or JSON): extra OpenAI-compatible providers,
+ * the alias table and the model catalogue listed by `/v1/models`. Credentials never live in the file: a
+ * provider names the environment variable holding its key (`api_key_env`).
+ */
+import { z } from "zod";
+import { parse as parseYaml } from "yaml";
+import { type ConfigProblem } from "@switchyard/lib/config.ts";
+
+const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const quirksSchema = z.object({
+  stream_options: z.boolean().optional(),
+  parallel_tool_calls: z.boolean().optional(),
+  max_tokens_field: z.enum(["max_tokens", "max_completion_tokens"]).optional(),
+  nine_char_tool_ids: z.boolean().optional(),
+  tool_choice_any: z.enum(["required", "any"]).optional(),
+}).strict();
+
+const providerSchema = z.object({
+  type: z.literal("openai-compatible", { error: 'expected "openai-compatible"' }),
+  base_url: z.string().refine((raw) => /^https?:\/\/[^/]/.test(raw), {
+    error: "expected an absolute http(s) URL such as https://api.groq.com/openai/v1",
+  }),
+  api_key_env: z.string().regex(ENV_NAME, { error: "expected an environment variable name" }).optional(),
+  quirks: quirksSchema.optional(),
+  models: z.array(z.string().min(1)).optional(),
+}).strict();
+
+const modelSchema = z.object({
+  id: z.string().min(1),
+  display_name: z.string().optional(),
+  created_at: z.string().optional(),
+  max_input_tokens: z.number().int().positive().optional(),
+  max_tokens: z.number().int().positive().optional(),
+}).strict();
+
+/** Schema of the config file. */
+export const gatewayFileSchema = z.object({
+  providers: z.record(
+    z.string().regex(PROVIDER_NAME, { error: "provider names are lowercase letters, digits, - and _" }),
+    providerSchema,
+  ).optional(),
+  aliases: z.record(
+    z.string().min(1),
+    z.string().includes("/", { error: 'expected a "provider/model" target' }),
+  ).optional(),
+  models: z.array(modelSchema).optional(),
+}).strict();
+
+/** The validated config file. */
+export type GatewayFile = z.output<typeof gatewayFileSchema>;
+
+/** Names reserved for the built-in providers. */
+export const BUILTIN_PROVIDERS = ["anthropic", "openai", "gemini"] as const;
+
+/** Parses and validates config file text; problems are keyed `GATEWAY_CONFIG: path.to.field`. */
+export function parseGatewayFile(
+  text: string,
+  path: string,
+): { file?: GatewayFile; problems: ConfigProblem[] } {
+  let raw: unknown;
+  try {
+    raw = path.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    return {
+      problems: [{ key: "GATEWAY_CONFIG", message: `${path} is not valid: ${(error as Error).message}` }],
+    };
+  }
+  const result = gatewayFileSchema.safeParse(raw ?? {});
+  if (!result.success) {
+    return {
+      problems: result.error.issues.map((issue) => ({
+        key: `GATEWAY_CONFIG: ${issue.path.map(String).join(".") || "(root)"}`,
+        message: `${issue.message} (in ${path})`,
+      })),
+    };
+  }
+  const problems: ConfigProblem[] = [];
+  for (const name of Object.keys(result.data.providers ?? {})) {
+    if ((BUILTIN_PROVIDERS as readonly string[]).includes(name)) {
+      problems.push({
+        key: `GATEWAY_CONFIG: providers.${name}`,
+        message: `${name} is a built-in provider configured from the environment; choose another name`,
+      });
+    }
+  }
+  return problems.length ? { problems } : { file: result.data, problems };
+}

@@ -1,0 +1,163 @@
+/**
+ * Gateway errors in the Anthropic error envelope: a stable `type`, the HTTP status that type implies, and
+ * the mapping of upstream provider failures onto that table (never passing an upstream body through).
+ */
+import { AppError } from "@switchyard/lib/errors.ts";
+
+/** The `error.type` values of the Anthropic API that the gateway emits. */
+export type AnthropicErrorType =
+  | "invalid_request_error"
+  | "authentication_error"
+  | "billing_error"
+  | "permission_error"
+  | "not_found_error"
+  | "timeout_error"
+  | "conflict_error"
+  | "request_too_large"
+  | "rate_limit_error"
+  | "api_error"
+  | "overloaded_error";
+
+/** HTTP status of each error type (Anthropic's table). */
+export const STATUS_OF_ERROR_TYPE: Readonly<Record<AnthropicErrorType, number>> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  timeout_error: 504,
+  conflict_error: 409,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  overloaded_error: 529,
+};
+
+/** Options of {@link GatewayError}. */
+export interface GatewayErrorOptions {
+  /** Seconds after which a retry may succeed (sent as `retry-after`). */
+  retryAfter?: string;
+  /** Private detail for logs only. */
+  detail?: string;
+  /** Underlying cause, for logs. */
+  cause?: unknown;
+}
+
+/** A refused or failed gateway request, rendered as an Anthropic error envelope. */
+export class GatewayError extends AppError {
+  /** The Anthropic error type. */
+  readonly type: AnthropicErrorType;
+  /** Value for the `retry-after` header, when known. */
+  readonly retryAfter?: string;
+
+  constructor(type: AnthropicErrorType, message: string, options: GatewayErrorOptions = {}) {
+    super(type, message, {
+      status: STATUS_OF_ERROR_TYPE[type],
+      detail: options.detail,
+      cause: options.cause,
+    });
+    this.name = "GatewayError";
+    this.type = type;
+    this.retryAfter = options.retryAfter;
+  }
+}
+
+/** Shorthand for a 400 `invalid_request_error`. */
+export function invalidRequest(message: string): GatewayError {
+  return new GatewayError("invalid_request_error", message);
+}
+
+/** The JSON error envelope. */
+export function errorEnvelope(type: AnthropicErrorType, message: string, requestId?: string): unknown {
+  const body: Record<string, unknown> = { type: "error", error: { type, message } };
+  if (requestId) body.request_id = requestId;
+  return body;
+}
+
+/** Renders `error` as an HTTP response with the envelope, status and `retry-after` (when known). */
+export function errorResponse(error: GatewayError, requestId?: string, extraHeaders?: HeadersInit): Response {
+  const headers = new Headers(extraHeaders);
+  headers.set("content-type", "application/json");
+  if (error.retryAfter !== undefined) headers.set("retry-after", error.retryAfter);
+  if (requestId) headers.set("request-id", requestId);
+  return new Response(JSON.stringify(errorEnvelope(error.type, error.message, requestId)), {
+    status: error.status,
+    headers,
+  });
+}
+
+/** Maps an upstream HTTP status onto the Anthropic error type the client should see. */
+export function errorTypeForUpstreamStatus(status: number): AnthropicErrorType {
+  switch (status) {
+    case 400:
+    case 422:
+      return "invalid_request_error";
+    case 401: // The gateway's own upstream credential was refused: not the client's fault.
+      return "api_error";
+    case 402:
+      return "billing_error";
+    case 403:
+      return "permission_error";
+    case 404:
+      return "not_found_error";
+    case 408:
+    case 504:
+      return "timeout_error";
+    case 409:
+      return "conflict_error";
+    case 413:
+      return "request_too_large";
+    case 429:
+      return "rate_limit_error";
+    case 502:
+    case 503:
+    case 529:
+      return "overloaded_error";
+    default:
+      return status >= 400 && status < 500 ? "invalid_request_error" : "api_error";
+  }
+}
+
+/** Reads a retry delay in whole seconds from upstream headers (`retry-after-ms`, `retry-after`). */
+export function retryAfterFrom(headers: Headers): string | undefined {
+  const ms = headers.get("retry-after-ms");
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) return String(Math.max(0, Math.ceil(Number(ms) / 1000)));
+  const value = headers.get("retry-after");
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return value.trim();
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : String(Math.max(0, Math.ceil((date - Date.now()) / 1000)));
+}
+
+/** Extracts a human message from a provider error body (OpenAI, Gemini or Anthropic shape). */
+export function upstreamMessage(body: unknown): string | undefined {
+  if (!body || typeof body !== "object") return undefined;
+  const error = (body as { error?: unknown }).error;
+  if (typeof error === "string") return error;
+  if (error && typeof error === "object") {
+    const message = (error as { message?: unknown }).message;
+    if (typeof message === "string") return message;
+  }
+  const message = (body as { message?: unknown }).message;
+  return typeof message === "string" ? message : undefined;
+}
+
+/** Builds the client-facing error for a failed upstream response (reads and discards the body). */
+export async function upstreamHttpError(provider: string, response: Response): Promise<GatewayError> {
+  const text = await response.text().catch(() => "");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const type = errorTypeForUpstreamStatus(response.status);
+  const upstream = upstreamMessage(parsed);
+  const message = response.status === 401
+    ? `upstream provider ${provider} refused the gateway's credentials`
+    : `upstream provider ${provider} returned ${response.status}${
+      upstream ? `: ${upstream.slice(0, 500)}` : ""
+    }`;
+  const retryAfter = retryAfterFrom(response.headers) ?? (type === "rate_limit_error" ? "1" : undefined);
+  return new GatewayError(type, message, { retryAfter, detail: text.slice(0, 2000) });
+}

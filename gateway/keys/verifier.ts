@@ -1,0 +1,70 @@
+/**
+ * Key verification without a database round trip per request: an in-memory snapshot of active key hashes,
+ * refreshed in the background once it is older than `ttlMs`, refreshed before answering once it is older
+ * than `2 × ttlMs` (so a revocation is honoured within that bound), and refreshed at most every
+ * `missRefreshMs` for keys it does not know (a new key works at once; garbage keys cannot flood the DB).
+ */
+import { hashKey, KEY_SHAPE } from "./store.ts";
+
+/** Loads the active key hashes. */
+export type ActiveKeysLoader = () => Promise<Array<{ id: string; key_hash: string }>>;
+
+/** Options of {@link KeyVerifier}. */
+export interface KeyVerifierOptions {
+  /** Age after which the snapshot is refreshed in the background. */
+  ttlMs: number;
+  /** Minimum gap between refreshes triggered by unknown keys. */
+  missRefreshMs?: number;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+/** Verifies presented API keys against a cached snapshot. */
+export class KeyVerifier {
+  #load: ActiveKeysLoader;
+  #ttl: number;
+  #missGap: number;
+  #now: () => number;
+  #snapshot = new Map<string, string>();
+  #loadedAt = -Infinity;
+  #inflight: Promise<void> | null = null;
+  /** Number of snapshot loads so far (observability and tests). */
+  loads = 0;
+
+  /** `load` reads active hashes from the database. */
+  constructor(load: ActiveKeysLoader, options: KeyVerifierOptions) {
+    this.#load = load;
+    this.#ttl = options.ttlMs;
+    this.#missGap = options.missRefreshMs ?? 250;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** Reloads the snapshot (single flight). */
+  refresh(): Promise<void> {
+    if (this.#inflight) return this.#inflight;
+    const started = this.#now();
+    this.#inflight = this.#load().then((rows) => {
+      this.#snapshot = new Map(rows.map((r) => [r.key_hash, r.id]));
+      this.#loadedAt = started;
+      this.loads++;
+    }).finally(() => {
+      this.#inflight = null;
+    });
+    return this.#inflight;
+  }
+
+  /** The key's id when it is an active key, else null. */
+  async verify(key: string): Promise<string | null> {
+    if (!KEY_SHAPE.test(key)) return null;
+    const hash = hashKey(key);
+    const age = this.#now() - this.#loadedAt;
+    if (age >= 2 * this.#ttl) await this.refresh();
+    else if (age >= this.#ttl) this.refresh().catch(() => {});
+    let id = this.#snapshot.get(hash);
+    if (id === undefined && this.#now() - this.#loadedAt >= this.#missGap) {
+      await this.refresh();
+      id = this.#snapshot.get(hash);
+    }
+    return id ?? null;
+  }
+}

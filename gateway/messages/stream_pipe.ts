@@ -1,0 +1,113 @@
+/**
+ * The one streaming pipeline every provider uses: upstream bytes → SSE events (lib/sse.ts push decoder) →
+ * a provider's translator → Anthropic frames, enqueued for the client as soon as each upstream chunk is
+ * translated (pull-driven, so a slow client applies backpressure to the upstream read). Adds `ping`
+ * keep-alives while the upstream is silent, turns a broken upstream into `event: error`, and aborts the
+ * upstream request when the client goes away.
+ */
+import { createSseDecoder, type SseEvent } from "@switchyard/lib/sse.ts";
+import { AnthropicEventWriter } from "./stream_writer.ts";
+
+/** Translates one provider's upstream events into writer calls. */
+export interface StreamTranslator {
+  /** Handles one upstream SSE event. */
+  onEvent(event: SseEvent, writer: AnthropicEventWriter): void;
+  /** The upstream body ended cleanly; must `finish` or `error` the writer if it has not ended. */
+  onEnd(writer: AnthropicEventWriter): void;
+}
+
+/** Options of {@link translateStream}. */
+export interface TranslateStreamOptions {
+  /** Aborts the upstream request (called when the client disconnects). */
+  abort: AbortController;
+  /** Milliseconds of upstream silence before a `ping` is sent. */
+  pingIntervalMs: number;
+  /** Called before the first upstream event with the writer, to write `message_start`. */
+  begin(writer: AnthropicEventWriter): void;
+}
+
+const encoder = new TextEncoder();
+
+/** Returns the client-facing body for an upstream SSE response. */
+export function translateStream(
+  upstream: ReadableStream<Uint8Array>,
+  translator: StreamTranslator,
+  options: TranslateStreamOptions,
+): ReadableStream<Uint8Array> {
+  let pending = "";
+  const writer = new AnthropicEventWriter((frames) => {
+    pending += frames;
+  });
+  const decoder = createSseDecoder((event) => {
+    if (writer.ended) return;
+    try {
+      translator.onEvent(event, writer);
+    } catch {
+      // A translator choking on a malformed upstream event must still end the stream properly.
+      writer.error("api_error", "the upstream sent a malformed event");
+    }
+  });
+  const reader = upstream.getReader();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let closed = false;
+  let lastActivity = 0;
+  const stop = () => {
+    closed = true;
+    if (timer !== undefined) clearInterval(timer);
+    reader.cancel().catch(() => {});
+  };
+  const take = (): Uint8Array | null => {
+    if (pending === "") return null;
+    const bytes = encoder.encode(pending);
+    pending = "";
+    return bytes;
+  };
+  return new ReadableStream<Uint8Array>({
+    // Frames are handed over in `pull` (not enqueued in `start`): in Deno.serve the first byte then reaches
+    // the client sooner. A plain stream, not `type: "bytes"`, which measured slower for small frames.
+    start(controller) {
+      options.begin(writer);
+      lastActivity = performance.now();
+      timer = setInterval(() => {
+        if (closed || performance.now() - lastActivity < options.pingIntervalMs) return;
+        lastActivity = performance.now();
+        writer.ping();
+        const bytes = take();
+        if (bytes) controller.enqueue(bytes);
+      }, Math.max(5, options.pingIntervalMs / 2));
+    },
+    async pull(controller) {
+      const head = take();
+      if (head) return controller.enqueue(head);
+      // Read until this upstream chunk produced output (or the stream ended), then hand it over at once.
+      while (!closed) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch {
+          if (closed) return;
+          writer.error("api_error", "the upstream connection failed in the middle of the response");
+          chunk = { done: true, value: undefined };
+        }
+        if (closed) return;
+        lastActivity = performance.now();
+        if (chunk.done) {
+          decoder.end();
+          if (!writer.ended) translator.onEnd(writer);
+        } else decoder.feed(chunk.value);
+        const bytes = take();
+        if (bytes) controller.enqueue(bytes);
+        if (writer.ended) {
+          stop();
+          controller.close();
+          return;
+        }
+        if (bytes) return;
+      }
+    },
+    cancel() {
+      stop();
+      options.abort.abort();
+    },
+  });
+}

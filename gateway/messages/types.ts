@@ -1,0 +1,168 @@
+/**
+ * The Anthropic Messages wire types the gateway reads and writes. Only the fields the gateway acts on are
+ * typed; everything else is carried as `unknown` and forwarded or dropped by each provider.
+ */
+
+/** A text content block. */
+export interface TextBlockParam {
+  type: "text";
+  text: string;
+  cache_control?: unknown;
+  citations?: unknown;
+}
+
+/** An image source. */
+export type ImageSource =
+  | { type: "base64"; media_type: string; data: string }
+  | { type: "url"; url: string }
+  | { type: "file"; file_id: string };
+
+/** An image content block. */
+export interface ImageBlockParam {
+  type: "image";
+  source: ImageSource;
+  cache_control?: unknown;
+}
+
+/** A document content block (PDF or plain text). */
+export interface DocumentBlockParam {
+  type: "document";
+  source: { type: string; media_type?: string; data?: string; url?: string };
+  title?: string;
+}
+
+/** A tool call made by the assistant. */
+export interface ToolUseBlockParam {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** A tool's result sent back by the user. */
+export interface ToolResultBlockParam {
+  type: "tool_result";
+  tool_use_id: string;
+  content?: string | Array<TextBlockParam | ImageBlockParam | { type: string }>;
+  is_error?: boolean;
+}
+
+/** A thinking block replayed in history. */
+export interface ThinkingBlockParam {
+  type: "thinking";
+  thinking: string;
+  signature: string;
+}
+
+/** Any input content block. Unknown types are rejected by validation. */
+export type ContentBlockParam =
+  | TextBlockParam
+  | ImageBlockParam
+  | DocumentBlockParam
+  | ToolUseBlockParam
+  | ToolResultBlockParam
+  | ThinkingBlockParam
+  | { type: "redacted_thinking"; data: string };
+
+/** One conversation turn. `system` turns exist in API version 2026-10-21. */
+export interface MessageParam {
+  role: "user" | "assistant" | "system";
+  content: string | ContentBlockParam[];
+}
+
+/** A custom (function) tool. */
+export interface ToolParam {
+  name: string;
+  description?: string;
+  input_schema: Record<string, unknown>;
+  type?: "custom" | null;
+  strict?: boolean;
+}
+
+/** How the model should pick tools. */
+export type ToolChoice =
+  | { type: "auto"; disable_parallel_tool_use?: boolean }
+  | { type: "any"; disable_parallel_tool_use?: boolean }
+  | { type: "tool"; name: string; disable_parallel_tool_use?: boolean }
+  | { type: "none" };
+
+/** Extended thinking configuration. */
+export type ThinkingConfig =
+  | { type: "enabled"; budget_tokens: number }
+  | { type: "disabled" }
+  | { type: "adaptive" };
+
+/** A validated `POST /v1/messages` body. */
+export interface MessagesRequest {
+  model: string;
+  max_tokens: number;
+  messages: MessageParam[];
+  system?: string | TextBlockParam[];
+  stop_sequences?: string[];
+  stream?: boolean;
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  tools?: ToolParam[];
+  tool_choice?: ToolChoice;
+  thinking?: ThinkingConfig;
+  metadata?: { user_id?: string | null };
+  [key: string]: unknown;
+}
+
+/** Why the model stopped. */
+export type StopReason =
+  | "end_turn"
+  | "max_tokens"
+  | "stop_sequence"
+  | "tool_use"
+  | "pause_turn"
+  | "refusal"
+  | "model_context_window_exceeded";
+
+/** An output content block. */
+export type ContentBlock =
+  | { type: "text"; text: string }
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "tool_use"; id: string; name: string; input: unknown };
+
+/** Token usage, in Anthropic's accounting (input excludes cached tokens). */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+/** A complete (non-streamed) response. */
+export interface Message {
+  id: string;
+  type: "message";
+  role: "assistant";
+  model: string;
+  content: ContentBlock[];
+  stop_reason: StopReason;
+  stop_sequence: string | null;
+  stop_details: null;
+  usage: Usage;
+}
+
+/** Makes a message id in Anthropic's shape. */
+export function newMessageId(): string {
+  return `msg_${crypto.randomUUID().replaceAll("-", "")}`;
+}
+
+/** Makes a tool-use id in Anthropic's shape (for providers that do not give one). */
+export function newToolUseId(): string {
+  return `toolu_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+}
+
+/** Usage with every counter present. */
+export function usageOf(partial: Partial<Usage>): Usage {
+  return {
+    input_tokens: partial.input_tokens ?? 0,
+    output_tokens: partial.output_tokens ?? 0,
+    cache_creation_input_tokens: partial.cache_creation_input_tokens ?? 0,
+    cache_read_input_tokens: partial.cache_read_input_tokens ?? 0,
+  };
+}

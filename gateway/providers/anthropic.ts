@@ -1,0 +1,86 @@
+/**
+ * The `anthropic` provider: native pass-through. The body is forwarded with only `model` rewritten; the
+ * stream is relayed event by event with only `message_start` re-stamped with the requested model name, and
+ * a stream cut before `message_stop` still ends in `event: error`.
+ */
+import type { SseEvent } from "@switchyard/lib/sse.ts";
+import type { StreamTranslator } from "../messages/stream_pipe.ts";
+import { translateStream } from "../messages/stream_pipe.ts";
+import type { AnthropicEventWriter } from "../messages/stream_writer.ts";
+import type { Message } from "../messages/types.ts";
+import type { Provider, ProviderCall, ProviderDeps, ProviderSettings } from "./contract.ts";
+import { postUpstream, readUpstreamJson, traceHeaders } from "./http.ts";
+import { withoutForeignThinking } from "./signatures.ts";
+
+const DEFAULT_VERSION = "2023-06-01";
+
+class AnthropicRelay implements StreamTranslator {
+  #model: string;
+  #provider: string;
+
+  constructor(provider: string, model: string) {
+    this.#provider = provider;
+    this.#model = model;
+  }
+
+  onEvent(event: SseEvent, writer: AnthropicEventWriter): void {
+    const name = event.event ?? "message";
+    if (name === "message_start") {
+      const data = JSON.parse(event.data);
+      if (data?.message) data.message.model = this.#model;
+      writer.relay(name, JSON.stringify(data));
+    } else if (name === "message_stop" || name === "error") {
+      writer.relay(name, event.data, true);
+    } else if (name !== "message") {
+      writer.relay(name, event.data);
+    }
+  }
+
+  onEnd(writer: AnthropicEventWriter): void {
+    if (!writer.ended) {
+      writer.error(
+        "api_error",
+        `upstream provider ${this.#provider} ended the stream before it was complete`,
+      );
+    }
+  }
+}
+
+/** Creates the native Anthropic provider. */
+export function createAnthropicProvider(settings: ProviderSettings, deps: ProviderDeps): Provider {
+  const headers = (call: ProviderCall): Record<string, string> => {
+    const h = traceHeaders(call);
+    if (settings.apiKey) h["x-api-key"] = settings.apiKey;
+    h["anthropic-version"] = call.clientHeaders.get("anthropic-version") ?? DEFAULT_VERSION;
+    const beta = call.clientHeaders.get("anthropic-beta");
+    if (beta) h["anthropic-beta"] = beta;
+    return h;
+  };
+  const post = (call: ProviderCall, path: string, body: unknown) =>
+    postUpstream(deps, settings.name, `${settings.baseUrl}${path}`, headers(call), body, call);
+  return {
+    name: settings.name,
+    kind: settings.kind,
+    async createMessage(call) {
+      const body = { ...withoutForeignThinking(call.request), model: call.upstreamModel, stream: false };
+      const json = await readUpstreamJson(settings.name, await post(call, "/v1/messages", body));
+      json.model = call.requestedModel;
+      return json as unknown as Message;
+    },
+    async streamMessage(call) {
+      const body = { ...withoutForeignThinking(call.request), model: call.upstreamModel, stream: true };
+      const response = await post(call, "/v1/messages", body);
+      return translateStream(response.body!, new AnthropicRelay(settings.name, call.requestedModel), {
+        abort: call.abort,
+        pingIntervalMs: deps.pingIntervalMs,
+        begin: () => {},
+      });
+    },
+    async countTokens(call) {
+      const { messages, system, tools, tool_choice, thinking } = withoutForeignThinking(call.request);
+      const body = { model: call.upstreamModel, messages, system, tools, tool_choice, thinking };
+      const json = await readUpstreamJson(settings.name, await post(call, "/v1/messages/count_tokens", body));
+      return typeof json.input_tokens === "number" ? json.input_tokens : call.inputTokensEstimate;
+    },
+  };
+}

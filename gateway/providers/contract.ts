@@ -1,0 +1,85 @@
+/**
+ * The small contract every provider module implements, and the per-request call it receives. A provider
+ * turns a validated Anthropic request into its own wire format, performs the upstream call, and answers in
+ * Anthropic's format; it never frames SSE itself (see messages/stream_pipe.ts).
+ */
+import type { Message, MessagesRequest } from "../messages/types.ts";
+
+/** The provider families the registry knows. */
+export type ProviderKind = "anthropic" | "openai" | "gemini" | "openai-compatible";
+
+/** Tracing identifiers of one request. */
+export interface TraceIds {
+  /** `Gw-Trace-Id`, generated when absent. */
+  traceId: string;
+  /** `Gw-Thread-Id`, when given. */
+  threadId?: string;
+}
+
+/** One request, routed to one provider. */
+export interface ProviderCall {
+  /** The validated client body. */
+  request: MessagesRequest;
+  /** The model name as the provider knows it. */
+  upstreamModel: string;
+  /** The model name the client asked for; echoed in responses. */
+  requestedModel: string;
+  /** Aborts the upstream request (client gone). */
+  abort: AbortController;
+  /** Tracing identifiers. */
+  trace: TraceIds;
+  /** The client's request headers (pass-through providers forward `anthropic-version`/`-beta`). */
+  clientHeaders: Headers;
+  /** Best-effort input token count for `message_start`. */
+  inputTokensEstimate: number;
+}
+
+/** What the world gives a provider. */
+export interface ProviderDeps {
+  /** The fetch used for upstream calls. */
+  fetch: typeof fetch;
+  /** Milliseconds of upstream silence before a `ping`. */
+  pingIntervalMs: number;
+}
+
+/** Static settings of one configured provider. */
+export interface ProviderSettings {
+  /** Routing name (`openai`, `groq`, ...): the prefix of `provider/model`. */
+  name: string;
+  /** Which module serves it. */
+  kind: ProviderKind;
+  /** Base URL of the upstream API, without trailing slash. */
+  baseUrl: string;
+  /** Upstream credential; absent for keyless local servers. */
+  apiKey?: string;
+  /** Per-provider differences from the OpenAI wire format. */
+  quirks: OpenAiQuirks;
+}
+
+/** Differences of OpenAI-compatible servers from OpenAI itself. */
+export interface OpenAiQuirks {
+  /** Send `stream_options.include_usage` (some servers reject it). */
+  streamOptions: boolean;
+  /** Send `parallel_tool_calls` when the client disables parallel use. */
+  parallelToolCalls: boolean;
+  /** `max_completion_tokens` (OpenAI) or `max_tokens` (most compatible servers). */
+  maxTokensField: "max_tokens" | "max_completion_tokens";
+  /** Tool call ids must be `[a-zA-Z0-9]{9}` (Mistral). */
+  nineCharToolIds: boolean;
+  /** Tool choice `any` is spelled `any` (Mistral) instead of `required`. */
+  toolChoiceAny: "required" | "any";
+}
+
+/** One provider module's implementation. */
+export interface Provider {
+  /** Its routing name. */
+  readonly name: string;
+  /** Its family. */
+  readonly kind: ProviderKind;
+  /** Non-streaming call. Throws GatewayError for upstream failures. */
+  createMessage(call: ProviderCall): Promise<Message>;
+  /** Streaming call: resolves once the upstream accepted (errors before that are thrown as GatewayError). */
+  streamMessage(call: ProviderCall): Promise<ReadableStream<Uint8Array>>;
+  /** Input tokens of a request. */
+  countTokens(call: ProviderCall): Promise<number>;
+}

@@ -1,0 +1,51 @@
+/** Upstream HTTP helpers shared by the provider modules: one place that turns failures into GatewayErrors. */
+import { GatewayError, upstreamHttpError } from "../errors.ts";
+import type { ProviderCall, ProviderDeps } from "./contract.ts";
+
+/** Headers that carry the request's trace identifiers to upstreams that accept them. */
+export function traceHeaders(call: ProviderCall): Record<string, string> {
+  const headers: Record<string, string> = { "gw-trace-id": call.trace.traceId };
+  if (call.trace.threadId) headers["gw-thread-id"] = call.trace.threadId;
+  return headers;
+}
+
+/** POSTs JSON upstream; resolves with a 2xx response or throws the mapped GatewayError. */
+export async function postUpstream(
+  deps: ProviderDeps,
+  provider: string,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  call: ProviderCall,
+): Promise<Response> {
+  let response: Response;
+  try {
+    response = await deps.fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+      signal: call.abort.signal,
+    });
+  } catch (error) {
+    throw new GatewayError("api_error", `upstream provider ${provider} could not be reached`, {
+      cause: error,
+      detail: error instanceof Error ? error.message : String(error),
+    });
+  }
+  if (!response.ok) throw await upstreamHttpError(provider, response);
+  return response;
+}
+
+/** Reads a JSON body of a successful upstream response, mapping garbage to api_error. */
+export async function readUpstreamJson(
+  provider: string,
+  response: Response,
+): Promise<Record<string, unknown>> {
+  try {
+    const value = await response.json();
+    if (value && typeof value === "object") return value as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw new GatewayError("api_error", `upstream provider ${provider} returned a malformed response`);
+}

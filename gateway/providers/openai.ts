@@ -1,0 +1,65 @@
+/**
+ * The `openai` and `openai-compatible` providers: Chat Completions at `{baseUrl}/chat/completions`, with
+ * Bearer auth and per-provider quirks. Token counts are local estimates (Chat Completions has no counter).
+ */
+import { translateStream } from "../messages/stream_pipe.ts";
+import { newMessageId } from "../messages/types.ts";
+import type { OpenAiQuirks, Provider, ProviderCall, ProviderDeps, ProviderSettings } from "./contract.ts";
+import { postUpstream, readUpstreamJson, traceHeaders } from "./http.ts";
+import { toChatRequest } from "./openai_request.ts";
+import { messageFromChatCompletion, OpenAiStreamTranslator } from "./openai_response.ts";
+
+/** Quirks of OpenAI itself. */
+export const OPENAI_QUIRKS: Readonly<OpenAiQuirks> = {
+  streamOptions: true,
+  parallelToolCalls: true,
+  maxTokensField: "max_completion_tokens",
+  nineCharToolIds: false,
+  toolChoiceAny: "required",
+};
+
+/** Defaults for an OpenAI-compatible server (overridable per provider in the config file). */
+export const OPENAI_COMPATIBLE_QUIRKS: Readonly<OpenAiQuirks> = {
+  streamOptions: true,
+  parallelToolCalls: true,
+  maxTokensField: "max_tokens",
+  nineCharToolIds: false,
+  toolChoiceAny: "required",
+};
+
+/** Creates a Chat Completions provider. */
+export function createOpenAiProvider(settings: ProviderSettings, deps: ProviderDeps): Provider {
+  const url = `${settings.baseUrl}/chat/completions`;
+  const headers = (call: ProviderCall): Record<string, string> => {
+    const h = traceHeaders(call);
+    if (settings.apiKey) h.authorization = `Bearer ${settings.apiKey}`;
+    if (settings.kind === "openai") h["x-client-request-id"] = call.trace.traceId;
+    return h;
+  };
+  return {
+    name: settings.name,
+    kind: settings.kind,
+    async createMessage(call) {
+      const body = toChatRequest(call.request, call.upstreamModel, settings.quirks, false);
+      const response = await postUpstream(deps, settings.name, url, headers(call), body, call);
+      const json = await readUpstreamJson(settings.name, response);
+      return messageFromChatCompletion(settings.name, json, call.requestedModel, call.inputTokensEstimate);
+    },
+    async streamMessage(call) {
+      const body = toChatRequest(call.request, call.upstreamModel, settings.quirks, true);
+      const response = await postUpstream(deps, settings.name, url, headers(call), body, call);
+      return translateStream(
+        response.body!,
+        new OpenAiStreamTranslator(settings.name, call.inputTokensEstimate),
+        {
+          abort: call.abort,
+          pingIntervalMs: deps.pingIntervalMs,
+          begin: (writer) => writer.start(newMessageId(), call.requestedModel, call.inputTokensEstimate),
+        },
+      );
+    },
+    countTokens(call) {
+      return Promise.resolve(call.inputTokensEstimate);
+    },
+  };
+}

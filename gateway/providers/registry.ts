@@ -1,0 +1,23 @@
+/** The explicit provider registry: which module serves which provider family. */
+import type { Provider, ProviderDeps, ProviderKind, ProviderSettings } from "./contract.ts";
+import { createAnthropicProvider } from "./anthropic.ts";
+import { createGeminiProvider } from "./gemini.ts";
+import { createOpenAiProvider } from "./openai.ts";
+
+/** Module factory per provider family. */
+export const PROVIDER_MODULES: Readonly<
+  Record<ProviderKind, (settings: ProviderSettings, deps: ProviderDeps) => Provider>
+> = {
+  anthropic: createAnthropicProvider,
+  openai: createOpenAiProvider,
+  gemini: createGeminiProvider,
+  "openai-compatible": createOpenAiProvider,
+};
+
+/** Instantiates every configured provider, keyed by routing name. */
+export function createProviders(
+  settings: readonly ProviderSettings[],
+  deps: ProviderDeps,
+): Map<string, Provider> {
+  return new Map(settings.map((s) => [s.name, PROVIDER_MODULES[s.kind](s, deps)]));
+}
