@@ -29,3 +29,21 @@ Deno.test("snake_case conversion follows Better Auth's word split", () => {
   assert.equal(toSnakeCase("requirePKCE"), "require_pkce");
   assert.equal(toSnakeCase("emailVerified"), "email_verified");
 });
+
+Deno.test("db:schema:generate answers an unknown option with the usage and exit code 2, not a stack trace", async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-env",
+      new URL("./cli/schema_generate.ts", import.meta.url).pathname,
+      "--bogus",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(output.stderr);
+  assert.equal(output.code, 2, stderr);
+  assert.match(stderr, /^error: .*--bogus.*\n\nUsage: deno task db:schema:generate/);
+  assert.equal(output.stdout.length, 0);
+});
