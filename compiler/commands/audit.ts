@@ -1,6 +1,6 @@
 /** `awc audit <run-id|run-url>`: one run in depth — jobs, timings, firewall blocks, MCP calls, safe outputs, errors. */
 import { resolve } from "node:path";
-import { type Command, EXIT, type ParsedArgs, UsageError } from "../cli/command.ts";
+import { type Command, DIR_OPTION, EXIT, type ParsedArgs, UsageError } from "../cli/command.ts";
 import { type CliDeps, githubClient } from "../cli/context.ts";
 import { analyzeRunDir, type RunAnalysis, runCost, totalTokens } from "./run_analysis.ts";
 import { downloadRun, type WorkflowRun } from "./run_download.ts";
@@ -17,12 +17,7 @@ export const auditCommand: Command = {
     repo: { type: "string", short: "R", value: "<owner/repo>", description: "Repository for a bare run id" },
     output: { type: "string", short: "o", value: "<dir>", description: "Download folder (default logs)" },
     json: { type: "boolean", short: "j", description: "Print the report as JSON on stdout" },
-    dir: {
-      type: "string",
-      short: "d",
-      value: "<path>",
-      description: "Repository root (default: the git root)",
-    },
+    dir: DIR_OPTION,
   },
   positionals: { min: 1, max: 1 },
   run: runAudit,

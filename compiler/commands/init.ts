@@ -1,6 +1,6 @@
 /** `awc init`: prepares a repository for agentic workflows. Idempotent: a second run changes nothing. */
 import { dirname, resolve } from "node:path";
-import { type Command, EXIT, type ParsedArgs, UsageError } from "../cli/command.ts";
+import { type Command, DIR_OPTION, EXIT, type ParsedArgs, UsageError } from "../cli/command.ts";
 import type { CliDeps } from "../cli/context.ts";
 import { gitRoot, hostFromRemote, originUrl } from "./git.ts";
 import { AW_README, ENGINE_FILES, ENGINES, GITATTRIBUTES_LINE } from "./init_templates.ts";
@@ -18,12 +18,7 @@ Writes .github/aw/README.md (with the Dependabot note), marks lock files as gene
 writes .github/workflows/aw.json (with "ghes": true when the repository lives on an enterprise server) and
 the default engine's files. --engine <id> writes only that engine's files. Safe to run again.`,
   options: {
-    dir: {
-      type: "string",
-      short: "d",
-      value: "<path>",
-      description: "Repository root (default: the git root)",
-    },
+    dir: DIR_OPTION,
     engine: {
       type: "string",
       short: "e",

@@ -3,7 +3,7 @@
  * (GitHub Releases first, then git tags), in the same major unless `--major`, never a downgrade; rewrites
  * the cache sorted, updates `uses:` tags in workflow Markdown, and recompiles.
  */
-import { type Command, EXIT, type ParsedArgs } from "../cli/command.ts";
+import { type Command, DIR_OPTION, EXIT, type ParsedArgs } from "../cli/command.ts";
 import { type CliDeps, githubClient } from "../cli/context.ts";
 import { GitHubError } from "../github/client.ts";
 import { actionBaseRepo, listVersions, resolveTagSha, type VersionList } from "../github/refs.ts";
@@ -23,12 +23,7 @@ releases), same major unless --major, never older than the cached one; the tag i
 When the API refuses (a limited token), the cached ref is kept with a warning. Then workflow Markdown
 \`uses:\` tags are updated and all workflows recompiled.`,
   options: {
-    dir: {
-      type: "string",
-      short: "d",
-      value: "<path>",
-      description: "Repository root (default: the git root)",
-    },
+    dir: DIR_OPTION,
     major: { type: "boolean", description: "Allow moving to a new major version" },
     "dry-run": { type: "boolean", description: "Show what would change; write nothing" },
     "no-compile": { type: "boolean", description: "Do not recompile after updating" },
