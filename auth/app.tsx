@@ -1,6 +1,7 @@
 /**
  * The auth service's Hono application: health, local-mode guards, Better Auth mounted at `/api/auth/*` behind
- * the RFC shims, the RFC 8414 path-inserted discovery URL, and the `/sign-in` and `/consent` pages.
+ * the RFC shims, the RFC 8414 path-inserted discovery URL, RP-initiated logout, and the `/sign-in` and
+ * `/consent` pages (auth/page_routes.tsx).
  */
 import { Hono } from "hono";
 import { cors } from "hono/cors";
@@ -35,10 +36,7 @@ import {
   wantsSecureCookies,
   withTrustedOrigin,
 } from "./local_mode.ts";
-import { renderPage } from "./pages/layout.tsx";
-import { SignInPage } from "./pages/sign_in.tsx";
-import { ConsentPage, ErrorPage } from "./pages/consent.tsx";
-import { LOCAL_DEVELOPER_SIGN_IN_PATH } from "./local_developer.ts";
+import { registerPageRoutes } from "./page_routes.tsx";
 import { createEndSession, END_SESSION_PATH } from "./end_session.tsx";
 import { END_SESSION_CONFIRM_PATH } from "./pages/sign_out.tsx";
 import { AUTH_ERROR_PATH, renderAuthError } from "./pages/auth_error.tsx";
@@ -140,26 +138,6 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     return serveAuth(new Request(url, { method: "POST", headers, body: JSON.stringify(body) }));
   };
 
-  /** Turns an auth endpoint's JSON `{url}` answer into a 303 for the browser, keeping its cookies. */
-  const redirectFromAuth = async (response: Response, fallback: string, title: string): Promise<Response> => {
-    let body: Record<string, unknown> = {};
-    try {
-      body = await response.clone().json();
-    } catch {
-      body = {};
-    }
-    if (!response.ok) {
-      const message = String(body.message ?? body.error_description ?? body.error ?? "The request failed.");
-      const page = renderPage(<ErrorPage title={title} message={message} />, response.status);
-      for (const cookie of response.headers.getSetCookie()) page.headers.append("set-cookie", cookie);
-      return page;
-    }
-    const location = typeof body.url === "string" ? body.url : fallback;
-    const out = new Response(null, { status: 303, headers: { location, "cache-control": "no-store" } });
-    for (const cookie of response.headers.getSetCookie()) out.headers.append("set-cookie", cookie);
-    return out;
-  };
-
   const logout = createEndSession({
     client,
     issuer,
@@ -239,68 +217,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   app.on(["GET", "POST", "HEAD"], "/api/auth/*", (c) => serveAuth(c.req.raw));
   app.on(["GET", "HEAD"], "/.well-known/oauth-authorization-server/api/auth", (c) => serveAuth(c.req.raw));
 
-  app.get("/sign-in", async (c) => {
-    const url = new URL(c.req.url);
-    const oauthQuery = url.searchParams.has("sig") ? url.search.slice(1) : "";
-    const session = await sessionOf(c.req.raw);
-    return renderPage(
-      <SignInPage localMode={local} oauthQuery={oauthQuery} signedInAs={session?.user.name} />,
-    );
-  });
-
-  if (local) {
-    app.post("/sign-in/local-developer", async (c) => {
-      const form = await c.req.parseBody();
-      const oauthQuery = typeof form.oauth_query === "string" ? form.oauth_query : "";
-      const response = await callAuth(
-        c.req.raw,
-        LOCAL_DEVELOPER_SIGN_IN_PATH,
-        oauthQuery ? { oauth_query: oauthQuery } : {},
-      );
-      return redirectFromAuth(response, "/sign-in", "Sign-in failed");
-    });
-  } else {
-    app.post("/sign-in/github", async (c) => {
-      const form = await c.req.parseBody();
-      const oauthQuery = typeof form.oauth_query === "string" ? form.oauth_query : "";
-      const response = await callAuth(c.req.raw, "/sign-in/social", {
-        provider: "github",
-        callbackURL: "/sign-in",
-        ...(oauthQuery ? { oauth_query: oauthQuery } : {}),
-      });
-      return redirectFromAuth(response, "/sign-in", "Sign-in failed");
-    });
-  }
-
-  app.get("/consent", async (c) => {
-    const url = new URL(c.req.url);
-    const session = await sessionOf(c.req.raw);
-    if (!session) return c.redirect(`/sign-in${url.search}`, 302);
-    const clientId = url.searchParams.get("client_id") ?? "";
-    const row = await client.execute({
-      sql: "SELECT name FROM oauth_client WHERE client_id = ?",
-      args: [clientId],
-    });
-    if (!row.rows[0]) {
-      return renderPage(
-        <ErrorPage title="Unknown application" message="This application is not registered." />,
-        400,
-      );
-    }
-    const scopes = (url.searchParams.get("scope") ?? "").split(" ").filter(Boolean);
-    const name = row.rows[0].name === null ? clientId : String(row.rows[0].name);
-    return renderPage(<ConsentPage clientName={name} scopes={scopes} oauthQuery={url.search.slice(1)} />);
-  });
-
-  app.post("/consent", async (c) => {
-    const form = await c.req.parseBody();
-    const oauthQuery = typeof form.oauth_query === "string" ? form.oauth_query : "";
-    const response = await callAuth(c.req.raw, "/oauth2/consent", {
-      accept: form.decision === "allow",
-      oauth_query: oauthQuery,
-    });
-    return redirectFromAuth(response, "/sign-in", "Consent failed");
-  });
+  registerPageRoutes(app, { local, client, sessionOf, callAuth });
 
   app.notFound((c) =>
     c.json({ error: "not_found", message: `no route for ${c.req.method} ${c.req.path}` }, 404)
