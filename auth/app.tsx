@@ -57,6 +57,17 @@ type AppEnv = { Variables: RequestIdVariables; Bindings: { info?: Deno.ServeHand
 /** Session cookie variants (plain and `__Secure-`) that a local sign-out or http sign-in clears. */
 const SESSION_COOKIE_SUFFIXES = ["session_token", "session_data", "dont_remember"];
 
+/** The request headers an internal call to `/api/auth/*` carries over from the browser's request. */
+const FORWARDED_HEADERS = ["cookie", "user-agent", "x-forwarded-for", DEV_ORIGIN_HEADER];
+
+/** Copies the browser's credentials and client facts ({@link FORWARDED_HEADERS}) onto an internal call. */
+function forwardCredentials(request: Request, headers: Headers): void {
+  for (const name of FORWARDED_HEADERS) {
+    const value = request.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+}
+
 /** Builds the auth application. */
 export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> {
   const local = config.AUTH_LOCAL_MODE;
@@ -127,10 +138,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
       accept: "application/json",
       "sec-fetch-mode": "cors",
     });
-    for (const name of ["cookie", "user-agent", "x-forwarded-for", DEV_ORIGIN_HEADER]) {
-      const value = request.headers.get(name);
-      if (value !== null) headers.set(name, value);
-    }
+    forwardCredentials(request, headers);
     // The pages' forms are same-origin posts; browsers send `Origin: null` under `no-referrer`.
     const origin = effectiveOrigin(request, local ? new URL(request.url).origin : base.origin);
     if (origin !== null) headers.set("origin", origin);
@@ -149,10 +157,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     signOut: async (request) => {
       // The service signs out on the user's behalf (the logout request was validated or confirmed).
       const headers = new Headers({ "content-type": "application/json", accept: "application/json" });
-      for (const name of ["cookie", "user-agent", "x-forwarded-for", DEV_ORIGIN_HEADER]) {
-        const value = request.headers.get(name);
-        if (value !== null) headers.set(name, value);
-      }
+      forwardCredentials(request, headers);
       const devOrigin = local ? asOrigin(request.headers.get(DEV_ORIGIN_HEADER)) : undefined;
       headers.set("origin", devOrigin ?? base.origin);
       const url = new URL("/api/auth/sign-out", base);
