@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import * as oauth from "oauth4webapi";
 import { Browser, seedSession, startAuthService } from "./harness.ts";
-import { discover, runCodeFlow } from "./rp.ts";
+import { discover, runBasicCodeFlow } from "./rp.ts";
 
 const REDIRECT = "http://127.0.0.1:9/cb";
 const POST_LOGOUT = "http://127.0.0.1:9/logged-out";
@@ -24,13 +24,7 @@ async function signedIn(svc: Service, reg: { enableEndSession?: boolean } = {}) 
   });
   const as = await discover(svc.issuer);
   const browser = new Browser();
-  const { tokens } = await runCodeFlow(
-    as,
-    { client_id: client.client_id },
-    oauth.ClientSecretBasic(client.client_secret!),
-    REDIRECT,
-    browser,
-  );
+  const { tokens } = await runBasicCodeFlow(as, client, REDIRECT, browser);
   return { client, as, browser, idToken: tokens.id_token! };
 }
 
