@@ -33,7 +33,7 @@ interface Job {
 }
 
 /** Splits `123`, or `https://<host>/<owner>/<repo>/actions/runs/123[/job/…]`, into repository and id. */
-export function parseRunReference(ref: string): { slug?: string; id: number } | undefined {
+function parseRunReference(ref: string): { slug?: string; id: number } | undefined {
   if (/^\d+$/.test(ref)) return { id: Number(ref) };
   const match = ref.match(/^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/actions\/runs\/(\d+)/);
   return match ? { slug: match[1], id: Number(match[2]) } : undefined;
@@ -71,7 +71,7 @@ function seconds(from?: string | null, to?: string | null): number | undefined {
 }
 
 /** The audit report (the `--json` shape). */
-export function buildReport(
+function buildReport(
   slug: string,
   run: WorkflowRun,
   jobs: Job[],

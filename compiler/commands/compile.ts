@@ -68,7 +68,7 @@ async function runCompile(args: ParsedArgs, deps: CliDeps): Promise<number> {
 }
 
 /** Builds the core's options from the command line and environment. */
-export async function compileOptions(
+async function compileOptions(
   deps: CliDeps,
   repoRoot: string,
   args: ParsedArgs,

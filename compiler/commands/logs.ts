@@ -100,7 +100,7 @@ async function runLogs(args: ParsedArgs, deps: CliDeps): Promise<number> {
 }
 
 /** Matches a workflow argument to a local workflow id (file name or display name, case-insensitive). */
-export function matchWorkflow(filter: string, sources: WorkflowSource[]): string | undefined {
+function matchWorkflow(filter: string, sources: WorkflowSource[]): string | undefined {
   const wanted = filter.toLowerCase().replace(/\.(lock\.yml|md)$/, "");
   return sources.find((s) => s.id.toLowerCase() === wanted)?.id ??
     sources.find((s) => String(s.frontmatter.name ?? "").toLowerCase() === wanted)?.id;

@@ -50,7 +50,7 @@ export interface ActionUpdate {
 }
 
 /** Computes the updates without writing anything. */
-export async function planActionUpdates(
+async function planActionUpdates(
   deps: CliDeps,
   lock: ActionsLock,
   allowMajor: boolean,
@@ -91,7 +91,7 @@ export async function planActionUpdates(
 }
 
 /** Rewrites `uses: <repo>@<old>` tag references in workflow Markdown; returns the changed files. */
-export async function updateUsesInMarkdown(root: string, updates: ActionUpdate[], write: boolean) {
+async function updateUsesInMarkdown(root: string, updates: ActionUpdate[], write: boolean) {
   const changed: string[] = [];
   for (const file of await markdownFiles(`${root}/.github/workflows`)) {
     const text = await Deno.readTextFile(`${root}/.github/workflows/${file}`);
