@@ -4,38 +4,16 @@
  * `/consent` pages (auth/page_routes.tsx).
  */
 import { Hono } from "hono";
-import { cors } from "hono/cors";
 import { HEALTH_PATH, healthResponse } from "@switchyard/lib/health.ts";
 import { requestId, type RequestIdVariables } from "@switchyard/lib/request_id.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
 import { type AuthConfig, issuerOf } from "./config.ts";
-import {
-  type AuthInstance,
-  COOKIE_PREFIX,
-  createBetterAuth,
-  DEV_ORIGIN_HEADER,
-  LOCAL_MODE_SECRET,
-} from "./better_auth.ts";
-import { originTrusted } from "./cors_origin.ts";
+import { type AuthInstance, createBetterAuth, DEV_ORIGIN_HEADER, LOCAL_MODE_SECRET } from "./better_auth.ts";
 import type { AuthDatabase } from "./database.ts";
 import { shimOAuth } from "./oauth_shims.ts";
-import {
-  asOrigin,
-  checkLocalOrigin,
-  cookieNames,
-  cookieValue,
-  effectiveOrigin,
-  expireCookie,
-  forbiddenHostResponse,
-  invalidOriginResponse,
-  isAllowedLocalHost,
-  isStateChanging,
-  SECURE_SESSION_COOKIE,
-  SESSION_COOKIE,
-  setCookieNames,
-  wantsSecureCookies,
-  withTrustedOrigin,
-} from "./local_mode.ts";
+import { asOrigin, effectiveOrigin, wantsSecureCookies, withTrustedOrigin } from "./local_mode.ts";
+import { finishLocalCookies } from "./local_cookies.ts";
+import { localHostGuard, registerOriginGuards } from "./guards.ts";
 import { registerPageRoutes } from "./page_routes.tsx";
 import { createEndSession, END_SESSION_PATH } from "./end_session.tsx";
 import { END_SESSION_CONFIRM_PATH } from "./pages/sign_out.tsx";
@@ -53,9 +31,6 @@ export interface AuthDeps {
 }
 
 type AppEnv = { Variables: RequestIdVariables; Bindings: { info?: Deno.ServeHandlerInfo } };
-
-/** Session cookie variants (plain and `__Secure-`) that a local sign-out or http sign-in clears. */
-const SESSION_COOKIE_SUFFIXES = ["session_token", "session_data", "dont_remember"];
 
 /** The request headers an internal call to `/api/auth/*` carries over from the browser's request. */
 const FORWARDED_HEADERS = ["cookie", "user-agent", "x-forwarded-for", DEV_ORIGIN_HEADER];
@@ -76,7 +51,6 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   const plain = local ? createBetterAuth({ config, db, secureCookies: false }) : secure;
   const pick = (request: Request): AuthInstance => !local || wantsSecureCookies(request) ? secure : plain;
   const base = new URL(config.AUTH_BASE_URL);
-  const servicePort = base.port || (base.protocol === "https:" ? "443" : "80");
   const issuer = issuerOf(config);
 
   const sessionOf = async (request: Request) => {
@@ -102,33 +76,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
       },
     });
     if (!local) return response;
-    return await finishLocalCookies(request, cookieHeader, response);
-  };
-
-  /** Local sign-out ends every session cookie's session; an http sign-in expires a stale `__Secure-` one. */
-  const finishLocalCookies = async (request: Request, cookieHeader: string | null, response: Response) => {
-    const out = new Response(response.body, response);
-    const already = new Set(out.headers.getSetCookie().map((line) => line.split("=")[0].trim()));
-    const expireVariant = (secureVariant: boolean) => {
-      for (const suffix of SESSION_COOKIE_SUFFIXES) {
-        const name = `${secureVariant ? "__Secure-" : ""}${COOKIE_PREFIX}.${suffix}`;
-        if (!already.has(name)) out.headers.append("set-cookie", expireCookie(name));
-      }
-    };
-    if (request.method === "POST" && new URL(request.url).pathname === "/api/auth/sign-out") {
-      for (const name of [SESSION_COOKIE, SECURE_SESSION_COOKIE]) {
-        const value = cookieValue(cookieHeader, name);
-        if (!value) continue;
-        await client.execute({ sql: "DELETE FROM session WHERE token = ?", args: [value.split(".")[0]] });
-        expireVariant(name === SECURE_SESSION_COOKIE);
-      }
-    } else if (
-      setCookieNames(out).includes(SESSION_COOKIE) &&
-      cookieNames(cookieHeader).includes(SECURE_SESSION_COOKIE)
-    ) {
-      expireVariant(true);
-    }
-    return out;
+    return await finishLocalCookies(client, request, cookieHeader, response);
   };
 
   /** Calls an auth endpoint on behalf of a page form, as JSON, forwarding the browser's credentials. */
@@ -169,49 +117,9 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
 
   const app = new Hono<AppEnv>();
   app.use(requestId({ logger: deps.logger }));
-  if (local) {
-    // DNS-rebinding defence: every route, health included, answers loopback Host names only.
-    app.use(async (c, next) => {
-      if (!isAllowedLocalHost(c.req.header("host") ?? new URL(c.req.url).host, servicePort)) {
-        return forbiddenHostResponse(c.req.header("host"), config.AUTH_BASE_URL);
-      }
-      await next();
-    });
-  }
+  if (local) app.use(localHostGuard(config.AUTH_BASE_URL));
   app.get(HEALTH_PATH, () => healthResponse(AUTH_SERVICE_NAME));
-  if (local) {
-    // Better Auth checks Origin only when cookies are present; local mode checks every state change.
-    app.use(async (c, next) => {
-      // A POST to end-session changes nothing: it is answered with a 303 to the same request as GET.
-      if (!isStateChanging(c.req.method) || c.req.path === END_SESSION_PATH) return await next();
-      const peer = c.env?.info?.remoteAddr;
-      const denied = checkLocalOrigin(
-        c.req.raw,
-        config.AUTH_BASE_URL,
-        peer && "hostname" in peer ? peer.hostname : undefined,
-      );
-      if (denied) return denied;
-      await next();
-    });
-  } else {
-    app.use(
-      "/api/auth/*",
-      cors({
-        origin: (origin) => originTrusted(config, origin) ? origin : null,
-        credentials: true,
-        allowMethods: ["GET", "POST", "OPTIONS"],
-      }),
-    );
-    // The pages' forms (sign-in start, consent, sign-out confirmation) are posted from the service's own pages
-    // only (login and logout CSRF).
-    app.on("POST", ["/sign-in/*", "/consent", END_SESSION_CONFIRM_PATH], async (c, next) => {
-      const origin = effectiveOrigin(c.req.raw, base.origin);
-      if (origin === base.origin) return await next();
-      return invalidOriginResponse(
-        `Invalid origin: ${JSON.stringify(origin)} is not accepted; accepted origins: ${base.origin}`,
-      );
-    });
-  }
+  registerOriginGuards(app, config);
 
   // RP-initiated logout, in the service's own layer (auth/end_session.tsx).
   app.on(["GET", "POST"], END_SESSION_PATH, (c) => logout.endSession(c.req.raw));
