@@ -11,6 +11,7 @@ import {
   type Env,
   flagSetting,
   httpUrlSetting,
+  isFlagOn,
   logLevelSetting,
   readConfig,
 } from "@switchyard/lib/config.ts";
@@ -64,7 +65,7 @@ function crossKeyProblems(raw: RawAuthEnv): ConfigProblem[] {
   if (base && (base.pathname !== "/" || base.search || base.hash)) {
     problem("AUTH_BASE_URL", `must be an origin without path, query or fragment, got ${raw.AUTH_BASE_URL}`);
   }
-  const local = ["1", "true", "yes", "on"].includes((raw.AUTH_LOCAL_MODE ?? "").toLowerCase());
+  const local = isFlagOn(raw.AUTH_LOCAL_MODE);
   const databaseUrl = raw.AUTH_DATABASE_URL ?? "file:.data/auth.db";
   if (local) {
     if (base && !isLoopbackHostname(base.hostname)) {
