@@ -229,7 +229,7 @@ Deno.test("a client without end-session enabled cannot log the user out", async 
   await response.body?.cancel();
 });
 
-Deno.test("oidcc-ensure-request-without-nonce-succeeds-for-code-flow", async () => {
+Deno.test("oidcc-ensure-request-without-nonce-succeeds-for-code-flow: a code-flow request without a nonce still gets a code", async () => {
   await using svc = await startAuthService();
   const reg = await svc.register({ redirectUris: [REDIRECT] });
   const as = await discover(svc.issuer);

@@ -129,7 +129,7 @@ Deno.test("oidcc-rp-initiated-logout-only-state: state without a post-logout URI
   assert.equal(await sessionAlive(svc, browser), false);
 });
 
-Deno.test("oidcc-rp-initiated-logout-no-post-logout-redirect-uri and -no-state", async () => {
+Deno.test("oidcc-rp-initiated-logout-no-post-logout-redirect-uri and -no-state: logout without a return URI shows the signed-out page, and without state adds none", async () => {
   await using svc = await startAuthService();
   const first = await signedIn(svc);
   const page = await first.browser.request(endSessionUrl(first.as, { id_token_hint: first.idToken }));
