@@ -6,22 +6,23 @@
 import { ConfigError, type ConfigProblem, type Env } from "@switchyard/lib/config.ts";
 import { openClient } from "@switchyard/lib/db.ts";
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
-import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
+import { DATABASE_TARGETS, resolveTargetUrl } from "@switchyard/lib/database_targets.ts";
 import { type FetchHandler, type RunningServer, startServer } from "@switchyard/lib/serve.ts";
 import auth from "./auth/main.ts";
 import gateway from "./gateway/main.ts";
-import { readAuthConfig } from "./auth/config.ts";
+import { type AuthConfig, readAuthConfig } from "./auth/config.ts";
 import { readGatewayConfig } from "./gateway/config.ts";
 import { readSuiteConfig } from "./suite_config.ts";
 
 /** Validates every service's configuration up front so one run reports all bad keys. */
-function validateAll(env: Env): ReturnType<typeof readSuiteConfig> {
+function validateAll(env: Env): { suite: ReturnType<typeof readSuiteConfig>; auth: AuthConfig } {
   const problems = new Map<string, ConfigProblem>();
   let suite: ReturnType<typeof readSuiteConfig> | undefined;
+  let authConfig: AuthConfig | undefined;
   for (
     const read of [
       () => (suite = readSuiteConfig(env)),
-      () => readAuthConfig(env),
+      () => (authConfig = readAuthConfig(env)),
       () => readGatewayConfig(env),
     ]
   ) {
@@ -33,15 +34,15 @@ function validateAll(env: Env): ReturnType<typeof readSuiteConfig> {
     }
   }
   if (problems.size) throw new ConfigError([...problems.values()], "configuration");
-  return suite!;
+  return { suite: suite!, auth: authConfig! };
 }
 
 /** Applies pending migrations to each local (`file:`) database; remote ones are migrated by deploy tooling. */
 async function migrateLocalDatabases(env: Env): Promise<void> {
   for (const target of DATABASE_TARGETS) {
-    const url = env[target.urlKey] || target.defaultUrl;
-    if (!url.startsWith("file:")) continue;
-    const client = await openClient({ url });
+    const local = resolveTargetUrl(target, env, false);
+    if ("error" in local) continue;
+    const client = await openClient({ url: local.url });
     try {
       const result = await migrateDirectory(client, target.migrationsDir);
       if (result.applied.length) console.error(`migrated ${target.name}: ${result.applied.join(", ")}`);
@@ -53,14 +54,15 @@ async function migrateLocalDatabases(env: Env): Promise<void> {
 
 /** Starts the suite and returns its running servers. */
 export async function startSuite(env: Env): Promise<{ auth: RunningServer; gateway: RunningServer }> {
-  const config = validateAll(env);
+  const { suite: config, auth: authConfig } = validateAll(env);
   await migrateLocalDatabases(env);
   const hostname = config.LISTEN_HOSTNAME;
   const [authServer, gatewayServer] = await Promise.all([
     startServer(auth.fetch as FetchHandler, { hostname, port: config.AUTH_PORT }),
     startServer(gateway.fetch as FetchHandler, { hostname, port: config.GATEWAY_PORT }),
   ]);
-  return { auth: await alsoOnIpv6Loopback(env, hostname, authServer), gateway: gatewayServer };
+  const authOnBoth = authConfig.AUTH_LOCAL_MODE ? await alsoOnIpv6Loopback(hostname, authServer) : authServer;
+  return { auth: authOnBoth, gateway: gatewayServer };
 }
 
 /**
@@ -68,8 +70,8 @@ export async function startSuite(env: Env): Promise<{ auth: RunningServer; gatew
  * `::1` first; when the suite binds 127.0.0.1 the auth service is also bound to [::1] on the same port
  * (best effort: a machine without IPv6 keeps the IPv4 listener only).
  */
-async function alsoOnIpv6Loopback(env: Env, hostname: string, server: RunningServer): Promise<RunningServer> {
-  if (hostname !== "127.0.0.1" || !/^(1|true|yes|on)$/i.test(env.AUTH_LOCAL_MODE ?? "")) return server;
+async function alsoOnIpv6Loopback(hostname: string, server: RunningServer): Promise<RunningServer> {
+  if (hostname !== "127.0.0.1") return server;
   try {
     const v6 = await startServer(auth.fetch as FetchHandler, { hostname: "::1", port: server.port });
     return { ...server, shutdown: async () => void await Promise.all([server.shutdown(), v6.shutdown()]) };

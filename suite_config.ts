@@ -3,7 +3,7 @@ import { z } from "zod";
 import { databaseUrlSetting, type Env, portSetting, readConfig } from "@switchyard/lib/config.ts";
 
 /** Schema of the suite's own environment keys. */
-export const suiteConfigSchema = z.object({
+const suiteConfigSchema = z.object({
   AUTH_PORT: portSetting(37960),
   GATEWAY_PORT: portSetting(37961),
   LISTEN_HOSTNAME: z.string().default("127.0.0.1"),

@@ -1,44 +1,20 @@
 /**
  * The auth service's Hono application: health, local-mode guards, Better Auth mounted at `/api/auth/*` behind
- * the RFC shims, the RFC 8414 path-inserted discovery URL, and the `/sign-in` and `/consent` pages.
+ * the RFC shims, the RFC 8414 path-inserted discovery URL, RP-initiated logout, and the `/sign-in` and
+ * `/consent` pages (auth/page_routes.tsx).
  */
 import { Hono } from "hono";
-import { cors } from "hono/cors";
 import { HEALTH_PATH, healthResponse } from "@switchyard/lib/health.ts";
 import { requestId, type RequestIdVariables } from "@switchyard/lib/request_id.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
 import { type AuthConfig, issuerOf } from "./config.ts";
-import {
-  type AuthInstance,
-  COOKIE_PREFIX,
-  createBetterAuth,
-  DEV_ORIGIN_HEADER,
-  LOCAL_MODE_SECRET,
-} from "./better_auth.ts";
-import { originTrusted } from "./cors_origin.ts";
+import { type AuthInstance, createBetterAuth, DEV_ORIGIN_HEADER, LOCAL_MODE_SECRET } from "./better_auth.ts";
 import type { AuthDatabase } from "./database.ts";
 import { shimOAuth } from "./oauth_shims.ts";
-import {
-  asOrigin,
-  checkLocalOrigin,
-  cookieNames,
-  cookieValue,
-  effectiveOrigin,
-  expireCookie,
-  forbiddenHostResponse,
-  invalidOriginResponse,
-  isAllowedLocalHost,
-  isStateChanging,
-  SECURE_SESSION_COOKIE,
-  SESSION_COOKIE,
-  setCookieNames,
-  wantsSecureCookies,
-  withTrustedOrigin,
-} from "./local_mode.ts";
-import { renderPage } from "./pages/layout.tsx";
-import { SignInPage } from "./pages/sign_in.tsx";
-import { ConsentPage, ErrorPage } from "./pages/consent.tsx";
-import { LOCAL_DEVELOPER_SIGN_IN_PATH } from "./local_developer.ts";
+import { asOrigin, effectiveOrigin, wantsSecureCookies, withTrustedOrigin } from "./local_mode.ts";
+import { finishLocalCookies } from "./local_cookies.ts";
+import { localHostGuard, registerOriginGuards } from "./guards.ts";
+import { registerPageRoutes } from "./page_routes.tsx";
 import { createEndSession, END_SESSION_PATH } from "./end_session.tsx";
 import { END_SESSION_CONFIRM_PATH } from "./pages/sign_out.tsx";
 import { AUTH_ERROR_PATH, renderAuthError } from "./pages/auth_error.tsx";
@@ -56,8 +32,16 @@ export interface AuthDeps {
 
 type AppEnv = { Variables: RequestIdVariables; Bindings: { info?: Deno.ServeHandlerInfo } };
 
-/** Session cookie variants (plain and `__Secure-`) that a local sign-out or http sign-in clears. */
-const SESSION_COOKIE_SUFFIXES = ["session_token", "session_data", "dont_remember"];
+/** The request headers an internal call to `/api/auth/*` carries over from the browser's request. */
+const FORWARDED_HEADERS = ["cookie", "user-agent", "x-forwarded-for", DEV_ORIGIN_HEADER];
+
+/** Copies the browser's credentials and client facts ({@link FORWARDED_HEADERS}) onto an internal call. */
+function forwardCredentials(request: Request, headers: Headers): void {
+  for (const name of FORWARDED_HEADERS) {
+    const value = request.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+}
 
 /** Builds the auth application. */
 export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> {
@@ -67,7 +51,6 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   const plain = local ? createBetterAuth({ config, db, secureCookies: false }) : secure;
   const pick = (request: Request): AuthInstance => !local || wantsSecureCookies(request) ? secure : plain;
   const base = new URL(config.AUTH_BASE_URL);
-  const servicePort = base.port || (base.protocol === "https:" ? "443" : "80");
   const issuer = issuerOf(config);
 
   const sessionOf = async (request: Request) => {
@@ -93,33 +76,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
       },
     });
     if (!local) return response;
-    return await finishLocalCookies(request, cookieHeader, response);
-  };
-
-  /** Local sign-out ends every session cookie's session; an http sign-in expires a stale `__Secure-` one. */
-  const finishLocalCookies = async (request: Request, cookieHeader: string | null, response: Response) => {
-    const out = new Response(response.body, response);
-    const already = new Set(out.headers.getSetCookie().map((line) => line.split("=")[0].trim()));
-    const expireVariant = (secureVariant: boolean) => {
-      for (const suffix of SESSION_COOKIE_SUFFIXES) {
-        const name = `${secureVariant ? "__Secure-" : ""}${COOKIE_PREFIX}.${suffix}`;
-        if (!already.has(name)) out.headers.append("set-cookie", expireCookie(name));
-      }
-    };
-    if (request.method === "POST" && new URL(request.url).pathname === "/api/auth/sign-out") {
-      for (const name of [SESSION_COOKIE, SECURE_SESSION_COOKIE]) {
-        const value = cookieValue(cookieHeader, name);
-        if (!value) continue;
-        await client.execute({ sql: "DELETE FROM session WHERE token = ?", args: [value.split(".")[0]] });
-        expireVariant(name === SECURE_SESSION_COOKIE);
-      }
-    } else if (
-      setCookieNames(out).includes(SESSION_COOKIE) &&
-      cookieNames(cookieHeader).includes(SECURE_SESSION_COOKIE)
-    ) {
-      expireVariant(true);
-    }
-    return out;
+    return await finishLocalCookies(client, request, cookieHeader, response);
   };
 
   /** Calls an auth endpoint on behalf of a page form, as JSON, forwarding the browser's credentials. */
@@ -129,35 +86,12 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
       accept: "application/json",
       "sec-fetch-mode": "cors",
     });
-    for (const name of ["cookie", "user-agent", "x-forwarded-for", DEV_ORIGIN_HEADER]) {
-      const value = request.headers.get(name);
-      if (value !== null) headers.set(name, value);
-    }
+    forwardCredentials(request, headers);
     // The pages' forms are same-origin posts; browsers send `Origin: null` under `no-referrer`.
     const origin = effectiveOrigin(request, local ? new URL(request.url).origin : base.origin);
     if (origin !== null) headers.set("origin", origin);
     const url = new URL(`/api/auth${path}`, request.url);
     return serveAuth(new Request(url, { method: "POST", headers, body: JSON.stringify(body) }));
-  };
-
-  /** Turns an auth endpoint's JSON `{url}` answer into a 303 for the browser, keeping its cookies. */
-  const redirectFromAuth = async (response: Response, fallback: string, title: string): Promise<Response> => {
-    let body: Record<string, unknown> = {};
-    try {
-      body = await response.clone().json();
-    } catch {
-      body = {};
-    }
-    if (!response.ok) {
-      const message = String(body.message ?? body.error_description ?? body.error ?? "The request failed.");
-      const page = renderPage(<ErrorPage title={title} message={message} />, response.status);
-      for (const cookie of response.headers.getSetCookie()) page.headers.append("set-cookie", cookie);
-      return page;
-    }
-    const location = typeof body.url === "string" ? body.url : fallback;
-    const out = new Response(null, { status: 303, headers: { location, "cache-control": "no-store" } });
-    for (const cookie of response.headers.getSetCookie()) out.headers.append("set-cookie", cookie);
-    return out;
   };
 
   const logout = createEndSession({
@@ -171,10 +105,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     signOut: async (request) => {
       // The service signs out on the user's behalf (the logout request was validated or confirmed).
       const headers = new Headers({ "content-type": "application/json", accept: "application/json" });
-      for (const name of ["cookie", "user-agent", "x-forwarded-for", DEV_ORIGIN_HEADER]) {
-        const value = request.headers.get(name);
-        if (value !== null) headers.set(name, value);
-      }
+      forwardCredentials(request, headers);
       const devOrigin = local ? asOrigin(request.headers.get(DEV_ORIGIN_HEADER)) : undefined;
       headers.set("origin", devOrigin ?? base.origin);
       const url = new URL("/api/auth/sign-out", base);
@@ -186,49 +117,9 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
 
   const app = new Hono<AppEnv>();
   app.use(requestId({ logger: deps.logger }));
-  if (local) {
-    // DNS-rebinding defence: every route, health included, answers loopback Host names only.
-    app.use(async (c, next) => {
-      if (!isAllowedLocalHost(c.req.header("host") ?? new URL(c.req.url).host, servicePort)) {
-        return forbiddenHostResponse(c.req.header("host"), config.AUTH_BASE_URL);
-      }
-      await next();
-    });
-  }
+  if (local) app.use(localHostGuard(config.AUTH_BASE_URL));
   app.get(HEALTH_PATH, () => healthResponse(AUTH_SERVICE_NAME));
-  if (local) {
-    // Better Auth checks Origin only when cookies are present; local mode checks every state change.
-    app.use(async (c, next) => {
-      // A POST to end-session changes nothing: it is answered with a 303 to the same request as GET.
-      if (!isStateChanging(c.req.method) || c.req.path === END_SESSION_PATH) return await next();
-      const peer = c.env?.info?.remoteAddr;
-      const denied = checkLocalOrigin(
-        c.req.raw,
-        config.AUTH_BASE_URL,
-        peer && "hostname" in peer ? peer.hostname : undefined,
-      );
-      if (denied) return denied;
-      await next();
-    });
-  } else {
-    app.use(
-      "/api/auth/*",
-      cors({
-        origin: (origin) => originTrusted(config, origin) ? origin : null,
-        credentials: true,
-        allowMethods: ["GET", "POST", "OPTIONS"],
-      }),
-    );
-    // The pages' forms (sign-in start, consent, sign-out confirmation) are posted from the service's own pages
-    // only (login and logout CSRF).
-    app.on("POST", ["/sign-in/*", "/consent", END_SESSION_CONFIRM_PATH], async (c, next) => {
-      const origin = effectiveOrigin(c.req.raw, base.origin);
-      if (origin === base.origin) return await next();
-      return invalidOriginResponse(
-        `Invalid origin: ${JSON.stringify(origin)} is not accepted; accepted origins: ${base.origin}`,
-      );
-    });
-  }
+  registerOriginGuards(app, config);
 
   // RP-initiated logout, in the service's own layer (auth/end_session.tsx).
   app.on(["GET", "POST"], END_SESSION_PATH, (c) => logout.endSession(c.req.raw));
@@ -239,68 +130,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   app.on(["GET", "POST", "HEAD"], "/api/auth/*", (c) => serveAuth(c.req.raw));
   app.on(["GET", "HEAD"], "/.well-known/oauth-authorization-server/api/auth", (c) => serveAuth(c.req.raw));
 
-  app.get("/sign-in", async (c) => {
-    const url = new URL(c.req.url);
-    const oauthQuery = url.searchParams.has("sig") ? url.search.slice(1) : "";
-    const session = await sessionOf(c.req.raw);
-    return renderPage(
-      <SignInPage localMode={local} oauthQuery={oauthQuery} signedInAs={session?.user.name} />,
-    );
-  });
-
-  if (local) {
-    app.post("/sign-in/local-developer", async (c) => {
-      const form = await c.req.parseBody();
-      const oauthQuery = typeof form.oauth_query === "string" ? form.oauth_query : "";
-      const response = await callAuth(
-        c.req.raw,
-        LOCAL_DEVELOPER_SIGN_IN_PATH,
-        oauthQuery ? { oauth_query: oauthQuery } : {},
-      );
-      return redirectFromAuth(response, "/sign-in", "Sign-in failed");
-    });
-  } else {
-    app.post("/sign-in/github", async (c) => {
-      const form = await c.req.parseBody();
-      const oauthQuery = typeof form.oauth_query === "string" ? form.oauth_query : "";
-      const response = await callAuth(c.req.raw, "/sign-in/social", {
-        provider: "github",
-        callbackURL: "/sign-in",
-        ...(oauthQuery ? { oauth_query: oauthQuery } : {}),
-      });
-      return redirectFromAuth(response, "/sign-in", "Sign-in failed");
-    });
-  }
-
-  app.get("/consent", async (c) => {
-    const url = new URL(c.req.url);
-    const session = await sessionOf(c.req.raw);
-    if (!session) return c.redirect(`/sign-in${url.search}`, 302);
-    const clientId = url.searchParams.get("client_id") ?? "";
-    const row = await client.execute({
-      sql: "SELECT name FROM oauth_client WHERE client_id = ?",
-      args: [clientId],
-    });
-    if (!row.rows[0]) {
-      return renderPage(
-        <ErrorPage title="Unknown application" message="This application is not registered." />,
-        400,
-      );
-    }
-    const scopes = (url.searchParams.get("scope") ?? "").split(" ").filter(Boolean);
-    const name = row.rows[0].name === null ? clientId : String(row.rows[0].name);
-    return renderPage(<ConsentPage clientName={name} scopes={scopes} oauthQuery={url.search.slice(1)} />);
-  });
-
-  app.post("/consent", async (c) => {
-    const form = await c.req.parseBody();
-    const oauthQuery = typeof form.oauth_query === "string" ? form.oauth_query : "";
-    const response = await callAuth(c.req.raw, "/oauth2/consent", {
-      accept: form.decision === "allow",
-      oauth_query: oauthQuery,
-    });
-    return redirectFromAuth(response, "/sign-in", "Consent failed");
-  });
+  registerPageRoutes(app, { local, client, sessionOf, callAuth });
 
   app.notFound((c) =>
     c.json({ error: "not_found", message: `no route for ${c.req.method} ${c.req.path}` }, 404)

@@ -18,7 +18,7 @@ export const COOKIE_PREFIX = "svc";
 export const DEV_ORIGIN_HEADER = "x-svc-auth-dev-origin";
 
 /** The scopes the provider offers. */
-export const SCOPES = ["openid", "profile", "email", "offline_access"] as const;
+const SCOPES = ["openid", "profile", "email", "offline_access"] as const;
 
 /**
  * Secret used in local mode when AUTH_SECRET is unset. Local mode only serves loopback with a local file
@@ -27,7 +27,7 @@ export const SCOPES = ["openid", "profile", "email", "offline_access"] as const;
 export const LOCAL_MODE_SECRET = "switchyard-local-mode-only-secret-never-deployed";
 
 /** Rate limits outside local mode (Better Auth's memory store: per isolate, per client IP and path). */
-export const RATE_LIMIT = { window: 60, max: 100 } as const;
+const RATE_LIMIT = { window: 60, max: 100 } as const;
 
 /** Inputs of {@link createBetterAuth}. */
 export interface BetterAuthInputs {

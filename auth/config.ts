@@ -11,13 +11,14 @@ import {
   type Env,
   flagSetting,
   httpUrlSetting,
+  isFlagOn,
   logLevelSetting,
   readConfig,
 } from "@switchyard/lib/config.ts";
 import { isLocalDatabaseUrl } from "@switchyard/lib/db.ts";
 
 /** Host names that count as loopback for local mode. */
-export const LOOPBACK_HOSTNAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
+const LOOPBACK_HOSTNAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
 
 /** The port local mode listens on. */
 export const LOCAL_MODE_PORT = 37960;
@@ -28,7 +29,7 @@ export function isLoopbackHostname(hostname: string): boolean {
 }
 
 /** Schema of the auth service's environment. */
-export const authConfigSchema = z.object({
+const authConfigSchema = z.object({
   AUTH_BASE_URL: httpUrlSetting(),
   AUTH_COOKIE_DOMAIN: z.string().regex(/^\.?[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i, {
     error: (issue) => `expected a domain such as .example.com, got ${JSON.stringify(issue.input)}`,
@@ -52,7 +53,7 @@ type RawAuthEnv = Partial<Record<keyof z.input<typeof authConfigSchema>, string>
  * Rules spanning several keys: local mode's refusals and what a deployed configuration must have. They run
  * on the raw environment, next to the per-key schema, so one start-up reports every problem.
  */
-export function crossKeyProblems(raw: RawAuthEnv): ConfigProblem[] {
+function crossKeyProblems(raw: RawAuthEnv): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const problem = (key: string, message: string) => problems.push({ key, message });
   let base: URL | undefined;
@@ -64,7 +65,7 @@ export function crossKeyProblems(raw: RawAuthEnv): ConfigProblem[] {
   if (base && (base.pathname !== "/" || base.search || base.hash)) {
     problem("AUTH_BASE_URL", `must be an origin without path, query or fragment, got ${raw.AUTH_BASE_URL}`);
   }
-  const local = ["1", "true", "yes", "on"].includes((raw.AUTH_LOCAL_MODE ?? "").toLowerCase());
+  const local = isFlagOn(raw.AUTH_LOCAL_MODE);
   const databaseUrl = raw.AUTH_DATABASE_URL ?? "file:.data/auth.db";
   if (local) {
     if (base && !isLoopbackHostname(base.hostname)) {

@@ -10,7 +10,7 @@ import { setSessionCookie } from "better-auth/cookies";
 import { z } from "zod";
 
 /** The fixed id of the developer account. */
-export const LOCAL_DEVELOPER_ID = "local-developer";
+const LOCAL_DEVELOPER_ID = "local-developer";
 
 /** Path of the sign-in endpoint under `/api/auth`. */
 export const LOCAL_DEVELOPER_SIGN_IN_PATH = "/local-developer/sign-in";

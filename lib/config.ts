@@ -119,11 +119,16 @@ export const logLevelSetting = z.enum(["debug", "info", "warn", "error", "silent
   error: (issue) => `expected one of debug, info, warn, error, silent, got ${JSON.stringify(issue.input)}`,
 }).default("info");
 
+/** True when a raw flag value reads as on (`1`, `true`, `yes`, `on`, any case); cross-key checks of raw env use it. */
+export function isFlagOn(raw: string | undefined): boolean {
+  return ["1", "true", "yes", "on"].includes((raw ?? "").toLowerCase());
+}
+
 /** A boolean flag given as `1`/`0`/`true`/`false`/`yes`/`no`. */
 export function flagSetting(defaultValue: boolean) {
   return z.string().default(String(defaultValue)).transform((raw, ctx) => {
     const value = raw.toLowerCase();
-    if (["1", "true", "yes", "on"].includes(value)) return true;
+    if (isFlagOn(value)) return true;
     if (["0", "false", "no", "off"].includes(value)) return false;
     ctx.addIssue({ code: "custom", message: `expected true or false, got ${JSON.stringify(raw)}` });
     return z.NEVER;

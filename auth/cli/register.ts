@@ -4,11 +4,9 @@
  * in the auth database (there is no HTTP registration endpoint). Locally it migrates the `file:` database
  * first; with `--remote` it targets AUTH_DATABASE_URL / AUTH_DATABASE_AUTH_TOKEN and refuses local files.
  */
-import { parseArgs } from "node:util";
-import { isAppError } from "@switchyard/lib/errors.ts";
-import { isDatabaseUrl } from "@switchyard/lib/config.ts";
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
-import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
+import { DATABASE_TARGETS, resolveTargetUrl } from "@switchyard/lib/database_targets.ts";
+import { parseCommandLine, runMain, usageError } from "@switchyard/lib/cli/support.ts";
 import { openAuthDatabase } from "../database.ts";
 import { registerClient, registrationProblems } from "../register_client.ts";
 
@@ -27,45 +25,29 @@ clients, the client secret once; the database keeps only its hash.
 
 /** Runs the command; returns the exit code. */
 export async function main(args: string[], env: Record<string, string | undefined>): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        name: { type: "string" },
-        "redirect-uri": { type: "string", multiple: true },
-        "post-logout-redirect-uri": { type: "string", multiple: true },
-        "skip-consent": { type: "boolean" },
-        "enable-end-session": { type: "boolean" },
-        public: { type: "boolean" },
-        remote: { type: "boolean" },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (error) {
-    console.error(`error: ${(error as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const parsed = parseCommandLine({
+    args,
+    options: {
+      name: { type: "string" },
+      "redirect-uri": { type: "string", multiple: true },
+      "post-logout-redirect-uri": { type: "string", multiple: true },
+      "skip-consent": { type: "boolean" },
+      "enable-end-session": { type: "boolean" },
+      public: { type: "boolean" },
+      remote: { type: "boolean" },
+      json: { type: "boolean" },
+    },
+  }, USAGE);
+  if (typeof parsed === "number") return parsed;
+  const { values } = parsed;
   const missing = [!values.name && "--name", !values["redirect-uri"]?.length && "--redirect-uri"].filter(
     Boolean,
   );
-  if (missing.length) {
-    console.error(`error: missing ${missing.join(" and ")}\n\n${USAGE}`);
-    return 2;
-  }
+  if (missing.length) return usageError(`missing ${missing.join(" and ")}`, USAGE);
   const target = DATABASE_TARGETS.find((t) => t.name === "auth")!;
-  const url = values.remote ? env.AUTH_DATABASE_URL : env.AUTH_DATABASE_URL || target.defaultUrl;
-  if (values.remote && (!url || url.startsWith("file:") || !isDatabaseUrl(url))) {
-    console.error(`error: --remote needs AUTH_DATABASE_URL set to the remote libsql:// or https:// URL`);
-    return 1;
-  }
-  if (!values.remote && !url!.startsWith("file:")) {
-    console.error(`error: AUTH_DATABASE_URL is remote; pass --remote to register in the remote database`);
+  const resolved = resolveTargetUrl(target, env, values.remote ?? false);
+  if ("error" in resolved) {
+    console.error(`error: ${resolved.error}`);
     return 1;
   }
   const registration = {
@@ -81,7 +63,10 @@ export async function main(args: string[], env: Record<string, string | undefine
     console.error(`error: ${problems.join("\nerror: ")}`);
     return 1;
   }
-  const database = await openAuthDatabase(url!, values.remote ? env.AUTH_DATABASE_AUTH_TOKEN : undefined);
+  const database = await openAuthDatabase(
+    resolved.url,
+    values.remote ? env.AUTH_DATABASE_AUTH_TOKEN : undefined,
+  );
   try {
     if (!values.remote) await migrateDirectory(database.client, target.migrationsDir);
     const client = await registerClient(
@@ -106,11 +91,4 @@ export async function main(args: string[], env: Record<string, string | undefine
   }
 }
 
-if (import.meta.main) {
-  try {
-    Deno.exit(await main(Deno.args, Deno.env.toObject()));
-  } catch (error) {
-    console.error(`error: ${isAppError(error) ? error.message : String(error)}`);
-    Deno.exit(1);
-  }
-}
+if (import.meta.main) await runMain(() => main(Deno.args, Deno.env.toObject()));

@@ -2,7 +2,7 @@
  * `deno task db:schema:generate [--output <file>]`: prints (or writes) the SQLite schema implied by the auth
  * configuration. Generation only: it opens no database and reads no URL, token or secret.
  */
-import { parseArgs } from "node:util";
+import { parseCommandLine, runMain } from "@switchyard/lib/cli/support.ts";
 import { betterAuthOptions } from "../better_auth.ts";
 import type { AuthConfig } from "../config.ts";
 import { generateSchemaSql } from "../schema_sql.ts";
@@ -20,13 +20,21 @@ export function schemaSql(): string {
   return generateSchemaSql(betterAuthOptions({ config: GENERATION_CONFIG, secureCookies: true }));
 }
 
-if (import.meta.main) {
-  const { values } = parseArgs({ args: Deno.args, options: { output: { type: "string", short: "o" } } });
+const USAGE = `Usage: deno task db:schema:generate [--output <file>]
+
+Prints the SQLite schema implied by the auth configuration (or writes it to <file>).`;
+
+async function main(args: string[]): Promise<number> {
+  const parsed = parseCommandLine({ args, options: { output: { type: "string", short: "o" } } }, USAGE);
+  if (typeof parsed === "number") return parsed;
   const sql = schemaSql();
-  if (values.output) {
-    await Deno.writeTextFile(values.output, sql);
-    console.error(`wrote ${values.output}`);
+  if (parsed.values.output) {
+    await Deno.writeTextFile(parsed.values.output, sql);
+    console.error(`wrote ${parsed.values.output}`);
   } else {
     console.log(sql.trimEnd());
   }
+  return 0;
 }
+
+if (import.meta.main) await runMain(() => main(Deno.args));

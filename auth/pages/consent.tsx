@@ -2,7 +2,7 @@
 import { Layout } from "./layout.tsx";
 
 /** Plain-language meaning of each scope. */
-export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
+const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   openid: "Know who you are (your account identifier)",
   profile: "See your name and profile picture",
   email: "See your email address",

@@ -2,7 +2,7 @@
 import type { Child } from "hono/jsx";
 
 /** Headers every auth page carries: no framing, no caching, no referrer. */
-export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "content-type": "text/html; charset=utf-8",
   "x-frame-options": "DENY",
   "content-security-policy":

@@ -14,7 +14,7 @@ export interface SignInProps {
 }
 
 /** Label of the local developer button. */
-export const LOCAL_DEVELOPER_BUTTON = "Continue as local developer";
+const LOCAL_DEVELOPER_BUTTON = "Continue as local developer";
 
 /** The sign-in page. */
 export function SignInPage(props: SignInProps) {

@@ -17,7 +17,7 @@ export const TARGETS: Record<string, string> = {
 };
 
 /** Permissions baked into the binary: files, network (GitHub API), environment, git and self-upgrade. */
-export const BINARY_PERMISSIONS = [
+const BINARY_PERMISSIONS = [
   "--allow-read",
   "--allow-write",
   "--allow-net",

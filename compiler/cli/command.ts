@@ -108,3 +108,11 @@ export function commandHelp(command: Command): string {
   for (const [flag, text] of rows) lines.push(`  ${flag.padEnd(width)}${text}`);
   return lines.join("\n") + "\n";
 }
+
+/** `--dir`/`-d <path>`: the repository root, shared by every command that works in a repository. */
+export const DIR_OPTION: OptionSpec = {
+  type: "string",
+  short: "d",
+  value: "<path>",
+  description: "Repository root (default: the git root)",
+};

@@ -80,9 +80,3 @@ export async function readActionsLock(repoRoot: string): Promise<ActionsLock | u
   if (typeof parsed === "string") throw new Error(parsed);
   return parsed;
 }
-
-/** Writes the cache (creating `.github/aw/`). */
-export async function writeActionsLock(repoRoot: string, lock: ActionsLock): Promise<void> {
-  await Deno.mkdir(`${repoRoot}/.github/aw`, { recursive: true });
-  await Deno.writeTextFile(`${repoRoot}/${ACTIONS_LOCK_PATH}`, formatActionsLock(lock));
-}

@@ -1,6 +1,6 @@
 /** `awc audit <run-id|run-url>`: one run in depth — jobs, timings, firewall blocks, MCP calls, safe outputs, errors. */
 import { resolve } from "node:path";
-import { type Command, EXIT, type ParsedArgs, UsageError } from "../cli/command.ts";
+import { type Command, DIR_OPTION, EXIT, type ParsedArgs, UsageError } from "../cli/command.ts";
 import { type CliDeps, githubClient } from "../cli/context.ts";
 import { analyzeRunDir, type RunAnalysis, runCost, totalTokens } from "./run_analysis.ts";
 import { downloadRun, type WorkflowRun } from "./run_download.ts";
@@ -17,12 +17,7 @@ export const auditCommand: Command = {
     repo: { type: "string", short: "R", value: "<owner/repo>", description: "Repository for a bare run id" },
     output: { type: "string", short: "o", value: "<dir>", description: "Download folder (default logs)" },
     json: { type: "boolean", short: "j", description: "Print the report as JSON on stdout" },
-    dir: {
-      type: "string",
-      short: "d",
-      value: "<path>",
-      description: "Repository root (default: the git root)",
-    },
+    dir: DIR_OPTION,
   },
   positionals: { min: 1, max: 1 },
   run: runAudit,
@@ -38,7 +33,7 @@ interface Job {
 }
 
 /** Splits `123`, or `https://<host>/<owner>/<repo>/actions/runs/123[/job/…]`, into repository and id. */
-export function parseRunReference(ref: string): { slug?: string; id: number } | undefined {
+function parseRunReference(ref: string): { slug?: string; id: number } | undefined {
   if (/^\d+$/.test(ref)) return { id: Number(ref) };
   const match = ref.match(/^https?:\/\/[^/]+\/([^/]+\/[^/]+)\/actions\/runs\/(\d+)/);
   return match ? { slug: match[1], id: Number(match[2]) } : undefined;
@@ -76,7 +71,7 @@ function seconds(from?: string | null, to?: string | null): number | undefined {
 }
 
 /** The audit report (the `--json` shape). */
-export function buildReport(
+function buildReport(
   slug: string,
   run: WorkflowRun,
   jobs: Job[],

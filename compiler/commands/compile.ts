@@ -2,7 +2,7 @@
 import { relative, resolve } from "node:path";
 import type { CompileOptions, CompileResult, Diagnostic } from "../api.ts";
 import { writeCompileResult } from "../mod.ts";
-import { type Command, EXIT, type ParsedArgs } from "../cli/command.ts";
+import { type Command, DIR_OPTION, EXIT, type ParsedArgs } from "../cli/command.ts";
 import { type CliDeps, githubClient } from "../cli/context.ts";
 import { formatDiagnostic } from "../cli/output.ts";
 import { tokenFromEnv } from "../github/client.ts";
@@ -25,12 +25,7 @@ Compiles every workflow of .github/workflows (or the ones named) and writes <nam
 --check writes nothing and exits 1 listing every lock file that is missing or stale, and why. A body-only
 edit is not stale: the Markdown body is loaded at run time.`,
   options: {
-    dir: {
-      type: "string",
-      short: "d",
-      value: "<path>",
-      description: "Repository root (default: the git root)",
-    },
+    dir: DIR_OPTION,
     "action-mode": {
       type: "string",
       value: "<mode>",
@@ -73,7 +68,7 @@ async function runCompile(args: ParsedArgs, deps: CliDeps): Promise<number> {
 }
 
 /** Builds the core's options from the command line and environment. */
-export async function compileOptions(
+async function compileOptions(
   deps: CliDeps,
   repoRoot: string,
   args: ParsedArgs,

@@ -1,5 +1,5 @@
 /** `awc dispatch <event-type>`: sends a `repository_dispatch` event to start workflows declaring that type. */
-import { type Command, EXIT, type ParsedArgs, UsageError } from "../cli/command.ts";
+import { type Command, DIR_OPTION, EXIT, type ParsedArgs, UsageError } from "../cli/command.ts";
 import { type CliDeps, githubClient } from "../cli/context.ts";
 import { GitHubError, tokenFromEnv } from "../github/client.ts";
 import { resolveRepoRoot, resolveRepoSlug } from "./repo.ts";
@@ -22,12 +22,7 @@ fine-grained, \`contents: write\` on the repository.`,
       description: "Target repository (default: origin)",
     },
     payload: { type: "string", short: "p", value: "<json>", description: "client_payload JSON object" },
-    dir: {
-      type: "string",
-      short: "d",
-      value: "<path>",
-      description: "Repository root (default: the git root)",
-    },
+    dir: DIR_OPTION,
   },
   positionals: { min: 1, max: 1 },
   run: runDispatch,

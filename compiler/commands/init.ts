@@ -1,12 +1,12 @@
 /** `awc init`: prepares a repository for agentic workflows. Idempotent: a second run changes nothing. */
 import { dirname, resolve } from "node:path";
-import { type Command, EXIT, type ParsedArgs, UsageError } from "../cli/command.ts";
+import { type Command, DIR_OPTION, EXIT, type ParsedArgs, UsageError } from "../cli/command.ts";
 import type { CliDeps } from "../cli/context.ts";
 import { gitRoot, hostFromRemote, originUrl } from "./git.ts";
 import { AW_README, ENGINE_FILES, ENGINES, GITATTRIBUTES_LINE } from "./init_templates.ts";
 
 /** Path of the repository configuration file. */
-export const AW_JSON_PATH = ".github/workflows/aw.json";
+const AW_JSON_PATH = ".github/workflows/aw.json";
 
 /** The `init` command. */
 export const initCommand: Command = {
@@ -18,12 +18,7 @@ Writes .github/aw/README.md (with the Dependabot note), marks lock files as gene
 writes .github/workflows/aw.json (with "ghes": true when the repository lives on an enterprise server) and
 the default engine's files. --engine <id> writes only that engine's files. Safe to run again.`,
   options: {
-    dir: {
-      type: "string",
-      short: "d",
-      value: "<path>",
-      description: "Repository root (default: the git root)",
-    },
+    dir: DIR_OPTION,
     engine: {
       type: "string",
       short: "e",
@@ -83,7 +78,7 @@ async function writeIfDifferent(path: string, content: string): Promise<boolean>
 }
 
 /** Adds (or replaces an older form of) the lock-file attributes line. */
-export function withAttributesLine(current: string | undefined): string {
+function withAttributesLine(current: string | undefined): string {
   const lines = (current ?? "").split("\n").filter((l, i, all) => !(i === all.length - 1 && l === ""));
   const index = lines.findIndex((l) => l.startsWith(".github/workflows/*.lock.yml"));
   if (index >= 0) lines[index] = GITATTRIBUTES_LINE;
@@ -92,7 +87,7 @@ export function withAttributesLine(current: string | undefined): string {
 }
 
 /** Merges `ghes: true` into aw.json when needed, keeping other keys; `{}` for a new file. */
-export function mergeAwJson(current: string | undefined, ghes: boolean): string {
+function mergeAwJson(current: string | undefined, ghes: boolean): string {
   let config: Record<string, unknown> = {};
   if (current !== undefined) {
     try {
@@ -108,7 +103,7 @@ export function mergeAwJson(current: string | undefined, ghes: boolean): string 
 }
 
 /** The enterprise host from `GITHUB_SERVER_URL`, `GH_HOST`, or the origin remote; undefined for github.com. */
-export async function detectEnterpriseHost(deps: CliDeps, root: string): Promise<string | undefined> {
+async function detectEnterpriseHost(deps: CliDeps, root: string): Promise<string | undefined> {
   const candidates: (string | undefined)[] = [];
   if (deps.env.GITHUB_SERVER_URL) candidates.push(hostFromRemote(deps.env.GITHUB_SERVER_URL));
   candidates.push(deps.env.GH_HOST?.trim());

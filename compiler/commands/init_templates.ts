@@ -32,7 +32,7 @@ or keep agentic lock files out of its \`directories\`. Update pins with \`awc up
 `;
 
 /** Custom agent file for the Copilot coding agent. */
-export const COPILOT_AGENT = `---
+const COPILOT_AGENT = `---
 description: Creates and updates GitHub agentic workflows compiled with awc
 ---
 
@@ -45,7 +45,7 @@ Check with \`awc compile --check\`.
 `;
 
 /** Copilot coding agent setup steps installing awc. */
-export const COPILOT_SETUP_STEPS = `name: "Copilot Setup Steps"
+const COPILOT_SETUP_STEPS = `name: "Copilot Setup Steps"
 
 on:
   workflow_dispatch:
@@ -66,7 +66,7 @@ jobs:
 `;
 
 /** Claude Code sub-agent file. */
-export const CLAUDE_AGENT = `---
+const CLAUDE_AGENT = `---
 name: agentic-workflows
 description: Creates and updates GitHub agentic workflows compiled with awc
 ---

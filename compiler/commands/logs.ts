@@ -1,6 +1,6 @@
 /** `awc logs [workflow]`: downloads recent runs of agentic workflows and prints a summary table. */
 import { resolve } from "node:path";
-import { type Command, EXIT, type ParsedArgs, UsageError } from "../cli/command.ts";
+import { type Command, DIR_OPTION, EXIT, type ParsedArgs, UsageError } from "../cli/command.ts";
 import { type CliDeps, githubClient } from "../cli/context.ts";
 import { analyzeRunDir, runCost, totalTokens } from "./run_analysis.ts";
 import { downloadRun, type WorkflowRun } from "./run_download.ts";
@@ -21,12 +21,7 @@ duration, tokens, cost (from the workflow's per-model \`cost\` table) and the sa
     count: { type: "string", short: "c", value: "<n>", description: "Number of runs (default 10)" },
     output: { type: "string", short: "o", value: "<dir>", description: "Output folder (default logs)" },
     json: { type: "boolean", short: "j", description: "Print the summary as JSON on stdout" },
-    dir: {
-      type: "string",
-      short: "d",
-      value: "<path>",
-      description: "Repository root (default: the git root)",
-    },
+    dir: DIR_OPTION,
   },
   positionals: { min: 0, max: 1 },
   run: runLogs,
@@ -105,7 +100,7 @@ async function runLogs(args: ParsedArgs, deps: CliDeps): Promise<number> {
 }
 
 /** Matches a workflow argument to a local workflow id (file name or display name, case-insensitive). */
-export function matchWorkflow(filter: string, sources: WorkflowSource[]): string | undefined {
+function matchWorkflow(filter: string, sources: WorkflowSource[]): string | undefined {
   const wanted = filter.toLowerCase().replace(/\.(lock\.yml|md)$/, "");
   return sources.find((s) => s.id.toLowerCase() === wanted)?.id ??
     sources.find((s) => String(s.frontmatter.name ?? "").toLowerCase() === wanted)?.id;

@@ -133,7 +133,7 @@ export interface CostRates {
  * Finds `providers.<provider>.models.<model>.cost` in a workflow's frontmatter (under any top-level key,
  * or at the top level) for `model`, matching `<model>` or `<provider>/<model>`.
  */
-export function findCostRates(frontmatter: Record<string, unknown>, model: string): CostRates | undefined {
+function findCostRates(frontmatter: Record<string, unknown>, model: string): CostRates | undefined {
   const roots = [frontmatter, ...Object.values(frontmatter)];
   for (const root of roots) {
     const providers = (root as Record<string, unknown> | null)?.providers;

@@ -72,7 +72,8 @@ export async function downloadRun(
       warnings.push(`run ${run.id}: artifact ${artifact.name} expired`);
       continue;
     }
-    if (!/^[\w.-]+$/.test(artifact.name)) {
+    // One plain folder name: "." and ".." match the character class but would extract into run-<id>/ itself or its parent.
+    if (!/^[\w.-]+$/.test(artifact.name) || /^\.{1,2}$/.test(artifact.name)) {
       warnings.push(`run ${run.id}: artifact name ${JSON.stringify(artifact.name)} skipped (unsafe)`);
       continue;
     }

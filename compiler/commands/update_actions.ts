@@ -3,7 +3,7 @@
  * (GitHub Releases first, then git tags), in the same major unless `--major`, never a downgrade; rewrites
  * the cache sorted, updates `uses:` tags in workflow Markdown, and recompiles.
  */
-import { type Command, EXIT, type ParsedArgs } from "../cli/command.ts";
+import { type Command, DIR_OPTION, EXIT, type ParsedArgs } from "../cli/command.ts";
 import { type CliDeps, githubClient } from "../cli/context.ts";
 import { GitHubError } from "../github/client.ts";
 import { actionBaseRepo, listVersions, resolveTagSha, type VersionList } from "../github/refs.ts";
@@ -23,12 +23,7 @@ releases), same major unless --major, never older than the cached one; the tag i
 When the API refuses (a limited token), the cached ref is kept with a warning. Then workflow Markdown
 \`uses:\` tags are updated and all workflows recompiled.`,
   options: {
-    dir: {
-      type: "string",
-      short: "d",
-      value: "<path>",
-      description: "Repository root (default: the git root)",
-    },
+    dir: DIR_OPTION,
     major: { type: "boolean", description: "Allow moving to a new major version" },
     "dry-run": { type: "boolean", description: "Show what would change; write nothing" },
     "no-compile": { type: "boolean", description: "Do not recompile after updating" },
@@ -55,7 +50,7 @@ export interface ActionUpdate {
 }
 
 /** Computes the updates without writing anything. */
-export async function planActionUpdates(
+async function planActionUpdates(
   deps: CliDeps,
   lock: ActionsLock,
   allowMajor: boolean,
@@ -96,7 +91,7 @@ export async function planActionUpdates(
 }
 
 /** Rewrites `uses: <repo>@<old>` tag references in workflow Markdown; returns the changed files. */
-export async function updateUsesInMarkdown(root: string, updates: ActionUpdate[], write: boolean) {
+async function updateUsesInMarkdown(root: string, updates: ActionUpdate[], write: boolean) {
   const changed: string[] = [];
   for (const file of await markdownFiles(`${root}/.github/workflows`)) {
     const text = await Deno.readTextFile(`${root}/.github/workflows/${file}`);

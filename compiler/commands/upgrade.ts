@@ -5,7 +5,7 @@
  * and hands the rest of the upgrade to the new binary.
  */
 import { basename } from "node:path";
-import { type Command, EXIT, type ParsedArgs } from "../cli/command.ts";
+import { type Command, DIR_OPTION, EXIT, type ParsedArgs } from "../cli/command.ts";
 import { type CliDeps, githubClient } from "../cli/context.ts";
 import { listVersions } from "../github/refs.ts";
 import { pickUpgrade } from "../github/semver.ts";
@@ -20,12 +20,7 @@ export const upgradeCommand: Command = {
   summary: "Upgrade awc, then the pinned actions, then recompile",
   usage: "",
   options: {
-    dir: {
-      type: "string",
-      short: "d",
-      value: "<path>",
-      description: "Repository root (default: the git root)",
-    },
+    dir: DIR_OPTION,
     "no-self": { type: "boolean", description: "Do not upgrade awc itself" },
     "no-actions": { type: "boolean", description: "Do not update actions-lock.json" },
     "no-compile": { type: "boolean", description: "Do not recompile" },

@@ -90,6 +90,7 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
   const retries = options.retries ?? 3;
   const timeoutMs = options.timeoutMs ?? 60_000;
   const base = options.baseUrl.replace(/\/+$/, "");
+  const baseOrigin = new URL(base).origin;
 
   async function send(path: string, init: RequestOptions): Promise<Response> {
     const url = /^https?:\/\//.test(path) ? path : `${base}${path.startsWith("/") ? "" : "/"}${path}`;
@@ -98,7 +99,10 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
       "X-GitHub-Api-Version": "2022-11-28",
       "User-Agent": "awc",
     };
-    if (options.token) headers.Authorization = `Bearer ${options.token}`;
+    // Absolute URLs come from answers (Link pages, archive URLs): the token goes to the API's origin only.
+    if (options.token && new URL(url).origin === baseOrigin) {
+      headers.Authorization = `Bearer ${options.token}`;
+    }
     if (init.body !== undefined) headers["Content-Type"] = "application/json";
     for (let attempt = 0;; attempt++) {
       let response: Response;

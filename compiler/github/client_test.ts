@@ -122,3 +122,20 @@ Deno.test("the client gives up on an attempt that does not answer in time and re
     await server.shutdown();
   }
 });
+
+Deno.test("the client sends its token to the API's origin only, never to an absolute URL on another host", async () => {
+  const seen: (string | null)[] = [];
+  await using other = serve((request) => {
+    seen.push(request.headers.get("authorization"));
+    return Response.json({ other: true });
+  });
+  await using api = serve((request) => {
+    seen.push(request.headers.get("authorization"));
+    return Response.json({ api: true });
+  });
+  const client = createGitHubClient({ baseUrl: `${api.url}/api/v3`, token: "s3cr3t" });
+  assert.deepEqual(await client.json(`${api.url}/api/v3/x`), { api: true });
+  assert.deepEqual(await client.json("/y"), { api: true });
+  assert.deepEqual(await client.json(`${other.url}/z`), { other: true });
+  assert.deepEqual(seen, ["Bearer s3cr3t", "Bearer s3cr3t", null]);
+});

@@ -8,8 +8,21 @@ export interface ZipEntry {
   data: Uint8Array;
 }
 
-/** Reads every file entry (directories skipped). Throws on a malformed archive or an unsafe path. */
+/**
+ * Reads every file entry (directories skipped). Throws an Error whose message names the zip archive on a
+ * malformed, truncated or undecodable archive or an unsafe path (callers report those as warnings).
+ */
 export async function readZip(bytes: Uint8Array): Promise<ZipEntry[]> {
+  try {
+    return await parseZip(bytes);
+  } catch (error) {
+    // Offsets past the end (a truncated download) and bad deflate data surface as RangeError/TypeError.
+    if (error instanceof Error && /zip/.test(error.message)) throw error;
+    throw new Error(`corrupt zip archive: ${(error as Error).message}`);
+  }
+}
+
+async function parseZip(bytes: Uint8Array): Promise<ZipEntry[]> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let eocd = -1;
   for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 65_557); i--) {

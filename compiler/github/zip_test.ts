@@ -35,3 +35,13 @@ Deno.test({
 Deno.test("readZip refuses data that is not an archive", async () => {
   await assert.rejects(readZip(new TextEncoder().encode("<html>not a zip</html>")), /not a zip archive/);
 });
+
+Deno.test("readZip reports a truncated archive as a corrupt zip, not a bare RangeError", async () => {
+  // An end-of-central-directory record announcing one entry at an offset past the end of the data.
+  const eocd = new Uint8Array(22);
+  const view = new DataView(eocd.buffer);
+  view.setUint32(0, 0x06054b50, true);
+  view.setUint16(10, 1, true);
+  view.setUint32(16, 1000, true);
+  await assert.rejects(readZip(eocd), (error: Error) => /^corrupt zip archive: /.test(error.message));
+});

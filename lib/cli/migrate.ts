@@ -3,12 +3,10 @@
  * the `file:` databases of local.env; with `--remote` it targets the URLs and tokens of the environment and
  * refuses local files, so a deploy can never migrate the wrong database by accident.
  */
-import { parseArgs } from "node:util";
 import { openClient } from "../db.ts";
-import { isAppError } from "../errors.ts";
 import { migrateDirectory } from "../migrate.ts";
-import { DATABASE_TARGETS } from "../database_targets.ts";
-import { isDatabaseUrl } from "../config.ts";
+import { DATABASE_TARGETS, redactUrl, resolveTargetUrl } from "../database_targets.ts";
+import { parseCommandLine, runMain, usageError } from "./support.ts";
 
 const USAGE = `Usage: deno task db:migrate [--remote] [--only auth|gateway]
 
@@ -17,51 +15,30 @@ Applies pending forward-only migrations.
                  (libsql:// or https://, tokens in *_DATABASE_AUTH_TOKEN)
   --only <name>  migrate only the auth or the gateway database`;
 
-async function main(args: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        remote: { type: "boolean" },
-        only: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (error) {
-    console.error(`error: ${(error as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+async function main(args: string[], env: Record<string, string | undefined>): Promise<number> {
+  const parsed = parseCommandLine({
+    args,
+    options: { remote: { type: "boolean" }, only: { type: "string" } },
+  }, USAGE);
+  if (typeof parsed === "number") return parsed;
+  const { values } = parsed;
   const targets = DATABASE_TARGETS.filter((t) => values.only === undefined || t.name === values.only);
   if (targets.length === 0) {
-    console.error(`error: --only must be auth or gateway, got ${JSON.stringify(values.only)}\n\n${USAGE}`);
-    return 2;
+    return usageError(`--only must be auth or gateway, got ${JSON.stringify(values.only)}`, USAGE);
   }
   for (const target of targets) {
-    const configured = Deno.env.get(target.urlKey);
-    const url = values.remote ? configured : configured || target.defaultUrl;
-    if (values.remote && (!url || url.startsWith("file:") || !isDatabaseUrl(url))) {
-      console.error(
-        `error: --remote needs ${target.urlKey} set to the remote libsql:// or https:// URL (got ${
-          JSON.stringify(url ?? null)
-        })`,
-      );
+    const resolved = resolveTargetUrl(target, env, values.remote ?? false);
+    if ("error" in resolved) {
+      console.error(`error: ${resolved.error}`);
       return 1;
     }
-    if (!values.remote && !url!.startsWith("file:")) {
-      console.error(`error: ${target.urlKey} is remote (${url}); pass --remote to migrate a remote database`);
-      return 1;
-    }
-    const client = await openClient({ url: url!, authToken: Deno.env.get(target.tokenKey) });
+    const { url } = resolved;
+    const client = await openClient({ url, authToken: env[target.tokenKey] });
     try {
       const result = await migrateDirectory(client, target.migrationsDir);
       const applied = result.applied.length ? result.applied.join(", ") : "nothing pending";
       console.log(
-        `${target.name} (${redactUrl(url!)}): applied ${applied}; ${result.skipped.length} already applied`,
+        `${target.name} (${redactUrl(url)}): applied ${applied}; ${result.skipped.length} already applied`,
       );
     } finally {
       client.close();
@@ -70,15 +47,4 @@ async function main(args: string[]): Promise<number> {
   return 0;
 }
 
-function redactUrl(url: string): string {
-  return url.replace(/(authToken=)[^&]+/i, "$1[redacted]");
-}
-
-if (import.meta.main) {
-  try {
-    Deno.exit(await main(Deno.args));
-  } catch (error) {
-    console.error(`error: ${isAppError(error) ? error.message : String(error)}`);
-    Deno.exit(1);
-  }
-}
+if (import.meta.main) await runMain(() => main(Deno.args, Deno.env.toObject()));

@@ -1,33 +1,20 @@
 /** `deno task db:migration:create <name> [--gateway]`: creates the next numbered, empty migration file. */
-import { parseArgs } from "node:util";
 import { nextMigrationFileName } from "../migrate.ts";
 import { DATABASE_TARGETS } from "../database_targets.ts";
-import { isAppError } from "../errors.ts";
+import { parseCommandLine, runMain, usageError } from "./support.ts";
 
 const USAGE = `Usage: deno task db:migration:create <name> [--gateway]
 
 Creates migrations/NNNN_<name>.sql (or migrations/gateway/ with --gateway), empty, numbered after the last.`;
 
 async function main(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { gateway: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    });
-  } catch (error) {
-    console.error(`error: ${(error as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (parsed.values.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  if (parsed.positionals.length !== 1) {
-    console.error(`error: expected exactly one migration name\n\n${USAGE}`);
-    return 2;
-  }
+  const parsed = parseCommandLine({
+    args,
+    allowPositionals: true,
+    options: { gateway: { type: "boolean" } },
+  }, USAGE);
+  if (typeof parsed === "number") return parsed;
+  if (parsed.positionals.length !== 1) return usageError("expected exactly one migration name", USAGE);
   const target = DATABASE_TARGETS.find((t) => t.name === (parsed.values.gateway ? "gateway" : "auth"))!;
   await Deno.mkdir(target.migrationsDir, { recursive: true });
   const name = await nextMigrationFileName(target.migrationsDir, parsed.positionals[0]);
@@ -37,11 +24,4 @@ async function main(args: string[]): Promise<number> {
   return 0;
 }
 
-if (import.meta.main) {
-  try {
-    Deno.exit(await main(Deno.args));
-  } catch (error) {
-    console.error(`error: ${isAppError(error) ? error.message : String(error)}`);
-    Deno.exit(1);
-  }
-}
+if (import.meta.main) await runMain(() => main(Deno.args));

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import * as oauth from "oauth4webapi";
 import { authorizeInBrowser, Browser, seedSession, startAuthService } from "./harness.ts";
-import { basic, discover, postForm, prepareAuthorization, runCodeFlow } from "./rp.ts";
+import { basic, discover, postForm, prepareAuthorization, runBasicCodeFlow } from "./rp.ts";
 
 const REDIRECT = "http://127.0.0.1:9/cb";
 
@@ -18,13 +18,7 @@ async function signedIn(svc: Service) {
   const reg = await svc.register({ redirectUris: [REDIRECT] });
   const as = await discover(svc.issuer);
   const browser = new Browser();
-  const first = await runCodeFlow(
-    as,
-    { client_id: reg.client_id },
-    oauth.ClientSecretBasic(reg.client_secret!),
-    REDIRECT,
-    browser,
-  );
+  const first = await runBasicCodeFlow(as, reg, REDIRECT, browser);
   return { reg, as, browser, first };
 }
 
@@ -271,13 +265,7 @@ Deno.test("id_token_hint at authorize: invalid → invalid_request; another user
   const [name, value] = (await seedSession(svc, { id: "user-2", name: "Second", email: "two@example.test" }))
     .split("=");
   other.cookies.set(name, value);
-  const otherFlow = await runCodeFlow(
-    as,
-    { client_id: reg.client_id },
-    oauth.ClientSecretBasic(reg.client_secret!),
-    REDIRECT,
-    other,
-  );
+  const otherFlow = await runBasicCodeFlow(as, reg, REDIRECT, other);
   assert.equal(otherFlow.claims.sub, "user-2");
 
   const [header, payload, signature] = first.tokens.id_token!.split(".");

@@ -7,7 +7,15 @@ import * as oauth from "oauth4webapi";
 import * as client from "openid-client";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { authorizeInBrowser, Browser, startAuthService } from "./harness.ts";
-import { basic, discover, INSECURE, postForm, prepareAuthorization, runCodeFlow } from "./rp.ts";
+import {
+  basic,
+  discover,
+  INSECURE,
+  postForm,
+  prepareAuthorization,
+  runBasicCodeFlow,
+  runCodeFlow,
+} from "./rp.ts";
 
 const REDIRECT = "http://127.0.0.1:9/cb";
 
@@ -15,12 +23,7 @@ Deno.test("oidcc-server: a confidential client completes code + PKCE and the RS2
   await using svc = await startAuthService();
   const reg = await svc.register({ redirectUris: [REDIRECT] });
   const as = await discover(svc.issuer);
-  const { tokens, claims, params } = await runCodeFlow(
-    as,
-    { client_id: reg.client_id },
-    oauth.ClientSecretBasic(reg.client_secret!),
-    REDIRECT,
-  );
+  const { tokens, claims, params } = await runBasicCodeFlow(as, reg, REDIRECT);
   assert.equal(params.get("iss"), svc.issuer, "iss is in the authorization response (RFC 9207)");
   assert.equal(claims.sub, "local-developer");
   assert.equal(claims.iss, svc.issuer);
@@ -198,13 +201,7 @@ Deno.test("end-session signs the user out and returns to the registered post-log
   });
   const as = await discover(svc.issuer);
   const browser = new Browser();
-  const { tokens } = await runCodeFlow(
-    as,
-    { client_id: reg.client_id },
-    oauth.ClientSecretBasic(reg.client_secret!),
-    REDIRECT,
-    browser,
-  );
+  const { tokens } = await runBasicCodeFlow(as, reg, REDIRECT, browser);
   const before = await browser.request(`${svc.url}/api/auth/get-session`);
   assert.ok((await before.json())?.session, "signed in before end-session");
   const url = new URL(as.end_session_endpoint!);
@@ -224,12 +221,7 @@ Deno.test("a client without end-session enabled cannot log the user out", async 
   await using svc = await startAuthService();
   const reg = await svc.register({ redirectUris: [REDIRECT] });
   const as = await discover(svc.issuer);
-  const { tokens } = await runCodeFlow(
-    as,
-    { client_id: reg.client_id },
-    oauth.ClientSecretBasic(reg.client_secret!),
-    REDIRECT,
-  );
+  const { tokens } = await runBasicCodeFlow(as, reg, REDIRECT);
   const url = new URL(as.end_session_endpoint!);
   url.searchParams.set("id_token_hint", tokens.id_token!);
   const response = await fetch(url, { redirect: "manual" });
@@ -237,7 +229,7 @@ Deno.test("a client without end-session enabled cannot log the user out", async 
   await response.body?.cancel();
 });
 
-Deno.test("oidcc-ensure-request-without-nonce-succeeds-for-code-flow", async () => {
+Deno.test("oidcc-ensure-request-without-nonce-succeeds-for-code-flow: a code-flow request without a nonce still gets a code", async () => {
   await using svc = await startAuthService();
   const reg = await svc.register({ redirectUris: [REDIRECT] });
   const as = await discover(svc.issuer);
@@ -250,12 +242,7 @@ Deno.test("oidcc-userinfo-post-body: the access token is accepted in a form body
   await using svc = await startAuthService();
   const reg = await svc.register({ redirectUris: [REDIRECT] });
   const as = await discover(svc.issuer);
-  const { tokens } = await runCodeFlow(
-    as,
-    { client_id: reg.client_id },
-    oauth.ClientSecretBasic(reg.client_secret!),
-    REDIRECT,
-  );
+  const { tokens } = await runBasicCodeFlow(as, reg, REDIRECT);
   const response = await postForm(as.userinfo_endpoint!, { access_token: tokens.access_token });
   assert.equal(response.status, 200);
   assert.equal((await response.json()).sub, "local-developer");
@@ -269,12 +256,7 @@ Deno.test("end-session never redirects to an unregistered post-logout URI", asyn
     enableEndSession: true,
   });
   const as = await discover(svc.issuer);
-  const { tokens } = await runCodeFlow(
-    as,
-    { client_id: reg.client_id },
-    oauth.ClientSecretBasic(reg.client_secret!),
-    REDIRECT,
-  );
+  const { tokens } = await runBasicCodeFlow(as, reg, REDIRECT);
   const url = new URL(as.end_session_endpoint!);
   url.searchParams.set("id_token_hint", tokens.id_token!);
   url.searchParams.set("post_logout_redirect_uri", "http://127.0.0.1:9/evil");
@@ -289,12 +271,7 @@ Deno.test("introspection by another client reports the token inactive", async ()
   const reg = await svc.register({ redirectUris: [REDIRECT] });
   const other = await svc.register({ redirectUris: [REDIRECT] });
   const as = await discover(svc.issuer);
-  const { tokens } = await runCodeFlow(
-    as,
-    { client_id: reg.client_id },
-    oauth.ClientSecretBasic(reg.client_secret!),
-    REDIRECT,
-  );
+  const { tokens } = await runBasicCodeFlow(as, reg, REDIRECT);
   const response = await postForm(as.introspection_endpoint!, { token: tokens.access_token }, {
     authorization: basic(other.client_id, other.client_secret!),
   });

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import * as oauth from "oauth4webapi";
 import { Browser, seedSession, startAuthService } from "./harness.ts";
-import { discover, runCodeFlow } from "./rp.ts";
+import { discover, runBasicCodeFlow } from "./rp.ts";
 
 const REDIRECT = "http://127.0.0.1:9/cb";
 const POST_LOGOUT = "http://127.0.0.1:9/logged-out";
@@ -24,13 +24,7 @@ async function signedIn(svc: Service, reg: { enableEndSession?: boolean } = {}) 
   });
   const as = await discover(svc.issuer);
   const browser = new Browser();
-  const { tokens } = await runCodeFlow(
-    as,
-    { client_id: client.client_id },
-    oauth.ClientSecretBasic(client.client_secret!),
-    REDIRECT,
-    browser,
-  );
+  const { tokens } = await runBasicCodeFlow(as, client, REDIRECT, browser);
   return { client, as, browser, idToken: tokens.id_token! };
 }
 
@@ -135,7 +129,7 @@ Deno.test("oidcc-rp-initiated-logout-only-state: state without a post-logout URI
   assert.equal(await sessionAlive(svc, browser), false);
 });
 
-Deno.test("oidcc-rp-initiated-logout-no-post-logout-redirect-uri and -no-state", async () => {
+Deno.test("oidcc-rp-initiated-logout-no-post-logout-redirect-uri and -no-state: logout without a return URI shows the signed-out page, and without state adds none", async () => {
   await using svc = await startAuthService();
   const first = await signedIn(svc);
   const page = await first.browser.request(endSessionUrl(first.as, { id_token_hint: first.idToken }));

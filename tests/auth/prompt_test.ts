@@ -1,5 +1,6 @@
 /** Conformance: the OIDF prompt modules (oidcc-prompt-none-*, oidcc-prompt-login) and prompt=consent. */
 import assert from "node:assert/strict";
+import type * as oauth from "oauth4webapi";
 import { authorizeInBrowser, Browser, startAuthService } from "./harness.ts";
 import { discover, prepareAuthorization } from "./rp.ts";
 
@@ -10,6 +11,13 @@ async function firstHop(browser: Browser, url: URL, base: string): Promise<URL> 
   await response.body?.cancel();
   assert.ok(response.status >= 300 && response.status < 400, `redirect expected, got ${response.status}`);
   return new URL(response.headers.get("location")!, base);
+}
+
+/** A browser that has signed in and consented once for `clientId` (one full authorization). */
+async function signedInAndConsented(as: oauth.AuthorizationServer, clientId: string): Promise<Browser> {
+  const browser = new Browser();
+  await authorizeInBrowser(browser, (await prepareAuthorization(as, clientId, REDIRECT)).url.href, REDIRECT);
+  return browser;
 }
 
 Deno.test("oidcc-prompt-none-not-logged-in: prompt=none without a session returns login_required", async () => {
@@ -28,12 +36,7 @@ Deno.test("oidcc-prompt-none-logged-in: prompt=none with a session and consent r
   await using svc = await startAuthService();
   const reg = await svc.register({ redirectUris: [REDIRECT] });
   const as = await discover(svc.issuer);
-  const browser = new Browser();
-  await authorizeInBrowser(
-    browser,
-    (await prepareAuthorization(as, reg.client_id, REDIRECT)).url.href,
-    REDIRECT,
-  );
+  const browser = await signedInAndConsented(as, reg.client_id);
   const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT, { prompt: "none" });
   const target = await firstHop(browser, prepared.url, svc.url);
   assert.equal(target.origin + target.pathname, REDIRECT);
@@ -44,12 +47,7 @@ Deno.test("oidcc-prompt-login: prompt=login sends a signed-in user back to the s
   await using svc = await startAuthService();
   const reg = await svc.register({ redirectUris: [REDIRECT] });
   const as = await discover(svc.issuer);
-  const browser = new Browser();
-  await authorizeInBrowser(
-    browser,
-    (await prepareAuthorization(as, reg.client_id, REDIRECT)).url.href,
-    REDIRECT,
-  );
+  const browser = await signedInAndConsented(as, reg.client_id);
   const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT, { prompt: "login" });
   assert.equal((await firstHop(browser, prepared.url, svc.url)).pathname, "/sign-in");
   const { callback } = await authorizeInBrowser(browser, prepared.url.href, REDIRECT);

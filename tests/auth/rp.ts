@@ -103,3 +103,19 @@ export function postForm(url: string, fields: Record<string, string>, headers: R
 export function basic(id: string, secret: string): string {
   return `Basic ${btoa(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`)}`;
 }
+
+/** {@link runCodeFlow} for a registered confidential client authenticating at the token endpoint with HTTP Basic. */
+export function runBasicCodeFlow(
+  as: oauth.AuthorizationServer,
+  registered: { client_id: string; client_secret?: string },
+  redirectUri: string,
+  browser = new Browser(),
+): Promise<CodeFlowResult> {
+  return runCodeFlow(
+    as,
+    { client_id: registered.client_id },
+    oauth.ClientSecretBasic(registered.client_secret!),
+    redirectUri,
+    browser,
+  );
+}

@@ -82,11 +82,20 @@ function server() {
           }),
         },
         artifacts: {
-          102: [{ name: "agent", zip: agent }, { name: "firewall-logs", zip: firewall }, {
-            name: "old",
-            zip: agent,
-            expired: true,
-          }, { name: "evil", zip: makeZip({ "../../escape.txt": "x" }) }],
+          102: [
+            { name: "agent", zip: agent },
+            { name: "firewall-logs", zip: firewall },
+            {
+              name: "old",
+              zip: agent,
+              expired: true,
+            },
+            { name: "evil", zip: makeZip({ "../../escape.txt": "x" }) },
+            {
+              name: "..",
+              zip: makeZip({ "dotdot.txt": "x" }),
+            },
+          ],
         },
         jobs: {
           102: [
@@ -132,6 +141,12 @@ Deno.test("logs downloads agentic runs into logs/run-<id>/ and prints status, du
   assert.match(result.stderr, /artifact old expired/);
   assert.match(result.stderr, /artifact evil: unsafe path in zip archive: \.\.\/\.\.\/escape\.txt/);
   await assert.rejects(Deno.stat(`${repo.path}/logs/escape.txt`), Deno.errors.NotFound);
+  assert.match(result.stderr, /artifact name "\.\." skipped \(unsafe\)/);
+  await assert.rejects(
+    Deno.stat(`${repo.path}/logs/dotdot.txt`),
+    Deno.errors.NotFound,
+    "no artifact escapes",
+  );
 });
 
 Deno.test("logs filters by workflow name, paginates, caches completed runs and prints JSON", async () => {

@@ -1,0 +1,49 @@
+/** Local mode's session-cookie clean-up around Better Auth's sign-in and sign-out answers. */
+import type { Client } from "@libsql/client";
+import { COOKIE_PREFIX } from "./better_auth.ts";
+import {
+  cookieNames,
+  cookieValue,
+  expireCookie,
+  SECURE_SESSION_COOKIE,
+  SESSION_COOKIE,
+  setCookieNames,
+} from "./local_mode.ts";
+
+/** Session cookie variants (plain and `__Secure-`) that a local sign-out or http sign-in clears. */
+const SESSION_COOKIE_SUFFIXES = ["session_token", "session_data", "dont_remember"];
+
+/**
+ * Local mode's cookie rules on an `/api/auth/*` answer: a sign-out ends the session of every session cookie
+ * sent (plain and `__Secure-`) and expires both sets; an http sign-in expires a stale `__Secure-` set.
+ * `cookieHeader` is the request's Cookie header as it arrived.
+ */
+export async function finishLocalCookies(
+  client: Client,
+  request: Request,
+  cookieHeader: string | null,
+  response: Response,
+): Promise<Response> {
+  const out = new Response(response.body, response);
+  const already = new Set(out.headers.getSetCookie().map((line) => line.split("=")[0].trim()));
+  const expireVariant = (secureVariant: boolean) => {
+    for (const suffix of SESSION_COOKIE_SUFFIXES) {
+      const name = `${secureVariant ? "__Secure-" : ""}${COOKIE_PREFIX}.${suffix}`;
+      if (!already.has(name)) out.headers.append("set-cookie", expireCookie(name));
+    }
+  };
+  if (request.method === "POST" && new URL(request.url).pathname === "/api/auth/sign-out") {
+    for (const name of [SESSION_COOKIE, SECURE_SESSION_COOKIE]) {
+      const value = cookieValue(cookieHeader, name);
+      if (!value) continue;
+      await client.execute({ sql: "DELETE FROM session WHERE token = ?", args: [value.split(".")[0]] });
+      expireVariant(name === SECURE_SESSION_COOKIE);
+    }
+  } else if (
+    setCookieNames(out).includes(SESSION_COOKIE) &&
+    cookieNames(cookieHeader).includes(SECURE_SESSION_COOKIE)
+  ) {
+    expireVariant(true);
+  }
+  return out;
+}
