@@ -9,6 +9,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Parsed JSON body. */
   body: Record<string, unknown>;
+  /** The body text exactly as received. */
+  raw: string;
 }
 
 /** A running mock upstream. */
@@ -40,6 +42,7 @@ export async function startMock(
       path: url.pathname + url.search,
       headers: Object.fromEntries(request.headers),
       body: text ? JSON.parse(text) : {},
+      raw: text,
     };
     mock.requests.push(recorded);
     return await handle(recorded, mock);
