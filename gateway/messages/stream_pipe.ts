@@ -28,6 +28,34 @@ export interface TranslateStreamOptions {
 
 const encoder = new TextEncoder();
 
+/** Most bytes read after the final event to let the upstream connection be reused. */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+/** Longest wait for the upstream body's end after the final event. */
+const DRAIN_LIMIT_MS = 2_000;
+
+/**
+ * Reads what is left of an upstream body after its final event (typically nothing but the end of the
+ * chunked body) so the HTTP client returns the connection to its pool instead of closing it: cancelling a
+ * body that has not ended costs the next streaming request a new TCP connection. Gives up (cancels) past
+ * a small size or time bound.
+ */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  let bytes = 0;
+  const deadline = setTimeout(() => reader.cancel().catch(() => {}), DRAIN_LIMIT_MS);
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      bytes += value.length;
+      if (bytes > DRAIN_LIMIT_BYTES) return void reader.cancel().catch(() => {});
+    }
+  } catch {
+    // The upstream went away; nothing to reuse.
+  } finally {
+    clearTimeout(deadline);
+  }
+}
+
 /** Returns the client-facing body for an upstream SSE response. */
 export function translateStream(
   upstream: ReadableStream<Uint8Array>,
@@ -51,10 +79,11 @@ export function translateStream(
   let timer: ReturnType<typeof setInterval> | undefined;
   let closed = false;
   let lastActivity = 0;
-  const stop = () => {
+  const stop = (reuse = false) => {
     closed = true;
     if (timer !== undefined) clearInterval(timer);
-    reader.cancel().catch(() => {});
+    if (reuse) drain(reader);
+    else reader.cancel().catch(() => {});
   };
   const take = (): Uint8Array | null => {
     if (pending === "") return null;
@@ -98,7 +127,8 @@ export function translateStream(
         const bytes = take();
         if (bytes) controller.enqueue(bytes);
         if (writer.ended) {
-          stop();
+          // Ended by the upstream's final event: drain its body so the connection can be reused.
+          stop(!chunk.done);
           controller.close();
           return;
         }

@@ -58,6 +58,19 @@ Deno.test("the Anthropic pass-through forwards bytes unchanged when nothing must
       },
     );
 
+    await t.step("a finished stream's upstream connection is reused by the next request", async () => {
+      const body = BODY.replace(`"max_tokens":64,`, `"max_tokens":64, "stream":true,`)
+        .replace("claude-fx-tool", "claude-fx-paced");
+      const ports: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await post(h.url, h.key, body);
+        assert.match(r.text, /event: message_stop/);
+        ports.push(h.anthropic.requests.at(-1)!.remotePort);
+        await new Promise((resolve) => setTimeout(resolve, 60)); // the body ends 5 ms after message_stop
+      }
+      assert.equal(new Set(ports).size, 1, `one upstream connection, got ports ${ports.join(", ")}`);
+    });
+
     await t.step("foreign thinking blocks are dropped, so that body is re-serialized", async () => {
       const body = JSON.stringify({
         model: "claude-fx-tool",
