@@ -79,6 +79,7 @@ export function translateStream(
   let timer: ReturnType<typeof setInterval> | undefined;
   let closed = false;
   let lastActivity = 0;
+  let firstRead: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
   const stop = (reuse = false) => {
     closed = true;
     if (timer !== undefined) clearInterval(timer);
@@ -95,6 +96,10 @@ export function translateStream(
     // Frames are handed over in `pull` (not enqueued in `start`): in Deno.serve the first byte then reaches
     // the client sooner. A plain stream, not `type: "bytes"`, which measured slower for small frames.
     start(controller) {
+      // Start reading the upstream now, while the server sends the headers and message_start, so the first
+      // upstream chunk is already in hand when the client's side asks for more.
+      firstRead = reader.read();
+      firstRead.catch(() => {}); // a failure is handled where it is awaited; never an unhandled rejection
       options.begin(writer);
       lastActivity = performance.now();
       timer = setInterval(() => {
@@ -112,7 +117,9 @@ export function translateStream(
       while (!closed) {
         let chunk: ReadableStreamReadResult<Uint8Array>;
         try {
-          chunk = await reader.read();
+          const read = firstRead ?? reader.read();
+          firstRead = undefined;
+          chunk = await read;
         } catch {
           if (closed) return;
           writer.error("api_error", "the upstream connection failed in the middle of the response");
