@@ -11,6 +11,7 @@ import { createGatewayApp } from "../gateway/app.ts";
 import { readGatewayConfig } from "../gateway/config.ts";
 import { ApiKeyStore, type KeysDatabase } from "../gateway/keys/store.ts";
 import { KeyVerifier } from "../gateway/keys/verifier.ts";
+import { createBatchedSink } from "../gateway/log_sink.ts";
 
 const upstream = Deno.args[0];
 const dir = await Deno.makeTempDir({ prefix: "gateway-bench-" });
@@ -26,8 +27,15 @@ await migrateDirectory(client, DATABASE_TARGETS.find((t) => t.name === "gateway"
 const store = new ApiKeyStore(db);
 const { key } = await store.create("bench");
 const keys = new KeyVerifier(() => store.activeHashes(), { ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
-// Access logs off: the bench measures the gateway's work, not the terminal's.
-const app = createGatewayApp(config, { logger: createLogger({ level: "warn" }), keys });
+// Access logs off by default; `--access-log <file>` turns them on, as JSON lines appended to that file
+// through the same batched sink as gateway/main.ts (a file, so no reader competes with the bench client).
+const logIndex = Deno.args.indexOf("--access-log");
+const accessLog = logIndex > 0;
+const sink = accessLog
+  ? createBatchedSink(Deno.openSync(Deno.args[logIndex + 1], { write: true, create: true, append: true }))
+  : createBatchedSink();
+const logger = createLogger({ level: accessLog ? "info" : "warn", base: { service: "gateway" }, sink });
+const app = createGatewayApp(config, { logger, keys });
 const server = await startServer(app.fetch, { port: 0 });
 console.log(JSON.stringify({ url: server.url, key }));
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));

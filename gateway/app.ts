@@ -16,7 +16,7 @@ import { deferStream } from "./messages/deferred_stream.ts";
 import { parseJsonBody, validateCountTokensRequest, validateMessagesRequest } from "./messages/validate.ts";
 import type { MessagesRequest } from "./messages/types.ts";
 import { buildCatalogue, type ModelInfo, pageOf } from "./models.ts";
-import type { ProviderCall, TraceIds } from "./providers/contract.ts";
+import { type ProviderCall, RawJson, type TraceIds } from "./providers/contract.ts";
 import { createProviders } from "./providers/registry.ts";
 import { ModelRouter } from "./routing.ts";
 
@@ -63,8 +63,9 @@ const limitBody = bodyLimit({
   },
 });
 
-async function readRequestBody(c: Ctx): Promise<Record<string, unknown>> {
-  return parseJsonBody(await c.req.text());
+async function readRequestBody(c: Ctx): Promise<{ body: Record<string, unknown>; text: string }> {
+  const text = await c.req.text();
+  return { body: parseJsonBody(text), text };
 }
 
 /** Builds the gateway application. */
@@ -77,7 +78,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Hono
   const router = new ModelRouter(providers, config.file.aliases ?? {});
   const catalogue: ModelInfo[] = buildCatalogue(config.providers, config.file, (m) => router.routes(m));
 
-  const callFor = (c: Ctx, request: MessagesRequest) => {
+  const callFor = (c: Ctx, request: MessagesRequest, rawBody: string) => {
     const route = router.resolve(request.model);
     // Streams abort the upstream when the client cancels the body (stream_pipe.ts). The request's own
     // signal is deliberately not touched: Deno.serve aborts it after every successful response too, and
@@ -85,6 +86,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Hono
     const abort = new AbortController();
     const call: ProviderCall = {
       request,
+      rawBody,
       upstreamModel: route.upstreamModel,
       requestedModel: request.model,
       abort,
@@ -125,8 +127,9 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Hono
   });
 
   api.post("/v1/messages", limitBody, async (c) => {
-    const request = validateMessagesRequest(await readRequestBody(c));
-    const { provider, call } = callFor(c, request);
+    const { body, text } = await readRequestBody(c);
+    const request = validateMessagesRequest(body);
+    const { provider, call } = callFor(c, request, text);
     logger.info("messages", {
       request_id: c.get("requestId"),
       trace_id: call.trace.traceId,
@@ -150,12 +153,15 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Hono
         },
       });
     }
-    return c.json(await provider.createMessage(call));
+    const message = await provider.createMessage(call);
+    if (message instanceof RawJson) return c.body(message.text, 200, { "content-type": "application/json" });
+    return c.json(message);
   });
 
   api.post("/v1/messages/count_tokens", limitBody, async (c) => {
-    const request = validateCountTokensRequest(await readRequestBody(c));
-    const { provider, call } = callFor(c, request);
+    const { body, text } = await readRequestBody(c);
+    const request = validateCountTokensRequest(body);
+    const { provider, call } = callFor(c, request, text);
     return c.json({ input_tokens: await provider.countTokens(call) });
   });
 

@@ -9,6 +9,7 @@ import { createGatewayApp, GATEWAY_SERVICE_NAME } from "./app.ts";
 import { readGatewayConfig } from "./config.ts";
 import { ApiKeyStore, type KeysDatabase } from "./keys/store.ts";
 import { KeyVerifier } from "./keys/verifier.ts";
+import { createBatchedSink } from "./log_sink.ts";
 
 let app: ReturnType<typeof createGatewayApp> | undefined;
 
@@ -26,8 +27,10 @@ function getApp(): ReturnType<typeof createGatewayApp> {
       });
       return (await store).activeHashes();
     }, { ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
+    const sink = createBatchedSink();
+    globalThis.addEventListener("unload", () => sink.flush());
     app = createGatewayApp(config, {
-      logger: createLogger({ level: config.LOG_LEVEL, base: { service: GATEWAY_SERVICE_NAME } }),
+      logger: createLogger({ level: config.LOG_LEVEL, base: { service: GATEWAY_SERVICE_NAME }, sink }),
       keys,
     });
   }

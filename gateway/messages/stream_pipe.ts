@@ -28,6 +28,34 @@ export interface TranslateStreamOptions {
 
 const encoder = new TextEncoder();
 
+/** Most bytes read after the final event to let the upstream connection be reused. */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+/** Longest wait for the upstream body's end after the final event. */
+const DRAIN_LIMIT_MS = 2_000;
+
+/**
+ * Reads what is left of an upstream body after its final event (typically nothing but the end of the
+ * chunked body) so the HTTP client returns the connection to its pool instead of closing it: cancelling a
+ * body that has not ended costs the next streaming request a new TCP connection. Gives up (cancels) past
+ * a small size or time bound.
+ */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  let bytes = 0;
+  const deadline = setTimeout(() => reader.cancel().catch(() => {}), DRAIN_LIMIT_MS);
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      bytes += value.length;
+      if (bytes > DRAIN_LIMIT_BYTES) return void reader.cancel().catch(() => {});
+    }
+  } catch {
+    // The upstream went away; nothing to reuse.
+  } finally {
+    clearTimeout(deadline);
+  }
+}
+
 /** Returns the client-facing body for an upstream SSE response. */
 export function translateStream(
   upstream: ReadableStream<Uint8Array>,
@@ -51,10 +79,12 @@ export function translateStream(
   let timer: ReturnType<typeof setInterval> | undefined;
   let closed = false;
   let lastActivity = 0;
-  const stop = () => {
+  let firstRead: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+  const stop = (reuse = false) => {
     closed = true;
     if (timer !== undefined) clearInterval(timer);
-    reader.cancel().catch(() => {});
+    if (reuse) drain(reader);
+    else reader.cancel().catch(() => {});
   };
   const take = (): Uint8Array | null => {
     if (pending === "") return null;
@@ -66,6 +96,10 @@ export function translateStream(
     // Frames are handed over in `pull` (not enqueued in `start`): in Deno.serve the first byte then reaches
     // the client sooner. A plain stream, not `type: "bytes"`, which measured slower for small frames.
     start(controller) {
+      // Start reading the upstream now, while the server sends the headers and message_start, so the first
+      // upstream chunk is already in hand when the client's side asks for more.
+      firstRead = reader.read();
+      firstRead.catch(() => {}); // a failure is handled where it is awaited; never an unhandled rejection
       options.begin(writer);
       lastActivity = performance.now();
       timer = setInterval(() => {
@@ -83,7 +117,9 @@ export function translateStream(
       while (!closed) {
         let chunk: ReadableStreamReadResult<Uint8Array>;
         try {
-          chunk = await reader.read();
+          const read = firstRead ?? reader.read();
+          firstRead = undefined;
+          chunk = await read;
         } catch {
           if (closed) return;
           writer.error("api_error", "the upstream connection failed in the middle of the response");
@@ -98,7 +134,8 @@ export function translateStream(
         const bytes = take();
         if (bytes) controller.enqueue(bytes);
         if (writer.ended) {
-          stop();
+          // Ended by the upstream's final event: drain its body so the connection can be reused.
+          stop(!chunk.done);
           controller.close();
           return;
         }

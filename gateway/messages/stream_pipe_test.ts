@@ -31,3 +31,28 @@ Deno.test("cancelling the client body aborts the upstream and stops reading it",
   assert.equal(abort.signal.aborted, true);
   assert.equal(upstreamCancelled, true);
 });
+
+Deno.test("the upstream is read as soon as the stream starts, before the client asks for more", async () => {
+  let pulls = 0;
+  const upstream = new ReadableStream<Uint8Array>({ pull: () => void pulls++ }, { highWaterMark: 0 });
+  const body = translateStream(upstream, { onEvent: () => {}, onEnd: () => {} }, {
+    abort: new AbortController(),
+    pingIntervalMs: 10_000,
+    begin: (w) => w.start("msg_1", "m", 1),
+  });
+  await Promise.resolve();
+  assert.equal(pulls, 1, "the first upstream read is already under way");
+  await body.cancel();
+});
+
+Deno.test("an upstream failing before the client read anything ends in an error event, unhandled-free", async () => {
+  const upstream = new ReadableStream<Uint8Array>({ start: (c) => c.error(new Error("reset")) });
+  const body = translateStream(upstream, { onEvent: () => {}, onEnd: () => {} }, {
+    abort: new AbortController(),
+    pingIntervalMs: 10_000,
+    begin: (w) => w.start("msg_1", "m", 1),
+  });
+  await new Promise((resolve) => setTimeout(resolve, 10)); // the early read has failed by now
+  const events = await collectSseEvents(body);
+  assert.deepEqual(events.map((e) => e.event), ["message_start", "error"]);
+});

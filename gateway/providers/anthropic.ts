@@ -8,11 +8,31 @@ import type { StreamTranslator } from "../messages/stream_pipe.ts";
 import { translateStream } from "../messages/stream_pipe.ts";
 import type { AnthropicEventWriter } from "../messages/stream_writer.ts";
 import type { Message } from "../messages/types.ts";
-import type { Provider, ProviderCall, ProviderDeps, ProviderSettings } from "./contract.ts";
-import { postUpstream, readUpstreamJson, traceHeaders } from "./http.ts";
+import {
+  type Provider,
+  type ProviderCall,
+  type ProviderDeps,
+  type ProviderSettings,
+  RawJson,
+} from "./contract.ts";
+import { postUpstream, readUpstreamJson, readUpstreamJsonText, traceHeaders } from "./http.ts";
 import { withoutForeignThinking } from "./signatures.ts";
 
 const DEFAULT_VERSION = "2023-06-01";
+
+/**
+ * The body to send upstream: the client's own bytes when nothing must change (same model name, no foreign
+ * thinking blocks, the same `stream` mode — an absent `stream` means false to Anthropic too), otherwise
+ * the request re-serialized with the upstream model and an explicit `stream`.
+ */
+function upstreamBody(call: ProviderCall, stream: boolean): string | Record<string, unknown> {
+  const request = withoutForeignThinking(call.request);
+  if (
+    call.rawBody !== undefined && request === call.request && call.upstreamModel === request.model &&
+    (stream ? request.stream === true : request.stream !== true)
+  ) return call.rawBody;
+  return { ...request, model: call.upstreamModel, stream };
+}
 
 class AnthropicRelay implements StreamTranslator {
   #model: string;
@@ -56,20 +76,21 @@ export function createAnthropicProvider(settings: ProviderSettings, deps: Provid
     if (beta) h["anthropic-beta"] = beta;
     return h;
   };
-  const post = (call: ProviderCall, path: string, body: unknown) =>
+  const post = (call: ProviderCall, path: string, body: string | Record<string, unknown>) =>
     postUpstream(deps, settings.name, `${settings.baseUrl}${path}`, headers(call), body, call);
   return {
     name: settings.name,
     kind: settings.kind,
     async createMessage(call) {
-      const body = { ...withoutForeignThinking(call.request), model: call.upstreamModel, stream: false };
-      const json = await readUpstreamJson(settings.name, await post(call, "/v1/messages", body));
-      json.model = call.requestedModel;
-      return json as unknown as Message;
+      const response = await post(call, "/v1/messages", upstreamBody(call, false));
+      const { value, text } = await readUpstreamJsonText(settings.name, response);
+      // The upstream's answer already names the requested model: return its bytes, not a re-serialization.
+      if (value.model === call.requestedModel) return new RawJson(text);
+      value.model = call.requestedModel;
+      return value as unknown as Message;
     },
     async streamMessage(call) {
-      const body = { ...withoutForeignThinking(call.request), model: call.upstreamModel, stream: true };
-      const response = await post(call, "/v1/messages", body);
+      const response = await post(call, "/v1/messages", upstreamBody(call, true));
       return translateStream(response.body!, new AnthropicRelay(settings.name, call.requestedModel), {
         abort: call.abort,
         pingIntervalMs: deps.pingIntervalMs,

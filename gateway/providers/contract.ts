@@ -20,6 +20,11 @@ export interface TraceIds {
 export interface ProviderCall {
   /** The validated client body. */
   request: MessagesRequest;
+  /**
+   * The client's body text exactly as received (`request` is its parse). A pass-through provider forwards
+   * these bytes unchanged when nothing in them must change, instead of serializing `request` again.
+   */
+  rawBody?: string;
   /** The model name as the provider knows it. */
   upstreamModel: string;
   /** The model name the client asked for; echoed in responses. */
@@ -76,10 +81,24 @@ export interface Provider {
   readonly name: string;
   /** Its family. */
   readonly kind: ProviderKind;
-  /** Non-streaming call. Throws GatewayError for upstream failures. */
-  createMessage(call: ProviderCall): Promise<Message>;
+  /**
+   * Non-streaming call. Throws GatewayError for upstream failures. A pass-through provider may answer with
+   * the upstream's own JSON text ({@link RawJson}) when it is already the exact answer.
+   */
+  createMessage(call: ProviderCall): Promise<Message | RawJson>;
   /** Streaming call: resolves once the upstream accepted (errors before that are thrown as GatewayError). */
   streamMessage(call: ProviderCall): Promise<ReadableStream<Uint8Array>>;
   /** Input tokens of a request. */
   countTokens(call: ProviderCall): Promise<number>;
+}
+
+/** A Message already serialized: JSON text the gateway returns to the client byte for byte. */
+export class RawJson {
+  /** The JSON text of a Message. */
+  readonly text: string;
+
+  /** Wraps JSON text known to be a valid Message. */
+  constructor(text: string) {
+    this.text = text;
+  }
 }

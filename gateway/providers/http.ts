@@ -9,7 +9,10 @@ export function traceHeaders(call: ProviderCall): Record<string, string> {
   return headers;
 }
 
-/** POSTs JSON upstream; resolves with a 2xx response or throws the mapped GatewayError. */
+/**
+ * POSTs JSON upstream; resolves with a 2xx response or throws the mapped GatewayError. A string `body` is
+ * already JSON text and is sent as is; anything else is serialized.
+ */
 export async function postUpstream(
   deps: ProviderDeps,
   provider: string,
@@ -23,7 +26,7 @@ export async function postUpstream(
     response = await deps.fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json", ...headers },
-      body: JSON.stringify(body),
+      body: typeof body === "string" ? body : JSON.stringify(body),
       signal: call.abort.signal,
     });
   } catch (error) {
@@ -41,9 +44,18 @@ export async function readUpstreamJson(
   provider: string,
   response: Response,
 ): Promise<Record<string, unknown>> {
+  return (await readUpstreamJsonText(provider, response)).value;
+}
+
+/** Like {@link readUpstreamJson}, also returning the body text the value was parsed from. */
+export async function readUpstreamJsonText(
+  provider: string,
+  response: Response,
+): Promise<{ value: Record<string, unknown>; text: string }> {
   try {
-    const value = await response.json();
-    if (value && typeof value === "object") return value as Record<string, unknown>;
+    const text = await response.text();
+    const value = JSON.parse(text);
+    if (value && typeof value === "object") return { value: value as Record<string, unknown>, text };
   } catch {
     // fall through
   }

@@ -324,3 +324,6 @@ export const ANTHROPIC_FIXTURES: Record<string, AnthropicFixture> = {
   },
   "claude-fx-overloaded": { events: [], status: 529, errorType: "overloaded_error" },
 };
+
+// The tool fixture paced, so the upstream body ends a few ms after `message_stop` (connection reuse test).
+ANTHROPIC_FIXTURES["claude-fx-paced"] = { ...ANTHROPIC_FIXTURES["claude-fx-tool"], framing: { gapMs: 5 } };

@@ -9,6 +9,10 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Parsed JSON body. */
   body: Record<string, unknown>;
+  /** The body text exactly as received. */
+  raw: string;
+  /** The client's (the gateway's) source port: equal ports mean a reused connection. */
+  remotePort: number;
 }
 
 /** A running mock upstream. */
@@ -33,13 +37,15 @@ export async function startMock(
     cancelled: 0,
     close: () => Promise.resolve(),
   };
-  const server = await startServer(async (request) => {
+  const server = await startServer(async (request, info) => {
     const url = new URL(request.url);
     const text = request.method === "GET" ? "" : await request.text();
     const recorded: RecordedRequest = {
       path: url.pathname + url.search,
       headers: Object.fromEntries(request.headers),
       body: text ? JSON.parse(text) : {},
+      raw: text,
+      remotePort: info.remoteAddr.port,
     };
     mock.requests.push(recorded);
     return await handle(recorded, mock);
