@@ -9,12 +9,22 @@ export interface ZipEntry {
 }
 
 /**
- * Reads every file entry (directories skipped). Throws an Error whose message names the zip archive on a
- * malformed, truncated or undecodable archive or an unsafe path (callers report those as warnings).
+ * Default cap on the uncompressed size of one archive. Run logs and artifacts are megabytes; a cap well above
+ * that stops a zip bomb (tiny download, gigabytes inflated) from exhausting memory or disk.
  */
-export async function readZip(bytes: Uint8Array): Promise<ZipEntry[]> {
+export const DEFAULT_MAX_UNCOMPRESSED_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * Reads every file entry (directories skipped). Throws an Error whose message names the zip archive on a
+ * malformed, truncated or undecodable archive, an unsafe path, or contents larger than `maxBytes`
+ * uncompressed (callers report those as warnings).
+ */
+export async function readZip(
+  bytes: Uint8Array,
+  maxBytes = DEFAULT_MAX_UNCOMPRESSED_BYTES,
+): Promise<ZipEntry[]> {
   try {
-    return await parseZip(bytes);
+    return await parseZip(bytes, maxBytes);
   } catch (error) {
     // Offsets past the end (a truncated download) and bad deflate data surface as RangeError/TypeError.
     if (error instanceof Error && /zip/.test(error.message)) throw error;
@@ -22,7 +32,8 @@ export async function readZip(bytes: Uint8Array): Promise<ZipEntry[]> {
   }
 }
 
-async function parseZip(bytes: Uint8Array): Promise<ZipEntry[]> {
+async function parseZip(bytes: Uint8Array, maxBytes: number): Promise<ZipEntry[]> {
+  let budget = maxBytes;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let eocd = -1;
   for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 65_557); i--) {
@@ -54,18 +65,40 @@ async function parseZip(bytes: Uint8Array): Promise<ZipEntry[]> {
     const start = localOffset + 30 + view.getUint16(localOffset + 26, true) +
       view.getUint16(localOffset + 28, true);
     const raw = bytes.subarray(start, start + compressedSize);
-    if (method === 0) entries.push({ name, data: raw.slice() });
-    else if (method === 8) entries.push({ name, data: await inflate(raw) });
+    let data: Uint8Array;
+    if (method === 0) data = raw.slice();
+    else if (method === 8) data = await inflate(raw, budget, name);
     else throw new Error(`unsupported zip compression method ${method} for ${name}`);
+    budget -= data.length;
+    if (budget < 0) throw tooLarge(maxBytes);
+    entries.push({ name, data });
   }
   return entries;
 }
 
-async function inflate(raw: Uint8Array): Promise<Uint8Array> {
+function tooLarge(maxBytes: number): Error {
+  return new Error(`zip archive inflates to more than ${maxBytes} bytes; refusing to extract it`);
+}
+
+/** Inflates one entry, stopping as soon as it exceeds `budget` bytes (the declared size may lie). */
+async function inflate(raw: Uint8Array, budget: number, name: string): Promise<Uint8Array> {
   const stream = new Blob([raw as Uint8Array<ArrayBuffer>]).stream().pipeThrough(
     new DecompressionStream("deflate-raw"),
   );
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > budget) throw new Error(`zip entry ${name} inflates past the archive size limit; refusing it`);
+    chunks.push(chunk);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
 }
 
 /** Extracts an archive under `dir`; returns the written relative paths. */
