@@ -3,6 +3,7 @@
  * gh-aw-compatible `.lock.yml` text without writing anything; `writeCompileResult` writes changed files.
  * Also exports the hash helpers and the lock-header reader `compile --check` needs.
  */
+import { type ContainerPin, parseContainerPins } from "./container_pins.ts";
 import { posix } from "node:path";
 import type { CompileFunction, CompileOptions, CompileResult, Diagnostic, FileReader } from "./api.ts";
 import { compileWorkflow } from "./workflow.ts";
@@ -52,7 +53,7 @@ function normaliseTarget(w: string): string {
 async function readRepoConfig(
   read: FileReader,
   diags: Diagnostic[],
-): Promise<{ ghes: boolean; containerPins: Record<string, unknown>; failureIssueExpires?: number }> {
+): Promise<{ ghes: boolean; containerPins: Record<string, ContainerPin>; failureIssueExpires?: number }> {
   const path = ".github/workflows/aw.json";
   const text = await read(path);
   if (text === undefined) return { ghes: false, containerPins: {} };
@@ -70,9 +71,22 @@ async function readRepoConfig(
       });
     }
     const exp = v.maintenance?.action_failure_issue_expires;
+    const containerPins = parseContainerPins(v.container_pins);
+    for (const message of containerPins.problems) {
+      diags.push({
+        file: path,
+        line: 1,
+        column: 1,
+        severity: "error",
+        code: "invalid-aw-json",
+        message,
+        hint:
+          'write "container_pins": {"image:tag": {"image": "registry/image:tag", "digest": "sha256:<64 hex>"}}',
+      });
+    }
     return {
       ghes: v.ghes === true,
-      containerPins: v.container_pins ?? {},
+      containerPins: containerPins.pins,
       failureIssueExpires: typeof exp === "number" ? exp : undefined,
     };
   } catch (e) {
@@ -155,6 +169,7 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
         pins,
         now: new Date(),
         failureIssueExpires: repoConfig.failureIssueExpires,
+        containerPins: repoConfig.containerPins,
       }),
     );
   }

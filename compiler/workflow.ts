@@ -29,6 +29,7 @@ import type { PinResolver } from "./pins.ts";
 import { dq, lit, plain, sq, type YValue } from "./yaml_writer.ts";
 import { mergeImports } from "./merge.ts";
 import { readLockMetadata } from "./lock_metadata.ts";
+import { applyContainerPins, type ContainerPin } from "./container_pins.ts";
 
 /** Options for one workflow compile. */
 export interface WorkflowCompileOptions {
@@ -40,6 +41,8 @@ export interface WorkflowCompileOptions {
   pins: PinResolver;
   now: Date;
   failureIssueExpires?: number;
+  /** `aw.json` `container_pins`: images replaced by `image@digest` wherever the lock pulls them. */
+  containerPins?: Readonly<Record<string, ContainerPin>>;
 }
 
 const SAFE_EVENTS = [
@@ -357,7 +360,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ? [...imports.map((i) => i.file.split.body.trim()), file.split.body.trim()].filter(Boolean).join("\n\n")
       : undefined,
   });
-  const containers = [
+  const containers = applyContainerPins([
     `ghcr.io/github/gh-aw-firewall/agent:${VERSIONS.awfImageTag}`,
     `ghcr.io/github/gh-aw-firewall/api-proxy:${VERSIONS.awfImageTag}`,
     `ghcr.io/github/gh-aw-firewall/squid:${VERSIONS.awfImageTag}`,
@@ -367,7 +370,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       x,
     ): x is string => !!x),
     VERSIONS.nodeImage,
-  ];
+  ], o.containerPins ?? {});
   const checkouts = merged.checkout.map(checkoutWith);
   jobs.agent = agentJob({
     ctx,
