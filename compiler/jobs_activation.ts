@@ -119,6 +119,8 @@ export interface ActivationInput {
   repoMemory?: Record<string, unknown>;
   /** Whether PR-comment events can trigger the workflow (adds the PR context prompt). */
   prContext: boolean;
+  /** Adds the push-to-PR-branch preference after the PR context (push-to-pull-request-branch enabled). */
+  prContextPushGuidance: boolean;
   /** Whether the GitHub tool runs through the CLI proxy. */
   cliProxy: boolean;
   /** MCP servers mounted as CLIs (sorted), listed in the prompt. */
@@ -332,9 +334,7 @@ export function activationJob(a: ActivationInput): JobPlan {
   );
   block(ctxLines.join("\n"));
   cat(
-    a.cliProxy && ctx.engineId === "copilot"
-      ? "cli_proxy_with_safeoutputs_prompt.md"
-      : "github_mcp_tools_with_safeoutputs_prompt.md",
+    a.cliProxy ? "cli_proxy_with_safeoutputs_prompt.md" : "github_mcp_tools_with_safeoutputs_prompt.md",
   );
   if (a.prContext) {
     parts.push({
@@ -344,6 +344,15 @@ export function activationJob(a: ActivationInput): JobPlan {
         "fi",
       ],
     });
+    if (a.prContextPushGuidance) {
+      parts.push({
+        raw: [
+          'if [ "$GITHUB_EVENT_NAME" = "issue_comment" ] && [ -n "$GH_AW_IS_PR_COMMENT" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review_comment" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review" ]; then',
+          '  cat "${RUNNER_TEMP}/gh-aw/prompts/pr_context_push_to_pr_branch_guidance.md"',
+          "fi",
+        ],
+      });
+    }
   }
   if (a.inlinedBody !== undefined) block(`</system>\n${a.inlinedBody}`);
   else {

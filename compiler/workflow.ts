@@ -257,7 +257,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         (_all, e: string) => `__${exprEnvName(e)}__`,
       ),
     })),
-    ...imports.filter((i) => !i.path.startsWith(".github/agents/") && Object.keys(i.inputs).length === 0).map(
+    ...imports.filter((i) => Object.keys(i.inputs).length === 0).map(
       (i) => i.path,
     ),
     ...bodyMacros,
@@ -305,7 +305,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         ? ["safe_outputs_comment_memory.md"]
         : []),
     ],
-    cliProxy: merged.tools["cli-proxy"] === true && engine.info.id === "copilot" &&
+    cliProxy: (data.features as Record<string, unknown> | undefined)?.["cli-proxy"] === true ||
       (merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy",
     repoMemory: merged.tools["repo-memory"] && typeof merged.tools["repo-memory"] === "object" &&
         !Array.isArray(merged.tools["repo-memory"])
@@ -336,18 +336,15 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ),
     messages: messagesJson(safeOutputs.raw.messages),
     allowedDomains: network.allowed,
-    prContext: triggers.events.some((e) =>
-      ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
-    ) || (!!triggers.slashCommand && triggers.slashCommand.events.some((e) =>
-      e !== "issues" && e !== "discussion"
-    )) ||
-      (!!triggers.labelCommand && triggers.labelCommand.events.includes("pull_request")),
+    prContext: hasContentsRead(data.permissions) && data.checkout !== false &&
+      (triggers.events.some((e) =>
+        ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
+      ) || !!triggers.slashCommand),
+    prContextPushGuidance: safeOutputs.types.includes("push-to-pull-request-branch"),
     mcpCliServers: [
       "safeoutputs",
       ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
-      ...(data["mcp-scripts"] !== undefined || imports.some((i) =>
-          i.file.data["mcp-scripts"] !== undefined
-        )
+      ...(data["mcp-scripts"] !== undefined || imports.some((i) => i.file.data["mcp-scripts"] !== undefined)
         ? ["mcpscripts"]
         : []),
       ...Object.keys(merged.mcpServers),
@@ -796,4 +793,13 @@ async function cacheSteps(
     });
   }
   return out;
+}
+
+/** gh-aw adds checkout-dependent prompt sections only when the workflow can read repository contents. */
+function hasContentsRead(permissions: unknown): boolean {
+  if (permissions === undefined || permissions === null) return true;
+  if (typeof permissions === "string") return permissions === "read-all" || permissions === "write-all";
+  if (typeof permissions !== "object") return false;
+  const p = permissions as Record<string, unknown>;
+  return p.contents === "read" || p.contents === "write" || p.all === "read" || p.all === "write";
 }
