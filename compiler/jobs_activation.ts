@@ -279,7 +279,7 @@ export function activationJob(a: ActivationInput): JobPlan {
   for (const e of ["github.actor", "github.repository", "github.run_id", "github.workspace"]) {
     exprEnv.set(exprEnvName(e), e);
   }
-  if (a.repoMemory) exprEnv.set("GH_AW_WIKI_NOTE", "''");
+  if (a.repoMemory && a.repoMemory.wiki !== true) exprEnv.set("GH_AW_WIKI_NOTE", "''");
   const promptExprs = new Map(exprEnv);
   if (a.prContext) promptExprs.set("GH_AW_IS_PR_COMMENT", "github.event.issue.pull_request && 'true' || ''");
   for (const k of [...promptExprs.keys()].sort()) promptEnv[k] = plain(`\${{ ${promptExprs.get(k)} }}`);
@@ -406,7 +406,7 @@ export function activationJob(a: ActivationInput): JobPlan {
     "\n",
   );
   const subVars = new Map<string, YValue>();
-  for (const k of exprEnv.keys()) subVars.set(k, plain(`\${{ ${exprEnv.get(k)} }}`));
+  for (const k of promptExprs.keys()) subVars.set(k, plain(`\${{ ${promptExprs.get(k)} }}`));
   subVars.set("GH_AW_MCP_CLI_SERVERS_LIST", cliList.includes("\n") ? dq(cliList) : sq(cliList));
   if (a.hasPreActivation) {
     subVars.set(
@@ -432,12 +432,16 @@ export function activationJob(a: ActivationInput): JobPlan {
       `- **Max File Size**: ${fileSize} bytes (${(fileSize / 1048576).toFixed(2)} MB) per file\n` +
       `- **Max File Count**: ${count} files per commit\n` +
       `- **Max Patch Size**: ${patch} bytes (${Math.round(patch / 1024)} KB) total per push (max: 1024 KB)\n`;
-    subVars.set("GH_AW_MEMORY_BRANCH_NAME", sq(String(m["branch-name"] ?? "memory/default")));
+    const wiki = m.wiki === true;
+    subVars.set(
+      "GH_AW_MEMORY_BRANCH_NAME",
+      sq(String(m["branch-name"] ?? (wiki ? "master" : "memory/default"))),
+    );
     subVars.set("GH_AW_MEMORY_CONSTRAINTS", dq(constraints));
     subVars.set("GH_AW_MEMORY_DESCRIPTION", sq(m.description ? ` ${m.description}` : ""));
     subVars.set("GH_AW_MEMORY_DIR", sq("/tmp/gh-aw/repo-memory/default/"));
     subVars.set("GH_AW_MEMORY_TARGET_REPO", sq(" of the current repository"));
-    subVars.set("GH_AW_WIKI_NOTE", sq(""));
+    subVars.set("GH_AW_WIKI_NOTE", wiki ? dq(WIKI_NOTE) : sq(""));
   }
   if (a.promptFragments.some((f) => f.startsWith("cache_memory_prompt"))) {
     subVars.set("GH_AW_ALLOWED_EXTENSIONS", sq(""));
@@ -614,3 +618,9 @@ export function preActivationJob(p: PreActivationInput): JobPlan {
   };
   return job;
 }
+
+/** Prompt note gh-aw substitutes when `repo-memory.wiki` backs the memory with the repository wiki. */
+const WIKI_NOTE = "\n\n> **GitHub Wiki**: This memory is backed by the GitHub Wiki for this repository. " +
+  "Files use GitHub Wiki Markdown syntax. Follow GitHub Wiki conventions when creating or editing pages " +
+  "(e.g., use standard Markdown headers, use `[[Page Name]]` syntax for internal wiki links, name page " +
+  "files with spaces replaced by hyphens or use the wiki page title as the filename).";

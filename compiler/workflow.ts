@@ -342,13 +342,18 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ) || !!triggers.slashCommand),
     prContextPushGuidance: safeOutputs.types.includes("push-to-pull-request-branch"),
     mcpCliServers: [
+      // Infrastructure servers are always CLI-mounted; user-facing ones only with `tools.cli-proxy: true`.
       "safeoutputs",
-      ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
       ...(data["mcp-scripts"] !== undefined || imports.some((i) => i.file.data["mcp-scripts"] !== undefined)
         ? ["mcpscripts"]
         : []),
-      ...Object.keys(merged.mcpServers),
-      ...(merged.tools.serena !== undefined ? ["serena"] : []),
+      ...(merged.tools["cli-proxy"] === true
+        ? [
+          ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
+          ...Object.keys(merged.mcpServers),
+          ...(merged.tools.serena !== undefined ? ["serena"] : []),
+        ]
+        : []),
     ].filter((v, i, arr) => arr.indexOf(v) === i).sort(),
     inlinedBody: inlined
       ? [...imports.map((i) => i.file.split.body.trim()), file.split.body.trim()].filter(Boolean).join("\n\n")
