@@ -103,6 +103,8 @@ export interface ActivationInput {
   experiments?: { names: string[]; spec: string };
   /** Whether the fork guard applies (pull_request trigger). */
   forkGuard: boolean;
+  /** `pull_request.names` label filter (applied through the job condition). */
+  labelNames?: string[];
   /** Reaction added to the triggering item, if any. */
   reaction?: string;
   /** Whether a status comment with the run link is posted (and updated by the conclusion). */
@@ -497,14 +499,13 @@ export function activationJob(a: ActivationInput): JobPlan {
   });
   const job: JobPlan = { "runs-on": "ubuntu-slim", steps };
   if (a.hasPreActivation) job.needs = "pre_activation";
-  const inner = [a.ifCondition, a.forkGuard ? FORK_GUARD : undefined].filter((c): c is string => !!c);
-  const userCond = inner.length > 1 ? inner.map((c) => `(${c})`).join(" && ") : inner[0];
+  const userCond = eventCondition(a.ifCondition, a.forkGuard, a.labelNames);
   const cond = a.hasPreActivation
     ? userCond
       ? `needs.pre_activation.outputs.activated == 'true' && (${userCond})`
       : "needs.pre_activation.outputs.activated == 'true'"
     : userCond;
-  if (cond) job.if = cond.length > 104 && !cond.includes("startsWith(") ? folded(cond + "\n") : plain(cond);
+  if (cond) job.if = jobIf(cond);
   job.permissions = a.reaction || a.statusComment
     ? { ...a.permissions, issues: "write", "pull-requests": "write" }
     : a.permissions;
@@ -607,7 +608,7 @@ export function preActivationJob(p: PreActivationInput): JobPlan {
   }
   steps.push(...p.extraSteps);
   const job: JobPlan = { "runs-on": "ubuntu-slim", steps };
-  if (p.ifCondition) job.if = plain(p.ifCondition);
+  if (p.ifCondition) job.if = jobIf(p.ifCondition);
   job.permissions = p.permissions;
   job.outputs = {
     activated: plain(`\${{ ${checks.length > 0 ? checks.join(" && ") : "'true' == 'true'"} }}`),
@@ -624,3 +625,28 @@ const WIKI_NOTE = "\n\n> **GitHub Wiki**: This memory is backed by the GitHub Wi
   "Files use GitHub Wiki Markdown syntax. Follow GitHub Wiki conventions when creating or editing pages " +
   "(e.g., use standard Markdown headers, use `[[Page Name]]` syntax for internal wiki links, name page " +
   "files with spaces replaced by hyphens or use the wiki page title as the filename).";
+
+/** A job-level `if:` as gh-aw writes it: long conditions as a folded block, short ones plain. */
+function jobIf(cond: string): YValue {
+  return cond.length > 104 && !cond.includes("startsWith(") ? folded(cond + "\n") : plain(cond);
+}
+
+/**
+ * The event condition gh-aw puts on `pre_activation` (or `activation` without it): the frontmatter `if:`,
+ * the fork guard and the `pull_request.names` label filter, each combined left to right as `(a) && (b)`.
+ */
+export function eventCondition(
+  userIf: string | undefined,
+  forkGuard: boolean,
+  labelNames?: string[],
+): string | undefined {
+  const parts = [
+    userIf,
+    forkGuard ? FORK_GUARD : undefined,
+    labelNames?.length
+      ? "github.event_name != 'pull_request' || github.event.action != 'labeled' || " +
+        labelNames.map((n) => `github.event.label.name == '${n}'`).join(" || ")
+      : undefined,
+  ].filter((c): c is string => !!c);
+  return parts.reduce<string | undefined>((acc, c) => (acc ? `(${acc}) && (${c})` : c), undefined);
+}

@@ -13,8 +13,8 @@ import { type JobCtx, type Refs, VERSIONS } from "./jobs_common.ts";
 import {
   activationJob,
   bodyExpressions,
+  eventCondition,
   exprEnvName,
-  FORK_GUARD,
   preActivationJob,
 } from "./jobs_activation.ts";
 import { agentJob, detectionJob } from "./jobs_agent.ts";
@@ -213,6 +213,10 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     ? { query: rawOn["skip-if-no-match"] as string }
     : rawOn["skip-if-no-match"] as { query: string; min?: number };
   const commands = triggers.slashCommand ? triggers.slashCommand.names : undefined;
+  const prOn = rawOn.pull_request as Record<string, unknown> | null | undefined;
+  const prLabelNames = prOn && typeof prOn === "object" && prOn.names !== undefined
+    ? (Array.isArray(prOn.names) ? prOn.names : [prOn.names]).map(String)
+    : undefined;
   const onSteps = await pinSteps(rawOn.steps);
   const otherGates =
     ["skip-roles", "skip-bots", "skip-author-associations", "skip-if-check-failing"].some((k) =>
@@ -240,9 +244,12 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         ? slashCondition(commands)
         : triggers.labelCommand?.decentralized
         ? labelRouteCondition(triggers.labelCommand.names, triggers.labelCommand.events)
-        : triggers.events.includes("pull_request")
-        ? FORK_GUARD
-        : undefined,
+        : eventCondition(
+          // A frontmatter `if:` that reads job outputs cannot gate the job producing them.
+          typeof data.if === "string" && !/\bneeds\./.test(data.if) ? stripExpr(data.if) : undefined,
+          triggers.events.includes("pull_request"),
+          prLabelNames,
+        ),
     });
   }
   // Runtime imports: every import, then `{{#runtime-import …}}` macros of the main body, then the body.
@@ -315,6 +322,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       : undefined,
     commands,
     forkGuard: triggers.events.includes("pull_request"),
+    labelNames: triggers.labelCommand?.decentralized ? undefined : prLabelNames,
     experiments: experimentsSpec(data.experiments),
     reaction: typeof rawOn.reaction === "string" || typeof rawOn.reaction === "number"
       ? (rawOn.reaction === "none" ? undefined : String(rawOn.reaction))
