@@ -163,7 +163,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         i.file.data.runtimes && typeof i.file.data.runtimes === "object" ? i.file.data.runtimes : {},
       )
     ),
-  ]);
+  ], merged.tools);
   const timeout = (data["timeout-minutes"] as number | string | undefined) ?? 20;
 
   // Custom steps: pin their uses.
