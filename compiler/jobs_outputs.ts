@@ -151,6 +151,15 @@ export function safeOutputsJob(
   };
   env.GITHUB_SERVER_URL = plain("${{ github.server_url }}");
   env.GITHUB_API_URL = plain("${{ github.api_url }}");
+  const customJobs = so.raw.jobs && typeof so.raw.jobs === "object" ? Object.keys(so.raw.jobs) : [];
+  if (customJobs.length > 0) {
+    // Custom safe-output jobs the handler manager must leave to their own jobs.
+    env.GH_AW_SAFE_OUTPUT_JOBS = dq(
+      JSON.stringify(
+        Object.fromEntries(customJobs.map((j) => j.replace(/-/g, "_")).sort().map((j) => [j, ""])),
+      ),
+    );
+  }
   env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG = dq(JSON.stringify(so.handlerConfig));
   const agentToken = plain(
     "${{ secrets.GH_AW_AGENT_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}",
