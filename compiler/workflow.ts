@@ -134,6 +134,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   if (o.actionMode === "release") refs.setup = await pinText("github/gh-aw-actions/setup", "v0.76.1");
   const rawOnMain = triggers.raw;
   const ctx: JobCtx = {
+    contentsRead: hasContentsRead(data.permissions),
     otlp: merged.otlpEndpoints.length > 0,
     commands: triggers.slashCommand?.names,
     experiments: !!data.experiments && typeof data.experiments === "object",
