@@ -414,7 +414,9 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ? copilotDetectionJob({
         engine: engine.info.id,
         ctx,
-        description: typeof data.description === "string" ? data.description.trimEnd() : "",
+        description: typeof data.description === "string" && data.description.trim() !== ""
+          ? data.description.trimEnd()
+          : "No description provided",
         setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
         model: engine.model,
         install: engine.info.install,
