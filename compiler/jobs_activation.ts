@@ -16,10 +16,12 @@ export const FORK_GUARD =
 
 const AWC = "fromJSON(github.event.inputs.aw_context || '{}').event_type";
 /** Events (direct, or dispatched with aw_context) that carry an issue, PR or discussion to react on. */
-const EVENT_GUARD = "github.event_name == 'issues' || github.event_name == 'issue_comment' || " +
+const DIRECT_EVENT_GUARD = "github.event_name == 'issues' || github.event_name == 'issue_comment' || " +
   "github.event_name == 'pull_request_review_comment' || github.event_name == 'discussion' || " +
   "github.event_name == 'discussion_comment' || github.event_name == 'pull_request' && " +
-  "github.event.pull_request.head.repo.id == github.repository_id || github.event_name == 'workflow_dispatch' && (" +
+  "github.event.pull_request.head.repo.id == github.repository_id";
+/** With a centralized command router, dispatched runs carrying an item (aw_context) count too. */
+const EVENT_GUARD = DIRECT_EVENT_GUARD + " || github.event_name == 'workflow_dispatch' && (" +
   [
     "issues",
     "issue_comment",
@@ -103,6 +105,8 @@ export interface ActivationInput {
   experiments?: { names: string[]; spec: string };
   /** Whether the fork guard applies (pull_request trigger). */
   forkGuard: boolean;
+  /** A centralized slash/label command router dispatches this workflow (reaction/comment guards). */
+  routerDispatch: boolean;
   /** `pull_request.names` label filter (applied through the job condition). */
   labelNames?: string[];
   /** Reaction added to the triggering item, if any. */
@@ -172,7 +176,7 @@ export function activationJob(a: ActivationInput): JobPlan {
   if (a.reaction) {
     steps.push(scriptStep(ctx, `Add ${a.reaction} reaction for immediate feedback`, "add_reaction", {
       id: "react",
-      if: plain(EVENT_GUARD),
+      if: plain(a.routerDispatch ? EVENT_GUARD : DIRECT_EVENT_GUARD),
       env: { GH_AW_REACTION: dq(a.reaction) },
       token: "${{ secrets.GITHUB_TOKEN }}",
     }));
@@ -261,7 +265,7 @@ export function activationJob(a: ActivationInput): JobPlan {
     if (a.messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(a.messages);
     steps.push(scriptStep(ctx, "Add comment with workflow run link", "add_workflow_run_comment", {
       id: "add-comment",
-      if: plain(EVENT_GUARD),
+      if: plain(a.routerDispatch ? EVENT_GUARD : DIRECT_EVENT_GUARD),
       env,
     }));
   }

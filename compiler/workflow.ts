@@ -140,7 +140,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     experiments: !!data.experiments && typeof data.experiments === "object",
     maxEffectiveTokens: data["max-effective-tokens"] as number | string | undefined,
     statusComment: rawOnMain["status-comment"] === true ||
-      (!!triggers.slashCommand && rawOnMain["status-comment"] !== false),
+      ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOnMain["status-comment"] !== false),
     model: engine.model,
     cacheMemory: merged.tools["cache-memory"] !== undefined && merged.tools["cache-memory"] !== false,
     copilotRequests: engine.usesCopilotRequests,
@@ -323,6 +323,8 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       : undefined,
     commands,
     forkGuard: triggers.events.includes("pull_request"),
+    routerDispatch: !!triggers.slashCommand?.centralized ||
+      (!!triggers.labelCommand && triggers.labelCommand.decentralized === false),
     labelNames: triggers.labelCommand?.decentralized ? undefined : prLabelNames,
     experiments: experimentsSpec(data.experiments),
     reaction: typeof rawOn.reaction === "string" || typeof rawOn.reaction === "number"
@@ -331,7 +333,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ? "eyes"
       : undefined,
     statusComment: rawOn["status-comment"] === true ||
-      (!!triggers.slashCommand && rawOn["status-comment"] !== false),
+      ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOn["status-comment"] !== false),
     sanitize: !!triggers.slashCommand || !!triggers.labelCommand ||
       triggers.events.some((e) =>
         [
