@@ -334,7 +334,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       : undefined,
     statusComment: rawOn["status-comment"] === true ||
       ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOn["status-comment"] !== false),
-    sanitize: !!triggers.slashCommand || !!triggers.labelCommand ||
+    sanitize: !!triggers.slashCommand ||
       triggers.events.some((e) =>
         [
           "issues",
