@@ -16,10 +16,12 @@ export const FORK_GUARD =
 
 const AWC = "fromJSON(github.event.inputs.aw_context || '{}').event_type";
 /** Events (direct, or dispatched with aw_context) that carry an issue, PR or discussion to react on. */
-const EVENT_GUARD = "github.event_name == 'issues' || github.event_name == 'issue_comment' || " +
+const DIRECT_EVENT_GUARD = "github.event_name == 'issues' || github.event_name == 'issue_comment' || " +
   "github.event_name == 'pull_request_review_comment' || github.event_name == 'discussion' || " +
   "github.event_name == 'discussion_comment' || github.event_name == 'pull_request' && " +
-  "github.event.pull_request.head.repo.id == github.repository_id || github.event_name == 'workflow_dispatch' && (" +
+  "github.event.pull_request.head.repo.id == github.repository_id";
+/** With a centralized command router, dispatched runs carrying an item (aw_context) count too. */
+const EVENT_GUARD = DIRECT_EVENT_GUARD + " || github.event_name == 'workflow_dispatch' && (" +
   [
     "issues",
     "issue_comment",
@@ -103,6 +105,10 @@ export interface ActivationInput {
   experiments?: { names: string[]; spec: string };
   /** Whether the fork guard applies (pull_request trigger). */
   forkGuard: boolean;
+  /** A centralized slash/label command router dispatches this workflow (reaction/comment guards). */
+  routerDispatch: boolean;
+  /** `pull_request.names` label filter (applied through the job condition). */
+  labelNames?: string[];
   /** Reaction added to the triggering item, if any. */
   reaction?: string;
   /** Whether a status comment with the run link is posted (and updated by the conclusion). */
@@ -119,6 +125,8 @@ export interface ActivationInput {
   repoMemory?: Record<string, unknown>;
   /** Whether PR-comment events can trigger the workflow (adds the PR context prompt). */
   prContext: boolean;
+  /** Adds the push-to-PR-branch preference after the PR context (push-to-pull-request-branch enabled). */
+  prContextPushGuidance: boolean;
   /** Whether the GitHub tool runs through the CLI proxy. */
   cliProxy: boolean;
   /** MCP servers mounted as CLIs (sorted), listed in the prompt. */
@@ -168,7 +176,7 @@ export function activationJob(a: ActivationInput): JobPlan {
   if (a.reaction) {
     steps.push(scriptStep(ctx, `Add ${a.reaction} reaction for immediate feedback`, "add_reaction", {
       id: "react",
-      if: plain(EVENT_GUARD),
+      if: plain(a.routerDispatch ? EVENT_GUARD : DIRECT_EVENT_GUARD),
       env: { GH_AW_REACTION: dq(a.reaction) },
       token: "${{ secrets.GITHUB_TOKEN }}",
     }));
@@ -257,7 +265,7 @@ export function activationJob(a: ActivationInput): JobPlan {
     if (a.messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(a.messages);
     steps.push(scriptStep(ctx, "Add comment with workflow run link", "add_workflow_run_comment", {
       id: "add-comment",
-      if: plain(EVENT_GUARD),
+      if: plain(a.routerDispatch ? EVENT_GUARD : DIRECT_EVENT_GUARD),
       env,
     }));
   }
@@ -277,7 +285,7 @@ export function activationJob(a: ActivationInput): JobPlan {
   for (const e of ["github.actor", "github.repository", "github.run_id", "github.workspace"]) {
     exprEnv.set(exprEnvName(e), e);
   }
-  if (a.repoMemory) exprEnv.set("GH_AW_WIKI_NOTE", "''");
+  if (a.repoMemory && a.repoMemory.wiki !== true) exprEnv.set("GH_AW_WIKI_NOTE", "''");
   const promptExprs = new Map(exprEnv);
   if (a.prContext) promptExprs.set("GH_AW_IS_PR_COMMENT", "github.event.issue.pull_request && 'true' || ''");
   for (const k of [...promptExprs.keys()].sort()) promptEnv[k] = plain(`\${{ ${promptExprs.get(k)} }}`);
@@ -332,9 +340,7 @@ export function activationJob(a: ActivationInput): JobPlan {
   );
   block(ctxLines.join("\n"));
   cat(
-    a.cliProxy && ctx.engineId === "copilot"
-      ? "cli_proxy_with_safeoutputs_prompt.md"
-      : "github_mcp_tools_with_safeoutputs_prompt.md",
+    a.cliProxy ? "cli_proxy_with_safeoutputs_prompt.md" : "github_mcp_tools_with_safeoutputs_prompt.md",
   );
   if (a.prContext) {
     parts.push({
@@ -344,6 +350,15 @@ export function activationJob(a: ActivationInput): JobPlan {
         "fi",
       ],
     });
+    if (a.prContextPushGuidance) {
+      parts.push({
+        raw: [
+          'if [ "$GITHUB_EVENT_NAME" = "issue_comment" ] && [ -n "$GH_AW_IS_PR_COMMENT" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review_comment" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review" ]; then',
+          '  cat "${RUNNER_TEMP}/gh-aw/prompts/pr_context_push_to_pr_branch_guidance.md"',
+          "fi",
+        ],
+      });
+    }
   }
   if (a.inlinedBody !== undefined) block(`</system>\n${a.inlinedBody}`);
   else {
@@ -397,7 +412,7 @@ export function activationJob(a: ActivationInput): JobPlan {
     "\n",
   );
   const subVars = new Map<string, YValue>();
-  for (const k of exprEnv.keys()) subVars.set(k, plain(`\${{ ${exprEnv.get(k)} }}`));
+  for (const k of promptExprs.keys()) subVars.set(k, plain(`\${{ ${promptExprs.get(k)} }}`));
   subVars.set("GH_AW_MCP_CLI_SERVERS_LIST", cliList.includes("\n") ? dq(cliList) : sq(cliList));
   if (a.hasPreActivation) {
     subVars.set(
@@ -423,12 +438,16 @@ export function activationJob(a: ActivationInput): JobPlan {
       `- **Max File Size**: ${fileSize} bytes (${(fileSize / 1048576).toFixed(2)} MB) per file\n` +
       `- **Max File Count**: ${count} files per commit\n` +
       `- **Max Patch Size**: ${patch} bytes (${Math.round(patch / 1024)} KB) total per push (max: 1024 KB)\n`;
-    subVars.set("GH_AW_MEMORY_BRANCH_NAME", sq(String(m["branch-name"] ?? "memory/default")));
+    const wiki = m.wiki === true;
+    subVars.set(
+      "GH_AW_MEMORY_BRANCH_NAME",
+      sq(String(m["branch-name"] ?? (wiki ? "master" : "memory/default"))),
+    );
     subVars.set("GH_AW_MEMORY_CONSTRAINTS", dq(constraints));
     subVars.set("GH_AW_MEMORY_DESCRIPTION", sq(m.description ? ` ${m.description}` : ""));
     subVars.set("GH_AW_MEMORY_DIR", sq("/tmp/gh-aw/repo-memory/default/"));
     subVars.set("GH_AW_MEMORY_TARGET_REPO", sq(" of the current repository"));
-    subVars.set("GH_AW_WIKI_NOTE", sq(""));
+    subVars.set("GH_AW_WIKI_NOTE", wiki ? dq(WIKI_NOTE) : sq(""));
   }
   if (a.promptFragments.some((f) => f.startsWith("cache_memory_prompt"))) {
     subVars.set("GH_AW_ALLOWED_EXTENSIONS", sq(""));
@@ -484,14 +503,13 @@ export function activationJob(a: ActivationInput): JobPlan {
   });
   const job: JobPlan = { "runs-on": "ubuntu-slim", steps };
   if (a.hasPreActivation) job.needs = "pre_activation";
-  const inner = [a.ifCondition, a.forkGuard ? FORK_GUARD : undefined].filter((c): c is string => !!c);
-  const userCond = inner.length > 1 ? inner.map((c) => `(${c})`).join(" && ") : inner[0];
+  const userCond = eventCondition(a.ifCondition, a.forkGuard, a.labelNames);
   const cond = a.hasPreActivation
     ? userCond
       ? `needs.pre_activation.outputs.activated == 'true' && (${userCond})`
       : "needs.pre_activation.outputs.activated == 'true'"
     : userCond;
-  if (cond) job.if = cond.length > 104 && !cond.includes("startsWith(") ? folded(cond + "\n") : plain(cond);
+  if (cond) job.if = jobIf(cond);
   job.permissions = a.reaction || a.statusComment
     ? { ...a.permissions, issues: "write", "pull-requests": "write" }
     : a.permissions;
@@ -594,7 +612,7 @@ export function preActivationJob(p: PreActivationInput): JobPlan {
   }
   steps.push(...p.extraSteps);
   const job: JobPlan = { "runs-on": "ubuntu-slim", steps };
-  if (p.ifCondition) job.if = plain(p.ifCondition);
+  if (p.ifCondition) job.if = jobIf(p.ifCondition);
   job.permissions = p.permissions;
   job.outputs = {
     activated: plain(`\${{ ${checks.length > 0 ? checks.join(" && ") : "'true' == 'true'"} }}`),
@@ -604,4 +622,35 @@ export function preActivationJob(p: PreActivationInput): JobPlan {
     ...TRACE_OUTPUTS,
   };
   return job;
+}
+
+/** Prompt note gh-aw substitutes when `repo-memory.wiki` backs the memory with the repository wiki. */
+const WIKI_NOTE = "\n\n> **GitHub Wiki**: This memory is backed by the GitHub Wiki for this repository. " +
+  "Files use GitHub Wiki Markdown syntax. Follow GitHub Wiki conventions when creating or editing pages " +
+  "(e.g., use standard Markdown headers, use `[[Page Name]]` syntax for internal wiki links, name page " +
+  "files with spaces replaced by hyphens or use the wiki page title as the filename).";
+
+/** A job-level `if:` as gh-aw writes it: long conditions as a folded block, short ones plain. */
+function jobIf(cond: string): YValue {
+  return cond.length > 104 && !cond.includes("startsWith(") ? folded(cond + "\n") : plain(cond);
+}
+
+/**
+ * The event condition gh-aw puts on `pre_activation` (or `activation` without it): the frontmatter `if:`,
+ * the fork guard and the `pull_request.names` label filter, each combined left to right as `(a) && (b)`.
+ */
+export function eventCondition(
+  userIf: string | undefined,
+  forkGuard: boolean,
+  labelNames?: string[],
+): string | undefined {
+  const parts = [
+    userIf,
+    forkGuard ? FORK_GUARD : undefined,
+    labelNames?.length
+      ? "github.event_name != 'pull_request' || github.event.action != 'labeled' || " +
+        labelNames.map((n) => `github.event.label.name == '${n}'`).join(" || ")
+      : undefined,
+  ].filter((c): c is string => !!c);
+  return parts.reduce<string | undefined>((acc, c) => (acc ? `(${acc}) && (${c})` : c), undefined);
 }

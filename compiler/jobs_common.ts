@@ -29,6 +29,8 @@ export interface JobCtx {
   engineVersion: string;
   actionMode: "dev" | "release";
   refs: Refs;
+  /** Whether the workflow's permissions can read repository contents (gates PR-checkout reporting). */
+  contentsRead?: boolean;
   /** `aw.json` maintenance.action_failure_issue_expires (hours), when set. */
   failureIssueExpires?: number;
   /** Frontmatter `source:` (`owner/repo/path@ref`), when set. */

@@ -151,6 +151,15 @@ export function safeOutputsJob(
   };
   env.GITHUB_SERVER_URL = plain("${{ github.server_url }}");
   env.GITHUB_API_URL = plain("${{ github.api_url }}");
+  const customJobs = so.raw.jobs && typeof so.raw.jobs === "object" ? Object.keys(so.raw.jobs) : [];
+  if (customJobs.length > 0) {
+    // Custom safe-output jobs the handler manager must leave to their own jobs.
+    env.GH_AW_SAFE_OUTPUT_JOBS = dq(
+      JSON.stringify(
+        Object.fromEntries(customJobs.map((j) => j.replace(/-/g, "_")).sort().map((j) => [j, ""])),
+      ),
+    );
+  }
   env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG = dq(JSON.stringify(so.handlerConfig));
   const agentToken = plain(
     "${{ secrets.GH_AW_AGENT_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}",
@@ -377,7 +386,7 @@ export function conclusionJob(
   }
   const out = (k: string, fallback = "") =>
     plain(`\${{ needs.agent.outputs.${k}${fallback ? ` || '${fallback}'` : ""} }}`);
-  env.GH_AW_CHECKOUT_PR_SUCCESS = out("checkout_pr_success");
+  if (ctx.contentsRead !== false) env.GH_AW_CHECKOUT_PR_SUCCESS = out("checkout_pr_success");
   env.GH_AW_EFFECTIVE_TOKENS = plain("${{ needs.agent.outputs.effective_tokens || '' }}");
   env.GH_AW_EFFECTIVE_TOKENS_RATE_LIMIT_ERROR = out("effective_tokens_rate_limit_error", "false");
   if (ctx.engineId === "copilot") {
@@ -387,6 +396,14 @@ export function conclusionJob(
     env.GH_AW_MODEL_NOT_SUPPORTED_ERROR = out("model_not_supported_error");
   }
   env.GH_AW_ENGINE_API_HOSTS = dq(apiHosts);
+  if (so.types.includes("assign-to-agent")) {
+    env.GH_AW_ASSIGNMENT_ERRORS = plain(
+      "${{ needs.safe_outputs.outputs.assign_to_agent_assignment_errors }}",
+    );
+    env.GH_AW_ASSIGNMENT_ERROR_COUNT = plain(
+      "${{ needs.safe_outputs.outputs.assign_to_agent_assignment_error_count }}",
+    );
+  }
   if (so.types.includes("create-discussion")) {
     env.GH_AW_CREATE_DISCUSSION_ERRORS = plain("${{ needs.safe_outputs.outputs.create_discussion_errors }}");
     env.GH_AW_CREATE_DISCUSSION_ERROR_COUNT = plain(

@@ -38,6 +38,7 @@ export function computeAllowedDomains(
   engineId: string,
   mcpServers: Record<string, Record<string, unknown>>,
   runtimes: string[] = [],
+  tools: Record<string, unknown> = {},
 ): NetworkPlan {
   let declared: string[];
   let blocked: string[] = [];
@@ -52,6 +53,11 @@ export function computeAllowedDomains(
     ...(ENGINE_DOMAINS[engineId] ?? []),
     ...expandEcosystems(declared),
     ...expandEcosystems(runtimeEcosystems),
+    // Tools that reach the network themselves: the browser download hosts, the remote GitHub MCP server.
+    ...(tools.playwright !== undefined && tools.playwright !== false ? ECOSYSTEMS.playwright : []),
+    ...((tools.github as Record<string, unknown> | undefined)?.mode === "remote"
+      ? ["api.githubcopilot.com"]
+      : []),
   ]);
   for (const s of Object.values(mcpServers)) {
     if (typeof s.url === "string") {

@@ -13,8 +13,8 @@ import { type JobCtx, type Refs, VERSIONS } from "./jobs_common.ts";
 import {
   activationJob,
   bodyExpressions,
+  eventCondition,
   exprEnvName,
-  FORK_GUARD,
   preActivationJob,
 } from "./jobs_activation.ts";
 import { agentJob, detectionJob } from "./jobs_agent.ts";
@@ -137,12 +137,13 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   if (o.actionMode === "release") refs.setup = await pinText("github/gh-aw-actions/setup", "v0.76.1");
   const rawOnMain = triggers.raw;
   const ctx: JobCtx = {
+    contentsRead: hasContentsRead(data.permissions),
     otlp: merged.otlpEndpoints.length > 0,
     commands: triggers.slashCommand?.names,
     experiments: !!data.experiments && typeof data.experiments === "object",
     maxEffectiveTokens: data["max-effective-tokens"] as number | string | undefined,
     statusComment: rawOnMain["status-comment"] === true ||
-      (!!triggers.slashCommand && rawOnMain["status-comment"] !== false),
+      ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOnMain["status-comment"] !== false),
     model: engine.model,
     cacheMemory: merged.tools["cache-memory"] !== undefined && merged.tools["cache-memory"] !== false,
     copilotRequests: engine.usesCopilotRequests,
@@ -166,7 +167,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         i.file.data.runtimes && typeof i.file.data.runtimes === "object" ? i.file.data.runtimes : {},
       )
     ),
-  ]);
+  ], merged.tools);
   const timeout = (data["timeout-minutes"] as number | string | undefined) ?? 20;
 
   // Custom steps: pin their uses.
@@ -216,6 +217,10 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     ? { query: rawOn["skip-if-no-match"] as string }
     : rawOn["skip-if-no-match"] as { query: string; min?: number };
   const commands = triggers.slashCommand ? triggers.slashCommand.names : undefined;
+  const prOn = rawOn.pull_request as Record<string, unknown> | null | undefined;
+  const prLabelNames = prOn && typeof prOn === "object" && prOn.names !== undefined
+    ? (Array.isArray(prOn.names) ? prOn.names : [prOn.names]).map(String)
+    : undefined;
   const onSteps = await pinSteps(rawOn.steps);
   const otherGates =
     ["skip-roles", "skip-bots", "skip-author-associations", "skip-if-check-failing"].some((k) =>
@@ -243,9 +248,12 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         ? slashCondition(commands)
         : triggers.labelCommand?.decentralized
         ? labelRouteCondition(triggers.labelCommand.names, triggers.labelCommand.events)
-        : triggers.events.includes("pull_request")
-        ? FORK_GUARD
-        : undefined,
+        : eventCondition(
+          // A frontmatter `if:` that reads job outputs cannot gate the job producing them.
+          typeof data.if === "string" && !/\bneeds\./.test(data.if) ? stripExpr(data.if) : undefined,
+          triggers.events.includes("pull_request"),
+          prLabelNames,
+        ),
     });
   }
   // Runtime imports: every import, then `{{#runtime-import …}}` macros of the main body, then the body.
@@ -260,7 +268,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         (_all, e: string) => `__${exprEnvName(e)}__`,
       ),
     })),
-    ...imports.filter((i) => !i.path.startsWith(".github/agents/") && Object.keys(i.inputs).length === 0).map(
+    ...imports.filter((i) => Object.keys(i.inputs).length === 0).map(
       (i) => i.path,
     ),
     ...bodyMacros,
@@ -308,7 +316,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         ? ["safe_outputs_comment_memory.md"]
         : []),
     ],
-    cliProxy: merged.tools["cli-proxy"] === true && engine.info.id === "copilot" &&
+    cliProxy: (data.features as Record<string, unknown> | undefined)?.["cli-proxy"] === true ||
       (merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy",
     repoMemory: merged.tools["repo-memory"] && typeof merged.tools["repo-memory"] === "object" &&
         !Array.isArray(merged.tools["repo-memory"])
@@ -318,6 +326,9 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       : undefined,
     commands,
     forkGuard: triggers.events.includes("pull_request"),
+    routerDispatch: !!triggers.slashCommand?.centralized ||
+      (!!triggers.labelCommand && triggers.labelCommand.decentralized === false),
+    labelNames: triggers.labelCommand?.decentralized ? undefined : prLabelNames,
     experiments: experimentsSpec(data.experiments),
     reaction: typeof rawOn.reaction === "string" || typeof rawOn.reaction === "number"
       ? (rawOn.reaction === "none" ? undefined : String(rawOn.reaction))
@@ -325,8 +336,8 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ? "eyes"
       : undefined,
     statusComment: rawOn["status-comment"] === true ||
-      (!!triggers.slashCommand && rawOn["status-comment"] !== false),
-    sanitize: !!triggers.slashCommand || !!triggers.labelCommand ||
+      ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOn["status-comment"] !== false),
+    sanitize: !!triggers.slashCommand ||
       triggers.events.some((e) =>
         [
           "issues",
@@ -339,22 +350,24 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ),
     messages: messagesJson(safeOutputs.raw.messages),
     allowedDomains: network.allowed,
-    prContext: triggers.events.some((e) =>
-      ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
-    ) || (!!triggers.slashCommand && triggers.slashCommand.events.some((e) =>
-      e !== "issues" && e !== "discussion"
-    )) ||
-      (!!triggers.labelCommand && triggers.labelCommand.events.includes("pull_request")),
+    prContext: hasContentsRead(data.permissions) && data.checkout !== false &&
+      (triggers.events.some((e) =>
+        ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
+      ) || !!triggers.slashCommand),
+    prContextPushGuidance: safeOutputs.types.includes("push-to-pull-request-branch"),
     mcpCliServers: [
+      // Infrastructure servers are always CLI-mounted; user-facing ones only with `tools.cli-proxy: true`.
       "safeoutputs",
-      ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
-      ...(data["mcp-scripts"] !== undefined || imports.some((i) =>
-          i.file.data["mcp-scripts"] !== undefined
-        )
+      ...(data["mcp-scripts"] !== undefined || imports.some((i) => i.file.data["mcp-scripts"] !== undefined)
         ? ["mcpscripts"]
         : []),
-      ...Object.keys(merged.mcpServers),
-      ...(merged.tools.serena !== undefined ? ["serena"] : []),
+      ...(merged.tools["cli-proxy"] === true
+        ? [
+          ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
+          ...Object.keys(merged.mcpServers),
+          ...(merged.tools.serena !== undefined ? ["serena"] : []),
+        ]
+        : []),
     ].filter((v, i, arr) => arr.indexOf(v) === i).sort(),
     inlinedBody: inlined
       ? [...imports.map((i) => i.file.split.body.trim()), file.split.body.trim()].filter(Boolean).join("\n\n")
@@ -406,7 +419,9 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ? copilotDetectionJob({
         engine: engine.info.id,
         ctx,
-        description: typeof data.description === "string" ? data.description.trimEnd() : "",
+        description: typeof data.description === "string" && data.description.trim() !== ""
+          ? data.description.trimEnd()
+          : "No description provided",
         setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
         model: engine.model,
         install: engine.info.install,
@@ -799,4 +814,13 @@ async function cacheSteps(
     });
   }
   return out;
+}
+
+/** gh-aw adds checkout-dependent prompt sections only when the workflow can read repository contents. */
+function hasContentsRead(permissions: unknown): boolean {
+  if (permissions === undefined || permissions === null) return true;
+  if (typeof permissions === "string") return permissions === "read-all" || permissions === "write-all";
+  if (typeof permissions !== "object") return false;
+  const p = permissions as Record<string, unknown>;
+  return p.contents === "read" || p.contents === "write" || p.all === "read" || p.all === "write";
 }
