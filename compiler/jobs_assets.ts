@@ -3,6 +3,7 @@ import type { JobPlan, StepPlan } from "./plan_types.ts";
 import {
   agentOutputSteps,
   type JobCtx,
+  restoreActionsFolderSteps,
   scriptStep,
   setupSteps,
   sourceEnvOf,
@@ -60,19 +61,7 @@ export function uploadAssetsJob(ctx: JobCtx, cfg: Record<string, unknown>): JobP
     ...agentOutputSteps(ctx),
     scriptStep(ctx, "Push assets", "upload_assets", { id: "upload_assets", env, token: WRITE_TOKEN }),
   ];
-  if (ctx.actionMode === "dev") {
-    steps.push({
-      name: "Restore actions folder",
-      if: plain("always()"),
-      uses: plain(ctx.refs.checkout),
-      with: {
-        repository: "github/gh-aw",
-        "sparse-checkout": lit("actions/setup\n"),
-        "sparse-checkout-cone-mode": true,
-        "persist-credentials": false,
-      },
-    });
-  }
+  steps.push(...restoreActionsFolderSteps(ctx));
   return {
     needs: ["activation", "agent"],
     if: plain(

@@ -70,6 +70,22 @@ export function scriptBody(module: string, call = "await main();"): YValue {
   );
 }
 
+/** In dev mode, the checkout that restores gh-aw's `actions/setup` folder after a job replaced the workspace. */
+export function restoreActionsFolderSteps(ctx: JobCtx): StepPlan[] {
+  if (ctx.actionMode !== "dev") return [];
+  return [{
+    name: "Restore actions folder",
+    if: plain("always()"),
+    uses: plain(ctx.refs.checkout),
+    with: {
+      repository: "github/gh-aw",
+      "sparse-checkout": lit("actions/setup\n"),
+      "sparse-checkout-cone-mode": true,
+      "persist-credentials": false,
+    },
+  }];
+}
+
 /** A github-script step calling a runtime module. */
 export function scriptStep(
   ctx: JobCtx,

@@ -1,6 +1,6 @@
 /** The `update_cache_memory` job: saves the agent's cache-memory folder to the Actions cache after a good run. */
 import type { JobPlan, StepPlan } from "./plan_types.ts";
-import { type JobCtx, setupSteps } from "./jobs_common.ts";
+import { type JobCtx, restoreActionsFolderSteps, scriptBody, setupSteps } from "./jobs_common.ts";
 import { dq, folded, lit, plain, sq } from "./yaml_writer.ts";
 
 /** Builds `update_cache_memory` for the default cache memory. */
@@ -108,27 +108,11 @@ export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, memory: Recor
         ...(globs.length ? { FILE_GLOB_FILTER: dq(globs.join(" ")) } : {}),
       },
       with: {
-        script: lit(
-          "const { setupGlobals } = require('${{ runner.temp }}/gh-aw/actions/setup_globals.cjs');\n" +
-            "setupGlobals(core, github, context, exec, io, getOctokit);\n" +
-            "const { main } = require('${{ runner.temp }}/gh-aw/actions/push_repo_memory.cjs');\nawait main();\n",
-        ),
+        script: scriptBody("push_repo_memory"),
       },
     },
   ];
-  if (ctx.actionMode === "dev") {
-    steps.push({
-      name: "Restore actions folder",
-      if: plain("always()"),
-      uses: plain(ctx.refs.checkout),
-      with: {
-        repository: "github/gh-aw",
-        "sparse-checkout": lit("actions/setup\n"),
-        "sparse-checkout-cone-mode": true,
-        "persist-credentials": false,
-      },
-    });
-  }
+  steps.push(...restoreActionsFolderSteps(ctx));
   return {
     needs: ["activation", "agent", ...(detection ? ["detection"] : [])],
     if: detection
@@ -195,27 +179,11 @@ export function pushExperimentsStateJob(ctx: JobCtx): JobPlan {
         GH_AW_EXPERIMENT_BRANCH: `experiments/${sanitized}`,
       },
       with: {
-        script: lit(
-          "const { setupGlobals } = require('${{ runner.temp }}/gh-aw/actions/setup_globals.cjs');\n" +
-            "setupGlobals(core, github, context, exec, io, getOctokit);\n" +
-            "const { main } = require('${{ runner.temp }}/gh-aw/actions/push_experiment_state.cjs');\nawait main();\n",
-        ),
+        script: scriptBody("push_experiment_state"),
       },
     },
   ];
-  if (ctx.actionMode === "dev") {
-    steps.push({
-      name: "Restore actions folder",
-      if: plain("always()"),
-      uses: plain(ctx.refs.checkout),
-      with: {
-        repository: "github/gh-aw",
-        "sparse-checkout": lit("actions/setup\n"),
-        "sparse-checkout-cone-mode": true,
-        "persist-credentials": false,
-      },
-    });
-  }
+  steps.push(...restoreActionsFolderSteps(ctx));
   return {
     needs: "activation",
     if: plain("always() && (!cancelled()) && needs.activation.result == 'success'"),

@@ -4,6 +4,7 @@ import {
   agentOutputSteps,
   type JobCtx,
   otlpMaskSteps,
+  restoreActionsFolderSteps,
   scriptStep,
   setupSteps,
   sourceEnvOf,
@@ -200,19 +201,8 @@ export function safeOutputsJob(
       "if-no-files-found": "ignore",
     },
   });
-  if (ctx.actionMode === "dev" && codePushTypes(so).length > 0) {
-    steps.push({
-      name: "Restore actions folder",
-      if: plain("always()"),
-      uses: plain(ctx.refs.checkout),
-      with: {
-        repository: "github/gh-aw",
-        "sparse-checkout": lit("actions/setup\n"),
-        "sparse-checkout-cone-mode": true,
-        "persist-credentials": false,
-      },
-    });
-  }
+  // Only code-pushing handlers check out another tree over the workspace.
+  if (codePushTypes(so).length > 0) steps.push(...restoreActionsFolderSteps(ctx));
   const needs = ["activation", "agent", ...(so.threatDetection ? ["detection"] : []), ...so.needs];
   const cond = "(!cancelled()) && needs.agent.result != 'skipped'" +
     (so.threatDetection ? " && needs.detection.result == 'success'" : "");
