@@ -2,6 +2,7 @@
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import {
   agentOutputSteps,
+  gitCredentialsStep,
   type JobCtx,
   otlpMaskSteps,
   scriptStep,
@@ -152,21 +153,7 @@ export function agentJob(a: AgentInput): JobPlan {
   }
   steps.push(shStep("Create gh-aw temp directory", "create_gh_aw_tmp_dir"));
   steps.push(...a.cacheSteps);
-  steps.push({
-    name: "Configure Git credentials",
-    env: {
-      REPO_NAME: plain("${{ github.repository }}"),
-      SERVER_URL: plain("${{ github.server_url }}"),
-      GITHUB_TOKEN: plain("${{ github.token }}"),
-    },
-    run: lit(
-      'git config --global user.email "github-actions[bot]@users.noreply.github.com"\n' +
-        'git config --global user.name "github-actions[bot]"\ngit config --global am.keepcr true\n' +
-        "# Re-authenticate git with GitHub token\n" + 'SERVER_URL_STRIPPED="${SERVER_URL#https://}"\n' +
-        'git remote set-url origin "https://x-access-token:${GITHUB_TOKEN}@${SERVER_URL_STRIPPED}/${REPO_NAME}.git"\n' +
-        'echo "Git configured with standard GitHub Actions identity"\n',
-    ),
-  });
+  steps.push(gitCredentialsStep());
   steps.push(...a.customSteps);
   steps.push({ name: `Install ${a.engineDisplay}`, run: plain(a.install) });
   steps.push(shStep("Install AWF binary", "install_awf_binary", VERSIONS.awf));

@@ -2,6 +2,7 @@
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import {
   agentOutputSteps,
+  gitCredentialsStep,
   type JobCtx,
   restoreActionsFolderSteps,
   scriptStep,
@@ -32,21 +33,7 @@ export function uploadAssetsJob(ctx: JobCtx, cfg: Record<string, unknown>): JobP
       uses: plain(ctx.refs.checkout),
       with: { "persist-credentials": false, "fetch-depth": 0 },
     },
-    {
-      name: "Configure Git credentials",
-      env: {
-        REPO_NAME: plain("${{ github.repository }}"),
-        SERVER_URL: plain("${{ github.server_url }}"),
-        GITHUB_TOKEN: plain("${{ github.token }}"),
-      },
-      run: lit(
-        'git config --global user.email "github-actions[bot]@users.noreply.github.com"\n' +
-          'git config --global user.name "github-actions[bot]"\ngit config --global am.keepcr true\n' +
-          "# Re-authenticate git with GitHub token\n" + 'SERVER_URL_STRIPPED="${SERVER_URL#https://}"\n' +
-          'git remote set-url origin "https://x-access-token:${GITHUB_TOKEN}@${SERVER_URL_STRIPPED}/${REPO_NAME}.git"\n' +
-          'echo "Git configured with standard GitHub Actions identity"\n',
-      ),
-    },
+    gitCredentialsStep(),
     {
       name: "Download assets",
       "continue-on-error": true,

@@ -86,6 +86,25 @@ export function restoreActionsFolderSteps(ctx: JobCtx): StepPlan[] {
   }];
 }
 
+/** Sets the bot identity and re-authenticates `origin` with the job token, before any job pushes commits. */
+export function gitCredentialsStep(): StepPlan {
+  return {
+    name: "Configure Git credentials",
+    env: {
+      REPO_NAME: plain("${{ github.repository }}"),
+      SERVER_URL: plain("${{ github.server_url }}"),
+      GITHUB_TOKEN: plain("${{ github.token }}"),
+    },
+    run: lit(
+      'git config --global user.email "github-actions[bot]@users.noreply.github.com"\n' +
+        'git config --global user.name "github-actions[bot]"\ngit config --global am.keepcr true\n' +
+        "# Re-authenticate git with GitHub token\n" + 'SERVER_URL_STRIPPED="${SERVER_URL#https://}"\n' +
+        'git remote set-url origin "https://x-access-token:${GITHUB_TOKEN}@${SERVER_URL_STRIPPED}/${REPO_NAME}.git"\n' +
+        'echo "Git configured with standard GitHub Actions identity"\n',
+    ),
+  };
+}
+
 /** A github-script step calling a runtime module. */
 export function scriptStep(
   ctx: JobCtx,

@@ -1,6 +1,12 @@
 /** The `update_cache_memory` job: saves the agent's cache-memory folder to the Actions cache after a good run. */
 import type { JobPlan, StepPlan } from "./plan_types.ts";
-import { type JobCtx, restoreActionsFolderSteps, scriptBody, setupSteps } from "./jobs_common.ts";
+import {
+  gitCredentialsStep,
+  type JobCtx,
+  restoreActionsFolderSteps,
+  scriptBody,
+  setupSteps,
+} from "./jobs_common.ts";
 import { dq, folded, lit, plain, sq } from "./yaml_writer.ts";
 
 /** Builds `update_cache_memory` for the default cache memory. */
@@ -67,21 +73,7 @@ export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, memory: Recor
       uses: plain(ctx.refs.checkout),
       with: { "persist-credentials": false, "sparse-checkout": "." },
     },
-    {
-      name: "Configure Git credentials",
-      env: {
-        REPO_NAME: plain("${{ github.repository }}"),
-        SERVER_URL: plain("${{ github.server_url }}"),
-        GITHUB_TOKEN: plain("${{ github.token }}"),
-      },
-      run: lit(
-        'git config --global user.email "github-actions[bot]@users.noreply.github.com"\n' +
-          'git config --global user.name "github-actions[bot]"\ngit config --global am.keepcr true\n' +
-          "# Re-authenticate git with GitHub token\n" + 'SERVER_URL_STRIPPED="${SERVER_URL#https://}"\n' +
-          'git remote set-url origin "https://x-access-token:${GITHUB_TOKEN}@${SERVER_URL_STRIPPED}/${REPO_NAME}.git"\n' +
-          'echo "Git configured with standard GitHub Actions identity"\n',
-      ),
-    },
+    gitCredentialsStep(),
     {
       name: "Download repo-memory artifact (default)",
       uses: plain(ctx.refs.download),
@@ -145,21 +137,7 @@ export function pushExperimentsStateJob(ctx: JobCtx): JobPlan {
       uses: plain(ctx.refs.checkout),
       with: { "persist-credentials": false, "sparse-checkout": "." },
     },
-    {
-      name: "Configure Git credentials",
-      env: {
-        REPO_NAME: plain("${{ github.repository }}"),
-        SERVER_URL: plain("${{ github.server_url }}"),
-        GITHUB_TOKEN: plain("${{ github.token }}"),
-      },
-      run: lit(
-        'git config --global user.email "github-actions[bot]@users.noreply.github.com"\n' +
-          'git config --global user.name "github-actions[bot]"\ngit config --global am.keepcr true\n' +
-          "# Re-authenticate git with GitHub token\n" + 'SERVER_URL_STRIPPED="${SERVER_URL#https://}"\n' +
-          'git remote set-url origin "https://x-access-token:${GITHUB_TOKEN}@${SERVER_URL_STRIPPED}/${REPO_NAME}.git"\n' +
-          'echo "Git configured with standard GitHub Actions identity"\n',
-      ),
-    },
+    gitCredentialsStep(),
     {
       name: "Download experiment artifact",
       uses: plain(ctx.refs.download),
