@@ -59,8 +59,10 @@ export interface LockBody {
 /** Renders the body of the lock (name … jobs). */
 export function emitBody(b: LockBody): string {
   const parts: string[] = [];
-  parts.push(`name: ${dqText(b.name)}`);
-  parts.push(["on:", ...writeYaml(b.on, 1, { indentSequences: false })].join("\n"));
+  // gh-aw writes `on:` directly under `name:`; every later section is separated by a blank line.
+  parts.push(
+    [`name: ${dqText(b.name)}`, "on:", ...writeYaml(b.on, 1, { indentSequences: false })].join("\n"),
+  );
   parts.push("permissions: {}");
   parts.push(["concurrency:", ...writeYaml(b.concurrency, 1)].join("\n"));
   parts.push(`run-name: ${dqText(b.runName)}`);

@@ -51,6 +51,9 @@ export function renderHeader(h: HeaderInput): string[] {
   if (h.description) {
     for (const l of h.description.trimEnd().split("\n")) out.push(`# ${l}`.trimEnd());
     out.push("#");
+  } else {
+    // Without a description gh-aw still closes the (empty) description block with its own "#" line.
+    out.push("#");
   }
   if (h.source) out.push(`# Source: ${h.source}`, "#");
   if (h.imports.length > 0) {

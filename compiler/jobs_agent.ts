@@ -1,4 +1,9 @@
-/** The `agent` job (engine inside the AWF firewall, MCP gateway, safe-outputs MCP server) and `detection`. */
+/**
+ * The `agent` job (engine inside the AWF firewall, MCP gateway, safe-outputs MCP server) and `detection`.
+ * This module owns the job's outline — the order of its steps, its env and outputs — and the generic steps;
+ * the safe-outputs, MCP-gateway and engine steps come from agent_safe_outputs.ts, agent_mcp.ts and
+ * agent_engine.ts.
+ */
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import {
   agentOutputSteps,
@@ -11,115 +16,144 @@ import {
   TRACE_OUTPUTS,
   VERSIONS,
 } from "./jobs_common.ts";
-import { dq, folded, lit, plain, sq, type YValue } from "./yaml_writer.ts";
-import { heredocDelimiter } from "./hash.ts";
+import { dq, folded, lit, plain, type YValue } from "./yaml_writer.ts";
+import type { AgentInput } from "./agent_input.ts";
+import { safeOutputsIngestSteps, safeOutputsServerSteps } from "./agent_safe_outputs.ts";
+import { lockdownSteps, mcpGatewayLogSteps, mcpGatewaySteps, mcpGatewayStopSteps } from "./agent_mcp.ts";
+import { engineExecuteSteps, engineInstallSteps, engineLogSteps } from "./agent_engine.ts";
 
-/** Inputs of the agent job. */
-export interface AgentInput {
-  ctx: JobCtx;
-  frontmatterHash: string;
-  runsOn: YValue;
-  permissions: Record<string, string> | string;
-  install: string;
-  engineDisplay: string;
-  engineEnv: Record<string, string>;
-  secrets: string[];
-  usesCopilotRequests: boolean;
-  model?: string;
-  maxTurns?: number | string;
-  maxContinuations?: number | string;
-  timeoutMinutes: number | string;
-  allowedDomains: string[];
-  blockedDomains: string[];
-  handlerConfig: Record<string, unknown>;
-  /** `safe-outputs.allowed-github-references` (sanitizer setting applied when ingesting agent output). */
-  allowedReferences?: string[];
-  github: { toolsets: string; readOnly: boolean; minIntegrity?: string } | undefined;
-  mcpServers: Record<string, Record<string, unknown>>;
-  containers: string[];
-  customSteps: StepPlan[];
-  checkouts: Record<string, YValue>[];
-  cacheSteps: StepPlan[];
-  env: Record<string, YValue>;
-  concurrency?: Record<string, YValue>;
-  environment?: YValue;
+export type { AgentInput } from "./agent_input.ts";
+
+const ALWAYS = plain("always()");
+
+/** Agent instruction folders and files restored from the base branch after a PR checkout (never the PR's). */
+const AGENT_FOLDERS = ".agents .antigravity .claude .codex .crush .gemini .github .opencode .pi";
+const AGENT_FILES = ".crush.json AGENTS.md ANTIGRAVITY.md CLAUDE.md GEMINI.md PI.md opencode.jsonc";
+
+/** Paths uploaded as the `agent` artifact (missing ones are ignored). */
+const AGENT_ARTIFACT_PATHS = [
+  "/tmp/gh-aw/aw-prompts/prompt.txt",
+  "/tmp/gh-aw/sandbox/agent/logs/",
+  "/tmp/gh-aw/redacted-urls.log",
+  "/tmp/gh-aw/mcp-logs/",
+  "/tmp/gh-aw/agent_usage.json",
+  "/tmp/gh-aw/agent-stdio.log",
+  "/tmp/gh-aw/pre-agent-audit.txt",
+  "/tmp/gh-aw/agent/",
+  "/tmp/gh-aw/github_rate_limits.jsonl",
+  "/tmp/gh-aw/otel.jsonl",
+  "/tmp/gh-aw/otlp-export-errors.jsonl",
+  "/tmp/gh-aw/safeoutputs.jsonl",
+  "/tmp/gh-aw/agent_output.json",
+  "/tmp/gh-aw/awf-config.json",
+  "/tmp/gh-aw/sandbox/firewall/logs/",
+  "/tmp/gh-aw/sandbox/firewall/audit/",
+  "/tmp/gh-aw/sandbox/firewall/awf-reflect.json",
+];
+
+function checkoutSteps(a: AgentInput): StepPlan[] {
+  const { ctx } = a;
+  if (a.checkouts.length === 0) {
+    return [{
+      name: "Checkout repository",
+      uses: plain(ctx.refs.checkout),
+      with: { "persist-credentials": false },
+    }];
+  }
+  return a.checkouts.map((c) => ({
+    name: c.repository ? `Checkout ${String(c.repository)}` : "Checkout repository",
+    uses: plain(ctx.refs.checkout),
+    with: { "persist-credentials": false, ...c },
+  }));
 }
 
-function engineCommand(a: AgentInput): string {
-  const id = a.ctx.engineId;
-  const model = a.model ? ` --model ${a.model}` : "";
-  switch (id) {
-    case "claude":
-      return `claude --print --disable-slash-commands --no-chrome${
-        a.maxTurns !== undefined ? ` --max-turns ${a.maxTurns}` : ""
-      }${model} --output-format stream-json --verbose "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"`;
-    case "codex":
-      return `codex${model} exec --dangerously-bypass-approvals-and-sandbox --skip-git-repo-check "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"`;
-    case "gemini":
-      return `gemini --yolo${model} --prompt "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"`;
-    case "crush":
-      return `crush run${model} "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"`;
-    default: {
-      const cont = a.maxContinuations !== undefined
-        ? ` --autopilot --max-autopilot-continues ${a.maxContinuations}`
-        : "";
-      return `copilot --add-dir /tmp/gh-aw/ --log-level all --log-dir /tmp/gh-aw/sandbox/agent/logs/ --add-dir "\${GITHUB_WORKSPACE}" --disable-builtin-mcps --allow-all-tools --allow-all-paths${cont}${model} --prompt "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"`;
-    }
-  }
+const MCP_TOKEN =
+  "${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}";
+
+/** "Checkout PR branch": on pull-request events the agent works on the PR's head. */
+function checkoutPrStep(a: AgentInput): StepPlan {
+  return scriptStep(a.ctx, "Checkout PR branch", "checkout_pr_branch", {
+    id: "checkout-pr",
+    if: lit("github.event.pull_request || github.event.issue.pull_request\n"),
+    env: { GH_TOKEN: plain(MCP_TOKEN) },
+    token: MCP_TOKEN,
+  });
 }
 
-/** Builds the MCP gateway configuration object. */
-function mcpConfig(a: AgentInput): Record<string, unknown> {
-  const servers: Record<string, unknown> = {};
-  if (a.github) {
-    servers.github = {
-      type: "stdio",
-      container: `ghcr.io/github/github-mcp-server:${VERSIONS.githubMcp}`,
-      env: {
-        GITHUB_HOST: "\\${GITHUB_SERVER_URL}",
-        GITHUB_PERSONAL_ACCESS_TOKEN: "\\${GITHUB_MCP_SERVER_TOKEN}",
-        GITHUB_READ_ONLY: a.github.readOnly ? "1" : "0",
-        GITHUB_TOOLSETS: a.github.toolsets,
-      },
-      "guard-policies": {
-        "allow-only": {
-          "min-integrity": a.github.minIntegrity ?? "$GITHUB_MCP_GUARD_MIN_INTEGRITY",
-          repos: "$GITHUB_MCP_GUARD_REPOS",
-        },
-      },
-    };
-  }
-  servers.safeoutputs = {
-    type: "http",
-    url: "http://host.docker.internal:$GH_AW_SAFE_OUTPUTS_PORT",
-    headers: { Authorization: "\\${GH_AW_SAFE_OUTPUTS_API_KEY}" },
-    "guard-policies": { "write-sink": { accept: ["*"] } },
-  };
-  for (const [name, cfg] of Object.entries(a.mcpServers)) {
-    const s: Record<string, unknown> = {};
-    if (cfg.url) {
-      s.type = "http";
-      s.url = cfg.url;
-      if (cfg.headers) s.headers = cfg.headers;
-    } else {
-      s.type = "stdio";
-      if (cfg.container ?? cfg.image) s.container = cfg.container ?? cfg.image;
-      if (cfg.command) s.command = cfg.command;
-      if (cfg.args) s.args = cfg.args;
-      if (cfg.env) s.env = cfg.env;
-    }
-    if (cfg.allowed) s.tools = cfg.allowed;
-    servers[name] = s;
-  }
-  return {
-    mcpServers: servers,
-    gateway: {
-      port: "$MCP_GATEWAY_PORT",
-      domain: "${MCP_GATEWAY_DOMAIN}",
-      apiKey: "${MCP_GATEWAY_API_KEY}",
-      payloadDir: "${MCP_GATEWAY_PAYLOAD_DIR}",
+/** Restores agent configuration from the activation artifact and the base branch. */
+function restoreSteps(): StepPlan[] {
+  return [
+    {
+      name: "Restore agent config folders from base branch",
+      if: plain("steps.checkout-pr.outcome == 'success'"),
+      env: { GH_AW_AGENT_FOLDERS: dq(AGENT_FOLDERS), GH_AW_AGENT_FILES: dq(AGENT_FILES) },
+      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/restore_base_github_folders.sh"'),
     },
-  };
+    {
+      name: "Restore inline sub-agents from activation artifact",
+      env: { GH_AW_SUB_AGENT_DIR: dq(".github/agents"), GH_AW_SUB_AGENT_EXT: dq(".agent.md") },
+      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/restore_inline_sub_agents.sh"'),
+    },
+    {
+      name: "Restore inline skills from activation artifact",
+      env: { GH_AW_SKILL_DIR: dq(".github/skills") },
+      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/restore_inline_skills.sh"'),
+    },
+  ];
+}
+
+/** "Redact secrets in logs": every secret the job can see is scrubbed from the files it uploads. */
+function redactStep(a: AgentInput, secretNames: string[]): StepPlan {
+  const env: Record<string, YValue> = { GH_AW_SECRET_NAMES: plain(`'${secretNames.join(",")}'`) };
+  for (const s of secretNames) env[`SECRET_${s}`] = plain(`\${{ secrets.${s} }}`);
+  const step = scriptStep(a.ctx, "Redact secrets in logs", "redact_secrets", { if: ALWAYS });
+  return { ...step, env };
+}
+
+/** Steps after the run that summarise what happened (firewall, tokens, AWF reflection, observability). */
+function summarySteps(a: AgentInput): StepPlan[] {
+  const { ctx } = a;
+  return [
+    {
+      name: "Print firewall logs",
+      if: ALWAYS,
+      "continue-on-error": true,
+      env: { AWF_LOGS_DIR: "/tmp/gh-aw/sandbox/firewall/logs" },
+      run: lit(
+        "# Fix permissions on firewall logs/audit dirs so they can be uploaded as artifacts\n" +
+          "# AWF runs with sudo, creating files owned by root\n" +
+          "sudo chmod -R a+rX /tmp/gh-aw/sandbox/firewall 2>/dev/null || true\n" +
+          "# Only run awf logs summary if awf command exists (it may not be installed if workflow failed before install step)\n" +
+          "if command -v awf &> /dev/null; then\n" +
+          '  awf logs summary | tee -a "$GITHUB_STEP_SUMMARY"\n' +
+          "else\n" +
+          "  echo 'AWF binary not installed, skipping firewall log summary'\n" +
+          "fi\n",
+      ),
+    },
+    scriptStep(ctx, "Parse token usage for step summary", "parse_token_usage", {
+      if: ALWAYS,
+      continueOnError: true,
+    }),
+    scriptStep(ctx, "Print AWF reflect summary", "awf_reflect_summary", {
+      if: ALWAYS,
+      continueOnError: true,
+    }),
+    ...(ctx.otlp
+      ? [scriptStep(ctx, "Generate observability summary", "generate_observability_summary", {
+        if: ALWAYS,
+        call: "await main(core);",
+      })]
+      : []),
+    {
+      name: "Write agent output placeholder if missing",
+      if: ALWAYS,
+      run: lit(
+        "if [ ! -f /tmp/gh-aw/agent_output.json ]; then\n" +
+          "  echo '{\"items\":[]}' > /tmp/gh-aw/agent_output.json\nfi\n",
+      ),
+    },
+  ];
 }
 
 /** Builds the agent job. */
@@ -136,144 +170,50 @@ export function agentJob(a: AgentInput): JobPlan {
     ),
   });
   steps.push(...otlpMaskSteps(ctx));
-  if (a.checkouts.length === 0) {
-    steps.push({
-      name: "Checkout repository",
-      uses: plain(ctx.refs.checkout),
-      with: { "persist-credentials": false },
-    });
-  } else {
-    for (const c of a.checkouts) {
-      steps.push({
-        name: c.repository ? `Checkout ${String(c.repository)}` : "Checkout repository",
-        uses: plain(ctx.refs.checkout),
-        with: { "persist-credentials": false, ...c },
-      });
-    }
-  }
+  steps.push(...checkoutSteps(a));
   steps.push(shStep("Create gh-aw temp directory", "create_gh_aw_tmp_dir"));
+  steps.push({
+    ...shStep("Configure gh CLI for GitHub Enterprise", "configure_gh_for_ghe"),
+    env: { GH_TOKEN: plain("${{ github.token }}") },
+  });
   steps.push(...a.cacheSteps);
   steps.push(gitCredentialsStep());
+  steps.push(checkoutPrStep(a));
   steps.push(...a.customSteps);
-  steps.push({ name: `Install ${a.engineDisplay}`, run: plain(a.install) });
-  steps.push(shStep("Install AWF binary", "install_awf_binary", VERSIONS.awf));
+  steps.push(...engineInstallSteps(a));
+  steps.push(...lockdownSteps(a));
   steps.push({
     name: "Download activation artifact",
     uses: plain(ctx.refs.download),
     with: { name: "activation", path: "/tmp/gh-aw" },
   });
+  steps.push(...restoreSteps());
   steps.push(shStep("Download container images", "download_docker_images", a.containers.join(" ")));
-  const cfgDelim = heredocDelimiter("SAFE_OUTPUTS_CONFIG", a.frontmatterHash);
-  steps.push({
-    name: "Generate Safe Outputs Config",
-    run: lit(
-      'mkdir -p "${RUNNER_TEMP}/gh-aw/safeoutputs"\nmkdir -p /tmp/gh-aw/safeoutputs\nmkdir -p /tmp/gh-aw/mcp-logs/safeoutputs\n' +
-        `cat > "\${RUNNER_TEMP}/gh-aw/safeoutputs/config.json" << '${cfgDelim}'\n${
-          JSON.stringify(a.handlerConfig)
-        }\n${cfgDelim}\n`,
-    ),
-  });
-  steps.push(scriptStep(ctx, "Generate Safe Outputs Tools", "generate_safe_outputs_tools"));
-  steps.push({
-    name: "Start Safe Outputs MCP HTTP Server",
-    id: "safe-outputs-start",
-    env: {
-      DEBUG: sq("*"),
-      GH_AW_SAFE_OUTPUTS: plain("${{ steps.set-runtime-paths.outputs.GH_AW_SAFE_OUTPUTS }}"),
-      GH_AW_SAFE_OUTPUTS_TOOLS_PATH: plain("${{ runner.temp }}/gh-aw/safeoutputs/tools.json"),
-      GH_AW_SAFE_OUTPUTS_CONFIG_PATH: plain("${{ runner.temp }}/gh-aw/safeoutputs/config.json"),
-      GH_AW_MCP_LOG_DIR: "/tmp/gh-aw/mcp-logs/safeoutputs",
-    },
-    run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/start_safe_outputs_server.sh"'),
-  });
-  const mcpDelim = heredocDelimiter("MCP_CONFIG", a.frontmatterHash);
-  const gwEnv: Record<string, YValue> = {
-    GH_AW_SAFE_OUTPUTS: plain("${{ steps.set-runtime-paths.outputs.GH_AW_SAFE_OUTPUTS }}"),
-    GH_AW_SAFE_OUTPUTS_API_KEY: plain("${{ steps.safe-outputs-start.outputs.api_key }}"),
-    GH_AW_SAFE_OUTPUTS_PORT: plain("${{ steps.safe-outputs-start.outputs.port }}"),
-  };
-  if (a.github) {
-    gwEnv.GITHUB_MCP_SERVER_TOKEN = plain(
-      "${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}",
-    );
-  }
-  steps.push({
-    name: "Start MCP Gateway",
-    id: "start-mcp-gateway",
-    env: gwEnv,
-    run: lit(
-      'set -eo pipefail\nmkdir -p "${RUNNER_TEMP}/gh-aw/mcp-config"\nexport MCP_GATEWAY_PORT="8080"\n' +
-        "export MCP_GATEWAY_DOMAIN=\"host.docker.internal\"\nMCP_GATEWAY_API_KEY=$(openssl rand -base64 45 | tr -d '/+=')\n" +
-        'echo "::add-mask::${MCP_GATEWAY_API_KEY}"\nexport MCP_GATEWAY_API_KEY\nexport MCP_GATEWAY_PAYLOAD_DIR="/tmp/gh-aw/mcp-payloads"\n' +
-        `export GH_AW_ENGINE="${ctx.engineId}"\n` +
-        `export MCP_GATEWAY_DOCKER_COMMAND='docker run -i --rm --network host ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}'\n` +
-        `cat << ${mcpDelim} | node "\${RUNNER_TEMP}/gh-aw/actions/start_mcp_gateway.cjs"\n` +
-        JSON.stringify(mcpConfig(a), null, 2).replace('"$MCP_GATEWAY_PORT"', "$MCP_GATEWAY_PORT") +
-        `\n${mcpDelim}\n`,
-    ),
-  });
+  steps.push(...safeOutputsServerSteps(a));
+  steps.push(...mcpGatewaySteps(a));
   steps.push(shStep("Clean credentials", "clean_git_credentials", "", { "continue-on-error": true }));
-  const awfConfig = {
-    $schema:
-      `https://github.com/github/gh-aw-firewall/releases/download/${VERSIONS.awf}/awf-config.schema.json`,
-    network: {
-      allowDomains: a.allowedDomains,
-      ...(a.blockedDomains.length ? { blockDomains: a.blockedDomains } : {}),
-    },
-    apiProxy: { enabled: true, maxRuns: 500, maxEffectiveTokens: 25000000 },
-    container: { imageTag: VERSIONS.awfImageTag },
-  };
-  const execEnv: Record<string, YValue> = {};
-  for (const s of a.secrets) execEnv[s] = plain(`\${{ secrets.${s} }}`);
-  if (a.usesCopilotRequests) execEnv.COPILOT_GITHUB_TOKEN = plain("${{ github.token }}");
-  if (a.model) execEnv.GH_AW_MODEL = dq(a.model);
-  if (a.maxTurns !== undefined) execEnv.GH_AW_MAX_TURNS = dq(String(a.maxTurns));
-  execEnv.GH_AW_PROMPT = "/tmp/gh-aw/aw-prompts/prompt.txt";
-  execEnv.GH_AW_SAFE_OUTPUTS = plain("${{ steps.set-runtime-paths.outputs.GH_AW_SAFE_OUTPUTS }}");
-  execEnv.GITHUB_WORKSPACE = plain("${{ github.workspace }}");
-  for (const [k, v] of Object.entries(a.engineEnv)) execEnv[k] = v;
-  steps.push({
-    name: `Execute ${a.engineDisplay}`,
-    id: "agentic_execution",
-    "timeout-minutes": a.timeoutMinutes,
-    run: lit(
-      "set -o pipefail\n" +
-        `printf '%s\\n' '${JSON.stringify(awfConfig)}' > "\${RUNNER_TEMP}/gh-aw/awf-config.json"\n` +
-        'sudo -E awf --config "${RUNNER_TEMP}/gh-aw/awf-config.json" --container-workdir "${GITHUB_WORKSPACE}" --env-all ' +
-        a.secrets.map((s) => `--exclude-env ${s} `).join("") +
-        "--log-level info --proxy-logs-dir /tmp/gh-aw/sandbox/firewall/logs --enable-host-access --skip-pull \\\n" +
-        `  -- /bin/bash -c '${
-          engineCommand(a).replace(/'/g, "'\\''")
-        }' 2>&1 | tee -a /tmp/gh-aw/agent-stdio.log\n`,
-    ),
-    env: execEnv,
-  });
-  steps.push(scriptStep(ctx, "Redact secrets in logs", "redact_secrets", { if: plain("always()") }));
-  steps.push(scriptStep(ctx, "Ingest agent output", "collect_ndjson_output", {
-    id: "collect_output",
-    if: plain("always()"),
-    env: {
-      GH_AW_SAFE_OUTPUTS: plain("${{ steps.set-runtime-paths.outputs.GH_AW_SAFE_OUTPUTS }}"),
-      GH_AW_ALLOWED_DOMAINS: dq(a.allowedDomains.join(",")),
-      ...(a.allowedReferences !== undefined
-        ? { GH_AW_ALLOWED_GITHUB_REFS: dq(a.allowedReferences.join(",")) }
-        : {}),
-    },
+  steps.push(shStep("Audit pre-agent workspace", "audit_pre_agent_workspace", "", {
+    id: "pre_agent_audit",
+    "continue-on-error": true,
   }));
+  steps.push(...engineExecuteSteps(a));
+  steps.push(gitCredentialsStep());
+  steps.push(...engineLogSteps(a).filter((s) => s.name !== undefined && String(s.name).startsWith("Copy")));
+  steps.push(...mcpGatewayStopSteps(a));
+  steps.push(redactStep(a, [...new Set(a.secrets)].sort()));
+  steps.push({ ...shStep("Append agent step summary", "append_agent_step_summary"), if: ALWAYS });
+  steps.push(...safeOutputsIngestSteps(a));
+  steps.push(
+    ...engineLogSteps(a).filter((s) => !(s.name !== undefined && String(s.name).startsWith("Copy"))),
+  );
+  steps.push(...mcpGatewayLogSteps(a));
+  steps.push(...summarySteps(a));
   steps.push({
     name: "Upload agent artifacts",
-    if: plain("always()"),
+    if: ALWAYS,
     "continue-on-error": true,
     uses: plain(ctx.refs.upload),
-    with: {
-      name: "agent",
-      path: lit(
-        "/tmp/gh-aw/aw-prompts/prompt.txt\n/tmp/gh-aw/sandbox/agent/logs/\n/tmp/gh-aw/mcp-logs/\n/tmp/gh-aw/agent-stdio.log\n" +
-          "/tmp/gh-aw/agent/\n/tmp/gh-aw/safeoutputs.jsonl\n/tmp/gh-aw/agent_output.json\n/tmp/gh-aw/awf-config.json\n" +
-          "/tmp/gh-aw/sandbox/firewall/logs/\n",
-      ),
-      "if-no-files-found": "ignore",
-    },
+    with: { name: "agent", path: lit(AGENT_ARTIFACT_PATHS.join("\n") + "\n"), "if-no-files-found": "ignore" },
   });
   const job: JobPlan = { needs: "activation", "runs-on": a.runsOn, steps };
   if (a.environment !== undefined) job.environment = a.environment;
@@ -281,13 +221,26 @@ export function agentJob(a: AgentInput): JobPlan {
   if (a.concurrency) job.concurrency = a.concurrency;
   job.env = {
     DEFAULT_BRANCH: plain("${{ github.event.repository.default_branch }}"),
+    GH_AW_ASSETS_ALLOWED_EXTS: dq(""),
+    GH_AW_ASSETS_BRANCH: dq(""),
+    GH_AW_ASSETS_MAX_SIZE_KB: 0,
     GH_AW_MCP_LOG_DIR: "/tmp/gh-aw/mcp-logs/safeoutputs",
     GH_AW_WORKFLOW_ID_SANITIZED: ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase(),
     ...a.env,
   };
+  const detect = (k: string) => plain(`\${{ steps.detect-agent-errors.outputs.${k} || 'false' }}`);
   job.outputs = {
+    agentic_engine_timeout: detect("agentic_engine_timeout"),
+    checkout_pr_success: plain("${{ steps.checkout-pr.outputs.checkout_pr_success || 'true' }}"),
+    effective_tokens: plain("${{ steps.parse-mcp-gateway.outputs.effective_tokens }}"),
+    effective_tokens_rate_limit_error: plain(
+      "${{ steps.parse-mcp-gateway.outputs.effective_tokens_rate_limit_error || 'false' }}",
+    ),
     has_patch: plain("${{ steps.collect_output.outputs.has_patch }}"),
+    inference_access_error: detect("inference_access_error"),
+    mcp_policy_error: detect("mcp_policy_error"),
     model: plain("${{ needs.activation.outputs.model }}"),
+    model_not_supported_error: detect("model_not_supported_error"),
     output: plain("${{ steps.collect_output.outputs.output }}"),
     output_types: plain("${{ steps.collect_output.outputs.output_types }}"),
     ...TRACE_OUTPUTS,

@@ -413,6 +413,10 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     cacheSteps: await cacheSteps(data.cache, pinText),
     env: {},
     environment: data.environment !== undefined ? toY(data.environment) : undefined,
+    frontmatter: data,
+    merged,
+    safeOutputs,
+    engine,
   });
   if (safeOutputs.threatDetection) {
     jobs.detection = engine.info.id === "copilot" || engine.info.id === "claude"

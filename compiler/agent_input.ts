@@ -1,0 +1,46 @@
+/** The inputs of the agent job, shared by its step builders (safe outputs, MCP gateway, engine). */
+import type { JobCtx } from "./jobs_common.ts";
+import type { StepPlan } from "./plan_types.ts";
+import type { YValue } from "./yaml_writer.ts";
+import type { MergedConfig } from "./merge.ts";
+import type { SafeOutputsPlan } from "./safe_outputs.ts";
+import type { EngineConfig } from "./engines.ts";
+
+/** Inputs of the agent job. */
+export interface AgentInput {
+  ctx: JobCtx;
+  frontmatterHash: string;
+  runsOn: YValue;
+  permissions: Record<string, string> | string;
+  install: string;
+  engineDisplay: string;
+  engineEnv: Record<string, string>;
+  secrets: string[];
+  usesCopilotRequests: boolean;
+  model?: string;
+  maxTurns?: number | string;
+  maxContinuations?: number | string;
+  timeoutMinutes: number | string;
+  allowedDomains: string[];
+  blockedDomains: string[];
+  handlerConfig: Record<string, unknown>;
+  /** `safe-outputs.allowed-github-references` (sanitizer setting applied when ingesting agent output). */
+  allowedReferences?: string[];
+  github: { toolsets: string; readOnly: boolean; minIntegrity?: string } | undefined;
+  mcpServers: Record<string, Record<string, unknown>>;
+  containers: string[];
+  customSteps: StepPlan[];
+  checkouts: Record<string, YValue>[];
+  cacheSteps: StepPlan[];
+  env: Record<string, YValue>;
+  concurrency?: Record<string, YValue>;
+  environment?: YValue;
+  /** The workflow's own frontmatter (after validation), for settings the agent job reads directly. */
+  frontmatter: Record<string, unknown>;
+  /** Frontmatter merged with its imports (tools, MCP servers, network, safe outputs, steps). */
+  merged: MergedConfig;
+  /** The planned safe outputs (types, handler config, tools offered to the agent). */
+  safeOutputs: SafeOutputsPlan;
+  /** The resolved engine (id, model, secrets, environment). */
+  engine: EngineConfig;
+}
