@@ -16,7 +16,7 @@ import {
   TRACE_OUTPUTS,
   VERSIONS,
 } from "./jobs_common.ts";
-import { dq, folded, lit, plain, type YValue } from "./yaml_writer.ts";
+import { dq, folded, lit, plain, Styled, type YValue } from "./yaml_writer.ts";
 import type { AgentInput } from "./agent_input.ts";
 import { safeOutputsIngestSteps, safeOutputsServerSteps } from "./agent_safe_outputs.ts";
 import { lockdownSteps, mcpGatewayLogSteps, mcpGatewaySteps, mcpGatewayStopSteps } from "./agent_mcp.ts";
@@ -200,7 +200,7 @@ export function agentJob(a: AgentInput): JobPlan {
   steps.push(gitCredentialsStep());
   steps.push(...engineLogSteps(a).filter((s) => s.name !== undefined && String(s.name).startsWith("Copy")));
   steps.push(...mcpGatewayStopSteps(a));
-  steps.push(redactStep(a, [...new Set(a.secrets)].sort()));
+  const redactAt = steps.length;
   steps.push({ ...shStep("Append agent step summary", "append_agent_step_summary"), if: ALWAYS });
   steps.push(...safeOutputsIngestSteps(a));
   steps.push(
@@ -245,7 +245,23 @@ export function agentJob(a: AgentInput): JobPlan {
     output_types: plain("${{ steps.collect_output.outputs.output_types }}"),
     ...TRACE_OUTPUTS,
   };
+  // The redaction step scrubs exactly the secrets the rest of the job references.
+  steps.splice(redactAt, 0, redactStep(a, [...secretsReferenced(job)].sort()));
   return job;
+}
+
+/** Names of the secrets (`secrets.NAME`) referenced anywhere in a plan value. */
+function secretsReferenced(value: unknown, found = new Set<string>()): Set<string> {
+  if (typeof value === "string") {
+    for (const m of value.matchAll(/secrets\.([A-Za-z0-9_]+)/g)) found.add(m[1]);
+  } else if (value instanceof Styled) {
+    secretsReferenced(value.value, found);
+  } else if (Array.isArray(value)) {
+    for (const v of value) secretsReferenced(v, found);
+  } else if (value && typeof value === "object") {
+    for (const v of Object.values(value)) secretsReferenced(v, found);
+  }
+  return found;
 }
 
 /** Builds the threat-detection job. */
@@ -305,4 +321,74 @@ export function detectionJob(
     },
     steps,
   };
+}
+
+/** Triggers that, present in `on:`, mean the workflow is not started by explicit dispatch only. */
+const NON_DISPATCH_TRIGGERS = [
+  "push",
+  "pull_request",
+  "pull_request_review",
+  "pull_request_review_comment",
+  "pull_request_target",
+  "issues",
+  "issue_comment",
+  "discussion",
+  "discussion_comment",
+  "schedule",
+  "repository_dispatch",
+  "workflow_run",
+  "create",
+  "delete",
+  "release",
+  "deployment",
+  "fork",
+  "gollum",
+  "label",
+  "milestone",
+  "page_build",
+  "public",
+  "registry_package",
+  "status",
+  "watch",
+  "merge_group",
+  "check_run",
+  "check_suite",
+  "slash_command",
+];
+
+/** Inputs of {@link agentConcurrency}. */
+export interface AgentConcurrencyInput {
+  /** The rendered `on:` section of the lock (gh-aw decides by searching this text). */
+  onText: string;
+  engineId: string;
+  /** `engine.concurrency`, when configured. */
+  engineConcurrency?: unknown;
+  /** `concurrency.job-discriminator`, when configured. */
+  jobDiscriminator?: string;
+  workflowId: string;
+}
+
+/**
+ * The agent job's own concurrency group. Entity-triggered (issues, pull requests, discussions, push,
+ * commands) and dispatch-only workflows rely on the workflow-level group alone; the others (schedules...)
+ * queue their agent runs per engine so two runs never work on the same repository at once.
+ */
+export function agentConcurrency(c: AgentConcurrencyInput): Record<string, YValue> | undefined {
+  if (typeof c.engineConcurrency === "string") return { group: dq(c.engineConcurrency) };
+  if (c.engineConcurrency && typeof c.engineConcurrency === "object") {
+    return Object.fromEntries(
+      Object.entries(c.engineConcurrency as Record<string, unknown>).map(([k, v]) => [k, v as YValue]),
+    );
+  }
+  const on = c.onText;
+  const dispatchOnly = on.includes("workflow_dispatch") &&
+    !NON_DISPATCH_TRIGGERS.some((t) => on.includes(`${t}:`) || on.trim().endsWith(` ${t}`));
+  const special = on.includes("pull_request") || on.includes("issues") || on.includes("issue_comment") ||
+    on.includes("discussion") || on.includes("push") || on.includes("slash_command") || dispatchOnly;
+  if (special) return undefined;
+  let group = /(^|\n)\s*workflow_call:/.test(on)
+    ? `gh-aw-${c.engineId}-${c.workflowId}`
+    : `gh-aw-${c.engineId}-\${{ github.workflow }}`;
+  if (c.jobDiscriminator) group += `-${c.jobDiscriminator}`;
+  return { group: dq(group), queue: "max" };
 }

@@ -7,7 +7,7 @@ import { type ContainerPin, parseContainerPins } from "./container_pins.ts";
 import { posix } from "node:path";
 import type { CompileFunction, CompileOptions, CompileResult, Diagnostic, FileReader } from "./api.ts";
 import { compileWorkflow } from "./workflow.ts";
-import { parseActionsLock, PinResolver, stringifyActionsLock } from "./pins.ts";
+import { type ActionsLock, parseActionsLock, PinResolver, stringifyActionsLock } from "./pins.ts";
 import { splitFrontmatter } from "./parse.ts";
 
 export type * from "./api.ts";
@@ -141,7 +141,10 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
     return { workflows: [], diagnostics };
   }
   const lockText = await read(ACTIONS_LOCK_PATH);
-  const pins = new PinResolver(parseActionsLock(lockText), options.resolveAction);
+  const actionsLock = parseActionsLock(lockText);
+  const pins = new PinResolver(actionsLock, options.resolveAction);
+  // Container digests recorded in actions-lock.json apply like aw.json pins; aw.json wins on conflict.
+  const containerPins = { ...lockedContainerPins(actionsLock), ...repoConfig.containerPins };
   const targets = options.workflows && options.workflows.length > 0
     ? options.workflows.map(normaliseTarget)
     : await listWorkflows(options.repoRoot);
@@ -169,12 +172,24 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
         pins,
         now: new Date(),
         failureIssueExpires: repoConfig.failureIssueExpires,
-        containerPins: repoConfig.containerPins,
+        containerPins,
       }),
     );
   }
   return { workflows, diagnostics, actionsLock: pins.changed ? stringifyActionsLock(pins.lock) : undefined };
 };
+
+/** The well-formed `containers` entries of `actions-lock.json` as container pins (others are ignored). */
+function lockedContainerPins(lock: ActionsLock): Record<string, ContainerPin> {
+  const out: Record<string, ContainerPin> = {};
+  for (const [ref, entry] of Object.entries(lock.containers ?? {})) {
+    if (
+      entry && typeof entry.image === "string" && typeof entry.digest === "string" &&
+      /^sha256:[0-9a-f]{64}$/.test(entry.digest)
+    ) out[ref] = { image: entry.image, digest: entry.digest };
+  }
+  return out;
+}
 
 /** What {@link writeCompileResult} changed. */
 export interface WriteSummary {

@@ -17,7 +17,7 @@ import {
   exprEnvName,
   preActivationJob,
 } from "./jobs_activation.ts";
-import { agentJob, detectionJob } from "./jobs_agent.ts";
+import { agentConcurrency, agentJob, detectionJob } from "./jobs_agent.ts";
 import { copilotDetectionJob } from "./jobs_detection.ts";
 import { pushExperimentsStateJob, pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs_memory.ts";
 import { uploadAssetsJob } from "./jobs_assets.ts";
@@ -26,7 +26,7 @@ import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { emitBody } from "./emit.ts";
 import { renderHeader } from "./header.ts";
 import type { PinResolver } from "./pins.ts";
-import { dq, lit, plain, sq, type YValue } from "./yaml_writer.ts";
+import { dq, lit, plain, sq, type YValue, writeYaml } from "./yaml_writer.ts";
 import { mergeImports } from "./merge.ts";
 import { readLockMetadata } from "./lock_metadata.ts";
 import { applyContainerPins, type ContainerPin } from "./container_pins.ts";
@@ -376,14 +376,22 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   const containers = applyContainerPins([
     `ghcr.io/github/gh-aw-firewall/agent:${VERSIONS.awfImageTag}`,
     `ghcr.io/github/gh-aw-firewall/api-proxy:${VERSIONS.awfImageTag}`,
+    // The CLI proxy sidecar serves `gh` inside the sandbox when the GitHub tool runs in gh-proxy mode.
+    ...(merged.github && (merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy"
+      ? [`ghcr.io/github/gh-aw-firewall/cli-proxy:${VERSIONS.awfImageTag}`]
+      : []),
     `ghcr.io/github/gh-aw-firewall/squid:${VERSIONS.awfImageTag}`,
     `ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`,
-    ...(merged.github ? [`ghcr.io/github/github-mcp-server:${VERSIONS.githubMcp}`] : []),
-    ...Object.values(merged.mcpServers).map((s) => (s.container ?? s.image) as string | undefined).filter((
-      x,
-    ): x is string => !!x),
+    ...(merged.github && (merged.tools.github as Record<string, unknown> | undefined)?.mode !== "remote"
+      ? [`ghcr.io/github/github-mcp-server:${VERSIONS.githubMcp}`]
+      : []),
+    ...Object.values(merged.mcpServers).map((s) => {
+      const image = (s.container ?? s.image) as string | undefined;
+      // `version:` is the image tag when the container reference has none.
+      return image && s.version !== undefined && !/:[^/]*$/.test(image) ? `${image}:${s.version}` : image;
+    }).filter((x): x is string => !!x),
     VERSIONS.nodeImage,
-  ], o.containerPins ?? {});
+  ], o.containerPins ?? {}).filter((v, i, all) => all.indexOf(v) === i).sort();
   const checkouts = merged.checkout.map(checkoutWith);
   jobs.agent = agentJob({
     ctx,
@@ -413,6 +421,17 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     cacheSteps: await cacheSteps(data.cache, pinText),
     env: {},
     environment: data.environment !== undefined ? toY(data.environment) : undefined,
+    concurrency: agentConcurrency({
+      onText: ["on:", ...writeYaml(triggers.on, 1, { indentSequences: false })].join("\n"),
+      engineId: engine.info.id,
+      engineConcurrency: data.engine && typeof data.engine === "object"
+        ? (data.engine as Record<string, unknown>).concurrency
+        : undefined,
+      jobDiscriminator: data.concurrency && typeof data.concurrency === "object"
+        ? (data.concurrency as Record<string, unknown>)["job-discriminator"] as string | undefined
+        : undefined,
+      workflowId: id,
+    }),
     frontmatter: data,
     merged,
     safeOutputs,
