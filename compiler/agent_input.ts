@@ -43,4 +43,6 @@ export interface AgentInput {
   safeOutputs: SafeOutputsPlan;
   /** The resolved engine (id, model, secrets, environment). */
   engine: EngineConfig;
+  /** Pinned `actions/cache` and `actions/cache/restore`, when `tools.cache-memory` is configured. */
+  cacheRefs?: { cache: string; cacheRestore: string };
 }

@@ -18,6 +18,12 @@ import {
 } from "./jobs_common.ts";
 import { dq, folded, lit, plain, Styled, type YValue } from "./yaml_writer.ts";
 import type { AgentInput } from "./agent_input.ts";
+import {
+  cacheMemoryEntries,
+  cacheMemoryPostSteps,
+  cacheMemorySetupSteps,
+  guardPolicyOf,
+} from "./agent_memory.ts";
 import { safeOutputsIngestSteps, safeOutputsServerSteps } from "./agent_safe_outputs.ts";
 import { lockdownSteps, mcpGatewayLogSteps, mcpGatewaySteps, mcpGatewayStopSteps } from "./agent_mcp.ts";
 import { engineExecuteSteps, engineInstallSteps, engineLogSteps } from "./agent_engine.ts";
@@ -176,6 +182,22 @@ export function agentJob(a: AgentInput): JobPlan {
     ...shStep("Configure gh CLI for GitHub Enterprise", "configure_gh_for_ghe"),
     env: { GH_TOKEN: plain("${{ github.token }}") },
   });
+  // The workflow's own `cache-memory` setting wins over an imported one (even `true` over an object).
+  const ownTools = (a.frontmatter.tools ?? {}) as Record<string, unknown>;
+  const memories = cacheMemoryEntries(
+    "cache-memory" in ownTools ? ownTools["cache-memory"] : a.merged.tools["cache-memory"],
+  );
+  const memoryRefs = a.cacheRefs && {
+    ...a.cacheRefs,
+    upload: ctx.refs.upload,
+    githubScript: ctx.refs.githubScript,
+  };
+  const policy = guardPolicyOf(a.merged.tools.github);
+  if (memoryRefs) {
+    steps.push(
+      ...cacheMemorySetupSteps(memories, policy, a.safeOutputs.threatDetection, memoryRefs) as StepPlan[],
+    );
+  }
   steps.push(...a.cacheSteps);
   steps.push(gitCredentialsStep());
   steps.push(checkoutPrStep(a));
@@ -208,6 +230,7 @@ export function agentJob(a: AgentInput): JobPlan {
   );
   steps.push(...mcpGatewayLogSteps(a));
   steps.push(...summarySteps(a));
+  if (memoryRefs) steps.push(...cacheMemoryPostSteps(memories, a.safeOutputs.threatDetection, memoryRefs));
   steps.push({
     name: "Upload agent artifacts",
     if: ALWAYS,
@@ -229,18 +252,24 @@ export function agentJob(a: AgentInput): JobPlan {
     ...a.env,
   };
   const detect = (k: string) => plain(`\${{ steps.detect-agent-errors.outputs.${k} || 'false' }}`);
+  // Only the Copilot CLI has the "Detect agent errors" step whose findings these outputs carry.
+  const copilot = ctx.engineId === "copilot";
   job.outputs = {
-    agentic_engine_timeout: detect("agentic_engine_timeout"),
+    ...(copilot ? { agentic_engine_timeout: detect("agentic_engine_timeout") } : {}),
     checkout_pr_success: plain("${{ steps.checkout-pr.outputs.checkout_pr_success || 'true' }}"),
     effective_tokens: plain("${{ steps.parse-mcp-gateway.outputs.effective_tokens }}"),
     effective_tokens_rate_limit_error: plain(
       "${{ steps.parse-mcp-gateway.outputs.effective_tokens_rate_limit_error || 'false' }}",
     ),
     has_patch: plain("${{ steps.collect_output.outputs.has_patch }}"),
-    inference_access_error: detect("inference_access_error"),
-    mcp_policy_error: detect("mcp_policy_error"),
+    ...(copilot
+      ? {
+        inference_access_error: detect("inference_access_error"),
+        mcp_policy_error: detect("mcp_policy_error"),
+      }
+      : {}),
     model: plain("${{ needs.activation.outputs.model }}"),
-    model_not_supported_error: detect("model_not_supported_error"),
+    ...(copilot ? { model_not_supported_error: detect("model_not_supported_error") } : {}),
     output: plain("${{ steps.collect_output.outputs.output }}"),
     output_types: plain("${{ steps.collect_output.outputs.output_types }}"),
     ...TRACE_OUTPUTS,

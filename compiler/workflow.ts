@@ -26,7 +26,7 @@ import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { emitBody } from "./emit.ts";
 import { renderHeader } from "./header.ts";
 import type { PinResolver } from "./pins.ts";
-import { dq, lit, plain, sq, type YValue, writeYaml } from "./yaml_writer.ts";
+import { dq, lit, plain, sq, writeYaml, type YValue } from "./yaml_writer.ts";
 import { mergeImports } from "./merge.ts";
 import { readLockMetadata } from "./lock_metadata.ts";
 import { applyContainerPins, type ContainerPin } from "./container_pins.ts";
@@ -432,6 +432,12 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         : undefined,
       workflowId: id,
     }),
+    cacheRefs: ctx.cacheMemory
+      ? {
+        cache: await pinText("actions/cache", "v5.0.5"),
+        cacheRestore: await pinText("actions/cache/restore", "v5.0.5"),
+      }
+      : undefined,
     frontmatter: data,
     merged,
     safeOutputs,
