@@ -43,6 +43,8 @@ export interface AgentInput {
   safeOutputs: SafeOutputsPlan;
   /** The resolved engine (id, model, secrets, environment). */
   engine: EngineConfig;
+  /** Whether `mcp-scripts` are configured (in the workflow or an import). */
+  mcpScripts?: boolean;
   /** Pinned `actions/cache` and `actions/cache/restore`, when `tools.cache-memory` is configured. */
   cacheRefs?: { cache: string; cacheRestore: string };
 }

@@ -36,26 +36,56 @@ const ALWAYS = plain("always()");
 const AGENT_FOLDERS = ".agents .antigravity .claude .codex .crush .gemini .github .opencode .pi";
 const AGENT_FILES = ".crush.json AGENTS.md ANTIGRAVITY.md CLAUDE.md GEMINI.md PI.md opencode.jsonc";
 
-/** Paths uploaded as the `agent` artifact (missing ones are ignored). */
-const AGENT_ARTIFACT_PATHS = [
-  "/tmp/gh-aw/aw-prompts/prompt.txt",
-  "/tmp/gh-aw/sandbox/agent/logs/",
-  "/tmp/gh-aw/redacted-urls.log",
-  "/tmp/gh-aw/mcp-logs/",
-  "/tmp/gh-aw/agent_usage.json",
-  "/tmp/gh-aw/agent-stdio.log",
-  "/tmp/gh-aw/pre-agent-audit.txt",
-  "/tmp/gh-aw/agent/",
-  "/tmp/gh-aw/github_rate_limits.jsonl",
-  "/tmp/gh-aw/otel.jsonl",
-  "/tmp/gh-aw/otlp-export-errors.jsonl",
-  "/tmp/gh-aw/safeoutputs.jsonl",
-  "/tmp/gh-aw/agent_output.json",
-  "/tmp/gh-aw/awf-config.json",
-  "/tmp/gh-aw/sandbox/firewall/logs/",
-  "/tmp/gh-aw/sandbox/firewall/audit/",
-  "/tmp/gh-aw/sandbox/firewall/awf-reflect.json",
-];
+/** Where each engine leaves its own logs, uploaded with the `agent` artifact (none for the others). */
+const ENGINE_LOG_PATHS: Record<string, string> = {
+  copilot: "/tmp/gh-aw/sandbox/agent/logs/",
+  codex: "/tmp/gh-aw/mcp-config/logs/",
+  gemini: "/tmp/gh-aw/gemini-client-error-*.json",
+  antigravity: "/tmp/gh-aw/antigravity-client-error-*.json",
+  pi: "/tmp/gh-aw/pi-streaming.jsonl",
+};
+
+/** Engines whose output goes through the URL redaction that writes `redacted-urls.log`. */
+const URL_REDACTING_ENGINES = new Set(["copilot", "codex", "gemini", "antigravity", "pi"]);
+
+/** Paths uploaded as the `agent` artifact (missing ones are ignored), in gh-aw's order. */
+function agentArtifactPaths(a: AgentInput, guarded: boolean): string[] {
+  const engine = a.ctx.engineId;
+  // Patches and bundles go to threat detection, so they are uploaded whenever detection runs.
+  const patch = a.safeOutputs.threatDetection;
+  return [
+    "/tmp/gh-aw/aw-prompts/prompt.txt",
+    ...(ENGINE_LOG_PATHS[engine] ? [ENGINE_LOG_PATHS[engine]] : []),
+    ...(URL_REDACTING_ENGINES.has(engine) ? ["/tmp/gh-aw/redacted-urls.log"] : []),
+    "/tmp/gh-aw/mcp-logs/",
+    ...(guarded ? ["/tmp/gh-aw/proxy-logs/", "!/tmp/gh-aw/proxy-logs/proxy-tls/"] : []),
+    ...(a.mcpScripts ? ["/tmp/gh-aw/mcp-scripts/logs/"] : []),
+    "/tmp/gh-aw/agent_usage.json",
+    "/tmp/gh-aw/agent-stdio.log",
+    "/tmp/gh-aw/pre-agent-audit.txt",
+    "/tmp/gh-aw/agent/",
+    "/tmp/gh-aw/github_rate_limits.jsonl",
+    ...(a.ctx.otlp ? ["/tmp/gh-aw/otel.jsonl", "/tmp/gh-aw/otlp-export-errors.jsonl"] : []),
+    "/tmp/gh-aw/safeoutputs.jsonl",
+    "/tmp/gh-aw/agent_output.json",
+    ...(a.merged.tools["comment-memory"] !== undefined && a.merged.tools["comment-memory"] !== false
+      ? ["/tmp/gh-aw/comment-memory/"]
+      : []),
+    ...(patch ? ["/tmp/gh-aw/aw-*.patch", "/tmp/gh-aw/aw-*.bundle"] : []),
+    "/tmp/gh-aw/awf-config.json",
+    "/tmp/gh-aw/sandbox/firewall/logs/",
+    "/tmp/gh-aw/sandbox/firewall/audit/",
+    "/tmp/gh-aw/sandbox/firewall/awf-reflect.json",
+  ];
+}
+
+/** Agent instruction folders per engine (sub-agents, their file extension, skills); others use GitHub's. */
+const AGENT_DIRS: Record<string, { agents: string; ext: string; skills: string }> = {
+  claude: { agents: ".claude/agents", ext: ".md", skills: ".claude/skills" },
+  codex: { agents: ".codex/agents", ext: ".md", skills: ".codex/skills" },
+  gemini: { agents: ".gemini/agents", ext: ".md", skills: ".gemini/skills" },
+};
+const GITHUB_AGENT_DIRS = { agents: ".github/agents", ext: ".agent.md", skills: ".github/skills" };
 
 function checkoutSteps(a: AgentInput): StepPlan[] {
   const { ctx } = a;
@@ -87,7 +117,8 @@ function checkoutPrStep(a: AgentInput): StepPlan {
 }
 
 /** Restores agent configuration from the activation artifact and the base branch. */
-function restoreSteps(): StepPlan[] {
+function restoreSteps(engineId: string): StepPlan[] {
+  const dirs = AGENT_DIRS[engineId] ?? GITHUB_AGENT_DIRS;
   return [
     {
       name: "Restore agent config folders from base branch",
@@ -97,12 +128,12 @@ function restoreSteps(): StepPlan[] {
     },
     {
       name: "Restore inline sub-agents from activation artifact",
-      env: { GH_AW_SUB_AGENT_DIR: dq(".github/agents"), GH_AW_SUB_AGENT_EXT: dq(".agent.md") },
+      env: { GH_AW_SUB_AGENT_DIR: dq(dirs.agents), GH_AW_SUB_AGENT_EXT: dq(dirs.ext) },
       run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/restore_inline_sub_agents.sh"'),
     },
     {
       name: "Restore inline skills from activation artifact",
-      env: { GH_AW_SKILL_DIR: dq(".github/skills") },
+      env: { GH_AW_SKILL_DIR: dq(dirs.skills) },
       run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/restore_inline_skills.sh"'),
     },
   ];
@@ -209,7 +240,7 @@ export function agentJob(a: AgentInput): JobPlan {
     uses: plain(ctx.refs.download),
     with: { name: "activation", path: "/tmp/gh-aw" },
   });
-  steps.push(...restoreSteps());
+  steps.push(...restoreSteps(ctx.engineId));
   steps.push(shStep("Download container images", "download_docker_images", a.containers.join(" ")));
   steps.push(...safeOutputsServerSteps(a));
   steps.push(...mcpGatewaySteps(a));
@@ -236,7 +267,11 @@ export function agentJob(a: AgentInput): JobPlan {
     if: ALWAYS,
     "continue-on-error": true,
     uses: plain(ctx.refs.upload),
-    with: { name: "agent", path: lit(AGENT_ARTIFACT_PATHS.join("\n") + "\n"), "if-no-files-found": "ignore" },
+    with: {
+      name: "agent",
+      path: lit(agentArtifactPaths(a, policy.minIntegrity !== undefined).join("\n") + "\n"),
+      "if-no-files-found": "ignore",
+    },
   });
   const job: JobPlan = { needs: "activation", "runs-on": a.runsOn, steps };
   if (a.environment !== undefined) job.environment = a.environment;

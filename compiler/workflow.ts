@@ -432,6 +432,8 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         : undefined,
       workflowId: id,
     }),
+    mcpScripts: data["mcp-scripts"] !== undefined ||
+      imports.some((i) => i.file.data["mcp-scripts"] !== undefined),
     cacheRefs: ctx.cacheMemory
       ? {
         cache: await pinText("actions/cache", "v5.0.5"),
