@@ -24,6 +24,7 @@ import {
   cacheMemorySetupSteps,
   guardPolicyOf,
 } from "./agent_memory.ts";
+import { repoMemoryCloneSteps, repoMemoryEntries, repoMemoryUploadSteps } from "./agent_repo_memory.ts";
 import { safeOutputsIngestSteps, safeOutputsServerSteps } from "./agent_safe_outputs.ts";
 import { lockdownSteps, mcpGatewayLogSteps, mcpGatewaySteps, mcpGatewayStopSteps } from "./agent_mcp.ts";
 import { engineExecuteSteps, engineInstallSteps, engineLogSteps } from "./agent_engine.ts";
@@ -213,6 +214,8 @@ export function agentJob(a: AgentInput): JobPlan {
     ...shStep("Configure gh CLI for GitHub Enterprise", "configure_gh_for_ghe"),
     env: { GH_TOKEN: plain("${{ github.token }}") },
   });
+  // User steps run first, then the frontmatter caches and memories are restored.
+  steps.push(...a.customSteps);
   // The workflow's own `cache-memory` setting wins over an imported one (even `true` over an object).
   const ownTools = (a.frontmatter.tools ?? {}) as Record<string, unknown>;
   const memories = cacheMemoryEntries(
@@ -224,15 +227,16 @@ export function agentJob(a: AgentInput): JobPlan {
     githubScript: ctx.refs.githubScript,
   };
   const policy = guardPolicyOf(a.merged.tools.github);
+  steps.push(...a.cacheSteps);
   if (memoryRefs) {
     steps.push(
       ...cacheMemorySetupSteps(memories, policy, a.safeOutputs.threatDetection, memoryRefs) as StepPlan[],
     );
   }
-  steps.push(...a.cacheSteps);
+  const repoMemories = repoMemoryEntries(a.merged.tools["repo-memory"]);
+  steps.push(...repoMemoryCloneSteps(repoMemories) as StepPlan[]);
   steps.push(gitCredentialsStep());
   steps.push(checkoutPrStep(a));
-  steps.push(...a.customSteps);
   steps.push(...engineInstallSteps(a));
   steps.push(...lockdownSteps(a));
   steps.push({
@@ -261,6 +265,7 @@ export function agentJob(a: AgentInput): JobPlan {
   );
   steps.push(...mcpGatewayLogSteps(a));
   steps.push(...summarySteps(a));
+  steps.push(...repoMemoryUploadSteps(repoMemories, ctx.refs.upload) as StepPlan[]);
   if (memoryRefs) steps.push(...cacheMemoryPostSteps(memories, a.safeOutputs.threatDetection, memoryRefs));
   steps.push({
     name: "Upload agent artifacts",
