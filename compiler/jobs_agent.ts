@@ -90,6 +90,7 @@ const GITHUB_AGENT_DIRS = { agents: ".github/agents", ext: ".agent.md", skills: 
 
 function checkoutSteps(a: AgentInput): StepPlan[] {
   const { ctx } = a;
+  if (a.frontmatter.checkout === false) return [];
   if (a.checkouts.length === 0) {
     return [{
       name: "Checkout repository",
@@ -118,15 +119,18 @@ function checkoutPrStep(a: AgentInput): StepPlan {
 }
 
 /** Restores agent configuration from the activation artifact and the base branch. */
-function restoreSteps(engineId: string): StepPlan[] {
+function restoreSteps(engineId: string, prCheckout: boolean): StepPlan[] {
   const dirs = AGENT_DIRS[engineId] ?? GITHUB_AGENT_DIRS;
-  return [
+  const fromBase: StepPlan[] = [
     {
       name: "Restore agent config folders from base branch",
       if: plain("steps.checkout-pr.outcome == 'success'"),
       env: { GH_AW_AGENT_FOLDERS: dq(AGENT_FOLDERS), GH_AW_AGENT_FILES: dq(AGENT_FILES) },
       run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/restore_base_github_folders.sh"'),
     },
+  ];
+  return [
+    ...(prCheckout ? fromBase : []),
     {
       name: "Restore inline sub-agents from activation artifact",
       env: { GH_AW_SUB_AGENT_DIR: dq(dirs.agents), GH_AW_SUB_AGENT_EXT: dq(dirs.ext) },
@@ -236,7 +240,8 @@ export function agentJob(a: AgentInput): JobPlan {
   const repoMemories = repoMemoryEntries(a.merged.tools["repo-memory"]);
   steps.push(...repoMemoryCloneSteps(repoMemories) as StepPlan[]);
   steps.push(gitCredentialsStep());
-  steps.push(checkoutPrStep(a));
+  // Without read access to contents there is no pull-request head to check out.
+  if (ctx.contentsRead !== false) steps.push(checkoutPrStep(a));
   steps.push(...engineInstallSteps(a));
   steps.push(...lockdownSteps(a));
   steps.push({
@@ -244,7 +249,7 @@ export function agentJob(a: AgentInput): JobPlan {
     uses: plain(ctx.refs.download),
     with: { name: "activation", path: "/tmp/gh-aw" },
   });
-  steps.push(...restoreSteps(ctx.engineId));
+  steps.push(...restoreSteps(ctx.engineId, ctx.contentsRead !== false));
   steps.push(shStep("Download container images", "download_docker_images", a.containers.join(" ")));
   steps.push(...safeOutputsServerSteps(a));
   steps.push(...mcpGatewaySteps(a));
