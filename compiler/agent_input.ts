@@ -43,6 +43,8 @@ export interface AgentInput {
   safeOutputs: SafeOutputsPlan;
   /** The resolved engine (id, model, secrets, environment). */
   engine: EngineConfig;
+  /** Pins of the dev-mode gh-aw build, when `tools.agentic-workflows` is used in dev action mode. */
+  devBuildRefs?: { setupGo: string; setupBuildx: string; buildPush: string };
   /** Whether `mcp-scripts` are configured (in the workflow or an import). */
   mcpScripts?: boolean;
   /** Pinned `actions/cache` and `actions/cache/restore`, when `tools.cache-memory` is configured. */

@@ -18,6 +18,7 @@ import {
 } from "./jobs_common.ts";
 import { dq, folded, lit, plain, Styled, type YValue } from "./yaml_writer.ts";
 import type { AgentInput } from "./agent_input.ts";
+import { devCliBuildSteps, devCliInstallSteps } from "./agent_dev_build.ts";
 import {
   cacheMemoryEntries,
   cacheMemoryPostSteps,
@@ -213,6 +214,7 @@ export function agentJob(a: AgentInput): JobPlan {
   });
   steps.push(...otlpMaskSteps(ctx));
   steps.push(...checkoutSteps(a));
+  if (a.devBuildRefs) steps.push(...devCliBuildSteps(a.devBuildRefs));
   steps.push(shStep("Create gh-aw temp directory", "create_gh_aw_tmp_dir"));
   steps.push({
     ...shStep("Configure gh CLI for GitHub Enterprise", "configure_gh_for_ghe"),
@@ -251,6 +253,7 @@ export function agentJob(a: AgentInput): JobPlan {
   });
   steps.push(...restoreSteps(ctx.engineId, ctx.contentsRead !== false));
   steps.push(shStep("Download container images", "download_docker_images", a.containers.join(" ")));
+  if (a.devBuildRefs) steps.push(...devCliInstallSteps());
   steps.push(...safeOutputsServerSteps(a));
   steps.push(...mcpGatewaySteps(a));
   steps.push(shStep("Clean credentials", "clean_git_credentials", "", { "continue-on-error": true }));

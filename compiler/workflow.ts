@@ -432,6 +432,14 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         : undefined,
       workflowId: id,
     }),
+    devBuildRefs: ctx.actionMode === "dev" && merged.tools["agentic-workflows"] !== undefined &&
+        merged.tools["agentic-workflows"] !== false
+      ? {
+        setupGo: await pinText("actions/setup-go", "v6.4.0"),
+        setupBuildx: await pinText("docker/setup-buildx-action", "v4.0.0"),
+        buildPush: await pinText("docker/build-push-action", "v7.1.0"),
+      }
+      : undefined,
     mcpScripts: data["mcp-scripts"] !== undefined ||
       imports.some((i) => i.file.data["mcp-scripts"] !== undefined),
     cacheRefs: ctx.cacheMemory
