@@ -7,15 +7,16 @@ import type { StepPlan } from "./plan_types.ts";
 import { scriptStep } from "./jobs_common.ts";
 import { Comment, dq, lit, litPadded, plain, sq, type YValue } from "./yaml_writer.ts";
 import { heredocDelimiter } from "./hash.ts";
+import { expandEcosystems } from "./network.ts";
 import { goJson, validationJson } from "./safe_output_validation.ts";
 import { toolsMetaJson } from "./safe_output_tools_meta.ts";
 import { dynamicTools, safeJobsConfig } from "./safe_output_dynamic_tools.ts";
 
 type Obj = Record<string, unknown>;
 
-/** A value with every object's keys sorted, as Go writes `map[string]any`. */
+/** A value with its objects' keys sorted, as Go writes `map[string]any` (items of lists keep their order). */
 function sortDeep(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortDeep);
+  if (Array.isArray(v)) return v;
   if (v && typeof v === "object") {
     const out: Obj = {};
     for (const k of Object.keys(v).sort()) out[k] = sortDeep((v as Obj)[k]);
@@ -48,6 +49,12 @@ export function repoMemoryConfig(repoMemory: unknown): Obj | undefined {
 export function safeOutputsConfigJson(a: AgentInput): string {
   const so = a.safeOutputs;
   const cfg: Obj = { ...so.handlerConfig, ...safeJobsConfig(so) };
+  // A type's own token is part of the agent-side config (the step resolves it through its env).
+  for (const [t, c] of Object.entries(so.handlerConfig)) {
+    const raw = so.raw[t.replace(/_/g, "-")] as Obj | undefined;
+    const token = raw && typeof raw === "object" ? raw["github-token"] : undefined;
+    if (typeof token === "string") cfg[t] = { ...c, "github-token": token };
+  }
   const botMentions = so.raw["max-bot-mentions"];
   if (botMentions !== undefined) cfg.max_bot_mentions = botMentions;
   const memory = repoMemoryConfig(a.merged.tools["repo-memory"]);
@@ -61,7 +68,7 @@ export function safeOutputsConfigJson(a: AgentInput): string {
  */
 export function configEnv(config: string): { env: Record<string, string>; text: string } {
   const env: Record<string, string> = {};
-  const text = config.replace(/\$\{\{\s*(secrets|github)\.([A-Za-z0-9_.]+)\s*\}\}/g, (expr, scope, name) => {
+  const text = config.replace(/\$\{\{\s*(secrets|github)\.([A-Za-z0-9_.]+)\s*\}\}/g, (_expr, scope, name) => {
     const v = scope === "secrets" ? name : `GITHUB_${name.replace(/\./g, "_").toUpperCase()}`;
     env[v] = `\${{ ${scope}.${name} }}`;
     return `\${${v}}`;
@@ -155,17 +162,24 @@ export function safeOutputsServerSteps(a: AgentInput): StepPlan[] {
   ];
 }
 
+/** Domains the output sanitizer keeps links to: the agent's allowlist plus `safe-outputs.allowed-domains`. */
+export function sanitizerDomains(a: AgentInput): string[] {
+  const extra = expandEcosystems(a.safeOutputs.allowedDomains ?? []);
+  return [...new Set([...a.allowedDomains, ...extra])].sort();
+}
+
 /** "Copy Safe Outputs" and "Ingest agent output" after the run. */
 export function safeOutputsIngestSteps(a: AgentInput): StepPlan[] {
   const { ctx } = a;
   const env: Record<string, YValue> = {
     GH_AW_SAFE_OUTPUTS: plain("${{ steps.set-runtime-paths.outputs.GH_AW_SAFE_OUTPUTS }}"),
-    GH_AW_ALLOWED_DOMAINS: dq(a.allowedDomains.join(",")),
+    GH_AW_ALLOWED_DOMAINS: dq(sanitizerDomains(a).join(",")),
   };
   if (a.allowedReferences !== undefined) env.GH_AW_ALLOWED_GITHUB_REFS = dq(a.allowedReferences.join(","));
   env.GITHUB_SERVER_URL = plain("${{ github.server_url }}");
   env.GITHUB_API_URL = plain("${{ github.api_url }}");
-  if (ctx.commands?.length) env.GH_AW_COMMANDS = dq(JSON.stringify(ctx.commands));
+  // A slash command without a name is named after the workflow.
+  if (ctx.commands) env.GH_AW_COMMANDS = dq(JSON.stringify(ctx.commands.length ? ctx.commands : [ctx.id]));
   return [
     {
       name: "Copy Safe Outputs",

@@ -18,7 +18,12 @@ import {
 } from "./jobs_common.ts";
 import { dq, folded, lit, plain, type YValue } from "./yaml_writer.ts";
 import type { AgentInput } from "./agent_input.ts";
-import { safeOutputsIngestSteps, safeOutputsServerSteps } from "./agent_safe_outputs.ts";
+import {
+  assetsEnv,
+  safeOutputsIngestSteps,
+  safeOutputsServerSteps,
+  safeOutputsUploadSteps,
+} from "./agent_safe_outputs.ts";
 import { lockdownSteps, mcpGatewayLogSteps, mcpGatewaySteps, mcpGatewayStopSteps } from "./agent_mcp.ts";
 import { engineExecuteSteps, engineInstallSteps, engineLogSteps } from "./agent_engine.ts";
 
@@ -208,6 +213,7 @@ export function agentJob(a: AgentInput): JobPlan {
   );
   steps.push(...mcpGatewayLogSteps(a));
   steps.push(...summarySteps(a));
+  steps.push(...safeOutputsUploadSteps(a));
   steps.push({
     name: "Upload agent artifacts",
     if: ALWAYS,
@@ -221,9 +227,7 @@ export function agentJob(a: AgentInput): JobPlan {
   if (a.concurrency) job.concurrency = a.concurrency;
   job.env = {
     DEFAULT_BRANCH: plain("${{ github.event.repository.default_branch }}"),
-    GH_AW_ASSETS_ALLOWED_EXTS: dq(""),
-    GH_AW_ASSETS_BRANCH: dq(""),
-    GH_AW_ASSETS_MAX_SIZE_KB: 0,
+    ...assetsEnv(a),
     GH_AW_MCP_LOG_DIR: "/tmp/gh-aw/mcp-logs/safeoutputs",
     GH_AW_WORKFLOW_ID_SANITIZED: ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase(),
     ...a.env,

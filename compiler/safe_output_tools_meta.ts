@@ -174,9 +174,10 @@ const COLLECTORS: Record<string, Collector> = {
     ...(str(c, "title-prefix")
       ? [`The target issue title must start with ${q(str(c, "title-prefix"))}.`]
       : []),
-    ...(flag(c, "title") ? ["Title updates are allowed."] : []),
+    // A bare `body:` allows body updates; title and status are reported only when set to true.
+    ...(c.title === true ? ["Title updates are allowed."] : []),
     ...(flag(c, "body") ? ["Body updates are allowed."] : []),
-    ...(flag(c, "status") ? ["Status updates (open/closed) are allowed."] : []),
+    ...(c.status === true ? ["Status updates (open/closed) are allowed."] : []),
   ],
   update_pull_request: (c, m) => [...maxSentence(m, "pull request(s) can be updated"), ...target(c)],
   push_to_pull_request_branch: (c, m) => [
@@ -243,12 +244,18 @@ function rawConfig(so: SafeOutputsPlan, snakeType: string): Cfg {
   return v && typeof v === "object" && !Array.isArray(v) ? v as Cfg : {};
 }
 
+/** Handler-config values that the descriptions show normalised. */
+function normalised(h: Cfg | undefined): Cfg {
+  return h && typeof h.category === "string" ? { category: h.category } : {};
+}
+
 /** Description suffixes and repo parameters of the enabled tools, plus the dynamic tools, as Go would indent them. */
 export function toolsMetaJson(so: SafeOutputsPlan, dynamicTools: Record<string, unknown>[] = []): string {
   const suffixes: Record<string, string> = {};
   const repoParams: Record<string, unknown> = {};
   for (const t of Object.keys(so.handlerConfig).sort()) {
-    const c = rawConfig(so, t);
+    // Raw settings, with the handler's normalised values where it has them (e.g. lower-case category).
+    const c = { ...rawConfig(so, t), ...normalised(so.handlerConfig[t]) };
     const max = so.handlerConfig[t]?.max;
     const sentences = COLLECTORS[t]?.(c, typeof max === "number" ? max : 0) ?? [];
     if (sentences.length) suffixes[t] = ` CONSTRAINTS: ${sentences.join(" ")}`;
