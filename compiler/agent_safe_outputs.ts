@@ -45,6 +45,24 @@ export function repoMemoryConfig(repoMemory: unknown): Obj | undefined {
   return memories.length ? { memories } : undefined;
 }
 
+/** `tools.comment-memory` as the `comment_memory` safe-output config (one memory comment, `default`). */
+export function commentMemoryConfig(commentMemory: unknown): Obj | undefined {
+  if (commentMemory === undefined || commentMemory === false) return undefined;
+  const o = commentMemory && typeof commentMemory === "object" ? commentMemory as Obj : {};
+  return { max: o.max ?? 1, memory_id: o["memory-id"] ?? "default" };
+}
+
+/**
+ * "Prepare comment memory files" (with `tools.comment-memory`): fetches the memory comments into
+ * /tmp/gh-aw/comment-memory; it comes right after "Download activation artifact".
+ */
+export function commentMemorySteps(a: AgentInput): StepPlan[] {
+  if (!commentMemoryConfig(a.merged.tools["comment-memory"])) return [];
+  return [scriptStep(a.ctx, "Prepare comment memory files", "setup_comment_memory_files", {
+    token: "${{ secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}",
+  })];
+}
+
 /** The contents of safeoutputs/config.json: the handler config plus agent-side settings, keys sorted. */
 export function safeOutputsConfigJson(a: AgentInput): string {
   const so = a.safeOutputs;
@@ -57,6 +75,8 @@ export function safeOutputsConfigJson(a: AgentInput): string {
   }
   const botMentions = so.raw["max-bot-mentions"];
   if (botMentions !== undefined) cfg.max_bot_mentions = botMentions;
+  const commentMemory = commentMemoryConfig(a.merged.tools["comment-memory"]);
+  if (commentMemory && !cfg.comment_memory) cfg.comment_memory = commentMemory;
   const memory = repoMemoryConfig(a.merged.tools["repo-memory"]);
   if (memory) cfg.push_repo_memory = memory;
   return goJson(sortDeep(cfg));

@@ -1,6 +1,7 @@
 import { assertEquals } from "./test_assert.ts";
 import { configEnv, repoMemoryConfig } from "./agent_safe_outputs.ts";
-import { safeJobsConfig } from "./safe_output_dynamic_tools.ts";
+import { dynamicTools, readWorkflowTargets, safeJobsConfig } from "./safe_output_dynamic_tools.ts";
+import type { AgentInput } from "./agent_input.ts";
 import { planSafeOutputs } from "./safe_outputs.ts";
 import { litPadded, writeYaml } from "./yaml_writer.ts";
 
@@ -62,4 +63,30 @@ Deno.test("custom jobs keep their name in the config; an unset input default is 
 Deno.test("a padded literal keeps gh-aw's indentation-only trailing line", () => {
   const out = writeYaml({ run: litPadded("echo hi\n") }).join("\n");
   assertEquals(out, "run: |\n  echo hi\n  ");
+});
+
+Deno.test("a dispatchable workflow becomes a tool whose schema is the inputs of its lock file", async () => {
+  const so = planSafeOutputs({ "dispatch-workflow": { workflows: ["worker", "absent"] } }, "wf", "wf.md", []);
+  const files: Record<string, string> = {
+    "w/worker.lock.yml":
+      "on:\n  workflow_dispatch:\n    inputs:\n      q:\n        description: Question\n        required: true\n        type: string\n      n:\n        type: number\n",
+  };
+  const targets = await readWorkflowTargets(so, "w", (p) => Promise.resolve(files[p]));
+  assertEquals(targets.map((t) => [t.name, t.extension]), [["worker", ".lock.yml"]]);
+  const tools = dynamicTools({ safeOutputs: so, workflowTargets: targets } as unknown as AgentInput);
+  assertEquals(tools, [{
+    _workflow_name: "worker",
+    description:
+      "Dispatch the 'worker' workflow with workflow_dispatch trigger. This workflow must support workflow_dispatch and be in .github/workflows/ directory in the same repository.",
+    inputSchema: {
+      additionalProperties: false,
+      properties: {
+        n: { description: "Input parameter 'n' for workflow worker", type: "number" },
+        q: { description: "Question", type: "string" },
+      },
+      required: ["q"],
+      type: "object",
+    },
+    name: "worker",
+  }]);
 });

@@ -20,6 +20,7 @@ import { dq, folded, lit, plain, type YValue } from "./yaml_writer.ts";
 import type { AgentInput } from "./agent_input.ts";
 import {
   assetsEnv,
+  commentMemorySteps,
   safeOutputsIngestSteps,
   safeOutputsServerSteps,
   safeOutputsUploadSteps,
@@ -192,6 +193,7 @@ export function agentJob(a: AgentInput): JobPlan {
     uses: plain(ctx.refs.download),
     with: { name: "activation", path: "/tmp/gh-aw" },
   });
+  steps.push(...commentMemorySteps(a));
   steps.push(...restoreSteps());
   steps.push(shStep("Download container images", "download_docker_images", a.containers.join(" ")));
   steps.push(...safeOutputsServerSteps(a));

@@ -1,8 +1,9 @@
 /**
  * Workflow-specific safe-output tools: custom safe-output jobs (`safe-outputs.jobs`) and scripts
- * (`safe-outputs.scripts`). Each becomes an MCP tool the agent can call (its inputs as the tool's
- * schema) and an entry of the agent's safe-outputs config.json.
+ * (`safe-outputs.scripts`), each also an entry of the agent's config.json, and one tool per workflow that
+ * `dispatch-workflow` / `call-workflow` may start (its inputs read from the target's lock file).
  */
+import { parse } from "yaml";
 import type { SafeOutputsPlan } from "./safe_outputs.ts";
 import type { AgentInput } from "./agent_input.ts";
 
@@ -73,12 +74,97 @@ function toolDefinition(name: string, def: Obj): Obj {
   };
 }
 
-/** The dynamic tools of the workflow: custom jobs, then scripts, each in name order. */
+/** A workflow that `dispatch-workflow` or `call-workflow` may start, with the inputs it declares. */
+export interface WorkflowTarget {
+  kind: "dispatch" | "call";
+  /** The workflow's name as listed (file name without extension). */
+  name: string;
+  /** The file found: `.lock.yml` or `.yml`. */
+  extension: string;
+  /** `on.workflow_dispatch.inputs` / `on.workflow_call.inputs` of that file. */
+  inputs: Obj;
+}
+
+/** Reads the targets of `dispatch-workflow` and `call-workflow` from the workflows folder (missing ones are skipped). */
+export async function readWorkflowTargets(
+  so: SafeOutputsPlan,
+  workflowsDir: string,
+  read: (path: string) => Promise<string | undefined>,
+): Promise<WorkflowTarget[]> {
+  const out: WorkflowTarget[] = [];
+  for (
+    const [kind, key, trigger] of [["dispatch", "dispatch-workflow", "workflow_dispatch"], [
+      "call",
+      "call-workflow",
+      "workflow_call",
+    ]] as const
+  ) {
+    const cfg = so.raw[key];
+    const names = Array.isArray(cfg)
+      ? cfg
+      : Array.isArray(asObj(cfg).workflows)
+      ? asObj(cfg).workflows as unknown[]
+      : [];
+    for (const name of names.map(String)) {
+      for (const extension of [".lock.yml", ".yml"]) {
+        const text = await read(`${workflowsDir}/${name}${extension}`);
+        if (text === undefined) continue;
+        let doc: Obj = {};
+        try {
+          doc = asObj(parse(text));
+        } catch {
+          // unreadable workflow: no inputs
+        }
+        out.push({ kind, name, extension, inputs: asObj(asObj(asObj(doc.on)[trigger]).inputs) });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** The tool that dispatches or calls a target workflow, its inputs as the schema. */
+function workflowTool(t: WorkflowTarget): Obj {
+  const properties: Obj = {};
+  const required: string[] = [];
+  for (const [k, i] of inputs({ inputs: t.inputs })) {
+    const p: Obj = {};
+    if (i.default !== undefined && i.default !== null) p.default = i.default;
+    p.description = i.description ?? `Input parameter '${k}' for workflow ${t.name}`;
+    if (i.type === "choice" && Array.isArray(i.options)) p.enum = i.options;
+    p.type = i.type === "boolean" || i.type === "number" ? i.type : "string";
+    properties[k] = p;
+    if (i.required === true) required.push(k);
+  }
+  const schema: Obj = { additionalProperties: false, properties };
+  if (required.length) schema.required = required;
+  schema.type = "object";
+  return t.kind === "dispatch"
+    ? {
+      _workflow_name: t.name,
+      description: `Dispatch the '${t.name}' workflow with workflow_dispatch trigger. ` +
+        "This workflow must support workflow_dispatch and be in .github/workflows/ directory in the same repository.",
+      inputSchema: schema,
+      name: toolName(t.name),
+    }
+    : {
+      _call_workflow_name: t.name,
+      description: `Call the '${t.name}' reusable workflow via workflow_call. ` +
+        "This workflow must support workflow_call and be in .github/workflows/ directory in the same repository.",
+      inputSchema: schema,
+      name: toolName(t.name),
+    };
+}
+
+/** The dynamic tools of the workflow: custom jobs, scripts, dispatchable and callable workflows. */
 export function dynamicTools(a: AgentInput): Obj[] {
   const raw = a.safeOutputs.raw;
   const sorted = (o: Obj) => Object.keys(o).sort().map((k) => [k, asObj(o[k])] as const);
+  const targets = a.workflowTargets ?? [];
   return [
     ...sorted(asObj(raw.jobs)).map(([k, d]) => toolDefinition(k, d)),
     ...sorted(asObj(raw.scripts)).map(([k, d]) => toolDefinition(k, d)),
+    ...targets.filter((t) => t.kind === "dispatch").map(workflowTool),
+    ...targets.filter((t) => t.kind === "call").map(workflowTool),
   ];
 }
