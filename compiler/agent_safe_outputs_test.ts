@@ -1,6 +1,11 @@
 import { assertEquals } from "./test_assert.ts";
 import { configEnv, repoMemoryConfig } from "./agent_safe_outputs.ts";
-import { dynamicTools, readWorkflowTargets, safeJobsConfig } from "./safe_output_dynamic_tools.ts";
+import {
+  applyWorkflowTargets,
+  dynamicTools,
+  readWorkflowTargets,
+  safeJobsConfig,
+} from "./safe_output_dynamic_tools.ts";
 import type { AgentInput } from "./agent_input.ts";
 import { planSafeOutputs } from "./safe_outputs.ts";
 import { litPadded, writeYaml } from "./yaml_writer.ts";
@@ -89,4 +94,60 @@ Deno.test("a dispatchable workflow becomes a tool whose schema is the inputs of 
     },
     name: "worker",
   }]);
+});
+
+Deno.test("noop alone configures safe outputs yet keeps the automatic create-issue", () => {
+  const so = planSafeOutputs({ noop: null }, "wf", "wf.md", []);
+  assertEquals(so.configured, true);
+  assertEquals(Object.keys(so.handlerConfig), [
+    "create_issue",
+    "create_report_incomplete_issue",
+    "missing_data",
+    "missing_tool",
+    "noop",
+    "report_incomplete",
+  ]);
+});
+
+Deno.test("handler defaults: hide-comment allows five, older discussions expire after a week, footers are words", () => {
+  const so = planSafeOutputs(
+    {
+      "hide-comment": null,
+      "create-discussion": { "close-older-discussions": true },
+      "submit-pull-request-review": { footer: true },
+      "upload-artifact": { defaults: { "if-no-files": "ignore" } },
+      "push-to-pull-request-branch": { "protected-files": { exclude: [".changeset/"] } },
+    },
+    "wf",
+    "wf.md",
+    [],
+  );
+  const h = so.handlerConfig;
+  assertEquals(h.hide_comment.max, 5);
+  assertEquals(h.create_discussion.expires, 168);
+  assertEquals(h.submit_pull_request_review.footer, "always");
+  assertEquals(h.upload_artifact["default-if-no-files"], "ignore");
+  assertEquals(h.upload_artifact.defaults, undefined);
+  assertEquals(h.push_to_pull_request_branch.protected_dot_folder_excludes, [".changeset/"]);
+  const noExpiry = planSafeOutputs(
+    { "create-discussion": { "close-older-discussions": true, expires: false } },
+    "wf",
+    "wf.md",
+    [],
+  );
+  assertEquals(noExpiry.handlerConfig.create_discussion.expires, undefined);
+});
+
+Deno.test("dispatch targets add their files and caller-context support to the handler config", () => {
+  const so = planSafeOutputs({ "dispatch-workflow": { workflows: ["a", "b"] } }, "wf", "wf.md", []);
+  applyWorkflowTargets(so, [
+    { kind: "dispatch", name: "a", extension: ".lock.yml", inputs: { aw_context: { type: "string" } } },
+    { kind: "dispatch", name: "b", extension: ".yml", inputs: {} },
+  ]);
+  assertEquals(so.handlerConfig.dispatch_workflow, {
+    aw_context_workflows: ["a"],
+    max: 1,
+    workflow_files: { a: ".lock.yml", b: ".yml" },
+    workflows: ["a", "b"],
+  });
 });

@@ -48,6 +48,8 @@ export function safeJobsConfig(so: SafeOutputsPlan): Obj {
   };
   for (const [name, def] of Object.entries(asObj(so.raw.jobs))) add(name, asObj(def));
   for (const [name, def] of Object.entries(asObj(so.raw.scripts))) add(toolName(name), asObj(def));
+  // Custom actions are announced by name; their inputs come from the action's metadata at runtime.
+  for (const name of Object.keys(asObj(so.raw.actions))) out[toolName(name)] = true;
   return out;
 }
 
@@ -121,6 +123,42 @@ export async function readWorkflowTargets(
     }
   }
   return out;
+}
+
+/**
+ * What the handlers need to know about the targets: each one's file (`.lock.yml` / `.yml` for dispatch,
+ * the reusable workflow's path for calls) and which dispatch targets take the caller context
+ * (`aw_context`). Merged into `dispatch_workflow` / `call_workflow` of the safe-outputs config.
+ */
+export function workflowTargetsConfig(targets: WorkflowTarget[]): Record<string, Obj> {
+  const out: Record<string, Obj> = {};
+  const dispatch = targets.filter((t) => t.kind === "dispatch");
+  const call = targets.filter((t) => t.kind === "call");
+  if (dispatch.length) {
+    const withContext = dispatch.filter((t) => "aw_context" in t.inputs).map((t) => t.name);
+    out.dispatch_workflow = {
+      ...(withContext.length ? { aw_context_workflows: withContext } : {}),
+      workflow_files: Object.fromEntries(dispatch.map((t) => [t.name, t.extension])),
+    };
+  }
+  if (call.length) {
+    out.call_workflow = {
+      workflow_files: Object.fromEntries(
+        call.map((t) => [t.name, `./.github/workflows/${t.name}${t.extension}`]),
+      ),
+    };
+  }
+  return out;
+}
+
+/** Adds {@link workflowTargetsConfig} to the handler config of `dispatch_workflow` / `call_workflow` (keys kept sorted). */
+export function applyWorkflowTargets(so: SafeOutputsPlan, targets: WorkflowTarget[]): void {
+  for (const [t, extra] of Object.entries(workflowTargetsConfig(targets))) {
+    const cfg = so.handlerConfig[t];
+    if (!cfg) continue;
+    const merged: Obj = { ...cfg, ...extra };
+    so.handlerConfig[t] = Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]]));
+  }
 }
 
 /** The tool that dispatches or calls a target workflow, its inputs as the schema. */

@@ -30,7 +30,7 @@ import { dq, lit, plain, sq, type YValue } from "./yaml_writer.ts";
 import { mergeImports } from "./merge.ts";
 import { readLockMetadata } from "./lock_metadata.ts";
 import { applyContainerPins, type ContainerPin } from "./container_pins.ts";
-import { readWorkflowTargets } from "./safe_output_dynamic_tools.ts";
+import { applyWorkflowTargets, readWorkflowTargets } from "./safe_output_dynamic_tools.ts";
 
 /** Options for one workflow compile. */
 export interface WorkflowCompileOptions {
@@ -386,6 +386,8 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     VERSIONS.nodeImage,
   ], o.containerPins ?? {});
   const checkouts = merged.checkout.map(checkoutWith);
+  const workflowTargets = await readWorkflowTargets(safeOutputs, posix.dirname(o.source), o.read);
+  applyWorkflowTargets(safeOutputs, workflowTargets);
   jobs.agent = agentJob({
     ctx,
     frontmatterHash,
@@ -418,7 +420,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     merged,
     safeOutputs,
     engine,
-    workflowTargets: await readWorkflowTargets(safeOutputs, posix.dirname(o.source), o.read),
+    workflowTargets,
   });
   if (safeOutputs.threatDetection) {
     jobs.detection = engine.info.id === "copilot" || engine.info.id === "claude"
