@@ -52,6 +52,15 @@ export function commentMemoryConfig(commentMemory: unknown): Obj | undefined {
   return { max: o.max ?? 1, memory_id: o["memory-id"] ?? "default" };
 }
 
+/** Adds the `comment_memory` handler config when `tools.comment-memory` is on (keys kept sorted). */
+export function applyCommentMemory(so: AgentInput["safeOutputs"], commentMemory: unknown): void {
+  const cfg = commentMemoryConfig(commentMemory);
+  if (!cfg || so.handlerConfig.comment_memory) return;
+  const all: Record<string, Record<string, unknown>> = { ...so.handlerConfig, comment_memory: cfg };
+  for (const k of Object.keys(so.handlerConfig)) delete so.handlerConfig[k];
+  for (const k of Object.keys(all).sort()) so.handlerConfig[k] = all[k];
+}
+
 /**
  * "Prepare comment memory files" (with `tools.comment-memory`): fetches the memory comments into
  * /tmp/gh-aw/comment-memory; it comes right after "Download activation artifact".

@@ -31,6 +31,7 @@ import { mergeImports } from "./merge.ts";
 import { readLockMetadata } from "./lock_metadata.ts";
 import { applyContainerPins, type ContainerPin } from "./container_pins.ts";
 import { applyWorkflowTargets, readWorkflowTargets } from "./safe_output_dynamic_tools.ts";
+import { applyCommentMemory } from "./agent_safe_outputs.ts";
 
 /** Options for one workflow compile. */
 export interface WorkflowCompileOptions {
@@ -388,6 +389,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   const checkouts = merged.checkout.map(checkoutWith);
   const workflowTargets = await readWorkflowTargets(safeOutputs, posix.dirname(o.source), o.read);
   applyWorkflowTargets(safeOutputs, workflowTargets);
+  applyCommentMemory(safeOutputs, merged.tools["comment-memory"]);
   jobs.agent = agentJob({
     ctx,
     frontmatterHash,
