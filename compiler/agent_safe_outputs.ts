@@ -260,6 +260,11 @@ export function safeOutputsUploadSteps(a: AgentInput): StepPlan[] {
   return steps;
 }
 
+/** Safe-outputs files uploaded with the agent artifact (the comment-memory files, when enabled). */
+export function safeOutputsArtifactPaths(a: AgentInput): string[] {
+  return commentMemoryConfig(a.merged.tools["comment-memory"]) ? ["/tmp/gh-aw/comment-memory/"] : [];
+}
+
 /** The agent job's `GH_AW_ASSETS_*` env: the upload-asset branch, size limit and extensions (empty without it). */
 export function assetsEnv(a: AgentInput): Record<string, YValue> {
   const asset = a.safeOutputs.handlerConfig.upload_asset;

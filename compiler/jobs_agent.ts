@@ -21,6 +21,7 @@ import type { AgentInput } from "./agent_input.ts";
 import {
   assetsEnv,
   commentMemorySteps,
+  safeOutputsArtifactPaths,
   safeOutputsIngestSteps,
   safeOutputsServerSteps,
   safeOutputsUploadSteps,
@@ -56,6 +57,13 @@ const AGENT_ARTIFACT_PATHS = [
   "/tmp/gh-aw/sandbox/firewall/audit/",
   "/tmp/gh-aw/sandbox/firewall/awf-reflect.json",
 ];
+
+/** {@link AGENT_ARTIFACT_PATHS} plus the safe-outputs files this workflow produces (after agent_output.json). */
+function artifactPaths(a: AgentInput): string[] {
+  const paths = [...AGENT_ARTIFACT_PATHS];
+  paths.splice(paths.indexOf("/tmp/gh-aw/agent_output.json") + 1, 0, ...safeOutputsArtifactPaths(a));
+  return paths;
+}
 
 function checkoutSteps(a: AgentInput): StepPlan[] {
   const { ctx } = a;
@@ -221,7 +229,7 @@ export function agentJob(a: AgentInput): JobPlan {
     if: ALWAYS,
     "continue-on-error": true,
     uses: plain(ctx.refs.upload),
-    with: { name: "agent", path: lit(AGENT_ARTIFACT_PATHS.join("\n") + "\n"), "if-no-files-found": "ignore" },
+    with: { name: "agent", path: lit(artifactPaths(a).join("\n") + "\n"), "if-no-files-found": "ignore" },
   });
   const job: JobPlan = { needs: "activation", "runs-on": a.runsOn, steps };
   if (a.environment !== undefined) job.environment = a.environment;
