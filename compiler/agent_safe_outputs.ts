@@ -91,14 +91,42 @@ export function safeOutputsConfigJson(a: AgentInput): string {
   return goJson(sortDeep(cfg));
 }
 
+/** `github.<x>` properties that have a runner variable (`GITHUB_<X>`), resolved through the step env. */
+const GITHUB_CONTEXT_VARS = new Set([
+  "workflow",
+  "run_id",
+  "run_number",
+  "run_attempt",
+  "actor",
+  "repository",
+  "event_name",
+  "sha",
+  "ref",
+  "ref_name",
+  "ref_type",
+  "head_ref",
+  "base_ref",
+  "server_url",
+  "job",
+  "action",
+  "workspace",
+  "workflow_ref",
+  "workflow_sha",
+  "repository_owner",
+  "triggering_actor",
+  "token",
+]);
+
 /**
  * Expressions in the config that the step resolves through its env (`${{ secrets.X }}` → `X`,
- * `${{ github.x }}` → `GITHUB_X`): the env, and the config text with `${NAME}` in their place.
+ * `${{ github.x }}` → `GITHUB_X` for the runner's own variables): the env, sorted, and the config text
+ * with `${NAME}` in their place. Other expressions stay as written.
  */
 export function configEnv(config: string): { env: Record<string, string>; text: string } {
   const env: Record<string, string> = {};
-  const text = config.replace(/\$\{\{\s*(secrets|github)\.([A-Za-z0-9_.]+)\s*\}\}/g, (_expr, scope, name) => {
-    const v = scope === "secrets" ? name : `GITHUB_${name.replace(/\./g, "_").toUpperCase()}`;
+  const text = config.replace(/\$\{\{\s*(secrets|github)\.([A-Za-z0-9_.]+)\s*\}\}/g, (expr, scope, name) => {
+    if (scope === "github" && !GITHUB_CONTEXT_VARS.has(name)) return expr;
+    const v = scope === "secrets" ? name : `GITHUB_${name.toUpperCase()}`;
     env[v] = `\${{ ${scope}.${name} }}`;
     return `\${${v}}`;
   });

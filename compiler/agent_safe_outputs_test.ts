@@ -151,3 +151,9 @@ Deno.test("dispatch targets add their files and caller-context support to the ha
     workflows: ["a", "b"],
   });
 });
+
+Deno.test("github context without a runner variable stays an expression in the config", () => {
+  const { env, text } = configEnv('{"a":"${{ github.event.issue.number }}","b":"${{ github.ref_name }}"}');
+  assertEquals(env, { GITHUB_REF_NAME: "${{ github.ref_name }}" });
+  assertEquals(text, '{"a":"${{ github.event.issue.number }}","b":"${GITHUB_REF_NAME}"}');
+});
