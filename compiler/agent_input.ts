@@ -5,6 +5,7 @@ import type { YValue } from "./yaml_writer.ts";
 import type { MergedConfig } from "./merge.ts";
 import type { SafeOutputsPlan } from "./safe_outputs.ts";
 import type { EngineConfig } from "./engines.ts";
+import type { WorkflowTarget } from "./safe_output_dynamic_tools.ts";
 
 /** Inputs of the agent job. */
 export interface AgentInput {
@@ -49,4 +50,6 @@ export interface AgentInput {
   mcpScripts?: boolean;
   /** Pinned `actions/cache` and `actions/cache/restore`, when `tools.cache-memory` is configured. */
   cacheRefs?: { cache: string; cacheRestore: string };
+  /** Workflows `dispatch-workflow` / `call-workflow` may start, with their inputs (agent tools). */
+  workflowTargets?: WorkflowTarget[];
 }

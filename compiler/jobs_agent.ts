@@ -26,7 +26,14 @@ import {
   guardPolicyOf,
 } from "./agent_memory.ts";
 import { repoMemoryCloneSteps, repoMemoryEntries, repoMemoryUploadSteps } from "./agent_repo_memory.ts";
-import { safeOutputsIngestSteps, safeOutputsServerSteps } from "./agent_safe_outputs.ts";
+import {
+  assetsEnv,
+  commentMemorySteps,
+  safeOutputsArtifactPaths,
+  safeOutputsIngestSteps,
+  safeOutputsServerSteps,
+  safeOutputsUploadSteps,
+} from "./agent_safe_outputs.ts";
 import { lockdownSteps, mcpGatewayLogSteps, mcpGatewaySteps, mcpGatewayStopSteps } from "./agent_mcp.ts";
 import { engineExecuteSteps, engineInstallSteps, engineLogSteps } from "./agent_engine.ts";
 
@@ -70,9 +77,7 @@ function agentArtifactPaths(a: AgentInput, guarded: boolean): string[] {
     ...(a.ctx.otlp ? ["/tmp/gh-aw/otel.jsonl", "/tmp/gh-aw/otlp-export-errors.jsonl"] : []),
     "/tmp/gh-aw/safeoutputs.jsonl",
     "/tmp/gh-aw/agent_output.json",
-    ...(a.merged.tools["comment-memory"] !== undefined && a.merged.tools["comment-memory"] !== false
-      ? ["/tmp/gh-aw/comment-memory/"]
-      : []),
+    ...safeOutputsArtifactPaths(a),
     ...(patch ? ["/tmp/gh-aw/aw-*.patch", "/tmp/gh-aw/aw-*.bundle"] : []),
     "/tmp/gh-aw/awf-config.json",
     "/tmp/gh-aw/sandbox/firewall/logs/",
@@ -251,6 +256,7 @@ export function agentJob(a: AgentInput): JobPlan {
     uses: plain(ctx.refs.download),
     with: { name: "activation", path: "/tmp/gh-aw" },
   });
+  steps.push(...commentMemorySteps(a));
   steps.push(...restoreSteps(ctx.engineId, ctx.contentsRead !== false));
   steps.push(shStep("Download container images", "download_docker_images", a.containers.join(" ")));
   if (a.devBuildRefs) steps.push(...devCliInstallSteps());
@@ -275,6 +281,7 @@ export function agentJob(a: AgentInput): JobPlan {
   steps.push(...summarySteps(a));
   steps.push(...repoMemoryUploadSteps(repoMemories, ctx.refs.upload) as StepPlan[]);
   if (memoryRefs) steps.push(...cacheMemoryPostSteps(memories, a.safeOutputs.threatDetection, memoryRefs));
+  steps.push(...safeOutputsUploadSteps(a));
   steps.push({
     name: "Upload agent artifacts",
     if: ALWAYS,
@@ -292,9 +299,7 @@ export function agentJob(a: AgentInput): JobPlan {
   if (a.concurrency) job.concurrency = a.concurrency;
   job.env = {
     DEFAULT_BRANCH: plain("${{ github.event.repository.default_branch }}"),
-    GH_AW_ASSETS_ALLOWED_EXTS: dq(""),
-    GH_AW_ASSETS_BRANCH: dq(""),
-    GH_AW_ASSETS_MAX_SIZE_KB: 0,
+    ...assetsEnv(a),
     GH_AW_MCP_LOG_DIR: "/tmp/gh-aw/mcp-logs/safeoutputs",
     GH_AW_WORKFLOW_ID_SANITIZED: ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase(),
     ...a.env,

@@ -174,18 +174,31 @@ const NO_DEFAULT_MAX = [
   "upload-asset",
 ];
 
+/** Implicit `max` of types whose default is not 1. */
+const DEFAULT_MAX: Record<string, number> = { "hide-comment": 5 };
+
 function typeConfig(type: string, raw: unknown, engineId: string): Record<string, unknown> {
   const o = raw && typeof raw === "object" ? raw as Record<string, unknown> : {};
   const out: Record<string, unknown> = {};
-  const key = (k: string) => (KEBAB_TYPES.includes(type) || k === "target-repo" ? k : snake(k));
+  const key = (
+    k: string,
+  ) => (KEBAB_TYPES.includes(type) || k === "target-repo" || k === "custom-agent" ? k : snake(k));
   for (const [k, v] of Object.entries(o)) {
     if (k === "github-token" || k === "github-app" || k === "protected-files") continue;
     if (k === "expires" && v === false) continue;
     if (Array.isArray(v) && v.length === 0 && k !== "allowed") continue;
     out[key(k)] = k === "expires" ? expiresHours(v) : v;
   }
-  if (out.max === undefined && !NO_DEFAULT_MAX.includes(type)) out.max = 1;
+  if (out.max === undefined && !NO_DEFAULT_MAX.includes(type)) out.max = DEFAULT_MAX[type] ?? 1;
   if (type === "create-discussion" && out.fallback_to_issue === undefined) out.fallback_to_issue = true;
+  // Closing older discussions without an expiry expires the new one after a week.
+  if (type === "create-discussion" && out.close_older_discussions === true && o.expires === undefined) {
+    out.expires = 168;
+  }
+  if (type === "submit-pull-request-review" && typeof out.footer === "boolean") {
+    out.footer = out.footer ? "always" : "none";
+  }
+  if (type === "close-discussion") delete out.required_category;
   if (type === "push-to-pull-request-branch") out.if_no_changes ??= "warn";
   if (type === "create-pull-request-review-comment") out.side ??= "RIGHT";
   for (const k of ["reviewers", "assignees", "labels"]) if (typeof out[k] === "string") out[k] = [out[k]];
@@ -223,6 +236,11 @@ function typeConfig(type: string, raw: unknown, engineId: string): Record<string
     out["allowed-exts"] ??= [".png", ".jpg", ".jpeg", ".svg"];
   }
   if (type === "upload-artifact") {
+    const defaults = out.defaults && typeof out.defaults === "object"
+      ? out.defaults as Record<string, unknown>
+      : {};
+    if (defaults["if-no-files"] !== undefined) out["default-if-no-files"] = defaults["if-no-files"];
+    delete out.defaults;
     out["max-size-bytes"] ??= 104857600;
     out["max-uploads"] ??= 1;
     out["retention-days"] ??= 7;
@@ -236,6 +254,8 @@ function typeConfig(type: string, raw: unknown, engineId: string): Record<string
     out.max_patch_size ??= 1024;
     out.protect_top_level_dot_folders ??= true;
     out.protected_files = [...PROTECTED_FILES, ...tail].filter((f) => !exclude.includes(f));
+    const dotFolders = exclude.filter((e) => e.startsWith(".") && e.endsWith("/"));
+    if (dotFolders.length) out.protected_dot_folder_excludes = dotFolders;
     const policy = typeof pf === "string" ? pf : typeof pfo.policy === "string" ? pfo.policy : undefined;
     if (policy) out.protected_files_policy = policy;
     else if (type === "create-pull-request") out.protected_files_policy = "request_review";
@@ -324,8 +344,10 @@ export function planSafeOutputs(
     ? Object.keys(raw).filter((k) => !GLOBAL_KEYS.has(k) && !ALWAYS.includes(k))
     : [];
   const hasJobs = !!raw && !!raw.jobs && typeof raw.jobs === "object" && Object.keys(raw.jobs).length > 0;
-  const configured = raw !== undefined && (configuredTypes.length > 0 || hasJobs);
-  const effective: Record<string, unknown> = configured
+  // `noop:` alone configures safe outputs (reporting types, detection) yet keeps the automatic create-issue.
+  const configured = raw !== undefined &&
+    (configuredTypes.length > 0 || hasJobs || ALWAYS.some((t) => raw[t] !== undefined && raw[t] !== false));
+  const effective: Record<string, unknown> = configuredTypes.length > 0 || hasJobs
     ? raw!
     : { ...(raw ?? {}), "create-issue": { max: 1, labels: [workflowId], "title-prefix": `[${workflowId}]` } };
   const types = Object.keys(effective).filter((k) => !GLOBAL_KEYS.has(k)).sort();

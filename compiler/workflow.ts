@@ -30,6 +30,8 @@ import { dq, lit, plain, sq, writeYaml, type YValue } from "./yaml_writer.ts";
 import { mergeImports } from "./merge.ts";
 import { readLockMetadata } from "./lock_metadata.ts";
 import { applyContainerPins, type ContainerPin } from "./container_pins.ts";
+import { applyWorkflowTargets, readWorkflowTargets } from "./safe_output_dynamic_tools.ts";
+import { applyCommentMemory } from "./agent_safe_outputs.ts";
 
 /** Options for one workflow compile. */
 export interface WorkflowCompileOptions {
@@ -393,6 +395,9 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     VERSIONS.nodeImage,
   ], o.containerPins ?? {}).filter((v, i, all) => all.indexOf(v) === i).sort();
   const checkouts = merged.checkout.map(checkoutWith);
+  const workflowTargets = await readWorkflowTargets(safeOutputs, posix.dirname(o.source), o.read);
+  applyWorkflowTargets(safeOutputs, workflowTargets);
+  applyCommentMemory(safeOutputs, merged.tools["comment-memory"]);
   jobs.agent = agentJob({
     ctx,
     frontmatterHash,
@@ -452,6 +457,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     merged,
     safeOutputs,
     engine,
+    workflowTargets,
   });
   if (safeOutputs.threatDetection) {
     jobs.detection = engine.info.id === "copilot" || engine.info.id === "claude"

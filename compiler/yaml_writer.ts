@@ -44,6 +44,15 @@ export const folded = (v: string): Styled => new Styled(v, "folded");
 /** Plain style, forced. */
 export const plain = (v: string): Styled => new Styled(v, "plain");
 
+/** A literal block followed by indentation-only lines (gh-aw writes some scripts so; the value is the same). */
+export class PaddedLiteral extends Styled {
+  constructor(value: string, readonly blankLines: number) {
+    super(value, "literal");
+  }
+}
+/** Literal block (`|`) with `n` trailing indentation-only lines. */
+export const litPadded = (v: string, n = 1): PaddedLiteral => new PaddedLiteral(v, n);
+
 const RESERVED = /^(?:true|false|yes|no|on|off|null|~|y|n)$/i;
 const NUMBER =
   /^[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$|^0x[0-9a-fA-F]+$|^0o[0-7]+$|^[-+]?\.(?:inf|nan)$/i;
@@ -103,6 +112,7 @@ function blockLines(v: Styled, indent: string): string[] {
   const body = text.endsWith("\n") ? text.slice(0, -1) : text;
   // gh-aw keeps the block indentation on blank lines; we do the same for byte parity.
   const lines = body.split("\n").map((l) => indent + l);
+  if (v instanceof PaddedLiteral) { for (let i = 0; i < v.blankLines; i++) lines.push(indent); }
   return [head, ...lines];
 }
 
