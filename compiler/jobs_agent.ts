@@ -293,7 +293,15 @@ export function agentJob(a: AgentInput): JobPlan {
       "if-no-files-found": "ignore",
     },
   });
-  const job: JobPlan = { needs: "activation", "runs-on": a.runsOn, steps };
+  const pre = preAgentJobs(a.frontmatter.jobs);
+  const job: JobPlan = {
+    needs: pre.length ? ["activation", ...pre].sort() : "activation",
+    "runs-on": a.runsOn,
+    steps,
+  };
+  // A top-level `if:` that reads a pre-agent job's result can only be evaluated here, after that job.
+  const cond = a.frontmatter.if;
+  if (typeof cond === "string" && pre.some((j) => cond.includes(`needs.${j}.`))) job.if = plain(cond);
   if (a.environment !== undefined) job.environment = a.environment;
   job.permissions = a.permissions;
   if (a.concurrency) job.concurrency = a.concurrency;
@@ -330,6 +338,36 @@ export function agentJob(a: AgentInput): JobPlan {
   // The redaction step scrubs exactly the secrets the rest of the job references.
   steps.splice(redactAt, 0, redactStep(a, [...secretsReferenced(job)].sort()));
   return job;
+}
+
+/**
+ * The custom jobs the agent waits for, as gh-aw lists them: among the jobs that do not (transitively) depend
+ * on the agent, the roots (no custom job before them) and the sinks (no custom job after them).
+ */
+export function preAgentJobs(raw: unknown): string[] {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return [];
+  const jobs = raw as Record<string, unknown>;
+  const id = (name: string) => name.replace(/-/g, "_");
+  const needsOf = new Map<string, string[]>();
+  for (const [name, cfg] of Object.entries(jobs)) {
+    const n = cfg && typeof cfg === "object" ? (cfg as Record<string, unknown>).needs : undefined;
+    needsOf.set(id(name), (Array.isArray(n) ? n : n === undefined ? [] : [n]).map((x) => id(String(x))));
+  }
+  const after = new Map<string, boolean>();
+  const dependsOnAgent = (job: string, seen = new Set<string>()): boolean => {
+    if (after.has(job)) return after.get(job)!;
+    if (seen.has(job)) return false;
+    seen.add(job);
+    const result = (needsOf.get(job) ?? []).some((n) =>
+      ["agent", "detection", "safe_outputs", "conclusion"].includes(n) || dependsOnAgent(n, seen)
+    );
+    after.set(job, result);
+    return result;
+  };
+  const pre = [...needsOf.keys()].filter((j) => j !== "pre_activation" && !dependsOnAgent(j));
+  const neededByOthers = new Set(pre.flatMap((j) => needsOf.get(j) ?? []));
+  const isRoot = (j: string) => !(needsOf.get(j) ?? []).some((n) => needsOf.has(n) && n !== "pre_activation");
+  return pre.filter((j) => isRoot(j) || !neededByOthers.has(j)).sort();
 }
 
 /** Names of the secrets (`secrets.NAME`) referenced anywhere in a plan value. */
