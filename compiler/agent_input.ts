@@ -46,6 +46,8 @@ export interface AgentInput {
   engine: EngineConfig;
   /** Pins of the dev-mode gh-aw build, when `tools.agentic-workflows` is used in dev action mode. */
   devBuildRefs?: { setupGo: string; setupBuildx: string; buildPush: string };
+  /** Setup steps of the language runtimes the workflow needs (before anything else runs). */
+  runtimeSteps?: StepPlan[];
   /** Whether `mcp-scripts` are configured (in the workflow or an import). */
   mcpScripts?: boolean;
   /** Pinned `actions/cache` and `actions/cache/restore`, when `tools.cache-memory` is configured. */

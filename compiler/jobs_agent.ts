@@ -220,6 +220,7 @@ export function agentJob(a: AgentInput): JobPlan {
   steps.push(...otlpMaskSteps(ctx));
   steps.push(...checkoutSteps(a));
   if (a.devBuildRefs) steps.push(...devCliBuildSteps(a.devBuildRefs));
+  steps.push(...a.runtimeSteps ?? []);
   steps.push(shStep("Create gh-aw temp directory", "create_gh_aw_tmp_dir"));
   steps.push({
     ...shStep("Configure gh CLI for GitHub Enterprise", "configure_gh_for_ghe"),

@@ -18,6 +18,7 @@ import {
   preActivationJob,
 } from "./jobs_activation.ts";
 import { agentConcurrency, agentJob, detectionJob } from "./jobs_agent.ts";
+import { detectRuntimes, runtimeSetupSteps } from "./agent_runtimes.ts";
 import { copilotDetectionJob } from "./jobs_detection.ts";
 import { pushExperimentsStateJob, pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs_memory.ts";
 import { uploadAssetsJob } from "./jobs_assets.ts";
@@ -445,6 +446,16 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         buildPush: await pinText("docker/build-push-action", "v7.1.0"),
       }
       : undefined,
+    runtimeSteps: await (async () => {
+      const needs = detectRuntimes({
+        steps: [...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])],
+        mcpServers: merged.mcpServers,
+        runtimes: data.runtimes,
+      });
+      const pins: Record<string, string> = {};
+      for (const n of needs) pins[n.def.action] = await pinText(n.def.action, n.def.actionVersion);
+      return runtimeSetupSteps(needs, pins);
+    })(),
     mcpScripts: data["mcp-scripts"] !== undefined ||
       imports.some((i) => i.file.data["mcp-scripts"] !== undefined),
     cacheRefs: ctx.cacheMemory
