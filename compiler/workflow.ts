@@ -492,7 +492,8 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     undefined,
   );
   const conclusionExtra: string[] = [];
-  if (ctx.cacheMemory) {
+  // Without threat detection the agent's own actions/cache step saves the memory; no separate job is needed.
+  if (ctx.cacheMemory && safeOutputs.threatDetection) {
     jobs.update_cache_memory = updateCacheMemoryJob(
       ctx,
       safeOutputs.threatDetection,
