@@ -541,10 +541,15 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     ),
   ].sort();
   const actionLines = [
-    ...new Set([...body.matchAll(/uses: ([\w.-]+\/[\w./-]+@[0-9a-f]{40} # \S+)/g)].map((m) => m[1])),
+    // A `# vX (source vY)` comment (the lockdown step) is listed as its own line.
+    ...new Set(
+      [...body.matchAll(/uses: ([\w.-]+\/[\w./-]+@[0-9a-f]{40} # \S+(?: \(source [^)\n]+\))?)/g)].map((m) =>
+        m[1]
+      ),
+    ),
   ].sort();
   const actions = [...new Map(actionLines.map((l) => {
-    const m = /^(.+)@([0-9a-f]{40}) # (\S+)$/.exec(l)!;
+    const m = /^(.+)@([0-9a-f]{40}) # (\S+)/.exec(l)!;
     return [m[1], { repo: m[1], sha: m[2], version: m[3] }];
   })).values()];
   const metadata: Record<string, unknown> = {
