@@ -28,6 +28,8 @@ export interface AgentInput {
   allowedReferences?: string[];
   github: { toolsets: string; readOnly: boolean; minIntegrity?: string } | undefined;
   mcpServers: Record<string, Record<string, unknown>>;
+  /** `mcp-scripts:` tools merged from the workflow and its imports (the workflow wins). */
+  mcpScripts?: Record<string, Record<string, unknown>>;
   containers: string[];
   customSteps: StepPlan[];
   checkouts: Record<string, YValue>[];

@@ -37,9 +37,12 @@ function obj(v: unknown): Record<string, unknown> {
 export function githubToolConfig(a: AgentInput): GithubTool | undefined {
   const raw = a.merged.tools.github;
   if (raw === false || !a.github) return undefined;
+  // The workflow's own `tools.github` wins over an import's (an imported `mode: gh-proxy` does not apply).
+  const own = obj(a.frontmatter.tools).github;
   const g = obj(raw);
+  const m = own !== undefined ? obj(own) : g;
   const repos = g["allowed-repos"] ?? g.repos;
-  const mode = typeof g.mode === "string" ? g.mode : g.type === "remote" ? "remote" : "local";
+  const mode = typeof m.mode === "string" ? m.mode : m.type === "remote" ? "remote" : "local";
   return {
     mode,
     guardConfigured: g["min-integrity"] !== undefined || repos !== undefined,
@@ -67,7 +70,7 @@ export function cliProxyEnabled(a: AgentInput): boolean {
 
 /** The `mcp-scripts:` tools, when configured. */
 export function mcpScripts(a: AgentInput): Record<string, Record<string, unknown>> | undefined {
-  const m = obj(a.frontmatter["mcp-scripts"]);
+  const m = obj(a.mcpScripts ?? a.frontmatter["mcp-scripts"]);
   return Object.keys(m).length > 0 ? m as Record<string, Record<string, unknown>> : undefined;
 }
 
@@ -154,8 +157,13 @@ function customServer(a: AgentInput, cfg: Record<string, unknown>): CustomServer
     if (keys.length > 0) {
       const e: Record<string, JsonValue> = {};
       for (const k of keys) {
-        const x = expressionVars(String(envCfg[k]));
-        e[k] = x.text;
+        const raw = String(envCfg[k]);
+        const x = expressionVars(raw);
+        // Copilot's dialect escapes every reference; the others expand only whole-value expressions.
+        if (copilotStyle(a)) e[k] = x.text;
+        else {e[k] = x.vars.length > 0 && /^\$\{\{\s*secrets\.[^}]*\}\}$/.test(raw.trim())
+            ? `\${${x.vars[0][0]}}`
+            : raw;}
         add(x.vars);
       }
       s.env = e;
@@ -282,14 +290,21 @@ export function gatewayEnv(a: AgentInput): [string, string][] {
       env.set(k, `\${{ env.${k} }}`);
     }
   }
-  if (mcpScripts(a)) {
+  const scripts = mcpScripts(a);
+  if (scripts) {
     env.set("GH_AW_MCP_SCRIPTS_API_KEY", "${{ steps.mcp-scripts-start.outputs.api_key }}");
     env.set("GH_AW_MCP_SCRIPTS_PORT", "${{ steps.mcp-scripts-start.outputs.port }}");
+    // Secrets the script tools read reach them through the gateway.
+    for (const tool of Object.values(scripts)) {
+      for (const [k, v] of Object.entries(obj(obj(tool).env))) {
+        if (typeof v === "string" && v.includes("secrets.")) env.set(k, v);
+      }
+    }
   }
   env.set("GH_AW_SAFE_OUTPUTS", "${{ steps.set-runtime-paths.outputs.GH_AW_SAFE_OUTPUTS }}");
   env.set("GH_AW_SAFE_OUTPUTS_API_KEY", "${{ steps.safe-outputs-start.outputs.api_key }}");
   env.set("GH_AW_SAFE_OUTPUTS_PORT", "${{ steps.safe-outputs-start.outputs.port }}");
-  if (gh && !gh.guardConfigured && !gh.app) {
+  if (gh && githubServer(a) && !gh.guardConfigured && !gh.app) {
     env.set(
       "GITHUB_MCP_GUARD_MIN_INTEGRITY",
       "${{ steps.determine-automatic-lockdown.outputs.min_integrity }}",

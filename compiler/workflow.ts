@@ -407,6 +407,11 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     allowedReferences: safeOutputs.allowedReferences,
     github: merged.github,
     mcpServers: merged.mcpServers,
+    mcpScripts: Object.assign(
+      {},
+      ...imports.map((i) => i.file.data["mcp-scripts"] ?? {}),
+      data["mcp-scripts"] ?? {},
+    ) as Record<string, Record<string, unknown>>,
     containers,
     customSteps: await pinSteps([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]),
     checkouts,
