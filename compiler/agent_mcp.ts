@@ -1,9 +1,9 @@
 /** The MCP gateway steps of the agent job: GitHub lockdown detection, gateway start/stop, CLI mounts. */
 import type { AgentInput } from "./agent_input.ts";
 import type { StepPlan } from "./plan_types.ts";
-import { scriptBody } from "./jobs_common.ts";
-import { lit, plain, type YValue } from "./yaml_writer.ts";
-import { gatewayEnv, gatewayScript, githubToolConfig } from "./mcp_config.ts";
+import { scriptBody, VERSIONS } from "./jobs_common.ts";
+import { lit, plain, sq, type YValue } from "./yaml_writer.ts";
+import { gatewayEnv, gatewayScript, type GithubTool, githubToolConfig } from "./mcp_config.ts";
 
 /** `with.script` of the CLI-mount step (its globals setup passes no `getOctokit`). */
 const MOUNT_SCRIPT =
@@ -15,11 +15,12 @@ const GATEWAY_OUTPUT = (k: string) => plain(`\${{ steps.start-mcp-gateway.output
 
 /**
  * "Determine automatic lockdown mode for GitHub MCP Server": when the GitHub tool is on and its guard
- * policy (`min-integrity` / `allowed-repos`) is left to be chosen from the repository's visibility.
+ * policy (`min-integrity` / `allowed-repos`) is left to be chosen from the repository's visibility;
+ * otherwise "Parse integrity filter lists" (and "Stop DIFC Proxy") take its place.
  */
 export function lockdownSteps(a: AgentInput): StepPlan[] {
   const gh = githubToolConfig(a);
-  if (!gh || gh.guardConfigured || gh.app) return [];
+  if (!gh || gh.guardConfigured || gh.app) return guardListSteps(a);
   return [{
     name: "Determine automatic lockdown mode for GitHub MCP Server",
     id: "determine-automatic-lockdown",
@@ -83,4 +84,102 @@ export function mcpGatewayLogSteps(a: AgentInput): StepPlan[] {
     uses: plain(a.ctx.refs.githubScript),
     with: { script: scriptBody("parse_mcp_gateway_log") },
   }];
+}
+
+/** The `allow-only` policy the CLI/DIFC proxies enforce (the workflow's guard policy, else everything). */
+function proxyPolicy(gh: GithubTool): string {
+  if (!gh.guardConfigured) return JSON.stringify({ "allow-only": { repos: "all", "min-integrity": "none" } });
+  return JSON.stringify({
+    "allow-only": { "min-integrity": gh.minIntegrity ?? "none", repos: gh.repos ?? "all" },
+  });
+}
+
+function proxyEnv(gh: GithubTool, kind: "CLI" | "DIFC"): Record<string, YValue> {
+  return {
+    GH_TOKEN: plain(gh.token),
+    GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
+    [`${kind}_PROXY_POLICY`]: sq(proxyPolicy(gh)),
+    [`${kind}_PROXY_IMAGE`]: sq(`ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`),
+  };
+}
+
+/** Whether `gh` runs through the CLI proxy (`tools.github.mode: gh-proxy`). */
+function ghProxy(a: AgentInput): GithubTool | undefined {
+  const gh = githubToolConfig(a);
+  return gh && gh.mode === "gh-proxy" ? gh : undefined;
+}
+
+/** "Start CLI Proxy", right before the engine runs. */
+export function cliProxyStartSteps(a: AgentInput): StepPlan[] {
+  const gh = ghProxy(a);
+  if (!gh) return [];
+  return [{
+    name: "Start CLI Proxy",
+    env: proxyEnv(gh, "CLI"),
+    run: lit('bash "${RUNNER_TEMP}/gh-aw/actions/start_cli_proxy.sh"\n'),
+  }];
+}
+
+/** "Stop CLI Proxy", right after the engine ran. */
+export function cliProxyStopSteps(a: AgentInput): StepPlan[] {
+  if (!ghProxy(a)) return [];
+  return [{
+    name: "Stop CLI Proxy",
+    if: plain("always()"),
+    "continue-on-error": true,
+    run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/stop_cli_proxy.sh"'),
+  }];
+}
+
+/** Whether the workflow's own steps run behind the DIFC proxy (guarded `gh-proxy` mode with custom steps). */
+function difcProxy(a: AgentInput): GithubTool | undefined {
+  const gh = githubToolConfig(a);
+  return gh && gh.mode === "gh-proxy" && gh.guardConfigured && a.customSteps.length > 0 ? gh : undefined;
+}
+
+/** "Start DIFC Proxy", before the workflow's own steps. */
+export function difcProxyStartSteps(a: AgentInput): StepPlan[] {
+  const gh = difcProxy(a);
+  if (!gh) return [];
+  return [{
+    name: "Start DIFC Proxy",
+    env: proxyEnv(gh, "DIFC"),
+    run: lit('bash "${RUNNER_TEMP}/gh-aw/actions/start_difc_proxy.sh"\n'),
+  }];
+}
+
+/** "Parse integrity filter lists" (user/label lists of a configured guard policy) and "Stop DIFC Proxy". */
+function guardListSteps(a: AgentInput): StepPlan[] {
+  const gh = githubToolConfig(a);
+  if (!gh?.guardConfigured) return [];
+  const raw = gh.raw;
+  const extra = (k: string) => {
+    const v = raw[k];
+    return Array.isArray(v) ? v.map(String).join(",") : typeof v === "string" ? v : undefined;
+  };
+  const env: Record<string, YValue> = {};
+  const blocked = extra("blocked-users");
+  if (blocked) env.GH_AW_BLOCKED_USERS_EXTRA = blocked;
+  env.GH_AW_BLOCKED_USERS_VAR = plain("${{ vars.GH_AW_GITHUB_BLOCKED_USERS || '' }}");
+  const trusted = extra("trusted-users");
+  if (trusted) env.GH_AW_TRUSTED_USERS_EXTRA = trusted;
+  env.GH_AW_TRUSTED_USERS_VAR = plain("${{ vars.GH_AW_GITHUB_TRUSTED_USERS || '' }}");
+  const labels = extra("approval-labels");
+  if (labels) env.GH_AW_APPROVAL_LABELS_EXTRA = labels;
+  env.GH_AW_APPROVAL_LABELS_VAR = plain("${{ vars.GH_AW_GITHUB_APPROVAL_LABELS || '' }}");
+  const steps: StepPlan[] = [{
+    name: "Parse integrity filter lists",
+    id: "parse-guard-vars",
+    env,
+    run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/parse_guard_list.sh"'),
+  }];
+  if (difcProxy(a)) {
+    steps.push({
+      name: "Stop DIFC Proxy",
+      if: plain("always()"),
+      "continue-on-error": true,
+      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/stop_difc_proxy.sh"'),
+    });
+  }
+  return steps;
 }

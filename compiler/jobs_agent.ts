@@ -19,7 +19,15 @@ import {
 import { dq, folded, lit, plain, type YValue } from "./yaml_writer.ts";
 import type { AgentInput } from "./agent_input.ts";
 import { safeOutputsIngestSteps, safeOutputsServerSteps } from "./agent_safe_outputs.ts";
-import { lockdownSteps, mcpGatewayLogSteps, mcpGatewaySteps, mcpGatewayStopSteps } from "./agent_mcp.ts";
+import {
+  cliProxyStartSteps,
+  cliProxyStopSteps,
+  difcProxyStartSteps,
+  lockdownSteps,
+  mcpGatewayLogSteps,
+  mcpGatewaySteps,
+  mcpGatewayStopSteps,
+} from "./agent_mcp.ts";
 import { engineExecuteSteps, engineInstallSteps, engineLogSteps } from "./agent_engine.ts";
 
 export type { AgentInput } from "./agent_input.ts";
@@ -176,6 +184,7 @@ export function agentJob(a: AgentInput): JobPlan {
     ...shStep("Configure gh CLI for GitHub Enterprise", "configure_gh_for_ghe"),
     env: { GH_TOKEN: plain("${{ github.token }}") },
   });
+  steps.push(...difcProxyStartSteps(a));
   steps.push(...a.cacheSteps);
   steps.push(gitCredentialsStep());
   steps.push(checkoutPrStep(a));
@@ -196,7 +205,10 @@ export function agentJob(a: AgentInput): JobPlan {
     id: "pre_agent_audit",
     "continue-on-error": true,
   }));
-  steps.push(...engineExecuteSteps(a));
+  steps.push(...cliProxyStartSteps(a));
+  const exec = engineExecuteSteps(a);
+  const ran = exec.findIndex((s) => String(s.name ?? "").startsWith("Execute ")) + 1;
+  steps.push(...exec.slice(0, ran), ...cliProxyStopSteps(a), ...exec.slice(ran));
   steps.push(gitCredentialsStep());
   steps.push(...engineLogSteps(a).filter((s) => s.name !== undefined && String(s.name).startsWith("Copy")));
   steps.push(...mcpGatewayStopSteps(a));

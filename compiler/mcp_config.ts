@@ -27,22 +27,38 @@ export interface GithubTool {
   /** The token expression for the server. */
   token: string;
   allowed?: string[];
+  /** The merged `tools.github` object. */
+  raw: Record<string, unknown>;
 }
 
 function obj(v: unknown): Record<string, unknown> {
   return v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
 }
 
+/**
+ * `tools.github.mode`. The corpus shows an imported mode (`shared/gh.md`'s `gh-proxy`) applying only when
+ * the workflow declares no GitHub settings of its own, or declares some without a mode (except on codex, crush and opencode);
+ * a bare `github:` in the workflow means the local server.
+ */
+function githubMode(a: AgentInput, merged: Record<string, unknown>): string {
+  const of = (m: Record<string, unknown>) =>
+    typeof m.mode === "string" ? m.mode : m.type === "remote" ? "remote" : "local";
+  const tools = obj(a.frontmatter.tools);
+  if (!("github" in tools)) return of(merged);
+  const own = tools.github;
+  if (own === null || own === undefined || own === true) return "local";
+  if (typeof obj(own).mode === "string" || obj(own).type !== undefined) return of(obj(own));
+  const mode = of(merged);
+  return mode === "gh-proxy" && ["codex", "crush", "opencode"].includes(a.ctx.engineId) ? "local" : mode;
+}
+
 /** The GitHub tool's settings, or undefined when `tools.github: false`. */
 export function githubToolConfig(a: AgentInput): GithubTool | undefined {
   const raw = a.merged.tools.github;
   if (raw === false || !a.github) return undefined;
-  // The workflow's own `tools.github` wins over an import's (an imported `mode: gh-proxy` does not apply).
-  const own = obj(a.frontmatter.tools).github;
   const g = obj(raw);
-  const m = own !== undefined ? obj(own) : g;
+  const mode = githubMode(a, g);
   const repos = g["allowed-repos"] ?? g.repos;
-  const mode = typeof m.mode === "string" ? m.mode : m.type === "remote" ? "remote" : "local";
   return {
     mode,
     guardConfigured: g["min-integrity"] !== undefined || repos !== undefined,
@@ -53,6 +69,7 @@ export function githubToolConfig(a: AgentInput): GithubTool | undefined {
     repos: Array.isArray(repos) ? repos.map(String) : typeof repos === "string" ? repos : undefined,
     token: typeof g["github-token"] === "string" ? g["github-token"] : MCP_TOKEN,
     allowed: Array.isArray(g.allowed) ? g.allowed.map(String) : undefined,
+    raw: g,
   };
 }
 
