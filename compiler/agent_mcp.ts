@@ -131,10 +131,12 @@ export function cliProxyStopSteps(a: AgentInput): StepPlan[] {
   }];
 }
 
-/** Whether the workflow's own steps run behind the DIFC proxy (guarded `gh-proxy` mode with custom steps). */
+/** Whether the workflow's own steps run behind the DIFC proxy (guarded `gh-proxy` mode, steps calling GitHub). */
 function difcProxy(a: AgentInput): GithubTool | undefined {
   const gh = githubToolConfig(a);
-  return gh && gh.mode === "gh-proxy" && gh.guardConfigured && a.customSteps.length > 0 ? gh : undefined;
+  // Only steps that call GitHub (they carry a GH_TOKEN) are filtered.
+  const callsGitHub = a.customSteps.some((s) => JSON.stringify(s).includes("GH_TOKEN"));
+  return gh && gh.mode === "gh-proxy" && gh.guardConfigured && callsGitHub ? gh : undefined;
 }
 
 /** "Start DIFC Proxy", before the workflow's own steps. */

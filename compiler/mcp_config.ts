@@ -5,7 +5,8 @@
 import type { AgentInput } from "./agent_input.ts";
 import { VERSIONS } from "./jobs_common.ts";
 import { heredocDelimiter } from "./hash.ts";
-import { InlineJson, type JsonValue, RawJson, renderJson } from "./mcp_json.ts";
+import { InlineJson, type JsonValue, RawJson, renderJson, ShallowJson } from "./mcp_json.ts";
+import { codexPrelude, type CodexServers, codexTail } from "./mcp_codex.ts";
 
 /** The token chain the GitHub MCP server (and the CLI proxy) use unless `github-token` is set. */
 export const MCP_TOKEN =
@@ -132,7 +133,8 @@ function customServer(a: AgentInput, cfg: Record<string, unknown>): CustomServer
   const envCfg = obj(cfg.env);
   if (cfg.url !== undefined) {
     s.type = "http";
-    s.url = String(cfg.url);
+    // The gateway runs in a container: the runner's localhost is host.docker.internal there.
+    s.url = String(cfg.url).replace("//localhost:", "//host.docker.internal:");
     const headers = obj(cfg.headers);
     if (Object.keys(headers).length > 0) {
       const h: Record<string, JsonValue> = {};
@@ -278,16 +280,18 @@ function servers(a: AgentInput): { json: Record<string, JsonValue>; env: [string
   if (ghs) list.push(["github", githubJson(a, ghs)]);
   if (mcpScripts(a)) list.push(["mcpscripts", http("GH_AW_MCP_SCRIPTS_PORT", "GH_AW_MCP_SCRIPTS_API_KEY")]);
   list.push(["safeoutputs", http("GH_AW_SAFE_OUTPUTS_PORT", "GH_AW_SAFE_OUTPUTS_API_KEY")]);
+  const custom = new Set<string>();
   for (const [name, cfg] of Object.entries(a.mcpServers)) {
     const c = customServer(a, cfg);
     list.push([name, c.json]);
+    custom.add(name);
     for (const v of c.env) if (!env.some(([k]) => k === v[0])) env.push(v);
   }
   list.sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
   const json: Record<string, JsonValue> = {};
   for (const [name, s] of list) {
     if (name !== "github" && sink) s["guard-policies"] = sink;
-    json[name] = s;
+    json[name] = custom.has(name) && a.ctx.engineId === "codex" ? new ShallowJson(s) : s;
   }
   return { json, env };
 }
@@ -414,6 +418,8 @@ export function gatewayConfigJson(a: AgentInput): string {
     apiKey: "${MCP_GATEWAY_API_KEY}",
     payloadDir: "${MCP_GATEWAY_PAYLOAD_DIR}",
   };
+  const keepalive = obj(obj(a.frontmatter.sandbox).mcp)["keepalive-interval"];
+  if (typeof keepalive === "number") gateway.keepaliveInterval = keepalive;
   if (a.ctx.otlp) {
     gateway.opentelemetry = {
       endpoint: "${OTEL_EXPORTER_OTLP_ENDPOINT}",
@@ -468,12 +474,28 @@ export function gatewayScript(a: AgentInput): string {
     `export MCP_GATEWAY_DOCKER_COMMAND='${dockerCommand(a)}'`,
     "",
   );
+  const codex = a.ctx.engineId === "codex" ? codexServers(a) : undefined;
   if (a.ctx.engineId === "copilot") lines.push("mkdir -p /home/runner/.copilot");
+  if (codex) lines.push(...codexPrelude(a, codex));
   lines.push(
     "GH_AW_NODE=$(which node 2>/dev/null || command -v node 2>/dev/null || echo node)",
     `cat << ${delim} | "$GH_AW_NODE" "\${RUNNER_TEMP}/gh-aw/actions/start_mcp_gateway.cjs"`,
     gatewayConfigJson(a),
     delim,
   );
+  if (codex) lines.push(...codexTail(a, codex));
   return lines.join("\n") + "\n";
+}
+
+/** What Codex's TOML config lists. */
+function codexServers(a: AgentInput): CodexServers {
+  const gh = githubServer(a);
+  const sink = writeSink(githubToolConfig(a)) as { "write-sink": { accept: string[] } } | undefined;
+  return {
+    agenticWorkflows: agenticWorkflows(a),
+    github: gh ? { mode: gh.mode, readOnly: gh.readOnly, toolsets: gh.toolsets } : undefined,
+    mcpScripts: mcpScripts(a) !== undefined,
+    custom: Object.entries(a.mcpServers),
+    sink: sink?.["write-sink"].accept,
+  };
 }

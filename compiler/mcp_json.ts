@@ -14,8 +14,13 @@ export class InlineJson {
   constructor(readonly items: string[]) {}
 }
 
+/** An object whose entries are written one level shallower than its key (Codex's custom servers). */
+export class ShallowJson {
+  constructor(readonly value: { [key: string]: JsonValue }) {}
+}
+
 /** Values the writer understands. Objects keep insertion order. */
-export type JsonValue = string | number | boolean | RawJson | InlineJson | JsonValue[] | {
+export type JsonValue = string | number | boolean | RawJson | InlineJson | ShallowJson | JsonValue[] | {
   [key: string]: JsonValue;
 };
 
@@ -29,6 +34,10 @@ export function renderJson(v: JsonValue, indent = ""): string {
   if (typeof v === "number" || typeof v === "boolean") return String(v);
   if (v instanceof RawJson) return v.text;
   if (v instanceof InlineJson) return `[${v.items.map(str).join(", ")}]`;
+  if (v instanceof ShallowJson) {
+    const body = renderJson(v.value, indent.slice(2));
+    return `${body.slice(0, body.lastIndexOf("\n"))}\n${indent}}`;
+  }
   const inner = indent + "  ";
   if (Array.isArray(v)) {
     if (v.length === 0) return "[]";
