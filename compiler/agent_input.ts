@@ -28,6 +28,8 @@ export interface AgentInput {
   allowedReferences?: string[];
   github: { toolsets: string; readOnly: boolean; minIntegrity?: string } | undefined;
   mcpServers: Record<string, Record<string, unknown>>;
+  /** Pinned actions of the agentic-workflows MCP server's dev build (setup-go, buildx, build-push). */
+  mcpRefs?: { setupGo: string; buildx: string; buildPush: string };
   /** `mcp-scripts:` tools merged from the workflow and its imports (the workflow wins). */
   mcpScripts?: Record<string, Record<string, unknown>>;
   containers: string[];

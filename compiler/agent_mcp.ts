@@ -185,3 +185,81 @@ function guardListSteps(a: AgentInput): StepPlan[] {
   }
   return steps;
 }
+
+/** Whether `tools.agentic-workflows` is on (the `gh aw` MCP server). */
+function agenticWorkflowsOn(a: AgentInput): boolean {
+  const v = a.merged.tools["agentic-workflows"];
+  return v !== undefined && v !== false;
+}
+
+/**
+ * Dev mode builds the `gh aw` MCP server's image from the checked-out source, right after the checkout:
+ * "Setup Go for CLI build", "Build gh-aw CLI", "Setup Docker Buildx", "Build gh-aw Docker image".
+ */
+export function agenticWorkflowsBuildSteps(a: AgentInput): StepPlan[] {
+  if (!agenticWorkflowsOn(a) || a.ctx.actionMode !== "dev" || !a.mcpRefs) return [];
+  return [
+    {
+      name: "Setup Go for CLI build",
+      uses: plain(a.mcpRefs.setupGo),
+      with: { "go-version-file": "go.mod", cache: true },
+    },
+    {
+      name: "Build gh-aw CLI",
+      run: lit(
+        'echo "Building gh-aw CLI for linux/amd64..."\nmkdir -p dist\nVERSION=$(git describe --tags --always --dirty)\n' +
+          "CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build \\\n" +
+          '  -ldflags "-s -w -X main.version=${VERSION}" \\\n  -o dist/gh-aw-linux-amd64 \\\n  ./cmd/gh-aw\n' +
+          "# Copy binary to root for direct execution in user-defined steps\ncp dist/gh-aw-linux-amd64 ./gh-aw\n" +
+          'chmod +x ./gh-aw\necho "✓ Built gh-aw CLI successfully"\n',
+      ),
+    },
+    { name: "Setup Docker Buildx", uses: plain(a.mcpRefs.buildx) },
+    {
+      name: "Build gh-aw Docker image",
+      uses: plain(a.mcpRefs.buildPush),
+      with: {
+        context: ".",
+        platforms: "linux/amd64",
+        push: false,
+        load: true,
+        tags: "localhost/gh-aw:dev",
+        "build-args": lit("BINARY=dist/gh-aw-linux-amd64\n"),
+      },
+    },
+  ];
+}
+
+/** Locates the `gh aw` binary and copies it where the MCP server container mounts it. */
+const COPY_GH_AW = "# Copy the gh-aw binary to ${RUNNER_TEMP}/gh-aw for MCP server containerization\n" +
+  'mkdir -p "${RUNNER_TEMP}/gh-aw"\nGH_AW_BIN=""\nGH_AW_BIN=$(command -v gh-aw 2>/dev/null) || true\n' +
+  'if [ -z "$GH_AW_BIN" ]; then\n' +
+  "  GH_AW_BIN=$(find \"${HOME}/.local/share/gh/extensions/gh-aw\" -name 'gh-aw' -type f 2>/dev/null | head -1) || true\nfi\n" +
+  'if [ -z "$GH_AW_BIN" ] && [ -n "${GH_CONFIG_DIR:-}" ]; then\n' +
+  "  GH_AW_BIN=$(find \"${GH_CONFIG_DIR}/extensions/gh-aw\" -name 'gh-aw' -type f 2>/dev/null | head -1) || true\nfi\n" +
+  'if [ -z "$GH_AW_BIN" ] && [ -f "${GITHUB_WORKSPACE}/gh-aw" ]; then\n  GH_AW_BIN="${GITHUB_WORKSPACE}/gh-aw"\nfi\n' +
+  'if [ -n "$GH_AW_BIN" ] && [ -f "$GH_AW_BIN" ]; then\n  cp "$GH_AW_BIN" "${RUNNER_TEMP}/gh-aw/gh-aw"\n' +
+  '  chmod +x "${RUNNER_TEMP}/gh-aw/gh-aw"\n  echo "Copied gh-aw binary to ${RUNNER_TEMP}/gh-aw/gh-aw"\nelse\n' +
+  '  echo "::error::Failed to find gh-aw binary for MCP server"\n  exit 1\nfi\n';
+
+/** Installs `gh aw` (dev: from source) before the MCP servers start, and stages its binary for the server. */
+export function agenticWorkflowsInstallSteps(a: AgentInput): StepPlan[] {
+  if (!agenticWorkflowsOn(a)) return [];
+  if (a.ctx.actionMode === "dev") {
+    return [ghAwFromSource(), {
+      name: "Copy gh-aw binary for MCP server",
+      run: lit("gh aw --version\n" + COPY_GH_AW),
+    }];
+  }
+  // Release mode installs the released extension through gh-aw's setup-cli action (not modelled yet).
+  return [];
+}
+
+/** "Build and install gh-aw CLI from source" (dev mode). */
+function ghAwFromSource(): StepPlan {
+  return {
+    name: "Build and install gh-aw CLI from source",
+    run: lit("gh extension remove aw || true\nmake build\ngh extension install .\ngh aw version\n"),
+    env: { GH_TOKEN: plain("${{ github.token }}") },
+  };
+}

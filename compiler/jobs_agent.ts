@@ -20,6 +20,8 @@ import { dq, folded, lit, plain, type YValue } from "./yaml_writer.ts";
 import type { AgentInput } from "./agent_input.ts";
 import { safeOutputsIngestSteps, safeOutputsServerSteps } from "./agent_safe_outputs.ts";
 import {
+  agenticWorkflowsBuildSteps,
+  agenticWorkflowsInstallSteps,
   cliProxyStartSteps,
   cliProxyStopSteps,
   difcProxyStartSteps,
@@ -179,6 +181,7 @@ export function agentJob(a: AgentInput): JobPlan {
   });
   steps.push(...otlpMaskSteps(ctx));
   steps.push(...checkoutSteps(a));
+  steps.push(...agenticWorkflowsBuildSteps(a));
   steps.push(shStep("Create gh-aw temp directory", "create_gh_aw_tmp_dir"));
   steps.push({
     ...shStep("Configure gh CLI for GitHub Enterprise", "configure_gh_for_ghe"),
@@ -198,6 +201,7 @@ export function agentJob(a: AgentInput): JobPlan {
   });
   steps.push(...restoreSteps());
   steps.push(shStep("Download container images", "download_docker_images", a.containers.join(" ")));
+  steps.push(...agenticWorkflowsInstallSteps(a));
   steps.push(...safeOutputsServerSteps(a));
   steps.push(...mcpGatewaySteps(a));
   steps.push(shStep("Clean credentials", "clean_git_credentials", "", { "continue-on-error": true }));

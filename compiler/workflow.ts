@@ -407,6 +407,14 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     allowedReferences: safeOutputs.allowedReferences,
     github: merged.github,
     mcpServers: merged.mcpServers,
+    mcpRefs: merged.tools["agentic-workflows"] !== undefined && merged.tools["agentic-workflows"] !== false &&
+        o.actionMode === "dev"
+      ? {
+        setupGo: await pinText("actions/setup-go", "v6.4.0"),
+        buildx: await pinText("docker/setup-buildx-action", "v4.0.0"),
+        buildPush: await pinText("docker/build-push-action", "v7.1.0"),
+      }
+      : undefined,
     mcpScripts: Object.assign(
       {},
       ...imports.map((i) => i.file.data["mcp-scripts"] ?? {}),
