@@ -1,0 +1,105 @@
+import { parse } from "yaml";
+import { assert, assertEquals, assertIncludes } from "../../compiler/test_assert.ts";
+import { compileOne } from "./helpers.ts";
+
+type Step = Record<string, unknown> & { name?: string; env?: Record<string, string>; run?: string };
+const agentSteps = (lock: string) => parse(lock).jobs.agent.steps as Step[];
+const step = (lock: string, name: string) => agentSteps(lock).find((s) => s.name === name);
+const names = (lock: string) => agentSteps(lock).map((s) => s.name);
+
+const WF = (front: string) => `---\non: workflow_dispatch\n${front}---\nDo the thing.\n`;
+
+Deno.test("copilot gets lockdown detection, guard env and the escaped GitHub server config", async () => {
+  const { lock } = await compileOne(WF("engine: copilot\n"));
+  assertEquals(
+    step(lock, "Determine automatic lockdown mode for GitHub MCP Server")!.id,
+    "determine-automatic-lockdown",
+  );
+  const pin = /uses: (actions\/github-script@[0-9a-f]{40} # v9\.0\.0 \(source v9\))\n/.exec(lock);
+  assert(pin !== null, "the lockdown step's pin names its source version");
+  assertIncludes(lock, `#   - ${pin![1]}\n`);
+  const start = step(lock, "Start MCP Gateway")!;
+  assertEquals(Object.keys(start.env!), [
+    "GH_AW_SAFE_OUTPUTS",
+    "GH_AW_SAFE_OUTPUTS_API_KEY",
+    "GH_AW_SAFE_OUTPUTS_PORT",
+    "GITHUB_MCP_GUARD_MIN_INTEGRITY",
+    "GITHUB_MCP_GUARD_REPOS",
+    "GITHUB_MCP_SERVER_TOKEN",
+  ]);
+  const run = start.run!;
+  assertIncludes(run, "mkdir -p /home/runner/.copilot\n");
+  assertIncludes(run, '"type": "stdio",\n      "container": "ghcr.io/github/github-mcp-server:');
+  assertIncludes(run, '"GITHUB_PERSONAL_ACCESS_TOKEN": "\\${GITHUB_MCP_SERVER_TOKEN}"');
+  assertIncludes(run, '"port": $MCP_GATEWAY_PORT,');
+  assertIncludes(run, "-e GH_AW_SAFE_OUTPUTS_PORT -e GH_AW_SAFE_OUTPUTS_API_KEY -v /tmp/gh-aw/mcp-payloads");
+  assert(!run.includes("GH_AW_MCP_CLI_SERVERS"), "no CLI mounts without tools.cli-proxy");
+  const order = names(lock);
+  assert(
+    order.indexOf("Start MCP Gateway") < order.indexOf("Mount MCP servers as CLIs"),
+    "mount after start",
+  );
+  assert(order.indexOf("Stop MCP Gateway") > order.indexOf("Execute GitHub Copilot CLI"), "stop after run");
+  assertEquals(step(lock, "Parse MCP Gateway logs for step summary")!.id, "parse-mcp-gateway");
+});
+
+Deno.test("claude's dialect references variables bare; custom servers carry their secrets as step env", async () => {
+  const { lock } = await compileOne(WF(
+    "engine: claude\nmcp-servers:\n  notes:\n    container: mcp/notes\n    env:\n      NOTES_TOKEN: ${{ secrets.NOTES_TOKEN }}\n" +
+      "  search:\n    url: https://search.example/mcp\n    headers:\n      Authorization: Bearer ${{ secrets.SEARCH_KEY }}\n    allowed: [find]\n",
+  ));
+  const start = step(lock, "Start MCP Gateway")!;
+  assertEquals(start.env!.NOTES_TOKEN, "${{ secrets.NOTES_TOKEN }}");
+  assertEquals(start.env!.SEARCH_KEY, "${{ secrets.SEARCH_KEY }}");
+  const run = start.run!;
+  assertIncludes(run, '"GITHUB_PERSONAL_ACCESS_TOKEN": "$GITHUB_MCP_SERVER_TOKEN"');
+  assertIncludes(run, '"NOTES_TOKEN": "${NOTES_TOKEN}"');
+  assertIncludes(run, '"Authorization": "Bearer \\${SEARCH_KEY}"');
+  assertIncludes(run, "-e NOTES_TOKEN -e SEARCH_KEY -v /tmp/gh-aw/mcp-payloads");
+  assert(!run.includes("/home/runner/.copilot"), "no copilot config dir");
+  const servers = [...run.matchAll(/^ {4}"([\w-]+)": \{$/gm)].map((m) => m[1]);
+  assertEquals(servers, ["github", "notes", "safeoutputs", "search"]);
+});
+
+Deno.test("a configured guard policy replaces lockdown detection with the integrity list parsing", async () => {
+  const { lock } = await compileOne(WF(
+    "engine: copilot\ntools:\n  github:\n    min-integrity: approved\n    approval-labels: [ok]\n",
+  ));
+  assertEquals(step(lock, "Determine automatic lockdown mode for GitHub MCP Server"), undefined);
+  const parseStep = step(lock, "Parse integrity filter lists")!;
+  assertEquals(parseStep.env!.GH_AW_APPROVAL_LABELS_EXTRA, "ok");
+  const run = step(lock, "Start MCP Gateway")!.run!;
+  assertIncludes(run, '"approval-labels": ${{ steps.parse-guard-vars.outputs.approval_labels }},');
+  assertIncludes(run, '"min-integrity": "approved",\n          "repos": "all",');
+});
+
+Deno.test("gh-proxy mode drops the GitHub server and wraps the engine run in the CLI proxy", async () => {
+  const { lock } = await compileOne(
+    WF("engine: copilot\ntools:\n  cli-proxy: true\n  github:\n    mode: gh-proxy\n"),
+  );
+  const run = step(lock, "Start MCP Gateway")!.run!;
+  assert(!run.includes('"github": {'), "no GitHub MCP server");
+  assertIncludes(run, `export GH_AW_MCP_CLI_SERVERS='["safeoutputs"]'\n`);
+  const cli = step(lock, "Start CLI Proxy")!;
+  assertEquals(cli.env!.CLI_PROXY_POLICY, '{"allow-only":{"repos":"all","min-integrity":"none"}}');
+  const order = names(lock);
+  const exec = order.indexOf("Execute GitHub Copilot CLI");
+  assertEquals(order[exec - 1], "Start CLI Proxy");
+  assertEquals(order[exec + 1], "Stop CLI Proxy");
+});
+
+Deno.test("codex writes its TOML config before the gateway JSON and syncs it into CODEX_HOME", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nengine: codex\n---\n# Nightly Helper\nDo it.\n",
+  );
+  const start = step(lock, "Start MCP Gateway")!;
+  assertEquals(start.env!.CODEX_HOME, "/tmp/gh-aw/mcp-config");
+  const run = start.run!;
+  const toml = run.indexOf('cat > "${RUNNER_TEMP}/gh-aw/mcp-config/config.toml"');
+  const json = run.indexOf("# Generate JSON config for MCP gateway");
+  assert(toml > 0 && json > toml, "TOML first");
+  assertIncludes(run, "[mcp_servers.github]\nuser_agent = ");
+  assertIncludes(run, '"^GITHUB_PERSONAL_ACCESS_TOKEN$"');
+  assertIncludes(run, "-e CODEX_HOME -v /tmp/gh-aw/mcp-payloads");
+  assertIncludes(run, 'chmod 600 "${CODEX_HOME}/config.toml"\n');
+});
