@@ -2,8 +2,16 @@
 import type { AgentInput } from "./agent_input.ts";
 import type { StepPlan } from "./plan_types.ts";
 import { scriptBody, VERSIONS } from "./jobs_common.ts";
-import { lit, plain, sq, type YValue } from "./yaml_writer.ts";
-import { gatewayEnv, gatewayScript, type GithubTool, githubToolConfig } from "./mcp_config.ts";
+import { lit, litBareBlanks, plain, sq, type YValue } from "./yaml_writer.ts";
+import {
+  bareBlankLines,
+  gatewayEnv,
+  gatewayScript,
+  type GithubTool,
+  githubToolConfig,
+  withoutMarkers,
+} from "./mcp_config.ts";
+import { mcpScriptsLogSteps, mcpScriptsSteps } from "./agent_mcp_scripts.ts";
 
 /** `with.script` of the CLI-mount step (its globals setup passes no `getOctokit`). */
 const MOUNT_SCRIPT =
@@ -39,12 +47,20 @@ export function lockdownSteps(a: AgentInput): StepPlan[] {
   }];
 }
 
-/** "Start MCP Gateway" and "Mount MCP servers as CLIs". */
+/** The MCP Scripts server steps, "Start MCP Gateway" and "Mount MCP servers as CLIs". */
 export function mcpGatewaySteps(a: AgentInput): StepPlan[] {
   const env: Record<string, YValue> = {};
   for (const [k, v] of gatewayEnv(a)) env[k] = plain(v);
+  const script = gatewayScript(a);
+  const bare = bareBlankLines(script);
   return [
-    { name: "Start MCP Gateway", id: "start-mcp-gateway", env, run: lit(gatewayScript(a)) },
+    ...mcpScriptsSteps(a),
+    {
+      name: "Start MCP Gateway",
+      id: "start-mcp-gateway",
+      env,
+      run: litBareBlanks(withoutMarkers(script), bare),
+    },
     {
       name: "Mount MCP servers as CLIs",
       id: "mount-mcp-clis",
@@ -75,9 +91,9 @@ export function mcpGatewayStopSteps(_a: AgentInput): StepPlan[] {
   }];
 }
 
-/** "Parse MCP Gateway logs for step summary" (its outputs feed the job's effective-token outputs). */
+/** "Parse MCP Scripts logs…" (when configured) and "Parse MCP Gateway logs for step summary" (its outputs feed the job's effective-token outputs). */
 export function mcpGatewayLogSteps(a: AgentInput): StepPlan[] {
-  return [{
+  return [...mcpScriptsLogSteps(a), {
     name: "Parse MCP Gateway logs for step summary",
     if: plain("always()"),
     id: "parse-mcp-gateway",

@@ -6,6 +6,9 @@ import type { AgentInput } from "./agent_input.ts";
 import { VERSIONS } from "./jobs_common.ts";
 import { heredocDelimiter } from "./hash.ts";
 
+/** Marks a blank line gh-aw writes without indentation inside the run script. */
+export const BARE_BLANK = "\u0000";
+
 /** The inputs the TOML needs, resolved by mcp_config.ts. */
 export interface CodexServers {
   agenticWorkflows: boolean;
@@ -169,9 +172,9 @@ export function codexTail(a: AgentInput, s: CodexServers): string[] {
     "# Sync converter output to writable CODEX_HOME for Codex",
     "mkdir -p /tmp/gh-aw/mcp-config",
     `cat > "${target}" << ${delim}`,
-    "",
+    BARE_BLANK,
     'model_provider = "openai-proxy"',
-    "",
+    BARE_BLANK,
     "[model_providers.openai-proxy]",
     'name = "OpenAI AWF proxy"',
     'base_url = "http://172.30.0.30:10000"',

@@ -6,7 +6,7 @@ import type { AgentInput } from "./agent_input.ts";
 import { VERSIONS } from "./jobs_common.ts";
 import { heredocDelimiter } from "./hash.ts";
 import { InlineJson, type JsonValue, RawJson, renderJson, ShallowJson } from "./mcp_json.ts";
-import { codexPrelude, type CodexServers, codexTail } from "./mcp_codex.ts";
+import { BARE_BLANK, codexPrelude, type CodexServers, codexTail } from "./mcp_codex.ts";
 
 /** The token chain the GitHub MCP server (and the CLI proxy) use unless `github-token` is set. */
 export const MCP_TOKEN =
@@ -485,6 +485,16 @@ export function gatewayScript(a: AgentInput): string {
   );
   if (codex) lines.push(...codexTail(a, codex));
   return lines.join("\n") + "\n";
+}
+
+/** Indices of the script lines gh-aw leaves unindented (see {@link BARE_BLANK}). */
+export function bareBlankLines(script: string): number[] {
+  return script.split("\n").flatMap((l, i) => (l === BARE_BLANK ? [i] : []));
+}
+
+/** The script text with its bare-blank markers emptied. */
+export function withoutMarkers(script: string): string {
+  return script.split("\n").map((l) => (l === BARE_BLANK ? "" : l)).join("\n");
 }
 
 /** What Codex's TOML config lists. */

@@ -44,6 +44,15 @@ export const folded = (v: string): Styled => new Styled(v, "folded");
 /** Plain style, forced. */
 export const plain = (v: string): Styled => new Styled(v, "plain");
 
+/** A literal block followed by indentation-only lines (gh-aw writes some scripts so; the value is the same). */
+export class PaddedLiteral extends Styled {
+  constructor(value: string, readonly blankLines: number) {
+    super(value, "literal");
+  }
+}
+/** Literal block (`|`) with `n` trailing indentation-only lines. */
+export const litPadded = (v: string, n = 1): PaddedLiteral => new PaddedLiteral(v, n);
+
 const RESERVED = /^(?:true|false|yes|no|on|off|null|~|y|n)$/i;
 const NUMBER =
   /^[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$|^0x[0-9a-fA-F]+$|^0o[0-7]+$|^[-+]?\.(?:inf|nan)$/i;
@@ -103,6 +112,7 @@ function blockLines(v: Styled, indent: string): string[] {
   const body = text.endsWith("\n") ? text.slice(0, -1) : text;
   // gh-aw keeps the block indentation on blank lines; we do the same for byte parity.
   const lines = body.split("\n").map((l) => indent + l);
+  if (v instanceof PaddedLiteral) { for (let i = 0; i < v.blankLines; i++) lines.push(indent); }
   return [head, ...lines];
 }
 
@@ -168,7 +178,7 @@ export function writeYaml(
         if (Object.keys(v).length === 0) out.push(`${pad}${key}: {}`);
         else out.push(`${pad}${key}:`, ...writeYaml(v, level + 1, opts));
       } else if (isBlock(v)) {
-        const [head, ...rest] = blockLines(v, "  ".repeat(level + 1));
+        const [head, ...rest] = blockLinesOf(v, "  ".repeat(level + 1));
         out.push(`${pad}${key}: ${head}`, ...rest);
       } else if (v === undefined) continue;
       else out.push(`${pad}${key}: ${scalar(v)}`.trimEnd());
@@ -176,4 +186,20 @@ export function writeYaml(
     return out;
   }
   return [pad + scalar(value as string)];
+}
+
+/** A literal block some of whose blank lines gh-aw writes without indentation (the value is the same). */
+export class BareBlankLiteral extends Styled {
+  constructor(value: string, readonly bareLines: ReadonlySet<number>) {
+    super(value, "literal");
+  }
+}
+/** Literal block (`|`) whose blank lines at the given 0-based indices carry no indentation. */
+export const litBareBlanks = (v: string, lines: Iterable<number>): BareBlankLiteral =>
+  new BareBlankLiteral(v, new Set(lines));
+
+function blockLinesOf(v: Styled, indent: string): string[] {
+  const [head, ...lines] = blockLines(v, indent);
+  if (!(v instanceof BareBlankLiteral)) return [head, ...lines];
+  return [head, ...lines.map((l, i) => (v.bareLines.has(i) && l.trim() === "" ? "" : l))];
 }
