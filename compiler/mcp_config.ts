@@ -41,7 +41,7 @@ function obj(v: unknown): Record<string, unknown> {
  * the workflow declares no GitHub settings of its own, or declares some without a mode (except on codex, crush and opencode);
  * a bare `github:` in the workflow means the local server.
  */
-function githubMode(a: AgentInput, merged: Record<string, unknown>): string {
+function githubMode(a: McpView, merged: Record<string, unknown>): string {
   const of = (m: Record<string, unknown>) =>
     typeof m.mode === "string" ? m.mode : m.type === "remote" ? "remote" : "local";
   const tools = obj(a.frontmatter.tools);
@@ -53,8 +53,11 @@ function githubMode(a: AgentInput, merged: Record<string, unknown>): string {
   return mode === "gh-proxy" && ["codex", "crush", "opencode"].includes(a.ctx.engineId) ? "local" : mode;
 }
 
+/** The parts of the agent input the GitHub tool and container list depend on. */
+export type McpView = Pick<AgentInput, "ctx" | "merged" | "frontmatter" | "github" | "mcpServers">;
+
 /** The GitHub tool's settings, or undefined when `tools.github: false`. */
-export function githubToolConfig(a: AgentInput): GithubTool | undefined {
+export function githubToolConfig(a: McpView): GithubTool | undefined {
   const raw = a.merged.tools.github;
   if (raw === false || !a.github) return undefined;
   const g = obj(raw);
@@ -75,7 +78,7 @@ export function githubToolConfig(a: AgentInput): GithubTool | undefined {
 }
 
 /** Whether the GitHub MCP server runs behind the gateway (on, and not replaced by the CLI proxy). */
-function githubServer(a: AgentInput): GithubTool | undefined {
+function githubServer(a: McpView): GithubTool | undefined {
   const gh = githubToolConfig(a);
   return gh && gh.mode !== "gh-proxy" ? gh : undefined;
 }
@@ -508,4 +511,38 @@ function codexServers(a: AgentInput): CodexServers {
     custom: Object.entries(a.mcpServers),
     sink: sink?.["write-sink"].accept,
   };
+}
+
+/** The image a `mcp-servers:` entry runs (`npx`/`uvx` commands run in node/python images). */
+function serverImage(cfg: Record<string, unknown>): string | undefined {
+  if (cfg.url !== undefined) return undefined;
+  if (cfg.command === "npx") return "node:lts-alpine";
+  if (cfg.command === "uvx") return "python:alpine";
+  const image = cfg.container ?? cfg.image;
+  if (typeof image !== "string") return undefined;
+  return cfg.version !== undefined ? `${image}:${cfg.version}` : image;
+}
+
+/**
+ * Images the agent job pulls ("Download container images", the header and the manifest), sorted: the
+ * firewall (plus its CLI proxy in gh-proxy mode), the gateway, the GitHub server (unless hosted) and every custom
+ * server's image. `node:lts-alpine` is always listed (the digest-pinned form, see VERSIONS.nodeImage).
+ */
+export function mcpContainerImages(v: McpView): string[] {
+  const gh = githubToolConfig(v);
+  const images = new Set<string>([
+    `ghcr.io/github/gh-aw-firewall/agent:${VERSIONS.awfImageTag}`,
+    `ghcr.io/github/gh-aw-firewall/api-proxy:${VERSIONS.awfImageTag}`,
+    ...(gh?.mode === "gh-proxy" ? [`ghcr.io/github/gh-aw-firewall/cli-proxy:${VERSIONS.awfImageTag}`] : []),
+    `ghcr.io/github/gh-aw-firewall/squid:${VERSIONS.awfImageTag}`,
+    `ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`,
+    // Listed in gh-proxy mode too (the proxy serves the same image); the hosted server needs none.
+    ...(gh && gh.mode !== "remote" ? [`ghcr.io/github/github-mcp-server:${VERSIONS.githubMcp}`] : []),
+  ]);
+  for (const cfg of Object.values(v.mcpServers)) {
+    const image = serverImage(cfg);
+    if (image && image !== "node:lts-alpine") images.add(image);
+  }
+  images.add(VERSIONS.nodeImage);
+  return [...images].sort();
 }

@@ -9,7 +9,7 @@ import { processTriggers } from "./triggers.ts";
 import { resolveEngine } from "./engines.ts";
 import { planSafeOutputs } from "./safe_outputs.ts";
 import { computeAllowedDomains } from "./network.ts";
-import { type JobCtx, type Refs, VERSIONS } from "./jobs_common.ts";
+import { type JobCtx, type Refs } from "./jobs_common.ts";
 import {
   activationJob,
   bodyExpressions,
@@ -17,6 +17,7 @@ import {
   exprEnvName,
   preActivationJob,
 } from "./jobs_activation.ts";
+import { mcpContainerImages } from "./mcp_config.ts";
 import { agentJob, detectionJob } from "./jobs_agent.ts";
 import { copilotDetectionJob } from "./jobs_detection.ts";
 import { pushExperimentsStateJob, pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs_memory.ts";
@@ -373,17 +374,17 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ? [...imports.map((i) => i.file.split.body.trim()), file.split.body.trim()].filter(Boolean).join("\n\n")
       : undefined,
   });
-  const containers = applyContainerPins([
-    `ghcr.io/github/gh-aw-firewall/agent:${VERSIONS.awfImageTag}`,
-    `ghcr.io/github/gh-aw-firewall/api-proxy:${VERSIONS.awfImageTag}`,
-    `ghcr.io/github/gh-aw-firewall/squid:${VERSIONS.awfImageTag}`,
-    `ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`,
-    ...(merged.github ? [`ghcr.io/github/github-mcp-server:${VERSIONS.githubMcp}`] : []),
-    ...Object.values(merged.mcpServers).map((s) => (s.container ?? s.image) as string | undefined).filter((
-      x,
-    ): x is string => !!x),
-    VERSIONS.nodeImage,
-  ], o.containerPins ?? {});
+  const containers = applyContainerPins(
+    mcpContainerImages({
+      ctx,
+      merged,
+      frontmatter: data,
+      github: merged.github,
+      mcpServers: merged.mcpServers,
+    }),
+    // Digests recorded in actions-lock.json's `containers`, overridden by aw.json `container_pins`.
+    { ...o.pins.lock.containers, ...(o.containerPins ?? {}) },
+  );
   const checkouts = merged.checkout.map(checkoutWith);
   jobs.agent = agentJob({
     ctx,
