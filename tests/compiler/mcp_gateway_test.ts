@@ -103,3 +103,45 @@ Deno.test("codex writes its TOML config before the gateway JSON and syncs it int
   assertIncludes(run, "-e CODEX_HOME -v /tmp/gh-aw/mcp-payloads");
   assertIncludes(run, 'chmod 600 "${CODEX_HOME}/config.toml"\n');
 });
+
+Deno.test("mcp-scripts tools get their config, shell files and server before the gateway, which receives their secrets", async () => {
+  const { lock } = await compileOne(WF(
+    "engine: copilot\nmcp-scripts:\n  greet:\n    description: Say hello\n    inputs:\n      who:\n        type: string\n        required: true\n" +
+      '    env:\n      GH_TOKEN: ${{ secrets.GITHUB_TOKEN }}\n    run: |\n      echo "hello $INPUT_WHO"\n',
+  ));
+  const order = names(lock);
+  const start = order.indexOf("Start MCP Gateway");
+  assertEquals(order.slice(start - 4, start), [
+    "Write MCP Scripts Config",
+    "Write MCP Scripts Tool Files",
+    "Generate MCP Scripts Server Config",
+    "Start MCP Scripts HTTP Server",
+  ]);
+  const config = step(lock, "Write MCP Scripts Config")!.run!;
+  assertIncludes(config, '"handler": "greet.sh",\n      "env": {\n        "GH_TOKEN": "GH_TOKEN"\n      },');
+  assertIncludes(config, '"required": [\n          "who"\n        ],');
+  const files = step(lock, "Write MCP Scripts Tool Files")!.run!;
+  assertIncludes(
+    files,
+    '# Auto-generated mcp-script tool: greet\n# Say hello\n\nset -euo pipefail\n\necho "hello $INPUT_WHO"\n',
+  );
+  assertEquals(step(lock, "Start MCP Scripts HTTP Server")!.env!.GH_TOKEN, "${{ secrets.GITHUB_TOKEN }}");
+  const gateway = step(lock, "Start MCP Gateway")!;
+  assertEquals(gateway.env!.GH_TOKEN, "${{ secrets.GITHUB_TOKEN }}");
+  assertIncludes(gateway.run!, '"url": "http://host.docker.internal:$GH_AW_MCP_SCRIPTS_PORT"');
+  assertIncludes(lock, '          chmod +x "${RUNNER_TEMP}/gh-aw/mcp-scripts/greet.sh"\n          \n');
+  const logs = order.indexOf("Parse MCP Gateway logs for step summary");
+  assertEquals(order[logs - 1], "Parse MCP Scripts logs for step summary");
+});
+
+Deno.test("the container list is sorted, adds the CLI proxy in gh-proxy mode and each custom server's image", async () => {
+  const { lock } = await compileOne(WF(
+    "engine: copilot\ntools:\n  github:\n    mode: gh-proxy\nmcp-servers:\n  docs:\n    container: acme/docs\n  web:\n    command: npx\n    args: [web-mcp]\n",
+  ));
+  const run = String(step(lock, "Download container images")!.run);
+  const images = run.split(" ").slice(2);
+  assertEquals(images, [...images].sort());
+  assert(images.includes("acme/docs"), "custom image");
+  assert(images.some((i) => i.startsWith("ghcr.io/github/gh-aw-firewall/cli-proxy:")), "CLI proxy image");
+  assertEquals(images.filter((i) => i.startsWith("node:lts-alpine")).length, 1);
+});
