@@ -38,8 +38,8 @@ function obj(v: unknown): Record<string, unknown> {
 
 /**
  * `tools.github.mode`. The corpus shows an imported mode (`shared/gh.md`'s `gh-proxy`) applying only when
- * the workflow declares no GitHub settings of its own, or declares some without a mode (except on codex, crush and opencode);
- * a bare `github:` in the workflow means the local server.
+ * the workflow declares no GitHub settings of its own, or declares some without a mode; codex, crush and
+ * opencode then fall back to the local server (`local-fallback`). A bare `github:` means the local server.
  */
 function githubMode(a: McpView, merged: Record<string, unknown>): string {
   const of = (m: Record<string, unknown>) =>
@@ -50,8 +50,13 @@ function githubMode(a: McpView, merged: Record<string, unknown>): string {
   if (own === null || own === undefined || own === true) return "local";
   if (typeof obj(own).mode === "string" || obj(own).type !== undefined) return of(obj(own));
   const mode = of(merged);
-  return mode === "gh-proxy" && ["codex", "crush", "opencode"].includes(a.ctx.engineId) ? "local" : mode;
+  return mode === "gh-proxy" && ["codex", "crush", "opencode"].includes(a.ctx.engineId)
+    ? "local-fallback"
+    : mode;
 }
+
+/** The default toolsets (`default`), which the local fallback of an imported gh-proxy mode serves. */
+const DEFAULT_TOOLSETS = "context,repos,issues,pull_requests";
 
 /** The parts of the agent input the GitHub tool and container list depend on. */
 export type McpView = Pick<AgentInput, "ctx" | "merged" | "frontmatter" | "github" | "mcpServers">;
@@ -61,13 +66,16 @@ export function githubToolConfig(a: McpView): GithubTool | undefined {
   const raw = a.merged.tools.github;
   if (raw === false || !a.github) return undefined;
   const g = obj(raw);
-  const mode = githubMode(a, g);
+  const resolved = githubMode(a, g);
+  const fallback = resolved === "local-fallback";
+  const mode = fallback ? "local" : resolved;
   const repos = g["allowed-repos"] ?? g.repos;
   return {
     mode,
     guardConfigured: g["min-integrity"] !== undefined || repos !== undefined,
     app: g.app !== undefined || g["github-app"] !== undefined,
-    toolsets: a.github.toolsets,
+    // On that fallback gh-aw serves the imported (mode-only) settings: the default toolsets.
+    toolsets: fallback ? DEFAULT_TOOLSETS : a.github.toolsets,
     readOnly: a.github.readOnly,
     minIntegrity: typeof g["min-integrity"] === "string" ? g["min-integrity"] : undefined,
     repos: Array.isArray(repos) ? repos.map(String) : typeof repos === "string" ? repos : undefined,
