@@ -2,7 +2,7 @@
 import type { AgentInput } from "./agent_input.ts";
 import type { StepPlan } from "./plan_types.ts";
 import { scriptBody, VERSIONS } from "./jobs_common.ts";
-import { lit, litBareBlanks, plain, sq, type YValue } from "./yaml_writer.ts";
+import { lit, litBareBlanks, litPadded, plain, sq, type YValue } from "./yaml_writer.ts";
 import {
   bareBlankLines,
   gatewayEnv,
@@ -59,7 +59,10 @@ export function mcpGatewaySteps(a: AgentInput): StepPlan[] {
       name: "Start MCP Gateway",
       id: "start-mcp-gateway",
       env,
-      run: litBareBlanks(withoutMarkers(script), bare),
+      // A script ending in a blank line keeps it as an indented line under a plain `|`.
+      run: script.endsWith("\n\n")
+        ? litPadded(script.slice(0, -1))
+        : litBareBlanks(withoutMarkers(script), bare),
     },
     {
       name: "Mount MCP servers as CLIs",

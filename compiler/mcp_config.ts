@@ -485,6 +485,8 @@ export function gatewayScript(a: AgentInput): string {
     `export MCP_GATEWAY_DOCKER_COMMAND='${dockerCommand(a)}'`,
     "",
   );
+  // Pi reads no gateway config of its own: the script ends after the docker command.
+  if (a.ctx.engineId === "pi") return lines.join("\n") + "\n";
   const codex = a.ctx.engineId === "codex" ? codexServers(a) : undefined;
   if (a.ctx.engineId === "copilot") lines.push("mkdir -p /home/runner/.copilot");
   if (codex) lines.push(...codexPrelude(a, codex));
