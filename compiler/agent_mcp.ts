@@ -3,14 +3,9 @@ import type { AgentInput } from "./agent_input.ts";
 import type { StepPlan } from "./plan_types.ts";
 import { scriptBody, VERSIONS } from "./jobs_common.ts";
 import { lit, litBareBlanks, litPadded, plain, sq, type YValue } from "./yaml_writer.ts";
-import {
-  bareBlankLines,
-  gatewayEnv,
-  gatewayScript,
-  type GithubTool,
-  githubToolConfig,
-  withoutMarkers,
-} from "./mcp_config.ts";
+import { bareBlankLines, gatewayScript, withoutMarkers } from "./mcp_gateway_script.ts";
+import { gatewayEnv } from "./mcp_config.ts";
+import { type GithubTool, githubToolConfig } from "./mcp_github.ts";
 import { mcpScriptsLogSteps, mcpScriptsSteps } from "./agent_mcp_scripts.ts";
 
 /** `with.script` of the CLI-mount step (its globals setup passes no `getOctokit`). */

@@ -1,95 +1,11 @@
 /**
- * The MCP gateway's start script: its step env, exports, `docker run` command and the per-engine server
- * configuration (JSON heredoc piped into start_mcp_gateway.cjs), in gh-aw's exact text.
+ * The MCP gateway's server configuration (the JSON piped into start_mcp_gateway.cjs) per engine dialect,
+ * the step env its expressions need, and the servers mounted as CLIs.
  */
 import type { AgentInput } from "./agent_input.ts";
 import { VERSIONS } from "./jobs_common.ts";
-import { heredocDelimiter } from "./hash.ts";
 import { InlineJson, type JsonValue, RawJson, renderJson, ShallowJson } from "./mcp_json.ts";
-import { BARE_BLANK, codexPrelude, type CodexServers, codexTail } from "./mcp_codex.ts";
-
-/** The token chain the GitHub MCP server (and the CLI proxy) use unless `github-token` is set. */
-export const MCP_TOKEN =
-  "${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}";
-
-/** The resolved `tools.github` settings the gateway needs. */
-export interface GithubTool {
-  /** `local` (docker), `remote` (hosted) or `gh-proxy` (no MCP server; the CLI proxy serves `gh`). */
-  mode: string;
-  /** Whether `min-integrity` or `allowed-repos` fixes the guard policy (else it is detected at runtime). */
-  guardConfigured: boolean;
-  /** Whether a GitHub App mints the token. */
-  app: boolean;
-  toolsets: string;
-  readOnly: boolean;
-  minIntegrity?: string;
-  /** `allowed-repos`: `all`, `public` or a list of `owner/repo` / `owner/*`. */
-  repos?: string | string[];
-  /** The token expression for the server. */
-  token: string;
-  allowed?: string[];
-  /** The merged `tools.github` object. */
-  raw: Record<string, unknown>;
-}
-
-function obj(v: unknown): Record<string, unknown> {
-  return v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
-}
-
-/**
- * `tools.github.mode`. The corpus shows an imported mode (`shared/gh.md`'s `gh-proxy`) applying only when
- * the workflow declares no GitHub settings of its own, or declares some without a mode; codex, crush and
- * opencode then fall back to the local server (`local-fallback`). A bare `github:` means the local server.
- */
-function githubMode(a: McpView, merged: Record<string, unknown>): string {
-  const of = (m: Record<string, unknown>) =>
-    typeof m.mode === "string" ? m.mode : m.type === "remote" ? "remote" : "local";
-  const tools = obj(a.frontmatter.tools);
-  if (!("github" in tools)) return of(merged);
-  const own = tools.github;
-  if (own === null || own === undefined || own === true) return "local";
-  if (typeof obj(own).mode === "string" || obj(own).type !== undefined) return of(obj(own));
-  const mode = of(merged);
-  return mode === "gh-proxy" && ["codex", "crush", "opencode"].includes(a.ctx.engineId)
-    ? "local-fallback"
-    : mode;
-}
-
-/** The default toolsets (`default`), which the local fallback of an imported gh-proxy mode serves. */
-const DEFAULT_TOOLSETS = "context,repos,issues,pull_requests";
-
-/** The parts of the agent input the GitHub tool and container list depend on. */
-export type McpView = Pick<AgentInput, "ctx" | "merged" | "frontmatter" | "github" | "mcpServers">;
-
-/** The GitHub tool's settings, or undefined when `tools.github: false`. */
-export function githubToolConfig(a: McpView): GithubTool | undefined {
-  const raw = a.merged.tools.github;
-  if (raw === false || !a.github) return undefined;
-  const g = obj(raw);
-  const resolved = githubMode(a, g);
-  const fallback = resolved === "local-fallback";
-  const mode = fallback ? "local" : resolved;
-  const repos = g["allowed-repos"] ?? g.repos;
-  return {
-    mode,
-    guardConfigured: g["min-integrity"] !== undefined || repos !== undefined,
-    app: g.app !== undefined || g["github-app"] !== undefined,
-    // On that fallback gh-aw serves the imported (mode-only) settings: the default toolsets.
-    toolsets: fallback ? DEFAULT_TOOLSETS : a.github.toolsets,
-    readOnly: a.github.readOnly,
-    minIntegrity: typeof g["min-integrity"] === "string" ? g["min-integrity"] : undefined,
-    repos: Array.isArray(repos) ? repos.map(String) : typeof repos === "string" ? repos : undefined,
-    token: typeof g["github-token"] === "string" ? g["github-token"] : MCP_TOKEN,
-    allowed: Array.isArray(g.allowed) ? g.allowed.map(String) : undefined,
-    raw: g,
-  };
-}
-
-/** Whether the GitHub MCP server runs behind the gateway (on, and not replaced by the CLI proxy). */
-function githubServer(a: McpView): GithubTool | undefined {
-  const gh = githubToolConfig(a);
-  return gh && gh.mode !== "gh-proxy" ? gh : undefined;
-}
+import { githubServer, type GithubTool, githubToolConfig, obj } from "./mcp_github.ts";
 
 /** Whether `tools.cli-proxy` (the MCP-CLI feature) is on. */
 export function cliProxyEnabled(a: AgentInput): boolean {
@@ -103,13 +19,14 @@ export function mcpScripts(a: AgentInput): Record<string, Record<string, unknown
   return Object.keys(m).length > 0 ? m as Record<string, Record<string, unknown>> : undefined;
 }
 
-function agenticWorkflows(a: AgentInput): boolean {
+/** Whether `tools.agentic-workflows` is on. */
+export function agenticWorkflows(a: AgentInput): boolean {
   const v = a.merged.tools["agentic-workflows"];
   return v !== undefined && v !== false;
 }
 
 /** Whether the engine gets copilot's config dialect (`\${VAR}` references, explicit `"type": "stdio"`). */
-function copilotStyle(a: AgentInput): boolean {
+export function copilotStyle(a: AgentInput): boolean {
   return a.ctx.engineId === "copilot";
 }
 
@@ -203,7 +120,7 @@ function customServer(a: AgentInput, cfg: Record<string, unknown>): CustomServer
 }
 
 /** The `guard-policies` of servers that can write (every server but GitHub's), when GitHub is on. */
-function writeSink(gh: GithubTool | undefined): JsonValue | undefined {
+export function writeSink(gh: GithubTool | undefined): JsonValue | undefined {
   if (!gh) return undefined;
   const accept = Array.isArray(gh.repos)
     ? gh.repos.map((r) => `private:${r.endsWith("/*") ? r.slice(0, -2) : r}`)
@@ -350,77 +267,6 @@ export function gatewayEnv(a: AgentInput): [string, string][] {
   return [...env.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
 }
 
-/** Variables every gateway container receives (before the workflow-specific ones). */
-const BASE_DOCKER_ENV = [
-  "MCP_GATEWAY_PORT",
-  "MCP_GATEWAY_DOMAIN",
-  "MCP_GATEWAY_API_KEY",
-  "MCP_GATEWAY_PAYLOAD_DIR",
-  "MCP_GATEWAY_PAYLOAD_SIZE_THRESHOLD",
-  "DOCKER_HOST=unix:///var/run/docker.sock",
-  "DEBUG",
-  "MCP_GATEWAY_LOG_DIR",
-  "GH_AW_MCP_LOG_DIR",
-  "GH_AW_SAFE_OUTPUTS",
-  "GH_AW_SAFE_OUTPUTS_CONFIG_PATH",
-  "GH_AW_SAFE_OUTPUTS_TOOLS_PATH",
-  "GH_AW_ASSETS_BRANCH",
-  "GH_AW_ASSETS_MAX_SIZE_KB",
-  "GH_AW_ASSETS_ALLOWED_EXTS",
-  "DEFAULT_BRANCH",
-  "GITHUB_MCP_SERVER_TOKEN",
-  "GITHUB_MCP_GUARD_MIN_INTEGRITY",
-  "GITHUB_MCP_GUARD_REPOS",
-  "GITHUB_REPOSITORY",
-  "GITHUB_SERVER_URL",
-  "GITHUB_SHA",
-  "GITHUB_WORKSPACE",
-  "GITHUB_TOKEN",
-  "GITHUB_RUN_ID",
-  "GITHUB_RUN_NUMBER",
-  "GITHUB_RUN_ATTEMPT",
-  "GITHUB_JOB",
-  "GITHUB_ACTION",
-  "GITHUB_EVENT_NAME",
-  "GITHUB_EVENT_PATH",
-  "GITHUB_ACTOR",
-  "GITHUB_ACTOR_ID",
-  "GITHUB_TRIGGERING_ACTOR",
-  "GITHUB_WORKFLOW",
-  "GITHUB_WORKFLOW_REF",
-  "GITHUB_WORKFLOW_SHA",
-  "GITHUB_REF",
-  "GITHUB_REF_NAME",
-  "GITHUB_REF_TYPE",
-  "GITHUB_HEAD_REF",
-  "GITHUB_BASE_REF",
-];
-
-/** The `-e` flags of the gateway container. */
-function dockerEnv(a: AgentInput): string[] {
-  const out = [...BASE_DOCKER_ENV];
-  const gh = githubServer(a);
-  if (gh?.mode === "remote" && copilotStyle(a)) out.push("GITHUB_PERSONAL_ACCESS_TOKEN");
-  if (mcpScripts(a)) out.push("GH_AW_MCP_SCRIPTS_PORT", "GH_AW_MCP_SCRIPTS_API_KEY");
-  out.push("GH_AW_SAFE_OUTPUTS_PORT", "GH_AW_SAFE_OUTPUTS_API_KEY");
-  if (a.ctx.otlp) {
-    out.push("GITHUB_AW_OTEL_TRACE_ID", "GITHUB_AW_OTEL_PARENT_SPAN_ID", "OTEL_EXPORTER_OTLP_HEADERS");
-  }
-  const added = new Set(out.map((e) => e.split("=")[0]));
-  for (const [k] of gatewayEnv(a)) if (!added.has(k)) out.push(k);
-  return out;
-}
-
-function dockerCommand(a: AgentInput): string {
-  const q = (v: string) => `'"\${${v}}"'`;
-  return "docker run -i --rm --network host --add-host host.docker.internal:127.0.0.1" +
-    ` --user ${q("MCP_GATEWAY_UID")}:${q("MCP_GATEWAY_GID")} --group-add ${q("DOCKER_SOCK_GID")}` +
-    ` -v ${q("DOCKER_SOCK_PATH")}:/var/run/docker.sock` +
-    dockerEnv(a).map((e) => ` -e ${e}`).join("") +
-    " -v /tmp/gh-aw/mcp-payloads:/tmp/gh-aw/mcp-payloads:rw -v /opt:/opt:ro -v /tmp:/tmp:rw" +
-    ` -v ${q("GITHUB_WORKSPACE")}:${q("GITHUB_WORKSPACE")}:rw ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`;
-}
-
 /** The configuration piped into start_mcp_gateway.cjs. */
 export function gatewayConfigJson(a: AgentInput): string {
   const gateway: Record<string, JsonValue> = {
@@ -439,120 +285,4 @@ export function gatewayConfigJson(a: AgentInput): string {
     };
   }
   return renderJson({ mcpServers: servers(a).json, gateway });
-}
-
-/** The full `run:` text of "Start MCP Gateway". */
-export function gatewayScript(a: AgentInput): string {
-  const delim = heredocDelimiter("MCP_CONFIG", a.frontmatterHash);
-  const lines = [
-    "set -eo pipefail",
-    'mkdir -p "${RUNNER_TEMP}/gh-aw/mcp-config"',
-    "",
-    "# Export gateway environment variables for MCP config and gateway script",
-    'export MCP_GATEWAY_PORT="8080"',
-    'export MCP_GATEWAY_DOMAIN="host.docker.internal"',
-    'export MCP_GATEWAY_HOST_DOMAIN="localhost"',
-    "MCP_GATEWAY_API_KEY=$(openssl rand -base64 45 | tr -d '/+=')",
-    'echo "::add-mask::${MCP_GATEWAY_API_KEY}"',
-    "export MCP_GATEWAY_API_KEY",
-    'export MCP_GATEWAY_PAYLOAD_DIR="/tmp/gh-aw/mcp-payloads"',
-    'mkdir -p "${MCP_GATEWAY_PAYLOAD_DIR}"',
-    'export MCP_GATEWAY_PAYLOAD_SIZE_THRESHOLD="524288"',
-    'export DEBUG="*"',
-    "",
-    `export GH_AW_ENGINE="${a.ctx.engineId}"`,
-  ];
-  const cli = cliServerNames(a);
-  if (cli.length > 0) {
-    const list = JSON.stringify(cli);
-    lines.push(
-      `export GH_AW_MCP_CLI_SERVERS='${list}'`,
-      `echo GH_AW_MCP_CLI_SERVERS='${list}' >> "$GITHUB_ENV"`,
-    );
-  }
-  if (githubServer(a)?.mode === "remote" && copilotStyle(a)) {
-    lines.push('export GITHUB_PERSONAL_ACCESS_TOKEN="$GITHUB_MCP_SERVER_TOKEN"');
-  }
-  lines.push(
-    "MCP_GATEWAY_UID=$(id -u 2>/dev/null || echo '0')",
-    "MCP_GATEWAY_GID=$(id -g 2>/dev/null || echo '0')",
-    'case "${DOCKER_HOST:-}" in',
-    '  unix://* ) DOCKER_SOCK_PATH="${DOCKER_HOST#unix://}" ;;',
-    '  /* ) DOCKER_SOCK_PATH="$DOCKER_HOST" ;;',
-    "  * ) DOCKER_SOCK_PATH=/var/run/docker.sock ;;",
-    "esac",
-    "DOCKER_SOCK_GID=$(stat -c '%g' \"$DOCKER_SOCK_PATH\" 2>/dev/null || echo '0')",
-    `export MCP_GATEWAY_DOCKER_COMMAND='${dockerCommand(a)}'`,
-    "",
-  );
-  // Pi reads no gateway config of its own: the script ends after the docker command.
-  if (a.ctx.engineId === "pi") return lines.join("\n") + "\n";
-  const codex = a.ctx.engineId === "codex" ? codexServers(a) : undefined;
-  if (a.ctx.engineId === "copilot") lines.push("mkdir -p /home/runner/.copilot");
-  if (codex) lines.push(...codexPrelude(a, codex));
-  lines.push(
-    "GH_AW_NODE=$(which node 2>/dev/null || command -v node 2>/dev/null || echo node)",
-    `cat << ${delim} | "$GH_AW_NODE" "\${RUNNER_TEMP}/gh-aw/actions/start_mcp_gateway.cjs"`,
-    gatewayConfigJson(a),
-    delim,
-  );
-  if (codex) lines.push(...codexTail(a, codex));
-  return lines.join("\n") + "\n";
-}
-
-/** Indices of the script lines gh-aw leaves unindented (see {@link BARE_BLANK}). */
-export function bareBlankLines(script: string): number[] {
-  return script.split("\n").flatMap((l, i) => (l === BARE_BLANK ? [i] : []));
-}
-
-/** The script text with its bare-blank markers emptied. */
-export function withoutMarkers(script: string): string {
-  return script.split("\n").map((l) => (l === BARE_BLANK ? "" : l)).join("\n");
-}
-
-/** What Codex's TOML config lists. */
-function codexServers(a: AgentInput): CodexServers {
-  const gh = githubServer(a);
-  const sink = writeSink(githubToolConfig(a)) as { "write-sink": { accept: string[] } } | undefined;
-  return {
-    agenticWorkflows: agenticWorkflows(a),
-    github: gh ? { mode: gh.mode, readOnly: gh.readOnly, toolsets: gh.toolsets } : undefined,
-    mcpScripts: mcpScripts(a) !== undefined,
-    custom: Object.entries(a.mcpServers),
-    sink: sink?.["write-sink"].accept,
-  };
-}
-
-/** The image a `mcp-servers:` entry runs (`npx`/`uvx` commands run in node/python images). */
-function serverImage(cfg: Record<string, unknown>): string | undefined {
-  if (cfg.url !== undefined) return undefined;
-  if (cfg.command === "npx") return "node:lts-alpine";
-  if (cfg.command === "uvx") return "python:alpine";
-  const image = cfg.container ?? cfg.image;
-  if (typeof image !== "string") return undefined;
-  return cfg.version !== undefined ? `${image}:${cfg.version}` : image;
-}
-
-/**
- * Images the agent job pulls ("Download container images", the header and the manifest), sorted: the
- * firewall (plus its CLI proxy in gh-proxy mode), the gateway, the GitHub server (unless hosted) and every custom
- * server's image. `node:lts-alpine` is always listed (the digest-pinned form, see VERSIONS.nodeImage).
- */
-export function mcpContainerImages(v: McpView): string[] {
-  const gh = githubToolConfig(v);
-  const images = new Set<string>([
-    `ghcr.io/github/gh-aw-firewall/agent:${VERSIONS.awfImageTag}`,
-    `ghcr.io/github/gh-aw-firewall/api-proxy:${VERSIONS.awfImageTag}`,
-    ...(gh?.mode === "gh-proxy" ? [`ghcr.io/github/gh-aw-firewall/cli-proxy:${VERSIONS.awfImageTag}`] : []),
-    `ghcr.io/github/gh-aw-firewall/squid:${VERSIONS.awfImageTag}`,
-    `ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`,
-    // Listed in gh-proxy mode too (the proxy serves the same image); the hosted server needs none.
-    ...(gh && gh.mode !== "remote" ? [`ghcr.io/github/github-mcp-server:${VERSIONS.githubMcp}`] : []),
-  ]);
-  for (const cfg of Object.values(v.mcpServers)) {
-    const image = serverImage(cfg);
-    if (image && image !== "node:lts-alpine") images.add(image);
-  }
-  images.add(VERSIONS.nodeImage);
-  return [...images].sort();
 }

@@ -17,7 +17,7 @@ import {
   exprEnvName,
   preActivationJob,
 } from "./jobs_activation.ts";
-import { mcpContainerImages } from "./mcp_config.ts";
+import { mcpContainerImages } from "./mcp_github.ts";
 import { agentJob, detectionJob } from "./jobs_agent.ts";
 import { copilotDetectionJob } from "./jobs_detection.ts";
 import { pushExperimentsStateJob, pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs_memory.ts";
