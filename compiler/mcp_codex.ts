@@ -89,8 +89,19 @@ function codexToml(a: AgentInput, s: CodexServers): string[] {
   if (s.agenticWorkflows) {
     sections.push(["agenticworkflows", [
       "[mcp_servers.agenticworkflows]",
-      'container = "localhost/gh-aw:dev"',
-      'mounts = ["\\${GITHUB_WORKSPACE}:\\${GITHUB_WORKSPACE}:rw", "/tmp/gh-aw:/tmp/gh-aw:rw"]',
+      ...(a.ctx.actionMode === "dev"
+        ? [
+          'container = "localhost/gh-aw:dev"',
+          'mounts = ["\\${GITHUB_WORKSPACE}:\\${GITHUB_WORKSPACE}:rw", "/tmp/gh-aw:/tmp/gh-aw:rw"]',
+        ]
+        : [
+          // Release mode (from gh-aw's own tests; the dev corpus has no example).
+          'container = "alpine:latest"',
+          'entrypoint = "${RUNNER_TEMP}/gh-aw/gh-aw"',
+          'entrypointArgs = ["mcp-server", "--validate-actor"]',
+          'mounts = ["${RUNNER_TEMP}/gh-aw:${RUNNER_TEMP}/gh-aw:ro", "/usr/bin/gh:/usr/bin/gh:ro", ' +
+          '"\\${GITHUB_WORKSPACE}:\\${GITHUB_WORKSPACE}:rw", "/tmp/gh-aw:/tmp/gh-aw:rw"]',
+        ]),
       'env_vars = ["DEBUG", "GH_TOKEN", "GITHUB_TOKEN", "GITHUB_ACTOR", "GITHUB_REPOSITORY"]',
       ...sinkLines("agenticworkflows", s.sink),
     ]]);

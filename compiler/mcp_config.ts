@@ -193,8 +193,23 @@ function servers(a: AgentInput): { json: Record<string, JsonValue>; env: [string
   if (agenticWorkflows(a)) {
     const s: Record<string, JsonValue> = {};
     if (cp) s.type = "stdio";
-    s.container = "localhost/gh-aw:dev";
-    s.mounts = new InlineJson(["\\${GITHUB_WORKSPACE}:\\${GITHUB_WORKSPACE}:rw", "/tmp/gh-aw:/tmp/gh-aw:rw"]);
+    const workspace = "\\${GITHUB_WORKSPACE}:\\${GITHUB_WORKSPACE}:rw";
+    if (a.ctx.actionMode === "dev") {
+      // Dev mode runs the image built from source (agenticWorkflowsBuildSteps).
+      s.container = "localhost/gh-aw:dev";
+      s.mounts = new InlineJson([workspace, "/tmp/gh-aw:/tmp/gh-aw:rw"]);
+    } else {
+      // Release mode runs the installed binary in alpine (from gh-aw's own tests; not in the dev corpus).
+      s.container = "alpine:latest";
+      s.entrypoint = "${RUNNER_TEMP}/gh-aw/gh-aw";
+      s.entrypointArgs = new InlineJson(["mcp-server", "--validate-actor"]);
+      s.mounts = new InlineJson([
+        "${RUNNER_TEMP}/gh-aw:${RUNNER_TEMP}/gh-aw:ro",
+        "/usr/bin/gh:/usr/bin/gh:ro",
+        workspace,
+        "/tmp/gh-aw:/tmp/gh-aw:rw",
+      ]);
+    }
     s.args = new InlineJson(["--network", "host", "-w", "\\${GITHUB_WORKSPACE}"]);
     s.env = {
       DEBUG: "*",

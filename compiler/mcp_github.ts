@@ -119,6 +119,9 @@ export function mcpContainerImages(v: McpView): string[] {
     const image = serverImage(cfg);
     if (image && image !== "node:lts-alpine") images.add(image);
   }
+  // Release mode runs the agentic-workflows server in alpine (dev mode builds its image locally).
+  const aw = v.merged.tools["agentic-workflows"];
+  if (aw !== undefined && aw !== false && v.ctx.actionMode !== "dev") images.add("alpine:latest");
   images.add(VERSIONS.nodeImage);
   return [...images].sort();
 }

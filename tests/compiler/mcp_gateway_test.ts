@@ -145,3 +145,27 @@ Deno.test("the container list is sorted, adds the CLI proxy in gh-proxy mode and
   assert(images.some((i) => i.startsWith("ghcr.io/github/gh-aw-firewall/cli-proxy:")), "CLI proxy image");
   assertEquals(images.filter((i) => i.startsWith("node:lts-alpine")).length, 1);
 });
+
+Deno.test("agentic-workflows runs the locally built image in dev mode and the installed binary in alpine in release", async () => {
+  const md = WF("engine: copilot\ntools:\n  agentic-workflows:\n");
+  const dev = (await compileOne(md, {}, { actionMode: "dev" })).lock;
+  assertIncludes(step(dev, "Start MCP Gateway")!.run!, '"container": "localhost/gh-aw:dev"');
+  assertEquals(
+    names(dev).slice(
+      names(dev).indexOf("Setup Go for CLI build"),
+      names(dev).indexOf("Setup Go for CLI build") + 4,
+    ),
+    [
+      "Setup Go for CLI build",
+      "Build gh-aw CLI",
+      "Setup Docker Buildx",
+      "Build gh-aw Docker image",
+    ],
+  );
+  assertEquals(step(dev, "Start MCP Gateway")!.env!.GITHUB_TOKEN, "${{ secrets.GITHUB_TOKEN }}");
+  const release = (await compileOne(md, {}, { actionMode: "release" })).lock;
+  const run = step(release, "Start MCP Gateway")!.run!;
+  assertIncludes(run, '"container": "alpine:latest",\n      "entrypoint": "${RUNNER_TEMP}/gh-aw/gh-aw",');
+  assertEquals(step(release, "Setup Go for CLI build"), undefined);
+  assertIncludes(String(step(release, "Download container images")!.run), " alpine:latest ");
+});
