@@ -29,6 +29,10 @@ export interface AgentInput {
   allowedReferences?: string[];
   github: { toolsets: string; readOnly: boolean; minIntegrity?: string } | undefined;
   mcpServers: Record<string, Record<string, unknown>>;
+  /** Pinned actions of the agentic-workflows MCP server's dev build (setup-go, buildx, build-push). */
+  mcpRefs?: { setupGo: string; buildx: string; buildPush: string };
+  /** `mcp-scripts:` tools merged from the workflow and its imports (the workflow wins). */
+  mcpScripts?: Record<string, Record<string, unknown>>;
   containers: string[];
   customSteps: StepPlan[];
   checkouts: Record<string, YValue>[];
@@ -44,12 +48,8 @@ export interface AgentInput {
   safeOutputs: SafeOutputsPlan;
   /** The resolved engine (id, model, secrets, environment). */
   engine: EngineConfig;
-  /** Pins of the dev-mode gh-aw build, when `tools.agentic-workflows` is used in dev action mode. */
-  devBuildRefs?: { setupGo: string; setupBuildx: string; buildPush: string };
   /** Setup steps of the language runtimes the workflow needs (before anything else runs). */
   runtimeSteps?: StepPlan[];
-  /** Whether `mcp-scripts` are configured (in the workflow or an import). */
-  mcpScripts?: boolean;
   /** Pinned `actions/cache` and `actions/cache/restore`, when `tools.cache-memory` is configured. */
   cacheRefs?: { cache: string; cacheRestore: string };
   /** Workflows `dispatch-workflow` / `call-workflow` may start, with their inputs (agent tools). */

@@ -18,7 +18,6 @@ import {
 } from "./jobs_common.ts";
 import { dq, folded, lit, plain, Styled, type YValue } from "./yaml_writer.ts";
 import type { AgentInput } from "./agent_input.ts";
-import { devCliBuildSteps, devCliInstallSteps } from "./agent_dev_build.ts";
 import {
   cacheMemoryEntries,
   cacheMemoryPostSteps,
@@ -34,7 +33,17 @@ import {
   safeOutputsServerSteps,
   safeOutputsUploadSteps,
 } from "./agent_safe_outputs.ts";
-import { lockdownSteps, mcpGatewayLogSteps, mcpGatewaySteps, mcpGatewayStopSteps } from "./agent_mcp.ts";
+import {
+  agenticWorkflowsBuildSteps,
+  agenticWorkflowsInstallSteps,
+  cliProxyStartSteps,
+  cliProxyStopSteps,
+  difcProxyStartSteps,
+  lockdownSteps,
+  mcpGatewayLogSteps,
+  mcpGatewaySteps,
+  mcpGatewayStopSteps,
+} from "./agent_mcp.ts";
 import { engineExecuteSteps, engineInstallSteps, engineLogSteps } from "./agent_engine.ts";
 
 export type { AgentInput } from "./agent_input.ts";
@@ -68,7 +77,7 @@ function agentArtifactPaths(a: AgentInput, guarded: boolean): string[] {
     ...(URL_REDACTING_ENGINES.has(engine) ? ["/tmp/gh-aw/redacted-urls.log"] : []),
     "/tmp/gh-aw/mcp-logs/",
     ...(guarded ? ["/tmp/gh-aw/proxy-logs/", "!/tmp/gh-aw/proxy-logs/proxy-tls/"] : []),
-    ...(a.mcpScripts ? ["/tmp/gh-aw/mcp-scripts/logs/"] : []),
+    ...(a.mcpScripts && Object.keys(a.mcpScripts).length > 0 ? ["/tmp/gh-aw/mcp-scripts/logs/"] : []),
     "/tmp/gh-aw/agent_usage.json",
     "/tmp/gh-aw/agent-stdio.log",
     "/tmp/gh-aw/pre-agent-audit.txt",
@@ -219,13 +228,14 @@ export function agentJob(a: AgentInput): JobPlan {
   });
   steps.push(...otlpMaskSteps(ctx));
   steps.push(...checkoutSteps(a));
-  if (a.devBuildRefs) steps.push(...devCliBuildSteps(a.devBuildRefs));
+  steps.push(...agenticWorkflowsBuildSteps(a));
   steps.push(...a.runtimeSteps ?? []);
   steps.push(shStep("Create gh-aw temp directory", "create_gh_aw_tmp_dir"));
   steps.push({
     ...shStep("Configure gh CLI for GitHub Enterprise", "configure_gh_for_ghe"),
     env: { GH_TOKEN: plain("${{ github.token }}") },
   });
+  steps.push(...difcProxyStartSteps(a));
   // User steps run first, then the frontmatter caches and memories are restored.
   steps.push(...a.customSteps);
   // The workflow's own `cache-memory` setting wins over an imported one (even `true` over an object).
@@ -260,7 +270,7 @@ export function agentJob(a: AgentInput): JobPlan {
   steps.push(...commentMemorySteps(a));
   steps.push(...restoreSteps(ctx.engineId, ctx.contentsRead !== false));
   steps.push(shStep("Download container images", "download_docker_images", a.containers.join(" ")));
-  if (a.devBuildRefs) steps.push(...devCliInstallSteps());
+  steps.push(...agenticWorkflowsInstallSteps(a));
   steps.push(...safeOutputsServerSteps(a));
   steps.push(...mcpGatewaySteps(a));
   steps.push(shStep("Clean credentials", "clean_git_credentials", "", { "continue-on-error": true }));
@@ -268,7 +278,10 @@ export function agentJob(a: AgentInput): JobPlan {
     id: "pre_agent_audit",
     "continue-on-error": true,
   }));
-  steps.push(...engineExecuteSteps(a));
+  steps.push(...cliProxyStartSteps(a));
+  const exec = engineExecuteSteps(a);
+  const ran = exec.findIndex((s) => String(s.name ?? "").startsWith("Execute ")) + 1;
+  steps.push(...exec.slice(0, ran), ...cliProxyStopSteps(a), ...exec.slice(ran));
   steps.push(gitCredentialsStep());
   steps.push(...engineLogSteps(a).filter((s) => s.name !== undefined && String(s.name).startsWith("Copy")));
   steps.push(...mcpGatewayStopSteps(a));

@@ -20,6 +20,8 @@ export const BUILTIN_PINS: Record<string, string> = {
   "actions/setup-python@v6.2.0": "a309ff8b426b58ec0e2a45f0f869d46889d02405",
   "actions/upload-artifact@v7.0.1": "043fb46d1a93c77aae656e7c1c64a875d1fc6a0a",
   "actions/upload-artifact@v3.2.2": "c6a366c94c3e0affe28c06c8df20a878f24da3cf",
+  "docker/build-push-action@v7.1.0": "bcafcacb16a39f128d818304e6c9c0c18556b85f",
+  "docker/setup-buildx-action@v4.0.0": "4d04d5d9486b7bd6fa91e7baf45bbb4f8b9deedd",
   "github/gh-aw-actions/setup@v0.76.1": "46d564922b082d0db93244972e8005ea6904ee5f",
   "github/codeql-action/upload-sarif@v4.35.5": "9e0d7b8d25671d64c341c19c0152d693099fb5ba",
 };

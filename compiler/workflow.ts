@@ -9,7 +9,7 @@ import { processTriggers } from "./triggers.ts";
 import { resolveEngine } from "./engines.ts";
 import { planSafeOutputs } from "./safe_outputs.ts";
 import { computeAllowedDomains } from "./network.ts";
-import { type JobCtx, type Refs, VERSIONS } from "./jobs_common.ts";
+import { type JobCtx, type Refs } from "./jobs_common.ts";
 import {
   activationJob,
   bodyExpressions,
@@ -17,6 +17,7 @@ import {
   exprEnvName,
   preActivationJob,
 } from "./jobs_activation.ts";
+import { mcpContainerImages } from "./mcp_github.ts";
 import { agentConcurrency, agentJob, detectionJob } from "./jobs_agent.ts";
 import { detectRuntimes, runtimeSetupSteps } from "./agent_runtimes.ts";
 import { copilotDetectionJob } from "./jobs_detection.ts";
@@ -376,25 +377,17 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ? [...imports.map((i) => i.file.split.body.trim()), file.split.body.trim()].filter(Boolean).join("\n\n")
       : undefined,
   });
-  const containers = applyContainerPins([
-    `ghcr.io/github/gh-aw-firewall/agent:${VERSIONS.awfImageTag}`,
-    `ghcr.io/github/gh-aw-firewall/api-proxy:${VERSIONS.awfImageTag}`,
-    // The CLI proxy sidecar serves `gh` inside the sandbox when the GitHub tool runs in gh-proxy mode.
-    ...(merged.github && (merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy"
-      ? [`ghcr.io/github/gh-aw-firewall/cli-proxy:${VERSIONS.awfImageTag}`]
-      : []),
-    `ghcr.io/github/gh-aw-firewall/squid:${VERSIONS.awfImageTag}`,
-    `ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`,
-    ...(merged.github && (merged.tools.github as Record<string, unknown> | undefined)?.mode !== "remote"
-      ? [`ghcr.io/github/github-mcp-server:${VERSIONS.githubMcp}`]
-      : []),
-    ...Object.values(merged.mcpServers).map((s) => {
-      const image = (s.container ?? s.image) as string | undefined;
-      // `version:` is the image tag when the container reference has none.
-      return image && s.version !== undefined && !/:[^/]*$/.test(image) ? `${image}:${s.version}` : image;
-    }).filter((x): x is string => !!x),
-    VERSIONS.nodeImage,
-  ], o.containerPins ?? {}).filter((v, i, all) => all.indexOf(v) === i).sort();
+  const containers = applyContainerPins(
+    mcpContainerImages({
+      ctx,
+      merged,
+      frontmatter: data,
+      github: merged.github,
+      mcpServers: merged.mcpServers,
+    }),
+    // Digests recorded in actions-lock.json's `containers`, overridden by aw.json `container_pins`.
+    { ...o.pins.lock.containers, ...(o.containerPins ?? {}) },
+  );
   const checkouts = merged.checkout.map(checkoutWith);
   const workflowTargets = await readWorkflowTargets(safeOutputs, posix.dirname(o.source), o.read);
   applyWorkflowTargets(safeOutputs, workflowTargets);
@@ -421,6 +414,19 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     allowedReferences: safeOutputs.allowedReferences,
     github: merged.github,
     mcpServers: merged.mcpServers,
+    mcpRefs: merged.tools["agentic-workflows"] !== undefined && merged.tools["agentic-workflows"] !== false &&
+        o.actionMode === "dev"
+      ? {
+        setupGo: await pinText("actions/setup-go", "v6.4.0"),
+        buildx: await pinText("docker/setup-buildx-action", "v4.0.0"),
+        buildPush: await pinText("docker/build-push-action", "v7.1.0"),
+      }
+      : undefined,
+    mcpScripts: Object.assign(
+      {},
+      ...imports.map((i) => i.file.data["mcp-scripts"] ?? {}),
+      data["mcp-scripts"] ?? {},
+    ) as Record<string, Record<string, unknown>>,
     containers,
     customSteps: await pinSteps([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]),
     checkouts,
@@ -438,14 +444,6 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         : undefined,
       workflowId: id,
     }),
-    devBuildRefs: ctx.actionMode === "dev" && merged.tools["agentic-workflows"] !== undefined &&
-        merged.tools["agentic-workflows"] !== false
-      ? {
-        setupGo: await pinText("actions/setup-go", "v6.4.0"),
-        setupBuildx: await pinText("docker/setup-buildx-action", "v4.0.0"),
-        buildPush: await pinText("docker/build-push-action", "v7.1.0"),
-      }
-      : undefined,
     runtimeSteps: await (async () => {
       const needs = detectRuntimes({
         steps: [...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])],
@@ -456,8 +454,6 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       for (const n of needs) pins[n.def.action] = await pinText(n.def.action, n.def.actionVersion);
       return runtimeSetupSteps(needs, pins);
     })(),
-    mcpScripts: data["mcp-scripts"] !== undefined ||
-      imports.some((i) => i.file.data["mcp-scripts"] !== undefined),
     cacheRefs: ctx.cacheMemory
       ? {
         cache: await pinText("actions/cache", "v5.0.5"),
@@ -594,10 +590,15 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     ),
   ].sort();
   const actionLines = [
-    ...new Set([...body.matchAll(/uses: ([\w.-]+\/[\w./-]+@[0-9a-f]{40} # \S+)/g)].map((m) => m[1])),
+    // A `# vX (source vY)` comment (the lockdown step) is listed as its own line.
+    ...new Set(
+      [...body.matchAll(/uses: ([\w.-]+\/[\w./-]+@[0-9a-f]{40} # \S+(?: \(source [^)\n]+\))?)/g)].map((m) =>
+        m[1]
+      ),
+    ),
   ].sort();
   const actions = [...new Map(actionLines.map((l) => {
-    const m = /^(.+)@([0-9a-f]{40}) # (\S+)$/.exec(l)!;
+    const m = /^(.+)@([0-9a-f]{40}) # (\S+)/.exec(l)!;
     return [m[1], { repo: m[1], sha: m[2], version: m[3] }];
   })).values()];
   const metadata: Record<string, unknown> = {

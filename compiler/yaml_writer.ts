@@ -178,7 +178,7 @@ export function writeYaml(
         if (Object.keys(v).length === 0) out.push(`${pad}${key}: {}`);
         else out.push(`${pad}${key}:`, ...writeYaml(v, level + 1, opts));
       } else if (isBlock(v)) {
-        const [head, ...rest] = blockLines(v, "  ".repeat(level + 1));
+        const [head, ...rest] = blockLinesOf(v, "  ".repeat(level + 1));
         out.push(`${pad}${key}: ${head}`, ...rest);
       } else if (v === undefined) continue;
       else out.push(`${pad}${key}: ${scalar(v)}`.trimEnd());
@@ -186,4 +186,20 @@ export function writeYaml(
     return out;
   }
   return [pad + scalar(value as string)];
+}
+
+/** A literal block some of whose blank lines gh-aw writes without indentation (the value is the same). */
+export class BareBlankLiteral extends Styled {
+  constructor(value: string, readonly bareLines: ReadonlySet<number>) {
+    super(value, "literal");
+  }
+}
+/** Literal block (`|`) whose blank lines at the given 0-based indices carry no indentation. */
+export const litBareBlanks = (v: string, lines: Iterable<number>): BareBlankLiteral =>
+  new BareBlankLiteral(v, new Set(lines));
+
+function blockLinesOf(v: Styled, indent: string): string[] {
+  const [head, ...lines] = blockLines(v, indent);
+  if (!(v instanceof BareBlankLiteral)) return [head, ...lines];
+  return [head, ...lines.map((l, i) => (v.bareLines.has(i) && l.trim() === "" ? "" : l))];
 }
