@@ -269,6 +269,7 @@ export function safeOutputsUploadSteps(a: AgentInput): StepPlan[] {
     with: { name: artifact, path: plain(path), "retention-days": 1, "if-no-files-found": "ignore" },
   });
   if (hc.upload_asset) {
+    steps.push(new Comment("Upload safe-outputs assets for upload_assets job") as unknown as StepPlan);
     steps.push(upload("Upload Safe Outputs Assets", "safe-outputs-assets", "/tmp/gh-aw/safeoutputs/assets/"));
   }
   if (hc.upload_artifact) {

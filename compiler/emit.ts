@@ -1,6 +1,6 @@
 /** Stage 5 — emit: render the plan as YAML text (fixed key order, LF line ends, byte-stable). */
 import type { JobPlan, StepPlan } from "./plan_types.ts";
-import { Comment, dq, plain, writeYaml, type YValue } from "./yaml_writer.ts";
+import { BlankLine, Comment, dq, plain, writeYaml, type YValue } from "./yaml_writer.ts";
 
 const JOB_ORDER = [
   "needs",
@@ -40,6 +40,7 @@ function orderedJob(job: JobPlan): Record<string, YValue> {
 
 function cleanStep(step: StepPlan): YValue {
   if ((step as unknown) instanceof Comment) return step as unknown as Comment;
+  if ((step as unknown) instanceof BlankLine) return step as unknown as BlankLine;
   const out: Record<string, YValue> = {};
   for (const [k, v] of Object.entries(step)) if (v !== undefined) out[k] = v;
   return out;

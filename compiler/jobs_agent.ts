@@ -16,7 +16,7 @@ import {
   TRACE_OUTPUTS,
   VERSIONS,
 } from "./jobs_common.ts";
-import { dq, folded, lit, plain, Styled, type YValue } from "./yaml_writer.ts";
+import { BlankLine, dq, folded, lit, plain, Styled, type YValue } from "./yaml_writer.ts";
 import type { AgentInput } from "./agent_input.ts";
 import {
   cacheMemoryEntries,
@@ -238,6 +238,8 @@ export function agentJob(a: AgentInput): JobPlan {
   steps.push(...difcProxyStartSteps(a));
   // User steps run first, then the frontmatter caches and memories are restored.
   steps.push(...a.customSteps);
+  // gh-aw leaves an empty line after the block of user steps.
+  if (a.customSteps.length > 0) steps.push(new BlankLine() as unknown as StepPlan);
   // The workflow's own `cache-memory` setting wins over an imported one (even `true` over an object).
   const ownTools = (a.frontmatter.tools ?? {}) as Record<string, unknown>;
   const memories = cacheMemoryEntries(
@@ -286,7 +288,7 @@ export function agentJob(a: AgentInput): JobPlan {
   steps.push(...engineLogSteps(a).filter((s) => s.name !== undefined && String(s.name).startsWith("Copy")));
   steps.push(...mcpGatewayStopSteps(a));
   const redactAt = steps.length;
-  steps.push({ ...shStep("Append agent step summary", "append_agent_step_summary"), if: ALWAYS });
+  steps.push(shStep("Append agent step summary", "append_agent_step_summary", "", { if: ALWAYS }));
   steps.push(...safeOutputsIngestSteps(a));
   steps.push(
     ...engineLogSteps(a).filter((s) => !(s.name !== undefined && String(s.name).startsWith("Copy"))),

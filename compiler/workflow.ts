@@ -20,6 +20,7 @@ import {
 import { mcpContainerImages } from "./mcp_github.ts";
 import { agentConcurrency, agentJob, detectionJob } from "./jobs_agent.ts";
 import { detectRuntimes, runtimeSetupSteps } from "./agent_runtimes.ts";
+import { userStepValue } from "./user_steps.ts";
 import { copilotDetectionJob } from "./jobs_detection.ts";
 import { pushExperimentsStateJob, pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs_memory.ts";
 import { uploadAssetsJob } from "./jobs_assets.ts";
@@ -179,7 +180,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     const out: StepPlan[] = [];
     for (const s of (Array.isArray(steps) ? steps : []) as Record<string, unknown>[]) {
       const step: StepPlan = {};
-      for (const [k, v] of Object.entries(s)) step[k] = toY(v);
+      for (const k of Object.keys(s).sort()) step[k] = userStepValue(s[k]);
       if (
         typeof s.uses === "string" && !s.uses.startsWith("./") && !s.uses.startsWith("docker://") &&
         s.uses.includes("@")

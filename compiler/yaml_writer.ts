@@ -16,6 +16,9 @@ export class Comment {
   constructor(readonly text: string) {}
 }
 
+/** An empty line inside a sequence (gh-aw leaves one after the block of user steps). */
+export class BlankLine {}
+
 /** A key/value pair rendered commented out (`# key: value # reason`), as gh-aw shows its own `on:` keys. */
 export class Commented {
   constructor(readonly key: string, readonly value: YValue, readonly reason: string) {}
@@ -29,6 +32,7 @@ export type YValue =
   | null
   | Styled
   | Comment
+  | BlankLine
   | Commented
   | YValue[]
   | { [key: string]: YValue };
@@ -134,6 +138,10 @@ export function writeYaml(
     for (const item of value) {
       if (item instanceof Comment) {
         out.push(`${pad}# ${item.text}`.trimEnd());
+        continue;
+      }
+      if (item instanceof BlankLine) {
+        out.push("");
         continue;
       }
       if (item !== null && typeof item === "object" && !(item instanceof Styled) && !Array.isArray(item)) {
