@@ -15,6 +15,7 @@ import { parseJsonBody, validateCountTokensRequest } from "./messages/validate.t
 import { buildCatalogue, type ModelInfo, pageOf } from "./models.ts";
 import type { TraceIds } from "./providers/contract.ts";
 import { createProviders } from "./providers/registry.ts";
+import { createHttp1Client } from "./providers/http1_client.ts";
 import { ModelRouter } from "./routing.ts";
 import { createMessagesRoute, MESSAGES_PATHS, pathOf, providerCall } from "./messages_route.ts";
 import {
@@ -62,7 +63,8 @@ export interface GatewayApp {
 export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): GatewayApp {
   const logger = deps.logger;
   const providers = createProviders(config.providers, {
-    fetch: deps.fetch ?? globalThis.fetch,
+    fetch: deps.fetch ??
+      (config.upstreamClient === "fetch" ? globalThis.fetch : createHttp1Client().fetch as typeof fetch),
     pingIntervalMs: config.GATEWAY_PING_INTERVAL_MS,
   });
   const router = new ModelRouter(providers, config.file.aliases ?? {});

@@ -27,7 +27,8 @@ export async function postUpstream(
       method: "POST",
       headers: { "content-type": "application/json", ...headers },
       body: typeof body === "string" ? body : JSON.stringify(body),
-      signal: call.abort.signal,
+      // Only a stream is ever aborted (its client went away); a signal costs something on every request.
+      signal: call.request.stream === true ? call.abort.signal : undefined,
     });
   } catch (error) {
     throw new GatewayError("api_error", `upstream provider ${provider} could not be reached`, {
