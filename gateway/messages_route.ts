@@ -85,8 +85,11 @@ export function createMessagesRoute(
     trace: TraceIds,
   ): Promise<Response> => {
     const headers = request.headers;
+    // The body read (an async op) starts first and runs while the key is checked.
+    const reading = readBodyText(request);
+    reading.catch(() => {}); // a refused key is reported first; its body error is not unhandled
     const keyId = await authenticate(keys, headers);
-    const text = await readBodyText(request);
+    const text = await reading;
     const body = validateMessagesRequest(parseJsonBody(text));
     const { provider, call } = providerCall(router, body, text, trace, headers);
     const stream = body.stream === true;

@@ -80,6 +80,10 @@ export function translateStream(
   let closed = false;
   let lastActivity = 0;
   let firstRead: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+  // `message_start` (written by `begin`) waits to travel in one write with the first translated output:
+  // the client's first token then arrives one server write sooner. A ping flushes it in a silence.
+  let holdHead = true;
+  let headLength = 0;
   const stop = (reuse = false) => {
     closed = true;
     if (timer !== undefined) clearInterval(timer);
@@ -101,18 +105,22 @@ export function translateStream(
       firstRead = reader.read();
       firstRead.catch(() => {}); // a failure is handled where it is awaited; never an unhandled rejection
       options.begin(writer);
+      headLength = pending.length;
       lastActivity = performance.now();
       timer = setInterval(() => {
         if (closed || performance.now() - lastActivity < options.pingIntervalMs) return;
         lastActivity = performance.now();
         writer.ping();
+        holdHead = false;
         const bytes = take();
         if (bytes) controller.enqueue(bytes);
       }, Math.max(5, options.pingIntervalMs / 2));
     },
     async pull(controller) {
-      const head = take();
-      if (head) return controller.enqueue(head);
+      if (!holdHead) {
+        const queued = take();
+        if (queued) return controller.enqueue(queued);
+      }
       // Read until this upstream chunk produced output (or the stream ended), then hand it over at once.
       while (!closed) {
         let chunk: ReadableStreamReadResult<Uint8Array>;
@@ -131,6 +139,8 @@ export function translateStream(
           decoder.end();
           if (!writer.ended) translator.onEnd(writer);
         } else decoder.feed(chunk.value);
+        if (holdHead && !writer.ended && pending.length === headLength) continue; // only message_start so far
+        holdHead = false;
         const bytes = take();
         if (bytes) controller.enqueue(bytes);
         if (writer.ended) {
