@@ -13,7 +13,7 @@ import type { GatewayConfig } from "./config.ts";
 import { errorResponse, GatewayError, invalidRequest } from "./errors.ts";
 import { parseJsonBody, validateCountTokensRequest } from "./messages/validate.ts";
 import { buildCatalogue, type ModelInfo, pageOf } from "./models.ts";
-import type { TraceIds } from "./providers/contract.ts";
+import type { TraceIds, UpstreamFetch } from "./providers/contract.ts";
 import { createProviders } from "./providers/registry.ts";
 import { createHttp1Client } from "./providers/http1_client.ts";
 import { ModelRouter } from "./routing.ts";
@@ -39,8 +39,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** API key verification. */
   keys: KeyCheck;
-  /** Fetch for upstream calls (defaults to the global one). */
-  fetch?: typeof fetch;
+  /** Upstream HTTP calls (defaults to the client GATEWAY_UPSTREAM_CLIENT names). */
+  fetch?: UpstreamFetch;
 }
 
 type Variables = RequestIdVariables & { trace: TraceIds; keyId: string };
@@ -64,7 +64,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
   const logger = deps.logger;
   const providers = createProviders(config.providers, {
     fetch: deps.fetch ??
-      (config.upstreamClient === "fetch" ? globalThis.fetch : createHttp1Client().fetch as typeof fetch),
+      (config.upstreamClient === "fetch" ? globalThis.fetch : createHttp1Client().fetch),
     pingIntervalMs: config.GATEWAY_PING_INTERVAL_MS,
   });
   const router = new ModelRouter(providers, config.file.aliases ?? {});

@@ -39,10 +39,27 @@ export interface ProviderCall {
   inputTokensEstimate: number;
 }
 
+/** What a provider reads from an upstream HTTP response (a fetch `Response` is one). */
+export interface UpstreamResponse {
+  /** True for 2xx. */
+  readonly ok: boolean;
+  /** Status code. */
+  readonly status: number;
+  /** Header fields. */
+  readonly headers: Headers;
+  /** The body as a stream. */
+  readonly body: ReadableStream<Uint8Array> | null;
+  /** The whole body decoded as UTF-8. */
+  text(): Promise<string>;
+}
+
+/** The upstream HTTP call (the global `fetch` is one; so is providers/http1_client.ts). */
+export type UpstreamFetch = (url: string, init: RequestInit) => Promise<UpstreamResponse>;
+
 /** What the world gives a provider. */
 export interface ProviderDeps {
   /** The fetch used for upstream calls. */
-  fetch: typeof fetch;
+  fetch: UpstreamFetch;
   /** Milliseconds of upstream silence before a `ping`. */
   pingIntervalMs: number;
 }

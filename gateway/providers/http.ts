@@ -1,6 +1,6 @@
 /** Upstream HTTP helpers shared by the provider modules: one place that turns failures into GatewayErrors. */
 import { GatewayError, upstreamHttpError } from "../errors.ts";
-import type { ProviderCall, ProviderDeps } from "./contract.ts";
+import type { ProviderCall, ProviderDeps, UpstreamResponse } from "./contract.ts";
 
 /** Headers that carry the request's trace identifiers to upstreams that accept them. */
 export function traceHeaders(call: ProviderCall): Record<string, string> {
@@ -20,8 +20,8 @@ export async function postUpstream(
   headers: Record<string, string>,
   body: unknown,
   call: ProviderCall,
-): Promise<Response> {
-  let response: Response;
+): Promise<UpstreamResponse> {
+  let response: UpstreamResponse;
   try {
     response = await deps.fetch(url, {
       method: "POST",
@@ -43,7 +43,7 @@ export async function postUpstream(
 /** Reads a JSON body of a successful upstream response, mapping garbage to api_error. */
 export async function readUpstreamJson(
   provider: string,
-  response: Response,
+  response: UpstreamResponse,
 ): Promise<Record<string, unknown>> {
   return (await readUpstreamJsonText(provider, response)).value;
 }
@@ -51,7 +51,7 @@ export async function readUpstreamJson(
 /** Like {@link readUpstreamJson}, also returning the body text the value was parsed from. */
 export async function readUpstreamJsonText(
   provider: string,
-  response: Response,
+  response: UpstreamResponse,
 ): Promise<{ value: Record<string, unknown>; text: string }> {
   try {
     const text = await response.text();

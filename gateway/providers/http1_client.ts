@@ -12,9 +12,11 @@
  * server had already closed (nothing came back) is retried once on a new connection. Redirects are not
  * followed and proxies are not used (set GATEWAY_UPSTREAM_CLIENT=fetch for those).
  */
+import type { UpstreamResponse } from "./contract.ts";
 import {
   BufferedReader,
   ChunkedDecoder,
+  headerValue,
   Http1ProtocolError,
   readFixedBody,
   readResponseHead,
@@ -32,7 +34,7 @@ export interface Http1ClientOptions {
 /** A client: a fetch-shaped function and a way to close pooled connections. */
 export interface Http1Client {
   /** Performs a request (the subset of `fetch` described in the module comment). */
-  fetch: (input: string | URL, init?: RequestInit) => Promise<Response>;
+  fetch: (input: string | URL, init?: RequestInit) => Promise<Http1Response>;
   /** Closes every idle connection. */
   close(): void;
 }
@@ -49,44 +51,68 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const BAD_VALUE = /[\r\n\0]/;
 const OWN_HEADERS = new Set(["host", "content-length", "connection", "transfer-encoding", "accept-encoding"]);
 
-function headerLines(headers: HeadersInit | undefined): string {
-  let out = "";
+/** The request head's field lines, without the fields this client sets itself. */
+function headerLines(
+  headers: HeadersInit | undefined,
+): { lines: string; userAgent: boolean; accept: boolean } {
+  let lines = "";
+  let userAgent = false;
+  let accept = false;
   const add = (name: string, value: string) => {
     if (!TOKEN.test(name) || BAD_VALUE.test(value)) throw new TypeError(`invalid header ${name}`);
-    if (!OWN_HEADERS.has(name.toLowerCase())) out += `${name}: ${value}\r\n`;
+    const lower = name.toLowerCase();
+    if (OWN_HEADERS.has(lower)) return;
+    if (lower === "user-agent") userAgent = true;
+    else if (lower === "accept") accept = true;
+    lines += `${name}: ${value}\r\n`;
   };
-  if (headers === undefined) return out;
   if (headers instanceof Headers || Array.isArray(headers)) {
     for (const [name, value] of new Headers(headers)) add(name, value);
-  } else for (const name in headers) add(name, (headers as Record<string, string>)[name]);
-  return out;
+  } else if (headers) { for (const name in headers) add(name, (headers as Record<string, string>)[name]); }
+  return { lines, userAgent, accept };
 }
 
-function bodyBytes(body: BodyInit | null | undefined): Uint8Array | undefined {
-  if (body === undefined || body === null) return undefined;
-  if (typeof body === "string") return encoder.encode(body);
-  if (body instanceof Uint8Array) return body;
-  if (body instanceof ArrayBuffer) return new Uint8Array(body);
-  throw new TypeError("the upstream client sends only string or byte bodies");
-}
-
+/** The request as bytes: the head and the body in one buffer, so they leave in one write. */
 function requestBytes(method: string, url: URL, init: RequestInit | undefined): Uint8Array {
-  const body = bodyBytes(init?.body);
-  let head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n` +
-    headerLines(init?.headers);
-  if (!/\r\nuser-agent:/i.test(head)) head += "user-agent: switchyard-gateway\r\n";
-  if (!/\r\naccept:/i.test(head)) head += "accept: */*\r\n";
-  head += "accept-encoding: identity\r\n";
-  if (body !== undefined || method === "POST" || method === "PUT") {
-    head += `content-length: ${body?.length ?? 0}\r\n`;
+  const body = init?.body;
+  if (body !== undefined && body !== null && typeof body !== "string" && !(body instanceof Uint8Array)) {
+    throw new TypeError("the upstream client sends only string or byte bodies");
   }
-  head += "\r\n";
-  const headBytes = encoder.encode(head);
+  const { lines, userAgent, accept } = headerLines(init?.headers);
+  let head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n${lines}`;
+  if (!userAgent) head += "user-agent: switchyard-gateway\r\n";
+  if (!accept) head += "accept: */*\r\n";
+  head += "accept-encoding: identity\r\n";
+  if (typeof body === "string") {
+    // One encode of head + body; the length is the body's UTF-8 size, counted without a second encode.
+    const all = encoder.encode(`${head}content-length: ${utf8Length(body)}\r\n\r\n${body}`);
+    return all;
+  }
+  if (body || method === "POST" || method === "PUT") head += `content-length: ${body?.length ?? 0}\r\n`;
+  const headBytes = encoder.encode(head + "\r\n");
   if (!body) return headBytes;
   const all = new Uint8Array(headBytes.length + body.length);
   all.set(headBytes);
   all.set(body, headBytes.length);
   return all;
+}
+
+/** UTF-8 byte length of a string. */
+function utf8Length(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 2; // a surrogate pair: 2 UTF-16 units, 4 bytes
+        i++;
+      } else n += 2; // lone surrogate: U+FFFD, 3 bytes
+    } else n += 2;
+  }
+  return n;
 }
 
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
@@ -95,28 +121,113 @@ async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
 }
 
 function keepAliveOf(head: ResponseHead): { reuse: boolean; timeoutMs?: number } {
-  const connection = head.headers.get("connection")?.toLowerCase() ?? "";
+  const connection = headerValue(head, "connection")?.toLowerCase() ?? "";
   const reuse = head.minor === 1 ? !connection.includes("close") : connection.includes("keep-alive");
-  const hint = /timeout=(\d+)/i.exec(head.headers.get("keep-alive") ?? "");
+  const hint = /timeout=(\d+)/i.exec(headerValue(head, "keep-alive") ?? "");
   return { reuse, timeoutMs: hint ? Math.max(0, Number(hint[1]) * 1000 - 1000) : undefined };
 }
 
-type Bytes = Uint8Array<ArrayBuffer>;
-
+/** `head` without its content coding fields, and the body decoded (gzip, deflate) when it was coded. */
 function decoded(body: ReadableStream<Bytes>, head: ResponseHead): ReadableStream<Bytes> {
-  const coding = head.headers.get("content-encoding")?.trim().toLowerCase();
+  const coding = headerValue(head, "content-encoding")?.toLowerCase();
   if (!coding || coding === "identity") return body;
-  head.headers.delete("content-encoding");
-  head.headers.delete("content-length");
   const format = coding === "gzip" || coding === "x-gzip"
     ? "gzip"
     : coding === "deflate"
     ? "deflate"
     : undefined;
-  if (format) {
-    return body.pipeThrough(new DecompressionStream(format) as unknown as TransformStream<Bytes, Bytes>);
+  if (!format) throw new Http1ProtocolError(`unsupported content-encoding ${coding}`);
+  for (const name of ["content-encoding", "content-length"]) {
+    const i = head.names.indexOf(name);
+    if (i >= 0) {
+      head.names.splice(i, 1);
+      head.values.splice(i, 1);
+    }
   }
-  throw new Http1ProtocolError(`unsupported content-encoding ${coding}`);
+  return body.pipeThrough(new DecompressionStream(format) as unknown as TransformStream<Bytes, Bytes>);
+}
+
+type Bytes = Uint8Array<ArrayBuffer>;
+const textDecoder = new TextDecoder();
+
+/**
+ * An upstream response: status, headers and body like a fetch `Response`, without building a `Headers`
+ * object (until asked) or a body stream for a body that is already whole.
+ */
+export class Http1Response implements UpstreamResponse {
+  /** Status code. */
+  readonly status: number;
+  /** Reason phrase. */
+  readonly statusText: string;
+  #head: ResponseHead;
+  #headers?: Headers;
+  #bytes: Bytes | null;
+  #stream: ReadableStream<Bytes> | null;
+  #used = false;
+
+  /** A response with a whole body (`bytes`) or a streamed one. */
+  constructor(head: ResponseHead, bytes: Bytes | null, stream: ReadableStream<Bytes> | null) {
+    this.status = head.status;
+    this.statusText = head.statusText;
+    this.#head = head;
+    this.#bytes = bytes;
+    this.#stream = stream;
+  }
+
+  /** True for 2xx. */
+  get ok(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+
+  /** The header fields (built on first use). */
+  get headers(): Headers {
+    if (!this.#headers) {
+      const headers = new Headers();
+      this.#head.names.forEach((name, i) => {
+        try {
+          headers.append(name, this.#head.values[i]);
+        } catch {
+          // a field Headers refuses (odd characters) is dropped rather than failing the response
+        }
+      });
+      this.#headers = headers;
+    }
+    return this.#headers;
+  }
+
+  /** The body as a stream (null when there is none). */
+  get body(): ReadableStream<Bytes> | null {
+    if (!this.#stream && this.#bytes) {
+      const bytes = this.#bytes;
+      this.#bytes = null;
+      this.#stream = new ReadableStream<Bytes>({
+        start(controller) {
+          if (bytes.length) controller.enqueue(bytes);
+          controller.close();
+        },
+      });
+    }
+    return this.#stream;
+  }
+
+  /** The whole body. */
+  async bytes(): Promise<Bytes> {
+    if (this.#used) throw new TypeError("body already used");
+    this.#used = true;
+    if (this.#bytes) return this.#bytes;
+    if (!this.#stream) return new Uint8Array(0);
+    return new Uint8Array(await new Response(this.#stream).arrayBuffer());
+  }
+
+  /** The body decoded as UTF-8. */
+  async text(): Promise<string> {
+    return textDecoder.decode(await this.bytes());
+  }
+
+  /** The body parsed as JSON. */
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
 }
 
 /** Creates a pooled HTTP/1.1 client. */
@@ -165,26 +276,25 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
     head: ResponseHead,
     method: string,
     done: () => void,
-  ): Promise<Response> | Response => {
+  ): Promise<Http1Response> | Http1Response => {
     const { reuse, timeoutMs } = keepAliveOf(head);
     const finish = (ok: boolean) => {
       done();
       if (ok && reuse) release(origin, c, timeoutMs);
       else destroy(c);
     };
-    const init = { status: head.status, statusText: head.statusText, headers: head.headers };
     if (method === "HEAD" || head.status === 204 || head.status === 304) {
       finish(true);
-      return new Response(null, init);
+      return new Http1Response(head, null, null);
     }
-    const chunked = /(^|,)\s*chunked\s*$/i.test(head.headers.get("transfer-encoding") ?? "");
-    const length = head.headers.get("content-length");
-    if (!chunked && length !== null && /^\d+$/.test(length.trim())) {
+    const chunked = /(^|,)\s*chunked\s*$/i.test(headerValue(head, "transfer-encoding") ?? "");
+    const length = headerValue(head, "content-length");
+    if (!chunked && length !== null && /^\d+$/.test(length)) {
       return readFixedBody(c.reader, Number(length)).then((bytes) => {
         finish(true);
-        const coding = head.headers.get("content-encoding");
-        if (!coding || coding.toLowerCase() === "identity") return new Response(bytes, init);
-        return new Response(decoded(new Blob([bytes]).stream(), head), init);
+        const coding = headerValue(head, "content-encoding");
+        if (!coding || coding.toLowerCase() === "identity") return new Http1Response(head, bytes, null);
+        return new Http1Response(head, null, decoded(new Blob([bytes]).stream(), head));
       });
     }
     const decoder = chunked ? new ChunkedDecoder(c.reader) : undefined;
@@ -210,10 +320,10 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
         finish(false);
       },
     });
-    return new Response(decoded(body, head), init);
+    return new Http1Response(head, null, decoded(body, head));
   };
 
-  const request = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+  const request = async (input: string | URL, init?: RequestInit): Promise<Http1Response> => {
     const url = typeof input === "string" ? new URL(input) : input;
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new TypeError(`unsupported URL ${url.protocol}`);

@@ -300,15 +300,19 @@ Deno.test(
       const response = await client.fetch(`${server.url}/v1/m?beta=true`, {
         method: "POST",
         headers: { "x-api-key": "k", "anthropic-version": "2023-06-01" },
-        body: "héllo",
+        body: "héllo🔑\uD800",
       });
       assert.equal(response.status, 204);
       assert.match(seen, /^POST \/v1\/m\?beta=true HTTP\/1\.1\r\n/);
       assert.match(seen, /\r\nhost: 127\.0\.0\.1:\d+\r\n/);
       assert.match(seen, /\r\nx-api-key: k\r\n/);
-      assert.match(seen, /\r\ncontent-length: 6\r\n/);
+      assert.match(
+        seen,
+        /\r\ncontent-length: 13\r\n/,
+        "UTF-8 length: é 2 bytes, 🔑 4, a lone surrogate 3 (U+FFFD)",
+      );
       assert.match(seen, /\r\naccept-encoding: identity\r\n/);
-      assert.ok(seen.endsWith("\r\n\r\nhéllo"));
+      assert.ok(seen.endsWith("\r\n\r\nhéllo🔑\uFFFD"));
       await assert.rejects(
         client.fetch(`${server.url}/`, { method: "POST", headers: { "x-a": "1\r\nx-b: 2" }, body: "" }),
         TypeError,

@@ -78,7 +78,7 @@ export class Http1ProtocolError extends Error {
   }
 }
 
-/** The status line and headers of a response. */
+/** The status line and header fields of a response (names lowercased, in order, repeats kept). */
 export interface ResponseHead {
   /** HTTP minor version (0 or 1). */
   minor: number;
@@ -86,13 +86,29 @@ export interface ResponseHead {
   status: number;
   /** Reason phrase. */
   statusText: string;
-  /** Header fields. */
-  headers: Headers;
+  /** Field names, lowercased. */
+  names: string[];
+  /** Field values, trimmed, parallel to `names`. */
+  values: string[];
+}
+
+/** The first value of header `name` (lowercase), or null. */
+export function headerValue(head: ResponseHead, name: string): string | null {
+  const i = head.names.indexOf(name);
+  return i < 0 ? null : head.values[i];
 }
 
 const MAX_HEAD_BYTES = 64 * 1024;
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/;
-const latin1 = new TextDecoder("latin1");
+
+/** Bytes as a string of the same code units (ISO-8859-1), without an op call for short heads. */
+function latin1(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 4096) {
+    out += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as unknown as number[]);
+  }
+  return out;
+}
 
 function indexOfSequence(bytes: Uint8Array, seq: readonly number[], from = 0): number {
   const last = bytes.length - seq.length;
@@ -110,17 +126,15 @@ function parseHead(text: string): ResponseHead {
   const lines = text.split("\r\n");
   const match = STATUS_LINE.exec(lines[0]);
   if (!match) throw new Http1ProtocolError(`malformed status line ${JSON.stringify(lines[0].slice(0, 80))}`);
-  const headers = new Headers();
+  const names: string[] = [];
+  const values: string[] = [];
   for (let i = 1; i < lines.length; i++) {
     const colon = lines[i].indexOf(":");
     if (colon <= 0) throw new Http1ProtocolError("malformed header line");
-    try {
-      headers.append(lines[i].slice(0, colon).trim(), lines[i].slice(colon + 1).trim());
-    } catch {
-      // A field Headers refuses (odd characters) is dropped rather than failing the response.
-    }
+    names.push(lines[i].slice(0, colon).trim().toLowerCase());
+    values.push(lines[i].slice(colon + 1).trim());
   }
-  return { minor: Number(match[1]), status: Number(match[2]), statusText: match[3] ?? "", headers };
+  return { minor: Number(match[1]), status: Number(match[2]), statusText: match[3] ?? "", names, values };
 }
 
 /**
@@ -132,7 +146,7 @@ export async function readResponseHead(reader: BufferedReader): Promise<Response
     const view = reader.view();
     const end = indexOfSequence(view, CRLF_CRLF);
     if (end >= 0) {
-      const head = parseHead(latin1.decode(view.subarray(0, end)));
+      const head = parseHead(latin1(view.subarray(0, end)));
       reader.consume(end + 4);
       if (head.status >= 100 && head.status < 200) continue;
       return head;
@@ -194,7 +208,7 @@ export class ChunkedDecoder {
           if (view.length > MAX_HEAD_BYTES) throw new Http1ProtocolError("chunk size line too long");
           break;
         }
-        const line = latin1.decode(view.subarray(0, eol));
+        const line = latin1(view.subarray(0, eol));
         r.consume(eol + 2);
         if (this.#state === "trailer") {
           if (line === "") {
