@@ -15,7 +15,8 @@ import {
   type ProviderSettings,
   RawJson,
 } from "./contract.ts";
-import { postUpstream, readUpstreamJson, readUpstreamJsonText, traceHeaders } from "./http.ts";
+import { parseUpstreamJson, postUpstream, readUpstreamJson, readUpstreamText, traceHeaders } from "./http.ts";
+import { topLevelString } from "./json_peek.ts";
 import { withoutForeignThinking } from "./signatures.ts";
 
 const DEFAULT_VERSION = "2023-06-01";
@@ -83,9 +84,11 @@ export function createAnthropicProvider(settings: ProviderSettings, deps: Provid
     kind: settings.kind,
     async createMessage(call) {
       const response = await post(call, "/v1/messages", upstreamBody(call, false));
-      const { value, text } = await readUpstreamJsonText(settings.name, response);
-      // The upstream's answer already names the requested model: return its bytes, not a re-serialization.
-      if (value.model === call.requestedModel) return new RawJson(text);
+      const text = await readUpstreamText(settings.name, response);
+      // The upstream's answer already names the requested model: return its bytes, not a re-serialization
+      // (found by a structural scan, not a parse of the whole answer).
+      if (topLevelString(text, "model") === call.requestedModel) return new RawJson(text);
+      const value = parseUpstreamJson(settings.name, text);
       value.model = call.requestedModel;
       return value as unknown as Message;
     },

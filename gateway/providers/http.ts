@@ -48,6 +48,26 @@ export async function readUpstreamJson(
   return (await readUpstreamJsonText(provider, response)).value;
 }
 
+/** Reads the body text of a successful upstream response, mapping a failed read to api_error. */
+export async function readUpstreamText(provider: string, response: UpstreamResponse): Promise<string> {
+  try {
+    return await response.text();
+  } catch {
+    throw new GatewayError("api_error", `upstream provider ${provider} returned a malformed response`);
+  }
+}
+
+/** Parses upstream JSON text that must be an object, mapping garbage to api_error. */
+export function parseUpstreamJson(provider: string, text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text);
+    if (value && typeof value === "object") return value as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw new GatewayError("api_error", `upstream provider ${provider} returned a malformed response`);
+}
+
 /** Like {@link readUpstreamJson}, also returning the body text the value was parsed from. */
 export async function readUpstreamJsonText(
   provider: string,
