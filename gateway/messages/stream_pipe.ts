@@ -7,6 +7,7 @@
  */
 import { createSseDecoder, type SseEvent } from "@switchyard/lib/sse.ts";
 import { AnthropicEventWriter } from "./stream_writer.ts";
+import { checkPeriod, tickerFor } from "./ticker.ts";
 
 /** Translates one provider's upstream events into writer calls. */
 export interface StreamTranslator {
@@ -76,7 +77,7 @@ export function translateStream(
     }
   });
   const reader = upstream.getReader();
-  let timer: ReturnType<typeof setInterval> | undefined;
+  let untick: (() => void) | undefined;
   let closed = false;
   let lastActivity = 0;
   let firstRead: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
@@ -86,7 +87,7 @@ export function translateStream(
   let headLength = 0;
   const stop = (reuse = false) => {
     closed = true;
-    if (timer !== undefined) clearInterval(timer);
+    untick?.();
     if (reuse) drain(reader);
     else reader.cancel().catch(() => {});
   };
@@ -106,15 +107,16 @@ export function translateStream(
       firstRead.catch(() => {}); // a failure is handled where it is awaited; never an unhandled rejection
       options.begin(writer);
       headLength = pending.length;
-      lastActivity = performance.now();
-      timer = setInterval(() => {
-        if (closed || performance.now() - lastActivity < options.pingIntervalMs) return;
-        lastActivity = performance.now();
+      // Date.now (a builtin) rather than performance.now (an op call): this runs for every upstream chunk.
+      lastActivity = Date.now();
+      untick = tickerFor(checkPeriod(options.pingIntervalMs)).add(() => {
+        if (closed || Date.now() - lastActivity < options.pingIntervalMs) return;
+        lastActivity = Date.now();
         writer.ping();
         holdHead = false;
         const bytes = take();
         if (bytes) controller.enqueue(bytes);
-      }, Math.max(5, options.pingIntervalMs / 2));
+      });
     },
     async pull(controller) {
       if (!holdHead) {
@@ -134,7 +136,7 @@ export function translateStream(
           chunk = { done: true, value: undefined };
         }
         if (closed) return;
-        lastActivity = performance.now();
+        lastActivity = Date.now();
         if (chunk.done) {
           decoder.end();
           if (!writer.ended) translator.onEnd(writer);
