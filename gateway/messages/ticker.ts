@@ -16,6 +16,11 @@ export class Ticker {
     this.#periodMs = periodMs;
   }
 
+  /** True while the interval timer exists (some task is registered). */
+  get running(): boolean {
+    return this.#timer !== undefined;
+  }
+
   /** Registers `task`; returns the function that unregisters it. */
   add(task: () => void): () => void {
     this.#tasks.add(task);

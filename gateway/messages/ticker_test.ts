@@ -12,6 +12,7 @@ Deno.test("a ticker calls every registered task and holds no timer once they are
   assert.ok(counts[1] >= 2 && counts[2] >= 2, `each remaining task ran several times: ${counts}`);
   assert.equal(counts[0], first, "a removed task is not called again");
   removers[1]();
+  assert.equal(ticker.running, true);
   removers[2]();
-  // The test's op sanitizer fails if the interval were still running here.
+  assert.equal(ticker.running, false, "no timer without tasks");
 });
