@@ -8,6 +8,7 @@
 import { createSseDecoder, type SseEvent } from "@switchyard/lib/sse.ts";
 import { AnthropicEventWriter } from "./stream_writer.ts";
 import { checkPeriod, tickerFor } from "./ticker.ts";
+import type { BodyReader } from "../providers/contract.ts";
 
 /** Translates one provider's upstream events into writer calls. */
 export interface StreamTranslator {
@@ -40,7 +41,7 @@ const DRAIN_LIMIT_MS = 2_000;
  * body that has not ended costs the next streaming request a new TCP connection. Gives up (cancels) past
  * a small size or time bound.
  */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+async function drain(reader: BodyReader): Promise<void> {
   let bytes = 0;
   const deadline = setTimeout(() => reader.cancel().catch(() => {}), DRAIN_LIMIT_MS);
   try {
@@ -59,7 +60,7 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<v
 
 /** Returns the client-facing body for an upstream SSE response. */
 export function translateStream(
-  upstream: ReadableStream<Uint8Array>,
+  upstream: ReadableStream<Uint8Array> | BodyReader,
   translator: StreamTranslator,
   options: TranslateStreamOptions,
 ): ReadableStream<Uint8Array> {
@@ -76,7 +77,7 @@ export function translateStream(
       writer.error("api_error", "the upstream sent a malformed event");
     }
   });
-  const reader = upstream.getReader();
+  const reader = upstream instanceof ReadableStream ? upstream.getReader() : upstream;
   let untick: (() => void) | undefined;
   let closed = false;
   let lastActivity = 0;

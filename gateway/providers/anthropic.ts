@@ -9,6 +9,7 @@ import { translateStream } from "../messages/stream_pipe.ts";
 import type { AnthropicEventWriter } from "../messages/stream_writer.ts";
 import type { Message } from "../messages/types.ts";
 import {
+  bodyReaderOf,
   type Provider,
   type ProviderCall,
   type ProviderDeps,
@@ -94,7 +95,7 @@ export function createAnthropicProvider(settings: ProviderSettings, deps: Provid
     },
     async streamMessage(call) {
       const response = await post(call, "/v1/messages", upstreamBody(call, true));
-      return translateStream(response.body!, new AnthropicRelay(settings.name, call.requestedModel), {
+      return translateStream(bodyReaderOf(response), new AnthropicRelay(settings.name, call.requestedModel), {
         abort: call.abort,
         pingIntervalMs: deps.pingIntervalMs,
         begin: () => {},

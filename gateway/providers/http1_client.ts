@@ -12,7 +12,7 @@
  * server had already closed (nothing came back) is retried once on a new connection. Redirects are not
  * followed and proxies are not used (set GATEWAY_UPSTREAM_CLIENT=fetch for those).
  */
-import type { UpstreamResponse } from "./contract.ts";
+import type { BodyReader, UpstreamResponse } from "./contract.ts";
 import {
   BufferedReader,
   ChunkedDecoder,
@@ -150,6 +150,18 @@ function decoded(body: ReadableStream<Bytes>, head: ResponseHead): ReadableStrea
 type Bytes = Uint8Array<ArrayBuffer>;
 const textDecoder = new TextDecoder();
 
+/** A stream over a reader (built only when someone asks for `body`). */
+function streamOf(source: BodyReader): ReadableStream<Bytes> {
+  return new ReadableStream<Bytes>({
+    async pull(controller) {
+      const { done, value } = await source.read();
+      if (done) controller.close();
+      else controller.enqueue(value as Bytes);
+    },
+    cancel: () => source.cancel(),
+  });
+}
+
 /**
  * An upstream response: status, headers and body like a fetch `Response`, without building a `Headers`
  * object (until asked) or a body stream for a body that is already whole.
@@ -162,16 +174,29 @@ export class Http1Response implements UpstreamResponse {
   #head: ResponseHead;
   #headers?: Headers;
   #bytes: Bytes | null;
-  #stream: ReadableStream<Bytes> | null;
+  #stream: ReadableStream<Bytes> | null = null;
+  #source: BodyReader | null = null;
   #used = false;
 
-  /** A response with a whole body (`bytes`) or a streamed one. */
-  constructor(head: ResponseHead, bytes: Bytes | null, stream: ReadableStream<Bytes> | null) {
+  /** A response with a whole body (`bytes`), a streamed one, or none. */
+  constructor(head: ResponseHead, bytes: Bytes | null, body: ReadableStream<Bytes> | BodyReader | null) {
     this.status = head.status;
     this.statusText = head.statusText;
     this.#head = head;
     this.#bytes = bytes;
-    this.#stream = stream;
+    if (body instanceof ReadableStream) this.#stream = body;
+    else this.#source = body;
+  }
+
+  /** The streamed body as a reader, without building a stream (once; null if none or already taken). */
+  reader(): BodyReader {
+    const source = this.#source;
+    if (source && !this.#used) {
+      this.#used = true;
+      this.#source = null;
+      return source;
+    }
+    return this.body!.getReader();
   }
 
   /** True for 2xx. */
@@ -197,6 +222,10 @@ export class Http1Response implements UpstreamResponse {
 
   /** The body as a stream (null when there is none). */
   get body(): ReadableStream<Bytes> | null {
+    if (!this.#stream && this.#source) {
+      this.#stream = streamOf(this.#source);
+      this.#source = null;
+    }
     if (!this.#stream && this.#bytes) {
       const bytes = this.#bytes;
       this.#bytes = null;
@@ -215,8 +244,9 @@ export class Http1Response implements UpstreamResponse {
     if (this.#used) throw new TypeError("body already used");
     this.#used = true;
     if (this.#bytes) return this.#bytes;
-    if (!this.#stream) return new Uint8Array(0);
-    return new Uint8Array(await new Response(this.#stream).arrayBuffer());
+    const stream = this.body;
+    if (!stream) return new Uint8Array(0);
+    return new Uint8Array(await new Response(stream).arrayBuffer());
   }
 
   /** The body decoded as UTF-8. */
@@ -302,25 +332,33 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
       if (c.reader.buffered === 0 && !(await c.reader.fill())) return null;
       return c.reader.take(c.reader.buffered);
     };
-    const body = new ReadableStream<Bytes>({
-      async pull(controller) {
+    let settled = false;
+    const source: BodyReader = {
+      async read() {
+        if (settled) return { done: true, value: undefined };
         try {
           const piece = await next();
-          if (piece) return controller.enqueue(piece);
+          if (piece) return { done: false, value: piece };
+          settled = true;
           finish(decoder !== undefined);
-          controller.close();
+          return { done: true, value: undefined };
         } catch (error) {
+          settled = true;
           finish(false);
-          controller.error(
-            new TypeError("upstream connection failed in the middle of the body", { cause: error }),
-          );
+          throw new TypeError("upstream connection failed in the middle of the body", { cause: error });
         }
       },
       cancel() {
-        finish(false);
+        if (!settled) {
+          settled = true;
+          finish(false);
+        }
+        return Promise.resolve();
       },
-    });
-    return new Http1Response(head, null, decoded(body, head));
+    };
+    const coding = headerValue(head, "content-encoding");
+    if (!coding || coding.toLowerCase() === "identity") return new Http1Response(head, null, source);
+    return new Http1Response(head, null, decoded(streamOf(source), head));
   };
 
   const request = async (input: string | URL, init?: RequestInit): Promise<Http1Response> => {
