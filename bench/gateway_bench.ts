@@ -74,6 +74,7 @@ const { child, info } = await spawnServer(
 );
 const { url: gateway, key } = info;
 const nullProxy = await spawnServer("./gateway_null_proxy.ts");
+const nullBuiltin = await spawnServer("./gateway_null_proxy.ts", "--client", "builtin");
 
 function rssMb(pid: number): number {
   // `ps` rather than /proc so the task needs no --allow-all.
@@ -133,6 +134,11 @@ const lanes = {
   translated: { url: `${gateway}/v1/messages`, headers: gwHeaders, body: anthropicBody("openai/gpt-bench") },
   nullProxy: {
     url: `${nullProxy.info.url}/v1/messages`,
+    headers: upHeaders,
+    body: anthropicBody("claude-bench"),
+  },
+  nullBuiltin: {
+    url: `${nullBuiltin.info.url}/v1/messages`,
     headers: upHeaders,
     body: anthropicBody("claude-bench"),
   },
@@ -264,8 +270,13 @@ if (ONLY.has("c1")) {
 if (ONLY.has("c1")) {
   const [translated] = await pairedLatencies(lanes.directOpenAi, [lanes.translated], N);
   c1Row("translated c=1 (Anthropic→OpenAI)", translated, "p99 ≤ 1.5");
-  const [floor] = await pairedLatencies(lanes.directAnthropic, [lanes.nullProxy], N);
-  c1Row("reference: null Deno proxy c=1 (floor of one hop)", floor, "");
+  const [floor, floorBuiltin] = await pairedLatencies(
+    lanes.directAnthropic,
+    [lanes.nullProxy, lanes.nullBuiltin],
+    N,
+  );
+  c1Row("reference: null Deno proxy c=1, fetch (floor of one hop)", floor, "");
+  c1Row("reference: null Deno proxy c=1, gateway's HTTP/1.1 client", floorBuiltin, "");
 }
 
 let rpsDirect = NaN, rpsGateway = NaN, rpsPass = NaN;
@@ -303,16 +314,22 @@ if (ONLY.has("stream")) {
     headers: upHeaders,
     body: openAiBody(true),
   };
-  const n = await streamLane(streamDirect, streamNull, '"content":"tok');
-  rows.push([
-    "reference: null Deno proxy stream TTFT",
-    `${ms(percentile(n.d.ttft, 50))} / ${ms(percentile(n.d.ttft, 99))}`,
-    `${ms(percentile(n.g.ttft, 50))} / ${ms(percentile(n.g.ttft, 99))}`,
-    `${ms(percentile(n.g.ttft, 50) - percentile(n.d.ttft, 50))} / ${
-      ms(percentile(n.g.ttft, 99) - percentile(n.d.ttft, 99))
-    }`,
-    "",
-  ]);
+  for (const [name, proxy] of [["fetch", nullProxy], ["gateway's HTTP/1.1 client", nullBuiltin]] as const) {
+    const n = await streamLane(
+      streamDirect,
+      { ...streamNull, url: `${proxy.info.url}/v1/chat/completions` },
+      '"content":"tok',
+    );
+    rows.push([
+      `reference: null Deno proxy stream TTFT, ${name}`,
+      `${ms(percentile(n.d.ttft, 50))} / ${ms(percentile(n.d.ttft, 99))}`,
+      `${ms(percentile(n.g.ttft, 50))} / ${ms(percentile(n.g.ttft, 99))}`,
+      `${ms(percentile(n.g.ttft, 50) - percentile(n.d.ttft, 50))} / ${
+        ms(percentile(n.g.ttft, 99) - percentile(n.d.ttft, 99))
+      }`,
+      "",
+    ]);
+  }
 }
 const rssAfter = rssMb(child.pid);
 if (ONLY.has("inprocess")) {
@@ -355,8 +372,8 @@ console.log(
 
 console.log(`load average at the end: ${Deno.loadavg().map((v) => v.toFixed(2)).join(", ")}`);
 
-for (const c of [child, nullProxy.child]) c.kill();
-await Promise.all([child.status, nullProxy.child.status]);
+for (const c of [child, nullProxy.child, nullBuiltin.child]) c.kill();
+await Promise.all([child.status, nullProxy.child.status, nullBuiltin.child.status]);
 if (logFile) {
   const lines = (await Deno.readTextFile(logFile)).split("\n").filter((l) => l.includes('"msg":"request"'));
   console.log(`access log ON: ${lines.length} request lines written (JSON lines to a file, batched sink)`);

@@ -28,6 +28,9 @@ function positiveIntSetting(defaultValue: number) {
   });
 }
 
+/** Proxy settings Deno's fetch honours and the built-in upstream client does not. */
+const PROXY_VARIABLES = ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"];
+
 /** Schema of the gateway's environment. */
 export const gatewayConfigSchema = z.object({
   GATEWAY_DATABASE_URL: databaseUrlSetting("file:.data/gateway.db"),
@@ -41,6 +44,8 @@ export const gatewayConfigSchema = z.object({
   OPENAI_BASE_URL: httpUrlSetting("https://api.openai.com/v1"),
   GEMINI_API_KEY: z.string().optional(),
   GEMINI_BASE_URL: httpUrlSetting("https://generativelanguage.googleapis.com"),
+  /** `builtin` (the pooled HTTP/1.1 client of providers/http1_client.ts) or `fetch` (Deno's, with proxies). */
+  GATEWAY_UPSTREAM_CLIENT: z.enum(["builtin", "fetch"]).optional(),
   LOG_LEVEL: logLevelSetting,
 });
 
@@ -54,6 +59,8 @@ export type GatewayConfig = Readonly<
     file: GatewayFile;
     /** Providers with credentials, in registry order. */
     providers: readonly ProviderSettings[];
+    /** The upstream HTTP client: GATEWAY_UPSTREAM_CLIENT, else `fetch` when a proxy is set, else `builtin`. */
+    upstreamClient: "builtin" | "fetch";
   }
 >;
 
@@ -143,5 +150,7 @@ export function readGatewayConfig(
   }
   if (problems.length || !parsed) throw new ConfigError(problems, "gateway configuration");
   const providers = [...builtinProviders(parsed), ...fileProviders(file, env)];
-  return Object.freeze({ ...parsed, file, providers });
+  const proxied = PROXY_VARIABLES.some((name) => env[name] || env[name.toLowerCase()]);
+  const upstreamClient = parsed.GATEWAY_UPSTREAM_CLIENT ?? (proxied ? "fetch" : "builtin");
+  return Object.freeze({ ...parsed, file, providers, upstreamClient });
 }

@@ -143,7 +143,10 @@ export function upstreamMessage(body: unknown): string | undefined {
 }
 
 /** Builds the client-facing error for a failed upstream response (reads and discards the body). */
-export async function upstreamHttpError(provider: string, response: Response): Promise<GatewayError> {
+export async function upstreamHttpError(
+  provider: string,
+  response: Pick<Response, "status" | "headers" | "text">,
+): Promise<GatewayError> {
   const text = await response.text().catch(() => "");
   let parsed: unknown;
   try {

@@ -3,7 +3,7 @@
  * bits); only its SHA-256 is stored (high-entropy keys need no salt or slow hash), with a short prefix for
  * recognising it in listings. The same key works on every API path.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./sha256.ts";
 import type { Kysely } from "kysely";
 
 /** Database schema of the keys table. */
@@ -32,7 +32,7 @@ export const KEY_SHAPE = /^sy_[A-Za-z0-9_-]{43}$/;
 
 /** Lowercase hex SHA-256 of a key. */
 export function hashKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  return sha256Hex(key);
 }
 
 function base64url(bytes: Uint8Array): string {

@@ -36,7 +36,9 @@ export class KeyVerifier {
     this.#load = load;
     this.#ttl = options.ttlMs;
     this.#missGap = options.missRefreshMs ?? 250;
-    this.#now = options.now ?? (() => performance.now());
+    // Date.now: a V8 builtin, where performance.now is an op call on every request. A clock stepped
+    // backwards makes the age negative, which counts as stale (see verify).
+    this.#now = options.now ?? Date.now;
   }
 
   /** Reloads the snapshot (single flight). */
@@ -58,7 +60,7 @@ export class KeyVerifier {
     if (!KEY_SHAPE.test(key)) return null;
     const hash = hashKey(key);
     const age = this.#now() - this.#loadedAt;
-    if (age >= 2 * this.#ttl) await this.refresh();
+    if (age >= 2 * this.#ttl || age < 0) await this.refresh();
     else if (age >= this.#ttl) this.refresh().catch(() => {});
     let id = this.#snapshot.get(hash);
     if (id === undefined && this.#now() - this.#loadedAt >= this.#missGap) {

@@ -5,6 +5,7 @@
  * sends `ping` frames until the upstream answers; a later upstream failure then becomes `event: error`.
  */
 import { GatewayError } from "../errors.ts";
+import { checkPeriod, tickerFor } from "./ticker.ts";
 
 const encoder = new TextEncoder();
 const PING = encoder.encode('event: ping\ndata: {"type":"ping"}\n\n');
@@ -18,54 +19,87 @@ function errorFrame(error: unknown): Uint8Array {
 
 /**
  * Resolves with the upstream's translated stream if it is ready within `waitMs` (rejecting as it does),
- * otherwise with a stream that pings every `waitMs` until it is, then continues with it.
+ * otherwise with a stream that pings every `waitMs` until it is, then continues with it. The wait is
+ * checked by the shared keep-alive ticker (ticker.ts), so the switch happens between `waitMs` and 1.5 ×
+ * `waitMs`, and a fast upstream costs no timer at all.
  */
 export function deferStream(
   pending: Promise<ReadableStream<Uint8Array>>,
   waitMs: number,
   abort: AbortController,
 ): Promise<ReadableStream<Uint8Array>> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), waitMs)));
-  return Promise.race([pending, late]).then((ready) => {
-    clearTimeout(timer);
-    if (ready) return ready;
-    let inner: ReadableStreamDefaultReader<Uint8Array> | undefined;
-    let ticker: ReturnType<typeof setInterval> | undefined;
-    let cancelled = false;
-    return new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(PING);
-        ticker = setInterval(() => controller.enqueue(PING), waitMs);
-        pending.then(
-          (stream) => {
-            clearInterval(ticker);
-            if (cancelled) return void stream.cancel().catch(() => {});
-            inner = stream.getReader();
-          },
-          (error) => {
-            clearInterval(ticker);
-            if (cancelled) return;
-            controller.enqueue(errorFrame(error));
-            controller.close();
-          },
-        );
-      },
-      async pull(controller) {
-        while (!inner) {
-          await pending.catch(() => {});
-          if (cancelled || !inner) return;
-        }
-        const { value, done } = await inner.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      },
-      cancel() {
-        cancelled = true;
-        clearInterval(ticker);
-        abort.abort();
-        inner?.cancel().catch(() => {});
-      },
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    let settled = false;
+    const untick = tickerFor(checkPeriod(waitMs)).add(() => {
+      if (settled || Date.now() - started < waitMs) return;
+      settled = true;
+      untick();
+      resolve(pingUntilReady(pending, waitMs, abort));
     });
+    pending.then(
+      (stream) => {
+        if (settled) return;
+        settled = true;
+        untick();
+        resolve(stream);
+      },
+      (error) => {
+        if (settled) return;
+        settled = true;
+        untick();
+        reject(error);
+      },
+    );
+  });
+}
+
+/** A 200 SSE body that pings every `waitMs` until `pending` is ready, then relays it (or its failure). */
+function pingUntilReady(
+  pending: Promise<ReadableStream<Uint8Array>>,
+  waitMs: number,
+  abort: AbortController,
+): ReadableStream<Uint8Array> {
+  let inner: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let untick: (() => void) | undefined;
+  let cancelled = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(PING);
+      let lastPing = Date.now();
+      untick = tickerFor(checkPeriod(waitMs)).add(() => {
+        if (Date.now() - lastPing < waitMs) return;
+        lastPing = Date.now();
+        controller.enqueue(PING);
+      });
+      pending.then(
+        (stream) => {
+          untick?.();
+          if (cancelled) return void stream.cancel().catch(() => {});
+          inner = stream.getReader();
+        },
+        (error) => {
+          untick?.();
+          if (cancelled) return;
+          controller.enqueue(errorFrame(error));
+          controller.close();
+        },
+      );
+    },
+    async pull(controller) {
+      while (!inner) {
+        await pending.catch(() => {});
+        if (cancelled || !inner) return;
+      }
+      const { value, done } = await inner.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel() {
+      cancelled = true;
+      untick?.();
+      abort.abort();
+      inner?.cancel().catch(() => {});
+    },
   });
 }

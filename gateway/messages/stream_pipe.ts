@@ -7,6 +7,8 @@
  */
 import { createSseDecoder, type SseEvent } from "@switchyard/lib/sse.ts";
 import { AnthropicEventWriter } from "./stream_writer.ts";
+import { checkPeriod, tickerFor } from "./ticker.ts";
+import type { BodyReader } from "../providers/contract.ts";
 
 /** Translates one provider's upstream events into writer calls. */
 export interface StreamTranslator {
@@ -39,7 +41,7 @@ const DRAIN_LIMIT_MS = 2_000;
  * body that has not ended costs the next streaming request a new TCP connection. Gives up (cancels) past
  * a small size or time bound.
  */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+async function drain(reader: BodyReader): Promise<void> {
   let bytes = 0;
   const deadline = setTimeout(() => reader.cancel().catch(() => {}), DRAIN_LIMIT_MS);
   try {
@@ -58,7 +60,7 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<v
 
 /** Returns the client-facing body for an upstream SSE response. */
 export function translateStream(
-  upstream: ReadableStream<Uint8Array>,
+  upstream: ReadableStream<Uint8Array> | BodyReader,
   translator: StreamTranslator,
   options: TranslateStreamOptions,
 ): ReadableStream<Uint8Array> {
@@ -75,14 +77,18 @@ export function translateStream(
       writer.error("api_error", "the upstream sent a malformed event");
     }
   });
-  const reader = upstream.getReader();
-  let timer: ReturnType<typeof setInterval> | undefined;
+  const reader = upstream instanceof ReadableStream ? upstream.getReader() : upstream;
+  let untick: (() => void) | undefined;
   let closed = false;
   let lastActivity = 0;
   let firstRead: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+  // `message_start` (written by `begin`) waits to travel in one write with the first translated output:
+  // the client's first token then arrives one server write sooner. A ping flushes it in a silence.
+  let holdHead = true;
+  let headLength = 0;
   const stop = (reuse = false) => {
     closed = true;
-    if (timer !== undefined) clearInterval(timer);
+    untick?.();
     if (reuse) drain(reader);
     else reader.cancel().catch(() => {});
   };
@@ -101,18 +107,23 @@ export function translateStream(
       firstRead = reader.read();
       firstRead.catch(() => {}); // a failure is handled where it is awaited; never an unhandled rejection
       options.begin(writer);
-      lastActivity = performance.now();
-      timer = setInterval(() => {
-        if (closed || performance.now() - lastActivity < options.pingIntervalMs) return;
-        lastActivity = performance.now();
+      headLength = pending.length;
+      // Date.now (a builtin) rather than performance.now (an op call): this runs for every upstream chunk.
+      lastActivity = Date.now();
+      untick = tickerFor(checkPeriod(options.pingIntervalMs)).add(() => {
+        if (closed || Date.now() - lastActivity < options.pingIntervalMs) return;
+        lastActivity = Date.now();
         writer.ping();
+        holdHead = false;
         const bytes = take();
         if (bytes) controller.enqueue(bytes);
-      }, Math.max(5, options.pingIntervalMs / 2));
+      });
     },
     async pull(controller) {
-      const head = take();
-      if (head) return controller.enqueue(head);
+      if (!holdHead) {
+        const queued = take();
+        if (queued) return controller.enqueue(queued);
+      }
       // Read until this upstream chunk produced output (or the stream ended), then hand it over at once.
       while (!closed) {
         let chunk: ReadableStreamReadResult<Uint8Array>;
@@ -126,11 +137,13 @@ export function translateStream(
           chunk = { done: true, value: undefined };
         }
         if (closed) return;
-        lastActivity = performance.now();
+        lastActivity = Date.now();
         if (chunk.done) {
           decoder.end();
           if (!writer.ended) translator.onEnd(writer);
         } else decoder.feed(chunk.value);
+        if (holdHead && !writer.ended && pending.length === headLength) continue; // only message_start so far
+        holdHead = false;
         const bytes = take();
         if (bytes) controller.enqueue(bytes);
         if (writer.ended) {

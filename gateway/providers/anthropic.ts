@@ -9,13 +9,15 @@ import { translateStream } from "../messages/stream_pipe.ts";
 import type { AnthropicEventWriter } from "../messages/stream_writer.ts";
 import type { Message } from "../messages/types.ts";
 import {
+  bodyReaderOf,
   type Provider,
   type ProviderCall,
   type ProviderDeps,
   type ProviderSettings,
   RawJson,
 } from "./contract.ts";
-import { postUpstream, readUpstreamJson, readUpstreamJsonText, traceHeaders } from "./http.ts";
+import { parseUpstreamJson, postUpstream, readUpstreamJson, readUpstreamText, traceHeaders } from "./http.ts";
+import { topLevelString } from "./json_peek.ts";
 import { withoutForeignThinking } from "./signatures.ts";
 
 const DEFAULT_VERSION = "2023-06-01";
@@ -83,15 +85,17 @@ export function createAnthropicProvider(settings: ProviderSettings, deps: Provid
     kind: settings.kind,
     async createMessage(call) {
       const response = await post(call, "/v1/messages", upstreamBody(call, false));
-      const { value, text } = await readUpstreamJsonText(settings.name, response);
-      // The upstream's answer already names the requested model: return its bytes, not a re-serialization.
-      if (value.model === call.requestedModel) return new RawJson(text);
+      const text = await readUpstreamText(settings.name, response);
+      // The upstream's answer already names the requested model: return its bytes, not a re-serialization
+      // (found by a structural scan, not a parse of the whole answer).
+      if (topLevelString(text, "model") === call.requestedModel) return new RawJson(text);
+      const value = parseUpstreamJson(settings.name, text);
       value.model = call.requestedModel;
       return value as unknown as Message;
     },
     async streamMessage(call) {
       const response = await post(call, "/v1/messages", upstreamBody(call, true));
-      return translateStream(response.body!, new AnthropicRelay(settings.name, call.requestedModel), {
+      return translateStream(bodyReaderOf(response), new AnthropicRelay(settings.name, call.requestedModel), {
         abort: call.abort,
         pingIntervalMs: deps.pingIntervalMs,
         begin: () => {},

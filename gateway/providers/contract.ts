@@ -39,10 +39,42 @@ export interface ProviderCall {
   inputTokensEstimate: number;
 }
 
+/** Pull-based access to a body without a `ReadableStream` (a stream's default reader is one). */
+export interface BodyReader {
+  /** The next piece of the body. */
+  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  /** Stops reading (and drops the connection). */
+  cancel(): Promise<void>;
+}
+
+/** What a provider reads from an upstream HTTP response (a fetch `Response` is one). */
+export interface UpstreamResponse {
+  /** True for 2xx. */
+  readonly ok: boolean;
+  /** Status code. */
+  readonly status: number;
+  /** Header fields. */
+  readonly headers: Headers;
+  /** The body as a stream. */
+  readonly body: ReadableStream<Uint8Array> | null;
+  /** The whole body decoded as UTF-8. */
+  text(): Promise<string>;
+  /** The body as a reader, when the client can give one without building a stream. */
+  reader?(): BodyReader;
+}
+
+/** The body of `response` as a reader: its own when it has one, else its stream's. */
+export function bodyReaderOf(response: UpstreamResponse): BodyReader {
+  return response.reader?.() ?? response.body!.getReader();
+}
+
+/** The upstream HTTP call (the global `fetch` is one; so is providers/http1_client.ts). */
+export type UpstreamFetch = (url: string, init: RequestInit) => Promise<UpstreamResponse>;
+
 /** What the world gives a provider. */
 export interface ProviderDeps {
   /** The fetch used for upstream calls. */
-  fetch: typeof fetch;
+  fetch: UpstreamFetch;
   /** Milliseconds of upstream silence before a `ping`. */
   pingIntervalMs: number;
 }

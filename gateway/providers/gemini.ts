@@ -4,7 +4,13 @@
  */
 import { translateStream } from "../messages/stream_pipe.ts";
 import { newMessageId } from "../messages/types.ts";
-import type { Provider, ProviderCall, ProviderDeps, ProviderSettings } from "./contract.ts";
+import {
+  bodyReaderOf,
+  type Provider,
+  type ProviderCall,
+  type ProviderDeps,
+  type ProviderSettings,
+} from "./contract.ts";
 import { toGeminiRequest } from "./gemini_request.ts";
 import { GeminiStreamTranslator, messageFromGemini } from "./gemini_response.ts";
 import { postUpstream, readUpstreamJson } from "./http.ts";
@@ -45,7 +51,7 @@ export function createGeminiProvider(settings: ProviderSettings, deps: ProviderD
         toGeminiRequest(call.request),
         call,
       );
-      return translateStream(response.body!, new GeminiStreamTranslator(settings.name), {
+      return translateStream(bodyReaderOf(response), new GeminiStreamTranslator(settings.name), {
         abort: call.abort,
         pingIntervalMs: deps.pingIntervalMs,
         begin: (writer) => writer.start(newMessageId(), call.requestedModel, call.inputTokensEstimate),

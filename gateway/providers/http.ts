@@ -1,6 +1,6 @@
 /** Upstream HTTP helpers shared by the provider modules: one place that turns failures into GatewayErrors. */
 import { GatewayError, upstreamHttpError } from "../errors.ts";
-import type { ProviderCall, ProviderDeps } from "./contract.ts";
+import type { ProviderCall, ProviderDeps, UpstreamResponse } from "./contract.ts";
 
 /** Headers that carry the request's trace identifiers to upstreams that accept them. */
 export function traceHeaders(call: ProviderCall): Record<string, string> {
@@ -20,14 +20,15 @@ export async function postUpstream(
   headers: Record<string, string>,
   body: unknown,
   call: ProviderCall,
-): Promise<Response> {
-  let response: Response;
+): Promise<UpstreamResponse> {
+  let response: UpstreamResponse;
   try {
     response = await deps.fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json", ...headers },
       body: typeof body === "string" ? body : JSON.stringify(body),
-      signal: call.abort.signal,
+      // Only a stream is ever aborted (its client went away); a signal costs something on every request.
+      signal: call.request.stream === true ? call.abort.signal : undefined,
     });
   } catch (error) {
     throw new GatewayError("api_error", `upstream provider ${provider} could not be reached`, {
@@ -42,15 +43,35 @@ export async function postUpstream(
 /** Reads a JSON body of a successful upstream response, mapping garbage to api_error. */
 export async function readUpstreamJson(
   provider: string,
-  response: Response,
+  response: UpstreamResponse,
 ): Promise<Record<string, unknown>> {
   return (await readUpstreamJsonText(provider, response)).value;
+}
+
+/** Reads the body text of a successful upstream response, mapping a failed read to api_error. */
+export async function readUpstreamText(provider: string, response: UpstreamResponse): Promise<string> {
+  try {
+    return await response.text();
+  } catch {
+    throw new GatewayError("api_error", `upstream provider ${provider} returned a malformed response`);
+  }
+}
+
+/** Parses upstream JSON text that must be an object, mapping garbage to api_error. */
+export function parseUpstreamJson(provider: string, text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text);
+    if (value && typeof value === "object") return value as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw new GatewayError("api_error", `upstream provider ${provider} returned a malformed response`);
 }
 
 /** Like {@link readUpstreamJson}, also returning the body text the value was parsed from. */
 export async function readUpstreamJsonText(
   provider: string,
-  response: Response,
+  response: UpstreamResponse,
 ): Promise<{ value: Record<string, unknown>; text: string }> {
   try {
     const text = await response.text();

@@ -4,7 +4,14 @@
  */
 import { translateStream } from "../messages/stream_pipe.ts";
 import { newMessageId } from "../messages/types.ts";
-import type { OpenAiQuirks, Provider, ProviderCall, ProviderDeps, ProviderSettings } from "./contract.ts";
+import {
+  bodyReaderOf,
+  type OpenAiQuirks,
+  type Provider,
+  type ProviderCall,
+  type ProviderDeps,
+  type ProviderSettings,
+} from "./contract.ts";
 import { postUpstream, readUpstreamJson, traceHeaders } from "./http.ts";
 import { toChatRequest } from "./openai_request.ts";
 import { messageFromChatCompletion, OpenAiStreamTranslator } from "./openai_response.ts";
@@ -49,7 +56,7 @@ export function createOpenAiProvider(settings: ProviderSettings, deps: ProviderD
       const body = toChatRequest(call.request, call.upstreamModel, settings.quirks, true);
       const response = await postUpstream(deps, settings.name, url, headers(call), body, call);
       return translateStream(
-        response.body!,
+        bodyReaderOf(response),
         new OpenAiStreamTranslator(settings.name, call.inputTokensEstimate),
         {
           abort: call.abort,

@@ -1,0 +1,18 @@
+import assert from "node:assert/strict";
+import { Ticker } from "./ticker.ts";
+
+Deno.test("a ticker calls every registered task and holds no timer once they are removed", async () => {
+  const ticker = new Ticker(5);
+  const counts = [0, 0, 0];
+  const removers = counts.map((_, i) => ticker.add(() => counts[i]++));
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  removers[0]();
+  const first = counts[0];
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(counts[1] >= 2 && counts[2] >= 2, `each remaining task ran several times: ${counts}`);
+  assert.equal(counts[0], first, "a removed task is not called again");
+  removers[1]();
+  assert.equal(ticker.running, true);
+  removers[2]();
+  assert.equal(ticker.running, false, "no timer without tasks");
+});

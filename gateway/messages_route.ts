@@ -1,0 +1,142 @@
+/**
+ * `POST /v1/messages` and `POST /compat/v1/messages` as one lean handler, outside the Hono chain: the hot
+ * path of the gateway. It does what the Hono middleware does for the other routes (request id, tracing
+ * headers, key check, body limit, error envelope, access log) in straight-line code, and builds each
+ * response with all its headers at once instead of mutating them afterwards.
+ */
+import type { Logger } from "@switchyard/lib/log.ts";
+import { estimateInputTokens } from "./messages/count_tokens.ts";
+import { deferStream } from "./messages/deferred_stream.ts";
+import type { MessagesRequest } from "./messages/types.ts";
+import { parseJsonBody, validateMessagesRequest } from "./messages/validate.ts";
+import { type Provider, type ProviderCall, RawJson, type TraceIds } from "./providers/contract.ts";
+import {
+  authenticate,
+  type KeyCheck,
+  readBodyText,
+  renderError,
+  requestIdOf,
+  traceIdsOf,
+  traceResponseHeaders,
+} from "./request_context.ts";
+import type { ModelRouter } from "./routing.ts";
+
+/** The paths this handler serves (query strings are ignored). */
+export const MESSAGES_PATHS: ReadonlySet<string> = new Set(["/v1/messages", "/compat/v1/messages"]);
+
+/** What the messages route needs. */
+export interface MessagesRouteDeps {
+  /** Model → provider. */
+  router: ModelRouter;
+  /** API key verification. */
+  keys: KeyCheck;
+  /** Structured logger (access log at info). */
+  logger: Logger;
+  /** Milliseconds of upstream silence before a `ping`. */
+  pingIntervalMs: number;
+}
+
+/** Routes a validated request and builds its provider call. */
+export function providerCall(
+  router: ModelRouter,
+  request: MessagesRequest,
+  rawBody: string,
+  trace: TraceIds,
+  clientHeaders: Headers,
+): { provider: Provider; call: ProviderCall } {
+  const route = router.resolve(request.model);
+  // Streams abort the upstream when the client cancels the body (stream_pipe.ts). The request's own
+  // signal is deliberately not touched: Deno.serve aborts it after every successful response too, and
+  // creating that AbortError on each request was the gateway's largest CPU cost in profiles.
+  const call: ProviderCall = {
+    request,
+    rawBody,
+    upstreamModel: route.upstreamModel,
+    requestedModel: request.model,
+    abort: new AbortController(),
+    trace,
+    clientHeaders,
+    inputTokensEstimate: estimateInputTokens(request),
+  };
+  return { provider: route.provider, call };
+}
+
+/** The path of an absolute request URL, without query or fragment (cheaper than `new URL`). */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  let end = url.length;
+  const query = url.indexOf("?", start);
+  if (query >= 0) end = query;
+  const hash = url.indexOf("#", start);
+  if (hash >= 0 && hash < end) end = hash;
+  return url.slice(start, end);
+}
+
+/** Creates the handler of the two messages paths. */
+export function createMessagesRoute(
+  deps: MessagesRouteDeps,
+): (request: Request, path: string) => Promise<Response> {
+  const { router, keys, logger, pingIntervalMs } = deps;
+
+  const respond = async (
+    request: Request,
+    requestId: string,
+    trace: TraceIds,
+  ): Promise<Response> => {
+    const headers = request.headers;
+    // The body read (an async op) starts first and runs while the key is checked.
+    const reading = readBodyText(request);
+    reading.catch(() => {}); // a refused key is reported first; its body error is not unhandled
+    const keyId = await authenticate(keys, headers);
+    const text = await reading;
+    const body = validateMessagesRequest(parseJsonBody(text));
+    const { provider, call } = providerCall(router, body, text, trace, headers);
+    const stream = body.stream === true;
+    logger.info("messages", {
+      request_id: requestId,
+      trace_id: trace.traceId,
+      thread_id: trace.threadId,
+      key_id: keyId,
+      model: body.model,
+      provider: provider.name,
+      stream,
+    });
+    if (stream) {
+      const events = await deferStream(provider.streamMessage(call), pingIntervalMs, call.abort);
+      return new Response(events, {
+        headers: traceResponseHeaders(trace, {
+          "content-type": "text/event-stream; charset=utf-8",
+          "cache-control": "no-cache",
+          "x-accel-buffering": "no",
+          "request-id": requestId,
+        }),
+      });
+    }
+    const message = await provider.createMessage(call);
+    return new Response(message instanceof RawJson ? message.text : JSON.stringify(message), {
+      headers: traceResponseHeaders(trace, { "content-type": "application/json", "request-id": requestId }),
+    });
+  };
+
+  return async (request, path) => {
+    const started = performance.now();
+    const requestId = requestIdOf(request.headers);
+    const trace = traceIdsOf(request.headers);
+    let response: Response;
+    try {
+      response = await respond(request, requestId, trace);
+    } catch (error) {
+      response = renderError(error, requestId, logger, traceResponseHeaders(trace, {}));
+    }
+    logger.info("request", {
+      request_id: requestId,
+      method: "POST",
+      route: path,
+      path,
+      status: response.status,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+    });
+    return response;
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Reads one top-level string field of a JSON object without parsing the document: the Anthropic
+ * pass-through only needs the answer's `model` to decide whether the upstream bytes can go back as they
+ * are, and a full `JSON.parse` of every answer was its largest remaining cost. The scan follows JSON's
+ * structure (strings with escapes, nesting), so a `"model"` inside content or a nested object never
+ * matches, and a repeated key resolves to its last occurrence as in `JSON.parse`. Anything it is not sure
+ * about yields `undefined`, and the caller falls back to a full parse.
+ */
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+
+function skipSpace(text: string, i: number): number {
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return i;
+    i++;
+  }
+}
+
+/** Index of the closing quote of the string opening at `i`, or -1. */
+function stringEnd(text: string, i: number): number {
+  for (let j = i + 1; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === BACKSLASH) j++;
+    else if (c === QUOTE) return j;
+  }
+  return -1;
+}
+
+/** Index just past the value starting at `i`, or -1 when it is unterminated. */
+function valueEnd(text: string, i: number): number {
+  const first = text.charCodeAt(i);
+  if (first === QUOTE) {
+    const end = stringEnd(text, i);
+    return end < 0 ? -1 : end + 1;
+  }
+  if (first === 123 || first === 91) { // { or [
+    let depth = 0;
+    for (let j = i; j < text.length; j++) {
+      const c = text.charCodeAt(j);
+      if (c === QUOTE) {
+        j = stringEnd(text, j);
+        if (j < 0) return -1;
+      } else if (c === 123 || c === 91) depth++;
+      else if (c === 125 || c === 93) {
+        if (--depth === 0) return j + 1;
+      }
+    }
+    return -1;
+  }
+  let j = i;
+  for (; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 44 || c === 125 || c === 93 || c === 32 || c === 9 || c === 10 || c === 13) break;
+  }
+  return j > i ? j : -1;
+}
+
+/**
+ * The value of the top-level string field `key` of the JSON object `text`; `null` when the field is
+ * absent or not a string; `undefined` when the text is not a well-formed-looking object or uses escapes
+ * in keys (then parse it).
+ */
+export function topLevelString(text: string, key: string): string | null | undefined {
+  let i = skipSpace(text, 0);
+  if (text.charCodeAt(i) !== 123) return undefined;
+  i = skipSpace(text, i + 1);
+  let found: string | null = null;
+  if (text.charCodeAt(i) === 125) return skipSpace(text, i + 1) === text.length ? null : undefined;
+  for (;;) {
+    if (text.charCodeAt(i) !== QUOTE) return undefined;
+    const keyClose = stringEnd(text, i);
+    if (keyClose < 0) return undefined;
+    const name = text.slice(i + 1, keyClose);
+    if (name.includes("\\")) return undefined;
+    i = skipSpace(text, keyClose + 1);
+    if (text.charCodeAt(i) !== 58) return undefined; // :
+    i = skipSpace(text, i + 1);
+    const end = valueEnd(text, i);
+    if (end < 0) return undefined;
+    if (name === key) {
+      if (text.charCodeAt(i) !== QUOTE) found = null;
+      else {
+        const raw = text.slice(i + 1, end - 1);
+        found = raw.includes("\\") ? JSON.parse(text.slice(i, end)) as string : raw;
+      }
+    }
+    i = skipSpace(text, end);
+    const c = text.charCodeAt(i);
+    if (c === 125) return skipSpace(text, i + 1) === text.length ? found : undefined;
+    if (c !== 44) return undefined; // ,
+    i = skipSpace(text, i + 1);
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * Per-request pieces shared by the Hono routes and the lean messages route (messages_route.ts): request and
+ * trace ids, the presented API key, authentication, the body size limit and error rendering. One
+ * implementation, so both paths behave identically.
+ */
+import { isAppError } from "@switchyard/lib/errors.ts";
+import type { Logger } from "@switchyard/lib/log.ts";
+import { errorResponse, GatewayError } from "./errors.ts";
+import type { TraceIds } from "./providers/contract.ts";
+
+/** Largest accepted request body (Anthropic's limit for Messages). */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** Request and trace ids are accepted from clients only if short and plain (no log forging). */
+export const PLAIN_ID = /^[\w.:-]{1,128}$/;
+
+/** Verifies presented API keys (see keys/verifier.ts). */
+export interface KeyCheck {
+  /** The key's id when it is active, else null. */
+  verify(key: string): Promise<string | null>;
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+const randomPool = new Uint8Array(4096);
+let randomAt = randomPool.length;
+
+/**
+ * 128 random bits as 32 hex digits (the shape of a dashless UUID), drawn from a pool refilled 256 ids at
+ * a time: one `getRandomValues` call instead of a `randomUUID` plus a `replaceAll` per id.
+ */
+export function randomHex128(): string {
+  if (randomAt + 16 > randomPool.length) {
+    crypto.getRandomValues(randomPool);
+    randomAt = 0;
+  }
+  let hex = "";
+  for (let i = 0; i < 16; i++) hex += HEX[randomPool[randomAt++]];
+  return hex;
+}
+
+/** The client's `request-id` when acceptable, else a new `req_…` one. */
+export function requestIdOf(headers: Headers): string {
+  const incoming = headers.get("request-id");
+  return incoming && PLAIN_ID.test(incoming) ? incoming : `req_${randomHex128()}`;
+}
+
+/** `Gw-Trace-Id` (generated when absent or malformed) and `Gw-Thread-Id` (when well-formed). */
+export function traceIdsOf(headers: Headers): TraceIds {
+  const incoming = headers.get("gw-trace-id");
+  const trace: TraceIds = {
+    traceId: incoming && PLAIN_ID.test(incoming) ? incoming : `trace_${randomHex128()}`,
+  };
+  const thread = headers.get("gw-thread-id");
+  if (thread && PLAIN_ID.test(thread)) trace.threadId = thread;
+  return trace;
+}
+
+/** The response headers that echo the tracing ids. */
+export function traceResponseHeaders(trace: TraceIds, into: Record<string, string>): Record<string, string> {
+  into["gw-trace-id"] = trace.traceId;
+  if (trace.threadId) into["gw-thread-id"] = trace.threadId;
+  return into;
+}
+
+const BEARER = /^bearer\s+/i;
+
+/** The key from `X-API-Key`, else from `Authorization: Bearer`. */
+export function presentedKey(headers: Headers): string | undefined {
+  const header = headers.get("x-api-key");
+  if (header) return header.trim();
+  const auth = headers.get("authorization");
+  if (auth && BEARER.test(auth)) return auth.replace(BEARER, "").trim();
+  return undefined;
+}
+
+/** The id of the presented active key; throws 401 `authentication_error` otherwise. */
+export async function authenticate(keys: KeyCheck, headers: Headers): Promise<string> {
+  const key = presentedKey(headers);
+  if (!key) {
+    throw new GatewayError(
+      "authentication_error",
+      "missing API key: send it as X-API-Key or Authorization: Bearer",
+    );
+  }
+  const id = await keys.verify(key);
+  if (!id) throw new GatewayError("authentication_error", "invalid API key");
+  return id;
+}
+
+/** The 413 error for a body over {@link MAX_BODY_BYTES}. */
+export function bodyTooLarge(): GatewayError {
+  return new GatewayError("request_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * Reads the body as text, refusing more than {@link MAX_BODY_BYTES}: by `content-length` before reading,
+ * or while reading a chunked body. The common case (a length) reads in one step without materialising the
+ * body as a JavaScript stream.
+ */
+export async function readBodyText(request: Request): Promise<string> {
+  const length = request.headers.get("content-length");
+  if (length !== null && !request.headers.has("transfer-encoding")) {
+    if (Number(length) > MAX_BODY_BYTES) throw bodyTooLarge();
+    return await request.text();
+  }
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > MAX_BODY_BYTES) {
+      reader.cancel().catch(() => {});
+      throw bodyTooLarge();
+    }
+    parts.push(value);
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    all.set(part, offset);
+    offset += part.length;
+  }
+  return decoder.decode(all);
+}
+
+/**
+ * Renders any thrown value as an Anthropic error response: GatewayErrors as they are (5xx logged), other
+ * client-side AppErrors as 400, anything else as a logged 500 `api_error`.
+ */
+export function renderError(
+  error: unknown,
+  requestId: string,
+  logger: Logger,
+  extraHeaders?: Record<string, string>,
+): Response {
+  if (error instanceof GatewayError) {
+    if (error.status >= 500) {
+      logger.warn("gateway error", { request_id: requestId, error, detail: error.detail });
+    }
+    return errorResponse(error, requestId, extraHeaders);
+  }
+  if (isAppError(error) && error.status < 500) {
+    return errorResponse(new GatewayError("invalid_request_error", error.message), requestId, extraHeaders);
+  }
+  logger.error("unhandled error", { request_id: requestId, error });
+  return errorResponse(new GatewayError("api_error", "internal error"), requestId, extraHeaders);
+}
