@@ -59,12 +59,22 @@ export interface GatewayApp {
   fetch: (request: Request, env?: unknown) => Response | Promise<Response>;
 }
 
+/**
+ * The upstream client. The built-in HTTP/1.1 pool serves plain-HTTP upstreams (local and self-hosted model
+ * servers, where its ~0.2 ms per call matters); TLS upstreams go through Deno's `fetch`, whose TLS, HTTP/2 and
+ * certificate handling are battle-tested and whose cost is noise against an internet round trip.
+ */
+function upstreamFetch(client: GatewayConfig["upstreamClient"]): UpstreamFetch {
+  if (client === "fetch") return globalThis.fetch;
+  const http1 = createHttp1Client().fetch;
+  return (url, init) => url.startsWith("http://") ? http1(url, init) : globalThis.fetch(url, init);
+}
+
 /** Builds the gateway application. */
 export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): GatewayApp {
   const logger = deps.logger;
   const providers = createProviders(config.providers, {
-    fetch: deps.fetch ??
-      (config.upstreamClient === "fetch" ? globalThis.fetch : createHttp1Client().fetch),
+    fetch: deps.fetch ?? upstreamFetch(config.upstreamClient),
     pingIntervalMs: config.GATEWAY_PING_INTERVAL_MS,
   });
   const router = new ModelRouter(providers, config.file.aliases ?? {});
