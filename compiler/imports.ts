@@ -65,9 +65,40 @@ export function importPath(spec: string, importerPath: string): { path: string; 
   return { path: posix.normalize(posix.join(posix.dirname(importerPath), clean)), remote: false };
 }
 
+/**
+ * Shared files are imported by many workflows of one repository: their parse and validation are memoised by
+ * path and text (bounded), and every caller gets its own deep copy of the data, so no workflow can change
+ * what another sees.
+ */
+const MEMO_LIMIT = 512;
+const parsedImports = new Map<string, { parsed: ParsedFile; diagnostics: Diagnostic[] }>();
+
+function parseImport(path: string, content: string): { parsed: ParsedFile; diagnostics: Diagnostic[] } {
+  const key = `${path}\0${content}`;
+  let hit = parsedImports.get(key);
+  if (!hit) {
+    const parsed = parseWorkflowFile(path, content);
+    const diagnostics = [...parsed.diagnostics];
+    if (parsed.diagnostics.length === 0 && !path.startsWith(".github/agents/")) {
+      diagnostics.push(...validateFrontmatter(parsed, true).filter((d) => d.code !== "missing-key"));
+    }
+    hit = { parsed, diagnostics };
+    if (parsedImports.size >= MEMO_LIMIT) parsedImports.delete(parsedImports.keys().next().value!);
+    parsedImports.set(key, hit);
+  }
+  return {
+    parsed: {
+      ...hit.parsed,
+      data: structuredClone(hit.parsed.data),
+      diagnostics: [...hit.parsed.diagnostics],
+    },
+    diagnostics: hit.diagnostics.map((d) => ({ ...d })),
+  };
+}
+
 /** The `import-schema` of a shared file (name → {type, required, default, description}). */
-function importSchema(content: string): Record<string, Record<string, unknown>> {
-  const data = parseWorkflowFile("schema", content).data;
+function importSchema(path: string, content: string): Record<string, Record<string, unknown>> {
+  const data = parseImport(path, content).parsed.data;
   const raw = data["import-schema"];
   return raw && typeof raw === "object" ? raw as Record<string, Record<string, unknown>> : {};
 }
@@ -144,7 +175,7 @@ export async function resolveImports(
         continue;
       }
       seen.set(path, key);
-      const schema = importSchema(content);
+      const schema = importSchema(path, content);
       const inputs: Record<string, unknown> = { ...ref.inputs };
       for (const [name, spec] of Object.entries(schema)) {
         if (inputs[name] === undefined && spec.default !== undefined) inputs[name] = spec.default;
@@ -169,11 +200,8 @@ export async function resolveImports(
           });
         }
       }
-      const parsed = parseWorkflowFile(path, substituteInputs(content, inputs));
-      diagnostics.push(...parsed.diagnostics);
-      if (parsed.diagnostics.length === 0 && !path.startsWith(".github/agents/")) {
-        diagnostics.push(...validateFrontmatter(parsed, true).filter((d) => d.code !== "missing-key"));
-      }
+      const { parsed, diagnostics: importDiagnostics } = parseImport(path, substituteInputs(content, inputs));
+      diagnostics.push(...importDiagnostics);
       const displayPath = remote ? ref.spec : posix.relative(".github/workflows", path);
       imports.push({ spec: ref.spec, path, displayPath, file: parsed, inputs: ref.inputs });
       queue.push({ file: parsed, chain: [...chain, path] });
