@@ -58,8 +58,8 @@ function engineDir(engine: string): string {
 /** Env-var name for an expression: `GH_AW_<CHAIN>` for simple property chains, else a hashed name. */
 export function exprEnvName(expr: string): string {
   const e = expr.trim();
-  if (/^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$/.test(e)) {
-    return "GH_AW_" + e.replace(/[.-]/g, "_").toUpperCase();
+  if (/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(e)) {
+    return "GH_AW_" + e.replace(/\./g, "_").toUpperCase();
   }
   return "GH_AW_EXPR_" + createHash("sha256").update(e).digest("hex").slice(0, 8).toUpperCase();
 }
@@ -82,6 +82,8 @@ export interface ActivationInput {
   frontmatterHash: string;
   hasPreActivation: boolean;
   ifCondition?: string;
+  /** Custom jobs that run before activation (its extra `needs`). */
+  beforeJobs?: string[];
   engineDisplay: string;
   engineModel: string;
   secrets: string[];
@@ -502,7 +504,8 @@ export function activationJob(a: ActivationInput): JobPlan {
     },
   });
   const job: JobPlan = { "runs-on": "ubuntu-slim", steps };
-  if (a.hasPreActivation) job.needs = "pre_activation";
+  const needs = [...(a.hasPreActivation ? ["pre_activation"] : []), ...(a.beforeJobs ?? [])].sort();
+  if (needs.length > 0) job.needs = needs.length === 1 ? needs[0] : needs;
   const userCond = eventCondition(a.ifCondition, a.forkGuard, a.labelNames);
   const cond = a.hasPreActivation
     ? userCond
@@ -555,6 +558,8 @@ export interface PreActivationInput {
   commands?: string[];
   ifCondition?: string;
   extraSteps: StepPlan[];
+  /** Outputs of `on.steps` (`<id>_result`) and of `jobs.pre-activation`, merged after the built-in ones. */
+  extraOutputs?: Record<string, YValue>;
   permissions: Record<string, string>;
 }
 
@@ -620,6 +625,7 @@ export function preActivationJob(p: PreActivationInput): JobPlan {
       ? plain("${{ steps.check_command_position.outputs.matched_command }}")
       : sq(""),
     ...TRACE_OUTPUTS,
+    ...p.extraOutputs,
   };
   return job;
 }

@@ -21,6 +21,13 @@ import { agentJob, detectionJob } from "./jobs_agent.ts";
 import { copilotDetectionJob } from "./jobs_detection.ts";
 import { pushExperimentsStateJob, pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs_memory.ts";
 import { uploadAssetsJob } from "./jobs_assets.ts";
+import {
+  customJob,
+  customJobNames,
+  jobsBeforeActivation,
+  preActivationExtras,
+  referencedCustomJobs,
+} from "./jobs_custom.ts";
 import { conclusionJob, messagesJson, safeOutputsJob } from "./jobs_outputs.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { emitBody } from "./emit.ts";
@@ -49,8 +56,6 @@ const SAFE_EVENTS = [
   "schedule",
   "workflow_dispatch",
   "push",
-  "workflow_run",
-  "workflow_call",
   "repository_dispatch",
   "merge_group",
   "create",
@@ -204,6 +209,8 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     : ["admin", "maintainer", "write"];
   const needsRoleCheck = roles !== undefined &&
     (rawOn.roles !== undefined || triggers.events.some((e) => !SAFE_EVENTS.includes(e)) ||
+      // gh-aw counts `status-comment` as a (non-safe) event key of `on:`
+      rawOn["status-comment"] !== undefined ||
       !!triggers.slashCommand || !!triggers.labelCommand);
   const stopTime = resolveStopTime(rawOn["stop-after"], o.now, await o.read(lockPath));
   const skipIfMatch = rawOn["skip-if-match"] === undefined
@@ -221,7 +228,12 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   const prLabelNames = prOn && typeof prOn === "object" && prOn.names !== undefined
     ? (Array.isArray(prOn.names) ? prOn.names : [prOn.names]).map(String)
     : undefined;
-  const onSteps = await pinSteps(rawOn.steps);
+  const rawJobs = (data.jobs && typeof data.jobs === "object" ? data.jobs : {}) as Record<
+    string,
+    Record<string, unknown>
+  >;
+  const preExtras = preActivationExtras(rawJobs);
+  const onSteps = await pinSteps([...(Array.isArray(rawOn.steps) ? rawOn.steps : []), ...preExtras.steps]);
   const otherGates =
     ["skip-roles", "skip-bots", "skip-author-associations", "skip-if-check-failing"].some((k) =>
       rawOn[k] !== undefined
@@ -243,6 +255,15 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       skipIfNoMatch,
       commands,
       extraSteps: onSteps,
+      extraOutputs: {
+        // on.steps with an id expose their outcome; jobs.pre-activation outputs are merged in.
+        ...Object.fromEntries(
+          (Array.isArray(rawOn.steps) ? rawOn.steps as Record<string, unknown>[] : [])
+            .filter((st) => typeof st?.id === "string")
+            .map((st) => [`${st.id}_result`, toY(`\${{ steps.${st.id}.outcome }}`)]),
+        ),
+        ...Object.fromEntries(Object.entries(preExtras.outputs).map(([k, v]) => [k, toY(v)])),
+      },
       permissions: sortRecord(perms),
       ifCondition: commands && !triggers.slashCommand?.centralized
         ? slashCondition(commands)
@@ -275,15 +296,28 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     o.source,
   ].filter((v, i, arr) => typeof v !== "string" ? v.inline !== "" : arr.indexOf(v) === i);
   const inlined = data["inlined-imports"] === true;
+  // Custom jobs the prompt or the `if:` reads decide what `activation` waits for (as gh-aw orders them).
+  const promptText = [...imports.map((i) => i.file.split.body), file.split.body].join("\n");
+  const beforeActivation = jobsBeforeActivation(rawJobs, promptText);
+  const ifReadsCustomJobs = typeof data.if === "string" && referencedCustomJobs(data.if, rawJobs).length > 0;
+  const activationIf = typeof data.if === "string" && (!ifReadsCustomJobs || beforeActivation.length > 0)
+    ? stripExpr(data.if)
+    : undefined;
+  // Expressions of jobs that run after activation cannot be substituted into the prompt.
+  const lateJobs = customJobNames(rawJobs).filter((n) => !beforeActivation.includes(n));
+  const bodyExprs = new Map(
+    [...bodyExpressions([...imports.map((i) => i.file.split.body), file.split.body])].filter(([, e]) =>
+      !lateJobs.some((n) => e.includes(`needs.${n}.`))
+    ),
+  );
   jobs.activation = activationJob({
+    beforeJobs: beforeActivation,
     ctx,
     frontmatterHash,
     hasPreActivation: hasPre,
     ifCondition: triggers.labelCommand?.decentralized
       ? labelRouteCondition(triggers.labelCommand.names, triggers.labelCommand.events)
-      : typeof data.if === "string"
-      ? stripExpr(data.if)
-      : undefined,
+      : activationIf,
     engineDisplay: engine.info.displayName,
     engineModel: engine.model ?? engine.info.defaultModel,
     secrets: engine.secrets,
@@ -293,7 +327,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     safeOutputTools: safeOutputs.tools,
     autoCreateIssue: !safeOutputs.configured,
     runtimeImports,
-    bodyExprs: bodyExpressions([...imports.map((i) => i.file.split.body), file.split.body]),
+    bodyExprs,
     permissions: { actions: "read", contents: "read" },
     emoji: typeof data.emoji === "string" ? data.emoji : undefined,
     strict: data.strict !== false,
@@ -472,7 +506,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     );
     conclusionExtra.push("push_repo_memory");
   }
-  conclusionExtra.push(...Object.keys((data.jobs ?? {}) as Record<string, unknown>));
+  conclusionExtra.push(...customJobNames(rawJobs));
   jobs.conclusion = conclusionJob(
     ctx,
     safeOutputs,
@@ -482,12 +516,14 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     engine.secrets.length > 0,
   );
   // Custom jobs.
-  for (const [jobName, raw] of Object.entries((data.jobs ?? {}) as Record<string, Record<string, unknown>>)) {
-    const job: JobPlan = {
-      "runs-on": toY(raw["runs-on"] ?? "ubuntu-latest"),
+  for (const jobName of customJobNames(rawJobs)) {
+    const raw = rawJobs[jobName];
+    const job = customJob({
+      raw,
       steps: await pinSteps(raw.steps),
-    };
-    for (const [k, v] of Object.entries(raw)) if (k !== "steps" && k !== "runs-on") job[k] = toY(v);
+      beforeActivation: beforeActivation.includes(jobName),
+      toY,
+    });
     if (typeof raw["runs-on"] === "string" && /^macos/i.test(raw["runs-on"])) {
       const [line, column] = file.locate(["jobs", jobName, "runs-on"]);
       diagnostics.push({

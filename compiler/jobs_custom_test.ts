@@ -1,0 +1,45 @@
+import { assertEquals } from "./test_assert.ts";
+import { customJob, jobsBeforeActivation, orderStepKeys, preActivationExtras } from "./jobs_custom.ts";
+import { toY } from "./workflow.ts";
+
+const JOBS = {
+  precompute: { "runs-on": "ubuntu-latest", steps: [{ run: "echo" }] },
+  gated: { needs: ["pre_activation"], steps: [] },
+  after: { needs: "activation", steps: [] },
+  plain: { steps: [] },
+  "pre-activation": { outputs: { x: "${{ steps.a.outputs.x }}" } },
+};
+
+Deno.test("jobs the prompt reads without needs, or that need pre_activation, run before activation", () => {
+  const body = "Use ${{ needs.precompute.outputs.a }} and ${{ needs.after.outputs.b }}";
+  assertEquals(jobsBeforeActivation(JOBS, body), ["gated", "precompute"]);
+  assertEquals(jobsBeforeActivation(JOBS, "nothing"), ["gated"]);
+});
+
+Deno.test("custom jobs wait for activation unless they run before it, and start with the GH_HOST step", () => {
+  const late = customJob({ raw: JOBS.plain, steps: [], beforeActivation: false, toY });
+  assertEquals(late.needs, ["activation"]);
+  assertEquals(late.steps.map((s) => s.id), ["ghes-host-config"]);
+  const early = customJob({ raw: JOBS.precompute, steps: [{ run: "echo" }], beforeActivation: true, toY });
+  assertEquals(early.needs, undefined);
+  assertEquals(early.steps.length, 2);
+  const explicit = customJob({
+    raw: { needs: ["b", "a"], if: "${{ x == 1 }}" },
+    steps: [],
+    beforeActivation: false,
+    toY,
+  });
+  assertEquals(explicit.needs, ["a", "b"]);
+  assertEquals(explicit.if, "x == 1");
+  assertEquals(explicit.steps, undefined);
+});
+
+Deno.test("user step keys follow gh-aw's priority order, then the alphabet", () => {
+  const s = orderStepKeys({ shell: "bash", run: "x", "working-directory": "d", name: "n", id: "i" });
+  assertEquals(Object.keys(s), ["name", "id", "run", "shell", "working-directory"]);
+});
+
+Deno.test("jobs.pre-activation contributes outputs to pre_activation", () => {
+  assertEquals(preActivationExtras(JOBS).outputs, { x: "${{ steps.a.outputs.x }}" });
+  assertEquals(preActivationExtras({}).steps, []);
+});
