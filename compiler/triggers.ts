@@ -89,6 +89,25 @@ function sortKeys(v: unknown): YValue {
   return v as YValue;
 }
 
+/** The `item_number` dispatch input gh-aw adds for label-driven workflows. */
+function itemNumberInput(description: string): Record<string, unknown> {
+  return { default: "", description, required: false, type: "string" };
+}
+
+/** Adds `item_number` to the `workflow_dispatch` inputs (keeping a user-declared one). */
+function withItemNumber(wd: unknown): Record<string, unknown> {
+  const o = (wd ?? {}) as Record<string, unknown>;
+  const inputs = (o.inputs ?? {}) as Record<string, unknown>;
+  if (inputs.item_number !== undefined) return o;
+  return {
+    ...o,
+    inputs: {
+      ...inputs,
+      item_number: itemNumberInput("The number of the issue, pull request, or discussion"),
+    },
+  };
+}
+
 /** Expands a string `on:` into its object form. */
 export function expandOnString(s: string): Record<string, unknown> | undefined {
   const t = s.trim();
@@ -96,7 +115,13 @@ export function expandOnString(s: string): Record<string, unknown> | undefined {
   let m = /^label-command\s+(\S+)$/.exec(t);
   if (m) return { label_command: { name: m[1] } };
   m = /^(pull_request|issues|discussion)\s+labeled\s+(.+)$/.exec(t);
-  if (m) return { [m[1]]: { types: ["labeled"], names: m[2].split(/[\s,]+/) }, workflow_dispatch: null };
+  if (m) {
+    const what = { pull_request: "pull request", issues: "issue", discussion: "discussion" }[m[1]];
+    return {
+      [m[1]]: { types: ["labeled"], names: m[2].split(/[\s,]+/) },
+      workflow_dispatch: { inputs: { item_number: itemNumberInput(`The number of the ${what}`) } },
+    };
+  }
   if (/^[a-z_]+$/.test(t) && !["daily", "weekly", "hourly", "biweekly"].includes(t)) return { [t]: null };
   return undefined;
 }
@@ -153,6 +178,8 @@ export function processTriggers(
       out.push({ cron: res.cron });
     });
     on.schedule = out;
+    // Fuzzy schedules can always be run by hand too.
+    if (friendly.some((f) => f !== undefined)) on.workflow_dispatch = on.workflow_dispatch ?? null;
   }
   // Slash command.
   let slashCommand: TriggerInfo["slashCommand"];
@@ -184,20 +211,8 @@ export function processTriggers(
     const events = o.events ? asList(o.events) : ["issues", "pull_request", "discussion"];
     const decentralized = o.strategy === "decentralized";
     labelCommand = { names, events, removeLabel: o.remove_label !== false, decentralized };
-    if (decentralized) on.workflow_dispatch = on.workflow_dispatch ?? null;
-    else for (const ev of events) on[ev] = { types: ["labeled"] };
-    if (!decentralized) {
-      on.workflow_dispatch = on.workflow_dispatch ?? {
-        inputs: {
-          item_number: {
-            default: "",
-            description: "The number of the issue, pull request, or discussion",
-            required: false,
-            type: "string",
-          },
-        },
-      };
-    }
+    if (!decentralized) { for (const ev of events) on[ev] = { types: ["labeled"] }; }
+    on.workflow_dispatch = withItemNumber(on.workflow_dispatch);
   }
   // aw_context on every workflow_dispatch.
   if ("workflow_dispatch" in on) {

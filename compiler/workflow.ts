@@ -8,7 +8,7 @@ import { computeBodyHash, computeFrontmatterHash } from "./hash.ts";
 import { processTriggers } from "./triggers.ts";
 import { resolveEngine } from "./engines.ts";
 import { planSafeOutputs } from "./safe_outputs.ts";
-import { computeAllowedDomains } from "./network.ts";
+import { computeAllowedDomains, expandEcosystems } from "./network.ts";
 import { type JobCtx, type Refs, VERSIONS } from "./jobs_common.ts";
 import {
   activationJob,
@@ -60,6 +60,19 @@ const SAFE_EVENTS = [
   "merge_group",
   "create",
   "delete",
+];
+
+/** `on:` keys whose events carry text the activation job sanitizes (gh-aw's content events). */
+const CONTENT_EVENTS = [
+  "issues",
+  "pull_request",
+  "pull_request_target",
+  "issue_comment",
+  "pull_request_review_comment",
+  "pull_request_review",
+  "discussion",
+  "discussion_comment",
+  "slash_command",
 ];
 
 /** Compiles a single workflow file. */
@@ -305,10 +318,22 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     : undefined;
   // Expressions of jobs that run after activation cannot be substituted into the prompt.
   const lateJobs = customJobNames(rawJobs).filter((n) => !beforeActivation.includes(n));
+  // With a dispatch `item_number` input, entity numbers fall back to it (the env names stay).
+  const wdInputs = ((triggers.on.workflow_dispatch ?? {}) as Record<string, unknown>).inputs as
+    | Record<string, unknown>
+    | undefined;
+  const itemFallback = wdInputs?.item_number !== undefined;
   const bodyExprs = new Map(
-    [...bodyExpressions([...imports.map((i) => i.file.split.body), file.split.body])].filter(([, e]) =>
-      !lateJobs.some((n) => e.includes(`needs.${n}.`))
-    ),
+    [...bodyExpressions([...imports.map((i) => i.file.split.body), file.split.body])]
+      .filter(([, e]) => !lateJobs.some((n) => e.includes(`needs.${n}.`)))
+      .map(([k, e]) =>
+        [
+          k,
+          itemFallback && /^github\.event\.(pull_request|issue|discussion)\.number$/.test(e)
+            ? `${e} || inputs.item_number`
+            : e,
+        ] as [string, string]
+      ),
   );
   jobs.activation = activationJob({
     beforeJobs: beforeActivation,
@@ -371,19 +396,15 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       : undefined,
     statusComment: rawOn["status-comment"] === true ||
       ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOn["status-comment"] !== false),
-    sanitize: !!triggers.slashCommand ||
-      triggers.events.some((e) =>
-        [
-          "issues",
-          "issue_comment",
-          "pull_request",
-          "discussion",
-          "discussion_comment",
-          "pull_request_review_comment",
-        ].includes(e)
-      ),
+    // gh-aw: the prompt reads the sanitized text, or the frontmatter `on:` names a content event.
+    sanitize:
+      /\$\{\{ (steps\.sanitized|needs\.activation)\.outputs\.(text|title|body) \}\}/.test(promptText) ||
+      (!!data.on && typeof data.on === "object" && !Array.isArray(data.on) &&
+        Object.keys(data.on).some((e) => CONTENT_EVENTS.includes(e))),
     messages: messagesJson(safeOutputs.raw.messages),
-    allowedDomains: network.allowed,
+    // The text sanitizer allows what the safe-output handlers allow (agent allowlist + safe-outputs.allowed-domains).
+    allowedDomains: [...new Set([...network.allowed, ...expandEcosystems(safeOutputs.allowedDomains ?? [])])]
+      .sort(),
     prContext: hasContentsRead(data.permissions) && data.checkout !== false &&
       (triggers.events.some((e) =>
         ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
