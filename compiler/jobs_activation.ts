@@ -111,6 +111,12 @@ export interface ActivationInput {
   routerDispatch: boolean;
   /** `pull_request.names` label filter (applied through the job condition). */
   labelNames?: string[];
+  /** Events that can trigger the run (rendered `on:` keys and slash-command events); scope the write permissions. */
+  activationEvents?: string[];
+  /** A label command whose trigger label is removed (names and the label events). */
+  labelRemoval?: { names: string[]; events: string[] };
+  /** `on.github-token`: used by the reaction, lock-file check, status comment and label removal. */
+  githubToken?: string;
   /** Reaction added to the triggering item, if any. */
   reaction?: string;
   /** Whether a status comment with the run link is posted (and updated by the conclusion). */
@@ -180,7 +186,7 @@ export function activationJob(a: ActivationInput): JobPlan {
       id: "react",
       if: plain(a.routerDispatch ? EVENT_GUARD : DIRECT_EVENT_GUARD),
       env: { GH_AW_REACTION: dq(a.reaction) },
-      token: "${{ secrets.GITHUB_TOKEN }}",
+      token: a.githubToken ?? "${{ secrets.GITHUB_TOKEN }}",
     }));
   }
   if (a.secrets.length > 0) {
@@ -225,6 +231,7 @@ export function activationJob(a: ActivationInput): JobPlan {
       GH_AW_WORKFLOW_FILE: dq(ctx.lockFile),
       GH_AW_CONTEXT_WORKFLOW_REF: dq("${{ github.workflow_ref }}"),
     },
+    token: a.githubToken,
   }));
   if (a.experiments) {
     const sanitized = ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase();
@@ -269,6 +276,14 @@ export function activationJob(a: ActivationInput): JobPlan {
       id: "add-comment",
       if: plain(a.routerDispatch ? EVENT_GUARD : DIRECT_EVENT_GUARD),
       env,
+      token: a.githubToken,
+    }));
+  }
+  if (a.labelRemoval) {
+    steps.push(scriptStep(ctx, "Remove trigger label", "remove_trigger_label", {
+      id: "remove_trigger_label",
+      env: { GH_AW_LABEL_NAMES: dq(JSON.stringify(a.labelRemoval.names)) },
+      token: a.githubToken,
     }));
   }
   // Prompt assembly.
@@ -513,9 +528,10 @@ export function activationJob(a: ActivationInput): JobPlan {
       : "needs.pre_activation.outputs.activated == 'true'"
     : userCond;
   if (cond) job.if = jobIf(cond);
-  job.permissions = a.reaction || a.statusComment
-    ? { ...a.permissions, issues: "write", "pull-requests": "write" }
-    : a.permissions;
+  job.permissions = { ...a.permissions, ...activationWrites(a) };
+  job.permissions = Object.fromEntries(
+    Object.keys(job.permissions).sort().map((k) => [k, (job.permissions as Record<string, string>)[k]]),
+  );
   job.outputs = {
     ...(a.sanitize ? { body: plain("${{ steps.sanitized.outputs.body }}") } : {}),
     ...(a.experiments ? { experiments: plain("${{ steps.pick-experiment.outputs.experiments }}") } : {}),
@@ -535,6 +551,9 @@ export function activationJob(a: ActivationInput): JobPlan {
     ...(a.secrets.length > 0
       ? { secret_verification_result: plain("${{ steps.validate-secret.outputs.verification_result }}") }
       : {}),
+    ...(a.labelRemoval
+      ? { label_command: plain("${{ steps.remove_trigger_label.outputs.label_name }}") }
+      : {}),
     ...TRACE_OUTPUTS,
     ...(a.commands ? { slash_command: plain("${{ needs.pre_activation.outputs.matched_command }}") } : {}),
     stale_lock_file_failed: plain("${{ steps.check-lock-file.outputs.stale_lock_file_failed == 'true' }}"),
@@ -546,6 +565,42 @@ export function activationJob(a: ActivationInput): JobPlan {
       : {}),
   };
   return job;
+}
+
+const PR_EVENTS = [
+  "pull_request",
+  "pull_request_target",
+  "pull_request_review",
+  "pull_request_review_comment",
+  "issue_comment",
+];
+const DISCUSSION_EVENTS = ["discussion", "discussion_comment"];
+
+/**
+ * Write scopes the activation job needs, as gh-aw scopes them by the triggering events: reactions write
+ * to issues, PRs and discussions; status comments to issues and discussions; removing a trigger label
+ * to issues (issue and PR labels) and discussions.
+ */
+export function activationWrites(a: {
+  reaction?: string;
+  statusComment: boolean;
+  activationEvents?: string[];
+  labelRemoval?: { events: string[] };
+}): Record<string, string> {
+  const ev = a.activationEvents ?? [];
+  const out: Record<string, string> = {};
+  const issueLike = ev.some((e) => e === "issues" || PR_EVENTS.includes(e));
+  const disc = ev.some((e) => DISCUSSION_EVENTS.includes(e));
+  if (a.reaction || a.statusComment) {
+    if (issueLike) out.issues = "write";
+    if (disc) out.discussions = "write";
+  }
+  if (a.reaction && ev.some((e) => PR_EVENTS.includes(e))) out["pull-requests"] = "write";
+  if (a.labelRemoval) {
+    if (a.labelRemoval.events.some((e) => e === "issues" || e === "pull_request")) out.issues = "write";
+    if (a.labelRemoval.events.includes("discussion")) out.discussions = "write";
+  }
+  return out;
 }
 
 /** Inputs of the pre-activation job. */

@@ -391,9 +391,14 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     experiments: experimentsSpec(data.experiments),
     reaction: typeof rawOn.reaction === "string" || typeof rawOn.reaction === "number"
       ? (rawOn.reaction === "none" ? undefined : String(rawOn.reaction))
-      : triggers.slashCommand
+      : triggers.slashCommand || triggers.labelCommand
       ? "eyes"
       : undefined,
+    activationEvents: [...new Set([...triggers.events, ...(triggers.slashCommand?.events ?? [])])],
+    labelRemoval: triggers.labelCommand?.removeLabel
+      ? { names: triggers.labelCommand.names, events: triggers.labelCommand.events }
+      : undefined,
+    githubToken: typeof rawOn["github-token"] === "string" ? rawOn["github-token"] : undefined,
     statusComment: rawOn["status-comment"] === true ||
       ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOn["status-comment"] !== false),
     // gh-aw: the prompt reads the sanitized text, or the frontmatter `on:` names a content event.

@@ -321,9 +321,11 @@ Deno.test("slash commands react, post a status comment and update it from the co
   );
   assert(step(j.activation, "Add comment with workflow run link"), "status comment");
   assert(step(j.activation, "Compute current body text"), "sanitized trigger text");
+  // A slash command on every event reacts on issues, PRs and discussions (corpus: q, scout).
   assertEquals(j.activation.permissions, {
     actions: "read",
     contents: "read",
+    discussions: "write",
     issues: "write",
     "pull-requests": "write",
   });
