@@ -5,7 +5,7 @@
  */
 import type { Diagnostic } from "./api.ts";
 import { parseSchedule } from "./schedule.ts";
-import { Comment, Commented, dq, type YValue } from "./yaml_writer.ts";
+import { Comment, Commented, dq, writeYaml, type YValue } from "./yaml_writer.ts";
 
 /** gh-aw keys shown as comments in the emitted `on:` (key → reason). */
 const COMMENTED: Record<string, string> = {
@@ -212,7 +212,8 @@ export function processTriggers(
     const decentralized = o.strategy === "decentralized";
     labelCommand = { names, events, removeLabel: o.remove_label !== false, decentralized };
     if (!decentralized) { for (const ev of events) on[ev] = { types: ["labeled"] }; }
-    on.workflow_dispatch = withItemNumber(on.workflow_dispatch);
+    // With a slash command too, the dispatch trigger is the command router's (no item_number).
+    on.workflow_dispatch = slashCommand ? on.workflow_dispatch ?? null : withItemNumber(on.workflow_dispatch);
   }
   // aw_context on every workflow_dispatch.
   if ("workflow_dispatch" in on) {
@@ -271,4 +272,114 @@ export function processTriggers(
   }
   const events = Object.keys(on);
   return { on: rendered, raw, crons, slashCommand, labelCommand, events };
+}
+
+/**
+ * The workflow-level `concurrency:` gh-aw writes: the user's (without `job-discriminator`), else a group
+ * keyed by the triggering entity. Like gh-aw, event kinds are found by substring in the rendered `on:`
+ * text (comments and input names included), command workflows key on the issue/PR number, and PR
+ * workflows cancel superseded runs.
+ */
+export function concurrencyFor(
+  user: unknown,
+  t: TriggerInfo,
+  toY: (v: unknown) => YValue,
+): Record<string, YValue> {
+  if (typeof user === "string") return { group: user };
+  if (user && typeof user === "object") {
+    const u = { ...(user as Record<string, unknown>) };
+    delete u["job-discriminator"];
+    if (Object.keys(u).length > 0) {
+      const out: Record<string, YValue> = {};
+      for (const k of Object.keys(u).sort()) out[k] = toY(u[k]);
+      return out;
+    }
+  }
+  const on = writeYaml(t.on, 1, { indentSequences: false }).join("\n");
+  const wd = (t.on.workflow_dispatch ?? {}) as Record<string, unknown>;
+  const item = (wd.inputs as Record<string, unknown> | undefined)?.item_number !== undefined;
+  const isCommand = !!t.slashCommand || !!t.labelCommand;
+  const pr = on.includes("pull_request");
+  const issue = on.includes("issues") || on.includes("issue_comment");
+  const disc = on.includes("discussion");
+  const key = (primary: string[], tail: string[]) =>
+    `\${{ ${[...primary, ...(item ? ["inputs.item_number"] : []), ...tail].join(" || ")} }}`;
+  const keys = ["gh-aw", "${{ github.workflow }}"];
+  if (isCommand) {
+    keys.push("${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}");
+  } else if (pr && issue) {
+    keys.push(key(["github.event.issue.number", "github.event.pull_request.number"], ["github.run_id"]));
+  } else if (pr && disc) {
+    keys.push(key(["github.event.pull_request.number", "github.event.discussion.number"], ["github.run_id"]));
+  } else if (issue && disc) {
+    keys.push(key(["github.event.issue.number", "github.event.discussion.number"], ["github.run_id"]));
+  } else if (pr) keys.push(key(["github.event.pull_request.number"], ["github.ref", "github.run_id"]));
+  else if (issue) keys.push(key(["github.event.issue.number"], ["github.run_id"]));
+  else if (disc) keys.push(key(["github.event.discussion.number"], ["github.run_id"]));
+  else if (on.includes("push")) keys.push("${{ github.ref || github.run_id }}");
+  if (item) keys.push("${{ github.event.label.name || github.run_id }}");
+  const out: Record<string, YValue> = { group: dq(keys.join("-")) };
+  if (!isCommand && pr) out["cancel-in-progress"] = true;
+  return out;
+}
+
+/** Triggers other than a manual dispatch (a `name:` key in the rendered `on:` text means the event is there). */
+const NON_DISPATCH = [
+  "push",
+  "pull_request",
+  "pull_request_review",
+  "pull_request_review_comment",
+  "pull_request_target",
+  "issues",
+  "issue_comment",
+  "discussion",
+  "discussion_comment",
+  "schedule",
+  "repository_dispatch",
+  "workflow_run",
+  "create",
+  "delete",
+  "release",
+  "deployment",
+  "fork",
+  "gollum",
+  "label",
+  "milestone",
+  "page_build",
+  "public",
+  "registry_package",
+  "status",
+  "watch",
+  "merge_group",
+  "check_run",
+  "check_suite",
+  "slash_command",
+];
+
+/**
+ * The agent job's default `concurrency:` (gh-aw queues runs of one engine per workflow) — only for
+ * workflows without entity or push triggers that are not dispatch-only; `job-discriminator` splits it.
+ */
+export function agentConcurrency(
+  t: TriggerInfo,
+  engineId: string,
+  user: unknown,
+): Record<string, YValue> | undefined {
+  const on = writeYaml(t.on, 1, { indentSequences: false }).join("\n");
+  if (
+    ["issues", "issue_comment", "pull_request", "discussion", "push", "slash_command"].some((e) =>
+      on.includes(e)
+    )
+  ) {
+    return undefined;
+  }
+  const dispatchOnly = on.includes("workflow_dispatch") && !NON_DISPATCH.some((e) => on.includes(`${e}:`));
+  if (dispatchOnly) return undefined;
+  const disc = user && typeof user === "object"
+    ? (user as Record<string, unknown>)["job-discriminator"]
+    : undefined;
+  return {
+    group: dq(`gh-aw-${engineId}-\${{ github.workflow }}${disc !== undefined ? `-${disc}` : ""}`),
+    queue: "max",
+  };
 }

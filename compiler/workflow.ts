@@ -5,7 +5,7 @@ import { parseWorkflowFile } from "./parse.ts";
 import { validateFrontmatter } from "./schema.ts";
 import { resolveImports } from "./imports.ts";
 import { computeBodyHash, computeFrontmatterHash } from "./hash.ts";
-import { processTriggers } from "./triggers.ts";
+import { agentConcurrency, concurrencyFor, processTriggers } from "./triggers.ts";
 import { resolveEngine } from "./engines.ts";
 import { planSafeOutputs } from "./safe_outputs.ts";
 import { computeAllowedDomains, expandEcosystems } from "./network.ts";
@@ -477,6 +477,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     merged,
     safeOutputs,
     engine,
+    concurrency: agentConcurrency(triggers, engine.info.id, data.concurrency),
   });
   if (safeOutputs.threatDetection) {
     jobs.detection = engine.info.id === "copilot" || engine.info.id === "claude"
@@ -581,7 +582,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   }
   if (diagnostics.some((d) => d.severity === "error")) return result();
 
-  const concurrency = concurrencyFor(data.concurrency, triggers);
+  const concurrency = concurrencyFor(data.concurrency, triggers, toY);
   const env: Record<string, YValue> = {};
   for (const [k, v] of Object.entries(merged.env)) env[k] = toY(v);
   Object.assign(env, otlpEnv(merged.otlpEndpoints, id, name, engine.info.id));
@@ -796,42 +797,6 @@ function slashCondition(names: string[]): string {
     `(github.event_name == 'discussion_comment') && ${m("github.event.comment.body")}`,
     `!(github.event_name == 'issues' || github.event_name == 'issue_comment' || github.event_name == 'pull_request' || github.event_name == 'pull_request_review_comment' || github.event_name == 'discussion' || github.event_name == 'discussion_comment')`,
   ].map((c) => `(${c})`).join(" || ");
-}
-
-function concurrencyFor(user: unknown, t: ReturnType<typeof processTriggers>): Record<string, YValue> {
-  if (typeof user === "string") return { group: user };
-  if (user && typeof user === "object") {
-    const u = { ...(user as Record<string, unknown>) };
-    delete u["job-discriminator"];
-    const out: Record<string, YValue> = {};
-    for (const k of Object.keys(u).sort()) out[k] = toY(u[k]);
-    return out;
-  }
-  const base = "gh-aw-${{ github.workflow }}";
-  if (t.slashCommand && !t.slashCommand.centralized) {
-    return {
-      group: dq(
-        `${base}-\${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}`,
-      ),
-    };
-  }
-  if (t.labelCommand) {
-    return {
-      group: dq(
-        `${base}-\${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}-\${{ github.event.label.name || github.run_id }}`,
-      ),
-    };
-  }
-  if (t.events.includes("pull_request")) {
-    return {
-      group: dq(`${base}-\${{ github.event.pull_request.number || github.ref || github.run_id }}`),
-      "cancel-in-progress": true,
-    };
-  }
-  if (t.events.includes("issues") || t.events.includes("issue_comment")) {
-    return { group: dq(`${base}-\${{ github.event.issue.number || github.run_id }}`) };
-  }
-  return { group: dq(base) };
 }
 
 /** Resolves `stop-after` (absolute or `+Nd`-style relative), preserving the value of an existing lock. */
