@@ -4,7 +4,7 @@
  * `jobs.pre-activation` block merged into `pre_activation`.
  */
 import type { JobPlan, StepPlan } from "./plan_types.ts";
-import { lit, type YValue } from "./yaml_writer.ts";
+import { lit, plain, type YValue } from "./yaml_writer.ts";
 
 /** Names gh-aw reserves for `jobs.pre-activation` (merged into the built-in `pre_activation` job). */
 const PRE_ACTIVATION_NAMES = ["pre_activation", "pre-activation"];
@@ -117,4 +117,59 @@ export function preActivationExtras(jobs: RawJobs): { steps: unknown[]; outputs:
     if (j.outputs && typeof j.outputs === "object") Object.assign(outputs, j.outputs);
   }
   return { steps, outputs };
+}
+
+/** Inputs of {@link safeJob}. */
+export interface SafeJobInput {
+  /** The `safe-outputs.jobs.<name>` entry. */
+  raw: Record<string, unknown>;
+  /** The job's steps with actions already pinned. */
+  steps: StepPlan[];
+  /** Normalized (snake_case) job name, also the safe-output type the agent emits. */
+  name: string;
+  threatDetection: boolean;
+  /** Pinned `actions/download-artifact` reference. */
+  download: string;
+  toY: (v: unknown) => YValue;
+}
+
+/**
+ * A custom safe-output job (`safe-outputs.jobs.<name>`): runs after the agent (and detection) when the
+ * agent emitted its type, downloads the agent output and hands it to each step as `GH_AW_AGENT_OUTPUT`.
+ */
+export function safeJob(c: SafeJobInput): JobPlan {
+  const { raw, toY } = c;
+  const base = `(!cancelled()) && needs.agent.result != 'skipped' && ` +
+    `contains(needs.agent.outputs.output_types, '${c.name}')`;
+  const userIf = raw.if === undefined ? undefined : String(stripWrapper(raw.if));
+  const job: JobPlan = {
+    ...(typeof raw.name === "string" ? { name: raw.name } : {}),
+    needs: ["agent", ...(c.threatDetection ? ["detection"] : []), ...(explicitNeeds(raw) ?? [])],
+    if: toY(userIf ? `${base} && (${userIf})` : base),
+    "runs-on": toY(raw["runs-on"] ?? "ubuntu-latest"),
+    steps: [],
+  };
+  if (raw.permissions && typeof raw.permissions === "object") {
+    const p = raw.permissions as Record<string, unknown>;
+    job.permissions = Object.fromEntries(Object.keys(p).sort().map((k) => [k, String(p[k])]));
+  }
+  const outputFile = "${{ runner.temp }}/gh-aw/safe-jobs/agent_output.json";
+  const extraEnv: Record<string, unknown> = {
+    GH_AW_AGENT_OUTPUT: outputFile,
+    ...(raw.env && typeof raw.env === "object" ? raw.env as Record<string, unknown> : {}),
+  };
+  const steps: StepPlan[] = [{
+    name: "Download agent output artifact",
+    "continue-on-error": true,
+    uses: plain(c.download),
+    with: { name: "agent", path: toY("${{ runner.temp }}/gh-aw/safe-jobs/") },
+  }];
+  for (const s of c.steps) {
+    const env = { ...((s.env ?? {}) as Record<string, YValue>) };
+    for (const [k, v] of Object.entries(extraEnv)) if (env[k] === undefined) env[k] = toY(v);
+    const sorted = Object.fromEntries(Object.keys(env).sort().map((k) => [k, env[k]]));
+    steps.push(orderStepKeys({ ...s, env: sorted }));
+  }
+  job.steps = steps;
+  return job;
 }

@@ -1,5 +1,11 @@
 import { assertEquals } from "./test_assert.ts";
-import { customJob, jobsBeforeActivation, orderStepKeys, preActivationExtras } from "./jobs_custom.ts";
+import {
+  customJob,
+  jobsBeforeActivation,
+  orderStepKeys,
+  preActivationExtras,
+  safeJob,
+} from "./jobs_custom.ts";
 import { toY } from "./workflow.ts";
 
 const JOBS = {
@@ -42,4 +48,24 @@ Deno.test("user step keys follow gh-aw's priority order, then the alphabet", () 
 Deno.test("jobs.pre-activation contributes outputs to pre_activation", () => {
   assertEquals(preActivationExtras(JOBS).outputs, { x: "${{ steps.a.outputs.x }}" });
   assertEquals(preActivationExtras({}).steps, []);
+});
+
+Deno.test("safe-output jobs run when the agent emitted their type and get the agent output path", () => {
+  const job = safeJob({
+    raw: { name: "Shown", permissions: { contents: "read" }, if: "${{ inputs.go }}" },
+    steps: [{ run: "echo hi", name: "Say", env: { Z: "1" } }],
+    name: "send_it",
+    threatDetection: true,
+    download: "actions/download-artifact@abc # v8",
+    toY,
+  });
+  assertEquals(job.name, "Shown");
+  assertEquals(job.needs, ["agent", "detection"]);
+  assertEquals(
+    job.if,
+    "(!cancelled()) && needs.agent.result != 'skipped' && contains(needs.agent.outputs.output_types, 'send_it') && (inputs.go)",
+  );
+  assertEquals(job.steps[0].name, "Download agent output artifact");
+  assertEquals(Object.keys(job.steps[1]), ["name", "run", "env"]);
+  assertEquals(Object.keys(job.steps[1].env ?? {}), ["GH_AW_AGENT_OUTPUT", "Z"]);
 });

@@ -307,7 +307,7 @@ function toolList(
   });
   if (!configured) return out;
   const jobs = effective.jobs && typeof effective.jobs === "object"
-    ? Object.keys(effective.jobs).map(snake)
+    ? Object.keys(effective.jobs).map(snake).sort()
     : [];
   return [...out, "missing_tool", "missing_data", "noop", ...jobs];
 }

@@ -27,6 +27,7 @@ import {
   jobsBeforeActivation,
   preActivationExtras,
   referencedCustomJobs,
+  safeJob,
 } from "./jobs_custom.ts";
 import { conclusionJob, messagesJson, safeOutputsJob } from "./jobs_outputs.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
@@ -501,6 +502,29 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     undefined,
   );
   const conclusionExtra: string[] = [];
+  // Custom safe-output jobs (safe-outputs.jobs, imports merged).
+  const safeJobsRaw =
+    (safeOutputs.raw.jobs && typeof safeOutputs.raw.jobs === "object" ? safeOutputs.raw.jobs : {}) as Record<
+      string,
+      Record<string, unknown>
+    >;
+  for (
+    const raw0 of Object.keys(safeJobsRaw).sort((a, b) =>
+      a.replace(/-/g, "_") < b.replace(/-/g, "_") ? -1 : 1
+    )
+  ) {
+    const name = raw0.replace(/-/g, "_");
+    const raw = safeJobsRaw[raw0] ?? {};
+    jobs[name] = safeJob({
+      raw,
+      name,
+      steps: await pinSteps(raw.steps),
+      threatDetection: safeOutputs.threatDetection,
+      download: ctx.refs.download,
+      toY,
+    });
+    conclusionExtra.push(name);
+  }
   if (ctx.cacheMemory) {
     jobs.update_cache_memory = updateCacheMemoryJob(
       ctx,
