@@ -10,6 +10,11 @@ import { heredocDelimiter } from "./hash.ts";
 
 const CTX = "fromJSON(github.event.inputs.aw_context || github.event.client_payload.aw_context || '{}')";
 
+/** Engines whose run info reports no tool allowlist support (gh-aw v0.76). */
+const NO_TOOLS_ALLOWLIST = ["crush", "opencode"];
+/** Engines whose run info reports the firewall as off and no AWF version (gh-aw v0.76). */
+const NO_FIREWALL_INFO = ["gemini", "crush", "opencode", "pi", "antigravity"];
+
 /** Pull requests from forks never run the agent. */
 export const FORK_GUARD =
   "github.event_name != 'pull_request' || github.event.pull_request.head.repo.id == github.repository_id";
@@ -86,6 +91,10 @@ export interface ActivationInput {
   beforeJobs?: string[];
   engineDisplay: string;
   engineModel: string;
+  /** Whether the engine is marked experimental in aw_info. */
+  experimental?: boolean;
+  /** Whether safe outputs run staged (previews only). */
+  staged?: boolean;
   secrets: string[];
   validateName: string;
   docs: string;
@@ -156,12 +165,12 @@ export function activationJob(a: ActivationInput): JobPlan {
     GH_AW_INFO_VERSION: dq(ctx.engineVersion),
     GH_AW_INFO_AGENT_VERSION: dq(ctx.engineVersion),
     GH_AW_INFO_WORKFLOW_NAME: dq(ctx.name),
-    GH_AW_INFO_EXPERIMENTAL: dq("false"),
-    GH_AW_INFO_SUPPORTS_TOOLS_ALLOWLIST: dq("true"),
-    GH_AW_INFO_STAGED: dq("false"),
+    GH_AW_INFO_EXPERIMENTAL: dq(String(a.experimental === true)),
+    GH_AW_INFO_SUPPORTS_TOOLS_ALLOWLIST: dq(String(!NO_TOOLS_ALLOWLIST.includes(ctx.engineId))),
+    GH_AW_INFO_STAGED: dq(String(a.staged === true)),
     GH_AW_INFO_ALLOWED_DOMAINS: sq(JSON.stringify(a.allowedDomainsInfo)),
-    GH_AW_INFO_FIREWALL_ENABLED: dq("true"),
-    GH_AW_INFO_AWF_VERSION: dq("v0.25.58"),
+    GH_AW_INFO_FIREWALL_ENABLED: dq(String(!NO_FIREWALL_INFO.includes(ctx.engineId))),
+    GH_AW_INFO_AWF_VERSION: dq(NO_FIREWALL_INFO.includes(ctx.engineId) ? "" : "v0.25.58"),
     GH_AW_INFO_AWMG_VERSION: dq(""),
     GH_AW_INFO_FIREWALL_TYPE: dq("squid"),
   };

@@ -346,6 +346,8 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       : activationIf,
     engineDisplay: engine.info.displayName,
     engineModel: engine.model ?? engine.info.defaultModel,
+    experimental: engine.info.experimental,
+    staged: safeOutputs.staged,
     secrets: engine.secrets,
     validateName: engine.info.validateName,
     docs: engine.info.docs,
@@ -668,15 +670,11 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   return { ...result(), lockContent };
 }
 
-/** The first `# Heading` of a Markdown body outside code fences. */
+/** The first `# Heading` line of a Markdown body (gh-aw does not skip code fences). */
 export function firstHeading(body: string): string | undefined {
-  let fence = false;
   for (const line of body.split("\n")) {
-    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
-    else if (!fence) {
-      const m = /^#\s+(.+?)\s*#*\s*$/.exec(line);
-      if (m) return m[1];
-    }
+    const m = /^#\s+(.+?)\s*#*\s*$/.exec(line);
+    if (m) return m[1];
   }
   return undefined;
 }
