@@ -1,7 +1,15 @@
 /** The `pre_activation` and `activation` jobs (role checks, stale-lock check, prompt assembly). */
 import { createHash } from "node:crypto";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
-import { type JobCtx, otlpMaskSteps, scriptStep, setupSteps, shStep, TRACE_OUTPUTS } from "./jobs_common.ts";
+import {
+  type JobCtx,
+  NO_FIREWALL_INFO_ENGINES,
+  otlpMaskSteps,
+  scriptStep,
+  setupSteps,
+  shStep,
+  TRACE_OUTPUTS,
+} from "./jobs_common.ts";
 import { Comment, dq, folded, lit, plain, sq, type YValue } from "./yaml_writer.ts";
 
 /** The comment gh-aw puts before `run:` of steps that execute checked-out content. */
@@ -12,8 +20,7 @@ const CTX = "fromJSON(github.event.inputs.aw_context || github.event.client_payl
 
 /** Engines whose run info reports no tool allowlist support (gh-aw v0.76). */
 const NO_TOOLS_ALLOWLIST = ["crush", "opencode"];
-/** Engines whose run info reports the firewall as off and no AWF version (gh-aw v0.76). */
-const NO_FIREWALL_INFO = ["gemini", "crush", "opencode", "pi", "antigravity"];
+const NO_FIREWALL_INFO = NO_FIREWALL_INFO_ENGINES;
 
 /** Pull requests from forks never run the agent. */
 export const FORK_GUARD =

@@ -125,7 +125,8 @@ export function safeOutputsJob(
   emoji: string | undefined,
   environment: YValue | undefined,
 ): JobPlan {
-  const artifacts = so.types.includes("upload-artifact") && !so.staged;
+  // The artifact client and staging download run whenever upload-artifact is enabled (staged or not).
+  const artifacts = so.types.includes("upload-artifact");
   const setup = setupSteps(ctx, true);
   if (artifacts) {
     const last = setup[setup.length - 1];

@@ -176,6 +176,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     failureIssueExpires: o.failureIssueExpires,
     source: typeof data.source === "string" ? data.source : undefined,
     trackerId: typeof data["tracker-id"] === "string" ? data["tracker-id"] : undefined,
+    workflowCall: "workflow_call" in triggers.on,
   };
 
   // Network.
