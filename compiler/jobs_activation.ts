@@ -153,6 +153,8 @@ export interface ActivationInput {
   prContextPushGuidance: boolean;
   /** Whether the GitHub tool runs through the CLI proxy. */
   cliProxy: boolean;
+  /** Configured `checkout:` entries (imports merged), described in the prompt's GitHub context. */
+  checkouts?: Record<string, unknown>[];
   /** MCP servers mounted as CLIs (sorted), listed in the prompt. */
   mcpCliServers: string[];
 }
@@ -368,6 +370,7 @@ export function activationJob(a: ActivationInput): JobPlan {
     "{{#if github.run_id}}",
     "- **workflow-run-id**: __GH_AW_GITHUB_RUN_ID__",
     "{{/if}}",
+    ...checkoutLines(a.checkouts ?? []),
     "</github-context>",
     "",
   );
@@ -699,6 +702,51 @@ export function preActivationJob(p: PreActivationInput): JobPlan {
     ...p.extraOutputs,
   };
   return job;
+}
+
+/** The `- **checkouts**` lines of the GitHub context (gh-aw v0.76 wording), one per configured checkout. */
+export function checkoutLines(checkouts: Record<string, unknown>[]): string[] {
+  if (checkouts.length === 0) return [];
+  const out = [
+    "- **checkouts**: The following repositories have been checked out and are available in the workspace:",
+  ];
+  for (const c of checkouts) {
+    let rel = typeof c.path === "string" ? c.path.replace(/^\.\//, "") : "";
+    if (rel === ".") rel = "";
+    let repo = typeof c.repository === "string" && c.repository
+      ? c.repository
+      : "__GH_AW_GITHUB_REPOSITORY__";
+    if (c.wiki === true && !repo.endsWith(".wiki")) repo += ".wiki";
+    let line = `  - repo \`${repo}\` → \`$GITHUB_WORKSPACE${rel ? "/" + rel : ""}\``;
+    if (!rel) line += " (cwd)";
+    if (c.wiki === true) line += " (wiki)";
+    if (c.current === true) {
+      line += " (**current** - this is the repository you are working on; use this as the target for all " +
+        "GitHub operations unless otherwise specified)";
+    }
+    const depth = c["fetch-depth"];
+    if (depth === 0) line += " [full history, all branches available as remote-tracking refs]";
+    else if (typeof depth === "number") line += ` [shallow clone, fetch-depth=${depth}]`;
+    else line += " [shallow clone, fetch-depth=1 (default)]";
+    const fetch = c.fetch === undefined
+      ? []
+      : Array.isArray(c.fetch)
+      ? c.fetch.map(String)
+      : [String(c.fetch)];
+    if (fetch.length > 0) line += ` [additional refs fetched: ${fetch.join(", ")}]`;
+    if (typeof c["sparse-checkout"] === "string" && c["sparse-checkout"].trim() !== "") {
+      line += " [sparse checkout enabled]";
+    }
+    out.push(line);
+  }
+  out.push(
+    "  - **Note**: If a branch you need is not in the list above and is not listed as an additional fetched ref, " +
+      "it has NOT been checked out. For private repositories you cannot fetch it without proper authentication. " +
+      "If the branch is required and not available, exit with an error and ask the user to add it to the " +
+      '`fetch:` option of the `checkout:` configuration (e.g., `fetch: ["refs/pulls/open/*"]` for all open PR refs, ' +
+      'or `fetch: ["main", "feature/my-branch"]` for specific branches).',
+  );
+  return out;
 }
 
 /** Prompt note gh-aw substitutes when `repo-memory.wiki` backs the memory with the repository wiki. */

@@ -418,6 +418,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       (triggers.events.some((e) =>
         ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
       ) || !!triggers.slashCommand),
+    checkouts: merged.checkout,
     prContextPushGuidance: safeOutputs.types.includes("push-to-pull-request-branch"),
     mcpCliServers: [
       // Infrastructure servers are always CLI-mounted; user-facing ones only with `tools.cli-proxy: true`.
