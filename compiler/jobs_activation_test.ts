@@ -1,5 +1,5 @@
-import { assertEquals } from "./test_assert.ts";
-import { activationWrites, eventCondition, FORK_GUARD } from "./jobs_activation.ts";
+import { assert, assertEquals } from "./test_assert.ts";
+import { activationWrites, checkoutLines, eventCondition, FORK_GUARD } from "./jobs_activation.ts";
 
 const LABELS = "github.event_name != 'pull_request' || github.event.action != 'labeled' || " +
   "github.event.label.name == 'a' || github.event.label.name == 'b'";
@@ -38,4 +38,21 @@ Deno.test("activation write scopes follow the triggering events", () => {
     }),
     { issues: "write", discussions: "write" },
   );
+});
+
+Deno.test("checkouts are described with their depth, fetched refs and role", () => {
+  const lines = checkoutLines([{ "fetch-depth": 0, fetch: ["refs/pulls/open/*"] }, {
+    repository: "o/r",
+    path: "./side",
+    current: true,
+    "fetch-depth": 2,
+  }]);
+  assertEquals(lines.length, 4);
+  assertEquals(
+    lines[1],
+    "  - repo `__GH_AW_GITHUB_REPOSITORY__` → `$GITHUB_WORKSPACE` (cwd) [full history, all branches available as remote-tracking refs] [additional refs fetched: refs/pulls/open/*]",
+  );
+  assert(lines[2].startsWith("  - repo `o/r` → `$GITHUB_WORKSPACE/side` (**current**"));
+  assert(lines[2].endsWith("[shallow clone, fetch-depth=2]"));
+  assertEquals(checkoutLines([]), []);
 });
