@@ -153,6 +153,10 @@ export interface ActivationInput {
   prContextPushGuidance: boolean;
   /** Whether the GitHub tool runs through the CLI proxy. */
   cliProxy: boolean;
+  /** `tools.cache-memory` as configured (object, list or flag). */
+  cacheMemory?: unknown;
+  /** `tools.repo-memory` when it is a list of named memories (multi-memory prompt). */
+  repoMemoryList?: Record<string, unknown>[];
   /** Configured `checkout:` entries (imports merged), described in the prompt's GitHub context. */
   checkouts?: Record<string, unknown>[];
   /** MCP servers mounted as CLIs (sorted), listed in the prompt. */
@@ -468,25 +472,67 @@ export function activationJob(a: ActivationInput): JobPlan {
     const fileSize = num(m["max-file-size"], 102400);
     const patch = num(m["max-patch-size"], 10240);
     const count = num(m["max-file-count"], 100);
-    const globs = Array.isArray(m["file-glob"]) ? m["file-glob"].map(String) : [];
+    const globs = Array.isArray(m["file-glob"])
+      ? m["file-glob"].map(String)
+      : typeof m["file-glob"] === "string"
+      ? [m["file-glob"]]
+      : [];
     const constraints = "\n\n**Constraints:**\n" +
       (globs.length ? `- **Allowed Files**: Only files matching patterns: ${globs.join(", ")}\n` : "") +
-      `- **Max File Size**: ${fileSize} bytes (${(fileSize / 1048576).toFixed(2)} MB) per file\n` +
+      `- **Max File Size**: ${fileSize} bytes (${goFixed2(fileSize / 1048576)} MB) per file\n` +
       `- **Max File Count**: ${count} files per commit\n` +
       `- **Max Patch Size**: ${patch} bytes (${Math.round(patch / 1024)} KB) total per push (max: 1024 KB)\n`;
     const wiki = m.wiki === true;
-    subVars.set(
-      "GH_AW_MEMORY_BRANCH_NAME",
-      sq(String(m["branch-name"] ?? (wiki ? "master" : "memory/default"))),
-    );
+    subVars.set("GH_AW_MEMORY_BRANCH_NAME", sq(repoMemoryBranch(m, ctx.id)));
     subVars.set("GH_AW_MEMORY_CONSTRAINTS", dq(constraints));
     subVars.set("GH_AW_MEMORY_DESCRIPTION", sq(m.description ? ` ${m.description}` : ""));
     subVars.set("GH_AW_MEMORY_DIR", sq("/tmp/gh-aw/repo-memory/default/"));
     subVars.set("GH_AW_MEMORY_TARGET_REPO", sq(" of the current repository"));
     subVars.set("GH_AW_WIKI_NOTE", wiki ? dq(WIKI_NOTE) : sq(""));
   }
-  if (a.promptFragments.some((f) => f.startsWith("cache_memory_prompt"))) {
+  if (a.repoMemoryList) {
+    subVars.set("GH_AW_MEMORY_ALLOWED_EXTENSIONS", sq(""));
+    subVars.set(
+      "GH_AW_MEMORY_LIST",
+      dq(
+        a.repoMemoryList.map((m) => {
+          const id = String(m.id ?? "default");
+          return `- **${id}**: \`/tmp/gh-aw/repo-memory/${id}/\` (branch: \`${
+            String(m["branch-name"] ?? `memory/${id}`)
+          }\`)\n`;
+        }).join(""),
+      ),
+    );
+  }
+  if (a.promptFragments.includes("cache_memory_prompt_multi.md") && Array.isArray(a.cacheMemory)) {
+    const dirs = (a.cacheMemory as Record<string, unknown>[]).map((c) => {
+      const id = String(c?.id ?? "default");
+      return [id, id === "default" ? "/tmp/gh-aw/cache-memory/" : `/tmp/gh-aw/cache-memory-${id}/`];
+    });
     subVars.set("GH_AW_ALLOWED_EXTENSIONS", sq(""));
+    subVars.set(
+      "GH_AW_CACHE_EXAMPLES",
+      dq(
+        dirs.map(([, d]) =>
+          `- \`${d}notes.txt\` - general notes and observations\n` +
+          `- \`${d}notes.md\` - markdown formatted notes\n` +
+          `- \`${d}preferences.json\` - user preferences and settings\n` +
+          `- \`${d}history.jsonl\` - activity history in JSON Lines format\n` +
+          `- \`${d}data.csv\` - tabular data\n` +
+          `- \`${d}state/\` - organized state files in subdirectories (with allowed file types)\n`
+        ).join(""),
+      ),
+    );
+    subVars.set("GH_AW_CACHE_LIST", dq(dirs.map(([id, d]) => `- **${id}**: \`${d}\`\n`).join("")));
+  } else if (a.promptFragments.some((f) => f.startsWith("cache_memory_prompt"))) {
+    const cfg = a.cacheMemory && typeof a.cacheMemory === "object" && !Array.isArray(a.cacheMemory)
+      ? a.cacheMemory as Record<string, unknown>
+      : {};
+    const exts = Array.isArray(cfg["allowed-extensions"]) ? cfg["allowed-extensions"].map(String) : [];
+    subVars.set(
+      "GH_AW_ALLOWED_EXTENSIONS",
+      exts.length ? lit(`\n<allowed-extensions>${exts.join(",")}</allowed-extensions>`) : sq(""),
+    );
     subVars.set("GH_AW_CACHE_DESCRIPTION", sq(""));
     subVars.set("GH_AW_CACHE_DIR", sq("/tmp/gh-aw/cache-memory/"));
   }
@@ -747,6 +793,21 @@ export function checkoutLines(checkouts: Record<string, unknown>[]): string[] {
       'or `fetch: ["main", "feature/my-branch"]` for specific branches).',
   );
   return out;
+}
+
+/** The branch a single repo memory lives on: `branch-name`, else `<branch-prefix>/<workflow id>`. */
+export function repoMemoryBranch(m: Record<string, unknown>, workflowId: string): string {
+  if (m["branch-name"] !== undefined) return String(m["branch-name"]);
+  if (typeof m["branch-prefix"] === "string") return `${m["branch-prefix"]}/${workflowId}`;
+  return m.wiki === true ? "master" : "memory/default";
+}
+
+/** Go's `%.2f`: the exact binary value rounded half to even (0.125 → "0.12"). */
+export function goFixed2(x: number): string {
+  const scaled = x * 100;
+  const floor = Math.floor(scaled);
+  const r = scaled - floor === 0.5 ? (floor % 2 === 0 ? floor : floor + 1) : Math.round(scaled);
+  return (r / 100).toFixed(2);
 }
 
 /** Prompt note gh-aw substitutes when `repo-memory.wiki` backs the memory with the repository wiki. */

@@ -1,5 +1,12 @@
 import { assert, assertEquals } from "./test_assert.ts";
-import { activationWrites, checkoutLines, eventCondition, FORK_GUARD } from "./jobs_activation.ts";
+import {
+  activationWrites,
+  checkoutLines,
+  eventCondition,
+  FORK_GUARD,
+  goFixed2,
+  repoMemoryBranch,
+} from "./jobs_activation.ts";
 
 const LABELS = "github.event_name != 'pull_request' || github.event.action != 'labeled' || " +
   "github.event.label.name == 'a' || github.event.label.name == 'b'";
@@ -55,4 +62,13 @@ Deno.test("checkouts are described with their depth, fetched refs and role", () 
   assert(lines[2].startsWith("  - repo `o/r` → `$GITHUB_WORKSPACE/side` (**current**"));
   assert(lines[2].endsWith("[shallow clone, fetch-depth=2]"));
   assertEquals(checkoutLines([]), []);
+});
+
+Deno.test("memory sizes print like Go's %.2f and branches follow name, prefix or default", () => {
+  assertEquals(goFixed2(131072 / 1048576), "0.12");
+  assertEquals(goFixed2(102400 / 1048576), "0.10");
+  assertEquals(goFixed2(0.375), "0.38");
+  assertEquals(repoMemoryBranch({ "branch-prefix": "daily" }, "metrics"), "daily/metrics");
+  assertEquals(repoMemoryBranch({ "branch-name": "memory/x", "branch-prefix": "daily" }, "m"), "memory/x");
+  assertEquals(repoMemoryBranch({}, "m"), "memory/default");
 });

@@ -414,11 +414,17 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     // The text sanitizer allows what the safe-output handlers allow (agent allowlist + safe-outputs.allowed-domains).
     allowedDomains: [...new Set([...network.allowed, ...expandEcosystems(safeOutputs.allowedDomains ?? [])])]
       .sort(),
+    // gh-aw: only when it adds the agent checkout itself (no checkout among the custom steps).
     prContext: hasContentsRead(data.permissions) && data.checkout !== false &&
+      !JSON.stringify([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]).includes(
+        "actions/checkout",
+      ) &&
       (triggers.events.some((e) =>
         ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
       ) || !!triggers.slashCommand),
     checkouts: merged.checkout,
+    cacheMemory: merged.tools["cache-memory"],
+    repoMemoryList: isMultiMemory(merged.tools["repo-memory"]) ? merged.tools["repo-memory"] : undefined,
     prContextPushGuidance: safeOutputs.types.includes("push-to-pull-request-branch"),
     mcpCliServers: [
       // Infrastructure servers are always CLI-mounted; user-facing ones only with `tools.cli-proxy: true`.
@@ -755,7 +761,14 @@ function labelRouteCondition(names: string[], events: string[]): string {
 /** The memory prompt fragment (`_multi` for a list of memories). */
 function memoryFragment(v: unknown, base: string): string[] {
   if (v === undefined || v === false) return [];
-  return [Array.isArray(v) && v.length > 1 ? `${base}_multi.md` : `${base}.md`];
+  return [isMultiMemory(v) ? `${base}_multi.md` : `${base}.md`];
+}
+
+/** A memory list other than a lone `default` entry gets gh-aw's multi-memory prompt. */
+function isMultiMemory(v: unknown): v is Record<string, unknown>[] {
+  if (!Array.isArray(v)) return false;
+  return v.length > 1 ||
+    (v.length === 1 && typeof v[0]?.id === "string" && v[0].id !== "default");
 }
 
 /** Workflow-level OpenTelemetry env for `observability.otlp`. */
