@@ -15,6 +15,7 @@ import { Comment, dq, folded, lit, plain, sq, type YValue } from "./yaml_writer.
 /** The comment gh-aw puts before `run:` of steps that execute checked-out content. */
 const POUTINE = new Comment("poutine:ignore untrusted_checkout_exec");
 import { heredocDelimiter } from "./hash.ts";
+import { breakLongExpression, MAX_EXPRESSION_LINE } from "./expr_break.ts";
 
 const CTX = "fromJSON(github.event.inputs.aw_context || github.event.client_payload.aw_context || '{}')";
 
@@ -80,9 +81,13 @@ export function exprEnvName(expr: string): string {
 export function bodyExpressions(bodies: string[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const body of bodies) {
-    for (const m of body.matchAll(/\$\{\{\s*([^}]+?)\s*\}\}/g)) {
+    // gh-aw lists each file's expressions sorted by their `${{ … }}` text (byte order), first file first.
+    const found = [...body.matchAll(/\$\{\{\s*([^}]+?)\s*\}\}/g)]
+      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    for (const m of found) {
       if (/^(experiments|secrets|vars)\./.test(m[1])) continue;
-      out.set(exprEnvName(m[1]), m[1]);
+      const name = exprEnvName(m[1]);
+      if (!out.has(name)) out.set(name, m[1]);
     }
   }
   return out;
@@ -187,11 +192,11 @@ export function activationJob(a: ActivationInput): JobPlan {
     GH_AW_INFO_AWMG_VERSION: dq(""),
     GH_AW_INFO_FIREWALL_TYPE: dq("squid"),
   };
-  if (a.emoji) info.GH_AW_INFO_FRONTMATTER_EMOJI = dq(a.emoji);
   if (ctx.source) {
     info.GH_AW_INFO_FRONTMATTER_SOURCE = dq(ctx.source);
     info.GH_AW_INFO_BODY_MODIFIED = dq("false");
   }
+  if (a.emoji) info.GH_AW_INFO_FRONTMATTER_EMOJI = dq(a.emoji);
   info.GH_AW_COMPILED_STRICT = dq(String(a.strict));
   steps.push(
     scriptStep(ctx, "Generate agentic run info", "generate_aw_info", {
@@ -629,6 +634,7 @@ export function activationJob(a: ActivationInput): JobPlan {
       }
       : {}),
   };
+  job.outputs = sortedRecord(job.outputs);
   return job;
 }
 
@@ -747,6 +753,7 @@ export function preActivationJob(p: PreActivationInput): JobPlan {
     ...TRACE_OUTPUTS,
     ...p.extraOutputs,
   };
+  job.outputs = sortedRecord(job.outputs);
   return job;
 }
 
@@ -795,6 +802,11 @@ export function checkoutLines(checkouts: Record<string, unknown>[]): string[] {
   return out;
 }
 
+/** Job outputs render sorted by name (gh-aw writes them from a Go map). */
+function sortedRecord<T>(r: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.keys(r).sort().map((k) => [k, r[k]]));
+}
+
 /** The branch a single repo memory lives on: `branch-name`, else `<branch-prefix>/<workflow id>`. */
 export function repoMemoryBranch(m: Record<string, unknown>, workflowId: string): string {
   if (m["branch-name"] !== undefined) return String(m["branch-name"]);
@@ -817,8 +829,10 @@ const WIKI_NOTE = "\n\n> **GitHub Wiki**: This memory is backed by the GitHub Wi
   "files with spaces replaced by hyphens or use the wiki page title as the filename).";
 
 /** A job-level `if:` as gh-aw writes it: long conditions as a folded block, short ones plain. */
-function jobIf(cond: string): YValue {
-  return cond.length > 104 && !cond.includes("startsWith(") ? folded(cond + "\n") : plain(cond);
+export function jobIf(cond: string): YValue {
+  return cond.length > MAX_EXPRESSION_LINE && !cond.includes("startsWith(")
+    ? folded(breakLongExpression(cond).join("\n") + "\n")
+    : plain(cond);
 }
 
 /**
