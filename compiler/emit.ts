@@ -75,7 +75,8 @@ export function emitBody(b: LockBody): string {
     if (i < names.length - 1) jobLines.push("");
   });
   parts.push(jobLines.join("\n"));
-  return parts.join("\n\n") + "\n";
+  // gh-aw ends every lock with a blank line.
+  return parts.join("\n\n") + "\n\n";
 }
 
 function dqText(s: string): string {

@@ -409,14 +409,6 @@ export function conclusionJob(
   env.GH_AW_STALE_LOCK_FILE_FAILED = plain("${{ needs.activation.outputs.stale_lock_file_failed }}");
   const messages = messagesJson(so.raw.messages);
   if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
-  Object.assign(env, {
-    GH_AW_GROUP_REPORTS: dq(String(so.raw["group-reports"] === true)),
-    GH_AW_FAILURE_REPORT_AS_ISSUE: dq(String(so.raw["report-failure-as-issue"] !== false)),
-    GH_AW_MISSING_TOOL_REPORT_AS_FAILURE: dq("true"),
-    GH_AW_MISSING_DATA_REPORT_AS_FAILURE: dq("true"),
-    GH_AW_TIMEOUT_MINUTES: dq(String(timeoutMinutes)),
-    GH_AW_MAX_EFFECTIVE_TOKENS: dq(String(ctx.maxEffectiveTokens ?? 25000000)),
-  });
   if (extraNeeds.includes("push_repo_memory")) {
     env.GH_AW_PUSH_REPO_MEMORY_RESULT = plain("${{ needs.push_repo_memory.result }}");
     const outs: [string, string][] = [
@@ -428,6 +420,14 @@ export function conclusionJob(
       env[`GH_AW_REPO_MEMORY_${k}_default`] = plain(`\${{ needs.push_repo_memory.outputs.${o}_default }}`);
     }
   }
+  Object.assign(env, {
+    GH_AW_GROUP_REPORTS: dq(String(so.raw["group-reports"] === true)),
+    GH_AW_FAILURE_REPORT_AS_ISSUE: dq(String(so.raw["report-failure-as-issue"] !== false)),
+    GH_AW_MISSING_TOOL_REPORT_AS_FAILURE: dq("true"),
+    GH_AW_MISSING_DATA_REPORT_AS_FAILURE: dq("true"),
+    GH_AW_TIMEOUT_MINUTES: dq(String(timeoutMinutes)),
+    GH_AW_MAX_EFFECTIVE_TOKENS: dq(String(ctx.maxEffectiveTokens ?? 25000000)),
+  });
   if (ctx.cacheMemory) env.GH_AW_CACHE_MEMORY_ENABLED = dq("true");
   steps.push(scriptStep(ctx, "Handle agent failure", "handle_agent_failure", {
     id: "handle_agent_failure",
