@@ -18,6 +18,8 @@ export interface Refs {
   upload: string;
   download: string;
   setup?: string;
+  /** `actions/github-script` as gh-aw pins a `@v9` reference (`# v9.0.0 (source v9)`), e.g. the lockdown step. */
+  githubScriptV9?: string;
 }
 
 /** Context every job builder receives. */

@@ -33,7 +33,7 @@ import { conclusionJob, messagesJson, safeOutputsJob } from "./jobs_outputs.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { emitBody } from "./emit.ts";
 import { renderHeader } from "./header.ts";
-import type { PinResolver } from "./pins.ts";
+import { BUILTIN_PINS, type PinResolver } from "./pins.ts";
 import { dq, lit, plain, sq, type YValue } from "./yaml_writer.ts";
 import { mergeImports } from "./merge.ts";
 import { readLockMetadata } from "./lock_metadata.ts";
@@ -141,7 +141,10 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   const at = { file: o.source, line: 1, column: 1 };
   const pinText = async (repo: string, version: string): Promise<string> => {
     const p = await o.pins.pin(repo, version, diagnostics, at);
-    return p ? `${repo}@${p.sha} # ${p.version}` : `${repo}@${version}`;
+    if (!p) return `${repo}@${version}`;
+    // A SHA names the version it is pinned as; a resolved shorter ref is noted as gh-aw does.
+    if (p.version === p.sha) return `${repo}@${p.sha} # ${versionOfSha(o.pins, repo, p.sha) ?? p.sha}`;
+    return `${repo}@${p.sha} # ${p.version}${p.version !== version ? ` (source ${version})` : ""}`;
   };
   const refs: Refs = {
     checkout: await pinText("actions/checkout", "v6.0.2"),
@@ -153,6 +156,10 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ? await pinText("actions/download-artifact", "v3.1.0")
       : await pinText("actions/download-artifact", "v8.0.1"),
   };
+  // The same pin, annotated as gh-aw writes a `@v9` reference (no lock lookup for the short ref).
+  refs.githubScriptV9 = /# v9\.\d+\.\d+$/.test(refs.githubScript)
+    ? `${refs.githubScript} (source v9)`
+    : refs.githubScript;
   if (o.actionMode === "release") refs.setup = await pinText("github/gh-aw-actions/setup", "v0.76.1");
   const rawOnMain = triggers.raw;
   const ctx: JobCtx = {
@@ -638,10 +645,14 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     ),
   ].sort();
   const actionLines = [
-    ...new Set([...body.matchAll(/uses: ([\w.-]+\/[\w./-]+@[0-9a-f]{40} # \S+)/g)].map((m) => m[1])),
+    ...new Set(
+      [...body.matchAll(/uses: ([\w.-]+\/[\w./-]+@[0-9a-f]{40} # \S+(?: \(source \S+\))?)$/gm)].map((m) =>
+        m[1]
+      ),
+    ),
   ].sort();
   const actions = [...new Map(actionLines.map((l) => {
-    const m = /^(.+)@([0-9a-f]{40}) # (\S+)$/.exec(l)!;
+    const m = /^(.+)@([0-9a-f]{40}) # (\S+)/.exec(l)!;
     return [m[1], { repo: m[1], sha: m[2], version: m[3] }];
   })).values()];
   const metadata: Record<string, unknown> = {
@@ -676,6 +687,14 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   });
   const lockContent = header.join("\n") + "\n\n" + body;
   return { ...result(), lockContent };
+}
+
+/** The version a lock or built-in pin records for `repo@sha`, if any. */
+function versionOfSha(pins: PinResolver, repo: string, sha: string): string | undefined {
+  const hit = Object.values(pins.lock.entries).find((e) => e.repo === repo && e.sha === sha);
+  if (hit) return hit.version;
+  const b = Object.entries(BUILTIN_PINS).find(([k, v]) => v === sha && k.startsWith(`${repo}@`));
+  return b ? b[0].slice(repo.length + 1) : undefined;
 }
 
 /** The first `# Heading` line of a Markdown body (gh-aw does not skip code fences). */
