@@ -4,7 +4,7 @@
  * `jobs.pre-activation` block merged into `pre_activation`.
  */
 import type { JobPlan, StepPlan } from "./plan_types.ts";
-import { lit, plain, type YValue } from "./yaml_writer.ts";
+import { Blank, lit, litBare, plain, Styled, type YValue } from "./yaml_writer.ts";
 
 /** Names gh-aw reserves for `jobs.pre-activation` (merged into the built-in `pre_activation` job). */
 const PRE_ACTIVATION_NAMES = ["pre_activation", "pre-activation"];
@@ -58,14 +58,28 @@ export function ghHostStep(): StepPlan {
   };
 }
 
+/** Literal blocks of user-written values keep their blank lines empty, as gh-aw re-marshals them. */
+function bareBlocks(v: YValue): YValue {
+  if (v instanceof Styled) return v.style === "literal" ? litBare(v.value) : v;
+  if (Array.isArray(v)) return v.map(bareBlocks);
+  if (v && typeof v === "object" && v.constructor === Object) {
+    // Maps inside user steps (with:, env:) are re-marshalled with sorted keys.
+    const o = v as Record<string, YValue>;
+    return Object.fromEntries(Object.keys(o).sort().map((k) => [k, bareBlocks(o[k])]));
+  }
+  return v;
+}
+
 /** gh-aw's step key order: these first, then the rest alphabetically. */
 const STEP_PRIORITY = ["name", "id", "if", "run", "uses", "script", "env", "with"];
 
 /** Reorders a user step's keys as gh-aw writes them. */
 export function orderStepKeys(step: StepPlan): StepPlan {
   const out: StepPlan = {};
-  for (const k of STEP_PRIORITY) if (step[k] !== undefined) out[k] = step[k];
-  for (const k of Object.keys(step).filter((k) => !STEP_PRIORITY.includes(k)).sort()) out[k] = step[k];
+  for (const k of STEP_PRIORITY) if (step[k] !== undefined) out[k] = bareBlocks(step[k]!);
+  for (const k of Object.keys(step).filter((k) => !STEP_PRIORITY.includes(k)).sort()) {
+    out[k] = bareBlocks(step[k]!);
+  }
   return out;
 }
 
@@ -96,7 +110,14 @@ export function customJob(c: CustomJobInput): JobPlan {
   for (const [k, v] of Object.entries(raw)) {
     if (k === "steps" || k === "runs-on" || k === "needs") continue;
     if (k === "if") job.if = toY(stripWrapper(v));
-    else if (k === "outputs" && v && typeof v === "object" && !Array.isArray(v)) {
+    else if (k === "permissions" && v && typeof v === "object" && !Array.isArray(v)) {
+      const p = v as Record<string, unknown>;
+      // gh-aw leaves an empty line after a custom job's permissions.
+      job.permissions = {
+        ...Object.fromEntries(Object.keys(p).sort().map((x) => [x, String(p[x])])),
+        "#blank": new Blank() as unknown as string,
+      };
+    } else if (k === "outputs" && v && typeof v === "object" && !Array.isArray(v)) {
       const o = v as Record<string, unknown>;
       job.outputs = Object.fromEntries(Object.keys(o).sort().map((x) => [x, toY(o[x])]));
     } else job[k] = toY(v);

@@ -1,4 +1,5 @@
-import { assertEquals } from "./test_assert.ts";
+import { assert, assertEquals, assertIncludes } from "./test_assert.ts";
+import { writeYaml, type YValue } from "./yaml_writer.ts";
 import {
   customJob,
   jobsBeforeActivation,
@@ -68,4 +69,18 @@ Deno.test("safe-output jobs run when the agent emitted their type and get the ag
   assertEquals(job.steps[0].name, "Download agent output artifact");
   assertEquals(Object.keys(job.steps[1]), ["name", "run", "env"]);
   assertEquals(Object.keys(job.steps[1].env ?? {}), ["GH_AW_AGENT_OUTPUT", "Z"]);
+});
+
+Deno.test("custom jobs render sorted permissions, a blank line after them and bare blank lines in scripts", () => {
+  const job = customJob({
+    raw: { permissions: { issues: "write", contents: "read" }, steps: [] },
+    steps: [{ name: "S", run: toY("a\n\nb\n"), with: { z: "1", a: "2" } }],
+    beforeActivation: false,
+    toY,
+  });
+  const text = writeYaml({ j: job as unknown as YValue }, 1).join("\n");
+  // The blank line follows the permissions (here the last key).
+  assert(text.endsWith("      contents: read\n      issues: write\n"), text);
+  assertIncludes(text, "          a\n\n          b");
+  assert(text.indexOf('a: "2"') < text.indexOf('z: "1"'), "with keys sorted");
 });

@@ -8,13 +8,17 @@ export type ScalarStyle = "plain" | "double" | "single" | "literal" | "folded";
 
 /** A scalar with an explicit style. */
 export class Styled {
-  constructor(readonly value: string, readonly style: ScalarStyle) {}
+  /** `bare`: blank lines of a block scalar carry no indentation (as goccy/go-yaml writes user steps). */
+  constructor(readonly value: string, readonly style: ScalarStyle, readonly bare = false) {}
 }
 
 /** A YAML comment line emitted inside a mapping or sequence. */
 export class Comment {
   constructor(readonly text: string) {}
 }
+
+/** An empty line inside a mapping (gh-aw leaves one after custom jobs' `permissions:`). */
+export class Blank {}
 
 /** A key/value pair rendered commented out (`# key: value # reason`), as gh-aw shows its own `on:` keys. */
 export class Commented {
@@ -30,6 +34,7 @@ export type YValue =
   | Styled
   | Comment
   | Commented
+  | Blank
   | YValue[]
   | { [key: string]: YValue };
 
@@ -41,6 +46,8 @@ export const sq = (v: string): Styled => new Styled(v, "single");
 export const lit = (v: string): Styled => new Styled(v, "literal");
 /** Folded block (`>`) style. */
 export const folded = (v: string): Styled => new Styled(v, "folded");
+/** Literal block whose blank lines stay empty (user steps gh-aw re-marshals). */
+export const litBare = (v: string): Styled => new Styled(v, "literal", true);
 /** Plain style, forced. */
 export const plain = (v: string): Styled => new Styled(v, "plain");
 
@@ -102,7 +109,7 @@ function blockLines(v: Styled, indent: string): string[] {
   const head = (v.style === "literal" ? "|" : ">") + chomp;
   const body = text.endsWith("\n") ? text.slice(0, -1) : text;
   // gh-aw keeps the block indentation on blank lines; we do the same for byte parity.
-  const lines = body.split("\n").map((l) => indent + l);
+  const lines = body.split("\n").map((l) => (v.bare && l === "" ? "" : indent + l));
   return [head, ...lines];
 }
 
@@ -146,6 +153,10 @@ export function writeYaml(
     !(value instanceof Commented)
   ) {
     for (const [k, v] of Object.entries(value)) {
+      if (v instanceof Blank) {
+        out.push("");
+        continue;
+      }
       if (v instanceof Comment) {
         out.push(`${pad}# ${v.text}`.trimEnd());
         continue;
