@@ -117,6 +117,25 @@ function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
   ];
 }
 
+/**
+ * Issue settings of the missing-tool recorder: issues by default; an explicit `missing-tool:` only files
+ * them with `create-issue: true`, and names its title prefix (and labels).
+ */
+function missingToolEnv(raw: Record<string, unknown>): Record<string, YValue> {
+  if (!("missing-tool" in raw)) return { GH_AW_MISSING_TOOL_CREATE_ISSUE: dq("true") };
+  const c = raw["missing-tool"] && typeof raw["missing-tool"] === "object"
+    ? raw["missing-tool"] as Record<string, unknown>
+    : {};
+  const env: Record<string, YValue> = {
+    GH_AW_MISSING_TOOL_CREATE_ISSUE: dq(String(c["create-issue"] === true)),
+    GH_AW_MISSING_TOOL_TITLE_PREFIX: dq(
+      typeof c["title-prefix"] === "string" ? c["title-prefix"] : "[missing tool]",
+    ),
+  };
+  if (Array.isArray(c.labels)) env.GH_AW_MISSING_TOOL_LABELS = dq(JSON.stringify(c.labels.map(String)));
+  return env;
+}
+
 /** Builds the `safe_outputs` job. */
 export function safeOutputsJob(
   ctx: JobCtx,
@@ -341,7 +360,7 @@ export function conclusionJob(
       id: "missing_tool",
       env: {
         GH_AW_AGENT_OUTPUT: agentOutput,
-        GH_AW_MISSING_TOOL_CREATE_ISSUE: dq("true"),
+        ...missingToolEnv(so.raw),
         GH_AW_WORKFLOW_NAME: dq(ctx.name),
         ...src,
       },

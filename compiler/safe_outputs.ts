@@ -87,6 +87,8 @@ const ALWAYS = ["noop", "missing-tool", "missing-data", "report-incomplete"];
 export interface SafeOutputsPlan {
   /** Whether `safe-outputs:` was configured (else create-issue was enabled automatically). */
   configured: boolean;
+  /** Whether create-issue was enabled automatically (no safe-output type other than the reporting ones). */
+  autoCreateIssue?: boolean;
   /** Enabled types (kebab-case) in name order. */
   types: string[];
   /** Handler config (snake_case), keys sorted. */
@@ -324,8 +326,12 @@ export function planSafeOutputs(
     ? Object.keys(raw).filter((k) => !GLOBAL_KEYS.has(k) && !ALWAYS.includes(k))
     : [];
   const hasJobs = !!raw && !!raw.jobs && typeof raw.jobs === "object" && Object.keys(raw.jobs).length > 0;
-  const configured = raw !== undefined && (configuredTypes.length > 0 || hasJobs);
-  const effective: Record<string, unknown> = configured
+  // Only built-in reporting types (noop, missing-tool…) still get the automatic create-issue, but count as
+  // configured safe outputs (reporting tools, detection, conclusion steps), as gh-aw does.
+  const autoCreateIssue = configuredTypes.length === 0 && !hasJobs;
+  const configured = raw !== undefined &&
+    (configuredTypes.length > 0 || hasJobs || Object.keys(raw).some((k) => ALWAYS.includes(k)));
+  const effective: Record<string, unknown> = !autoCreateIssue
     ? raw!
     : { ...(raw ?? {}), "create-issue": { max: 1, labels: [workflowId], "title-prefix": `[${workflowId}]` } };
   const types = Object.keys(effective).filter((k) => !GLOBAL_KEYS.has(k)).sort();
@@ -381,6 +387,7 @@ export function planSafeOutputs(
   const domains = effective["allowed-domains"];
   return {
     configured,
+    autoCreateIssue,
     types,
     handlerConfig: sortedConfig,
     permissions: sortedPerms,

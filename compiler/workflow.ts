@@ -361,7 +361,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     docs: engine.info.docs,
     allowedDomainsInfo: network.declared,
     safeOutputTools: safeOutputs.tools,
-    autoCreateIssue: !safeOutputs.configured,
+    autoCreateIssue: safeOutputs.autoCreateIssue ?? !safeOutputs.configured,
     runtimeImports,
     bodyExprs,
     permissions: { actions: "read", contents: "read" },
