@@ -117,6 +117,9 @@ function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
   ];
 }
 
+/** Safe-output types every configured workflow reports through. */
+const REPORTING = ["noop", "missing-tool", "missing-data", "report-incomplete"];
+
 /**
  * Issue settings of the missing-tool recorder: issues by default; an explicit `missing-tool:` only files
  * them with `create-issue: true`, and names its title prefix (and labels).
@@ -455,8 +458,14 @@ export function conclusionJob(
     token,
   }));
   // The conclusion job reports through the same scopes the safe outputs use.
+  // Staged runs, and workflows whose only outputs are custom jobs or workflow calls, get no scopes.
+  const safeJobs = !!so.raw.jobs && typeof so.raw.jobs === "object" && Object.keys(so.raw.jobs).length > 0;
+  const jobsOnly = so.types.filter((t) => !["call-workflow", ...REPORTING].includes(t)).length === 0 &&
+    (safeJobs || so.types.includes("call-workflow"));
   const perms: Record<string, string> = Object.keys(so.permissions).length > 0
     ? { ...so.permissions }
+    : so.staged || jobsOnly
+    ? {}
     : { contents: "read", issues: "write" };
   const sorted: Record<string, string> = {};
   for (const k of Object.keys(perms).sort()) sorted[k] = perms[k];
