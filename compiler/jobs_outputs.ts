@@ -53,7 +53,7 @@ function codePushTypes(so: SafeOutputsPlan): string[] {
 }
 
 /** Checkout and git setup for code-pushing safe outputs. */
-function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
+function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan, fetchDepth = 1): StepPlan[] {
   const types = codePushTypes(so);
   if (types.length === 0) return [];
   const base = "(!cancelled()) && needs.agent.result != 'skipped'";
@@ -82,7 +82,7 @@ function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
         ref: plain("${{ github.event.repository.default_branch }}"),
         token: plain(WRITE_TOKEN),
         "persist-credentials": false,
-        "fetch-depth": 1,
+        "fetch-depth": fetchDepth,
       },
     },
     {
@@ -95,7 +95,7 @@ function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
         ),
         token: plain(WRITE_TOKEN),
         "persist-credentials": false,
-        "fetch-depth": 1,
+        "fetch-depth": fetchDepth,
       },
     },
     {
@@ -146,6 +146,8 @@ export function safeOutputsJob(
   allowedDomains: string[],
   emoji: string | undefined,
   environment: YValue | undefined,
+  /** `fetch-depth` of the workflow's own checkout, reused for the code-push checkouts. */
+  fetchDepth?: number,
 ): JobPlan {
   // The artifact client and staging download run whenever upload-artifact is enabled (staged or not).
   const artifacts = so.types.includes("upload-artifact");
@@ -155,7 +157,7 @@ export function safeOutputsJob(
     last.with = { ...(last.with ?? {}), "safe-output-artifact-client": sq("true") };
   }
   const steps: StepPlan[] = [...setup, ...otlpMaskSteps(ctx), ...agentOutputSteps(ctx)];
-  steps.push(...codePushSteps(ctx, so));
+  steps.push(...codePushSteps(ctx, so, typeof fetchDepth === "number" ? fetchDepth : 1));
   steps.push({
     name: "Configure GH_HOST for enterprise compatibility",
     id: "ghes-host-config",

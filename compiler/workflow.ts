@@ -517,6 +517,11 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     network.allowed,
     typeof data.emoji === "string" ? data.emoji : undefined,
     undefined,
+    (() => {
+      // The workflow's own checkout (no other repository) sets the depth of the code-push checkouts.
+      const own = merged.checkout.find((c) => c.repository === undefined && (c.path ?? "") === "");
+      return typeof own?.["fetch-depth"] === "number" ? own["fetch-depth"] as number : undefined;
+    })(),
   );
   const conclusionExtra: string[] = [];
   // Custom safe-output jobs (safe-outputs.jobs, imports merged).
