@@ -236,6 +236,7 @@ export function activationJob(a: ActivationInput): JobPlan {
     uses: plain(ctx.refs.checkout),
     with: {
       "persist-credentials": false,
+      ...(a.githubToken ? { token: plain(a.githubToken) } : {}),
       "sparse-checkout": lit(
         ".github\n.agents\nactions/setup\n.antigravity\n.claude\n.codex\n.crush\n.gemini\n.opencode\n.pi\n",
       ),

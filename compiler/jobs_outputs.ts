@@ -216,16 +216,19 @@ export function safeOutputsJob(
     env,
     token: WRITE_TOKEN,
   }));
-  steps.push({
-    name: "Upload Safe Outputs Items",
-    if: plain("always()"),
-    uses: plain(ctx.refs.upload),
-    with: {
-      name: "safe-outputs-items",
-      path: lit("/tmp/gh-aw/safe-output-items.jsonl\n/tmp/gh-aw/temporary-id-map.json\n"),
-      "if-no-files-found": "ignore",
-    },
-  });
+  // Staged runs only preview, so there are no processed items to upload.
+  if (!so.staged) {
+    steps.push({
+      name: "Upload Safe Outputs Items",
+      if: plain("always()"),
+      uses: plain(ctx.refs.upload),
+      with: {
+        name: "safe-outputs-items",
+        path: lit("/tmp/gh-aw/safe-output-items.jsonl\n/tmp/gh-aw/temporary-id-map.json\n"),
+        "if-no-files-found": "ignore",
+      },
+    });
+  }
   // Only code-pushing handlers check out another tree over the workspace.
   if (codePushTypes(so).length > 0) steps.push(...restoreActionsFolderSteps(ctx));
   const needs = ["activation", "agent", ...(so.threatDetection ? ["detection"] : []), ...so.needs];
