@@ -251,6 +251,11 @@ export function processTriggers(
     const v = on[k];
     if (v && typeof v === "object" && !Array.isArray(v) && k !== "workflow_dispatch") {
       const ev: Record<string, YValue> = {};
+      if (k === "workflow_run") {
+        ev.__zizmor = new Comment(
+          "zizmor: ignore[dangerous-triggers] - workflow_run trigger is secured with role and fork validation",
+        );
+      }
       const obj = v as Record<string, unknown>;
       for (const sk of Object.keys(obj).sort()) {
         if (EVENT_COMMENTED[sk]) {
@@ -264,7 +269,13 @@ export function processTriggers(
       delete inner.inputs;
       const inputs: Record<string, YValue> = {};
       const inObj = wd.inputs as Record<string, unknown>;
-      for (const name of Object.keys(inObj).sort()) {
+      // gh-aw lists its own aw_context input first, then the inputs by name.
+      for (
+        const name of Object.keys(inObj).sort((
+          a,
+          b,
+        ) => (a === "aw_context" ? -1 : b === "aw_context" ? 1 : a < b ? -1 : 1))
+      ) {
         inputs[name] = name === "aw_context" ? AW_CONTEXT as unknown as YValue : sortKeys(inObj[name]);
       }
       rendered[k] = { ...inner, inputs };

@@ -1,4 +1,5 @@
-import { assertEquals } from "./test_assert.ts";
+import { assert, assertEquals } from "./test_assert.ts";
+import { writeYaml } from "./yaml_writer.ts";
 import { agentConcurrency, concurrencyFor, processTriggers } from "./triggers.ts";
 import { toY } from "./workflow.ts";
 
@@ -43,4 +44,13 @@ Deno.test("fuzzy schedules add a manual trigger; label commands add item_number"
   const lc = on({ label_command: { name: "fix", strategy: "decentralized" } });
   const inputs = (lc.on.workflow_dispatch as Record<string, Record<string, unknown>>).inputs;
   assertEquals(Object.keys(inputs), ["aw_context", "item_number"]);
+});
+
+Deno.test("the on: text carries gh-aw's workflow_run note and lists aw_context first", () => {
+  const wr = on({ workflow_run: { workflows: ["Dev"], types: ["completed"] } });
+  const text = writeYaml(wr.on, 1, { indentSequences: false }).join("\n");
+  assert(text.includes("# zizmor: ignore[dangerous-triggers]"), text);
+  const wd = on({ workflow_dispatch: { inputs: { audit_date: { required: true } } } });
+  const inputs = (wd.on.workflow_dispatch as Record<string, Record<string, unknown>>).inputs;
+  assertEquals(Object.keys(inputs), ["aw_context", "audit_date"]);
 });

@@ -34,7 +34,7 @@ import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { emitBody } from "./emit.ts";
 import { renderHeader } from "./header.ts";
 import { BUILTIN_PINS, type PinResolver } from "./pins.ts";
-import { dq, lit, plain, sq, type YValue } from "./yaml_writer.ts";
+import { lit, plain, sq, type YValue } from "./yaml_writer.ts";
 import { mergeImports } from "./merge.ts";
 import { readLockMetadata } from "./lock_metadata.ts";
 import { applyContainerPins, type ContainerPin } from "./container_pins.ts";

@@ -163,10 +163,12 @@ export function writeYaml(
       }
       if (v instanceof Commented) {
         const inner = writeYaml({ [v.key]: v.value }, level, opts);
+        const keyWs = /^ */.exec(inner[0] ?? "")![0];
         inner.forEach((line, i) => {
           const ws = /^ */.exec(line)![0];
           let l = `${ws}# ${line.slice(ws.length)}`;
-          if (i === 0 || /^\s*- (?!.*: )/.test(line)) l += ` # ${v.reason}`;
+          // The reason follows the key and its own list items, not lists nested deeper.
+          if (i === 0 || (/^\s*- (?!.*: )/.test(line) && ws === keyWs)) l += ` # ${v.reason}`;
           out.push(l);
         });
         continue;
