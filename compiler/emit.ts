@@ -3,6 +3,7 @@ import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { BlankLine, Comment, dq, plain, writeYaml, type YValue } from "./yaml_writer.ts";
 
 const JOB_ORDER = [
+  "name",
   "needs",
   "if",
   "runs-on",

@@ -1,14 +1,27 @@
 /** The `pre_activation` and `activation` jobs (role checks, stale-lock check, prompt assembly). */
 import { createHash } from "node:crypto";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
-import { type JobCtx, otlpMaskSteps, scriptStep, setupSteps, shStep, TRACE_OUTPUTS } from "./jobs_common.ts";
+import {
+  type JobCtx,
+  NO_FIREWALL_INFO_ENGINES,
+  otlpMaskSteps,
+  scriptStep,
+  setupSteps,
+  shStep,
+  TRACE_OUTPUTS,
+} from "./jobs_common.ts";
 import { Comment, dq, folded, lit, plain, sq, type YValue } from "./yaml_writer.ts";
 
 /** The comment gh-aw puts before `run:` of steps that execute checked-out content. */
 const POUTINE = new Comment("poutine:ignore untrusted_checkout_exec");
 import { heredocDelimiter } from "./hash.ts";
+import { breakLongExpression, MAX_EXPRESSION_LINE } from "./expr_break.ts";
 
 const CTX = "fromJSON(github.event.inputs.aw_context || github.event.client_payload.aw_context || '{}')";
+
+/** Engines whose run info reports no tool allowlist support (gh-aw v0.76). */
+const NO_TOOLS_ALLOWLIST = ["crush", "opencode"];
+const NO_FIREWALL_INFO = NO_FIREWALL_INFO_ENGINES;
 
 /** Pull requests from forks never run the agent. */
 export const FORK_GUARD =
@@ -58,8 +71,8 @@ function engineDir(engine: string): string {
 /** Env-var name for an expression: `GH_AW_<CHAIN>` for simple property chains, else a hashed name. */
 export function exprEnvName(expr: string): string {
   const e = expr.trim();
-  if (/^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*$/.test(e)) {
-    return "GH_AW_" + e.replace(/[.-]/g, "_").toUpperCase();
+  if (/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(e)) {
+    return "GH_AW_" + e.replace(/\./g, "_").toUpperCase();
   }
   return "GH_AW_EXPR_" + createHash("sha256").update(e).digest("hex").slice(0, 8).toUpperCase();
 }
@@ -68,9 +81,13 @@ export function exprEnvName(expr: string): string {
 export function bodyExpressions(bodies: string[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const body of bodies) {
-    for (const m of body.matchAll(/\$\{\{\s*([^}]+?)\s*\}\}/g)) {
+    // gh-aw lists each file's expressions sorted by their `${{ … }}` text (byte order), first file first.
+    const found = [...body.matchAll(/\$\{\{\s*([^}]+?)\s*\}\}/g)]
+      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    for (const m of found) {
       if (/^(experiments|secrets|vars)\./.test(m[1])) continue;
-      out.set(exprEnvName(m[1]), m[1]);
+      const name = exprEnvName(m[1]);
+      if (!out.has(name)) out.set(name, m[1]);
     }
   }
   return out;
@@ -82,8 +99,14 @@ export interface ActivationInput {
   frontmatterHash: string;
   hasPreActivation: boolean;
   ifCondition?: string;
+  /** Custom jobs that run before activation (its extra `needs`). */
+  beforeJobs?: string[];
   engineDisplay: string;
   engineModel: string;
+  /** Whether the engine is marked experimental in aw_info. */
+  experimental?: boolean;
+  /** Whether safe outputs run staged (previews only). */
+  staged?: boolean;
   secrets: string[];
   validateName: string;
   docs: string;
@@ -109,6 +132,12 @@ export interface ActivationInput {
   routerDispatch: boolean;
   /** `pull_request.names` label filter (applied through the job condition). */
   labelNames?: string[];
+  /** Events that can trigger the run (rendered `on:` keys and slash-command events); scope the write permissions. */
+  activationEvents?: string[];
+  /** A label command whose trigger label is removed (names and the label events). */
+  labelRemoval?: { names: string[]; events: string[] };
+  /** `on.github-token`: used by the reaction, lock-file check, status comment and label removal. */
+  githubToken?: string;
   /** Reaction added to the triggering item, if any. */
   reaction?: string;
   /** Whether a status comment with the run link is posted (and updated by the conclusion). */
@@ -129,6 +158,12 @@ export interface ActivationInput {
   prContextPushGuidance: boolean;
   /** Whether the GitHub tool runs through the CLI proxy. */
   cliProxy: boolean;
+  /** `tools.cache-memory` as configured (object, list or flag). */
+  cacheMemory?: unknown;
+  /** `tools.repo-memory` when it is a list of named memories (multi-memory prompt). */
+  repoMemoryList?: Record<string, unknown>[];
+  /** Configured `checkout:` entries (imports merged), described in the prompt's GitHub context. */
+  checkouts?: Record<string, unknown>[];
   /** MCP servers mounted as CLIs (sorted), listed in the prompt. */
   mcpCliServers: string[];
 }
@@ -148,20 +183,20 @@ export function activationJob(a: ActivationInput): JobPlan {
     GH_AW_INFO_VERSION: dq(ctx.engineVersion),
     GH_AW_INFO_AGENT_VERSION: dq(ctx.engineVersion),
     GH_AW_INFO_WORKFLOW_NAME: dq(ctx.name),
-    GH_AW_INFO_EXPERIMENTAL: dq("false"),
-    GH_AW_INFO_SUPPORTS_TOOLS_ALLOWLIST: dq("true"),
-    GH_AW_INFO_STAGED: dq("false"),
+    GH_AW_INFO_EXPERIMENTAL: dq(String(a.experimental === true)),
+    GH_AW_INFO_SUPPORTS_TOOLS_ALLOWLIST: dq(String(!NO_TOOLS_ALLOWLIST.includes(ctx.engineId))),
+    GH_AW_INFO_STAGED: dq(String(a.staged === true)),
     GH_AW_INFO_ALLOWED_DOMAINS: sq(JSON.stringify(a.allowedDomainsInfo)),
-    GH_AW_INFO_FIREWALL_ENABLED: dq("true"),
-    GH_AW_INFO_AWF_VERSION: dq("v0.25.58"),
+    GH_AW_INFO_FIREWALL_ENABLED: dq(String(!NO_FIREWALL_INFO.includes(ctx.engineId))),
+    GH_AW_INFO_AWF_VERSION: dq(NO_FIREWALL_INFO.includes(ctx.engineId) ? "" : "v0.25.58"),
     GH_AW_INFO_AWMG_VERSION: dq(""),
     GH_AW_INFO_FIREWALL_TYPE: dq("squid"),
   };
-  if (a.emoji) info.GH_AW_INFO_FRONTMATTER_EMOJI = dq(a.emoji);
   if (ctx.source) {
     info.GH_AW_INFO_FRONTMATTER_SOURCE = dq(ctx.source);
     info.GH_AW_INFO_BODY_MODIFIED = dq("false");
   }
+  if (a.emoji) info.GH_AW_INFO_FRONTMATTER_EMOJI = dq(a.emoji);
   info.GH_AW_COMPILED_STRICT = dq(String(a.strict));
   steps.push(
     scriptStep(ctx, "Generate agentic run info", "generate_aw_info", {
@@ -178,7 +213,7 @@ export function activationJob(a: ActivationInput): JobPlan {
       id: "react",
       if: plain(a.routerDispatch ? EVENT_GUARD : DIRECT_EVENT_GUARD),
       env: { GH_AW_REACTION: dq(a.reaction) },
-      token: "${{ secrets.GITHUB_TOKEN }}",
+      token: a.githubToken ?? "${{ secrets.GITHUB_TOKEN }}",
     }));
   }
   if (a.secrets.length > 0) {
@@ -201,6 +236,7 @@ export function activationJob(a: ActivationInput): JobPlan {
     uses: plain(ctx.refs.checkout),
     with: {
       "persist-credentials": false,
+      ...(a.githubToken ? { token: plain(a.githubToken) } : {}),
       "sparse-checkout": lit(
         ".github\n.agents\nactions/setup\n.antigravity\n.claude\n.codex\n.crush\n.gemini\n.opencode\n.pi\n",
       ),
@@ -223,6 +259,7 @@ export function activationJob(a: ActivationInput): JobPlan {
       GH_AW_WORKFLOW_FILE: dq(ctx.lockFile),
       GH_AW_CONTEXT_WORKFLOW_REF: dq("${{ github.workflow_ref }}"),
     },
+    token: a.githubToken,
   }));
   if (a.experiments) {
     const sanitized = ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase();
@@ -267,6 +304,14 @@ export function activationJob(a: ActivationInput): JobPlan {
       id: "add-comment",
       if: plain(a.routerDispatch ? EVENT_GUARD : DIRECT_EVENT_GUARD),
       env,
+      token: a.githubToken,
+    }));
+  }
+  if (a.labelRemoval) {
+    steps.push(scriptStep(ctx, "Remove trigger label", "remove_trigger_label", {
+      id: "remove_trigger_label",
+      env: { GH_AW_LABEL_NAMES: dq(JSON.stringify(a.labelRemoval.names)) },
+      token: a.githubToken,
     }));
   }
   // Prompt assembly.
@@ -335,6 +380,7 @@ export function activationJob(a: ActivationInput): JobPlan {
     "{{#if github.run_id}}",
     "- **workflow-run-id**: __GH_AW_GITHUB_RUN_ID__",
     "{{/if}}",
+    ...checkoutLines(a.checkouts ?? []),
     "</github-context>",
     "",
   );
@@ -432,25 +478,67 @@ export function activationJob(a: ActivationInput): JobPlan {
     const fileSize = num(m["max-file-size"], 102400);
     const patch = num(m["max-patch-size"], 10240);
     const count = num(m["max-file-count"], 100);
-    const globs = Array.isArray(m["file-glob"]) ? m["file-glob"].map(String) : [];
+    const globs = Array.isArray(m["file-glob"])
+      ? m["file-glob"].map(String)
+      : typeof m["file-glob"] === "string"
+      ? [m["file-glob"]]
+      : [];
     const constraints = "\n\n**Constraints:**\n" +
       (globs.length ? `- **Allowed Files**: Only files matching patterns: ${globs.join(", ")}\n` : "") +
-      `- **Max File Size**: ${fileSize} bytes (${(fileSize / 1048576).toFixed(2)} MB) per file\n` +
+      `- **Max File Size**: ${fileSize} bytes (${goFixed2(fileSize / 1048576)} MB) per file\n` +
       `- **Max File Count**: ${count} files per commit\n` +
       `- **Max Patch Size**: ${patch} bytes (${Math.round(patch / 1024)} KB) total per push (max: 1024 KB)\n`;
     const wiki = m.wiki === true;
-    subVars.set(
-      "GH_AW_MEMORY_BRANCH_NAME",
-      sq(String(m["branch-name"] ?? (wiki ? "master" : "memory/default"))),
-    );
+    subVars.set("GH_AW_MEMORY_BRANCH_NAME", sq(repoMemoryBranch(m, ctx.id)));
     subVars.set("GH_AW_MEMORY_CONSTRAINTS", dq(constraints));
     subVars.set("GH_AW_MEMORY_DESCRIPTION", sq(m.description ? ` ${m.description}` : ""));
     subVars.set("GH_AW_MEMORY_DIR", sq("/tmp/gh-aw/repo-memory/default/"));
     subVars.set("GH_AW_MEMORY_TARGET_REPO", sq(" of the current repository"));
     subVars.set("GH_AW_WIKI_NOTE", wiki ? dq(WIKI_NOTE) : sq(""));
   }
-  if (a.promptFragments.some((f) => f.startsWith("cache_memory_prompt"))) {
+  if (a.repoMemoryList) {
+    subVars.set("GH_AW_MEMORY_ALLOWED_EXTENSIONS", sq(""));
+    subVars.set(
+      "GH_AW_MEMORY_LIST",
+      dq(
+        a.repoMemoryList.map((m) => {
+          const id = String(m.id ?? "default");
+          return `- **${id}**: \`/tmp/gh-aw/repo-memory/${id}/\` (branch: \`${
+            String(m["branch-name"] ?? `memory/${id}`)
+          }\`)\n`;
+        }).join(""),
+      ),
+    );
+  }
+  if (a.promptFragments.includes("cache_memory_prompt_multi.md") && Array.isArray(a.cacheMemory)) {
+    const dirs = (a.cacheMemory as Record<string, unknown>[]).map((c) => {
+      const id = String(c?.id ?? "default");
+      return [id, id === "default" ? "/tmp/gh-aw/cache-memory/" : `/tmp/gh-aw/cache-memory-${id}/`];
+    });
     subVars.set("GH_AW_ALLOWED_EXTENSIONS", sq(""));
+    subVars.set(
+      "GH_AW_CACHE_EXAMPLES",
+      dq(
+        dirs.map(([, d]) =>
+          `- \`${d}notes.txt\` - general notes and observations\n` +
+          `- \`${d}notes.md\` - markdown formatted notes\n` +
+          `- \`${d}preferences.json\` - user preferences and settings\n` +
+          `- \`${d}history.jsonl\` - activity history in JSON Lines format\n` +
+          `- \`${d}data.csv\` - tabular data\n` +
+          `- \`${d}state/\` - organized state files in subdirectories (with allowed file types)\n`
+        ).join(""),
+      ),
+    );
+    subVars.set("GH_AW_CACHE_LIST", dq(dirs.map(([id, d]) => `- **${id}**: \`${d}\`\n`).join("")));
+  } else if (a.promptFragments.some((f) => f.startsWith("cache_memory_prompt"))) {
+    const cfg = a.cacheMemory && typeof a.cacheMemory === "object" && !Array.isArray(a.cacheMemory)
+      ? a.cacheMemory as Record<string, unknown>
+      : {};
+    const exts = Array.isArray(cfg["allowed-extensions"]) ? cfg["allowed-extensions"].map(String) : [];
+    subVars.set(
+      "GH_AW_ALLOWED_EXTENSIONS",
+      exts.length ? lit(`\n<allowed-extensions>${exts.join(",")}</allowed-extensions>`) : sq(""),
+    );
     subVars.set("GH_AW_CACHE_DESCRIPTION", sq(""));
     subVars.set("GH_AW_CACHE_DIR", sq("/tmp/gh-aw/cache-memory/"));
   }
@@ -502,7 +590,8 @@ export function activationJob(a: ActivationInput): JobPlan {
     },
   });
   const job: JobPlan = { "runs-on": "ubuntu-slim", steps };
-  if (a.hasPreActivation) job.needs = "pre_activation";
+  const needs = [...(a.hasPreActivation ? ["pre_activation"] : []), ...(a.beforeJobs ?? [])].sort();
+  if (needs.length > 0) job.needs = needs.length === 1 ? needs[0] : needs;
   const userCond = eventCondition(a.ifCondition, a.forkGuard, a.labelNames);
   const cond = a.hasPreActivation
     ? userCond
@@ -510,9 +599,10 @@ export function activationJob(a: ActivationInput): JobPlan {
       : "needs.pre_activation.outputs.activated == 'true'"
     : userCond;
   if (cond) job.if = jobIf(cond);
-  job.permissions = a.reaction || a.statusComment
-    ? { ...a.permissions, issues: "write", "pull-requests": "write" }
-    : a.permissions;
+  job.permissions = { ...a.permissions, ...activationWrites(a) };
+  job.permissions = Object.fromEntries(
+    Object.keys(job.permissions).sort().map((k) => [k, (job.permissions as Record<string, string>)[k]]),
+  );
   job.outputs = {
     ...(a.sanitize ? { body: plain("${{ steps.sanitized.outputs.body }}") } : {}),
     ...(a.experiments ? { experiments: plain("${{ steps.pick-experiment.outputs.experiments }}") } : {}),
@@ -532,6 +622,9 @@ export function activationJob(a: ActivationInput): JobPlan {
     ...(a.secrets.length > 0
       ? { secret_verification_result: plain("${{ steps.validate-secret.outputs.verification_result }}") }
       : {}),
+    ...(a.labelRemoval
+      ? { label_command: plain("${{ steps.remove_trigger_label.outputs.label_name }}") }
+      : {}),
     ...TRACE_OUTPUTS,
     ...(a.commands ? { slash_command: plain("${{ needs.pre_activation.outputs.matched_command }}") } : {}),
     stale_lock_file_failed: plain("${{ steps.check-lock-file.outputs.stale_lock_file_failed == 'true' }}"),
@@ -542,7 +635,44 @@ export function activationJob(a: ActivationInput): JobPlan {
       }
       : {}),
   };
+  job.outputs = sortedRecord(job.outputs);
   return job;
+}
+
+const PR_EVENTS = [
+  "pull_request",
+  "pull_request_target",
+  "pull_request_review",
+  "pull_request_review_comment",
+  "issue_comment",
+];
+const DISCUSSION_EVENTS = ["discussion", "discussion_comment"];
+
+/**
+ * Write scopes the activation job needs, as gh-aw scopes them by the triggering events: reactions write
+ * to issues, PRs and discussions; status comments to issues and discussions; removing a trigger label
+ * to issues (issue and PR labels) and discussions.
+ */
+export function activationWrites(a: {
+  reaction?: string;
+  statusComment: boolean;
+  activationEvents?: string[];
+  labelRemoval?: { events: string[] };
+}): Record<string, string> {
+  const ev = a.activationEvents ?? [];
+  const out: Record<string, string> = {};
+  const issueLike = ev.some((e) => e === "issues" || PR_EVENTS.includes(e));
+  const disc = ev.some((e) => DISCUSSION_EVENTS.includes(e));
+  if (a.reaction || a.statusComment) {
+    if (issueLike) out.issues = "write";
+    if (disc) out.discussions = "write";
+  }
+  if (a.reaction && ev.some((e) => PR_EVENTS.includes(e))) out["pull-requests"] = "write";
+  if (a.labelRemoval) {
+    if (a.labelRemoval.events.some((e) => e === "issues" || e === "pull_request")) out.issues = "write";
+    if (a.labelRemoval.events.includes("discussion")) out.discussions = "write";
+  }
+  return out;
 }
 
 /** Inputs of the pre-activation job. */
@@ -555,6 +685,8 @@ export interface PreActivationInput {
   commands?: string[];
   ifCondition?: string;
   extraSteps: StepPlan[];
+  /** Outputs of `on.steps` (`<id>_result`) and of `jobs.pre-activation`, merged after the built-in ones. */
+  extraOutputs?: Record<string, YValue>;
   permissions: Record<string, string>;
 }
 
@@ -620,8 +752,75 @@ export function preActivationJob(p: PreActivationInput): JobPlan {
       ? plain("${{ steps.check_command_position.outputs.matched_command }}")
       : sq(""),
     ...TRACE_OUTPUTS,
+    ...p.extraOutputs,
   };
+  job.outputs = sortedRecord(job.outputs);
   return job;
+}
+
+/** The `- **checkouts**` lines of the GitHub context (gh-aw v0.76 wording), one per configured checkout. */
+export function checkoutLines(checkouts: Record<string, unknown>[]): string[] {
+  if (checkouts.length === 0) return [];
+  const out = [
+    "- **checkouts**: The following repositories have been checked out and are available in the workspace:",
+  ];
+  for (const c of checkouts) {
+    let rel = typeof c.path === "string" ? c.path.replace(/^\.\//, "") : "";
+    if (rel === ".") rel = "";
+    let repo = typeof c.repository === "string" && c.repository
+      ? c.repository
+      : "__GH_AW_GITHUB_REPOSITORY__";
+    if (c.wiki === true && !repo.endsWith(".wiki")) repo += ".wiki";
+    let line = `  - repo \`${repo}\` → \`$GITHUB_WORKSPACE${rel ? "/" + rel : ""}\``;
+    if (!rel) line += " (cwd)";
+    if (c.wiki === true) line += " (wiki)";
+    if (c.current === true) {
+      line += " (**current** - this is the repository you are working on; use this as the target for all " +
+        "GitHub operations unless otherwise specified)";
+    }
+    const depth = c["fetch-depth"];
+    if (depth === 0) line += " [full history, all branches available as remote-tracking refs]";
+    else if (typeof depth === "number") line += ` [shallow clone, fetch-depth=${depth}]`;
+    else line += " [shallow clone, fetch-depth=1 (default)]";
+    const fetch = c.fetch === undefined
+      ? []
+      : Array.isArray(c.fetch)
+      ? c.fetch.map(String)
+      : [String(c.fetch)];
+    if (fetch.length > 0) line += ` [additional refs fetched: ${fetch.join(", ")}]`;
+    if (typeof c["sparse-checkout"] === "string" && c["sparse-checkout"].trim() !== "") {
+      line += " [sparse checkout enabled]";
+    }
+    out.push(line);
+  }
+  out.push(
+    "  - **Note**: If a branch you need is not in the list above and is not listed as an additional fetched ref, " +
+      "it has NOT been checked out. For private repositories you cannot fetch it without proper authentication. " +
+      "If the branch is required and not available, exit with an error and ask the user to add it to the " +
+      '`fetch:` option of the `checkout:` configuration (e.g., `fetch: ["refs/pulls/open/*"]` for all open PR refs, ' +
+      'or `fetch: ["main", "feature/my-branch"]` for specific branches).',
+  );
+  return out;
+}
+
+/** Job outputs render sorted by name (gh-aw writes them from a Go map). */
+function sortedRecord<T>(r: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.keys(r).sort().map((k) => [k, r[k]]));
+}
+
+/** The branch a single repo memory lives on: `branch-name`, else `<branch-prefix>/<workflow id>`. */
+export function repoMemoryBranch(m: Record<string, unknown>, workflowId: string): string {
+  if (m["branch-name"] !== undefined) return String(m["branch-name"]);
+  if (typeof m["branch-prefix"] === "string") return `${m["branch-prefix"]}/${workflowId}`;
+  return m.wiki === true ? "master" : "memory/default";
+}
+
+/** Go's `%.2f`: the exact binary value rounded half to even (0.125 → "0.12"). */
+export function goFixed2(x: number): string {
+  const scaled = x * 100;
+  const floor = Math.floor(scaled);
+  const r = scaled - floor === 0.5 ? (floor % 2 === 0 ? floor : floor + 1) : Math.round(scaled);
+  return (r / 100).toFixed(2);
 }
 
 /** Prompt note gh-aw substitutes when `repo-memory.wiki` backs the memory with the repository wiki. */
@@ -631,8 +830,10 @@ const WIKI_NOTE = "\n\n> **GitHub Wiki**: This memory is backed by the GitHub Wi
   "files with spaces replaced by hyphens or use the wiki page title as the filename).";
 
 /** A job-level `if:` as gh-aw writes it: long conditions as a folded block, short ones plain. */
-function jobIf(cond: string): YValue {
-  return cond.length > 104 && !cond.includes("startsWith(") ? folded(cond + "\n") : plain(cond);
+export function jobIf(cond: string): YValue {
+  return cond.length > MAX_EXPRESSION_LINE && !cond.includes("startsWith(")
+    ? folded(breakLongExpression(cond).join("\n") + "\n")
+    : plain(cond);
 }
 
 /**

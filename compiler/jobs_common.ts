@@ -18,6 +18,8 @@ export interface Refs {
   upload: string;
   download: string;
   setup?: string;
+  /** `actions/github-script` as gh-aw pins a `@v9` reference (`# v9.0.0 (source v9)`), e.g. the lockdown step. */
+  githubScriptV9?: string;
 }
 
 /** Context every job builder receives. */
@@ -53,7 +55,12 @@ export interface JobCtx {
   copilotRequests?: boolean;
   /** Whether OTLP export is configured (adds the header-masking step). */
   otlp?: boolean;
+  /** Whether the workflow can be called (`workflow_call`): setup steps receive the caller's aw_context. */
+  workflowCall?: boolean;
 }
+
+/** Engines whose run info reports the firewall as off and no AWF version (gh-aw v0.76). */
+export const NO_FIREWALL_INFO_ENGINES = ["gemini", "crush", "opencode", "pi", "antigravity"];
 
 /** The "Mask OTLP telemetry headers" step, when OTLP export is configured. */
 export function otlpMaskSteps(ctx: JobCtx): StepPlan[] {
@@ -158,10 +165,11 @@ export function setupSteps(ctx: JobCtx, traced: boolean | string): StepPlan[] {
     GH_AW_CURRENT_WORKFLOW_REF: plain(
       `\${{ github.repository }}/.github/workflows/${ctx.lockFile}@\${{ github.ref }}`,
     ),
-    GH_AW_INFO_VERSION: dq(ctx.engineVersion),
-    GH_AW_INFO_AWF_VERSION: dq(VERSIONS.awf),
+    ...(ctx.engineVersion ? { GH_AW_INFO_VERSION: dq(ctx.engineVersion) } : {}),
+    ...(NO_FIREWALL_INFO_ENGINES.includes(ctx.engineId) ? {} : { GH_AW_INFO_AWF_VERSION: dq(VERSIONS.awf) }),
     ...(ctx.source ? { GH_AW_INFO_BODY_MODIFIED: dq("false") } : {}),
     GH_AW_INFO_ENGINE_ID: dq(ctx.engineId),
+    ...(ctx.workflowCall ? { GH_AW_SETUP_AW_CONTEXT: plain("${{ inputs.aw_context }}") } : {}),
   };
   if (ctx.actionMode === "release" && ctx.refs.setup) {
     return [{ name: "Setup Scripts", id: "setup", uses: plain(ctx.refs.setup), with: withBlock, env }];

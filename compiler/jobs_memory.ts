@@ -1,4 +1,5 @@
 /** The `update_cache_memory` job: saves the agent's cache-memory folder to the Actions cache after a good run. */
+import { repoMemoryBranch } from "./jobs_activation.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import {
   gitCredentialsStep,
@@ -63,9 +64,13 @@ export function updateCacheMemoryJob(
 
 /** Builds `push_repo_memory` for the default repo memory (`tools.repo-memory`). */
 export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, memory: Record<string, unknown>): JobPlan {
-  const branch = String(memory["branch-name"] ?? "memory/default");
+  const branch = repoMemoryBranch({ ...memory, wiki: false }, ctx.id);
   const num = (v: unknown, d: number) => (typeof v === "number" ? v : Number(v) || d);
-  const globs = Array.isArray(memory["file-glob"]) ? memory["file-glob"].map(String) : [];
+  const globs = Array.isArray(memory["file-glob"])
+    ? memory["file-glob"].map(String)
+    : typeof memory["file-glob"] === "string"
+    ? [memory["file-glob"]]
+    : [];
   const steps: StepPlan[] = [
     ...setupSteps(ctx, true),
     {

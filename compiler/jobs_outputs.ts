@@ -53,7 +53,7 @@ function codePushTypes(so: SafeOutputsPlan): string[] {
 }
 
 /** Checkout and git setup for code-pushing safe outputs. */
-function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
+function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan, fetchDepth = 1): StepPlan[] {
   const types = codePushTypes(so);
   if (types.length === 0) return [];
   const base = "(!cancelled()) && needs.agent.result != 'skipped'";
@@ -82,7 +82,7 @@ function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
         ref: plain("${{ github.event.repository.default_branch }}"),
         token: plain(WRITE_TOKEN),
         "persist-credentials": false,
-        "fetch-depth": 1,
+        "fetch-depth": fetchDepth,
       },
     },
     {
@@ -95,7 +95,7 @@ function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
         ),
         token: plain(WRITE_TOKEN),
         "persist-credentials": false,
-        "fetch-depth": 1,
+        "fetch-depth": fetchDepth,
       },
     },
     {
@@ -117,6 +117,28 @@ function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
   ];
 }
 
+/** Safe-output types every configured workflow reports through. */
+const REPORTING = ["noop", "missing-tool", "missing-data", "report-incomplete"];
+
+/**
+ * Issue settings of the missing-tool recorder: issues by default; an explicit `missing-tool:` only files
+ * them with `create-issue: true`, and names its title prefix (and labels).
+ */
+function missingToolEnv(raw: Record<string, unknown>): Record<string, YValue> {
+  if (!("missing-tool" in raw)) return { GH_AW_MISSING_TOOL_CREATE_ISSUE: dq("true") };
+  const c = raw["missing-tool"] && typeof raw["missing-tool"] === "object"
+    ? raw["missing-tool"] as Record<string, unknown>
+    : {};
+  const env: Record<string, YValue> = {
+    GH_AW_MISSING_TOOL_CREATE_ISSUE: dq(String(c["create-issue"] === true)),
+    GH_AW_MISSING_TOOL_TITLE_PREFIX: dq(
+      typeof c["title-prefix"] === "string" ? c["title-prefix"] : "[missing tool]",
+    ),
+  };
+  if (Array.isArray(c.labels)) env.GH_AW_MISSING_TOOL_LABELS = dq(JSON.stringify(c.labels.map(String)));
+  return env;
+}
+
 /** Builds the `safe_outputs` job. */
 export function safeOutputsJob(
   ctx: JobCtx,
@@ -124,15 +146,18 @@ export function safeOutputsJob(
   allowedDomains: string[],
   emoji: string | undefined,
   environment: YValue | undefined,
+  /** `fetch-depth` of the workflow's own checkout, reused for the code-push checkouts. */
+  fetchDepth?: number,
 ): JobPlan {
-  const artifacts = so.types.includes("upload-artifact") && !so.staged;
+  // The artifact client and staging download run whenever upload-artifact is enabled (staged or not).
+  const artifacts = so.types.includes("upload-artifact");
   const setup = setupSteps(ctx, true);
   if (artifacts) {
     const last = setup[setup.length - 1];
     last.with = { ...(last.with ?? {}), "safe-output-artifact-client": sq("true") };
   }
   const steps: StepPlan[] = [...setup, ...otlpMaskSteps(ctx), ...agentOutputSteps(ctx)];
-  steps.push(...codePushSteps(ctx, so));
+  steps.push(...codePushSteps(ctx, so, typeof fetchDepth === "number" ? fetchDepth : 1));
   steps.push({
     name: "Configure GH_HOST for enterprise compatibility",
     id: "ghes-host-config",
@@ -191,16 +216,19 @@ export function safeOutputsJob(
     env,
     token: WRITE_TOKEN,
   }));
-  steps.push({
-    name: "Upload Safe Outputs Items",
-    if: plain("always()"),
-    uses: plain(ctx.refs.upload),
-    with: {
-      name: "safe-outputs-items",
-      path: lit("/tmp/gh-aw/safe-output-items.jsonl\n/tmp/gh-aw/temporary-id-map.json\n"),
-      "if-no-files-found": "ignore",
-    },
-  });
+  // Staged runs only preview, so there are no processed items to upload.
+  if (!so.staged) {
+    steps.push({
+      name: "Upload Safe Outputs Items",
+      if: plain("always()"),
+      uses: plain(ctx.refs.upload),
+      with: {
+        name: "safe-outputs-items",
+        path: lit("/tmp/gh-aw/safe-output-items.jsonl\n/tmp/gh-aw/temporary-id-map.json\n"),
+        "if-no-files-found": "ignore",
+      },
+    });
+  }
   // Only code-pushing handlers check out another tree over the workspace.
   if (codePushTypes(so).length > 0) steps.push(...restoreActionsFolderSteps(ctx));
   const needs = ["activation", "agent", ...(so.threatDetection ? ["detection"] : []), ...so.needs];
@@ -340,7 +368,7 @@ export function conclusionJob(
       id: "missing_tool",
       env: {
         GH_AW_AGENT_OUTPUT: agentOutput,
-        GH_AW_MISSING_TOOL_CREATE_ISSUE: dq("true"),
+        ...missingToolEnv(so.raw),
         GH_AW_WORKFLOW_NAME: dq(ctx.name),
         ...src,
       },
@@ -408,14 +436,6 @@ export function conclusionJob(
   env.GH_AW_STALE_LOCK_FILE_FAILED = plain("${{ needs.activation.outputs.stale_lock_file_failed }}");
   const messages = messagesJson(so.raw.messages);
   if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
-  Object.assign(env, {
-    GH_AW_GROUP_REPORTS: dq(String(so.raw["group-reports"] === true)),
-    GH_AW_FAILURE_REPORT_AS_ISSUE: dq(String(so.raw["report-failure-as-issue"] !== false)),
-    GH_AW_MISSING_TOOL_REPORT_AS_FAILURE: dq("true"),
-    GH_AW_MISSING_DATA_REPORT_AS_FAILURE: dq("true"),
-    GH_AW_TIMEOUT_MINUTES: dq(String(timeoutMinutes)),
-    GH_AW_MAX_EFFECTIVE_TOKENS: dq(String(ctx.maxEffectiveTokens ?? 25000000)),
-  });
   if (extraNeeds.includes("push_repo_memory")) {
     env.GH_AW_PUSH_REPO_MEMORY_RESULT = plain("${{ needs.push_repo_memory.result }}");
     const outs: [string, string][] = [
@@ -427,6 +447,14 @@ export function conclusionJob(
       env[`GH_AW_REPO_MEMORY_${k}_default`] = plain(`\${{ needs.push_repo_memory.outputs.${o}_default }}`);
     }
   }
+  Object.assign(env, {
+    GH_AW_GROUP_REPORTS: dq(String(so.raw["group-reports"] === true)),
+    GH_AW_FAILURE_REPORT_AS_ISSUE: dq(String(so.raw["report-failure-as-issue"] !== false)),
+    GH_AW_MISSING_TOOL_REPORT_AS_FAILURE: dq("true"),
+    GH_AW_MISSING_DATA_REPORT_AS_FAILURE: dq("true"),
+    GH_AW_TIMEOUT_MINUTES: dq(String(timeoutMinutes)),
+    GH_AW_MAX_EFFECTIVE_TOKENS: dq(String(ctx.maxEffectiveTokens ?? 25000000)),
+  });
   if (ctx.cacheMemory) env.GH_AW_CACHE_MEMORY_ENABLED = dq("true");
   steps.push(scriptStep(ctx, "Handle agent failure", "handle_agent_failure", {
     id: "handle_agent_failure",
@@ -435,8 +463,14 @@ export function conclusionJob(
     token,
   }));
   // The conclusion job reports through the same scopes the safe outputs use.
+  // Staged runs, and workflows whose only outputs are custom jobs or workflow calls, get no scopes.
+  const safeJobs = !!so.raw.jobs && typeof so.raw.jobs === "object" && Object.keys(so.raw.jobs).length > 0;
+  const jobsOnly = so.types.filter((t) => !["call-workflow", ...REPORTING].includes(t)).length === 0 &&
+    (safeJobs || so.types.includes("call-workflow"));
   const perms: Record<string, string> = Object.keys(so.permissions).length > 0
     ? { ...so.permissions }
+    : so.staged || jobsOnly
+    ? {}
     : { contents: "read", issues: "write" };
   const sorted: Record<string, string> = {};
   for (const k of Object.keys(perms).sort()) sorted[k] = perms[k];

@@ -87,6 +87,8 @@ const ALWAYS = ["noop", "missing-tool", "missing-data", "report-incomplete"];
 export interface SafeOutputsPlan {
   /** Whether `safe-outputs:` was configured (else create-issue was enabled automatically). */
   configured: boolean;
+  /** Whether create-issue was enabled automatically (no safe-output type other than the reporting ones). */
+  autoCreateIssue?: boolean;
   /** Enabled types (kebab-case) in name order. */
   types: string[];
   /** Handler config (snake_case), keys sorted. */
@@ -327,7 +329,7 @@ function toolList(
   });
   if (!configured) return out;
   const jobs = effective.jobs && typeof effective.jobs === "object"
-    ? Object.keys(effective.jobs).map(snake)
+    ? Object.keys(effective.jobs).map(snake).sort()
     : [];
   return [...out, "missing_tool", "missing_data", "noop", ...jobs];
 }
@@ -344,10 +346,12 @@ export function planSafeOutputs(
     ? Object.keys(raw).filter((k) => !GLOBAL_KEYS.has(k) && !ALWAYS.includes(k))
     : [];
   const hasJobs = !!raw && !!raw.jobs && typeof raw.jobs === "object" && Object.keys(raw.jobs).length > 0;
-  // `noop:` alone configures safe outputs (reporting types, detection) yet keeps the automatic create-issue.
+  // Only built-in reporting types (noop, missing-tool…) still get the automatic create-issue, but count as
+  // configured safe outputs (reporting tools, detection, conclusion steps), as gh-aw does.
+  const autoCreateIssue = configuredTypes.length === 0 && !hasJobs;
   const configured = raw !== undefined &&
-    (configuredTypes.length > 0 || hasJobs || ALWAYS.some((t) => raw[t] !== undefined && raw[t] !== false));
-  const effective: Record<string, unknown> = configuredTypes.length > 0 || hasJobs
+    (configuredTypes.length > 0 || hasJobs || Object.keys(raw).some((k) => ALWAYS.includes(k)));
+  const effective: Record<string, unknown> = !autoCreateIssue
     ? raw!
     : { ...(raw ?? {}), "create-issue": { max: 1, labels: [workflowId], "title-prefix": `[${workflowId}]` } };
   const types = Object.keys(effective).filter((k) => !GLOBAL_KEYS.has(k)).sort();
@@ -403,6 +407,7 @@ export function planSafeOutputs(
   const domains = effective["allowed-domains"];
   return {
     configured,
+    autoCreateIssue,
     types,
     handlerConfig: sortedConfig,
     permissions: sortedPerms,

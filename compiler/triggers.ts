@@ -5,7 +5,7 @@
  */
 import type { Diagnostic } from "./api.ts";
 import { parseSchedule } from "./schedule.ts";
-import { Comment, Commented, dq, type YValue } from "./yaml_writer.ts";
+import { Comment, Commented, dq, writeYaml, type YValue } from "./yaml_writer.ts";
 
 /** gh-aw keys shown as comments in the emitted `on:` (key → reason). */
 const COMMENTED: Record<string, string> = {
@@ -89,6 +89,25 @@ function sortKeys(v: unknown): YValue {
   return v as YValue;
 }
 
+/** The `item_number` dispatch input gh-aw adds for label-driven workflows. */
+function itemNumberInput(description: string): Record<string, unknown> {
+  return { default: "", description, required: false, type: "string" };
+}
+
+/** Adds `item_number` to the `workflow_dispatch` inputs (keeping a user-declared one). */
+function withItemNumber(wd: unknown): Record<string, unknown> {
+  const o = (wd ?? {}) as Record<string, unknown>;
+  const inputs = (o.inputs ?? {}) as Record<string, unknown>;
+  if (inputs.item_number !== undefined) return o;
+  return {
+    ...o,
+    inputs: {
+      ...inputs,
+      item_number: itemNumberInput("The number of the issue, pull request, or discussion"),
+    },
+  };
+}
+
 /** Expands a string `on:` into its object form. */
 export function expandOnString(s: string): Record<string, unknown> | undefined {
   const t = s.trim();
@@ -96,7 +115,13 @@ export function expandOnString(s: string): Record<string, unknown> | undefined {
   let m = /^label-command\s+(\S+)$/.exec(t);
   if (m) return { label_command: { name: m[1] } };
   m = /^(pull_request|issues|discussion)\s+labeled\s+(.+)$/.exec(t);
-  if (m) return { [m[1]]: { types: ["labeled"], names: m[2].split(/[\s,]+/) }, workflow_dispatch: null };
+  if (m) {
+    const what = { pull_request: "pull request", issues: "issue", discussion: "discussion" }[m[1]];
+    return {
+      [m[1]]: { types: ["labeled"], names: m[2].split(/[\s,]+/) },
+      workflow_dispatch: { inputs: { item_number: itemNumberInput(`The number of the ${what}`) } },
+    };
+  }
   if (/^[a-z_]+$/.test(t) && !["daily", "weekly", "hourly", "biweekly"].includes(t)) return { [t]: null };
   return undefined;
 }
@@ -153,6 +178,8 @@ export function processTriggers(
       out.push({ cron: res.cron });
     });
     on.schedule = out;
+    // Fuzzy schedules can always be run by hand too.
+    if (friendly.some((f) => f !== undefined)) on.workflow_dispatch = on.workflow_dispatch ?? null;
   }
   // Slash command.
   let slashCommand: TriggerInfo["slashCommand"];
@@ -184,20 +211,9 @@ export function processTriggers(
     const events = o.events ? asList(o.events) : ["issues", "pull_request", "discussion"];
     const decentralized = o.strategy === "decentralized";
     labelCommand = { names, events, removeLabel: o.remove_label !== false, decentralized };
-    if (decentralized) on.workflow_dispatch = on.workflow_dispatch ?? null;
-    else for (const ev of events) on[ev] = { types: ["labeled"] };
-    if (!decentralized) {
-      on.workflow_dispatch = on.workflow_dispatch ?? {
-        inputs: {
-          item_number: {
-            default: "",
-            description: "The number of the issue, pull request, or discussion",
-            required: false,
-            type: "string",
-          },
-        },
-      };
-    }
+    if (!decentralized) { for (const ev of events) on[ev] = { types: ["labeled"] }; }
+    // With a slash command too, the dispatch trigger is the command router's (no item_number).
+    on.workflow_dispatch = slashCommand ? on.workflow_dispatch ?? null : withItemNumber(on.workflow_dispatch);
   }
   // aw_context on every workflow_dispatch.
   if ("workflow_dispatch" in on) {
@@ -235,6 +251,11 @@ export function processTriggers(
     const v = on[k];
     if (v && typeof v === "object" && !Array.isArray(v) && k !== "workflow_dispatch") {
       const ev: Record<string, YValue> = {};
+      if (k === "workflow_run") {
+        ev.__zizmor = new Comment(
+          "zizmor: ignore[dangerous-triggers] - workflow_run trigger is secured with role and fork validation",
+        );
+      }
       const obj = v as Record<string, unknown>;
       for (const sk of Object.keys(obj).sort()) {
         if (EVENT_COMMENTED[sk]) {
@@ -248,7 +269,13 @@ export function processTriggers(
       delete inner.inputs;
       const inputs: Record<string, YValue> = {};
       const inObj = wd.inputs as Record<string, unknown>;
-      for (const name of Object.keys(inObj).sort()) {
+      // gh-aw lists its own aw_context input first, then the inputs by name.
+      for (
+        const name of Object.keys(inObj).sort((
+          a,
+          b,
+        ) => (a === "aw_context" ? -1 : b === "aw_context" ? 1 : a < b ? -1 : 1))
+      ) {
         inputs[name] = name === "aw_context" ? AW_CONTEXT as unknown as YValue : sortKeys(inObj[name]);
       }
       rendered[k] = { ...inner, inputs };
@@ -256,4 +283,114 @@ export function processTriggers(
   }
   const events = Object.keys(on);
   return { on: rendered, raw, crons, slashCommand, labelCommand, events };
+}
+
+/**
+ * The workflow-level `concurrency:` gh-aw writes: the user's (without `job-discriminator`), else a group
+ * keyed by the triggering entity. Like gh-aw, event kinds are found by substring in the rendered `on:`
+ * text (comments and input names included), command workflows key on the issue/PR number, and PR
+ * workflows cancel superseded runs.
+ */
+export function concurrencyFor(
+  user: unknown,
+  t: TriggerInfo,
+  toY: (v: unknown) => YValue,
+): Record<string, YValue> {
+  if (typeof user === "string") return { group: user };
+  if (user && typeof user === "object") {
+    const u = { ...(user as Record<string, unknown>) };
+    delete u["job-discriminator"];
+    if (Object.keys(u).length > 0) {
+      const out: Record<string, YValue> = {};
+      for (const k of Object.keys(u).sort()) out[k] = toY(u[k]);
+      return out;
+    }
+  }
+  const on = writeYaml(t.on, 1, { indentSequences: false }).join("\n");
+  const wd = (t.on.workflow_dispatch ?? {}) as Record<string, unknown>;
+  const item = (wd.inputs as Record<string, unknown> | undefined)?.item_number !== undefined;
+  const isCommand = !!t.slashCommand || !!t.labelCommand;
+  const pr = on.includes("pull_request");
+  const issue = on.includes("issues") || on.includes("issue_comment");
+  const disc = on.includes("discussion");
+  const key = (primary: string[], tail: string[]) =>
+    `\${{ ${[...primary, ...(item ? ["inputs.item_number"] : []), ...tail].join(" || ")} }}`;
+  const keys = ["gh-aw", "${{ github.workflow }}"];
+  if (isCommand) {
+    keys.push("${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}");
+  } else if (pr && issue) {
+    keys.push(key(["github.event.issue.number", "github.event.pull_request.number"], ["github.run_id"]));
+  } else if (pr && disc) {
+    keys.push(key(["github.event.pull_request.number", "github.event.discussion.number"], ["github.run_id"]));
+  } else if (issue && disc) {
+    keys.push(key(["github.event.issue.number", "github.event.discussion.number"], ["github.run_id"]));
+  } else if (pr) keys.push(key(["github.event.pull_request.number"], ["github.ref", "github.run_id"]));
+  else if (issue) keys.push(key(["github.event.issue.number"], ["github.run_id"]));
+  else if (disc) keys.push(key(["github.event.discussion.number"], ["github.run_id"]));
+  else if (on.includes("push")) keys.push("${{ github.ref || github.run_id }}");
+  if (item) keys.push("${{ github.event.label.name || github.run_id }}");
+  const out: Record<string, YValue> = { group: dq(keys.join("-")) };
+  if (!isCommand && pr) out["cancel-in-progress"] = true;
+  return out;
+}
+
+/** Triggers other than a manual dispatch (a `name:` key in the rendered `on:` text means the event is there). */
+const NON_DISPATCH = [
+  "push",
+  "pull_request",
+  "pull_request_review",
+  "pull_request_review_comment",
+  "pull_request_target",
+  "issues",
+  "issue_comment",
+  "discussion",
+  "discussion_comment",
+  "schedule",
+  "repository_dispatch",
+  "workflow_run",
+  "create",
+  "delete",
+  "release",
+  "deployment",
+  "fork",
+  "gollum",
+  "label",
+  "milestone",
+  "page_build",
+  "public",
+  "registry_package",
+  "status",
+  "watch",
+  "merge_group",
+  "check_run",
+  "check_suite",
+  "slash_command",
+];
+
+/**
+ * The agent job's default `concurrency:` (gh-aw queues runs of one engine per workflow) — only for
+ * workflows without entity or push triggers that are not dispatch-only; `job-discriminator` splits it.
+ */
+export function agentConcurrency(
+  t: TriggerInfo,
+  engineId: string,
+  user: unknown,
+): Record<string, YValue> | undefined {
+  const on = writeYaml(t.on, 1, { indentSequences: false }).join("\n");
+  if (
+    ["issues", "issue_comment", "pull_request", "discussion", "push", "slash_command"].some((e) =>
+      on.includes(e)
+    )
+  ) {
+    return undefined;
+  }
+  const dispatchOnly = on.includes("workflow_dispatch") && !NON_DISPATCH.some((e) => on.includes(`${e}:`));
+  if (dispatchOnly) return undefined;
+  const disc = user && typeof user === "object"
+    ? (user as Record<string, unknown>)["job-discriminator"]
+    : undefined;
+  return {
+    group: dq(`gh-aw-${engineId}-\${{ github.workflow }}${disc !== undefined ? `-${disc}` : ""}`),
+    queue: "max",
+  };
 }

@@ -5,10 +5,10 @@ import { parseWorkflowFile } from "./parse.ts";
 import { validateFrontmatter } from "./schema.ts";
 import { resolveImports } from "./imports.ts";
 import { computeBodyHash, computeFrontmatterHash } from "./hash.ts";
-import { processTriggers } from "./triggers.ts";
+import { agentConcurrency, concurrencyFor, processTriggers } from "./triggers.ts";
 import { resolveEngine } from "./engines.ts";
 import { planSafeOutputs } from "./safe_outputs.ts";
-import { computeAllowedDomains } from "./network.ts";
+import { computeAllowedDomains, expandEcosystems } from "./network.ts";
 import { type JobCtx, type Refs } from "./jobs_common.ts";
 import {
   activationJob,
@@ -18,18 +18,26 @@ import {
   preActivationJob,
 } from "./jobs_activation.ts";
 import { mcpContainerImages } from "./mcp_github.ts";
-import { agentConcurrency, agentJob, detectionJob } from "./jobs_agent.ts";
+import { agentJob, detectionJob } from "./jobs_agent.ts";
 import { detectRuntimes, runtimeSetupSteps } from "./agent_runtimes.ts";
 import { userStepValue } from "./user_steps.ts";
 import { copilotDetectionJob } from "./jobs_detection.ts";
 import { pushExperimentsStateJob, pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs_memory.ts";
 import { uploadAssetsJob } from "./jobs_assets.ts";
+import {
+  customJob,
+  customJobNames,
+  jobsBeforeActivation,
+  preActivationExtras,
+  referencedCustomJobs,
+  safeJob,
+} from "./jobs_custom.ts";
 import { conclusionJob, messagesJson, safeOutputsJob } from "./jobs_outputs.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import { emitBody } from "./emit.ts";
 import { renderHeader } from "./header.ts";
-import type { PinResolver } from "./pins.ts";
-import { dq, lit, plain, sq, writeYaml, type YValue } from "./yaml_writer.ts";
+import { BUILTIN_PINS, type PinResolver } from "./pins.ts";
+import { lit, plain, sq, type YValue } from "./yaml_writer.ts";
 import { mergeImports } from "./merge.ts";
 import { readLockMetadata } from "./lock_metadata.ts";
 import { applyContainerPins, type ContainerPin } from "./container_pins.ts";
@@ -54,12 +62,23 @@ const SAFE_EVENTS = [
   "schedule",
   "workflow_dispatch",
   "push",
-  "workflow_run",
-  "workflow_call",
   "repository_dispatch",
   "merge_group",
   "create",
   "delete",
+];
+
+/** `on:` keys whose events carry text the activation job sanitizes (gh-aw's content events). */
+const CONTENT_EVENTS = [
+  "issues",
+  "pull_request",
+  "pull_request_target",
+  "issue_comment",
+  "pull_request_review_comment",
+  "pull_request_review",
+  "discussion",
+  "discussion_comment",
+  "slash_command",
 ];
 
 /** Compiles a single workflow file. */
@@ -127,7 +146,10 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   const at = { file: o.source, line: 1, column: 1 };
   const pinText = async (repo: string, version: string): Promise<string> => {
     const p = await o.pins.pin(repo, version, diagnostics, at);
-    return p ? `${repo}@${p.sha} # ${p.version}` : `${repo}@${version}`;
+    if (!p) return `${repo}@${version}`;
+    // A SHA names the version it is pinned as; a resolved shorter ref is noted as gh-aw does.
+    if (p.version === p.sha) return `${repo}@${p.sha} # ${versionOfSha(o.pins, repo, p.sha) ?? p.sha}`;
+    return `${repo}@${p.sha} # ${p.version}${p.version !== version ? ` (source ${version})` : ""}`;
   };
   const refs: Refs = {
     checkout: await pinText("actions/checkout", "v6.0.2"),
@@ -139,6 +161,10 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       ? await pinText("actions/download-artifact", "v3.1.0")
       : await pinText("actions/download-artifact", "v8.0.1"),
   };
+  // The same pin, annotated as gh-aw writes a `@v9` reference (no lock lookup for the short ref).
+  refs.githubScriptV9 = /# v9\.\d+\.\d+$/.test(refs.githubScript)
+    ? `${refs.githubScript} (source v9)`
+    : refs.githubScript;
   if (o.actionMode === "release") refs.setup = await pinText("github/gh-aw-actions/setup", "v0.76.1");
   const rawOnMain = triggers.raw;
   const ctx: JobCtx = {
@@ -162,6 +188,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     failureIssueExpires: o.failureIssueExpires,
     source: typeof data.source === "string" ? data.source : undefined,
     trackerId: typeof data["tracker-id"] === "string" ? data["tracker-id"] : undefined,
+    workflowCall: "workflow_call" in triggers.on,
   };
 
   // Network.
@@ -209,6 +236,8 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     : ["admin", "maintainer", "write"];
   const needsRoleCheck = roles !== undefined &&
     (rawOn.roles !== undefined || triggers.events.some((e) => !SAFE_EVENTS.includes(e)) ||
+      // gh-aw counts `status-comment` as a (non-safe) event key of `on:`
+      rawOn["status-comment"] !== undefined ||
       !!triggers.slashCommand || !!triggers.labelCommand);
   const stopTime = resolveStopTime(rawOn["stop-after"], o.now, await o.read(lockPath));
   const skipIfMatch = rawOn["skip-if-match"] === undefined
@@ -226,7 +255,12 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   const prLabelNames = prOn && typeof prOn === "object" && prOn.names !== undefined
     ? (Array.isArray(prOn.names) ? prOn.names : [prOn.names]).map(String)
     : undefined;
-  const onSteps = await pinSteps(rawOn.steps);
+  const rawJobs = (data.jobs && typeof data.jobs === "object" ? data.jobs : {}) as Record<
+    string,
+    Record<string, unknown>
+  >;
+  const preExtras = preActivationExtras(rawJobs);
+  const onSteps = await pinSteps([...(Array.isArray(rawOn.steps) ? rawOn.steps : []), ...preExtras.steps]);
   const otherGates =
     ["skip-roles", "skip-bots", "skip-author-associations", "skip-if-check-failing"].some((k) =>
       rawOn[k] !== undefined
@@ -248,6 +282,15 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       skipIfNoMatch,
       commands,
       extraSteps: onSteps,
+      extraOutputs: {
+        // on.steps with an id expose their outcome; jobs.pre-activation outputs are merged in.
+        ...Object.fromEntries(
+          (Array.isArray(rawOn.steps) ? rawOn.steps as Record<string, unknown>[] : [])
+            .filter((st) => typeof st?.id === "string")
+            .map((st) => [`${st.id}_result`, toY(`\${{ steps.${st.id}.outcome }}`)]),
+        ),
+        ...Object.fromEntries(Object.entries(preExtras.outputs).map(([k, v]) => [k, toY(v)])),
+      },
       permissions: sortRecord(perms),
       ifCondition: commands && !triggers.slashCommand?.centralized
         ? slashCondition(commands)
@@ -280,25 +323,52 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     o.source,
   ].filter((v, i, arr) => typeof v !== "string" ? v.inline !== "" : arr.indexOf(v) === i);
   const inlined = data["inlined-imports"] === true;
+  // Custom jobs the prompt or the `if:` reads decide what `activation` waits for (as gh-aw orders them).
+  const promptText = [...imports.map((i) => i.file.split.body), file.split.body].join("\n");
+  const beforeActivation = jobsBeforeActivation(rawJobs, promptText);
+  const ifReadsCustomJobs = typeof data.if === "string" && referencedCustomJobs(data.if, rawJobs).length > 0;
+  const activationIf = typeof data.if === "string" && (!ifReadsCustomJobs || beforeActivation.length > 0)
+    ? stripExpr(data.if)
+    : undefined;
+  // Expressions of jobs that run after activation cannot be substituted into the prompt.
+  const lateJobs = customJobNames(rawJobs).filter((n) => !beforeActivation.includes(n));
+  // With a dispatch `item_number` input, entity numbers fall back to it (the env names stay).
+  const wdInputs = ((triggers.on.workflow_dispatch ?? {}) as Record<string, unknown>).inputs as
+    | Record<string, unknown>
+    | undefined;
+  const itemFallback = wdInputs?.item_number !== undefined;
+  const bodyExprs = new Map(
+    [...bodyExpressions([...imports.map((i) => i.file.split.body), file.split.body])]
+      .filter(([, e]) => !lateJobs.some((n) => e.includes(`needs.${n}.`)))
+      .map(([k, e]) =>
+        [
+          k,
+          itemFallback && /^github\.event\.(pull_request|issue|discussion)\.number$/.test(e)
+            ? `${e} || inputs.item_number`
+            : e,
+        ] as [string, string]
+      ),
+  );
   jobs.activation = activationJob({
+    beforeJobs: beforeActivation,
     ctx,
     frontmatterHash,
     hasPreActivation: hasPre,
     ifCondition: triggers.labelCommand?.decentralized
       ? labelRouteCondition(triggers.labelCommand.names, triggers.labelCommand.events)
-      : typeof data.if === "string"
-      ? stripExpr(data.if)
-      : undefined,
+      : activationIf,
     engineDisplay: engine.info.displayName,
     engineModel: engine.model ?? engine.info.defaultModel,
+    experimental: engine.info.experimental,
+    staged: safeOutputs.staged,
     secrets: engine.secrets,
     validateName: engine.info.validateName,
     docs: engine.info.docs,
     allowedDomainsInfo: network.declared,
     safeOutputTools: safeOutputs.tools,
-    autoCreateIssue: !safeOutputs.configured,
+    autoCreateIssue: safeOutputs.autoCreateIssue ?? !safeOutputs.configured,
     runtimeImports,
-    bodyExprs: bodyExpressions([...imports.map((i) => i.file.split.body), file.split.body]),
+    bodyExprs,
     permissions: { actions: "read", contents: "read" },
     emoji: typeof data.emoji === "string" ? data.emoji : undefined,
     strict: data.strict !== false,
@@ -337,28 +407,36 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     experiments: experimentsSpec(data.experiments),
     reaction: typeof rawOn.reaction === "string" || typeof rawOn.reaction === "number"
       ? (rawOn.reaction === "none" ? undefined : String(rawOn.reaction))
-      : triggers.slashCommand
+      : triggers.slashCommand || triggers.labelCommand
       ? "eyes"
       : undefined,
+    activationEvents: [...new Set([...triggers.events, ...(triggers.slashCommand?.events ?? [])])],
+    labelRemoval: triggers.labelCommand?.removeLabel
+      ? { names: triggers.labelCommand.names, events: triggers.labelCommand.events }
+      : undefined,
+    githubToken: typeof rawOn["github-token"] === "string" ? rawOn["github-token"] : undefined,
     statusComment: rawOn["status-comment"] === true ||
       ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOn["status-comment"] !== false),
-    sanitize: !!triggers.slashCommand ||
-      triggers.events.some((e) =>
-        [
-          "issues",
-          "issue_comment",
-          "pull_request",
-          "discussion",
-          "discussion_comment",
-          "pull_request_review_comment",
-        ].includes(e)
-      ),
+    // gh-aw: the prompt reads the sanitized text, or the frontmatter `on:` names a content event.
+    sanitize:
+      /\$\{\{ (steps\.sanitized|needs\.activation)\.outputs\.(text|title|body) \}\}/.test(promptText) ||
+      (!!data.on && typeof data.on === "object" && !Array.isArray(data.on) &&
+        Object.keys(data.on).some((e) => CONTENT_EVENTS.includes(e))),
     messages: messagesJson(safeOutputs.raw.messages),
-    allowedDomains: network.allowed,
+    // The text sanitizer allows what the safe-output handlers allow (agent allowlist + safe-outputs.allowed-domains).
+    allowedDomains: [...new Set([...network.allowed, ...expandEcosystems(safeOutputs.allowedDomains ?? [])])]
+      .sort(),
+    // gh-aw: only when it adds the agent checkout itself (no checkout among the custom steps).
     prContext: hasContentsRead(data.permissions) && data.checkout !== false &&
+      !JSON.stringify([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]).includes(
+        "actions/checkout",
+      ) &&
       (triggers.events.some((e) =>
         ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
       ) || !!triggers.slashCommand),
+    checkouts: merged.checkout,
+    cacheMemory: merged.tools["cache-memory"],
+    repoMemoryList: isMultiMemory(merged.tools["repo-memory"]) ? merged.tools["repo-memory"] : undefined,
     prContextPushGuidance: safeOutputs.types.includes("push-to-pull-request-branch"),
     mcpCliServers: [
       // Infrastructure servers are always CLI-mounted; user-facing ones only with `tools.cli-proxy: true`.
@@ -434,17 +512,6 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     cacheSteps: await cacheSteps(data.cache, pinText),
     env: {},
     environment: data.environment !== undefined ? toY(data.environment) : undefined,
-    concurrency: agentConcurrency({
-      onText: ["on:", ...writeYaml(triggers.on, 1, { indentSequences: false })].join("\n"),
-      engineId: engine.info.id,
-      engineConcurrency: data.engine && typeof data.engine === "object"
-        ? (data.engine as Record<string, unknown>).concurrency
-        : undefined,
-      jobDiscriminator: data.concurrency && typeof data.concurrency === "object"
-        ? (data.concurrency as Record<string, unknown>)["job-discriminator"] as string | undefined
-        : undefined,
-      workflowId: id,
-    }),
     runtimeSteps: await (async () => {
       const needs = detectRuntimes({
         steps: [...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])],
@@ -466,6 +533,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     safeOutputs,
     engine,
     workflowTargets,
+    concurrency: agentConcurrency(triggers, engine.info.id, data.concurrency),
   });
   if (safeOutputs.threatDetection) {
     jobs.detection = engine.info.id === "copilot" || engine.info.id === "claude"
@@ -487,8 +555,36 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     network.allowed,
     typeof data.emoji === "string" ? data.emoji : undefined,
     undefined,
+    (() => {
+      // The workflow's own checkout (no other repository) sets the depth of the code-push checkouts.
+      const own = merged.checkout.find((c) => c.repository === undefined && (c.path ?? "") === "");
+      return typeof own?.["fetch-depth"] === "number" ? own["fetch-depth"] as number : undefined;
+    })(),
   );
   const conclusionExtra: string[] = [];
+  // Custom safe-output jobs (safe-outputs.jobs, imports merged).
+  const safeJobsRaw =
+    (safeOutputs.raw.jobs && typeof safeOutputs.raw.jobs === "object" ? safeOutputs.raw.jobs : {}) as Record<
+      string,
+      Record<string, unknown>
+    >;
+  for (
+    const raw0 of Object.keys(safeJobsRaw).sort((a, b) =>
+      a.replace(/-/g, "_") < b.replace(/-/g, "_") ? -1 : 1
+    )
+  ) {
+    const name = raw0.replace(/-/g, "_");
+    const raw = safeJobsRaw[raw0] ?? {};
+    jobs[name] = safeJob({
+      raw,
+      name,
+      steps: await pinSteps(raw.steps),
+      threatDetection: safeOutputs.threatDetection,
+      download: ctx.refs.download,
+      toY,
+    });
+    conclusionExtra.push(name);
+  }
   // Without threat detection the agent's own actions/cache step saves the memory; no separate job is needed.
   if (ctx.cacheMemory && safeOutputs.threatDetection) {
     jobs.update_cache_memory = updateCacheMemoryJob(
@@ -522,7 +618,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     );
     conclusionExtra.push("push_repo_memory");
   }
-  conclusionExtra.push(...Object.keys((data.jobs ?? {}) as Record<string, unknown>));
+  conclusionExtra.push(...customJobNames(rawJobs));
   jobs.conclusion = conclusionJob(
     ctx,
     safeOutputs,
@@ -532,12 +628,14 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     engine.secrets.length > 0,
   );
   // Custom jobs.
-  for (const [jobName, raw] of Object.entries((data.jobs ?? {}) as Record<string, Record<string, unknown>>)) {
-    const job: JobPlan = {
-      "runs-on": toY(raw["runs-on"] ?? "ubuntu-latest"),
+  for (const jobName of customJobNames(rawJobs)) {
+    const raw = rawJobs[jobName];
+    const job = customJob({
+      raw,
       steps: await pinSteps(raw.steps),
-    };
-    for (const [k, v] of Object.entries(raw)) if (k !== "steps" && k !== "runs-on") job[k] = toY(v);
+      beforeActivation: beforeActivation.includes(jobName),
+      toY,
+    });
     if (typeof raw["runs-on"] === "string" && /^macos/i.test(raw["runs-on"])) {
       const [line, column] = file.locate(["jobs", jobName, "runs-on"]);
       diagnostics.push({
@@ -569,7 +667,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   }
   if (diagnostics.some((d) => d.severity === "error")) return result();
 
-  const concurrency = concurrencyFor(data.concurrency, triggers);
+  const concurrency = concurrencyFor(data.concurrency, triggers, toY);
   const env: Record<string, YValue> = {};
   for (const [k, v] of Object.entries(merged.env)) env[k] = toY(v);
   Object.assign(env, otlpEnv(merged.otlpEndpoints, id, name, engine.info.id));
@@ -591,9 +689,8 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     ),
   ].sort();
   const actionLines = [
-    // A `# vX (source vY)` comment (the lockdown step) is listed as its own line.
     ...new Set(
-      [...body.matchAll(/uses: ([\w.-]+\/[\w./-]+@[0-9a-f]{40} # \S+(?: \(source [^)\n]+\))?)/g)].map((m) =>
+      [...body.matchAll(/uses: ([\w.-]+\/[\w./-]+@[0-9a-f]{40} # \S+(?: \(source \S+\))?)$/gm)].map((m) =>
         m[1]
       ),
     ),
@@ -636,15 +733,19 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   return { ...result(), lockContent };
 }
 
-/** The first `# Heading` of a Markdown body outside code fences. */
+/** The version a lock or built-in pin records for `repo@sha`, if any. */
+function versionOfSha(pins: PinResolver, repo: string, sha: string): string | undefined {
+  const hit = Object.values(pins.lock.entries).find((e) => e.repo === repo && e.sha === sha);
+  if (hit) return hit.version;
+  const b = Object.entries(BUILTIN_PINS).find(([k, v]) => v === sha && k.startsWith(`${repo}@`));
+  return b ? b[0].slice(repo.length + 1) : undefined;
+}
+
+/** The first `# Heading` line of a Markdown body (gh-aw does not skip code fences). */
 export function firstHeading(body: string): string | undefined {
-  let fence = false;
   for (const line of body.split("\n")) {
-    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
-    else if (!fence) {
-      const m = /^#\s+(.+?)\s*#*\s*$/.exec(line);
-      if (m) return m[1];
-    }
+    const m = /^#\s+(.+?)\s*#*\s*$/.exec(line);
+    if (m) return m[1];
   }
   return undefined;
 }
@@ -723,7 +824,14 @@ function labelRouteCondition(names: string[], events: string[]): string {
 /** The memory prompt fragment (`_multi` for a list of memories). */
 function memoryFragment(v: unknown, base: string): string[] {
   if (v === undefined || v === false) return [];
-  return [Array.isArray(v) && v.length > 1 ? `${base}_multi.md` : `${base}.md`];
+  return [isMultiMemory(v) ? `${base}_multi.md` : `${base}.md`];
+}
+
+/** A memory list other than a lone `default` entry gets gh-aw's multi-memory prompt. */
+function isMultiMemory(v: unknown): v is Record<string, unknown>[] {
+  if (!Array.isArray(v)) return false;
+  return v.length > 1 ||
+    (v.length === 1 && typeof v[0]?.id === "string" && v[0].id !== "default");
 }
 
 /** Workflow-level OpenTelemetry env for `observability.otlp`. */
@@ -789,42 +897,6 @@ function slashCondition(names: string[]): string {
     `(github.event_name == 'discussion_comment') && ${m("github.event.comment.body")}`,
     `!(github.event_name == 'issues' || github.event_name == 'issue_comment' || github.event_name == 'pull_request' || github.event_name == 'pull_request_review_comment' || github.event_name == 'discussion' || github.event_name == 'discussion_comment')`,
   ].map((c) => `(${c})`).join(" || ");
-}
-
-function concurrencyFor(user: unknown, t: ReturnType<typeof processTriggers>): Record<string, YValue> {
-  if (typeof user === "string") return { group: user };
-  if (user && typeof user === "object") {
-    const u = { ...(user as Record<string, unknown>) };
-    delete u["job-discriminator"];
-    const out: Record<string, YValue> = {};
-    for (const k of Object.keys(u).sort()) out[k] = toY(u[k]);
-    return out;
-  }
-  const base = "gh-aw-${{ github.workflow }}";
-  if (t.slashCommand && !t.slashCommand.centralized) {
-    return {
-      group: dq(
-        `${base}-\${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}`,
-      ),
-    };
-  }
-  if (t.labelCommand) {
-    return {
-      group: dq(
-        `${base}-\${{ github.event.issue.number || github.event.pull_request.number || github.run_id }}-\${{ github.event.label.name || github.run_id }}`,
-      ),
-    };
-  }
-  if (t.events.includes("pull_request")) {
-    return {
-      group: dq(`${base}-\${{ github.event.pull_request.number || github.ref || github.run_id }}`),
-      "cancel-in-progress": true,
-    };
-  }
-  if (t.events.includes("issues") || t.events.includes("issue_comment")) {
-    return { group: dq(`${base}-\${{ github.event.issue.number || github.run_id }}`) };
-  }
-  return { group: dq(base) };
 }
 
 /** Resolves `stop-after` (absolute or `+Nd`-style relative), preserving the value of an existing lock. */

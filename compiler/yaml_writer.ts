@@ -8,7 +8,8 @@ export type ScalarStyle = "plain" | "double" | "single" | "literal" | "folded";
 
 /** A scalar with an explicit style. */
 export class Styled {
-  constructor(readonly value: string, readonly style: ScalarStyle) {}
+  /** `bare`: blank lines of a block scalar carry no indentation (as goccy/go-yaml writes user steps). */
+  constructor(readonly value: string, readonly style: ScalarStyle, readonly bare = false) {}
 }
 
 /** A YAML comment line emitted inside a mapping or sequence. */
@@ -18,6 +19,8 @@ export class Comment {
 
 /** An empty line inside a sequence (gh-aw leaves one after the block of user steps). */
 export class BlankLine {}
+/** An empty line inside a mapping (gh-aw leaves one after custom jobs' `permissions:`). */
+export class Blank {}
 
 /** A key/value pair rendered commented out (`# key: value # reason`), as gh-aw shows its own `on:` keys. */
 export class Commented {
@@ -34,6 +37,7 @@ export type YValue =
   | Comment
   | BlankLine
   | Commented
+  | Blank
   | YValue[]
   | { [key: string]: YValue };
 
@@ -45,6 +49,8 @@ export const sq = (v: string): Styled => new Styled(v, "single");
 export const lit = (v: string): Styled => new Styled(v, "literal");
 /** Folded block (`>`) style. */
 export const folded = (v: string): Styled => new Styled(v, "folded");
+/** Literal block whose blank lines stay empty (user steps gh-aw re-marshals). */
+export const litBare = (v: string): Styled => new Styled(v, "literal", true);
 /** Plain style, forced. */
 export const plain = (v: string): Styled => new Styled(v, "plain");
 
@@ -115,7 +121,7 @@ function blockLines(v: Styled, indent: string): string[] {
   const head = (v.style === "literal" ? "|" : ">") + chomp;
   const body = text.endsWith("\n") ? text.slice(0, -1) : text;
   // gh-aw keeps the block indentation on blank lines; we do the same for byte parity.
-  const lines = body.split("\n").map((l) => indent + l);
+  const lines = body.split("\n").map((l) => (v.bare && l === "" ? "" : indent + l));
   if (v instanceof PaddedLiteral) { for (let i = 0; i < v.blankLines; i++) lines.push(indent); }
   return [head, ...lines];
 }
@@ -164,16 +170,22 @@ export function writeYaml(
     !(value instanceof Commented)
   ) {
     for (const [k, v] of Object.entries(value)) {
+      if (v instanceof Blank) {
+        out.push("");
+        continue;
+      }
       if (v instanceof Comment) {
         out.push(`${pad}# ${v.text}`.trimEnd());
         continue;
       }
       if (v instanceof Commented) {
         const inner = writeYaml({ [v.key]: v.value }, level, opts);
+        const keyWs = /^ */.exec(inner[0] ?? "")![0];
         inner.forEach((line, i) => {
           const ws = /^ */.exec(line)![0];
           let l = `${ws}# ${line.slice(ws.length)}`;
-          if (i === 0 || /^\s*- (?!.*: )/.test(line)) l += ` # ${v.reason}`;
+          // The reason follows the key and its own list items, not lists nested deeper.
+          if (i === 0 || (/^\s*- (?!.*: )/.test(line) && ws === keyWs)) l += ` # ${v.reason}`;
           out.push(l);
         });
         continue;

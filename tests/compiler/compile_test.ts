@@ -71,7 +71,10 @@ Deno.test("fuzzy schedules are scattered by the seed and annotated; the seed cha
     (parseSchedule("daily", "other/repo/.github/workflows/w.md") as { cron: string }).cron,
   );
   assertIncludes((await compileOne(md)).lock, "# Friendly format: daily (scattered)");
-  assertEquals(Object.keys(a.on), ["schedule"]);
+  // gh-aw adds a manual trigger to every fuzzy schedule (corpus: code-simplifier, smoke-ci).
+  assertEquals(Object.keys(a.on), ["schedule", "workflow_dispatch"]);
+  const exact = parse((await compileOne("---\non:\n  schedule:\n    - cron: '0 9 * * 1'\n---\nGo.\n")).lock);
+  assertEquals(Object.keys(exact.on), ["schedule"]);
 });
 
 Deno.test("the metadata header carries hashes the runtime stale check recomputes", async () => {
@@ -318,9 +321,11 @@ Deno.test("slash commands react, post a status comment and update it from the co
   );
   assert(step(j.activation, "Add comment with workflow run link"), "status comment");
   assert(step(j.activation, "Compute current body text"), "sanitized trigger text");
+  // A slash command on every event reacts on issues, PRs and discussions (corpus: q, scout).
   assertEquals(j.activation.permissions, {
     actions: "read",
     contents: "read",
+    discussions: "write",
     issues: "write",
     "pull-requests": "write",
   });

@@ -1,0 +1,28 @@
+import { parse } from "yaml";
+import { assert, assertEquals, assertIncludes } from "../../compiler/test_assert.ts";
+import { compileOne } from "./helpers.ts";
+
+Deno.test("custom jobs wait for activation, start with the GH_HOST step and note shortened action refs", async () => {
+  const md = "---\non: workflow_dispatch\njobs:\n  post:\n    runs-on: ubuntu-latest\n    steps:\n" +
+    "      - uses: actions/github-script@v9\n        with:\n          script: console.log(1)\n---\nGo.\n";
+  const { lock } = await compileOne(md);
+  const post = parse(lock).jobs.post;
+  assertEquals(post.needs, "activation");
+  assertEquals(post.steps[0].id, "ghes-host-config");
+  assertIncludes(lock, "# v9.0.0 (source v9)");
+  assert(
+    /^# {3}- actions\/github-script@[0-9a-f]{40} # v9\.0\.0 \(source v9\)$/m.test(lock),
+    "header lists it",
+  );
+  assert(lock.endsWith("\n\n"), "locks end with a blank line");
+});
+
+Deno.test("a job the prompt reads runs before activation and gates it", async () => {
+  const md = "---\non: workflow_dispatch\nif: needs.pre.outputs.go == 'true'\njobs:\n  pre:\n" +
+    "    runs-on: ubuntu-latest\n    outputs:\n      go: ${{ steps.s.outputs.go }}\n    steps:\n      - id: s\n" +
+    "        run: echo go=true >> $GITHUB_OUTPUT\n---\nValue: ${{ needs.pre.outputs.go }}\n";
+  const jobs = parse((await compileOne(md)).lock).jobs;
+  assertEquals(jobs.pre.needs, undefined);
+  assertEquals(jobs.activation.needs, "pre");
+  assertIncludes(String(jobs.activation.if), "needs.pre.outputs.go == 'true'");
+});
