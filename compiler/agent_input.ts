@@ -43,4 +43,6 @@ export interface AgentInput {
   safeOutputs: SafeOutputsPlan;
   /** The resolved engine (id, model, secrets, environment). */
   engine: EngineConfig;
+  /** Pinned `actions/setup-node` reference (engines installed with npm set up Node.js first). */
+  setupNodeRef?: string;
 }

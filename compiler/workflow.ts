@@ -417,6 +417,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     merged,
     safeOutputs,
     engine,
+    setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
   });
   if (safeOutputs.threatDetection) {
     jobs.detection = engine.info.id === "copilot" || engine.info.id === "claude"

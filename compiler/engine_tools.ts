@@ -1,0 +1,189 @@
+/**
+ * Effective agent tools (gh-aw's defaults applied) and the Copilot CLI tool-permission arguments derived
+ * from them. Facts learnt from gh-aw v0.76 lock files: inside the AWF sandbox an absent `bash` means every
+ * command (`*`) and an absent `edit` means enabled; a bash allowlist is prefixed with the default read-only
+ * commands; pull-request safe outputs add the git commands they need.
+ */
+import type { AgentInput } from "./agent_input.ts";
+
+/** Commands every bash allowlist starts with (in this order). */
+export const DEFAULT_BASH = [
+  "echo",
+  "ls",
+  "pwd",
+  "cat",
+  "head",
+  "tail",
+  "grep",
+  "wc",
+  "sort",
+  "uniq",
+  "date",
+  "yq",
+];
+
+/** Git commands added for safe outputs that push commits. */
+export const GIT_COMMANDS = [
+  "git checkout:*",
+  "git branch:*",
+  "git switch:*",
+  "git add:*",
+  "git rm:*",
+  "git commit:*",
+  "git merge:*",
+  "git status",
+];
+
+/** Commands Copilot matches by sub-command: a bare name gets `:*`. */
+const COPILOT_STEMS = new Set(
+  "git gh glab npm npx yarn pnpm cargo go composer pip pipenv poetry conda mvn gradle gradlew dotnet bundle swift sbt flutter mix cabal stack curl wget"
+    .split(" "),
+);
+
+/** Tools handled natively by Copilot (never an MCP server). */
+const COPILOT_BUILTINS = new Set([
+  "bash",
+  "edit",
+  "web-search",
+  "playwright",
+  "cache-memory",
+  "drive-memory",
+]);
+
+/** Whether the safe outputs push commits (and so need git in the agent). */
+export function needsGitCommands(types: string[]): boolean {
+  return types.includes("create-pull-request") || types.includes("push-to-pull-request-branch");
+}
+
+/** The workflow's tools with gh-aw's defaults applied (sandboxed agent). */
+export function effectiveTools(
+  tools: Record<string, unknown>,
+  safeOutputTypes: string[],
+): Record<string, unknown> {
+  const t: Record<string, unknown> = { ...tools };
+  if (t.github === false) delete t.github;
+  else if (!t.github || typeof t.github !== "object") t.github = {};
+  if (!("edit" in t)) t.edit = true;
+  if (!("bash" in t)) t.bash = ["*"];
+  const git = needsGitCommands(safeOutputTypes);
+  if (git) {
+    if (Array.isArray(t.bash)) {
+      if (!t.bash.some((c) => c === "*" || c === ":*")) {
+        t.bash = [...t.bash, ...GIT_COMMANDS.filter((g) => !(t.bash as unknown[]).includes(g))];
+      }
+    } else if (t.bash === false) t.bash = [...GIT_COMMANDS];
+  }
+  if (t.bash === null) {
+    if (!git) t.bash = [...DEFAULT_BASH];
+  } else if (t.bash === true) t.bash = ["*"];
+  else if (t.bash === false) delete t.bash;
+  else if (Array.isArray(t.bash) && t.bash.length > 0) {
+    t.bash = [...DEFAULT_BASH.filter((c) => !(t.bash as unknown[]).includes(c)), ...t.bash];
+  }
+  return t;
+}
+
+/** Whether the bash allowlist contains the `*` wildcard. */
+export function bashWildcard(tools: Record<string, unknown>): boolean {
+  return Array.isArray(tools.bash) && tools.bash.some((c) => c === "*" || c === ":*");
+}
+
+/** Drops a trailing ` *` wildcard (`jq *` → `jq`). */
+export function normalizeBash(cmd: string): string {
+  return cmd.endsWith(" *") ? cmd.slice(0, -2).trimEnd() : cmd;
+}
+
+/** Shell-quotes one argument the way gh-aw does (single quotes only when needed). */
+export function shellArg(arg: string): string {
+  if (arg.length >= 2 && ((arg[0] === '"' && arg.at(-1) === '"') || (arg[0] === "'" && arg.at(-1) === "'"))) {
+    return arg;
+  }
+  return /[()[\]{}*?$`"'\\|&;<> \t\n]/.test(arg) ? `'${arg.replace(/'/g, "'\\''")}'` : arg;
+}
+
+/** Whether `tools.github` is used through the `gh` CLI proxy instead of the MCP server. */
+export function cliProxyEnabled(a: AgentInput): boolean {
+  const features = a.frontmatter.features as Record<string, unknown> | undefined;
+  return features?.["cli-proxy"] === true ||
+    (a.merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy";
+}
+
+/** MCP servers mounted as CLI commands inside the sandbox. */
+export function mountedCliServers(a: AgentInput): string[] {
+  const tools = a.merged.tools;
+  const hasScripts = a.frontmatter["mcp-scripts"] !== undefined;
+  return [
+    "safeoutputs",
+    ...(hasScripts ? ["mcpscripts"] : []),
+    ...(tools["cli-proxy"] === true
+      ? [
+        ...(tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
+        ...Object.keys(a.merged.mcpServers),
+        ...(tools.serena !== undefined ? ["serena"] : []),
+      ]
+      : []),
+  ].filter((v, i, arr) => arr.indexOf(v) === i).sort();
+}
+
+/** Whether playwright runs as the `playwright-cli` command rather than an MCP server. */
+export function playwrightCliMode(tools: Record<string, unknown>): boolean {
+  const p = tools.playwright;
+  return !!p && typeof p === "object" && (p as Record<string, unknown>).mode === "cli";
+}
+
+/** Copilot's `--allow-tool` values (sorted, unique), or `["--allow-all-tools"]` for unrestricted bash. */
+export function copilotToolArgs(a: AgentInput, tools: Record<string, unknown>): string[] {
+  if (bashWildcard(tools)) return ["--allow-all-tools"];
+  const values: string[] = [];
+  const bash = tools.bash;
+  if (bash !== undefined) {
+    if (Array.isArray(bash)) {
+      for (const raw of bash) {
+        if (typeof raw !== "string") continue;
+        const cmd = normalizeBash(raw);
+        if (!cmd.includes(":") && !cmd.includes(" ") && COPILOT_STEMS.has(cmd)) {
+          values.push(`shell(${cmd}:*)`);
+        } else values.push(`shell(${cmd.includes("'") ? cmd.split("'")[0].trimEnd() : cmd})`);
+      }
+      if (bash.length > 0) {
+        for (const s of mountedCliServers(a)) values.push(`shell(${s}:*)`);
+        if (playwrightCliMode(tools)) values.push("shell(playwright-cli:*)");
+        if (cliProxyEnabled(a)) values.push("shell(gh:*)");
+      }
+    } else values.push("shell");
+  }
+  if ("edit" in tools && tools.edit !== false) values.push("write");
+  values.push("safeoutputs");
+  if (a.frontmatter["mcp-scripts"] !== undefined) values.push("mcpscripts");
+  if (tools["web-fetch"] !== undefined && tools["web-fetch"] !== false) values.push("web_fetch");
+  const servers: Record<string, unknown> = { ...tools, ...a.merged.mcpServers };
+  for (const [name, cfg] of Object.entries(servers)) {
+    if (COPILOT_BUILTINS.has(name) || cfg === false) continue;
+    const c = cfg && typeof cfg === "object" ? cfg as Record<string, unknown> : undefined;
+    if (name === "github") {
+      const allowed = c?.allowed;
+      if (!Array.isArray(allowed)) values.push("github");
+      else {
+        for (const t of allowed) if (t !== "*") values.push(`github(${t})`);
+        if (allowed.includes("*")) values.push("github");
+      }
+      continue;
+    }
+    if (!c || !isMcpServer(name, c, a)) continue;
+    const allowed = Array.isArray(c.allowed) ? c.allowed as string[] : undefined;
+    if (allowed) {
+      for (const t of allowed) {
+        if (t === "*") break;
+        values.push(`${name}(${t})`);
+      }
+    }
+    values.push(name);
+  }
+  values.sort();
+  return values.filter((v, i) => i === 0 || values[i - 1] !== v).flatMap((v) => ["--allow-tool", v]);
+}
+
+function isMcpServer(name: string, c: Record<string, unknown>, a: AgentInput): boolean {
+  return name in a.merged.mcpServers || c.command !== undefined || c.url !== undefined ||
+    c.container !== undefined || c.type !== undefined;
+}
