@@ -8,7 +8,7 @@ import type { StepPlan } from "./plan_types.ts";
 import { scriptStep, shStep, VERSIONS } from "./jobs_common.ts";
 import { Comment, dq, lit, plain, sq, Styled, type YValue } from "./yaml_writer.ts";
 import { awfScript, MCP_CLI_PATH, NODE_PATH_SETUP } from "./awf_command.ts";
-import { cliProxyEnabled, copilotToolArgs, effectiveTools, shellArg } from "./engine_tools.ts";
+import { cliProxyEnabled, copilotToolArgs, effectiveTools, mcpSecretEnv, shellArg } from "./engine_tools.ts";
 
 const GIT_IDENTITY: Record<string, YValue> = {
   GIT_AUTHOR_EMAIL: plain("github-actions[bot]@users.noreply.github.com"),
@@ -106,6 +106,7 @@ function commonEnv(a: AgentInput, tools: Record<string, unknown>): Record<string
     const token = obj(tools.github)["github-token"];
     env.GITHUB_MCP_SERVER_TOKEN = plain(typeof token === "string" ? token : DEFAULT_GITHUB_TOKEN);
   }
+  for (const [k, v] of Object.entries(mcpSecretEnv(a))) env[k] = plain(v);
   if (cliProxyEnabled(a)) env.GH_TOKEN = plain(CLI_PROXY_TOKEN);
   for (const [k, v] of Object.entries(a.engineEnv)) env[k] = v;
   return env;
@@ -119,8 +120,28 @@ function secretNames(env: Record<string, YValue>): string[] {
     .map(([k]) => k);
 }
 
+/** The agent's tools with gh-aw's defaults applied. */
+function agentTools(a: AgentInput): Record<string, unknown> {
+  return effectiveTools(a.merged.tools, a.safeOutputs.types, obj(a.frontmatter.tools));
+}
+
+/** Lines writing `engine.command` into an executable script the harness runs instead of the CLI. */
+function engineCommandSetup(command: string): string[] {
+  return [
+    "mkdir -p /tmp/gh-aw",
+    "umask 0177",
+    "cat > /tmp/gh-aw/engine-command.sh <<'GH_AW_ENGINE_COMMAND_EOF'",
+    "#!/usr/bin/env bash",
+    "set -eo pipefail",
+    `${command} "$@"`,
+    "",
+    "GH_AW_ENGINE_COMMAND_EOF",
+    "chmod 700 /tmp/gh-aw/engine-command.sh",
+  ];
+}
+
 function copilotExecute(a: AgentInput): StepPlan {
-  const tools = effectiveTools(a.merged.tools, a.safeOutputs.types);
+  const tools = agentTools(a);
   const toolArgs = copilotToolArgs(a, tools);
   const eng = a.engine;
   const args = [
@@ -141,8 +162,11 @@ function copilotExecute(a: AgentInput): StepPlan {
   if (tools.edit !== undefined && tools.edit !== false) args.push("--allow-all-paths");
   if (obj(a.frontmatter.engine).bare === true) args.push("--no-custom-instructions");
   const byok = "COPILOT_PROVIDER_BASE_URL" in a.engineEnv;
+  const custom = typeof obj(a.frontmatter.engine).command === "string"
+    ? String(obj(a.frontmatter.engine).command)
+    : undefined;
   const command = `${MCP_CLI_PATH} && ${NODE_PATH_SETUP} \${RUNNER_TEMP}/gh-aw/actions/copilot_harness.cjs ` +
-    `/usr/local/bin/copilot ${
+    `${custom ? "/tmp/gh-aw/engine-command.sh" : "/usr/local/bin/copilot"} ${
       args.map(shellArg).join(" ")
     } --add-dir "\${GITHUB_WORKSPACE}" --prompt-file ${PROMPT}`;
   const env: Record<string, YValue> = {
@@ -179,6 +203,7 @@ function copilotExecute(a: AgentInput): StepPlan {
   step["timeout-minutes"] = a.timeoutMinutes;
   step.run = lit(awfScript({
     setup: [
+      ...(custom ? engineCommandSetup(custom) : []),
       `touch ${STEP_SUMMARY}`,
       "GH_AW_NODE_BIN=$(command -v node 2>/dev/null || true)",
       "export GH_AW_NODE_BIN",

@@ -45,4 +45,6 @@ export interface AgentInput {
   engine: EngineConfig;
   /** Pinned `actions/setup-node` reference (engines installed with npm set up Node.js first). */
   setupNodeRef?: string;
+  /** `mcp-scripts:` of the workflow and its imports (script tools served as an MCP server), if any. */
+  mcpScripts?: Record<string, unknown>;
 }

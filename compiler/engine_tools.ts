@@ -19,6 +19,7 @@ export const DEFAULT_BASH = [
   "sort",
   "uniq",
   "date",
+  "printf",
   "yq",
 ];
 
@@ -59,8 +60,11 @@ export function needsGitCommands(types: string[]): boolean {
 export function effectiveTools(
   tools: Record<string, unknown>,
   safeOutputTypes: string[],
+  mainTools: Record<string, unknown> = {},
 ): Record<string, unknown> {
   const t: Record<string, unknown> = { ...tools };
+  // `bash: true` in the workflow itself allows every command, whatever its imports list.
+  if (mainTools.bash === true) t.bash = ["*"];
   if (t.github === false) delete t.github;
   else if (!t.github || typeof t.github !== "object") t.github = {};
   if (!("edit" in t)) t.edit = true;
@@ -104,14 +108,16 @@ export function shellArg(arg: string): string {
 /** Whether `tools.github` is used through the `gh` CLI proxy instead of the MCP server. */
 export function cliProxyEnabled(a: AgentInput): boolean {
   const features = a.frontmatter.features as Record<string, unknown> | undefined;
-  return features?.["cli-proxy"] === true ||
-    (a.merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy";
+  if (features?.["cli-proxy"] === true) return true;
+  // A bare `github:` in the workflow itself replaces an imported `mode: gh-proxy`.
+  if ((a.frontmatter.tools as Record<string, unknown> | undefined)?.github === null) return false;
+  return (a.merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy";
 }
 
 /** MCP servers mounted as CLI commands inside the sandbox. */
 export function mountedCliServers(a: AgentInput): string[] {
   const tools = a.merged.tools;
-  const hasScripts = a.frontmatter["mcp-scripts"] !== undefined;
+  const hasScripts = a.mcpScripts !== undefined;
   return [
     "safeoutputs",
     ...(hasScripts ? ["mcpscripts"] : []),
@@ -154,7 +160,7 @@ export function copilotToolArgs(a: AgentInput, tools: Record<string, unknown>): 
   }
   if ("edit" in tools && tools.edit !== false) values.push("write");
   values.push("safeoutputs");
-  if (a.frontmatter["mcp-scripts"] !== undefined) values.push("mcpscripts");
+  if (a.mcpScripts !== undefined) values.push("mcpscripts");
   if (tools["web-fetch"] !== undefined && tools["web-fetch"] !== false) values.push("web_fetch");
   const servers: Record<string, unknown> = { ...tools, ...a.merged.mcpServers };
   for (const [name, cfg] of Object.entries(servers)) {
@@ -186,4 +192,35 @@ export function copilotToolArgs(a: AgentInput, tools: Record<string, unknown>): 
 function isMcpServer(name: string, c: Record<string, unknown>, a: AgentInput): boolean {
   return name in a.merged.mcpServers || c.command !== undefined || c.url !== undefined ||
     c.container !== undefined || c.type !== undefined;
+}
+
+/** Env entries carrying secrets that MCP servers and mcp-scripts need at run time (`NAME: ${{ … }}`). */
+export function mcpSecretEnv(a: AgentInput): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const cfg of Object.values(a.merged.mcpServers)) {
+    const headers = cfg.headers && typeof cfg.headers === "object"
+      ? cfg.headers as Record<string, unknown>
+      : {};
+    for (const v of Object.values(headers)) {
+      for (const m of String(v).matchAll(/\$\{\{[^}]*\}\}/g)) {
+        for (const s of m[0].matchAll(/secrets\.([A-Za-z0-9_]+)/g)) env[s[1]] ??= m[0];
+      }
+    }
+  }
+  for (const tool of Object.values(a.mcpScripts ?? {})) {
+    const tenv = tool && typeof tool === "object" ? (tool as Record<string, unknown>).env : undefined;
+    for (const [k, v] of Object.entries(tenv && typeof tenv === "object" ? tenv : {})) {
+      if (String(v).includes("${{ secrets.")) env[k] ??= String(v);
+    }
+  }
+  return env;
+}
+
+/** `mcp-scripts:` of imports then the workflow (later wins per tool), or undefined when none declares any. */
+export function mergedMcpScripts(
+  frontmatters: Record<string, unknown>[],
+): Record<string, unknown> | undefined {
+  const all = frontmatters.map((d) => d["mcp-scripts"]).filter((s) => s !== undefined);
+  if (all.length === 0) return undefined;
+  return Object.assign({}, ...all.filter((s) => s && typeof s === "object"));
 }

@@ -7,6 +7,7 @@ import { resolveImports } from "./imports.ts";
 import { computeBodyHash, computeFrontmatterHash } from "./hash.ts";
 import { processTriggers } from "./triggers.ts";
 import { resolveEngine } from "./engines.ts";
+import { mergedMcpScripts } from "./engine_tools.ts";
 import { planSafeOutputs } from "./safe_outputs.ts";
 import { computeAllowedDomains } from "./network.ts";
 import { type JobCtx, type Refs, VERSIONS } from "./jobs_common.ts";
@@ -418,6 +419,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     safeOutputs,
     engine,
     setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
+    mcpScripts: mergedMcpScripts([...imports.map((i) => i.file.data), data]),
   });
   if (safeOutputs.threatDetection) {
     jobs.detection = engine.info.id === "copilot" || engine.info.id === "claude"
