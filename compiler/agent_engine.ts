@@ -8,7 +8,15 @@ import type { StepPlan } from "./plan_types.ts";
 import { scriptStep, shStep, VERSIONS } from "./jobs_common.ts";
 import { Comment, dq, lit, plain, sq, Styled, type YValue } from "./yaml_writer.ts";
 import { awfScript, MCP_CLI_PATH, NODE_PATH_SETUP } from "./awf_command.ts";
-import { cliProxyEnabled, copilotToolArgs, effectiveTools, mcpSecretEnv, shellArg } from "./engine_tools.ts";
+import {
+  cacheMemoryDirNames,
+  claudeAllowedTools,
+  cliProxyEnabled,
+  copilotToolArgs,
+  effectiveTools,
+  mcpSecretEnv,
+  shellArg,
+} from "./engine_tools.ts";
 
 const GIT_IDENTITY: Record<string, YValue> = {
   GIT_AUTHOR_EMAIL: plain("github-actions[bot]@users.noreply.github.com"),
@@ -81,7 +89,7 @@ export function engineInstallSteps(a: AgentInput): StepPlan[] {
 }
 
 /** Env shared by every engine's execution step (before the engine-specific additions). */
-function commonEnv(a: AgentInput, tools: Record<string, unknown>): Record<string, YValue> {
+function commonEnv(a: AgentInput, tools: Record<string, unknown>, mcpEnv = true): Record<string, YValue> {
   const env: Record<string, YValue> = {
     GH_AW_PHASE: "agent",
     GH_AW_PROMPT: PROMPT,
@@ -102,11 +110,11 @@ function commonEnv(a: AgentInput, tools: Record<string, unknown>): Record<string
       (Array.isArray(u["allowed-exts"]) ? u["allowed-exts"] : [".png", ".jpg", ".jpeg", ".svg"]).join(","),
     );
   }
-  if (tools.github !== undefined) {
+  if (tools.github !== undefined && mcpEnv) {
     const token = obj(tools.github)["github-token"];
     env.GITHUB_MCP_SERVER_TOKEN = plain(typeof token === "string" ? token : DEFAULT_GITHUB_TOKEN);
   }
-  for (const [k, v] of Object.entries(mcpSecretEnv(a))) env[k] = plain(v);
+  if (mcpEnv) { for (const [k, v] of Object.entries(mcpSecretEnv(a))) env[k] = plain(v); }
   if (cliProxyEnabled(a)) env.GH_TOKEN = plain(CLI_PROXY_TOKEN);
   for (const [k, v] of Object.entries(a.engineEnv)) env[k] = v;
   return env;
@@ -213,6 +221,7 @@ function copilotExecute(a: AgentInput): StepPlan {
     extraArgs: extraAwfArgs(a),
     tty: false,
     excludeEnv: exclude,
+    mounts: customMounts(a),
     cliProxy: cliProxyEnabled(a),
     command,
   }));
@@ -222,15 +231,7 @@ function copilotExecute(a: AgentInput): StepPlan {
 
 /** `--add-dir` folders of the cache memories. */
 function cacheMemoryDirs(a: AgentInput): string[] {
-  const cm = a.merged.tools["cache-memory"];
-  if (cm === undefined || cm === false) return [];
-  const list = Array.isArray(cm) ? cm : [cm];
-  return list.map((c) => {
-    const id = obj(c).id;
-    return typeof id === "string" && id !== "default"
-      ? `/tmp/gh-aw/cache-memory-${id}/`
-      : "/tmp/gh-aw/cache-memory/";
-  });
+  return cacheMemoryDirNames(a.merged.tools["cache-memory"]).map((d) => `${d}/`);
 }
 
 function awfConfigInput(a: AgentInput) {
@@ -277,7 +278,89 @@ export function engineExecuteSteps(a: AgentInput): StepPlan[] {
 }
 
 function legacyExecute(a: AgentInput): StepPlan[] {
+  if (a.engine.info.id === "claude") return [claudeExecute(a)];
   return [{ name: `Execute ${a.engine.info.cliName}`, id: "agentic_execution" }];
+}
+
+/** Custom `--mount` arguments of `sandbox.agent.mounts` (sorted). */
+function customMounts(a: AgentInput): string[] {
+  const mounts = obj(obj(obj(a.frontmatter.sandbox).agent)).mounts;
+  return Array.isArray(mounts) ? mounts.map(String).sort().map((m) => `--mount ${m}`) : [];
+}
+
+/** Tool-timeout env shared by engines: `tools.timeout` seconds (default 60). */
+function toolTimeout(a: AgentInput): number | undefined {
+  const t = a.merged.tools.timeout;
+  return typeof t === "number" ? t : typeof t === "string" && /^\d+$/.test(t) ? +t : undefined;
+}
+
+function claudeExecute(a: AgentInput): StepPlan {
+  const tools = agentTools(a);
+  const allowed = claudeAllowedTools(a, tools);
+  const eng = a.engine;
+  const args = ["--print", "--no-chrome"];
+  if (eng.maxTurns !== undefined) args.push("--max-turns", String(eng.maxTurns));
+  args.push(
+    "--allowed-tools",
+    allowed.join(","),
+    "--debug-file",
+    "/tmp/gh-aw/agent-stdio.log",
+    "--verbose",
+    "--permission-mode",
+    "acceptEdits",
+    "--output-format",
+    "stream-json",
+  );
+  if (obj(a.frontmatter.engine).bare === true) args.push("--bare");
+  const command =
+    `${MCP_CLI_PATH} && ${NODE_PATH_SETUP} \${RUNNER_TEMP}/gh-aw/actions/claude_harness.cjs claude ` +
+    `${args.map(shellArg).join(" ")} --mcp-config "\${RUNNER_TEMP}/gh-aw/mcp-config/mcp-servers.json" ` +
+    `--prompt-file ${PROMPT}\${GH_AW_MODEL_AGENT_CLAUDE:+ --model "$GH_AW_MODEL_AGENT_CLAUDE"}`;
+  const timeout = toolTimeout(a);
+  const ms = plain(String((timeout ?? 60) * 1000));
+  const env: Record<string, YValue> = {
+    ...commonEnv(a, tools, false),
+    ANTHROPIC_API_KEY: plain("${{ secrets.ANTHROPIC_API_KEY }}"),
+    BASH_DEFAULT_TIMEOUT_MS: ms,
+    BASH_MAX_TIMEOUT_MS: ms,
+    CLAUDE_CODE_DISABLE_FAST_MODE: plain("1"),
+    DISABLE_BUG_COMMAND: plain("1"),
+    DISABLE_ERROR_REPORTING: plain("1"),
+    DISABLE_TELEMETRY: plain("1"),
+    GH_AW_MCP_CONFIG: plain("${{ runner.temp }}/gh-aw/mcp-config/mcp-servers.json"),
+    GH_AW_MODEL_AGENT_CLAUDE: plain(
+      eng.model ?? "${{ vars.GH_AW_MODEL_AGENT_CLAUDE || vars.GH_AW_DEFAULT_MODEL_CLAUDE || '' }}",
+    ),
+    MCP_TIMEOUT: plain("120000"),
+    MCP_TOOL_TIMEOUT: ms,
+  };
+  if (eng.maxTurns !== undefined) env.GH_AW_MAX_TURNS = plain(String(eng.maxTurns));
+  if (timeout !== undefined) env.GH_AW_TOOL_TIMEOUT = plain(String(timeout));
+  for (const [k, v] of Object.entries(a.engineEnv)) env[k] = v;
+  const exclude = [
+    "ANTHROPIC_API_KEY",
+    "MCP_GATEWAY_API_KEY",
+    ...secretNames(env),
+    ...Object.keys(mcpSecretEnv(a)),
+  ];
+  if (tools.github !== undefined) exclude.push("GITHUB_MCP_SERVER_TOKEN");
+  if (cliProxyEnabled(a)) exclude.push("GH_TOKEN");
+  const step: StepPlan = { name: `Execute ${eng.info.cliName}`, id: "agentic_execution" };
+  step["#"] = new Comment("Allowed tools (sorted):");
+  allowed.forEach((t, i) => (step[`#${i}`] = new Comment(`- ${t}`)));
+  step["timeout-minutes"] = a.timeoutMinutes;
+  step.run = lit(awfScript({
+    setup: [`touch ${STEP_SUMMARY}`],
+    config: awfConfigInput(a),
+    extraArgs: extraAwfArgs(a),
+    tty: true,
+    excludeEnv: exclude,
+    mounts: customMounts(a),
+    cliProxy: cliProxyEnabled(a),
+    command,
+  }));
+  step.env = sorted(env);
+  return step;
 }
 
 /** Engine-specific steps after the run (session state, log parsing for the step summary). */

@@ -47,6 +47,8 @@ export interface AwfScriptInput {
   tty: boolean;
   /** Variables hidden from the agent container (sorted here). */
   excludeEnv: string[];
+  /** `--mount` arguments of `sandbox.agent.mounts`, after the exclusions. */
+  mounts?: string[];
   /** Whether the GitHub CLI proxy sidecar is used. */
   cliProxy: boolean;
   /** The command run inside the container (unquoted; single quotes are escaped here). */
@@ -72,6 +74,7 @@ export function awfScript(i: AwfScriptInput): string {
     ...(i.tty ? ["--tty"] : []),
     "--env-all",
     ...[...new Set(i.excludeEnv)].sort().map((e) => `--exclude-env ${e}`),
+    ...(i.mounts ?? []),
     "--log-level info --proxy-logs-dir /tmp/gh-aw/sandbox/firewall/logs --audit-dir /tmp/gh-aw/sandbox/firewall/audit --enable-host-access --allow-host-ports 80,443,8080 --skip-pull",
     ...(i.cliProxy
       ? ["--difc-proxy-host host.docker.internal:18443 --difc-proxy-ca-cert /tmp/gh-aw/difc-proxy-tls/ca.crt"]

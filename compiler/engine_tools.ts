@@ -5,6 +5,7 @@
  * commands; pull-request safe outputs add the git commands they need.
  */
 import type { AgentInput } from "./agent_input.ts";
+import { GITHUB_DEFAULT_TOOLS, PLAYWRIGHT_TOOLS } from "./mcp_tool_lists.ts";
 
 /** Commands every bash allowlist starts with (in this order). */
 export const DEFAULT_BASH = [
@@ -223,4 +224,67 @@ export function mergedMcpScripts(
   const all = frontmatters.map((d) => d["mcp-scripts"]).filter((s) => s !== undefined);
   if (all.length === 0) return undefined;
   return Object.assign({}, ...all.filter((s) => s && typeof s === "object"));
+}
+
+/** Claude's `--allowed-tools` entries (sorted, unique). */
+export function claudeAllowedTools(a: AgentInput, tools: Record<string, unknown>): string[] {
+  const out: string[] = ["Task", "Glob", "Grep", "ExitPlanMode", "TodoWrite", "LS", "Read", "NotebookRead"];
+  const bash = tools.bash;
+  if (bash !== undefined) {
+    if (Array.isArray(bash) && !bashWildcard(tools)) {
+      for (const c of bash) if (typeof c === "string") out.push(`Bash(${normalizeBash(c)})`);
+      if (bash.length > 0) {
+        for (const s of mountedCliServers(a)) out.push(`Bash(${s}:*)`);
+        if (playwrightCliMode(tools)) out.push("Bash(playwright-cli:*)");
+        if (cliProxyEnabled(a)) out.push("Bash(gh:*)");
+      }
+    } else out.push("Bash");
+    out.push("KillBash", "BashOutput");
+  }
+  if (tools["web-fetch"] !== undefined && tools["web-fetch"] !== false) out.push("WebFetch");
+  if (tools["web-search"] !== undefined && tools["web-search"] !== false) out.push("WebSearch");
+  if ("edit" in tools && tools.edit !== false) out.push("Edit", "MultiEdit", "NotebookEdit", "Write");
+  const servers: Record<string, unknown> = { ...tools, ...a.merged.mcpServers };
+  for (const [name, cfg] of Object.entries(servers)) {
+    if (["bash", "edit", "web-fetch", "web-search", "cli-proxy", "timeout"].includes(name) || cfg === false) {
+      continue;
+    }
+    const c = cfg && typeof cfg === "object" ? cfg as Record<string, unknown> : {};
+    const allowed = Array.isArray(c.allowed) ? c.allowed as string[] : undefined;
+    if (name === "cache-memory") {
+      for (const dir of cacheMemoryDirNames(cfg)) {
+        for (const t of ["Read", "Write", "Edit", "MultiEdit"]) out.push(`${t}(${dir}/*)`);
+        if (!out.includes("Bash")) {
+          out.push(`Bash(mkdir -p ${dir}/)`, `Bash(cat ${dir}/)`, `Bash(cat > ${dir}/)`, `Bash(mv ${dir}/)`);
+          out.push("BashOutput", "KillBash");
+        }
+      }
+    } else if (name === "agentic-workflows") out.push("mcp__agenticworkflows");
+    else if (name === "github") {
+      if (allowed?.includes("*")) out.push("mcp__github");
+      else out.push(...(allowed?.length ? allowed : GITHUB_DEFAULT_TOOLS).map((t) => `mcp__github__${t}`));
+    } else if (name === "playwright") {
+      out.push(...PLAYWRIGHT_TOOLS.map((t) => `mcp__playwright__${t}`));
+    } else if (name === "serena" || isMcpServer(name, c, a)) {
+      if (!allowed || allowed.includes("*")) out.push(`mcp__${name}`);
+      else out.push(...allowed.map((t) => `mcp__${name}__${t}`));
+    }
+  }
+  for (const dir of ["/tmp", "/tmp/gh-aw/agent"]) {
+    for (const t of ["Read", "Write", "Edit", "MultiEdit"]) out.push(`${t}(${dir}/*)`);
+  }
+  out.push("mcp__safeoutputs", "Write");
+  if (a.mcpScripts !== undefined) out.push("mcp__mcpscripts");
+  return [...new Set(out)].sort();
+}
+
+/** Folders of the configured cache memories (`/tmp/gh-aw/cache-memory` for the default one). */
+export function cacheMemoryDirNames(cm: unknown): string[] {
+  if (cm === undefined || cm === false) return [];
+  return (Array.isArray(cm) ? cm : [cm]).map((c) => {
+    const id = c && typeof c === "object" ? (c as Record<string, unknown>).id : undefined;
+    return typeof id === "string" && id !== "default"
+      ? `/tmp/gh-aw/cache-memory-${id}`
+      : "/tmp/gh-aw/cache-memory";
+  });
 }
