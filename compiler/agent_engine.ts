@@ -80,7 +80,8 @@ export function engineInstallSteps(a: AgentInput): StepPlan[] {
   }
   const awf = shStep("Install AWF binary", "install_awf_binary", VERSIONS.awf);
   const steps: StepPlan[] = info.needsNode ? [setupNodeStep(a)] : [];
-  steps.push(...(info.installAfterAwf ? [awf, install] : [install, awf]));
+  if (typeof obj(a.frontmatter.engine).command === "string") steps.push(awf); // custom command: no CLI install
+  else steps.push(...(info.installAfterAwf ? [awf, install] : [install, awf]));
   if (info.id === "crush") {
     steps.push({ name: "Verify Crush CLI installation", run: plain("crush --version") });
   }
@@ -279,6 +280,7 @@ export function engineExecuteSteps(a: AgentInput): StepPlan[] {
 
 function legacyExecute(a: AgentInput): StepPlan[] {
   if (a.engine.info.id === "claude") return [claudeExecute(a)];
+  if (a.engine.info.id === "codex") return [codexExecute(a)];
   return [{ name: `Execute ${a.engine.info.cliName}`, id: "agentic_execution" }];
 }
 
@@ -382,4 +384,48 @@ export function engineLogSteps(a: AgentInput): StepPlan[] {
     }));
   }
   return steps;
+}
+
+function codexExecute(a: AgentInput): StepPlan {
+  const tools = agentTools(a);
+  const eng = a.engine;
+  const webSearch = tools["web-search"] !== undefined && tools["web-search"] !== false;
+  const webFetch = tools["web-fetch"] !== undefined && tools["web-fetch"] !== false;
+  const command =
+    `${MCP_CLI_PATH} && ${NODE_PATH_SETUP} \${RUNNER_TEMP}/gh-aw/actions/codex_harness.cjs codex exec` +
+    `\${GH_AW_MODEL_AGENT_CODEX:+ --model "$GH_AW_MODEL_AGENT_CODEX"}` +
+    (webSearch ? "" : ` -c web_search="disabled"`) + (webFetch ? "" : ` -c fetch="disabled"`) +
+    ` --dangerously-bypass-approvals-and-sandbox --skip-git-repo-check  --prompt-file ${PROMPT}`;
+  const key = plain("${{ secrets.CODEX_API_KEY || secrets.OPENAI_API_KEY }}");
+  const env: Record<string, YValue> = {
+    ...commonEnv(a, tools, false),
+    CODEX_API_KEY: key,
+    CODEX_HOME: "/tmp/gh-aw/mcp-config",
+    GH_AW_MCP_CONFIG: plain("${{ runner.temp }}/gh-aw/mcp-config/config.toml"),
+    GH_AW_MODEL_AGENT_CODEX: plain(eng.model ?? eng.info.defaultModel),
+    OPENAI_API_KEY: key,
+    RUST_LOG: plain(
+      "${{ runner.debug == 1 && 'trace,hyper_util=info,mio=info,reqwest=info,os_info=info,codex_otel=warn,codex_core=debug,ocodex_exec=debug' || 'warn' }}",
+    ),
+  };
+  delete env.GITHUB_WORKSPACE;
+  for (const [k, v] of Object.entries(a.engineEnv)) env[k] = v;
+  const exclude = ["MCP_GATEWAY_API_KEY", ...secretNames(env), ...Object.keys(mcpSecretEnv(a))];
+  if (tools.github !== undefined) exclude.push("GITHUB_MCP_SERVER_TOKEN");
+  if (cliProxyEnabled(a)) exclude.push("GH_TOKEN");
+  return {
+    name: `Execute ${eng.info.cliName}`,
+    id: "agentic_execution",
+    run: lit(awfScript({
+      setup: [`mkdir -p "$CODEX_HOME/logs" && touch ${STEP_SUMMARY}`],
+      config: awfConfigInput(a),
+      extraArgs: extraAwfArgs(a),
+      tty: false,
+      excludeEnv: exclude,
+      mounts: customMounts(a),
+      cliProxy: cliProxyEnabled(a),
+      command,
+    })),
+    env: sorted(env),
+  };
 }
