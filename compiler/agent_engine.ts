@@ -78,6 +78,19 @@ function legacyExecute(a: AgentInput): StepPlan[] {
   return [otherExecute(a)];
 }
 
+/** Agent-job outputs read from the "Detect agent errors" step. */
+export const DETECT_ERROR_OUTPUTS = [
+  "agentic_engine_timeout",
+  "inference_access_error",
+  "mcp_policy_error",
+  "model_not_supported_error",
+];
+
+/** Whether the engine's run is followed by "Detect agent errors" (whose outputs the agent job exposes). */
+export function engineDetectsErrors(a: AgentInput): boolean {
+  return a.engine.info.id === "copilot";
+}
+
 /** Engine-specific steps after the run (session state, log parsing for the step summary). */
 export function engineLogSteps(a: AgentInput): StepPlan[] {
   const info = a.engine.info;

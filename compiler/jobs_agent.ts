@@ -20,7 +20,13 @@ import { dq, folded, lit, plain, type YValue } from "./yaml_writer.ts";
 import type { AgentInput } from "./agent_input.ts";
 import { safeOutputsIngestSteps, safeOutputsServerSteps } from "./agent_safe_outputs.ts";
 import { lockdownSteps, mcpGatewayLogSteps, mcpGatewaySteps, mcpGatewayStopSteps } from "./agent_mcp.ts";
-import { engineExecuteSteps, engineInstallSteps, engineLogSteps } from "./agent_engine.ts";
+import {
+  DETECT_ERROR_OUTPUTS,
+  engineDetectsErrors,
+  engineExecuteSteps,
+  engineInstallSteps,
+  engineLogSteps,
+} from "./agent_engine.ts";
 
 export type { AgentInput } from "./agent_input.ts";
 
@@ -245,6 +251,8 @@ export function agentJob(a: AgentInput): JobPlan {
     output_types: plain("${{ steps.collect_output.outputs.output_types }}"),
     ...TRACE_OUTPUTS,
   };
+  // Without "Detect agent errors" (non-Copilot engines) its outputs are not exposed.
+  if (!engineDetectsErrors(a)) { for (const k of DETECT_ERROR_OUTPUTS) delete job.outputs[k]; }
   return job;
 }
 

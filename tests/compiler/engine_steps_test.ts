@@ -59,3 +59,13 @@ Deno.test("codex runs without a step timeout and hides both API keys from the ag
     `codex exec\${GH_AW_MODEL_AGENT_CODEX:+ --model "$GH_AW_MODEL_AGENT_CODEX"}`,
   );
 });
+
+Deno.test("only copilot's agent job exposes the outputs of Detect agent errors", async () => {
+  const copilot =
+    parse((await compileOne("---\non: workflow_dispatch\n---\nDo it.\n")).lock).jobs.agent.outputs;
+  const claude =
+    parse((await compileOne("---\non: workflow_dispatch\nengine: claude\n---\nDo it.\n")).lock).jobs
+      .agent.outputs;
+  assert("agentic_engine_timeout" in copilot, "copilot exposes detect outputs");
+  assert(!("agentic_engine_timeout" in claude) && !("mcp_policy_error" in claude), "claude does not");
+});
