@@ -1,82 +1,113 @@
-/** The engine steps of the agent job: install the engine CLI, run it inside the AWF firewall, read its logs. */
+/**
+ * The engine steps of the agent job, as gh-aw v0.76 writes them: install the engine CLI (and Node.js when
+ * the CLI comes from npm) and the AWF binary, run the engine inside the AWF firewall, detect agent errors,
+ * copy Copilot's session state and parse the engine's log for the step summary.
+ */
 import type { AgentInput } from "./agent_input.ts";
 import type { StepPlan } from "./plan_types.ts";
-import { shStep, VERSIONS } from "./jobs_common.ts";
-import { dq, lit, plain, type YValue } from "./yaml_writer.ts";
+import { scriptStep, shStep, VERSIONS } from "./jobs_common.ts";
+import { plain, sq } from "./yaml_writer.ts";
+import { claudeExecute, codexExecute, copilotExecute } from "./agent_engine_exec.ts";
+import { otherExecute } from "./agent_engine_other.ts";
+import { obj } from "./agent_engine_env.ts";
 
-function engineCommand(a: AgentInput): string {
-  const id = a.ctx.engineId;
-  const model = a.model ? ` --model ${a.model}` : "";
-  switch (id) {
-    case "claude":
-      return `claude --print --disable-slash-commands --no-chrome${
-        a.maxTurns !== undefined ? ` --max-turns ${a.maxTurns}` : ""
-      }${model} --output-format stream-json --verbose "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"`;
-    case "codex":
-      return `codex${model} exec --dangerously-bypass-approvals-and-sandbox --skip-git-repo-check "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"`;
-    case "gemini":
-      return `gemini --yolo${model} --prompt "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"`;
-    case "crush":
-      return `crush run${model} "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"`;
-    default: {
-      const cont = a.maxContinuations !== undefined
-        ? ` --autopilot --max-autopilot-continues ${a.maxContinuations}`
-        : "";
-      return `copilot --add-dir /tmp/gh-aw/ --log-level all --log-dir /tmp/gh-aw/sandbox/agent/logs/ --add-dir "\${GITHUB_WORKSPACE}" --disable-builtin-mcps --allow-all-tools --allow-all-paths${cont}${model} --prompt "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"`;
-    }
-  }
+/** The `Setup Node.js` step engines installed with npm need. */
+function setupNodeStep(a: AgentInput): StepPlan {
+  return {
+    name: "Setup Node.js",
+    uses: plain(a.setupNodeRef ?? "actions/setup-node@v6.4.0"),
+    with: { "node-version": sq("24"), "package-manager-cache": false },
+  };
+}
+
+/** Steps installing playwright-cli when `tools.playwright.mode: cli`. */
+function playwrightCliSteps(a: AgentInput): StepPlan[] {
+  const p = obj(a.merged.tools.playwright);
+  if (p.mode !== "cli") return [];
+  return [
+    {
+      name: "Install Playwright CLI",
+      run: plain("npm install -g @playwright/cli@0.1.13"),
+      env: { NPM_CONFIG_MIN_RELEASE_AGE: sq("3") },
+      "timeout-minutes": 10,
+    },
+    {
+      name: "Install Playwright CLI skills",
+      run: plain("playwright-cli install --skills"),
+      env: { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: sq("1") },
+      "timeout-minutes": 10,
+    },
+  ];
 }
 
 /** The steps that install the engine CLI and the AWF binary. */
 export function engineInstallSteps(a: AgentInput): StepPlan[] {
-  return [
-    { name: `Install ${a.engineDisplay}`, run: plain(a.install) },
-    shStep("Install AWF binary", "install_awf_binary", VERSIONS.awf),
-  ];
-}
-
-/** The step running the engine inside the AWF firewall. */
-export function engineExecuteSteps(a: AgentInput): StepPlan[] {
-  const steps: StepPlan[] = [];
-  const awfConfig = {
-    $schema:
-      `https://github.com/github/gh-aw-firewall/releases/download/${VERSIONS.awf}/awf-config.schema.json`,
-    network: {
-      allowDomains: a.allowedDomains,
-      ...(a.blockedDomains.length ? { blockDomains: a.blockedDomains } : {}),
-    },
-    apiProxy: { enabled: true, maxRuns: 500, maxEffectiveTokens: 25000000 },
-    container: { imageTag: VERSIONS.awfImageTag },
-  };
-  const execEnv: Record<string, YValue> = {};
-  for (const s of a.secrets) execEnv[s] = plain(`\${{ secrets.${s} }}`);
-  if (a.usesCopilotRequests) execEnv.COPILOT_GITHUB_TOKEN = plain("${{ github.token }}");
-  if (a.model) execEnv.GH_AW_MODEL = dq(a.model);
-  if (a.maxTurns !== undefined) execEnv.GH_AW_MAX_TURNS = dq(String(a.maxTurns));
-  execEnv.GH_AW_PROMPT = "/tmp/gh-aw/aw-prompts/prompt.txt";
-  execEnv.GH_AW_SAFE_OUTPUTS = plain("${{ steps.set-runtime-paths.outputs.GH_AW_SAFE_OUTPUTS }}");
-  execEnv.GITHUB_WORKSPACE = plain("${{ github.workspace }}");
-  for (const [k, v] of Object.entries(a.engineEnv)) execEnv[k] = v;
-  steps.push({
-    name: `Execute ${a.engineDisplay}`,
-    id: "agentic_execution",
-    "timeout-minutes": a.timeoutMinutes,
-    run: lit(
-      "set -o pipefail\n" +
-        `printf '%s\\n' '${JSON.stringify(awfConfig)}' > "\${RUNNER_TEMP}/gh-aw/awf-config.json"\n` +
-        'sudo -E awf --config "${RUNNER_TEMP}/gh-aw/awf-config.json" --container-workdir "${GITHUB_WORKSPACE}" --env-all ' +
-        a.secrets.map((s) => `--exclude-env ${s} `).join("") +
-        "--log-level info --proxy-logs-dir /tmp/gh-aw/sandbox/firewall/logs --enable-host-access --skip-pull \\\n" +
-        `  -- /bin/bash -c '${
-          engineCommand(a).replace(/'/g, "'\\''")
-        }' 2>&1 | tee -a /tmp/gh-aw/agent-stdio.log\n`,
-    ),
-    env: execEnv,
-  });
+  const info = a.engine.info;
+  const install: StepPlan = { name: `Install ${info.cliName}`, run: plain(info.agentInstall.run) };
+  if (info.agentInstall.env) {
+    install.env = Object.fromEntries(
+      Object.entries(info.agentInstall.env).map(([k, v]) => [k, /^\d+$/.test(v) ? sq(v) : v]),
+    );
+  }
+  const awf = shStep("Install AWF binary", "install_awf_binary", VERSIONS.awf);
+  const steps: StepPlan[] = info.needsNode ? [setupNodeStep(a)] : [];
+  if (typeof obj(a.frontmatter.engine).command === "string") steps.push(awf); // custom command: no CLI install
+  else steps.push(...(info.installAfterAwf ? [awf, install] : [install, awf]));
+  if (info.id === "crush") {
+    steps.push({ name: "Verify Crush CLI installation", run: plain("crush --version") });
+  }
+  steps.push(...playwrightCliSteps(a));
   return steps;
 }
 
+/** The step running the engine inside the AWF firewall, then "Detect agent errors". */
+export function engineExecuteSteps(a: AgentInput): StepPlan[] {
+  if (a.engine.info.id !== "copilot") return legacyExecute(a);
+  return [copilotExecute(a), {
+    name: "Detect agent errors",
+    if: plain("always()"),
+    id: "detect-agent-errors",
+    "continue-on-error": true,
+    run: plain('node "${RUNNER_TEMP}/gh-aw/actions/detect_agent_errors.cjs"'),
+  }];
+}
+
+function legacyExecute(a: AgentInput): StepPlan[] {
+  if (a.engine.info.id === "claude") return [claudeExecute(a)];
+  if (a.engine.info.id === "codex") return [codexExecute(a)];
+  return [otherExecute(a)];
+}
+
+/** Agent-job outputs read from the "Detect agent errors" step. */
+export const DETECT_ERROR_OUTPUTS = [
+  "agentic_engine_timeout",
+  "inference_access_error",
+  "mcp_policy_error",
+  "model_not_supported_error",
+];
+
+/** Whether the engine's run is followed by "Detect agent errors" (whose outputs the agent job exposes). */
+export function engineDetectsErrors(a: AgentInput): boolean {
+  return a.engine.info.id === "copilot";
+}
+
 /** Engine-specific steps after the run (session state, log parsing for the step summary). */
-export function engineLogSteps(_a: AgentInput): StepPlan[] {
-  return [];
+export function engineLogSteps(a: AgentInput): StepPlan[] {
+  const info = a.engine.info;
+  const steps: StepPlan[] = [];
+  if (info.id === "copilot") {
+    steps.push({
+      name: "Copy Copilot session state files to logs",
+      if: plain("always()"),
+      "continue-on-error": true,
+      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/copy_copilot_session_state.sh"'),
+    });
+  }
+  if (info.logParser) {
+    steps.push(scriptStep(a.ctx, "Parse agent logs for step summary", info.logParser.module, {
+      if: plain("always()"),
+      env: { GH_AW_AGENT_OUTPUT: info.logParser.output },
+    }));
+  }
+  return steps;
 }

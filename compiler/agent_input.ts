@@ -54,4 +54,6 @@ export interface AgentInput {
   cacheRefs?: { cache: string; cacheRestore: string };
   /** Workflows `dispatch-workflow` / `call-workflow` may start, with their inputs (agent tools). */
   workflowTargets?: WorkflowTarget[];
+  /** Pinned `actions/setup-node` reference (engines installed with npm set up Node.js first). */
+  setupNodeRef?: string;
 }

@@ -24,6 +24,16 @@ export interface EngineInfo {
   experimental: boolean;
   /** Whether a `provider/model` value selects the secret. */
   providerAuth: boolean;
+  /** Name used in the agent job's "Install …"/"Execute …" steps. */
+  cliName: string;
+  /** The agent job's install command and its env. */
+  agentInstall: { run: string; env?: Record<string, string> };
+  /** Whether the agent job sets up Node.js before installing the CLI. */
+  needsNode: boolean;
+  /** Whether the CLI is installed after (true) or before (false) the AWF binary. */
+  installAfterAwf: boolean;
+  /** Log parser module and the file it reads (no "Parse agent logs" step when absent). */
+  logParser?: { module: string; output: string };
 }
 
 const DOCS = "https://github.github.com/gh-aw/reference/engines/";
@@ -44,6 +54,14 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: true,
     experimental: false,
     providerAuth: false,
+    cliName: "GitHub Copilot CLI",
+    agentInstall: {
+      run: 'bash "${RUNNER_TEMP}/gh-aw/actions/install_copilot_cli.sh" 1.0.55',
+      env: { GH_HOST: "github.com" },
+    },
+    needsNode: false,
+    installAfterAwf: false,
+    logParser: { module: "parse_copilot_log", output: "/tmp/gh-aw/sandbox/agent/logs/" },
   },
   claude: {
     id: "claude",
@@ -58,6 +76,11 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: false,
     experimental: false,
     providerAuth: false,
+    cliName: "Claude Code CLI",
+    agentInstall: { run: "npm install -g @anthropic-ai/claude-code@2.1.156" },
+    needsNode: true,
+    installAfterAwf: true,
+    logParser: { module: "parse_claude_log", output: "/tmp/gh-aw/agent-stdio.log" },
   },
   codex: {
     id: "codex",
@@ -72,6 +95,11 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: false,
     experimental: false,
     providerAuth: false,
+    cliName: "Codex CLI",
+    agentInstall: { run: "npm install --ignore-scripts -g @openai/codex@0.135.0" },
+    needsNode: true,
+    installAfterAwf: false,
+    logParser: { module: "parse_codex_log", output: "/tmp/gh-aw/agent-stdio.log" },
   },
   gemini: {
     id: "gemini",
@@ -86,6 +114,11 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: false,
     experimental: false,
     providerAuth: false,
+    cliName: "Gemini CLI",
+    agentInstall: { run: "npm install --ignore-scripts -g @google/gemini-cli@0.39.1" },
+    needsNode: true,
+    installAfterAwf: true,
+    logParser: { module: "parse_gemini_log", output: "/tmp/gh-aw/agent-stdio.log" },
   },
   crush: {
     id: "crush",
@@ -100,6 +133,10 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: false,
     experimental: true,
     providerAuth: true,
+    cliName: "Crush CLI",
+    agentInstall: { run: "npm install -g @charmland/crush@0.59.0", env: { NPM_CONFIG_MIN_RELEASE_AGE: "3" } },
+    needsNode: true,
+    installAfterAwf: true,
   },
   opencode: {
     id: "opencode",
@@ -114,6 +151,13 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: false,
     experimental: true,
     providerAuth: true,
+    cliName: "OpenCode CLI",
+    agentInstall: {
+      run: "npm install --ignore-scripts -g opencode-ai@1.2.14",
+      env: { NPM_CONFIG_MIN_RELEASE_AGE: "3" },
+    },
+    needsNode: true,
+    installAfterAwf: true,
   },
   pi: {
     id: "pi",
@@ -128,6 +172,11 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: false,
     experimental: true,
     providerAuth: true,
+    cliName: "Pi CLI",
+    agentInstall: { run: "npm install --ignore-scripts -g @earendil-works/pi-coding-agent@0.75.4" },
+    needsNode: true,
+    installAfterAwf: true,
+    logParser: { module: "parse_pi_log", output: "/tmp/gh-aw/pi-streaming.jsonl" },
   },
   antigravity: {
     id: "antigravity",
@@ -142,6 +191,14 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: false,
     experimental: true,
     providerAuth: false,
+    cliName: "Antigravity CLI",
+    agentInstall: {
+      run: 'bash "${RUNNER_TEMP}/gh-aw/actions/install_antigravity_cli.sh" "${ENGINE_VERSION}"',
+      env: { ENGINE_VERSION: "1.0.2-6113393518706688" },
+    },
+    needsNode: false,
+    installAfterAwf: false,
+    logParser: { module: "parse_antigravity_log", output: "/tmp/gh-aw/agent-stdio.log" },
   },
 };
 

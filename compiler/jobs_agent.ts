@@ -44,7 +44,13 @@ import {
   mcpGatewaySteps,
   mcpGatewayStopSteps,
 } from "./agent_mcp.ts";
-import { engineExecuteSteps, engineInstallSteps, engineLogSteps } from "./agent_engine.ts";
+import {
+  DETECT_ERROR_OUTPUTS,
+  engineDetectsErrors,
+  engineExecuteSteps,
+  engineInstallSteps,
+  engineLogSteps,
+} from "./agent_engine.ts";
 
 export type { AgentInput } from "./agent_input.ts";
 
@@ -351,6 +357,8 @@ export function agentJob(a: AgentInput): JobPlan {
     output_types: plain("${{ steps.collect_output.outputs.output_types }}"),
     ...TRACE_OUTPUTS,
   };
+  // Without "Detect agent errors" (non-Copilot engines) its outputs are not exposed.
+  if (!engineDetectsErrors(a)) { for (const k of DETECT_ERROR_OUTPUTS) delete job.outputs[k]; }
   // The redaction step scrubs exactly the secrets the rest of the job references.
   steps.splice(redactAt, 0, redactStep(a, [...secretsReferenced(job)].sort()));
   return job;

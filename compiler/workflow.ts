@@ -534,6 +534,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     engine,
     workflowTargets,
     concurrency: agentConcurrency(triggers, engine.info.id, data.concurrency),
+    setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
   });
   if (safeOutputs.threatDetection) {
     jobs.detection = engine.info.id === "copilot" || engine.info.id === "claude"
