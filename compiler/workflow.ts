@@ -501,11 +501,16 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         buildPush: await pinText("docker/build-push-action", "v7.1.0"),
       }
       : undefined,
-    mcpScripts: Object.assign(
-      {},
-      ...imports.map((i) => i.file.data["mcp-scripts"] ?? {}),
-      data["mcp-scripts"] ?? {},
-    ) as Record<string, Record<string, unknown>>,
+    // Undefined unless the workflow or an import declares `mcp-scripts` (then merged, the workflow winning).
+    mcpScripts: data["mcp-scripts"] !== undefined || imports.some((i) =>
+        i.file.data["mcp-scripts"] !== undefined
+      )
+      ? Object.assign(
+        {},
+        ...imports.map((i) => i.file.data["mcp-scripts"] ?? {}),
+        data["mcp-scripts"] ?? {},
+      ) as Record<string, Record<string, unknown>>
+      : undefined,
     containers,
     customSteps: await pinSteps([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]),
     checkouts,
