@@ -20,6 +20,8 @@ export interface ResolvedImport {
   file: ParsedFile;
   /** `with:` inputs. */
   inputs: Record<string, unknown>;
+  /** Paths of the files this import itself imports (edges of the import graph). */
+  dependsOn: string[];
 }
 
 interface ImportRef {
@@ -121,9 +123,11 @@ export async function resolveImports(
   const queue: { file: ParsedFile; chain: string[] }[] = [{ file: main, chain: [main.path] }];
   while (queue.length > 0) {
     const { file, chain } = queue.shift()!;
+    const importer = imports.find((i) => i.file === file);
     for (const ref of importRefs(file.data)) {
       const resolved = importPath(ref.spec, file.path);
       let path = resolved.path;
+      importer?.dependsOn.push(path);
       const remote = resolved.remote;
       const [line, column] = file.locate(["imports", ref.index]);
       const at = { file: file.path === main.path ? main.path : file.path, line, column };
@@ -203,9 +207,33 @@ export async function resolveImports(
       const { parsed, diagnostics: importDiagnostics } = parseImport(path, substituteInputs(content, inputs));
       diagnostics.push(...importDiagnostics);
       const displayPath = remote ? ref.spec : posix.relative(".github/workflows", path);
-      imports.push({ spec: ref.spec, path, displayPath, file: parsed, inputs: ref.inputs });
+      imports.push({ spec: ref.spec, path, displayPath, file: parsed, inputs: ref.inputs, dependsOn: [] });
       queue.push({ file: parsed, chain: [...chain, path] });
     }
   }
   return { imports, diagnostics };
+}
+
+/**
+ * The order gh-aw lists resolved imports in the lock header: dependencies before the files that import them
+ * (Kahn's algorithm), choosing the alphabetically first ready file each time.
+ */
+export function headerImportOrder(imports: ResolvedImport[]): string[] {
+  const byPath = new Map(imports.map((i) => [i.path, i]));
+  const pending = new Map(imports.map((i) => [i.path, new Set(i.dependsOn.filter((d) => byPath.has(d)))]));
+  const out: string[] = [];
+  while (pending.size > 0) {
+    const ready = [...pending.entries()].filter(([, deps]) => deps.size === 0).map(([p]) => p);
+    // A cycle cannot reach here (diagnosed earlier); fall back to the remaining files in name order.
+    const pick = (ready.length > 0 ? ready : [...pending.keys()])
+      .sort((a, b) => cmp(byPath.get(a)!.displayPath, byPath.get(b)!.displayPath))[0];
+    out.push(byPath.get(pick)!.displayPath);
+    pending.delete(pick);
+    for (const deps of pending.values()) deps.delete(pick);
+  }
+  return out;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -3,7 +3,7 @@ import { posix } from "node:path";
 import type { CompiledWorkflow, Diagnostic, FileReader } from "./api.ts";
 import { parseWorkflowFile } from "./parse.ts";
 import { validateFrontmatter } from "./schema.ts";
-import { resolveImports } from "./imports.ts";
+import { headerImportOrder, resolveImports } from "./imports.ts";
 import { computeBodyHash, computeFrontmatterHash } from "./hash.ts";
 import { agentConcurrency, concurrencyFor, processTriggers } from "./triggers.ts";
 import { resolveEngine } from "./engines.ts";
@@ -724,7 +724,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     manifest,
     description: typeof data.description === "string" ? data.description : undefined,
     source: typeof data.source === "string" ? data.source : undefined,
-    imports: imports.map((i) => i.displayPath),
+    imports: headerImportOrder(imports),
     inlinedImports: inlined,
     envVars: Object.keys(data.env && typeof data.env === "object" ? data.env : {}).map((k) => ({
       key: k,
