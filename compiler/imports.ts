@@ -127,7 +127,6 @@ export async function resolveImports(
     for (const ref of importRefs(file.data)) {
       const resolved = importPath(ref.spec, file.path);
       let path = resolved.path;
-      importer?.dependsOn.push(path);
       const remote = resolved.remote;
       const [line, column] = file.locate(["imports", ref.index]);
       const at = { file: file.path === main.path ? main.path : file.path, line, column };
@@ -165,6 +164,8 @@ export async function resolveImports(
         });
         continue;
       }
+      // Plain imports order the header list (dependencies first); parameterised `uses:`/`with:` ones do not.
+      if (Object.keys(ref.inputs).length === 0) importer?.dependsOn.push(path);
       const key = JSON.stringify(ref.inputs);
       if (seen.has(path)) {
         if (seen.get(path) !== key) {

@@ -1,6 +1,6 @@
 import { assertEquals } from "./test_assert.ts";
 import { parseWorkflowFile } from "./parse.ts";
-import { importPath, resolveImports } from "./imports.ts";
+import { headerImportOrder, importPath, type ResolvedImport, resolveImports } from "./imports.ts";
 import type { FileReader } from "./api.ts";
 
 const files = (m: Record<string, string>): FileReader => (p) => Promise.resolve(m[p]);
@@ -52,4 +52,27 @@ Deno.test("missing local and uncached remote imports name the path and a fix", a
     "import-not-cached",
     5,
   ]]);
+});
+
+Deno.test("the header lists plain imports dependencies-first, choosing the first name when several are ready", () => {
+  const imp = (path: string, dependsOn: string[] = []) =>
+    ({ spec: path, path, displayPath: path, file: {} as never, inputs: {}, dependsOn }) as ResolvedImport;
+  assertEquals(
+    headerImportOrder([
+      imp("shared/charts.md", ["shared/base.md", "shared/trending.md"]),
+      imp("shared/base.md", ["shared/reporting.md", "shared/otlp.md"]),
+      imp("shared/trending.md"),
+      imp("shared/otlp.md"),
+      imp("shared/reporting.md"),
+      imp("../skills/x/SKILL.md"),
+    ]),
+    [
+      "../skills/x/SKILL.md",
+      "shared/otlp.md",
+      "shared/reporting.md",
+      "shared/base.md",
+      "shared/trending.md",
+      "shared/charts.md",
+    ],
+  );
 });
