@@ -49,7 +49,7 @@ export function engineInstallSteps(a: AgentInput): StepPlan[] {
       Object.entries(info.agentInstall.env).map(([k, v]) => [k, /^\d+$/.test(v) ? sq(v) : v]),
     );
   }
-  const awf = shStep("Install AWF binary", "install_awf_binary", VERSIONS.awf);
+  const awf = shStep("Install AWF binary", "install_awf_binary", a.ctx.firewall?.version ?? VERSIONS.awf);
   const steps: StepPlan[] = info.needsNode ? [setupNodeStep(a)] : [];
   if (typeof obj(a.frontmatter.engine).command === "string") steps.push(awf); // custom command: no CLI install
   else steps.push(...(info.installAfterAwf ? [awf, install] : [install, awf]));

@@ -95,6 +95,7 @@ export function awfConfigInput(a: AgentInput): AwfConfigInput {
     blockDomains: a.blockedDomains,
     maxRuns: num(fm["max-runs"]),
     maxEffectiveTokens: num(fm["max-effective-tokens"]),
+    firewall: a.ctx.firewall,
   };
 }
 

@@ -3,6 +3,7 @@
  * the AWF config file (allowed domains, API proxy with model aliases, container tag), the tool-cache and
  * Docker-host probes, then `sudo -E awf … -- /bin/bash -c '<engine command>'` teeing into the stdio log.
  */
+import type { Firewall } from "./sandbox.ts";
 import { VERSIONS } from "./jobs_common.ts";
 import { AWF_MODEL_ALIASES } from "./awf_models.ts";
 
@@ -14,6 +15,8 @@ export interface AwfConfigInput {
   maxEffectiveTokens?: number;
   /** API proxy targets (e.g. `{ gemini: { host } }`). */
   targets?: Record<string, { host: string }>;
+  /** `sandbox.agent` release and pinned images; the targeted release when absent. */
+  firewall?: Firewall;
 }
 
 /** The AWF config JSON (one line). */
@@ -29,11 +32,12 @@ export function awfConfigJson(c: AwfConfigInput): string {
   if (c.targets) apiProxy.targets = c.targets;
   apiProxy.models = AWF_MODEL_ALIASES;
   return JSON.stringify({
-    $schema:
-      `https://github.com/github/gh-aw-firewall/releases/download/${VERSIONS.awf}/awf-config.schema.json`,
+    $schema: `https://github.com/github/gh-aw-firewall/releases/download/${
+      c.firewall?.version ?? VERSIONS.awf
+    }/awf-config.schema.json`,
     network,
     apiProxy,
-    container: { imageTag: VERSIONS.awfImageTag },
+    container: { imageTag: c.firewall?.imageTag ?? VERSIONS.awfImageTag },
   });
 }
 

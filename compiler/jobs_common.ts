@@ -1,6 +1,7 @@
 /** Shared pieces of the generated jobs: the setup prologue, script steps, artifact steps. */
 import type { StepPlan } from "./plan_types.ts";
 import { dq, lit, plain, type YValue } from "./yaml_writer.ts";
+import type { Firewall } from "./sandbox.ts";
 
 /** AWF (firewall) version and MCP gateway/container versions the lock references. */
 export const VERSIONS = {
@@ -55,6 +56,8 @@ export interface JobCtx {
   copilotRequests?: boolean;
   /** Whether OTLP export is configured (adds the header-masking step). */
   otlp?: boolean;
+  /** The AWF firewall (`sandbox.agent.version` / `images`); the targeted release when absent. */
+  firewall?: Firewall;
   /** Whether the workflow can be called (`workflow_call`): setup steps receive the caller's aw_context. */
   workflowCall?: boolean;
 }
@@ -166,7 +169,9 @@ export function setupSteps(ctx: JobCtx, traced: boolean | string): StepPlan[] {
       `\${{ github.repository }}/.github/workflows/${ctx.lockFile}@\${{ github.ref }}`,
     ),
     ...(ctx.engineVersion ? { GH_AW_INFO_VERSION: dq(ctx.engineVersion) } : {}),
-    ...(NO_FIREWALL_INFO_ENGINES.includes(ctx.engineId) ? {} : { GH_AW_INFO_AWF_VERSION: dq(VERSIONS.awf) }),
+    ...(NO_FIREWALL_INFO_ENGINES.includes(ctx.engineId)
+      ? {}
+      : { GH_AW_INFO_AWF_VERSION: dq(ctx.firewall?.version ?? VERSIONS.awf) }),
     ...(ctx.source ? { GH_AW_INFO_BODY_MODIFIED: dq("false") } : {}),
     GH_AW_INFO_ENGINE_ID: dq(ctx.engineId),
     ...(ctx.workflowCall ? { GH_AW_SETUP_AW_CONTEXT: plain("${{ inputs.aw_context }}") } : {}),

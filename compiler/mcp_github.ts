@@ -2,6 +2,7 @@
  * The `tools.github` settings as gh-aw resolves them for the MCP gateway (mode, guard policy, token) and
  * the container images the agent job pulls.
  */
+import { firewallImage } from "./sandbox.ts";
 import type { AgentInput } from "./agent_input.ts";
 import { VERSIONS } from "./jobs_common.ts";
 
@@ -107,10 +108,11 @@ function serverImage(cfg: Record<string, unknown>): string | undefined {
 export function mcpContainerImages(v: McpView): string[] {
   const gh = githubToolConfig(v);
   const images = new Set<string>([
-    `ghcr.io/github/gh-aw-firewall/agent:${VERSIONS.awfImageTag}`,
-    `ghcr.io/github/gh-aw-firewall/api-proxy:${VERSIONS.awfImageTag}`,
-    ...(gh?.mode === "gh-proxy" ? [`ghcr.io/github/gh-aw-firewall/cli-proxy:${VERSIONS.awfImageTag}`] : []),
-    `ghcr.io/github/gh-aw-firewall/squid:${VERSIONS.awfImageTag}`,
+    firewallImage(v.ctx.firewall, "agent"),
+    firewallImage(v.ctx.firewall, "api-proxy"),
+    ...(gh?.mode === "gh-proxy" ? [firewallImage(v.ctx.firewall, "cli-proxy")] : []),
+    firewallImage(v.ctx.firewall, "squid"),
+    ...(v.ctx.firewall?.images["build-tools"] ? [v.ctx.firewall.images["build-tools"]] : []),
     `ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`,
     // Listed in gh-proxy mode too (the proxy serves the same image); the hosted server needs none.
     ...(gh && gh.mode !== "remote" ? [`ghcr.io/github/github-mcp-server:${VERSIONS.githubMcp}`] : []),

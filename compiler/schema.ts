@@ -4,6 +4,7 @@
  * did-you-mean suggestion. Values are checked for the shapes the compiler relies on.
  */
 import { z } from "zod";
+import { sandboxSchema } from "./sandbox.ts";
 import type { Diagnostic } from "./api.ts";
 import type { ParsedFile } from "./parse.ts";
 
@@ -298,6 +299,7 @@ export const frontmatterSchema = z.object({
   ]).optional(),
   steps: z.array(z.record(z.string(), z.unknown())).optional(),
   jobs: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  sandbox: sandboxSchema.optional(),
   skills: stringList.optional(),
   plugins: z.array(
     z.union([z.string().regex(/^[\w.-]+\/[\w.-]+@\S+$/), z.object({ plugin: z.string() }).passthrough()]),

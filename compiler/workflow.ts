@@ -1,4 +1,5 @@
 /** Compiles one workflow: parse → validate → resolve imports → plan → emit. */
+import { firewallOf } from "./sandbox.ts";
 import { posix } from "node:path";
 import type { CompiledWorkflow, Diagnostic, FileReader } from "./api.ts";
 import { parseWorkflowFile } from "./parse.ts";
@@ -183,6 +184,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     lockFile: posix.basename(lockPath),
     engineId: engine.info.id,
     engineVersion: engine.info.version,
+    firewall: data.sandbox !== undefined ? firewallOf(data.sandbox) : undefined,
     actionMode: o.actionMode,
     refs,
     failureIssueExpires: o.failureIssueExpires,
