@@ -4,6 +4,7 @@
  * the safe-outputs, MCP-gateway and engine steps come from agent_safe_outputs.ts, agent_mcp.ts and
  * agent_engine.ts.
  */
+import { pluginInstallSteps, pluginRefs } from "./agent_plugins.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import {
   agentOutputSteps,
@@ -269,6 +270,8 @@ export function agentJob(a: AgentInput): JobPlan {
   // Without read access to contents there is no pull-request head to check out.
   if (ctx.contentsRead !== false) steps.push(checkoutPrStep(a));
   steps.push(...engineInstallSteps(a));
+  // Plugins install with the engine's own CLI, so after it and before anything the agent runs.
+  steps.push(...pluginInstallSteps(a.ctx.engineId, pluginRefs(a.frontmatter.plugins)));
   steps.push(...lockdownSteps(a));
   steps.push({
     name: "Download activation artifact",

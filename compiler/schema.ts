@@ -302,7 +302,14 @@ export const frontmatterSchema = z.object({
   sandbox: sandboxSchema.optional(),
   skills: stringList.optional(),
   plugins: z.array(
-    z.union([z.string().regex(/^[\w.-]+\/[\w.-]+@\S+$/), z.object({ plugin: z.string() }).passthrough()]),
+    z.union([
+      z.string().regex(/^[\w.-]+\/[\w.-]+@\S+$/, { error: "a plugin is owner/repo@ref" }),
+      z.object({
+        plugin: z.string().regex(/^[\w.-]+\/[\w.-]+@\S+$/, { error: "plugin must be owner/repo@ref" }),
+        "github-token": z.string().optional(),
+        token: z.string().optional(),
+      }).strict(),
+    ]),
   )
     .optional(),
   footer: z.boolean().optional(),

@@ -1,4 +1,5 @@
 /** Compiles one workflow: parse → validate → resolve imports → plan → emit. */
+import { pluginRefs, pluginSupportProblem } from "./agent_plugins.ts";
 import { firewallOf } from "./sandbox.ts";
 import { posix } from "node:path";
 import type { CompiledWorkflow, Diagnostic, FileReader } from "./api.ts";
@@ -137,6 +138,20 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   const name = typeof data.name === "string" ? data.name : firstHeading(file.split.body) ?? id;
   const triggers = processTriggers(data.on, `${o.seedPrefix}${o.source}`, o.source, file.locate, diagnostics);
   const engine = resolveEngine(data.engine, data.permissions, o.source, file.locate, diagnostics);
+  const plugins = pluginRefs(data.plugins);
+  const pluginProblem = pluginSupportProblem(engine.info.id, plugins);
+  if (pluginProblem) {
+    const [line, column] = file.locate(["plugins"], true);
+    diagnostics.push({
+      file: o.source,
+      line,
+      column,
+      severity: "error",
+      code: "plugins-unsupported",
+      message: pluginProblem,
+      hint: "remove `plugins:` or choose an engine that installs plugins",
+    });
+  }
   const safeOutputs = planSafeOutputs(merged.safeOutputs, id, o.source, diagnostics, engine.info.id);
   if (diagnostics.some((d) => d.severity === "error")) return result();
 
