@@ -305,7 +305,7 @@ export const frontmatterSchema = z.object({
     z.union([
       z.string().regex(/^[\w.-]+\/[\w.-]+@\S+$/, { error: "a plugin is owner/repo@ref" }),
       z.object({
-        plugin: z.string().regex(/^[\w.-]+\/[\w.-]+@\S+$/, { error: "plugin must be owner/repo@ref" }),
+        plugin: z.string().regex(/^[\w.-]+\/[\w.-]+(?:@\S+)?$/, { error: "plugin must be owner/repo[@ref]" }),
         "github-token": z.string().optional(),
         token: z.string().optional(),
       }).strict(),
