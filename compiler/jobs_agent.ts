@@ -4,6 +4,7 @@
  * the safe-outputs, MCP-gateway and engine steps come from agent_safe_outputs.ts, agent_mcp.ts and
  * agent_engine.ts.
  */
+import { parseSkill, skillInstallSteps, type SkillRef } from "./agent_skills.ts";
 import { pluginInstallSteps, pluginRefs } from "./agent_plugins.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import {
@@ -280,6 +281,11 @@ export function agentJob(a: AgentInput): JobPlan {
   });
   steps.push(...commentMemorySteps(a));
   steps.push(...restoreSteps(ctx.engineId, ctx.contentsRead !== false));
+  const skills = (Array.isArray(a.frontmatter.skills) ? a.frontmatter.skills : []).map((s) =>
+    parseSkill(String(s))
+  )
+    .filter((s): s is SkillRef => typeof s !== "string");
+  steps.push(...skillInstallSteps(skills, (AGENT_DIRS[ctx.engineId] ?? GITHUB_AGENT_DIRS).skills));
   steps.push(shStep("Download container images", "download_docker_images", a.containers.join(" ")));
   steps.push(...agenticWorkflowsInstallSteps(a));
   steps.push(...safeOutputsServerSteps(a));

@@ -1,4 +1,5 @@
 /** Compiles one workflow: parse → validate → resolve imports → plan → emit. */
+import { parseSkill } from "./agent_skills.ts";
 import { pluginRefs, pluginSupportProblem } from "./agent_plugins.ts";
 import { firewallOf } from "./sandbox.ts";
 import { posix } from "node:path";
@@ -138,6 +139,33 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   const name = typeof data.name === "string" ? data.name : firstHeading(file.split.body) ?? id;
   const triggers = processTriggers(data.on, `${o.seedPrefix}${o.source}`, o.source, file.locate, diagnostics);
   const engine = resolveEngine(data.engine, data.permissions, o.source, file.locate, diagnostics);
+  for (const [index, item] of (Array.isArray(data.skills) ? data.skills : []).entries()) {
+    const skill = parseSkill(String(item));
+    const [line, column] = file.locate(["skills", index]);
+    const at = { file: o.source, line, column, severity: "error" as const };
+    if (typeof skill === "string") {
+      diagnostics.push({
+        ...at,
+        code: "invalid-skill",
+        message: skill,
+        hint: "use skills/<name> or owner/repo/path@<sha>",
+      });
+    } else if (skill.kind === "local" && (await o.read(`${skill.path}/SKILL.md`)) === undefined) {
+      diagnostics.push({
+        ...at,
+        code: "skill-not-found",
+        message: `skill "${item}" has no ${skill.path}/SKILL.md in the repository`,
+        hint: "skill paths are relative to the repository root and name a folder containing SKILL.md",
+      });
+    } else if (skill.kind === "local" && data.checkout === false) {
+      diagnostics.push({
+        ...at,
+        code: "skill-needs-checkout",
+        message: `skill "${item}" is copied from the checked-out repository, but checkout is false`,
+        hint: "remove `checkout: false` or pin the skill as owner/repo/path@<sha>",
+      });
+    }
+  }
   const plugins = pluginRefs(data.plugins);
   const pluginProblem = pluginSupportProblem(engine.info.id, plugins);
   if (pluginProblem) {
