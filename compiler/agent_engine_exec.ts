@@ -102,7 +102,7 @@ export function copilotExecute(a: AgentInput): StepPlan {
     step[`#${i}`] = new Comment(`${toolArgs[i]} ${toolArgs[i + 1]}`);
   }
   step["timeout-minutes"] = a.timeoutMinutes;
-  step.run = lit(awfScript({
+  step.run = agentAwfScript(a, {
     setup: [
       ...(custom ? engineCommandSetup(custom) : []),
       `touch ${STEP_SUMMARY}`,
@@ -110,14 +110,10 @@ export function copilotExecute(a: AgentInput): StepPlan {
       "export GH_AW_NODE_BIN",
       'export COPILOT_API_KEY="$COPILOT_DUMMY_BYOK"',
     ],
-    config: awfConfigInput(a),
-    extraArgs: extraAwfArgs(a),
     tty: false,
-    excludeEnv: exclude,
-    mounts: customMounts(a),
-    cliProxy: cliProxyEnabled(a),
+    exclude,
     command,
-  }));
+  });
   step.env = sorted(env);
   return step;
 }
@@ -183,16 +179,7 @@ export function claudeExecute(a: AgentInput): StepPlan {
   step["#"] = new Comment("Allowed tools (sorted):");
   allowed.forEach((t, i) => (step[`#${i}`] = new Comment(`- ${t}`)));
   step["timeout-minutes"] = a.timeoutMinutes;
-  step.run = lit(awfScript({
-    setup: [`touch ${STEP_SUMMARY}`],
-    config: awfConfigInput(a),
-    extraArgs: extraAwfArgs(a),
-    tty: true,
-    excludeEnv: exclude,
-    mounts: customMounts(a),
-    cliProxy: cliProxyEnabled(a),
-    command,
-  }));
+  step.run = agentAwfScript(a, { setup: [`touch ${STEP_SUMMARY}`], tty: true, exclude, command });
   step.env = sorted(env);
   return step;
 }
@@ -228,16 +215,29 @@ export function codexExecute(a: AgentInput): StepPlan {
   return {
     name: `Execute ${eng.info.cliName}`,
     id: "agentic_execution",
-    run: lit(awfScript({
+    run: agentAwfScript(a, {
       setup: [`mkdir -p "$CODEX_HOME/logs" && touch ${STEP_SUMMARY}`],
-      config: awfConfigInput(a),
-      extraArgs: extraAwfArgs(a),
       tty: false,
-      excludeEnv: exclude,
-      mounts: customMounts(a),
-      cliProxy: cliProxyEnabled(a),
+      exclude,
       command,
-    })),
+    }),
     env: sorted(env),
   };
+}
+
+/** The AWF run script of an agent engine: the workflow's firewall config, mounts and CLI proxy, plus the engine's part. */
+function agentAwfScript(
+  a: AgentInput,
+  e: { setup: string[]; tty: boolean; exclude: string[]; command: string },
+): ReturnType<typeof lit> {
+  return lit(awfScript({
+    setup: e.setup,
+    config: awfConfigInput(a),
+    extraArgs: extraAwfArgs(a),
+    tty: e.tty,
+    excludeEnv: e.exclude,
+    mounts: customMounts(a),
+    cliProxy: cliProxyEnabled(a),
+    command: e.command,
+  }));
 }

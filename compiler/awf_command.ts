@@ -19,6 +19,30 @@ export interface AwfConfigInput {
   firewall?: Firewall;
 }
 
+/**
+ * Shell lines run after the AWF config is written and before `awf` starts (agent and threat detection alike):
+ * merge model multipliers, keep a copy of the config for the artifact, and work out the Docker-host path prefix
+ * and the tool-cache mount.
+ */
+export const AWF_HOST_PREPARATION: readonly string[] = [
+  'GH_AW_MODEL_MULTIPLIERS_PATH="/tmp/gh-aw/model_multipliers.json" node "${RUNNER_TEMP}/gh-aw/actions/merge_awf_model_multipliers.cjs"',
+  'cp "${RUNNER_TEMP}/gh-aw/awf-config.json" /tmp/gh-aw/awf-config.json',
+  'GH_AW_DOCKER_HOST_PATH_PREFIX_ARGS=""',
+  'if [[ "${DOCKER_HOST:-}" =~ ^tcp:// ]]; then',
+  '  GH_AW_DOCKER_HOST_PATH_PREFIX_ARGS="--docker-host-path-prefix /tmp/gh-aw"',
+  "fi",
+  'GH_AW_TOOL_CACHE_MOUNT=""',
+  'GH_AW_TOOL_CACHE="${RUNNER_TOOL_CACHE:-/opt/hostedtoolcache}"',
+  'if [ -d "$GH_AW_TOOL_CACHE" ]; then',
+  '  if [[ "$GH_AW_TOOL_CACHE" != /opt/* ]]; then',
+  '    GH_AW_TOOL_CACHE_MOUNT="$GH_AW_TOOL_CACHE:$GH_AW_TOOL_CACHE:ro"',
+  "  fi",
+  'elif [ -d "/home/runner/work/_tool" ]; then',
+  '  GH_AW_TOOL_CACHE_MOUNT="/home/runner/work/_tool:/home/runner/work/_tool:ro"',
+  "fi",
+  "# shellcheck disable=SC1003",
+];
+
 /** The AWF config JSON (one line). */
 export function awfConfigJson(c: AwfConfigInput): string {
   const network: Record<string, unknown> = { allowDomains: c.allowDomains };
@@ -94,22 +118,7 @@ export function awfScript(i: AwfScriptInput): string {
     ...i.setup,
     `(umask 177 && touch ${LOG})`,
     `printf '%s\\n' '${awfConfigJson(i.config)}' > "\${RUNNER_TEMP}/gh-aw/awf-config.json"`,
-    'GH_AW_MODEL_MULTIPLIERS_PATH="/tmp/gh-aw/model_multipliers.json" node "${RUNNER_TEMP}/gh-aw/actions/merge_awf_model_multipliers.cjs"',
-    'cp "${RUNNER_TEMP}/gh-aw/awf-config.json" /tmp/gh-aw/awf-config.json',
-    'GH_AW_DOCKER_HOST_PATH_PREFIX_ARGS=""',
-    'if [[ "${DOCKER_HOST:-}" =~ ^tcp:// ]]; then',
-    '  GH_AW_DOCKER_HOST_PATH_PREFIX_ARGS="--docker-host-path-prefix /tmp/gh-aw"',
-    "fi",
-    'GH_AW_TOOL_CACHE_MOUNT=""',
-    'GH_AW_TOOL_CACHE="${RUNNER_TOOL_CACHE:-/opt/hostedtoolcache}"',
-    'if [ -d "$GH_AW_TOOL_CACHE" ]; then',
-    '  if [[ "$GH_AW_TOOL_CACHE" != /opt/* ]]; then',
-    '    GH_AW_TOOL_CACHE_MOUNT="$GH_AW_TOOL_CACHE:$GH_AW_TOOL_CACHE:ro"',
-    "  fi",
-    'elif [ -d "/home/runner/work/_tool" ]; then',
-    '  GH_AW_TOOL_CACHE_MOUNT="/home/runner/work/_tool:/home/runner/work/_tool:ro"',
-    "fi",
-    "# shellcheck disable=SC1003",
+    ...AWF_HOST_PREPARATION,
     `${awf} \\`,
     `  -- /bin/bash -c '${i.command.replace(/'/g, "'\\''")}' 2>&1 | tee -a ${LOG}`,
   ].join("\n") + "\n";

@@ -3,6 +3,7 @@
  * output and patch are re-read by the same engine inside the firewall (threat-detection allowlist, no MCP
  * servers) and the verdict gates the `safe_outputs` job.
  */
+import { AWF_HOST_PREPARATION } from "./awf_command.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import {
   agentOutputSteps,
@@ -110,22 +111,7 @@ function detectionRun(engine: "copilot" | "claude"): string {
       : []),
     "(umask 177 && touch /tmp/gh-aw/threat-detection/detection.log)",
     `printf '%s\\n' '${JSON.stringify(awf)}' > "\${RUNNER_TEMP}/gh-aw/awf-config.json"`,
-    'GH_AW_MODEL_MULTIPLIERS_PATH="/tmp/gh-aw/model_multipliers.json" node "${RUNNER_TEMP}/gh-aw/actions/merge_awf_model_multipliers.cjs"',
-    'cp "${RUNNER_TEMP}/gh-aw/awf-config.json" /tmp/gh-aw/awf-config.json',
-    'GH_AW_DOCKER_HOST_PATH_PREFIX_ARGS=""',
-    'if [[ "${DOCKER_HOST:-}" =~ ^tcp:// ]]; then',
-    '  GH_AW_DOCKER_HOST_PATH_PREFIX_ARGS="--docker-host-path-prefix /tmp/gh-aw"',
-    "fi",
-    'GH_AW_TOOL_CACHE_MOUNT=""',
-    'GH_AW_TOOL_CACHE="${RUNNER_TOOL_CACHE:-/opt/hostedtoolcache}"',
-    'if [ -d "$GH_AW_TOOL_CACHE" ]; then',
-    '  if [[ "$GH_AW_TOOL_CACHE" != /opt/* ]]; then',
-    '    GH_AW_TOOL_CACHE_MOUNT="$GH_AW_TOOL_CACHE:$GH_AW_TOOL_CACHE:ro"',
-    "  fi",
-    'elif [ -d "/home/runner/work/_tool" ]; then',
-    '  GH_AW_TOOL_CACHE_MOUNT="/home/runner/work/_tool:/home/runner/work/_tool:ro"',
-    "fi",
-    "# shellcheck disable=SC1003",
+    ...AWF_HOST_PREPARATION,
     'sudo -E awf --config "${RUNNER_TEMP}/gh-aw/awf-config.json" --container-workdir "${GITHUB_WORKSPACE}" --mount "${RUNNER_TEMP}/gh-aw:${RUNNER_TEMP}/gh-aw:ro" --mount "${RUNNER_TEMP}/gh-aw:/host${RUNNER_TEMP}/gh-aw:ro" ${GH_AW_TOOL_CACHE_MOUNT:+--mount "$GH_AW_TOOL_CACHE_MOUNT"} ${GH_AW_DOCKER_HOST_PATH_PREFIX_ARGS} ' +
     (engine === "claude"
       ? "--tty --env-all --exclude-env ANTHROPIC_API_KEY"
