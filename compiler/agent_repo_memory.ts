@@ -4,6 +4,7 @@
  */
 import type { StepPlan } from "./plan_types.ts";
 import { Comment, plain } from "./yaml_writer.ts";
+import { repoMemoryBranch } from "./jobs_activation.ts";
 
 /** One configured memory. */
 export interface RepoMemoryEntry {
@@ -15,7 +16,7 @@ export interface RepoMemoryEntry {
 }
 
 /** Reads `tools.repo-memory` (`true`, an object, or a list of objects with `id`); empty when disabled. */
-export function repoMemoryEntries(raw: unknown): RepoMemoryEntry[] {
+export function repoMemoryEntries(raw: unknown, workflowId: string): RepoMemoryEntry[] {
   if (raw === undefined || raw === false) return [];
   const one = (v: unknown, fallbackId: string): RepoMemoryEntry => {
     const o = v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
@@ -23,8 +24,8 @@ export function repoMemoryEntries(raw: unknown): RepoMemoryEntry[] {
     const wiki = o.wiki === true;
     return {
       id,
-      // The wiki is a separate repository whose only branch is master.
-      branch: typeof o["branch-name"] === "string" ? o["branch-name"] : wiki ? "master" : `memory/${id}`,
+      // Same branch the activation prompt and the push job name (the wiki's only branch is master).
+      branch: repoMemoryBranch(o, workflowId),
       wiki,
       createOrphan: !wiki && o["create-orphan"] !== false,
       targetRepo: typeof o["target-repo"] === "string" ? o["target-repo"] : undefined,

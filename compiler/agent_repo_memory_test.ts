@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { repoMemoryCloneSteps, repoMemoryEntries, repoMemoryUploadSteps } from "./agent_repo_memory.ts";
 
 Deno.test("a wiki memory clones the wiki repository's master branch without creating an orphan", () => {
-  const [e] = repoMemoryEntries({ wiki: true });
+  const [e] = repoMemoryEntries({ wiki: true }, "w");
   assert.deepEqual(e, {
     id: "default",
     branch: "master",
@@ -16,7 +16,7 @@ Deno.test("a wiki memory clones the wiki repository's master branch without crea
 });
 
 Deno.test("each listed memory gets its own folder, clone and upload, named by id", () => {
-  const entries = repoMemoryEntries([{ id: "campaigns", "branch-name": "memory/campaigns" }]);
+  const entries = repoMemoryEntries([{ id: "campaigns", "branch-name": "memory/campaigns" }], "w");
   assert.equal(entries[0].createOrphan, true);
   const names = repoMemoryUploadSteps(entries, "upload@x").map((s) => (s as { name?: string }).name);
   assert.deepEqual(names, [
@@ -27,6 +27,6 @@ Deno.test("each listed memory gets its own folder, clone and upload, named by id
 });
 
 Deno.test("no repo-memory configured means no steps", () => {
-  assert.deepEqual(repoMemoryCloneSteps(repoMemoryEntries(undefined)), []);
-  assert.deepEqual(repoMemoryEntries(false), []);
+  assert.deepEqual(repoMemoryCloneSteps(repoMemoryEntries(undefined, "w")), []);
+  assert.deepEqual(repoMemoryEntries(false, "w"), []);
 });

@@ -265,7 +265,7 @@ export function agentJob(a: AgentInput): JobPlan {
       ...cacheMemorySetupSteps(memories, policy, a.safeOutputs.threatDetection, memoryRefs) as StepPlan[],
     );
   }
-  const repoMemories = repoMemoryEntries(a.merged.tools["repo-memory"]);
+  const repoMemories = repoMemoryEntries(a.merged.tools["repo-memory"], ctx.id);
   steps.push(...repoMemoryCloneSteps(repoMemories) as StepPlan[]);
   steps.push(gitCredentialsStep());
   // Without read access to contents there is no pull-request head to check out.
