@@ -96,6 +96,7 @@ export function awfConfigInput(a: AgentInput): AwfConfigInput {
     maxRuns: num(fm["max-runs"]),
     maxEffectiveTokens: num(fm["max-effective-tokens"]),
     firewall: a.ctx.firewall,
+    models: a.ctx.models,
   };
 }
 

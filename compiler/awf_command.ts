@@ -6,6 +6,13 @@
 import type { Firewall } from "./sandbox.ts";
 import { VERSIONS } from "./jobs_common.ts";
 import { AWF_MODEL_ALIASES } from "./awf_models.ts";
+import {
+  awfReadsProviders,
+  costTableJson,
+  hasCosts,
+  type ModelCatalog,
+  proxyAliases,
+} from "./model_catalog.ts";
 
 /** Inputs of the AWF config file. */
 export interface AwfConfigInput {
@@ -17,6 +24,8 @@ export interface AwfConfigInput {
   targets?: Record<string, { host: string }>;
   /** `sandbox.agent` release and pinned images; the targeted release when absent. */
   firewall?: Firewall;
+  /** The workflow's model aliases and per-model costs. */
+  models?: ModelCatalog;
 }
 
 /**
@@ -54,7 +63,10 @@ export function awfConfigJson(c: AwfConfigInput): string {
     maxEffectiveTokens: c.maxEffectiveTokens ?? 25000000,
   };
   if (c.targets) apiProxy.targets = c.targets;
-  apiProxy.models = AWF_MODEL_ALIASES;
+  apiProxy.models = proxyAliases(AWF_MODEL_ALIASES, c.models);
+  if (hasCosts(c.models) && awfReadsProviders(c.firewall?.version ?? VERSIONS.awf)) {
+    apiProxy.providers = JSON.parse(costTableJson(c.models)).providers;
+  }
   return JSON.stringify({
     $schema: `https://github.com/github/gh-aw-firewall/releases/download/${
       c.firewall?.version ?? VERSIONS.awf

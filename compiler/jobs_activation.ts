@@ -16,6 +16,7 @@ import { Comment, dq, folded, lit, plain, sq, type YValue } from "./yaml_writer.
 const POUTINE = new Comment("poutine:ignore untrusted_checkout_exec");
 import { heredocDelimiter } from "./hash.ts";
 import { breakLongExpression, MAX_EXPRESSION_LINE } from "./expr_break.ts";
+import { costTableJson, hasCosts } from "./model_catalog.ts";
 
 const CTX = "fromJSON(github.event.inputs.aw_context || github.event.client_payload.aw_context || '{}')";
 
@@ -197,6 +198,7 @@ export function activationJob(a: ActivationInput): JobPlan {
     info.GH_AW_INFO_BODY_MODIFIED = dq("false");
   }
   if (a.emoji) info.GH_AW_INFO_FRONTMATTER_EMOJI = dq(a.emoji);
+  if (hasCosts(ctx.models)) info.GH_AW_INFO_MODEL_COSTS = sq(costTableJson(ctx.models));
   info.GH_AW_COMPILED_STRICT = dq(String(a.strict));
   steps.push(
     scriptStep(ctx, "Generate agentic run info", "generate_aw_info", {

@@ -6,6 +6,7 @@
  */
 import { parseSkill, skillInstallSteps, type SkillRef } from "./agent_skills.ts";
 import { pluginInstallSteps, pluginRefs } from "./agent_plugins.ts";
+import { pinnedImagesStep } from "./sandbox.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import {
   agentOutputSteps,
@@ -287,6 +288,8 @@ export function agentJob(a: AgentInput): JobPlan {
     .filter((s): s is SkillRef => typeof s !== "string");
   steps.push(...skillInstallSteps(skills, (AGENT_DIRS[ctx.engineId] ?? GITHUB_AGENT_DIRS).skills));
   steps.push(shStep("Download container images", "download_docker_images", a.containers.join(" ")));
+  const pinned = pinnedImagesStep(ctx.firewall);
+  if (pinned) steps.push({ name: pinned.name, run: lit(pinned.run) });
   steps.push(...agenticWorkflowsInstallSteps(a));
   steps.push(...safeOutputsServerSteps(a));
   steps.push(...mcpGatewaySteps(a));

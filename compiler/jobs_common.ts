@@ -1,6 +1,7 @@
 /** Shared pieces of the generated jobs: the setup prologue, script steps, artifact steps. */
 import type { StepPlan } from "./plan_types.ts";
 import { dq, lit, plain, type YValue } from "./yaml_writer.ts";
+import type { ModelCatalog } from "./model_catalog.ts";
 import type { Firewall } from "./sandbox.ts";
 
 /** AWF (firewall) version and MCP gateway/container versions the lock references. */
@@ -58,6 +59,8 @@ export interface JobCtx {
   otlp?: boolean;
   /** The AWF firewall (`sandbox.agent.version` / `images`); the targeted release when absent. */
   firewall?: Firewall;
+  /** `models:` aliases and per-model costs (main and imports merged). */
+  models?: ModelCatalog;
   /** Whether the workflow can be called (`workflow_call`): setup steps receive the caller's aw_context. */
   workflowCall?: boolean;
 }

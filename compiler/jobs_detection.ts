@@ -4,6 +4,7 @@
  * servers) and the verdict gates the `safe_outputs` job.
  */
 import { AWF_HOST_PREPARATION } from "./awf_command.ts";
+import { type Firewall, firewallImage, pinnedImagesStep } from "./sandbox.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import {
   agentOutputSteps,
@@ -82,14 +83,15 @@ const CLAUDE_TOOLS = [
   "Write(/tmp/*)",
 ];
 
-function detectionRun(engine: "copilot" | "claude"): string {
+function detectionRun(engine: "copilot" | "claude", fw: Firewall | undefined): string {
   const domains = engine === "claude" ? [...ENGINE_DOMAINS.claude] : [...ECOSYSTEMS["threat-detection"]];
   const awf = {
-    $schema:
-      `https://github.com/github/gh-aw-firewall/releases/download/${VERSIONS.awf}/awf-config.schema.json`,
+    $schema: `https://github.com/github/gh-aw-firewall/releases/download/${
+      fw?.version ?? VERSIONS.awf
+    }/awf-config.schema.json`,
     network: { allowDomains: domains.sort() },
     apiProxy: { enabled: true, enableTokenSteering: true, maxRuns: 500, maxEffectiveTokens: 25000000 },
-    container: { imageTag: VERSIONS.awfImageTag },
+    container: { imageTag: fw?.imageTag ?? VERSIONS.awfImageTag },
   };
   const inner =
     `GH_AW_TOOL_CACHE="\${RUNNER_TOOL_CACHE:-/opt/hostedtoolcache}"; export PATH="$(find "$GH_AW_TOOL_CACHE" /opt/hostedtoolcache /home/runner/work/_tool -maxdepth 5 -type d -name bin 2>/dev/null | tr '\\''\\n'\\'' '\\'':'\\'')$PATH"; [ -n "$GOROOT" ] && export PATH="$GOROOT/bin:$PATH" || true && GH_AW_NODE_EXEC="\${GH_AW_NODE_BIN:-}"; if [ -z "$GH_AW_NODE_EXEC" ] || [ ! -x "$GH_AW_NODE_EXEC" ]; then GH_AW_NODE_EXEC="$(command -v node 2>/dev/null || true)"; fi; if [ -z "$GH_AW_NODE_EXEC" ]; then echo "node runtime missing on this runner — check runtimes.node in workflow YAML" >&2; exit 127; fi; "$GH_AW_NODE_EXEC" \${RUNNER_TEMP}/gh-aw/actions/` +
@@ -160,9 +162,10 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
   steps.push(shStep(
     "Download container images",
     "download_docker_images",
-    ["agent", "api-proxy", "squid"].map((r) => `ghcr.io/github/gh-aw-firewall/${r}:${VERSIONS.awfImageTag}`)
-      .join(" "),
+    (["agent", "api-proxy", "squid"] as const).map((r) => firewallImage(ctx.firewall, r)).join(" "),
   ));
+  const pinned = pinnedImagesStep(ctx.firewall);
+  if (pinned) steps.push({ name: pinned.name, run: lit(pinned.run) });
   steps.push({
     name: "Check if detection needed",
     id: "detection_guard",
@@ -201,9 +204,9 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
   });
   if (d.engine === "copilot") {
     steps.push({ name: "Install GitHub Copilot CLI", run: plain(d.install), env: { GH_HOST: "github.com" } });
-    steps.push(shStep("Install AWF binary", "install_awf_binary", VERSIONS.awf));
+    steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
   } else {
-    steps.push(shStep("Install AWF binary", "install_awf_binary", VERSIONS.awf));
+    steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
     steps.push({ name: "Install Claude Code CLI", run: plain(d.install) });
   }
   const git = {
@@ -223,7 +226,7 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
     CLAUDE_TOOLS.forEach((t, i) => (exec[`#${i + 1}`] = new Comment(`- ${t}`)));
   } else exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
   exec["timeout-minutes"] = 20;
-  exec.run = lit(detectionRun(d.engine));
+  exec.run = lit(detectionRun(d.engine, ctx.firewall));
   if (d.engine === "claude") {
     exec.env = {
       ANTHROPIC_API_KEY: plain("${{ secrets.ANTHROPIC_API_KEY }}"),

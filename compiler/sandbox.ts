@@ -50,5 +50,26 @@ export function firewallOf(sandbox: unknown): Firewall {
 
 /** The image of one firewall role: the pinned override, else the release's tagged image. */
 export function firewallImage(fw: Firewall | undefined, role: (typeof FIREWALL_ROLES)[number]): string {
-  return fw?.images[role] ?? `ghcr.io/github/gh-aw-firewall/${role}:${fw?.imageTag ?? VERSIONS.awfImageTag}`;
+  return fw?.images[role] ?? firewallReleaseImage(fw, role);
+}
+
+/** The name AWF runs a role's image under: `ghcr.io/github/gh-aw-firewall/<role>:<release tag>`. */
+export function firewallReleaseImage(
+  fw: Firewall | undefined,
+  role: (typeof FIREWALL_ROLES)[number],
+): string {
+  return `ghcr.io/github/gh-aw-firewall/${role}:${fw?.imageTag ?? VERSIONS.awfImageTag}`;
+}
+
+/**
+ * The step that makes AWF run the pinned images: each digest-pinned image (already pulled, so its content
+ * was verified against the digest) is tagged with the name AWF resolves for its role, and AWF runs with
+ * `--skip-pull`, so the container started is the pinned one. Undefined when nothing is pinned.
+ */
+export function pinnedImagesStep(fw: Firewall | undefined): { name: string; run: string } | undefined {
+  const roles = FIREWALL_ROLES.filter((r) => fw?.images[r]);
+  if (roles.length === 0) return undefined;
+  const lines = ["set -euo pipefail"];
+  for (const role of roles) lines.push(`docker tag ${fw!.images[role]} ${firewallReleaseImage(fw, role)}`);
+  return { name: "Use pinned firewall images", run: lines.join("\n") + "\n" };
 }

@@ -4,6 +4,7 @@
  * did-you-mean suggestion. Values are checked for the shapes the compiler relies on.
  */
 import { z } from "zod";
+import { modelsSchema, providersSchema } from "./model_catalog.ts";
 import { sandboxSchema } from "./sandbox.ts";
 import type { Diagnostic } from "./api.ts";
 import type { ParsedFile } from "./parse.ts";
@@ -313,6 +314,8 @@ export const frontmatterSchema = z.object({
   )
     .optional(),
   footer: z.boolean().optional(),
+  models: modelsSchema.optional(),
+  providers: providersSchema.optional(),
   "safe-outputs": z.record(z.string(), z.unknown()).nullable().optional(),
   tools: z.record(z.string(), z.unknown()).nullable().optional(),
 }).passthrough();
@@ -399,7 +402,12 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
       if (issue.path[0] === "on" && data.on === undefined) continue;
       const p = issue.path.map((x) => (typeof x === "symbol" ? String(x) : x)) as (string | number)[];
       const [line, column] = file.locate(p);
-      const missing = issue.code === "invalid_type" && issue.input === undefined;
+      // zod leaves `input` unset on some issues (catchall values), so look the value up in the document.
+      const value = p.reduce<unknown>(
+        (v, k) => (v && typeof v === "object" ? (v as Record<string | number, unknown>)[k] : undefined),
+        data,
+      );
+      const missing = issue.code === "invalid_type" && value === undefined;
       out.push({
         file: file.path,
         line,
@@ -409,7 +417,7 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
         message: missing
           ? `missing required key "${p.join(".")}"`
           : `invalid value at "${p.join(".")}": ${issue.message}`,
-        hint: missing ? "add an `on:` trigger, for example `on: daily`" : undefined,
+        hint: missing && p[0] === "on" ? "add an `on:` trigger, for example `on: daily`" : undefined,
       });
     }
   }

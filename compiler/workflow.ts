@@ -2,6 +2,7 @@
 import { parseSkill } from "./agent_skills.ts";
 import { pluginRefs, pluginSupportProblem } from "./agent_plugins.ts";
 import { firewallOf } from "./sandbox.ts";
+import { modelCatalogOf } from "./model_catalog.ts";
 import { posix } from "node:path";
 import type { CompiledWorkflow, Diagnostic, FileReader } from "./api.ts";
 import { parseWorkflowFile } from "./parse.ts";
@@ -228,6 +229,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     engineId: engine.info.id,
     engineVersion: engine.info.version,
     firewall: data.sandbox !== undefined ? firewallOf(data.sandbox) : undefined,
+    models: modelCatalogOf(data, imports.map((i) => i.file.data)),
     actionMode: o.actionMode,
     refs,
     failureIssueExpires: o.failureIssueExpires,

@@ -26,7 +26,7 @@ export function parseVersion(tag: string): Version | undefined {
 }
 
 /** Compares two versions numerically; stable sorts after a pre-release of the same numbers. */
-function compareVersions(a: Version, b: Version): number {
+export function compareVersions(a: Version, b: Version): number {
   for (let i = 0; i < 3; i++) {
     if (a.parts[i] !== b.parts[i]) return a.parts[i] - b.parts[i];
   }
