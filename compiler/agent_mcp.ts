@@ -2,7 +2,7 @@
 import type { AgentInput } from "./agent_input.ts";
 import type { StepPlan } from "./plan_types.ts";
 import { scriptBody, VERSIONS } from "./jobs_common.ts";
-import { lit, litBareBlanks, litPadded, plain, sq, type YValue } from "./yaml_writer.ts";
+import { lit, litBareBlanks, litPadded, plain, sq, Styled, type YValue } from "./yaml_writer.ts";
 import { bareBlankLines, gatewayScript, withoutMarkers } from "./mcp_gateway_script.ts";
 import { gatewayEnv } from "./mcp_config.ts";
 import { type GithubTool, githubToolConfig } from "./mcp_github.ts";
@@ -162,6 +162,39 @@ export function difcProxyStartSteps(a: AgentInput): StepPlan[] {
     env: proxyEnv(gh, "DIFC"),
     run: lit('bash "${RUNNER_TEMP}/gh-aw/actions/start_difc_proxy.sh"\n'),
   }];
+}
+
+/** What a workflow step needs to reach GitHub through the DIFC proxy (as gh-aw injects it). */
+const DIFC_STEP_ENV: Record<string, YValue> = {
+  GH_HOST: plain("${{ env.GH_HOST || 'github.com' }}"),
+  GH_REPO: plain("${{ github.repository }}"),
+  GITHUB_API_URL: plain("https://localhost:18443/api/v3"),
+  GITHUB_GRAPHQL_URL: plain("https://localhost:18443/api/graphql"),
+  NODE_EXTRA_CA_CERTS: plain("/tmp/gh-aw/proxy-logs/proxy-tls/ca.crt"),
+};
+
+/**
+ * The workflow's own steps as they run while the DIFC proxy is up: each gets the proxy's endpoints in its `env`
+ * (merged over its own, keys sorted, written last), and its multi-line script is re-written with empty blank
+ * lines, as gh-aw re-marshals such a step. Unchanged when no DIFC proxy runs.
+ */
+export function stepsThroughDifcProxy(a: AgentInput, steps: StepPlan[]): StepPlan[] {
+  if (!difcProxy(a)) return steps;
+  return steps.map((step) => {
+    const out: StepPlan = {};
+    for (const [k, v] of Object.entries(step)) {
+      if (k === "env") continue;
+      out[k] = k === "run" && v instanceof Styled && v.value.includes("\n")
+        ? new Styled(v.value.replace(/^[ \t]+$/gm, ""), "literal", true)
+        : v;
+    }
+    const merged: Record<string, YValue> = {
+      ...(step.env as Record<string, YValue> | undefined),
+      ...DIFC_STEP_ENV,
+    };
+    out.env = Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]]));
+    return out;
+  });
 }
 
 /** "Parse integrity filter lists" (user/label lists of a configured guard policy) and "Stop DIFC Proxy". */

@@ -46,6 +46,7 @@ import {
   mcpGatewayLogSteps,
   mcpGatewaySteps,
   mcpGatewayStopSteps,
+  stepsThroughDifcProxy,
 } from "./agent_mcp.ts";
 import {
   DETECT_ERROR_OUTPUTS,
@@ -246,7 +247,7 @@ export function agentJob(a: AgentInput): JobPlan {
   });
   steps.push(...difcProxyStartSteps(a));
   // User steps run first, then the frontmatter caches and memories are restored.
-  steps.push(...a.customSteps);
+  steps.push(...stepsThroughDifcProxy(a, a.customSteps));
   // gh-aw leaves an empty line after the block of user steps.
   if (a.customSteps.length > 0) steps.push(new BlankLine() as unknown as StepPlan);
   // The workflow's own `cache-memory` setting wins over an imported one (even `true` over an object).
