@@ -4,6 +4,8 @@
  * servers) and the verdict gates the `safe_outputs` job.
  */
 import { AWF_HOST_PREPARATION } from "./awf_command.ts";
+import { heredocDelimiter } from "./hash.ts";
+import { GATEWAY_DOCKER_ENV } from "./mcp_gateway_script.ts";
 import { type Firewall, firewallImage, pinnedImagesStep } from "./sandbox.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import {
@@ -83,8 +85,8 @@ const CLAUDE_TOOLS = [
   "Write(/tmp/*)",
 ];
 
-function detectionRun(engine: "copilot" | "claude", fw: Firewall | undefined): string {
-  const domains = engine === "claude" ? [...ENGINE_DOMAINS.claude] : [...ECOSYSTEMS["threat-detection"]];
+function detectionRun(engine: DetectionEngine, fw: Firewall | undefined): string {
+  const domains = engine === "copilot" ? [...ECOSYSTEMS["threat-detection"]] : [...ENGINE_DOMAINS[engine]];
   const awf = {
     $schema: `https://github.com/github/gh-aw-firewall/releases/download/${
       fw?.version ?? VERSIONS.awf
@@ -95,7 +97,9 @@ function detectionRun(engine: "copilot" | "claude", fw: Firewall | undefined): s
   };
   const inner =
     `GH_AW_TOOL_CACHE="\${RUNNER_TOOL_CACHE:-/opt/hostedtoolcache}"; export PATH="$(find "$GH_AW_TOOL_CACHE" /opt/hostedtoolcache /home/runner/work/_tool -maxdepth 5 -type d -name bin 2>/dev/null | tr '\\''\\n'\\'' '\\'':'\\'')$PATH"; [ -n "$GOROOT" ] && export PATH="$GOROOT/bin:$PATH" || true && GH_AW_NODE_EXEC="\${GH_AW_NODE_BIN:-}"; if [ -z "$GH_AW_NODE_EXEC" ] || [ ! -x "$GH_AW_NODE_EXEC" ]; then GH_AW_NODE_EXEC="$(command -v node 2>/dev/null || true)"; fi; if [ -z "$GH_AW_NODE_EXEC" ]; then echo "node runtime missing on this runner — check runtimes.node in workflow YAML" >&2; exit 127; fi; "$GH_AW_NODE_EXEC" \${RUNNER_TEMP}/gh-aw/actions/` +
-    (engine === "claude"
+    (engine === "codex"
+      ? `codex_harness.cjs codex exec\${GH_AW_MODEL_DETECTION_CODEX:+ --model "$GH_AW_MODEL_DETECTION_CODEX"} -c web_search="disabled" -c fetch="disabled" --dangerously-bypass-approvals-and-sandbox --skip-git-repo-check  --output-schema ${DETECTION_DIR}/detection_schema.json -o ${DETECTION_DIR}/detection_result.json --prompt-file /tmp/gh-aw/aw-prompts/prompt.txt`
+      : engine === "claude"
       ? `claude_harness.cjs claude --print --no-chrome --allowed-tools '\\''${
         CLAUDE_TOOLS.join(",")
       }'\\'' --debug-file /tmp/gh-aw/threat-detection/detection.log --verbose --permission-mode acceptEdits --output-format stream-json --prompt-file /tmp/gh-aw/aw-prompts/prompt.txt\${GH_AW_MODEL_DETECTION_CLAUDE:+ --model "$GH_AW_MODEL_DETECTION_CLAUDE"}`
@@ -103,7 +107,9 @@ function detectionRun(engine: "copilot" | "claude", fw: Firewall | undefined): s
   return [
     "set -o pipefail",
     `printf '%s' "$(date +%s%3N)" > /tmp/gh-aw/agent_cli_start_ms.txt`,
-    "touch /tmp/gh-aw/agent-step-summary.md",
+    engine === "codex"
+      ? `mkdir -p "$CODEX_HOME/logs" && touch /tmp/gh-aw/agent-step-summary.md && mkdir -p ${DETECTION_DIR} && printf '%s' '${DETECTION_SCHEMA}' > ${DETECTION_DIR}/detection_schema.json`
+      : "touch /tmp/gh-aw/agent-step-summary.md",
     ...(engine === "copilot"
       ? [
         "GH_AW_NODE_BIN=$(command -v node 2>/dev/null || true)",
@@ -117,9 +123,132 @@ function detectionRun(engine: "copilot" | "claude", fw: Firewall | undefined): s
     'sudo -E awf --config "${RUNNER_TEMP}/gh-aw/awf-config.json" --container-workdir "${GITHUB_WORKSPACE}" --mount "${RUNNER_TEMP}/gh-aw:${RUNNER_TEMP}/gh-aw:ro" --mount "${RUNNER_TEMP}/gh-aw:/host${RUNNER_TEMP}/gh-aw:ro" ${GH_AW_TOOL_CACHE_MOUNT:+--mount "$GH_AW_TOOL_CACHE_MOUNT"} ${GH_AW_DOCKER_HOST_PATH_PREFIX_ARGS} ' +
     (engine === "claude"
       ? "--tty --env-all --exclude-env ANTHROPIC_API_KEY"
+      : engine === "codex"
+      ? "--env-all --exclude-env CODEX_API_KEY --exclude-env OPENAI_API_KEY"
       : "--env-all --exclude-env COPILOT_GITHUB_TOKEN") +
     " --log-level info --proxy-logs-dir /tmp/gh-aw/sandbox/firewall/logs --audit-dir /tmp/gh-aw/sandbox/firewall/audit --enable-host-access --allow-host-ports 80,443,8080 --skip-pull \\",
     `  -- /bin/bash -c '${inner}' 2>&1 | tee -a /tmp/gh-aw/threat-detection/detection.log`,
+  ].join("\n") + "\n";
+}
+
+/** Engines whose own CLI re-reads the agent's output in the threat-detection job. */
+export type DetectionEngine = "copilot" | "claude" | "codex";
+
+/** Engines with a detection job of their own (others fall back to copilot's). */
+export const DETECTION_ENGINES: readonly string[] = ["copilot", "claude", "codex"];
+
+const DETECTION_DIR = "/tmp/gh-aw/threat-detection";
+
+/** The verdict codex must answer in (`--output-schema`). */
+const DETECTION_SCHEMA = JSON.stringify({
+  type: "object",
+  properties: {
+    prompt_injection: { type: "boolean" },
+    secret_leak: { type: "boolean" },
+    malicious_patch: { type: "boolean" },
+    reasons: { type: "array", items: { type: "string" } },
+  },
+  required: ["prompt_injection", "secret_leak", "malicious_patch", "reasons"],
+  additionalProperties: false,
+});
+
+const CODEX_HOME = "/tmp/gh-aw/mcp-config";
+
+/** The shell policy codex runs detection with (its key and nothing else from the environment). */
+const CODEX_SHELL_POLICY = [
+  "[shell_environment_policy]",
+  'inherit = "core"',
+  'include_only = ["^CODEX_API_KEY$", "^HOME$", "^OPENAI_API_KEY$", "^PATH$"]',
+];
+
+/**
+ * "Start MCP Gateway" of codex detection: a gateway with no servers (codex reads its config through it) and
+ * the TOML that points codex at the firewall's API proxy. gh-aw draws these heredoc delimiters at random;
+ * ours are derived from the frontmatter hash so the lock stays byte-stable (docs/compiler-differences.md).
+ */
+function codexDetectionGateway(frontmatterHash: string): string {
+  const seed = `${frontmatterHash}:detection`;
+  const toml = heredocDelimiter("MCP_CONFIG", `${seed}:toml`);
+  const json = heredocDelimiter("MCP_CONFIG", `${seed}:json`);
+  const policy = heredocDelimiter("CODEX_SHELL_POLICY", seed);
+  const env = [...GATEWAY_DOCKER_ENV, "CODEX_HOME"].map((e) => ` -e ${e}`).join("");
+  const q = (v: string) => `'"\${${v}}"'`;
+  const docker = "docker run -i --rm --network host --add-host host.docker.internal:127.0.0.1" +
+    ` --user ${q("MCP_GATEWAY_UID")}:${q("MCP_GATEWAY_GID")} --group-add ${q("DOCKER_SOCK_GID")}` +
+    ` -v ${q("DOCKER_SOCK_PATH")}:/var/run/docker.sock${env}` +
+    " -v /tmp/gh-aw/mcp-payloads:/tmp/gh-aw/mcp-payloads:rw -v /opt:/opt:ro -v /tmp:/tmp:rw" +
+    ` -v ${q("GITHUB_WORKSPACE")}:${q("GITHUB_WORKSPACE")}:rw ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`;
+  return [
+    "set -eo pipefail",
+    'mkdir -p "${RUNNER_TEMP}/gh-aw/mcp-config"',
+    "",
+    "# Export gateway environment variables for MCP config and gateway script",
+    'export MCP_GATEWAY_PORT="8080"',
+    'export MCP_GATEWAY_DOMAIN="host.docker.internal"',
+    'export MCP_GATEWAY_HOST_DOMAIN="localhost"',
+    "MCP_GATEWAY_API_KEY=$(openssl rand -base64 45 | tr -d '/+=')",
+    'echo "::add-mask::${MCP_GATEWAY_API_KEY}"',
+    "export MCP_GATEWAY_API_KEY",
+    'export MCP_GATEWAY_PAYLOAD_DIR="/tmp/gh-aw/mcp-payloads"',
+    'mkdir -p "${MCP_GATEWAY_PAYLOAD_DIR}"',
+    'export MCP_GATEWAY_PAYLOAD_SIZE_THRESHOLD="524288"',
+    'export DEBUG="*"',
+    "",
+    'export GH_AW_ENGINE="codex"',
+    "MCP_GATEWAY_UID=$(id -u 2>/dev/null || echo '0')",
+    "MCP_GATEWAY_GID=$(id -g 2>/dev/null || echo '0')",
+    'case "${DOCKER_HOST:-}" in',
+    '  unix://* ) DOCKER_SOCK_PATH="${DOCKER_HOST#unix://}" ;;',
+    '  /* ) DOCKER_SOCK_PATH="$DOCKER_HOST" ;;',
+    "  * ) DOCKER_SOCK_PATH=/var/run/docker.sock ;;",
+    "esac",
+    "DOCKER_SOCK_GID=$(stat -c '%g' \"$DOCKER_SOCK_PATH\" 2>/dev/null || echo '0')",
+    `export MCP_GATEWAY_DOCKER_COMMAND='${docker}'`,
+    "",
+    `cat > "\${RUNNER_TEMP}/gh-aw/mcp-config/config.toml" << ${toml}`,
+    "[history]",
+    'persistence = "none"',
+    "",
+    ...CODEX_SHELL_POLICY,
+    toml,
+    "",
+    "# Generate JSON config for MCP gateway",
+    "GH_AW_NODE=$(which node 2>/dev/null || command -v node 2>/dev/null || echo node)",
+    `cat << ${json} | "$GH_AW_NODE" "\${RUNNER_TEMP}/gh-aw/actions/start_mcp_gateway.cjs"`,
+    "{",
+    '  "mcpServers": {',
+    "  },",
+    '  "gateway": {',
+    '    "port": $MCP_GATEWAY_PORT,',
+    '    "domain": "${MCP_GATEWAY_DOMAIN}",',
+    '    "apiKey": "${MCP_GATEWAY_API_KEY}",',
+    '    "payloadDir": "${MCP_GATEWAY_PAYLOAD_DIR}"',
+    "  }",
+    "}",
+    json,
+    "",
+    "# Sync converter output to writable CODEX_HOME for Codex",
+    "mkdir -p /tmp/gh-aw/mcp-config",
+    `cat > "/tmp/gh-aw/mcp-config/config.toml" << ${policy}`,
+    'model_provider = "openai-proxy"',
+    "[model_providers.openai-proxy]",
+    'name = "OpenAI AWF proxy"',
+    'base_url = "http://172.30.0.30:10000"',
+    'env_key = "OPENAI_API_KEY"',
+    "supports_websockets = false",
+    ...CODEX_SHELL_POLICY,
+    policy,
+    "awk '",
+    "  BEGIN { skip_openai_proxy = 0 }",
+    "  /^[[:space:]]*model_provider[[:space:]]*=/ { next }",
+    "  /^\\[model_providers\\.openai-proxy\\][[:space:]]*$/ { skip_openai_proxy = 1; next }",
+    "  /^\\[/ { skip_openai_proxy = 0 }",
+    "  !skip_openai_proxy { print }",
+    `' "\${RUNNER_TEMP}/gh-aw/mcp-config/config.toml" >> "/tmp/gh-aw/mcp-config/config.toml"`,
+    'chmod 600 "/tmp/gh-aw/mcp-config/config.toml"',
+    'mkdir -p "${CODEX_HOME}"',
+    'if [ "/tmp/gh-aw/mcp-config/config.toml" != "${CODEX_HOME}/config.toml" ]; then cp "/tmp/gh-aw/mcp-config/config.toml" "${CODEX_HOME}/config.toml"; fi',
+    'chmod 600 "${CODEX_HOME}/config.toml"',
   ].join("\n") + "\n";
 }
 
@@ -130,7 +259,9 @@ export interface CopilotDetectionInput {
   setupNodeRef: string;
   model?: string;
   install: string;
-  engine: "copilot" | "claude";
+  engine: DetectionEngine;
+  /** Seeds codex's heredoc delimiters. */
+  frontmatterHash: string;
 }
 
 /** Builds the copilot threat-detection job. */
@@ -159,13 +290,19 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
     name: "Clean stale firewall files from agent artifact",
     run: lit("rm -rf /tmp/gh-aw/sandbox/firewall/logs\nrm -rf /tmp/gh-aw/sandbox/firewall/audit\n"),
   });
-  steps.push(shStep(
-    "Download container images",
-    "download_docker_images",
-    (["agent", "api-proxy", "squid"] as const).map((r) => firewallImage(ctx.firewall, r)).join(" "),
-  ));
-  const pinned = pinnedImagesStep(ctx.firewall);
-  if (pinned) steps.push({ name: pinned.name, run: lit(pinned.run) });
+  // Codex pulls its images (with the MCP gateway's) after installing the firewall; the others first.
+  const imageSteps = (extra: string[]): StepPlan[] => {
+    const images = [
+      ...(["agent", "api-proxy", "squid"] as const).map((r) => firewallImage(ctx.firewall, r)),
+      ...extra,
+    ];
+    const pinned = pinnedImagesStep(ctx.firewall);
+    return [
+      shStep("Download container images", "download_docker_images", images.join(" ")),
+      ...(pinned ? [{ name: pinned.name, run: lit(pinned.run) }] : []),
+    ];
+  };
+  if (d.engine !== "codex") steps.push(...imageSteps([]));
   steps.push({
     name: "Check if detection needed",
     id: "detection_guard",
@@ -205,6 +342,16 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
   if (d.engine === "copilot") {
     steps.push({ name: "Install GitHub Copilot CLI", run: plain(d.install), env: { GH_HOST: "github.com" } });
     steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
+  } else if (d.engine === "codex") {
+    steps.push({ name: "Install Codex CLI", run: plain(d.install) });
+    steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
+    steps.push(...imageSteps([`ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`]));
+    steps.push({
+      name: "Start MCP Gateway",
+      id: "start-mcp-gateway",
+      env: { CODEX_HOME: CODEX_HOME },
+      run: lit(codexDetectionGateway(d.frontmatterHash)),
+    });
   } else {
     steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
     steps.push({ name: "Install Claude Code CLI", run: plain(d.install) });
@@ -216,7 +363,13 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
     GIT_COMMITTER_NAME: plain("github-actions[bot]"),
   };
   const exec: StepPlan = {
-    name: d.engine === "claude" ? "Execute Claude Code CLI" : "Execute GitHub Copilot CLI",
+    name: {
+      claude: "Execute Claude Code CLI",
+      codex: "Execute Codex CLI",
+      copilot: "Execute GitHub Copilot CLI",
+    }[
+      d.engine
+    ],
     if: GUARD,
     "continue-on-error": true,
     id: "detection_agentic_execution",
@@ -224,10 +377,31 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
   if (d.engine === "claude") {
     exec["#0"] = new Comment("Allowed tools (sorted):");
     CLAUDE_TOOLS.forEach((t, i) => (exec[`#${i + 1}`] = new Comment(`- ${t}`)));
-  } else exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
-  exec["timeout-minutes"] = 20;
+  } else if (d.engine === "copilot") exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
+  if (d.engine !== "codex") exec["timeout-minutes"] = 20;
   exec.run = lit(detectionRun(d.engine, ctx.firewall));
-  if (d.engine === "claude") {
+  if (d.engine === "codex") {
+    const key = plain("${{ secrets.CODEX_API_KEY || secrets.OPENAI_API_KEY }}");
+    exec.env = {
+      CODEX_API_KEY: key,
+      CODEX_HOME: CODEX_HOME,
+      GH_AW_MCP_CONFIG: plain("${{ runner.temp }}/gh-aw/mcp-config/config.toml"),
+      GH_AW_MODEL_DETECTION_CODEX: plain(
+        d.model ?? "${{ vars.GH_AW_MODEL_DETECTION_CODEX || vars.GH_AW_DEFAULT_MODEL_CODEX || 'gpt-5.4' }}",
+      ),
+      GH_AW_PHASE: "detection",
+      GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+      GH_AW_VERSION: "dev",
+      GITHUB_AW: plain("true"),
+      GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
+      ...git,
+      OPENAI_API_KEY: key,
+      RUNNER_TEMP: plain("${{ runner.temp }}"),
+      RUST_LOG: plain(
+        "${{ runner.debug == 1 && 'trace,hyper_util=info,mio=info,reqwest=info,os_info=info,codex_otel=warn,codex_core=debug,ocodex_exec=debug' || 'warn' }}",
+      ),
+    };
+  } else if (d.engine === "claude") {
     exec.env = {
       ANTHROPIC_API_KEY: plain("${{ secrets.ANTHROPIC_API_KEY }}"),
       BASH_DEFAULT_TIMEOUT_MS: plain("60000"),

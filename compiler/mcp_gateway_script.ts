@@ -18,7 +18,7 @@ import {
 } from "./mcp_config.ts";
 
 /** Variables every gateway container receives (before the workflow-specific ones). */
-const BASE_DOCKER_ENV = [
+export const GATEWAY_DOCKER_ENV: readonly string[] = [
   "MCP_GATEWAY_PORT",
   "MCP_GATEWAY_DOMAIN",
   "MCP_GATEWAY_API_KEY",
@@ -65,7 +65,7 @@ const BASE_DOCKER_ENV = [
 
 /** The `-e` flags of the gateway container. */
 function dockerEnv(a: AgentInput): string[] {
-  const out = [...BASE_DOCKER_ENV];
+  const out = [...GATEWAY_DOCKER_ENV];
   const gh = githubServer(a);
   if (gh?.mode === "remote" && copilotStyle(a)) out.push("GITHUB_PERSONAL_ACCESS_TOKEN");
   if (mcpScripts(a)) out.push("GH_AW_MCP_SCRIPTS_PORT", "GH_AW_MCP_SCRIPTS_API_KEY");

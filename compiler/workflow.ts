@@ -25,7 +25,7 @@ import { mcpContainerImages } from "./mcp_github.ts";
 import { agentJob, detectionJob } from "./jobs_agent.ts";
 import { detectRuntimes, runtimeSetupSteps } from "./agent_runtimes.ts";
 import { userStepValue } from "./user_steps.ts";
-import { copilotDetectionJob } from "./jobs_detection.ts";
+import { copilotDetectionJob, DETECTION_ENGINES, type DetectionEngine } from "./jobs_detection.ts";
 import { pushExperimentsStateJob, pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs_memory.ts";
 import { uploadAssetsJob } from "./jobs_assets.ts";
 import {
@@ -589,16 +589,20 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
   });
   if (safeOutputs.threatDetection) {
-    jobs.detection = engine.info.id === "copilot" || engine.info.id === "claude"
+    jobs.detection = DETECTION_ENGINES.includes(engine.info.id)
       ? copilotDetectionJob({
-        engine: engine.info.id,
+        engine: engine.info.id as DetectionEngine,
+        frontmatterHash,
         ctx,
         description: typeof data.description === "string" && data.description.trim() !== ""
           ? data.description.trimEnd()
           : "No description provided",
         setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
         model: engine.model,
-        install: engine.info.install,
+        // Codex installs without lifecycle scripts in detection, as in the agent job.
+        install: engine.info.id === "codex"
+          ? engine.info.agentInstall?.run ?? engine.info.install
+          : engine.info.install,
       })
       : detectionJob(ctx, engine.info.install, engine.info.displayName, engine.secrets);
   }

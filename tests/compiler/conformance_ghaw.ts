@@ -49,8 +49,27 @@ function normaliseHandlerConfig(y: Record<string, unknown>): void {
  * Removes the intentionally different handler-config keys from every JSON object of a safe-output type in the
  * lock text (the handler config env and the agent's config.json), so byte comparison applies the list too.
  */
+/** Heredoc names whose delimiters gh-aw draws at random in the detection job (docs/compiler-differences.md). */
+const randomDetectionDelimiters = (/```detection-random-delimiters\n([\s\S]*?)```/.exec(docs)?.[1] ?? "")
+  .split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+
+/** Replaces those delimiters inside the `detection:` job with a placeholder, on both sides alike. */
+function normaliseDetectionDelimiters(text: string): string {
+  if (randomDetectionDelimiters.length === 0) return text;
+  const start = text.indexOf("\n  detection:\n");
+  if (start < 0) return text;
+  const next = /\n {2}[a-z_][a-z0-9_-]*:\n/.exec(text.slice(start + 1));
+  const end = next ? start + 1 + next.index : text.length;
+  const names = randomDetectionDelimiters.join("|");
+  const section = text.slice(start, end).replace(
+    new RegExp(`GH_AW_(${names})_[0-9a-f]{16}_EOF`, "g"),
+    "GH_AW_$1_RANDOM_EOF",
+  );
+  return text.slice(0, start) + section + text.slice(end);
+}
+
 function normaliseText(text: string): string {
-  let out = text;
+  let out = normaliseDetectionDelimiters(text);
   for (const k of handlerIgnores) {
     const [type, key] = k.split(".");
     const obj = new RegExp(`"${type}":\\{[^{}]*\\}`, "g");

@@ -1,0 +1,58 @@
+/** Threat detection re-reads the agent's output with the workflow's own engine: codex runs codex, with its key only. */
+import { parse } from "yaml";
+import { assert, assertEquals, assertIncludes } from "../../compiler/test_assert.ts";
+import { compileOne } from "./helpers.ts";
+
+type Step = { name?: string; id?: string; run?: string; env?: Record<string, string>; if?: string };
+
+const CODEX =
+  "---\non: workflow_dispatch\nengine:\n  id: codex\n  model: gpt-5.4\nsafe-outputs:\n  create-issue: {}\n---\nFile one issue.\n";
+
+Deno.test("codex workflows detect threats with codex behind the firewall, through an empty MCP gateway", async () => {
+  const { lock } = await compileOne(CODEX);
+  const steps = parse(lock).jobs.detection.steps as Step[];
+  const names = steps.map((s) => s.name);
+  const order = [
+    "Setup Node.js",
+    "Install Codex CLI",
+    "Install AWF binary",
+    "Download container images",
+    "Start MCP Gateway",
+    "Execute Codex CLI",
+    "Upload threat detection log",
+    "Parse and conclude threat detection",
+  ];
+  assertEquals(names.filter((n) => order.includes(n!)), order);
+  assert(!names.some((n) => n?.includes("Copilot")), "no Copilot CLI, so no Copilot token is needed");
+  const install = steps.find((s) => s.name === "Install Codex CLI")!;
+  assertEquals(install.run, "npm install --ignore-scripts -g @openai/codex@0.135.0");
+  assertIncludes(
+    steps.find((s) => s.name === "Download container images")!.run!,
+    "ghcr.io/github/gh-aw-mcpg:",
+  );
+  const gateway = steps.find((s) => s.name === "Start MCP Gateway")!;
+  assertIncludes(gateway.run!, '"mcpServers": {\n  },');
+  assertIncludes(gateway.run!, 'base_url = "http://172.30.0.30:10000"');
+  const exec = steps.find((s) => s.name === "Execute Codex CLI")!;
+  assertEquals(exec.id, "detection_agentic_execution");
+  assertEquals(exec.if, "always() && steps.detection_guard.outputs.run_detection == 'true'");
+  assertIncludes(exec.run!, "codex_harness.cjs codex exec");
+  assertIncludes(exec.run!, "--output-schema /tmp/gh-aw/threat-detection/detection_schema.json");
+  assertIncludes(
+    exec.run!,
+    '"allowDomains":["172.30.0.1","api.openai.com","chatgpt.com","host.docker.internal","openai.com"]',
+  );
+  assertIncludes(exec.run!, "--exclude-env CODEX_API_KEY --exclude-env OPENAI_API_KEY");
+  assertEquals(exec.env!.OPENAI_API_KEY, "${{ secrets.CODEX_API_KEY || secrets.OPENAI_API_KEY }}");
+  assertEquals(exec.env!.GH_AW_MODEL_DETECTION_CODEX, "gpt-5.4");
+  assert(!("COPILOT_GITHUB_TOKEN" in exec.env!));
+});
+
+Deno.test("codex detection's heredoc delimiters are stable across compiles and distinct per heredoc", async () => {
+  const a = (await compileOne(CODEX)).lock;
+  const b = (await compileOne(CODEX)).lock;
+  assertEquals(a, b);
+  const gateway = (parse(a).jobs.detection.steps as Step[]).find((s) => s.name === "Start MCP Gateway")!.run!;
+  const delimiters = new Set(gateway.match(/GH_AW_[A-Z_]+_[0-9a-f]{16}_EOF/g));
+  assertEquals(delimiters.size, 3);
+});
