@@ -92,10 +92,16 @@ function detectionRun(engine: DetectionEngine, fw: Firewall | undefined): string
       fw?.version ?? VERSIONS.awf
     }/awf-config.schema.json`,
     network: { allowDomains: domains.sort() },
-    apiProxy: { enabled: true, enableTokenSteering: true, maxRuns: 500, maxEffectiveTokens: 25000000 },
+    apiProxy: {
+      enabled: true,
+      enableTokenSteering: true,
+      maxRuns: 500,
+      maxEffectiveTokens: 25000000,
+      ...(engine === "gemini" ? { targets: { gemini: { host: "generativelanguage.googleapis.com" } } } : {}),
+    },
     container: { imageTag: fw?.imageTag ?? VERSIONS.awfImageTag },
   };
-  const inner =
+  const harnessed =
     `GH_AW_TOOL_CACHE="\${RUNNER_TOOL_CACHE:-/opt/hostedtoolcache}"; export PATH="$(find "$GH_AW_TOOL_CACHE" /opt/hostedtoolcache /home/runner/work/_tool -maxdepth 5 -type d -name bin 2>/dev/null | tr '\\''\\n'\\'' '\\'':'\\'')$PATH"; [ -n "$GOROOT" ] && export PATH="$GOROOT/bin:$PATH" || true && GH_AW_NODE_EXEC="\${GH_AW_NODE_BIN:-}"; if [ -z "$GH_AW_NODE_EXEC" ] || [ ! -x "$GH_AW_NODE_EXEC" ]; then GH_AW_NODE_EXEC="$(command -v node 2>/dev/null || true)"; fi; if [ -z "$GH_AW_NODE_EXEC" ]; then echo "node runtime missing on this runner — check runtimes.node in workflow YAML" >&2; exit 127; fi; "$GH_AW_NODE_EXEC" \${RUNNER_TEMP}/gh-aw/actions/` +
     (engine === "codex"
       ? `codex_harness.cjs codex exec\${GH_AW_MODEL_DETECTION_CODEX:+ --model "$GH_AW_MODEL_DETECTION_CODEX"} -c web_search="disabled" -c fetch="disabled" --dangerously-bypass-approvals-and-sandbox --skip-git-repo-check  --output-schema ${DETECTION_DIR}/detection_schema.json -o ${DETECTION_DIR}/detection_result.json --prompt-file /tmp/gh-aw/aw-prompts/prompt.txt`
@@ -104,6 +110,11 @@ function detectionRun(engine: DetectionEngine, fw: Firewall | undefined): string
         CLAUDE_TOOLS.join(",")
       }'\\'' --debug-file /tmp/gh-aw/threat-detection/detection.log --verbose --permission-mode acceptEdits --output-format stream-json --prompt-file /tmp/gh-aw/aw-prompts/prompt.txt\${GH_AW_MODEL_DETECTION_CLAUDE:+ --model "$GH_AW_MODEL_DETECTION_CLAUDE"}`
       : `copilot_harness.cjs /usr/local/bin/copilot --add-dir /tmp/gh-aw/ --log-level all --log-dir /tmp/gh-aw/sandbox/agent/logs/ --disable-builtin-mcps --no-ask-user --allow-all-tools --add-dir "\${GITHUB_WORKSPACE}" --prompt-file /tmp/gh-aw/aw-prompts/prompt.txt`);
+  // Gemini's CLI runs directly on the tool-cache PATH, without a node harness.
+  const inner = engine === "gemini"
+    ? harnessed.slice(0, harnessed.indexOf(" && GH_AW_NODE_EXEC=")) +
+      ' && gemini --yolo --skip-trust --output-format stream-json --prompt "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"'
+    : harnessed;
   return [
     "set -o pipefail",
     `printf '%s' "$(date +%s%3N)" > /tmp/gh-aw/agent_cli_start_ms.txt`,
@@ -125,6 +136,8 @@ function detectionRun(engine: DetectionEngine, fw: Firewall | undefined): string
       ? "--tty --env-all --exclude-env ANTHROPIC_API_KEY"
       : engine === "codex"
       ? "--env-all --exclude-env CODEX_API_KEY --exclude-env OPENAI_API_KEY"
+      : engine === "gemini"
+      ? "--env-all --exclude-env GEMINI_API_KEY"
       : "--env-all --exclude-env COPILOT_GITHUB_TOKEN") +
     " --log-level info --proxy-logs-dir /tmp/gh-aw/sandbox/firewall/logs --audit-dir /tmp/gh-aw/sandbox/firewall/audit --enable-host-access --allow-host-ports 80,443,8080 --skip-pull \\",
     `  -- /bin/bash -c '${inner}' 2>&1 | tee -a /tmp/gh-aw/threat-detection/detection.log`,
@@ -132,10 +145,10 @@ function detectionRun(engine: DetectionEngine, fw: Firewall | undefined): string
 }
 
 /** Engines whose own CLI re-reads the agent's output in the threat-detection job. */
-export type DetectionEngine = "copilot" | "claude" | "codex";
+export type DetectionEngine = "copilot" | "claude" | "codex" | "gemini";
 
 /** Engines with a detection job of their own (others fall back to copilot's). */
-export const DETECTION_ENGINES: readonly string[] = ["copilot", "claude", "codex"];
+export const DETECTION_ENGINES: readonly string[] = ["copilot", "claude", "codex", "gemini"];
 
 const DETECTION_DIR = "/tmp/gh-aw/threat-detection";
 
@@ -153,6 +166,27 @@ const DETECTION_SCHEMA = JSON.stringify({
 });
 
 const CODEX_HOME = "/tmp/gh-aw/mcp-config";
+
+/** Gemini's settings for detection: read /tmp, and only reading and shell tools. */
+const GEMINI_DETECTION_CONFIG = JSON.stringify({
+  context: { includeDirectories: ["/tmp/"] },
+  tools: {
+    core: ["glob", "grep_search", "list_directory", "read_file", "read_many_files", "run_shell_command"],
+  },
+});
+
+/** Merges {@link GEMINI_DETECTION_CONFIG} over the workspace's `.gemini/settings.json`. */
+const GEMINI_CONFIG_SCRIPT = [
+  'mkdir -p "$GITHUB_WORKSPACE/.gemini"',
+  'SETTINGS="$GITHUB_WORKSPACE/.gemini/settings.json"',
+  'BASE_CONFIG="$GH_AW_GEMINI_BASE_CONFIG"',
+  'if [ -f "$SETTINGS" ]; then',
+  `  MERGED=$(jq -n --argjson base "$BASE_CONFIG" --argjson existing "$(cat "$SETTINGS")" '$existing * $base')`,
+  '  echo "$MERGED" > "$SETTINGS"',
+  "else",
+  '  echo "$BASE_CONFIG" > "$SETTINGS"',
+  "fi",
+].join("\n") + "\n";
 
 /** The shell policy codex runs detection with (its key and nothing else from the environment). */
 const CODEX_SHELL_POLICY = [
@@ -352,6 +386,16 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       env: { CODEX_HOME: CODEX_HOME },
       run: lit(codexDetectionGateway(d.frontmatterHash)),
     });
+  } else if (d.engine === "gemini") {
+    steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
+    steps.push({ name: "Install Gemini CLI", run: plain(d.install) });
+    steps.push({
+      name: "Write Gemini Config",
+      if: GUARD,
+      "continue-on-error": true,
+      run: lit(GEMINI_CONFIG_SCRIPT),
+      env: { GH_AW_GEMINI_BASE_CONFIG: sq(GEMINI_DETECTION_CONFIG) },
+    });
   } else {
     steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
     steps.push({ name: "Install Claude Code CLI", run: plain(d.install) });
@@ -367,6 +411,7 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       claude: "Execute Claude Code CLI",
       codex: "Execute Codex CLI",
       copilot: "Execute GitHub Copilot CLI",
+      gemini: "Execute Gemini CLI",
     }[
       d.engine
     ],
@@ -378,9 +423,24 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
     exec["#0"] = new Comment("Allowed tools (sorted):");
     CLAUDE_TOOLS.forEach((t, i) => (exec[`#${i + 1}`] = new Comment(`- ${t}`)));
   } else if (d.engine === "copilot") exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
-  if (d.engine !== "codex") exec["timeout-minutes"] = 20;
+  if (d.engine === "copilot" || d.engine === "claude") exec["timeout-minutes"] = 20;
   exec.run = lit(detectionRun(d.engine, ctx.firewall));
-  if (d.engine === "codex") {
+  if (d.engine === "gemini") {
+    exec.env = {
+      DEBUG: "gemini-cli:*",
+      GEMINI_API_BASE_URL: plain("http://host.docker.internal:10003"),
+      GEMINI_API_KEY: plain("${{ secrets.GEMINI_API_KEY }}"),
+      GEMINI_CLI_TRUST_WORKSPACE: plain("true"),
+      GH_AW_PHASE: "detection",
+      GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+      GH_AW_VERSION: "dev",
+      GITHUB_AW: plain("true"),
+      GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
+      GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
+      ...git,
+      RUNNER_TEMP: plain("${{ runner.temp }}"),
+    };
+  } else if (d.engine === "codex") {
     const key = plain("${{ secrets.CODEX_API_KEY || secrets.OPENAI_API_KEY }}");
     exec.env = {
       CODEX_API_KEY: key,

@@ -599,8 +599,8 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
           : "No description provided",
         setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
         model: engine.model,
-        // Codex installs without lifecycle scripts in detection, as in the agent job.
-        install: engine.info.id === "codex"
+        // Codex and Gemini install without lifecycle scripts in detection, as in the agent job.
+        install: engine.info.id === "codex" || engine.info.id === "gemini"
           ? engine.info.agentInstall?.run ?? engine.info.install
           : engine.info.install,
       })

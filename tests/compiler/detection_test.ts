@@ -56,3 +56,24 @@ Deno.test("codex detection's heredoc delimiters are stable across compiles and d
   const delimiters = new Set(gateway.match(/GH_AW_[A-Z_]+_[0-9a-f]{16}_EOF/g));
   assertEquals(delimiters.size, 3);
 });
+
+Deno.test("gemini workflows detect threats with gemini: read-only tool settings, the proxy's gemini target, its own key", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nengine: gemini\nsafe-outputs:\n  create-issue: {}\n---\nFile one issue.\n",
+  );
+  const steps = parse(lock).jobs.detection.steps as Step[];
+  const names = steps.map((s) => s.name);
+  const order = ["Install AWF binary", "Install Gemini CLI", "Write Gemini Config", "Execute Gemini CLI"];
+  assertEquals(names.filter((n) => order.includes(n!)), order);
+  const config = steps.find((s) => s.name === "Write Gemini Config")!;
+  assertEquals(JSON.parse(config.env!.GH_AW_GEMINI_BASE_CONFIG).tools.core.includes("write_file"), false);
+  const exec = steps.find((s) => s.name === "Execute Gemini CLI")!;
+  assertIncludes(exec.run!, '"targets":{"gemini":{"host":"generativelanguage.googleapis.com"}}');
+  assertIncludes(exec.run!, "--exclude-env GEMINI_API_KEY");
+  assertIncludes(
+    exec.run!,
+    'gemini --yolo --skip-trust --output-format stream-json --prompt "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"',
+  );
+  assertEquals(exec.env!.GEMINI_API_KEY, "${{ secrets.GEMINI_API_KEY }}");
+  assert(!names.some((n) => n?.includes("Copilot")));
+});
