@@ -23,7 +23,7 @@ import {
 const GEMINI_TARGET = { gemini: { host: "generativelanguage.googleapis.com" } };
 
 /** Provider prefix of `provider/model` → env that routes the CLI through the API proxy. */
-const PROVIDER_ENV: Record<string, Record<string, string>> = {
+export const PROVIDER_ENV: Record<string, Record<string, string>> = {
   anthropic: {
     ANTHROPIC_API_KEY: "${{ secrets.ANTHROPIC_API_KEY }}",
     ANTHROPIC_BASE_URL: "http://host.docker.internal:10000",

@@ -9,17 +9,14 @@ import { pluginInstallSteps, pluginRefs } from "./agent_plugins.ts";
 import { pinnedImagesStep } from "./sandbox.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import {
-  agentOutputSteps,
   gitCredentialsStep,
-  type JobCtx,
   otlpMaskSteps,
   scriptStep,
   setupSteps,
   shStep,
   TRACE_OUTPUTS,
-  VERSIONS,
 } from "./jobs_common.ts";
-import { BlankLine, dq, folded, lit, plain, Styled, type YValue } from "./yaml_writer.ts";
+import { BlankLine, dq, lit, plain, Styled, type YValue } from "./yaml_writer.ts";
 import type { AgentInput } from "./agent_input.ts";
 import {
   cacheMemoryEntries,
@@ -419,63 +416,4 @@ function secretsReferenced(value: unknown, found = new Set<string>()): Set<strin
     for (const v of Object.values(value)) secretsReferenced(v, found);
   }
   return found;
-}
-
-/** Builds the threat-detection job. */
-export function detectionJob(
-  ctx: JobCtx,
-  install: string,
-  engineDisplay: string,
-  secrets: string[],
-): JobPlan {
-  const steps: StepPlan[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx)];
-  steps.push(scriptStep(ctx, "Prepare threat detection files", "setup_threat_detection", {
-    id: "detection_guard",
-    env: { WORKFLOW_NAME: dq(ctx.name), HAS_PATCH: plain("${{ needs.agent.outputs.has_patch }}") },
-  }));
-  steps.push({ name: `Install ${engineDisplay}`, run: plain(install) });
-  steps.push(shStep("Install AWF binary", "install_awf_binary", VERSIONS.awf));
-  const env: Record<string, YValue> = {};
-  for (const s of secrets) env[s] = plain(`\${{ secrets.${s} }}`);
-  steps.push({
-    name: `Execute ${engineDisplay}`,
-    if: plain("always() && steps.detection_guard.outputs.run_detection == 'true'"),
-    "continue-on-error": true,
-    id: "detection_agentic_execution",
-    "timeout-minutes": 20,
-    run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/run_threat_detection.sh"'),
-    env,
-  });
-  steps.push(
-    scriptStep(ctx, "Parse threat detection results", "parse_threat_detection_results", {
-      id: "detection_conclusion",
-      if: plain("always()"),
-    }),
-  );
-  steps.push({
-    name: "Upload threat detection log",
-    if: plain("always()"),
-    "continue-on-error": true,
-    uses: plain(ctx.refs.upload),
-    with: {
-      name: "detection",
-      path: "/tmp/gh-aw/threat-detection/detection.log",
-      "if-no-files-found": "ignore",
-    },
-  });
-  return {
-    needs: ["activation", "agent"],
-    if: folded(
-      "always() && needs.agent.result != 'skipped' && (needs.agent.outputs.output_types != '' || needs.agent.outputs.has_patch == 'true')\n",
-    ),
-    "runs-on": "ubuntu-latest",
-    permissions: { contents: "read" },
-    outputs: {
-      detection_conclusion: plain("${{ steps.detection_conclusion.outputs.conclusion }}"),
-      detection_reason: plain("${{ steps.detection_conclusion.outputs.reason }}"),
-      detection_success: plain("${{ steps.detection_conclusion.outputs.success }}"),
-      ...TRACE_OUTPUTS,
-    },
-    steps,
-  };
 }

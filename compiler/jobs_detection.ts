@@ -17,8 +17,9 @@ import {
   TRACE_OUTPUTS,
   VERSIONS,
 } from "./jobs_common.ts";
-import { Comment, dq, folded, lit, plain, sq } from "./yaml_writer.ts";
-import { ECOSYSTEMS, ENGINE_DOMAINS } from "./network_data.ts";
+import { Comment, dq, folded, lit, plain, sq, type YValue } from "./yaml_writer.ts";
+import { ECOSYSTEMS, ENGINE_DOMAINS, PROVIDER_DOMAINS } from "./network_data.ts";
+import { PROVIDER_ENV } from "./agent_engine_other.ts";
 
 const GUARD = plain("always() && steps.detection_guard.outputs.run_detection == 'true'");
 
@@ -85,8 +86,12 @@ const CLAUDE_TOOLS = [
   "Write(/tmp/*)",
 ];
 
-function detectionRun(engine: DetectionEngine, fw: Firewall | undefined): string {
-  const domains = engine === "copilot" ? [...ECOSYSTEMS["threat-detection"]] : [...ENGINE_DOMAINS[engine]];
+function detectionRun(engine: DetectionEngine, fw: Firewall | undefined, provider: string): string {
+  const domains = engine === "copilot" ? [...ECOSYSTEMS["threat-detection"]] : engine === "crush"
+    // Crush reaches its provider's API, and its own and npm's registries for its catalogue.
+    ? [...new Set([...ENGINE_DOMAINS.crush, PROVIDER_DOMAINS[provider], "charm.land", "registry.npmjs.org"])]
+      .filter(Boolean)
+    : [...ENGINE_DOMAINS[engine]];
   const awf = {
     $schema: `https://github.com/github/gh-aw-firewall/releases/download/${
       fw?.version ?? VERSIONS.awf
@@ -111,16 +116,21 @@ function detectionRun(engine: DetectionEngine, fw: Firewall | undefined): string
       }'\\'' --debug-file /tmp/gh-aw/threat-detection/detection.log --verbose --permission-mode acceptEdits --output-format stream-json --prompt-file /tmp/gh-aw/aw-prompts/prompt.txt\${GH_AW_MODEL_DETECTION_CLAUDE:+ --model "$GH_AW_MODEL_DETECTION_CLAUDE"}`
       : `copilot_harness.cjs /usr/local/bin/copilot --add-dir /tmp/gh-aw/ --log-level all --log-dir /tmp/gh-aw/sandbox/agent/logs/ --disable-builtin-mcps --no-ask-user --allow-all-tools --add-dir "\${GITHUB_WORKSPACE}" --prompt-file /tmp/gh-aw/aw-prompts/prompt.txt`);
   // Gemini's CLI runs directly on the tool-cache PATH, without a node harness.
+  const toolPath = harnessed.slice(0, harnessed.indexOf(" && GH_AW_NODE_EXEC="));
   const inner = engine === "gemini"
-    ? harnessed.slice(0, harnessed.indexOf(" && GH_AW_NODE_EXEC=")) +
+    ? toolPath +
       ' && gemini --yolo --skip-trust --output-format stream-json --prompt "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"'
+    : engine === "crush"
+    ? toolPath + ' && crush run --verbose "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"'
     : harnessed;
   return [
     "set -o pipefail",
     `printf '%s' "$(date +%s%3N)" > /tmp/gh-aw/agent_cli_start_ms.txt`,
-    engine === "codex"
-      ? `mkdir -p "$CODEX_HOME/logs" && touch /tmp/gh-aw/agent-step-summary.md && mkdir -p ${DETECTION_DIR} && printf '%s' '${DETECTION_SCHEMA}' > ${DETECTION_DIR}/detection_schema.json`
-      : "touch /tmp/gh-aw/agent-step-summary.md",
+    ...(engine === "crush" ? [] : [
+      engine === "codex"
+        ? `mkdir -p "$CODEX_HOME/logs" && touch /tmp/gh-aw/agent-step-summary.md && mkdir -p ${DETECTION_DIR} && printf '%s' '${DETECTION_SCHEMA}' > ${DETECTION_DIR}/detection_schema.json`
+        : "touch /tmp/gh-aw/agent-step-summary.md",
+    ]),
     ...(engine === "copilot"
       ? [
         "GH_AW_NODE_BIN=$(command -v node 2>/dev/null || true)",
@@ -138,6 +148,8 @@ function detectionRun(engine: DetectionEngine, fw: Firewall | undefined): string
       ? "--env-all --exclude-env CODEX_API_KEY --exclude-env OPENAI_API_KEY"
       : engine === "gemini"
       ? "--env-all --exclude-env GEMINI_API_KEY"
+      : engine === "crush"
+      ? "--env-all"
       : "--env-all --exclude-env COPILOT_GITHUB_TOKEN") +
     " --log-level info --proxy-logs-dir /tmp/gh-aw/sandbox/firewall/logs --audit-dir /tmp/gh-aw/sandbox/firewall/audit --enable-host-access --allow-host-ports 80,443,8080 --skip-pull \\",
     `  -- /bin/bash -c '${inner}' 2>&1 | tee -a /tmp/gh-aw/threat-detection/detection.log`,
@@ -145,10 +157,10 @@ function detectionRun(engine: DetectionEngine, fw: Firewall | undefined): string
 }
 
 /** Engines whose own CLI re-reads the agent's output in the threat-detection job. */
-export type DetectionEngine = "copilot" | "claude" | "codex" | "gemini";
+export type DetectionEngine = "copilot" | "claude" | "codex" | "gemini" | "crush";
 
 /** Engines with a detection job of their own (others fall back to copilot's). */
-export const DETECTION_ENGINES: readonly string[] = ["copilot", "claude", "codex", "gemini"];
+export const DETECTION_ENGINES: readonly string[] = ["copilot", "claude", "codex", "gemini", "crush"];
 
 const DETECTION_DIR = "/tmp/gh-aw/threat-detection";
 
@@ -174,6 +186,39 @@ const GEMINI_DETECTION_CONFIG = JSON.stringify({
     core: ["glob", "grep_search", "list_directory", "read_file", "read_many_files", "run_shell_command"],
   },
 });
+
+/** Crush's project config for detection: every tool allowed inside the sandbox (merged over an existing one). */
+const CRUSH_CONFIG_SCRIPT = [
+  "umask 077",
+  'mkdir -p "$GITHUB_WORKSPACE"',
+  'CONFIG="$GITHUB_WORKSPACE/.crush.json"',
+  `BASE_CONFIG='${
+    JSON.stringify({
+      agent: {
+        build: {
+          permission: {
+            bash: "allow",
+            edit: "allow",
+            read: "allow",
+            glob: "allow",
+            grep: "allow",
+            write: "allow",
+            webfetch: "allow",
+            websearch: "allow",
+            external_directory: "allow",
+          },
+        },
+      },
+    })
+  }'`,
+  'if [ -f "$CONFIG" ]; then',
+  `  MERGED=$(jq -n --argjson base "$BASE_CONFIG" --argjson existing "$(cat "$CONFIG")" '$existing * $base')`,
+  '  echo "$MERGED" > "$CONFIG"',
+  "else",
+  '  echo "$BASE_CONFIG" > "$CONFIG"',
+  "fi",
+  'chmod 600 "$CONFIG"',
+].join("\n") + "\n";
 
 /** Merges {@link GEMINI_DETECTION_CONFIG} over the workspace's `.gemini/settings.json`. */
 const GEMINI_CONFIG_SCRIPT = [
@@ -301,6 +346,11 @@ export interface CopilotDetectionInput {
 /** Builds the copilot threat-detection job. */
 export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
   const { ctx } = d;
+  // Crush picks its credentials from the `provider/` prefix of its model (copilot without one).
+  const crushModel = d.model ?? "${{ vars.GH_AW_MODEL_DETECTION_CRUSH || '' }}";
+  const crushProvider = d.engine === "crush" && crushModel.includes("/")
+    ? crushModel.split("/")[0]
+    : "copilot";
   const steps: (StepPlan | Comment)[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx)];
   if (ctx.experiments) {
     steps.push({
@@ -386,6 +436,20 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       env: { CODEX_HOME: CODEX_HOME },
       run: lit(codexDetectionGateway(d.frontmatterHash)),
     });
+  } else if (d.engine === "crush") {
+    steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
+    steps.push({
+      name: "Install Crush CLI",
+      run: plain(d.install),
+      env: { NPM_CONFIG_MIN_RELEASE_AGE: sq("3") },
+    });
+    steps.push({ name: "Verify Crush CLI installation", run: plain("crush --version") });
+    steps.push({
+      name: "Write Crush Config",
+      if: GUARD,
+      "continue-on-error": true,
+      run: dq(CRUSH_CONFIG_SCRIPT),
+    });
   } else if (d.engine === "gemini") {
     steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
     steps.push({ name: "Install Gemini CLI", run: plain(d.install) });
@@ -412,6 +476,7 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       codex: "Execute Codex CLI",
       copilot: "Execute GitHub Copilot CLI",
       gemini: "Execute Gemini CLI",
+      crush: "Execute Crush CLI",
     }[
       d.engine
     ],
@@ -424,8 +489,18 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
     CLAUDE_TOOLS.forEach((t, i) => (exec[`#${i + 1}`] = new Comment(`- ${t}`)));
   } else if (d.engine === "copilot") exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
   if (d.engine === "copilot" || d.engine === "claude") exec["timeout-minutes"] = 20;
-  exec.run = lit(detectionRun(d.engine, ctx.firewall));
-  if (d.engine === "gemini") {
+  exec.run = lit(detectionRun(d.engine, ctx.firewall, crushProvider));
+  if (d.engine === "crush") {
+    const env: Record<string, YValue> = {
+      CRUSH_MODEL: plain(crushModel),
+      GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+      GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
+      NO_PROXY: "localhost,127.0.0.1",
+      RUNNER_TEMP: plain("${{ runner.temp }}"),
+    };
+    for (const [k, v] of Object.entries(PROVIDER_ENV[crushProvider] ?? {})) env[k] = plain(v);
+    exec.env = Object.fromEntries(Object.keys(env).sort().map((k) => [k, env[k]]));
+  } else if (d.engine === "gemini") {
     exec.env = {
       DEBUG: "gemini-cli:*",
       GEMINI_API_BASE_URL: plain("http://host.docker.internal:10003"),

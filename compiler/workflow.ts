@@ -10,7 +10,7 @@ import { validateFrontmatter } from "./schema.ts";
 import { headerImportOrder, resolveImports } from "./imports.ts";
 import { computeBodyHash, computeFrontmatterHash } from "./hash.ts";
 import { agentConcurrency, concurrencyFor, processTriggers } from "./triggers.ts";
-import { resolveEngine } from "./engines.ts";
+import { ENGINES, resolveEngine } from "./engines.ts";
 import { planSafeOutputs } from "./safe_outputs.ts";
 import { computeAllowedDomains, expandEcosystems } from "./network.ts";
 import { type JobCtx, type Refs } from "./jobs_common.ts";
@@ -22,7 +22,7 @@ import {
   preActivationJob,
 } from "./jobs_activation.ts";
 import { mcpContainerImages } from "./mcp_github.ts";
-import { agentJob, detectionJob } from "./jobs_agent.ts";
+import { agentJob } from "./jobs_agent.ts";
 import { detectRuntimes, runtimeSetupSteps } from "./agent_runtimes.ts";
 import { userStepValue } from "./user_steps.ts";
 import { copilotDetectionJob, DETECTION_ENGINES, type DetectionEngine } from "./jobs_detection.ts";
@@ -589,22 +589,24 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
   });
   if (safeOutputs.threatDetection) {
-    jobs.detection = DETECTION_ENGINES.includes(engine.info.id)
-      ? copilotDetectionJob({
-        engine: engine.info.id as DetectionEngine,
-        frontmatterHash,
-        ctx,
-        description: typeof data.description === "string" && data.description.trim() !== ""
-          ? data.description.trimEnd()
-          : "No description provided",
-        setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
-        model: engine.model,
-        // Codex and Gemini install without lifecycle scripts in detection, as in the agent job.
-        install: engine.info.id === "codex" || engine.info.id === "gemini"
-          ? engine.info.agentInstall?.run ?? engine.info.install
-          : engine.info.install,
-      })
-      : detectionJob(ctx, engine.info.install, engine.info.displayName, engine.secrets);
+    // Engines without a detection run of their own in gh-aw v0.76's form (opencode, pi, antigravity) are
+    // reviewed by the Copilot CLI, which needs COPILOT_GITHUB_TOKEN (docs/compiler-differences.md, known gaps).
+    const own = DETECTION_ENGINES.includes(engine.info.id);
+    const detector = own ? engine.info : ENGINES.copilot;
+    jobs.detection = copilotDetectionJob({
+      engine: detector.id as DetectionEngine,
+      frontmatterHash,
+      ctx,
+      description: typeof data.description === "string" && data.description.trim() !== ""
+        ? data.description.trimEnd()
+        : "No description provided",
+      setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
+      model: own ? engine.model : undefined,
+      // Codex and Gemini install without lifecycle scripts in detection, as in the agent job.
+      install: detector.id === "codex" || detector.id === "gemini"
+        ? detector.agentInstall?.run ?? detector.install
+        : detector.install,
+    });
   }
   jobs.safe_outputs = safeOutputsJob(
     ctx,

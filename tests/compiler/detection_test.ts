@@ -77,3 +77,38 @@ Deno.test("gemini workflows detect threats with gemini: read-only tool settings,
   assertEquals(exec.env!.GEMINI_API_KEY, "${{ secrets.GEMINI_API_KEY }}");
   assert(!names.some((n) => n?.includes("Copilot")));
 });
+
+Deno.test("crush workflows detect threats with crush, credentials chosen by the model's provider prefix", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nengine:\n  id: crush\n  model: anthropic/claude-sonnet-4-20250514\nsafe-outputs:\n  create-issue: {}\n---\nFile one issue.\n",
+  );
+  const steps = parse(lock).jobs.detection.steps as Step[];
+  const names = steps.map((s) => s.name);
+  const order = [
+    "Install AWF binary",
+    "Install Crush CLI",
+    "Verify Crush CLI installation",
+    "Write Crush Config",
+    "Execute Crush CLI",
+  ];
+  assertEquals(names.filter((n) => order.includes(n!)), order);
+  const exec = steps.find((s) => s.name === "Execute Crush CLI")!;
+  assertIncludes(exec.run!, 'crush run --verbose "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"');
+  assertIncludes(exec.run!, '"allowDomains":["api.anthropic.com","charm.land","github.com"');
+  assertEquals(exec.env!.ANTHROPIC_API_KEY, "${{ secrets.ANTHROPIC_API_KEY }}");
+  assertEquals(exec.env!.CRUSH_MODEL, "anthropic/claude-sonnet-4-20250514");
+  assert(!("COPILOT_GITHUB_TOKEN" in exec.env!), "an anthropic model needs no Copilot token");
+});
+
+Deno.test("engines without a detection run of their own are reviewed by the Copilot CLI, never by a missing script", async () => {
+  for (const engine of ["pi", "opencode", "antigravity"]) {
+    const { lock } = await compileOne(
+      `---\non: workflow_dispatch\nengine: ${engine}\nsafe-outputs:\n  create-issue: {}\n---\nFile one issue.\n`,
+    );
+    assert(!lock.includes("run_threat_detection.sh"), engine);
+    const steps = parse(lock).jobs.detection.steps as Step[];
+    const exec = steps.find((s) => s.id === "detection_agentic_execution")!;
+    assertEquals(exec.name, "Execute GitHub Copilot CLI", engine);
+    assertEquals(exec.env!.COPILOT_GITHUB_TOKEN, "${{ secrets.COPILOT_GITHUB_TOKEN }}");
+  }
+});
