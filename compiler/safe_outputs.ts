@@ -401,8 +401,10 @@ export function planSafeOutputs(
   const sortedPerms: Record<string, string> = {};
   for (const k of Object.keys(permissions).sort()) sortedPerms[k] = permissions[k];
   const td = effective["threat-detection"];
-  const threatDetection = configured && td !== false &&
-    !(td && typeof td === "object" && (td as Record<string, unknown>).enabled === false);
+  // `engine: false` turns the AI review off; with no custom `steps` of its own nothing is left to run.
+  const tdObj = td && typeof td === "object" ? td as Record<string, unknown> : undefined;
+  const threatDetection = configured && td !== false && tdObj?.enabled !== false &&
+    !(tdObj?.engine === false && !(Array.isArray(tdObj.steps) && tdObj.steps.length > 0));
   const refs = effective["allowed-github-references"];
   const domains = effective["allowed-domains"];
   return {

@@ -112,3 +112,13 @@ Deno.test("engines without a detection run of their own are reviewed by the Copi
     assertEquals(exec.env!.COPILOT_GITHUB_TOKEN, "${{ secrets.COPILOT_GITHUB_TOKEN }}");
   }
 });
+
+Deno.test("threat-detection with engine: false and no steps of its own has no detection job to run", async () => {
+  const off = parse(
+    (await compileOne(
+      "---\non: workflow_dispatch\nsafe-outputs:\n  create-issue: {}\n  threat-detection:\n    engine: false\n---\nHi\n",
+    )).lock,
+  ).jobs;
+  assert(!("detection" in off));
+  assert(!JSON.stringify(off.safe_outputs.needs).includes("detection"));
+});
