@@ -5,7 +5,13 @@
  */
 import { AWF_HOST_PREPARATION } from "./awf_command.ts";
 import { heredocDelimiter } from "./hash.ts";
-import { GATEWAY_DOCKER_ENV } from "./mcp_gateway_script.ts";
+import { codexConfigMergeLines } from "./mcp_codex.ts";
+import {
+  GATEWAY_DOCKER_ENV,
+  gatewayDockerCommand,
+  gatewayDockerLines,
+  gatewayExportLines,
+} from "./mcp_gateway_script.ts";
 import { type Firewall, firewallImage, pinnedImagesStep } from "./sandbox.ts";
 import type { JobPlan, StepPlan } from "./plan_types.ts";
 import {
@@ -179,6 +185,13 @@ const DETECTION_SCHEMA = JSON.stringify({
 
 const CODEX_HOME = "/tmp/gh-aw/mcp-config";
 
+/** What every detection run is told about its phase and prompt. */
+const PHASE_ENV = {
+  GH_AW_PHASE: "detection",
+  GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+  GH_AW_VERSION: "dev",
+} as const;
+
 /** Gemini's settings for detection: read /tmp, and only reading and shell tools. */
 const GEMINI_DETECTION_CONFIG = JSON.stringify({
   context: { includeDirectories: ["/tmp/"] },
@@ -250,40 +263,9 @@ function codexDetectionGateway(frontmatterHash: string): string {
   const toml = heredocDelimiter("MCP_CONFIG", `${seed}:toml`);
   const json = heredocDelimiter("MCP_CONFIG", `${seed}:json`);
   const policy = heredocDelimiter("CODEX_SHELL_POLICY", seed);
-  const env = [...GATEWAY_DOCKER_ENV, "CODEX_HOME"].map((e) => ` -e ${e}`).join("");
-  const q = (v: string) => `'"\${${v}}"'`;
-  const docker = "docker run -i --rm --network host --add-host host.docker.internal:127.0.0.1" +
-    ` --user ${q("MCP_GATEWAY_UID")}:${q("MCP_GATEWAY_GID")} --group-add ${q("DOCKER_SOCK_GID")}` +
-    ` -v ${q("DOCKER_SOCK_PATH")}:/var/run/docker.sock${env}` +
-    " -v /tmp/gh-aw/mcp-payloads:/tmp/gh-aw/mcp-payloads:rw -v /opt:/opt:ro -v /tmp:/tmp:rw" +
-    ` -v ${q("GITHUB_WORKSPACE")}:${q("GITHUB_WORKSPACE")}:rw ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`;
   return [
-    "set -eo pipefail",
-    'mkdir -p "${RUNNER_TEMP}/gh-aw/mcp-config"',
-    "",
-    "# Export gateway environment variables for MCP config and gateway script",
-    'export MCP_GATEWAY_PORT="8080"',
-    'export MCP_GATEWAY_DOMAIN="host.docker.internal"',
-    'export MCP_GATEWAY_HOST_DOMAIN="localhost"',
-    "MCP_GATEWAY_API_KEY=$(openssl rand -base64 45 | tr -d '/+=')",
-    'echo "::add-mask::${MCP_GATEWAY_API_KEY}"',
-    "export MCP_GATEWAY_API_KEY",
-    'export MCP_GATEWAY_PAYLOAD_DIR="/tmp/gh-aw/mcp-payloads"',
-    'mkdir -p "${MCP_GATEWAY_PAYLOAD_DIR}"',
-    'export MCP_GATEWAY_PAYLOAD_SIZE_THRESHOLD="524288"',
-    'export DEBUG="*"',
-    "",
-    'export GH_AW_ENGINE="codex"',
-    "MCP_GATEWAY_UID=$(id -u 2>/dev/null || echo '0')",
-    "MCP_GATEWAY_GID=$(id -g 2>/dev/null || echo '0')",
-    'case "${DOCKER_HOST:-}" in',
-    '  unix://* ) DOCKER_SOCK_PATH="${DOCKER_HOST#unix://}" ;;',
-    '  /* ) DOCKER_SOCK_PATH="$DOCKER_HOST" ;;',
-    "  * ) DOCKER_SOCK_PATH=/var/run/docker.sock ;;",
-    "esac",
-    "DOCKER_SOCK_GID=$(stat -c '%g' \"$DOCKER_SOCK_PATH\" 2>/dev/null || echo '0')",
-    `export MCP_GATEWAY_DOCKER_COMMAND='${docker}'`,
-    "",
+    ...gatewayExportLines("codex"),
+    ...gatewayDockerLines(gatewayDockerCommand([...GATEWAY_DOCKER_ENV, "CODEX_HOME"])),
     `cat > "\${RUNNER_TEMP}/gh-aw/mcp-config/config.toml" << ${toml}`,
     "[history]",
     'persistence = "none"',
@@ -317,17 +299,7 @@ function codexDetectionGateway(frontmatterHash: string): string {
     "supports_websockets = false",
     ...CODEX_SHELL_POLICY,
     policy,
-    "awk '",
-    "  BEGIN { skip_openai_proxy = 0 }",
-    "  /^[[:space:]]*model_provider[[:space:]]*=/ { next }",
-    "  /^\\[model_providers\\.openai-proxy\\][[:space:]]*$/ { skip_openai_proxy = 1; next }",
-    "  /^\\[/ { skip_openai_proxy = 0 }",
-    "  !skip_openai_proxy { print }",
-    `' "\${RUNNER_TEMP}/gh-aw/mcp-config/config.toml" >> "/tmp/gh-aw/mcp-config/config.toml"`,
-    'chmod 600 "/tmp/gh-aw/mcp-config/config.toml"',
-    'mkdir -p "${CODEX_HOME}"',
-    'if [ "/tmp/gh-aw/mcp-config/config.toml" != "${CODEX_HOME}/config.toml" ]; then cp "/tmp/gh-aw/mcp-config/config.toml" "${CODEX_HOME}/config.toml"; fi',
-    'chmod 600 "${CODEX_HOME}/config.toml"',
+    ...codexConfigMergeLines("/tmp/gh-aw/mcp-config/config.toml"),
   ].join("\n") + "\n";
 }
 
@@ -506,9 +478,7 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       GEMINI_API_BASE_URL: plain("http://host.docker.internal:10003"),
       GEMINI_API_KEY: plain("${{ secrets.GEMINI_API_KEY }}"),
       GEMINI_CLI_TRUST_WORKSPACE: plain("true"),
-      GH_AW_PHASE: "detection",
-      GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
-      GH_AW_VERSION: "dev",
+      ...PHASE_ENV,
       GITHUB_AW: plain("true"),
       GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
       GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
@@ -524,9 +494,7 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       GH_AW_MODEL_DETECTION_CODEX: plain(
         d.model ?? "${{ vars.GH_AW_MODEL_DETECTION_CODEX || vars.GH_AW_DEFAULT_MODEL_CODEX || 'gpt-5.4' }}",
       ),
-      GH_AW_PHASE: "detection",
-      GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
-      GH_AW_VERSION: "dev",
+      ...PHASE_ENV,
       GITHUB_AW: plain("true"),
       GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
       ...git,
@@ -548,9 +516,7 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       GH_AW_MODEL_DETECTION_CLAUDE: plain(
         d.model ?? "${{ vars.GH_AW_MODEL_DETECTION_CLAUDE || vars.GH_AW_DEFAULT_MODEL_CLAUDE || '' }}",
       ),
-      GH_AW_PHASE: "detection",
-      GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
-      GH_AW_VERSION: "dev",
+      ...PHASE_ENV,
       GITHUB_AW: plain("true"),
       GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
       GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
@@ -570,9 +536,7 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
         ctx.copilotRequests ? "${{ github.token }}" : "${{ secrets.COPILOT_GITHUB_TOKEN }}",
       ),
       COPILOT_MODEL: plain(model),
-      GH_AW_PHASE: "detection",
-      GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
-      GH_AW_VERSION: "dev",
+      ...PHASE_ENV,
       GITHUB_API_URL: plain("${{ github.api_url }}"),
       GITHUB_AW: plain("true"),
       GITHUB_COPILOT_INTEGRATION_ID: "agentic-workflows",

@@ -195,6 +195,16 @@ export function codexTail(a: AgentInput, s: CodexServers): string[] {
     'inherit = "core"',
     includeOnly(s),
     delim,
+    ...codexConfigMergeLines(target),
+  ];
+}
+
+/**
+ * Appends the converter's config (without its own provider) to the proxy-provider config at `target`, then
+ * copies it into `CODEX_HOME` with owner-only permissions.
+ */
+export function codexConfigMergeLines(target: string): string[] {
+  return [
     "awk '",
     "  BEGIN { skip_openai_proxy = 0 }",
     "  /^[[:space:]]*model_provider[[:space:]]*=/ { next }",

@@ -78,20 +78,20 @@ function dockerEnv(a: AgentInput): string[] {
   return out;
 }
 
-function dockerCommand(a: AgentInput): string {
+/** The `docker run` command of the gateway container, passing `envNames` through. */
+export function gatewayDockerCommand(envNames: readonly string[]): string {
   const q = (v: string) => `'"\${${v}}"'`;
   return "docker run -i --rm --network host --add-host host.docker.internal:127.0.0.1" +
     ` --user ${q("MCP_GATEWAY_UID")}:${q("MCP_GATEWAY_GID")} --group-add ${q("DOCKER_SOCK_GID")}` +
     ` -v ${q("DOCKER_SOCK_PATH")}:/var/run/docker.sock` +
-    dockerEnv(a).map((e) => ` -e ${e}`).join("") +
+    envNames.map((e) => ` -e ${e}`).join("") +
     " -v /tmp/gh-aw/mcp-payloads:/tmp/gh-aw/mcp-payloads:rw -v /opt:/opt:ro -v /tmp:/tmp:rw" +
     ` -v ${q("GITHUB_WORKSPACE")}:${q("GITHUB_WORKSPACE")}:rw ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`;
 }
 
-/** The full `run:` text of "Start MCP Gateway". */
-export function gatewayScript(a: AgentInput): string {
-  const delim = heredocDelimiter("MCP_CONFIG", a.frontmatterHash);
-  const lines = [
+/** The opening of every "Start MCP Gateway" script: gateway settings, up to the engine export. */
+export function gatewayExportLines(engineId: string): string[] {
+  return [
     "set -eo pipefail",
     'mkdir -p "${RUNNER_TEMP}/gh-aw/mcp-config"',
     "",
@@ -107,8 +107,30 @@ export function gatewayScript(a: AgentInput): string {
     'export MCP_GATEWAY_PAYLOAD_SIZE_THRESHOLD="524288"',
     'export DEBUG="*"',
     "",
-    `export GH_AW_ENGINE="${a.ctx.engineId}"`,
+    `export GH_AW_ENGINE="${engineId}"`,
   ];
+}
+
+/** The container user, Docker socket and `MCP_GATEWAY_DOCKER_COMMAND` lines (then an empty line). */
+export function gatewayDockerLines(dockerCommand: string): string[] {
+  return [
+    "MCP_GATEWAY_UID=$(id -u 2>/dev/null || echo '0')",
+    "MCP_GATEWAY_GID=$(id -g 2>/dev/null || echo '0')",
+    'case "${DOCKER_HOST:-}" in',
+    '  unix://* ) DOCKER_SOCK_PATH="${DOCKER_HOST#unix://}" ;;',
+    '  /* ) DOCKER_SOCK_PATH="$DOCKER_HOST" ;;',
+    "  * ) DOCKER_SOCK_PATH=/var/run/docker.sock ;;",
+    "esac",
+    "DOCKER_SOCK_GID=$(stat -c '%g' \"$DOCKER_SOCK_PATH\" 2>/dev/null || echo '0')",
+    `export MCP_GATEWAY_DOCKER_COMMAND='${dockerCommand}'`,
+    "",
+  ];
+}
+
+/** The full `run:` text of "Start MCP Gateway". */
+export function gatewayScript(a: AgentInput): string {
+  const delim = heredocDelimiter("MCP_CONFIG", a.frontmatterHash);
+  const lines = gatewayExportLines(a.ctx.engineId);
   const cli = cliServerNames(a);
   if (cli.length > 0) {
     const list = JSON.stringify(cli);
@@ -120,18 +142,7 @@ export function gatewayScript(a: AgentInput): string {
   if (githubServer(a)?.mode === "remote" && copilotStyle(a)) {
     lines.push('export GITHUB_PERSONAL_ACCESS_TOKEN="$GITHUB_MCP_SERVER_TOKEN"');
   }
-  lines.push(
-    "MCP_GATEWAY_UID=$(id -u 2>/dev/null || echo '0')",
-    "MCP_GATEWAY_GID=$(id -g 2>/dev/null || echo '0')",
-    'case "${DOCKER_HOST:-}" in',
-    '  unix://* ) DOCKER_SOCK_PATH="${DOCKER_HOST#unix://}" ;;',
-    '  /* ) DOCKER_SOCK_PATH="$DOCKER_HOST" ;;',
-    "  * ) DOCKER_SOCK_PATH=/var/run/docker.sock ;;",
-    "esac",
-    "DOCKER_SOCK_GID=$(stat -c '%g' \"$DOCKER_SOCK_PATH\" 2>/dev/null || echo '0')",
-    `export MCP_GATEWAY_DOCKER_COMMAND='${dockerCommand(a)}'`,
-    "",
-  );
+  lines.push(...gatewayDockerLines(gatewayDockerCommand(dockerEnv(a))));
   // Pi reads no gateway config of its own: the script ends after the docker command.
   if (a.ctx.engineId === "pi") return lines.join("\n") + "\n";
   const codex = a.ctx.engineId === "codex" ? codexServers(a) : undefined;
