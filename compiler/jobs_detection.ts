@@ -93,10 +93,17 @@ const CLAUDE_TOOLS = [
 ];
 
 function detectionRun(engine: DetectionEngine, fw: Firewall | undefined, provider: string): string {
-  const domains = engine === "copilot" ? [...ECOSYSTEMS["threat-detection"]] : engine === "crush"
-    // Crush reaches its provider's API, and its own and npm's registries for its catalogue.
-    ? [...new Set([...ENGINE_DOMAINS.crush, PROVIDER_DOMAINS[provider], "charm.land", "registry.npmjs.org"])]
-      .filter(Boolean)
+  // Crush and OpenCode reach their provider's API and npm's registry (Crush also its catalogue at charm.land).
+  const providerCli = engine === "crush" || engine === "opencode";
+  const domains = engine === "copilot" ? [...ECOSYSTEMS["threat-detection"]] : providerCli
+    ? [
+      ...new Set([
+        ...ENGINE_DOMAINS[engine],
+        PROVIDER_DOMAINS[provider],
+        ...(engine === "crush" ? ["charm.land"] : []),
+        "registry.npmjs.org",
+      ]),
+    ].filter(Boolean)
     : [...ENGINE_DOMAINS[engine]];
   const awf = {
     $schema: `https://github.com/github/gh-aw-firewall/releases/download/${
@@ -128,11 +135,13 @@ function detectionRun(engine: DetectionEngine, fw: Firewall | undefined, provide
       ' && gemini --yolo --skip-trust --output-format stream-json --prompt "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"'
     : engine === "crush"
     ? toolPath + ' && crush run --verbose "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"'
+    : engine === "opencode"
+    ? toolPath + ' && opencode run --print-logs --log-level DEBUG "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"'
     : harnessed;
   return [
     "set -o pipefail",
     `printf '%s' "$(date +%s%3N)" > /tmp/gh-aw/agent_cli_start_ms.txt`,
-    ...(engine === "crush" ? [] : [
+    ...(providerCli ? [] : [
       engine === "codex"
         ? `mkdir -p "$CODEX_HOME/logs" && touch /tmp/gh-aw/agent-step-summary.md && mkdir -p ${DETECTION_DIR} && printf '%s' '${DETECTION_SCHEMA}' > ${DETECTION_DIR}/detection_schema.json`
         : "touch /tmp/gh-aw/agent-step-summary.md",
@@ -154,7 +163,7 @@ function detectionRun(engine: DetectionEngine, fw: Firewall | undefined, provide
       ? "--env-all --exclude-env CODEX_API_KEY --exclude-env OPENAI_API_KEY"
       : engine === "gemini"
       ? "--env-all --exclude-env GEMINI_API_KEY"
-      : engine === "crush"
+      : providerCli
       ? "--env-all"
       : "--env-all --exclude-env COPILOT_GITHUB_TOKEN") +
     " --log-level info --proxy-logs-dir /tmp/gh-aw/sandbox/firewall/logs --audit-dir /tmp/gh-aw/sandbox/firewall/audit --enable-host-access --allow-host-ports 80,443,8080 --skip-pull \\",
@@ -163,10 +172,17 @@ function detectionRun(engine: DetectionEngine, fw: Firewall | undefined, provide
 }
 
 /** Engines whose own CLI re-reads the agent's output in the threat-detection job. */
-export type DetectionEngine = "copilot" | "claude" | "codex" | "gemini" | "crush";
+export type DetectionEngine = "copilot" | "claude" | "codex" | "gemini" | "crush" | "opencode";
 
 /** Engines with a detection job of their own (others fall back to copilot's). */
-export const DETECTION_ENGINES: readonly string[] = ["copilot", "claude", "codex", "gemini", "crush"];
+export const DETECTION_ENGINES: readonly string[] = [
+  "copilot",
+  "claude",
+  "codex",
+  "gemini",
+  "crush",
+  "opencode",
+];
 
 const DETECTION_DIR = "/tmp/gh-aw/threat-detection";
 
@@ -200,38 +216,30 @@ const GEMINI_DETECTION_CONFIG = JSON.stringify({
   },
 });
 
-/** Crush's project config for detection: every tool allowed inside the sandbox (merged over an existing one). */
-const CRUSH_CONFIG_SCRIPT = [
-  "umask 077",
-  'mkdir -p "$GITHUB_WORKSPACE"',
-  'CONFIG="$GITHUB_WORKSPACE/.crush.json"',
-  `BASE_CONFIG='${
-    JSON.stringify({
-      agent: {
-        build: {
-          permission: {
-            bash: "allow",
-            edit: "allow",
-            read: "allow",
-            glob: "allow",
-            grep: "allow",
-            write: "allow",
-            webfetch: "allow",
-            websearch: "allow",
-            external_directory: "allow",
-          },
-        },
-      },
-    })
-  }'`,
-  'if [ -f "$CONFIG" ]; then',
-  `  MERGED=$(jq -n --argjson base "$BASE_CONFIG" --argjson existing "$(cat "$CONFIG")" '$existing * $base')`,
-  '  echo "$MERGED" > "$CONFIG"',
-  "else",
-  '  echo "$BASE_CONFIG" > "$CONFIG"',
-  "fi",
-  'chmod 600 "$CONFIG"',
-].join("\n") + "\n";
+/**
+ * Crush's or OpenCode's project config for detection: the tools allowed inside the sandbox, merged over the
+ * workspace's own config (the two CLIs spell the key differently).
+ */
+function providerCliConfigScript(engine: "crush" | "opencode"): string {
+  const allow = ["bash", "edit", "read", "glob", "grep", "write", "webfetch", "websearch"];
+  const permission = Object.fromEntries(
+    [...allow, ...(engine === "crush" ? ["external_directory"] : [])].map((k) => [k, "allow"]),
+  );
+  const config = { agent: { build: { [engine === "crush" ? "permission" : "permissions"]: permission } } };
+  return [
+    "umask 077",
+    'mkdir -p "$GITHUB_WORKSPACE"',
+    `CONFIG="$GITHUB_WORKSPACE/${engine === "crush" ? ".crush.json" : "opencode.jsonc"}"`,
+    `BASE_CONFIG='${JSON.stringify(config)}'`,
+    'if [ -f "$CONFIG" ]; then',
+    `  MERGED=$(jq -n --argjson base "$BASE_CONFIG" --argjson existing "$(cat "$CONFIG")" '$existing * $base')`,
+    '  echo "$MERGED" > "$CONFIG"',
+    "else",
+    '  echo "$BASE_CONFIG" > "$CONFIG"',
+    "fi",
+    'chmod 600 "$CONFIG"',
+  ].join("\n") + "\n";
+}
 
 /** Merges {@link GEMINI_DETECTION_CONFIG} over the workspace's `.gemini/settings.json`. */
 const GEMINI_CONFIG_SCRIPT = [
@@ -319,8 +327,8 @@ export interface CopilotDetectionInput {
 export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
   const { ctx } = d;
   // Crush picks its credentials from the `provider/` prefix of its model (copilot without one).
-  const crushModel = d.model ?? "${{ vars.GH_AW_MODEL_DETECTION_CRUSH || '' }}";
-  const crushProvider = d.engine === "crush" && crushModel.includes("/")
+  const crushModel = d.model ?? `\${{ vars.GH_AW_MODEL_DETECTION_${d.engine.toUpperCase()} || '' }}`;
+  const crushProvider = (d.engine === "crush" || d.engine === "opencode") && crushModel.includes("/")
     ? crushModel.split("/")[0]
     : "copilot";
   const steps: (StepPlan | Comment)[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx)];
@@ -408,19 +416,22 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       env: { CODEX_HOME: CODEX_HOME },
       run: lit(codexDetectionGateway(d.frontmatterHash)),
     });
-  } else if (d.engine === "crush") {
+  } else if (d.engine === "crush" || d.engine === "opencode") {
+    const cli = d.engine === "crush" ? "Crush" : "OpenCode";
     steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
     steps.push({
-      name: "Install Crush CLI",
+      name: `Install ${cli} CLI`,
       run: plain(d.install),
       env: { NPM_CONFIG_MIN_RELEASE_AGE: sq("3") },
     });
-    steps.push({ name: "Verify Crush CLI installation", run: plain("crush --version") });
+    if (d.engine === "crush") {
+      steps.push({ name: "Verify Crush CLI installation", run: plain("crush --version") });
+    }
     steps.push({
-      name: "Write Crush Config",
+      name: `Write ${cli} Config`,
       if: GUARD,
       "continue-on-error": true,
-      run: dq(CRUSH_CONFIG_SCRIPT),
+      run: dq(providerCliConfigScript(d.engine)),
     });
   } else if (d.engine === "gemini") {
     steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
@@ -449,6 +460,7 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       copilot: "Execute GitHub Copilot CLI",
       gemini: "Execute Gemini CLI",
       crush: "Execute Crush CLI",
+      opencode: "Execute OpenCode CLI",
     }[
       d.engine
     ],
@@ -462,9 +474,9 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
   } else if (d.engine === "copilot") exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
   if (d.engine === "copilot" || d.engine === "claude") exec["timeout-minutes"] = 20;
   exec.run = lit(detectionRun(d.engine, ctx.firewall, crushProvider));
-  if (d.engine === "crush") {
+  if (d.engine === "crush" || d.engine === "opencode") {
     const env: Record<string, YValue> = {
-      CRUSH_MODEL: plain(crushModel),
+      [`${d.engine.toUpperCase()}_MODEL`]: plain(crushModel),
       GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
       GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
       NO_PROXY: "localhost,127.0.0.1",

@@ -101,7 +101,7 @@ Deno.test("crush workflows detect threats with crush, credentials chosen by the 
 });
 
 Deno.test("engines without a detection run of their own are reviewed by the Copilot CLI, never by a missing script", async () => {
-  for (const engine of ["pi", "opencode", "antigravity"]) {
+  for (const engine of ["pi", "antigravity"]) {
     const { lock } = await compileOne(
       `---\non: workflow_dispatch\nengine: ${engine}\nsafe-outputs:\n  create-issue: {}\n---\nFile one issue.\n`,
     );
@@ -121,4 +121,20 @@ Deno.test("threat-detection with engine: false and no steps of its own has no de
   ).jobs;
   assert(!("detection" in off));
   assert(!JSON.stringify(off.safe_outputs.needs).includes("detection"));
+});
+
+Deno.test("opencode workflows detect threats with opencode and its own config", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nengine:\n  id: opencode\n  model: copilot/gpt-5\nsafe-outputs:\n  create-issue: {}\n---\nFile one issue.\n",
+  );
+  const steps = parse(lock).jobs.detection.steps as Step[];
+  const config = steps.find((s) => s.name === "Write OpenCode Config")!;
+  assertIncludes(config.run!, 'CONFIG="$GITHUB_WORKSPACE/opencode.jsonc"');
+  const exec = steps.find((s) => s.name === "Execute OpenCode CLI")!;
+  assertIncludes(
+    exec.run!,
+    'opencode run --print-logs --log-level DEBUG "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"',
+  );
+  assertEquals(exec.env!.OPENCODE_MODEL, "copilot/gpt-5");
+  assertEquals(exec.env!.GITHUB_COPILOT_BASE_URL, "http://host.docker.internal:10002");
 });
