@@ -22,6 +22,25 @@ import {
 
 const GEMINI_TARGET = { gemini: { host: "generativelanguage.googleapis.com" } };
 
+/**
+ * Pi's run: a models.json naming the API proxy as its only provider (the model id without its `provider/`),
+ * then `pi` on the prompt with gh-aw's provider and steering extensions.
+ */
+export function piCommand(model: string): string {
+  const modelId = model.includes("/") ? model.split("/").slice(1).join("/") : model;
+  const providers = JSON.stringify({
+    providers: {
+      "aw-gateway": {
+        api: "openai-completions",
+        apiKey: "COPILOT_GITHUB_TOKEN",
+        baseUrl: "http://api-proxy:10002",
+        models: [{ id: modelId }],
+      },
+    },
+  });
+  return `mkdir -p /tmp/gh-aw/pi-agent-dir && printf '%s\\n' '${providers}' > /tmp/gh-aw/pi-agent-dir/models.json && cat ${PROMPT} | pi --print --mode json --no-session --model aw-gateway/${modelId} --extension "\${RUNNER_TEMP}/gh-aw/actions/pi_provider.cjs" --extension "\${RUNNER_TEMP}/gh-aw/actions/pi_steering_extension.cjs" 2>&1 | tee /tmp/gh-aw/pi-streaming.jsonl`;
+}
+
 /** Provider prefix of `provider/model` → env that routes the CLI through the API proxy. */
 export const PROVIDER_ENV: Record<string, Record<string, string>> = {
   anthropic: {
@@ -82,20 +101,9 @@ function shapeOf(a: AgentInput): Shape {
     return shape;
   }
   if (id === "pi") {
-    const modelId = model.includes("/") ? model.split("/").slice(1).join("/") : model;
-    const providers = JSON.stringify({
-      providers: {
-        "aw-gateway": {
-          api: "openai-completions",
-          apiKey: "COPILOT_GITHUB_TOKEN",
-          baseUrl: "http://api-proxy:10002",
-          models: [{ id: modelId }],
-        },
-      },
-    });
     return fullEnvShape(
       a,
-      `mkdir -p /tmp/gh-aw/pi-agent-dir && printf '%s\\n' '${providers}' > /tmp/gh-aw/pi-agent-dir/models.json && cat ${PROMPT} | pi --print --mode json --no-session --model aw-gateway/${modelId} --extension "\${RUNNER_TEMP}/gh-aw/actions/pi_provider.cjs" --extension "\${RUNNER_TEMP}/gh-aw/actions/pi_steering_extension.cjs" 2>&1 | tee /tmp/gh-aw/pi-streaming.jsonl`,
+      piCommand(model),
       {
         AWF_REFLECT_ENABLED: plain("1"),
         COPILOT_GITHUB_TOKEN: plain("${{ secrets.COPILOT_GITHUB_TOKEN }}"),

@@ -76,8 +76,9 @@ const URL_REDACTING_ENGINES = new Set(["copilot", "codex", "gemini", "antigravit
 /** Paths uploaded as the `agent` artifact (missing ones are ignored), in gh-aw's order. */
 function agentArtifactPaths(a: AgentInput, guarded: boolean): string[] {
   const engine = a.ctx.engineId;
-  // Patches and bundles go to threat detection, so they are uploaded whenever detection runs.
-  const patch = a.safeOutputs.threatDetection;
+  // Patches and bundles go to threat detection, so they are uploaded whenever detection is configured (gh-aw
+  // keeps them with `engine: false` too).
+  const patch = a.safeOutputs.threatDetectionConfigured;
   return [
     "/tmp/gh-aw/aw-prompts/prompt.txt",
     ...(ENGINE_LOG_PATHS[engine] ? [ENGINE_LOG_PATHS[engine]] : []),

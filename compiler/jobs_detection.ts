@@ -25,7 +25,7 @@ import {
 } from "./jobs_common.ts";
 import { Comment, dq, folded, lit, plain, sq, type YValue } from "./yaml_writer.ts";
 import { ECOSYSTEMS, ENGINE_DOMAINS, PROVIDER_DOMAINS } from "./network_data.ts";
-import { PROVIDER_ENV } from "./agent_engine_other.ts";
+import { piCommand, PROVIDER_ENV } from "./agent_engine_other.ts";
 
 const GUARD = plain("always() && steps.detection_guard.outputs.run_detection == 'true'");
 
@@ -92,15 +92,20 @@ const CLAUDE_TOOLS = [
   "Write(/tmp/*)",
 ];
 
-function detectionRun(engine: DetectionEngine, fw: Firewall | undefined, provider: string): string {
+function detectionRun(
+  engine: DetectionEngine,
+  fw: Firewall | undefined,
+  provider: string,
+  model: string,
+): string {
   // Crush and OpenCode reach their provider's API and npm's registry (Crush also its catalogue at charm.land).
-  const providerCli = engine === "crush" || engine === "opencode";
+  const providerCli = engine === "crush" || engine === "opencode" || engine === "pi";
   const domains = engine === "copilot" ? [...ECOSYSTEMS["threat-detection"]] : providerCli
     ? [
       ...new Set([
         ...ENGINE_DOMAINS[engine],
         PROVIDER_DOMAINS[provider],
-        ...(engine === "crush" ? ["charm.land"] : []),
+        ...(engine === "crush" ? ["charm.land"] : engine === "pi" ? ["api.pi.ai"] : []),
         "registry.npmjs.org",
       ]),
     ].filter(Boolean)
@@ -135,13 +140,15 @@ function detectionRun(engine: DetectionEngine, fw: Firewall | undefined, provide
       ' && gemini --yolo --skip-trust --output-format stream-json --prompt "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"'
     : engine === "crush"
     ? toolPath + ' && crush run --verbose "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"'
+    : engine === "pi"
+    ? `${toolPath} && ${piCommand(model).replaceAll("'", "'\\''")}`
     : engine === "opencode"
     ? toolPath + ' && opencode run --print-logs --log-level DEBUG "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"'
     : harnessed;
   return [
     "set -o pipefail",
     `printf '%s' "$(date +%s%3N)" > /tmp/gh-aw/agent_cli_start_ms.txt`,
-    ...(providerCli ? [] : [
+    ...(engine === "crush" || engine === "opencode" ? [] : [
       engine === "codex"
         ? `mkdir -p "$CODEX_HOME/logs" && touch /tmp/gh-aw/agent-step-summary.md && mkdir -p ${DETECTION_DIR} && printf '%s' '${DETECTION_SCHEMA}' > ${DETECTION_DIR}/detection_schema.json`
         : "touch /tmp/gh-aw/agent-step-summary.md",
@@ -163,6 +170,8 @@ function detectionRun(engine: DetectionEngine, fw: Firewall | undefined, provide
       ? "--env-all --exclude-env CODEX_API_KEY --exclude-env OPENAI_API_KEY"
       : engine === "gemini"
       ? "--env-all --exclude-env GEMINI_API_KEY"
+      : engine === "pi"
+      ? "--env-all --exclude-env COPILOT_GITHUB_TOKEN"
       : providerCli
       ? "--env-all"
       : "--env-all --exclude-env COPILOT_GITHUB_TOKEN") +
@@ -172,7 +181,7 @@ function detectionRun(engine: DetectionEngine, fw: Firewall | undefined, provide
 }
 
 /** Engines whose own CLI re-reads the agent's output in the threat-detection job. */
-export type DetectionEngine = "copilot" | "claude" | "codex" | "gemini" | "crush" | "opencode";
+export type DetectionEngine = "copilot" | "claude" | "codex" | "gemini" | "crush" | "opencode" | "pi";
 
 /** Engines with a detection job of their own (others fall back to copilot's). */
 export const DETECTION_ENGINES: readonly string[] = [
@@ -182,6 +191,7 @@ export const DETECTION_ENGINES: readonly string[] = [
   "gemini",
   "crush",
   "opencode",
+  "pi",
 ];
 
 const DETECTION_DIR = "/tmp/gh-aw/threat-detection";
@@ -328,7 +338,7 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
   const { ctx } = d;
   // Crush picks its credentials from the `provider/` prefix of its model (copilot without one).
   const crushModel = d.model ?? `\${{ vars.GH_AW_MODEL_DETECTION_${d.engine.toUpperCase()} || '' }}`;
-  const crushProvider = (d.engine === "crush" || d.engine === "opencode") && crushModel.includes("/")
+  const crushProvider = ["crush", "opencode", "pi"].includes(d.engine) && crushModel.includes("/")
     ? crushModel.split("/")[0]
     : "copilot";
   const steps: (StepPlan | Comment)[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx)];
@@ -433,6 +443,9 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       "continue-on-error": true,
       run: dq(providerCliConfigScript(d.engine)),
     });
+  } else if (d.engine === "pi") {
+    steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
+    steps.push({ name: "Install Pi CLI", run: plain(d.install) });
   } else if (d.engine === "gemini") {
     steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
     steps.push({ name: "Install Gemini CLI", run: plain(d.install) });
@@ -461,6 +474,7 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       gemini: "Execute Gemini CLI",
       crush: "Execute Crush CLI",
       opencode: "Execute OpenCode CLI",
+      pi: "Execute Pi CLI",
     }[
       d.engine
     ],
@@ -473,8 +487,23 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
     CLAUDE_TOOLS.forEach((t, i) => (exec[`#${i + 1}`] = new Comment(`- ${t}`)));
   } else if (d.engine === "copilot") exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
   if (d.engine === "copilot" || d.engine === "claude") exec["timeout-minutes"] = 20;
-  exec.run = lit(detectionRun(d.engine, ctx.firewall, crushProvider));
-  if (d.engine === "crush" || d.engine === "opencode") {
+  exec.run = lit(detectionRun(d.engine, ctx.firewall, crushProvider, crushModel));
+  if (d.engine === "pi") {
+    exec.env = {
+      AWF_REFLECT_ENABLED: plain("1"),
+      COPILOT_GITHUB_TOKEN: plain("${{ secrets.COPILOT_GITHUB_TOKEN }}"),
+      GH_AW_PHASE: "detection",
+      GH_AW_PI_MODEL: plain(crushModel),
+      GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+      GH_AW_VERSION: "dev",
+      GITHUB_AW: plain("true"),
+      GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
+      GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
+      ...git,
+      PI_CODING_AGENT_DIR: "/tmp/gh-aw/pi-agent-dir",
+      RUNNER_TEMP: plain("${{ runner.temp }}"),
+    };
+  } else if (d.engine === "crush" || d.engine === "opencode") {
     const env: Record<string, YValue> = {
       [`${d.engine.toUpperCase()}_MODEL`]: plain(crushModel),
       GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",

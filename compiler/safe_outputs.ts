@@ -97,6 +97,8 @@ export interface SafeOutputsPlan {
   /** Tool names offered to the agent. */
   tools: string[];
   threatDetection: boolean;
+  /** Threat detection not switched off (even when, with `engine: false`, no job is left to run it). */
+  threatDetectionConfigured: boolean;
   staged: boolean;
   needs: string[];
   allowedReferences?: string[];
@@ -403,7 +405,8 @@ export function planSafeOutputs(
   const td = effective["threat-detection"];
   // `engine: false` turns the AI review off; with no custom `steps` of its own nothing is left to run.
   const tdObj = td && typeof td === "object" ? td as Record<string, unknown> : undefined;
-  const threatDetection = configured && td !== false && tdObj?.enabled !== false &&
+  const threatDetectionConfigured = configured && td !== false && tdObj?.enabled !== false;
+  const threatDetection = threatDetectionConfigured &&
     !(tdObj?.engine === false && !(Array.isArray(tdObj.steps) && tdObj.steps.length > 0));
   const refs = effective["allowed-github-references"];
   const domains = effective["allowed-domains"];
@@ -415,6 +418,7 @@ export function planSafeOutputs(
     permissions: sortedPerms,
     tools: toolList(types, handlerConfig, configured, effective),
     threatDetection,
+    threatDetectionConfigured,
     staged,
     needs: Array.isArray(effective.needs) ? effective.needs.map(String) : [],
     allowedReferences: Array.isArray(refs) ? refs.map(String) : undefined,

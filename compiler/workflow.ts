@@ -589,7 +589,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
   });
   if (safeOutputs.threatDetection) {
-    // Engines without a detection run of their own here (pi, antigravity) are
+    // Engines without a detection run of their own here (antigravity) are
     // reviewed by the Copilot CLI, which needs COPILOT_GITHUB_TOKEN (docs/compiler-differences.md, known gaps).
     const own = DETECTION_ENGINES.includes(engine.info.id);
     const detector = own ? engine.info : ENGINES.copilot;
@@ -602,8 +602,8 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
         : "No description provided",
       setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
       model: own ? engine.model : undefined,
-      // Codex, Gemini and OpenCode install without lifecycle scripts in detection, as in the agent job.
-      install: ["codex", "gemini", "opencode"].includes(detector.id)
+      // These engines install without lifecycle scripts in detection, as in the agent job.
+      install: ["codex", "gemini", "opencode", "pi"].includes(detector.id)
         ? detector.agentInstall?.run ?? detector.install
         : detector.install,
     });

@@ -101,7 +101,7 @@ Deno.test("crush workflows detect threats with crush, credentials chosen by the 
 });
 
 Deno.test("engines without a detection run of their own are reviewed by the Copilot CLI, never by a missing script", async () => {
-  for (const engine of ["pi", "antigravity"]) {
+  for (const engine of ["antigravity"]) {
     const { lock } = await compileOne(
       `---\non: workflow_dispatch\nengine: ${engine}\nsafe-outputs:\n  create-issue: {}\n---\nFile one issue.\n`,
     );
@@ -121,6 +121,10 @@ Deno.test("threat-detection with engine: false and no steps of its own has no de
   ).jobs;
   assert(!("detection" in off));
   assert(!JSON.stringify(off.safe_outputs.needs).includes("detection"));
+  const upload = (off.agent.steps as Step[]).find((s) => s.name === "Upload agent artifacts") as
+    | { with: { path: string } }
+    | undefined;
+  assertIncludes(upload!.with.path, "/tmp/gh-aw/aw-*.patch", "patches still travel with the agent artifact");
 });
 
 Deno.test("opencode workflows detect threats with opencode and its own config", async () => {
@@ -137,4 +141,16 @@ Deno.test("opencode workflows detect threats with opencode and its own config", 
   );
   assertEquals(exec.env!.OPENCODE_MODEL, "copilot/gpt-5");
   assertEquals(exec.env!.GITHUB_COPILOT_BASE_URL, "http://host.docker.internal:10002");
+});
+
+Deno.test("pi workflows detect threats with pi through the API proxy's models.json", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nengine:\n  id: pi\n  model: copilot/gpt-5.4\nsafe-outputs:\n  create-issue: {}\n---\nFile one issue.\n",
+  );
+  const steps = parse(lock).jobs.detection.steps as Step[];
+  assert(steps.some((s) => s.name === "Install Pi CLI"));
+  const exec = steps.find((s) => s.name === "Execute Pi CLI")!;
+  assertIncludes(exec.run!, "pi --print --mode json --no-session --model aw-gateway/gpt-5.4");
+  assertIncludes(exec.run!, "--exclude-env COPILOT_GITHUB_TOKEN");
+  assertEquals(exec.env!.GH_AW_PI_MODEL, "copilot/gpt-5.4");
 });
