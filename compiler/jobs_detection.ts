@@ -26,6 +26,7 @@ import {
 import { Comment, dq, folded, lit, plain, sq, type YValue } from "./yaml_writer.ts";
 import { ECOSYSTEMS, ENGINE_DOMAINS, PROVIDER_DOMAINS } from "./network_data.ts";
 import { piCommand, PROVIDER_ENV } from "./agent_engine_other.ts";
+import { ENGINES } from "./engines.ts";
 
 const GUARD = plain("always() && steps.detection_guard.outputs.run_detection == 'true'");
 
@@ -120,7 +121,9 @@ function detectionRun(
       enableTokenSteering: true,
       maxRuns: 500,
       maxEffectiveTokens: 25000000,
-      ...(engine === "gemini" ? { targets: { gemini: { host: "generativelanguage.googleapis.com" } } } : {}),
+      ...(engine === "gemini" || engine === "antigravity"
+        ? { targets: { gemini: { host: "generativelanguage.googleapis.com" } } }
+        : {}),
     },
     container: { imageTag: fw?.imageTag ?? VERSIONS.awfImageTag },
   };
@@ -135,7 +138,9 @@ function detectionRun(
       : `copilot_harness.cjs /usr/local/bin/copilot --add-dir /tmp/gh-aw/ --log-level all --log-dir /tmp/gh-aw/sandbox/agent/logs/ --disable-builtin-mcps --no-ask-user --allow-all-tools --add-dir "\${GITHUB_WORKSPACE}" --prompt-file /tmp/gh-aw/aw-prompts/prompt.txt`);
   // Gemini's CLI runs directly on the tool-cache PATH, without a node harness.
   const toolPath = harnessed.slice(0, harnessed.indexOf(" && GH_AW_NODE_EXEC="));
-  const inner = engine === "gemini"
+  const inner = engine === "antigravity"
+    ? toolPath + ' && agy --dangerously-skip-permissions --prompt "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"'
+    : engine === "gemini"
     ? toolPath +
       ' && gemini --yolo --skip-trust --output-format stream-json --prompt "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"'
     : engine === "crush"
@@ -170,6 +175,8 @@ function detectionRun(
       ? "--env-all --exclude-env CODEX_API_KEY --exclude-env OPENAI_API_KEY"
       : engine === "gemini"
       ? "--env-all --exclude-env GEMINI_API_KEY"
+      : engine === "antigravity"
+      ? "--env-all --exclude-env ANTIGRAVITY_API_KEY --exclude-env GEMINI_API_KEY"
       : engine === "pi"
       ? "--env-all --exclude-env COPILOT_GITHUB_TOKEN"
       : providerCli
@@ -181,7 +188,15 @@ function detectionRun(
 }
 
 /** Engines whose own CLI re-reads the agent's output in the threat-detection job. */
-export type DetectionEngine = "copilot" | "claude" | "codex" | "gemini" | "crush" | "opencode" | "pi";
+export type DetectionEngine =
+  | "copilot"
+  | "claude"
+  | "codex"
+  | "gemini"
+  | "crush"
+  | "opencode"
+  | "pi"
+  | "antigravity";
 
 /** Engines with a detection job of their own (others fall back to copilot's). */
 export const DETECTION_ENGINES: readonly string[] = [
@@ -192,6 +207,7 @@ export const DETECTION_ENGINES: readonly string[] = [
   "crush",
   "opencode",
   "pi",
+  "antigravity",
 ];
 
 const DETECTION_DIR = "/tmp/gh-aw/threat-detection";
@@ -251,18 +267,20 @@ function providerCliConfigScript(engine: "crush" | "opencode"): string {
   ].join("\n") + "\n";
 }
 
-/** Merges {@link GEMINI_DETECTION_CONFIG} over the workspace's `.gemini/settings.json`. */
-const GEMINI_CONFIG_SCRIPT = [
-  'mkdir -p "$GITHUB_WORKSPACE/.gemini"',
-  'SETTINGS="$GITHUB_WORKSPACE/.gemini/settings.json"',
-  'BASE_CONFIG="$GH_AW_GEMINI_BASE_CONFIG"',
-  'if [ -f "$SETTINGS" ]; then',
-  `  MERGED=$(jq -n --argjson base "$BASE_CONFIG" --argjson existing "$(cat "$SETTINGS")" '$existing * $base')`,
-  '  echo "$MERGED" > "$SETTINGS"',
-  "else",
-  '  echo "$BASE_CONFIG" > "$SETTINGS"',
-  "fi",
-].join("\n") + "\n";
+/** Merges {@link GEMINI_DETECTION_CONFIG} over the workspace's `<dir>/settings.json` (Gemini's or Antigravity's). */
+function settingsMergeScript(dir: string, envName: string): string {
+  return [
+    `mkdir -p "$GITHUB_WORKSPACE/${dir}"`,
+    `SETTINGS="$GITHUB_WORKSPACE/${dir}/settings.json"`,
+    `BASE_CONFIG="$${envName}"`,
+    'if [ -f "$SETTINGS" ]; then',
+    `  MERGED=$(jq -n --argjson base "$BASE_CONFIG" --argjson existing "$(cat "$SETTINGS")" '$existing * $base')`,
+    '  echo "$MERGED" > "$SETTINGS"',
+    "else",
+    '  echo "$BASE_CONFIG" > "$SETTINGS"',
+    "fi",
+  ].join("\n") + "\n";
+}
 
 /** The shell policy codex runs detection with (its key and nothing else from the environment). */
 const CODEX_SHELL_POLICY = [
@@ -408,12 +426,29 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
     if: GUARD,
     run: lit("mkdir -p /tmp/gh-aw/threat-detection\ntouch /tmp/gh-aw/threat-detection/detection.log\n"),
   });
-  steps.push({
-    name: "Setup Node.js",
-    uses: plain(d.setupNodeRef),
-    with: { "node-version": sq("24"), "package-manager-cache": false },
-  });
-  if (d.engine === "copilot") {
+  // Antigravity's CLI is a native binary: no Node.js set-up.
+  if (d.engine !== "antigravity") {
+    steps.push({
+      name: "Setup Node.js",
+      uses: plain(d.setupNodeRef),
+      with: { "node-version": sq("24"), "package-manager-cache": false },
+    });
+  }
+  if (d.engine === "antigravity") {
+    steps.push({
+      name: "Install Antigravity CLI",
+      run: plain(d.install),
+      env: { ...ENGINES.antigravity.agentInstall.env },
+    });
+    steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
+    steps.push({
+      name: "Write Antigravity Config",
+      if: GUARD,
+      "continue-on-error": true,
+      run: dq(settingsMergeScript(".antigravity", "GH_AW_ANTIGRAVITY_BASE_CONFIG")),
+      env: { GH_AW_ANTIGRAVITY_BASE_CONFIG: sq(GEMINI_DETECTION_CONFIG) },
+    });
+  } else if (d.engine === "copilot") {
     steps.push({ name: "Install GitHub Copilot CLI", run: plain(d.install), env: { GH_HOST: "github.com" } });
     steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
   } else if (d.engine === "codex") {
@@ -453,7 +488,7 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       name: "Write Gemini Config",
       if: GUARD,
       "continue-on-error": true,
-      run: lit(GEMINI_CONFIG_SCRIPT),
+      run: lit(settingsMergeScript(".gemini", "GH_AW_GEMINI_BASE_CONFIG")),
       env: { GH_AW_GEMINI_BASE_CONFIG: sq(GEMINI_DETECTION_CONFIG) },
     });
   } else {
@@ -475,6 +510,7 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       crush: "Execute Crush CLI",
       opencode: "Execute OpenCode CLI",
       pi: "Execute Pi CLI",
+      antigravity: "Execute Antigravity CLI",
     }[
       d.engine
     ],
@@ -488,7 +524,21 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
   } else if (d.engine === "copilot") exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
   if (d.engine === "copilot" || d.engine === "claude") exec["timeout-minutes"] = 20;
   exec.run = lit(detectionRun(d.engine, ctx.firewall, crushProvider, crushModel));
-  if (d.engine === "pi") {
+  if (d.engine === "antigravity") {
+    exec.env = {
+      ANTIGRAVITY_API_BASE_URL: plain("http://host.docker.internal:10003"),
+      ANTIGRAVITY_API_KEY: plain("${{ secrets.ANTIGRAVITY_API_KEY }}"),
+      ANTIGRAVITY_CLI_TRUST_WORKSPACE: plain("true"),
+      DEBUG: "antigravity-cli:*",
+      GEMINI_API_KEY: plain("${{ secrets.ANTIGRAVITY_API_KEY }}"),
+      ...PHASE_ENV,
+      GITHUB_AW: plain("true"),
+      GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
+      GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
+      ...git,
+      RUNNER_TEMP: plain("${{ runner.temp }}"),
+    };
+  } else if (d.engine === "pi") {
     exec.env = {
       AWF_REFLECT_ENABLED: plain("1"),
       COPILOT_GITHUB_TOKEN: plain("${{ secrets.COPILOT_GITHUB_TOKEN }}"),

@@ -589,8 +589,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
   });
   if (safeOutputs.threatDetection) {
-    // Engines without a detection run of their own here (antigravity) are
-    // reviewed by the Copilot CLI, which needs COPILOT_GITHUB_TOKEN (docs/compiler-differences.md, known gaps).
+    // Every built-in engine reviews with its own CLI; an engine without one would fall back to the Copilot CLI.
     const own = DETECTION_ENGINES.includes(engine.info.id);
     const detector = own ? engine.info : ENGINES.copilot;
     jobs.detection = copilotDetectionJob({
@@ -603,7 +602,7 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
       setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
       model: own ? engine.model : undefined,
       // These engines install without lifecycle scripts in detection, as in the agent job.
-      install: ["codex", "gemini", "opencode", "pi"].includes(detector.id)
+      install: ["codex", "gemini", "opencode", "pi", "antigravity"].includes(detector.id)
         ? detector.agentInstall?.run ?? detector.install
         : detector.install,
     });

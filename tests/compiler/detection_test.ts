@@ -100,17 +100,34 @@ Deno.test("crush workflows detect threats with crush, credentials chosen by the 
   assert(!("COPILOT_GITHUB_TOKEN" in exec.env!), "an anthropic model needs no Copilot token");
 });
 
-Deno.test("engines without a detection run of their own are reviewed by the Copilot CLI, never by a missing script", async () => {
-  for (const engine of ["antigravity"]) {
+Deno.test("every engine reviews with its own CLI, never with a script the runtime does not ship", async () => {
+  const expected: Record<string, string> = {
+    copilot: "Execute GitHub Copilot CLI",
+    claude: "Execute Claude Code CLI",
+    codex: "Execute Codex CLI",
+    gemini: "Execute Gemini CLI",
+    crush: "Execute Crush CLI",
+    opencode: "Execute OpenCode CLI",
+    pi: "Execute Pi CLI",
+    antigravity: "Execute Antigravity CLI",
+  };
+  for (const [engine, name] of Object.entries(expected)) {
     const { lock } = await compileOne(
       `---\non: workflow_dispatch\nengine: ${engine}\nsafe-outputs:\n  create-issue: {}\n---\nFile one issue.\n`,
     );
     assert(!lock.includes("run_threat_detection.sh"), engine);
     const steps = parse(lock).jobs.detection.steps as Step[];
-    const exec = steps.find((s) => s.id === "detection_agentic_execution")!;
-    assertEquals(exec.name, "Execute GitHub Copilot CLI", engine);
-    assertEquals(exec.env!.COPILOT_GITHUB_TOKEN, "${{ secrets.COPILOT_GITHUB_TOKEN }}");
+    assertEquals(steps.find((s) => s.id === "detection_agentic_execution")!.name, name, engine);
   }
+  const agy = (await compileOne(
+    "---\non: workflow_dispatch\nengine: antigravity\nsafe-outputs:\n  create-issue: {}\n---\nHi\n",
+  )).lock;
+  const exec = (parse(agy).jobs.detection.steps as Step[]).find((s) => s.name === "Execute Antigravity CLI")!;
+  assertIncludes(
+    exec.run!,
+    'agy --dangerously-skip-permissions --prompt "$(cat /tmp/gh-aw/aw-prompts/prompt.txt)"',
+  );
+  assertEquals(exec.env!.GEMINI_API_KEY, "${{ secrets.ANTIGRAVITY_API_KEY }}");
 });
 
 Deno.test("threat-detection with engine: false and no steps of its own has no detection job to run", async () => {
