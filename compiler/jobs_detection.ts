@@ -242,6 +242,19 @@ const GEMINI_DETECTION_CONFIG = JSON.stringify({
   },
 });
 
+/** Writes `$BASE_CONFIG` to the file in `$<fileVar>`, deep-merged over what the file already holds. */
+function jqMergeLines(fileVar: string): string[] {
+  const file = `"$${fileVar}"`;
+  return [
+    `if [ -f ${file} ]; then`,
+    `  MERGED=$(jq -n --argjson base "$BASE_CONFIG" --argjson existing "$(cat ${file})" '$existing * $base')`,
+    `  echo "$MERGED" > ${file}`,
+    "else",
+    `  echo "$BASE_CONFIG" > ${file}`,
+    "fi",
+  ];
+}
+
 /**
  * Crush's or OpenCode's project config for detection: the tools allowed inside the sandbox, merged over the
  * workspace's own config (the two CLIs spell the key differently).
@@ -257,12 +270,7 @@ function providerCliConfigScript(engine: "crush" | "opencode"): string {
     'mkdir -p "$GITHUB_WORKSPACE"',
     `CONFIG="$GITHUB_WORKSPACE/${engine === "crush" ? ".crush.json" : "opencode.jsonc"}"`,
     `BASE_CONFIG='${JSON.stringify(config)}'`,
-    'if [ -f "$CONFIG" ]; then',
-    `  MERGED=$(jq -n --argjson base "$BASE_CONFIG" --argjson existing "$(cat "$CONFIG")" '$existing * $base')`,
-    '  echo "$MERGED" > "$CONFIG"',
-    "else",
-    '  echo "$BASE_CONFIG" > "$CONFIG"',
-    "fi",
+    ...jqMergeLines("CONFIG"),
     'chmod 600 "$CONFIG"',
   ].join("\n") + "\n";
 }
@@ -273,12 +281,7 @@ function settingsMergeScript(dir: string, envName: string): string {
     `mkdir -p "$GITHUB_WORKSPACE/${dir}"`,
     `SETTINGS="$GITHUB_WORKSPACE/${dir}/settings.json"`,
     `BASE_CONFIG="$${envName}"`,
-    'if [ -f "$SETTINGS" ]; then',
-    `  MERGED=$(jq -n --argjson base "$BASE_CONFIG" --argjson existing "$(cat "$SETTINGS")" '$existing * $base')`,
-    '  echo "$MERGED" > "$SETTINGS"',
-    "else",
-    '  echo "$BASE_CONFIG" > "$SETTINGS"',
-    "fi",
+    ...jqMergeLines("SETTINGS"),
   ].join("\n") + "\n";
 }
 
