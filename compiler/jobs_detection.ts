@@ -437,26 +437,36 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       with: { "node-version": sq("24"), "package-manager-cache": false },
     });
   }
+  const awfInstall = shStep(
+    "Install AWF binary",
+    "install_awf_binary",
+    ctx.firewall?.version ?? VERSIONS.awf,
+  );
+  /** Gemini's and Antigravity's read-only detection settings, merged into their settings file. */
+  const settingsStep = (cli: string, dir: string, style: typeof lit): StepPlan => {
+    const envName = `GH_AW_${cli.toUpperCase()}_BASE_CONFIG`;
+    return {
+      name: `Write ${cli} Config`,
+      if: GUARD,
+      "continue-on-error": true,
+      run: style(settingsMergeScript(dir, envName)),
+      env: { [envName]: sq(GEMINI_DETECTION_CONFIG) },
+    };
+  };
   if (d.engine === "antigravity") {
     steps.push({
       name: "Install Antigravity CLI",
       run: plain(d.install),
       env: { ...ENGINES.antigravity.agentInstall.env },
     });
-    steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
-    steps.push({
-      name: "Write Antigravity Config",
-      if: GUARD,
-      "continue-on-error": true,
-      run: dq(settingsMergeScript(".antigravity", "GH_AW_ANTIGRAVITY_BASE_CONFIG")),
-      env: { GH_AW_ANTIGRAVITY_BASE_CONFIG: sq(GEMINI_DETECTION_CONFIG) },
-    });
+    steps.push(awfInstall);
+    steps.push(settingsStep("Antigravity", ".antigravity", dq));
   } else if (d.engine === "copilot") {
     steps.push({ name: "Install GitHub Copilot CLI", run: plain(d.install), env: { GH_HOST: "github.com" } });
-    steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
+    steps.push(awfInstall);
   } else if (d.engine === "codex") {
     steps.push({ name: "Install Codex CLI", run: plain(d.install) });
-    steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
+    steps.push(awfInstall);
     steps.push(...imageSteps([`ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`]));
     steps.push({
       name: "Start MCP Gateway",
@@ -466,7 +476,7 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
     });
   } else if (d.engine === "crush" || d.engine === "opencode") {
     const cli = d.engine === "crush" ? "Crush" : "OpenCode";
-    steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
+    steps.push(awfInstall);
     steps.push({
       name: `Install ${cli} CLI`,
       run: plain(d.install),
@@ -482,20 +492,14 @@ export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
       run: dq(providerCliConfigScript(d.engine)),
     });
   } else if (d.engine === "pi") {
-    steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
+    steps.push(awfInstall);
     steps.push({ name: "Install Pi CLI", run: plain(d.install) });
   } else if (d.engine === "gemini") {
-    steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
+    steps.push(awfInstall);
     steps.push({ name: "Install Gemini CLI", run: plain(d.install) });
-    steps.push({
-      name: "Write Gemini Config",
-      if: GUARD,
-      "continue-on-error": true,
-      run: lit(settingsMergeScript(".gemini", "GH_AW_GEMINI_BASE_CONFIG")),
-      env: { GH_AW_GEMINI_BASE_CONFIG: sq(GEMINI_DETECTION_CONFIG) },
-    });
+    steps.push(settingsStep("Gemini", ".gemini", lit));
   } else {
-    steps.push(shStep("Install AWF binary", "install_awf_binary", ctx.firewall?.version ?? VERSIONS.awf));
+    steps.push(awfInstall);
     steps.push({ name: "Install Claude Code CLI", run: plain(d.install) });
   }
   const git = {

@@ -13,6 +13,7 @@ import {
 import { dq, folded, lit, plain, sq, type YValue } from "./yaml_writer.ts";
 import type { SafeOutputsPlan } from "./safe_outputs.ts";
 import { expandEcosystems } from "./network.ts";
+import { ghHostStep } from "./jobs_custom.ts";
 
 const MESSAGE_KEYS = [
   "footer",
@@ -158,16 +159,7 @@ export function safeOutputsJob(
   }
   const steps: StepPlan[] = [...setup, ...otlpMaskSteps(ctx), ...agentOutputSteps(ctx)];
   steps.push(...codePushSteps(ctx, so, typeof fetchDepth === "number" ? fetchDepth : 1));
-  steps.push({
-    name: "Configure GH_HOST for enterprise compatibility",
-    id: "ghes-host-config",
-    shell: "bash",
-    run: lit(
-      "# Derive GH_HOST from GITHUB_SERVER_URL so the gh CLI targets the correct\n" +
-        "# GitHub instance (GHES/GHEC). On github.com this is a harmless no-op.\n" +
-        'GH_HOST="${GITHUB_SERVER_URL#https://}"\nGH_HOST="${GH_HOST#http://}"\necho "GH_HOST=${GH_HOST}" >> "$GITHUB_ENV"\n',
-    ),
-  });
+  steps.push(ghHostStep());
   const env: Record<string, YValue> = {
     GH_AW_AGENT_OUTPUT: plain("${{ steps.setup-agent-output-env.outputs.GH_AW_AGENT_OUTPUT }}"),
     GH_AW_COMMENT_ID: plain("${{ needs.activation.outputs.comment_id }}"),
