@@ -3,6 +3,7 @@
  * trace ids, the presented API key, authentication, the body size limit and error rendering. One
  * implementation, so both paths behave identically.
  */
+import { concatBytes } from "@switchyard/lib/bytes.ts";
 import { isAppError } from "@switchyard/lib/errors.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
 import { errorResponse, GatewayError } from "./errors.ts";
@@ -119,13 +120,7 @@ export async function readBodyText(request: Request): Promise<string> {
     }
     parts.push(value);
   }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part, offset);
-    offset += part.length;
-  }
-  return decoder.decode(all);
+  return decoder.decode(concatBytes(parts, size));
 }
 
 /**

@@ -3,6 +3,7 @@
  * over a connection, the response head, and the body framings (fixed length, chunked, until close).
  * Only what a client of JSON/SSE APIs needs; no request parsing, no pipelining.
  */
+import { concatBytes } from "@switchyard/lib/bytes.ts";
 
 /** Where bytes come from (a `Deno.Conn`). */
 export interface ByteSource {
@@ -238,12 +239,6 @@ export class ChunkedDecoder {
     }
     if (pieces.length === 0) return null;
     if (pieces.length === 1) return pieces[0];
-    const joined = new Uint8Array(size);
-    let offset = 0;
-    for (const piece of pieces) {
-      joined.set(piece, offset);
-      offset += piece.length;
-    }
-    return joined;
+    return concatBytes(pieces, size);
   }
 }
