@@ -18,6 +18,10 @@ import { registerPageRoutes } from "./page_routes.tsx";
 import { createEndSession, END_SESSION_PATH } from "./end_session.tsx";
 import { END_SESSION_CONFIRM_PATH } from "./pages/sign_out.tsx";
 import { AUTH_ERROR_PATH, renderAuthError } from "./pages/auth_error.tsx";
+import { isPublicAuthRoute, routeNotFound } from "./edge/route_allowlist.ts";
+import { requestLimits } from "./edge/limits.ts";
+import { RateLimiter } from "./edge/rate_limit.ts";
+import { withoutSessionToken } from "./edge/session_response.ts";
 
 /** Name reported by the health endpoint. */
 export const AUTH_SERVICE_NAME = "auth";
@@ -47,8 +51,9 @@ function forwardCredentials(request: Request, headers: Headers): void {
 export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> {
   const local = config.AUTH_LOCAL_MODE;
   const { db, client } = deps.database;
-  const secure = createBetterAuth({ config, db, secureCookies: true });
-  const plain = local ? createBetterAuth({ config, db, secureCookies: false }) : secure;
+  const logger = deps.logger;
+  const secure = createBetterAuth({ config, db, secureCookies: true, logger });
+  const plain = local ? createBetterAuth({ config, db, secureCookies: false, logger }) : secure;
   const pick = (request: Request): AuthInstance => !local || wantsSecureCookies(request) ? secure : plain;
   const base = new URL(config.AUTH_BASE_URL);
   const issuer = issuerOf(config);
@@ -75,8 +80,17 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
         return { createdAt: new Date(session.session.createdAt).getTime(), userId: session.user.id };
       },
     });
-    if (!local) return response;
-    return await finishLocalCookies(client, request, cookieHeader, response);
+    const finished = local ? await finishLocalCookies(client, request, cookieHeader, response) : response;
+    return new URL(request.url).pathname === "/api/auth/get-session"
+      ? await withoutSessionToken(finished)
+      : finished;
+  };
+
+  /** An external request to `/api/auth/*`: only the allowlisted routes reach Better Auth. */
+  const servePublicAuth = (request: Request): Promise<Response> | Response => {
+    const path = new URL(request.url).pathname;
+    if (!isPublicAuthRoute(request.method, path, local)) return routeNotFound(request.method, path);
+    return serveAuth(request);
   };
 
   /** Calls an auth endpoint on behalf of a page form, as JSON, forwarding the browser's credentials. */
@@ -118,6 +132,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   const app = new Hono<AppEnv>();
   app.use(requestId({ logger: deps.logger }));
   if (local) app.use(localHostGuard(config.AUTH_BASE_URL));
+  else if (config.AUTH_CLIENT_IP) app.use(requestLimits(config.AUTH_CLIENT_IP, new RateLimiter()));
   app.get(HEALTH_PATH, () => healthResponse(AUTH_SERVICE_NAME));
   registerOriginGuards(app, config);
 
@@ -127,8 +142,12 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   app.post(END_SESSION_CONFIRM_PATH, (c) => logout.confirm(c.req.raw));
 
   // Local `/api/auth/*` calls are served here, before any session lookup of the service's own pages.
-  app.on(["GET", "POST", "HEAD"], "/api/auth/*", (c) => serveAuth(c.req.raw));
-  app.on(["GET", "HEAD"], "/.well-known/oauth-authorization-server/api/auth", (c) => serveAuth(c.req.raw));
+  app.all("/api/auth/*", (c) => servePublicAuth(c.req.raw));
+  app.on(
+    ["GET", "HEAD"],
+    "/.well-known/oauth-authorization-server/api/auth",
+    (c) => servePublicAuth(c.req.raw),
+  );
 
   registerPageRoutes(app, { local, client, sessionOf, callAuth });
 

@@ -10,6 +10,8 @@ import type { Kysely } from "kysely";
 import { type AuthConfig, issuerOf } from "./config.ts";
 import { localDeveloper } from "./local_developer.ts";
 import { singleSigningKeyAdapter } from "./signing_key.ts";
+import type { Logger } from "@switchyard/lib/log.ts";
+import { betterAuthLogger } from "./better_auth_logger.ts";
 
 /** Prefix of every auth cookie (`svc.session_token`, `__Secure-svc.session_token`). */
 export const COOKIE_PREFIX = "svc";
@@ -26,9 +28,6 @@ const SCOPES = ["openid", "profile", "email", "offline_access"] as const;
  */
 export const LOCAL_MODE_SECRET = "switchyard-local-mode-only-secret-never-deployed";
 
-/** Rate limits outside local mode (Better Auth's memory store: per isolate, per client IP and path). */
-const RATE_LIMIT = { window: 60, max: 100 } as const;
-
 /** Inputs of {@link createBetterAuth}. */
 export interface BetterAuthInputs {
   /** Validated configuration. */
@@ -39,6 +38,8 @@ export interface BetterAuthInputs {
   secureCookies: boolean;
   /** Overrides the secret (the registration command uses a throwaway one). */
   secret?: string;
+  /** Where Better Auth's own log lines go (the service's JSON logger); silent when absent. */
+  logger?: Logger;
 }
 
 /** Origins trusted for a request: the local dev origin header, or the cookie domain and its subdomains. */
@@ -92,7 +93,9 @@ export function betterAuthOptions(inputs: Omit<BetterAuthInputs, "db"> & { db?: 
     },
     emailAndPassword: { enabled: false },
     trustedOrigins: (request?: Request) => trustedOriginsFor(config, request),
-    rateLimit: local ? { enabled: false } : { enabled: true, ...RATE_LIMIT },
+    // The service limits requests itself, by the client identity the operator configured (auth/edge/).
+    rateLimit: { enabled: false },
+    logger: inputs.logger ? betterAuthLogger(inputs.logger) : { disabled: true },
     telemetry: { enabled: false },
     advanced: {
       cookiePrefix: COOKIE_PREFIX,

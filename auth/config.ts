@@ -16,6 +16,7 @@ import {
   readConfig,
 } from "@switchyard/lib/config.ts";
 import { isLocalDatabaseUrl } from "@switchyard/lib/db.ts";
+import { CLIENT_IP_FORMS, type ClientIpSource, parseClientIpSource } from "./edge/client_ip.ts";
 
 /** Host names that count as loopback for local mode. */
 const LOOPBACK_HOSTNAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
@@ -41,6 +42,15 @@ const authConfigSchema = z.object({
   AUTH_DATABASE_URL: databaseUrlSetting("file:.data/auth.db"),
   AUTH_DATABASE_AUTH_TOKEN: z.string().optional(),
   AUTH_LOCAL_MODE: flagSetting(false),
+  /** How a deployed service identifies a client for rate limiting (auth/edge/client_ip.ts). */
+  AUTH_CLIENT_IP: z.string().transform((raw, ctx): ClientIpSource => {
+    const parsed = parseClientIpSource(raw);
+    if (typeof parsed === "string") {
+      ctx.addIssue({ code: "custom", message: parsed });
+      return z.NEVER;
+    }
+    return parsed;
+  }).optional(),
   /** Read by Better Auth itself; must stay unset in local mode so the environment cannot widen trust. */
   BETTER_AUTH_TRUSTED_ORIGINS: z.string().optional(),
   LOG_LEVEL: logLevelSetting,
@@ -96,6 +106,12 @@ function crossKeyProblems(raw: RawAuthEnv): ConfigProblem[] {
     const key of ["AUTH_SECRET", "SOCIAL_CLIENT_ID", "SOCIAL_CLIENT_SECRET", "AUTH_COOKIE_DOMAIN"] as const
   ) {
     if (!raw[key]) problem(key, "is required outside local mode");
+  }
+  if (!raw.AUTH_CLIENT_IP) {
+    problem(
+      "AUTH_CLIENT_IP",
+      `is required outside local mode: how your edge identifies a client (${CLIENT_IP_FORMS})`,
+    );
   }
   if (base && base.protocol !== "https:") {
     problem("AUTH_BASE_URL", `must use https outside local mode, got ${raw.AUTH_BASE_URL}`);

@@ -18,6 +18,9 @@ import {
 } from "./local_mode.ts";
 import { END_SESSION_CONFIRM_PATH } from "./pages/sign_out.tsx";
 
+/** The only routes with credentialed CORS (deployed), for first-party apps on the cookie domain. */
+export const CREDENTIALED_CORS_PATHS: readonly string[] = ["/api/auth/get-session", "/api/auth/sign-out"];
+
 /** Hono bindings carrying the connection info of `Deno.serve` (the peer address). */
 export type GuardEnv = Env & { Bindings: { info?: Deno.ServeHandlerInfo } };
 
@@ -52,21 +55,26 @@ export function registerOriginGuards<E extends GuardEnv>(app: Hono<E>, config: A
     });
     return;
   }
-  app.use(
-    "/api/auth/*",
-    cors({
-      origin: (origin) => originTrusted(config, origin) ? origin : null,
-      credentials: true,
-      allowMethods: ["GET", "POST", "OPTIONS"],
-    }),
-  );
-  // The pages' forms (sign-in start, consent, sign-out confirmation) are posted from the service's own pages
-  // only (login and logout CSRF).
-  app.on("POST", ["/sign-in/*", "/consent", END_SESSION_CONFIRM_PATH], async (c, next) => {
-    const origin = effectiveOrigin(c.req.raw, base.origin);
-    if (origin === base.origin) return await next();
-    return invalidOriginResponse(
-      `Invalid origin: ${JSON.stringify(origin)} is not accepted; accepted origins: ${base.origin}`,
-    );
+  // Credentialed CORS only where first-party apps need it: reading and ending the shared session. The OAuth
+  // front channel (/oauth2/*) has none: a script on a sibling subdomain must not read a code, a consent or a
+  // token (it still sends the SameSite=Lax cookie, so those routes also refuse scripts and foreign origins).
+  const firstParty = cors({
+    origin: (origin) => originTrusted(config, origin) ? origin : null,
+    credentials: true,
+    allowMethods: ["GET", "POST", "OPTIONS"],
   });
+  for (const path of CREDENTIALED_CORS_PATHS) app.use(path, firstParty);
+  // The pages' forms (sign-in start, consent, sign-out confirmation) and the social sign-in start are posted
+  // from the service's own pages only (login and logout CSRF, also from sibling subdomains).
+  app.on(
+    "POST",
+    ["/sign-in/*", "/consent", END_SESSION_CONFIRM_PATH, "/api/auth/sign-in/*"],
+    async (c, next) => {
+      const origin = effectiveOrigin(c.req.raw, base.origin);
+      if (origin === base.origin) return await next();
+      return invalidOriginResponse(
+        `Invalid origin: ${JSON.stringify(origin)} is not accepted; accepted origins: ${base.origin}`,
+      );
+    },
+  );
 }

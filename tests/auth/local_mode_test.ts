@@ -318,7 +318,7 @@ Deno.test("rate limiting is off in local mode", async () => {
   const statuses = new Set<number>();
   for (let i = 0; i < 120; i++) {
     const r = await svc.handle(
-      new Request(`${svc.url}/api/auth/ok`, { headers: { "x-forwarded-for": "127.0.0.1" } }),
+      new Request(`${svc.url}/api/auth/get-session`, { headers: { "x-forwarded-for": "127.0.0.1" } }),
     );
     statuses.add(r.status);
     await r.body?.cancel();
