@@ -19,6 +19,15 @@ const PROMPT_VALUES = new Set(["none", "login", "consent", "select_account", "cr
 
 /** Checks and normalises an authorization request before Better Auth sees it. */
 export async function authorizeShim(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
+  const mode = request.headers.get("sec-fetch-mode");
+  if (mode !== null && mode !== "navigate") {
+    // A browser says how the request was made: fetch(), XHR, <img>… get no code, no consent, no redirect.
+    return oauthError(
+      400,
+      "invalid_request",
+      "the authorization endpoint is a top-level browser navigation, not a script request",
+    );
+  }
   let params = new URL(request.url).searchParams;
   if (request.method === "POST") {
     if (!isForm(request)) {
@@ -28,8 +37,18 @@ export async function authorizeShim(request: Request, forward: Forward, deps: Sh
   } else if (request.method !== "GET" && request.method !== "HEAD") {
     return forward(request);
   }
-  const redirect = await verifiedRedirect(deps.client, params.get("client_id"), params.get("redirect_uri"));
-  if (redirect) {
+  const registration = await verifiedRedirect(
+    deps.client,
+    params.get("client_id"),
+    params.get("redirect_uri"),
+  );
+  if (!registration && (request.method === "GET" || request.method === "POST")) {
+    // Never Better Auth's own check: it accepts any loopback port for every client (RFC 8252 §7.3 allows that
+    // for native public clients only).
+    return errorPage(deps.issuer, "invalid_request", "unknown client or unregistered redirect_uri");
+  }
+  if (registration) {
+    const redirect = registration.redirectUri;
     const fail = (error: string, description: string) => {
       const target = new URL(redirect);
       target.searchParams.set("error", error);
@@ -87,6 +106,8 @@ export async function authorizeShim(request: Request, forward: Forward, deps: Sh
       }
       params.delete("id_token_hint");
     }
+    const scopeProblem = normaliseScope(params, registration, prompts);
+    if (scopeProblem) return fail("invalid_scope", scopeProblem);
     const maxAge = params.get("max_age");
     if (maxAge !== null) {
       if (!/^\d+$/.test(maxAge)) return fail("invalid_request", "max_age must be a non-negative integer");
@@ -110,28 +131,111 @@ export async function authorizeShim(request: Request, forward: Forward, deps: Sh
   const headers = new Headers(request.headers);
   headers.delete("content-type");
   headers.delete("content-length");
-  return forward(new Request(url, { method: request.method === "HEAD" ? "HEAD" : "GET", headers }));
+  const response = await forward(
+    new Request(url, { method: request.method === "HEAD" ? "HEAD" : "GET", headers }),
+  );
+  return await asNavigation(response);
 }
 
-/** The redirect URI if it is registered for the client (exact match, or loopback IP with any port). */
+/**
+ * Better Auth answers `{redirect, url}` as JSON when the request looks like a script's (Accept JSON or
+ * Sec-Fetch headers): the code would be in a body. The service answers only with a redirect, never cached.
+ */
+async function asNavigation(response: Response): Promise<Response> {
+  let target: string | undefined;
+  if ((response.headers.get("content-type") ?? "").includes("application/json")) {
+    const body = await response.clone().json().catch(() => undefined) as { url?: unknown } | undefined;
+    if (typeof body?.url === "string") target = body.url;
+  }
+  const headers = new Headers(response.headers);
+  headers.set("cache-control", "no-store");
+  headers.set("pragma", "no-cache");
+  if (target === undefined) return new Response(response.body, { status: response.status, headers });
+  await response.body?.cancel();
+  headers.delete("content-type");
+  headers.delete("content-length");
+  headers.set("location", target);
+  return new Response(null, { status: 302, headers });
+}
+
+/** A redirect to the OP's own error page (never to an unverified redirect URI). */
+function errorPage(issuer: string, error: string, description: string): Response {
+  const target = new URL(`${issuer}/error`);
+  target.searchParams.set("error", error);
+  target.searchParams.set("error_description", description);
+  return new Response(null, { status: 302, headers: { location: target.href, "cache-control": "no-store" } });
+}
+
+/**
+ * Scope rules over 1.6.23's: an omitted `scope` means the client's scopes without `offline_access` (the
+ * library would grant everything the client may have); `offline_access` is honoured only with
+ * `prompt=consent` or for a first-party (skip-consent) client, and dropped otherwise (OIDC Core §11, as
+ * node-oidc-provider does). Returns a problem description, or undefined.
+ */
+function normaliseScope(
+  params: URLSearchParams,
+  registration: ClientRegistrationRow,
+  prompts: Set<string>,
+): string | undefined {
+  const requested = params.get("scope");
+  let scopes = requested === null
+    ? registration.scopes.filter((s) => s !== "offline_access")
+    : requested.split(" ").filter(Boolean);
+  if (requested !== null && scopes.length === 0) return "scope is empty";
+  if (scopes.includes("offline_access") && !prompts.has("consent") && !registration.skipConsent) {
+    scopes = scopes.filter((s) => s !== "offline_access");
+  }
+  if (scopes.length === 0) return "no scope left to grant (offline_access needs prompt=consent)";
+  params.set("scope", scopes.join(" "));
+  return undefined;
+}
+
+/** What the authorization endpoint needs of a registered client. */
+interface ClientRegistrationRow {
+  /** The verified redirect URI of the request. */
+  redirectUri: string;
+  /** The scopes the client may ask for. */
+  scopes: string[];
+  /** A first-party client that skips the consent page. */
+  skipConsent: boolean;
+}
+
+const DEFAULT_SCOPES = ["openid", "profile", "email", "offline_access"];
+
+/**
+ * The client's registration if `redirectUri` is registered for it: exact match, or, for a public client
+ * only, a loopback IP literal with any port (RFC 8252 §7.3).
+ */
 async function verifiedRedirect(
   client: Client,
   clientId: string | null,
   redirectUri: string | null,
-): Promise<string | undefined> {
+): Promise<ClientRegistrationRow | undefined> {
   if (!clientId || !redirectUri) return undefined;
   const row = await client.execute({
-    sql: "SELECT redirect_uris FROM oauth_client WHERE client_id = ? AND COALESCE(disabled, 0) = 0",
+    sql: "SELECT redirect_uris, scopes, skip_consent, client_secret FROM oauth_client " +
+      "WHERE client_id = ? AND COALESCE(disabled, 0) = 0",
     args: [clientId],
   });
-  if (!row.rows[0]) return undefined;
-  let registered: string[];
-  try {
-    registered = JSON.parse(String(row.rows[0].redirect_uris));
-  } catch {
-    return undefined;
-  }
-  if (registered.includes(redirectUri)) return redirectUri;
+  const found = row.rows[0];
+  if (!found) return undefined;
+  const parseList = (value: unknown): string[] | undefined => {
+    try {
+      const list = JSON.parse(String(value));
+      return Array.isArray(list) ? list.map(String) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const registered = parseList(found.redirect_uris);
+  if (!registered) return undefined;
+  const registration = {
+    redirectUri,
+    scopes: (found.scopes === null ? undefined : parseList(found.scopes)) ?? DEFAULT_SCOPES,
+    skipConsent: Number(found.skip_consent ?? 0) === 1,
+  };
+  if (registered.includes(redirectUri)) return registration;
+  if (found.client_secret !== null) return undefined;
   const withoutPort = (raw: string) => {
     try {
       const u = new URL(raw);
@@ -143,5 +247,5 @@ async function verifiedRedirect(
     }
   };
   const target = withoutPort(redirectUri);
-  return target && registered.some((r) => withoutPort(r) === target) ? redirectUri : undefined;
+  return target && registered.some((r) => withoutPort(r) === target) ? registration : undefined;
 }

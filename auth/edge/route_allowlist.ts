@@ -34,6 +34,12 @@ const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { path: "/api/auth/local-developer/sign-in", methods: ["POST"], mode: "local" },
 ];
 
+/**
+ * Paths under `/api/auth` that the service answers itself, in front of Better Auth's routes of the same
+ * name (RP-initiated logout and the OP's error page): they never reach Better Auth.
+ */
+export const SERVICE_OWN_AUTH_PATHS: readonly string[] = ["/api/auth/oauth2/end-session", "/api/auth/error"];
+
 /** The allowlist, for docs and tests. */
 export function publicAuthRoutes(local: boolean): { path: string; methods: readonly string[] }[] {
   return PUBLIC_ROUTES.filter((r) => !r.mode || r.mode === (local ? "local" : "deployed"))

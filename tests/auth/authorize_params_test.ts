@@ -253,7 +253,10 @@ Deno.test("response_mode other than query is refused with invalid_request (in th
     assert.equal(target.searchParams.get("code"), null, mode);
     assert.equal(target.searchParams.get("iss"), svc.issuer);
   }
-  const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT, { response_mode: "query" });
+  const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT, {
+    response_mode: "query",
+    prompt: null,
+  });
   assert.ok((await firstHop(browser, prepared.url, svc.url)).searchParams.get("code"));
 });
 

@@ -99,6 +99,7 @@ Deno.test("openid-client v6 completes discovery, code + PKCE, userinfo and refre
   const url = client.buildAuthorizationUrl(config, {
     redirect_uri: REDIRECT,
     scope: "openid profile email offline_access",
+    prompt: "consent",
     code_challenge: await client.calculatePKCECodeChallenge(verifier),
     code_challenge_method: "S256",
     state,

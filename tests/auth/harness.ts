@@ -197,7 +197,7 @@ export async function seedSession(
     {
       sql:
         "INSERT INTO session (id, expires_at, token, created_at, updated_at, user_id) VALUES (?, ?, ?, ?, ?, ?)",
-      args: [`seeded-${token}`, now + 3_600_000, token, now, now, user.id],
+      args: [`seeded-${crypto.randomUUID()}`, now + 3_600_000, token, now, now, user.id],
     },
   ], "write");
   const key = await crypto.subtle.importKey(

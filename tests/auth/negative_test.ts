@@ -332,7 +332,7 @@ Deno.test("introspection of an unknown token answers 200 active false; revocatio
 Deno.test("oidcc-ensure-post-request-succeeds: the authorization request may be a form POST", async () => {
   const { svc, reg, as } = await setup();
   await using _ = svc;
-  const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT);
+  const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT, { prompt: null });
   const browser = new Browser();
   await authorizeInBrowser(
     browser,
@@ -373,7 +373,7 @@ Deno.test("oidcc-max-age-1: an older session than max_age forces a new login and
   const authTime = (jwt: string) =>
     JSON.parse(atob(jwt.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))).auth_time;
   assert.ok(authTime(tokens.id_token) > authTime(firstTokens.id_token), "auth_time moved forward");
-  const recent = await prepareAuthorization(as, reg.client_id, REDIRECT, { max_age: "10000" });
+  const recent = await prepareAuthorization(as, reg.client_id, REDIRECT, { max_age: "10000", prompt: null });
   const silent = await browser.request(recent.url.href);
   await silent.body?.cancel();
   assert.ok(silent.headers.get("location")!.startsWith(REDIRECT), "oidcc-max-age-10000 needs no new login");

@@ -69,7 +69,7 @@ Deno.test("skip-consent clients get their code without the consent page", async 
   await using svc = await startAuthService();
   const reg = await svc.register({ redirectUris: [REDIRECT], skipConsent: true });
   const as = await discover(svc.issuer);
-  const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT);
+  const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT, { prompt: null });
   const { callback, pages } = await authorizeInBrowser(new Browser(), prepared.url.href, REDIRECT);
   assert.ok(callback.searchParams.get("code"));
   assert.equal(pages["/consent"], undefined);

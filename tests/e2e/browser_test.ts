@@ -76,6 +76,7 @@ async function startRelyingParty(issuer: string, databaseUrl: string) {
         redirect_uri: redirectUri,
         response_type: "code",
         scope: "openid profile email offline_access",
+        prompt: "consent",
         code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
         code_challenge_method: "S256",
         state,
