@@ -67,6 +67,9 @@ export function presentedCredentials(
   };
 }
 
+/** The description of every failed authentication of a named client. */
+export const CLIENT_AUTH_FAILED = "client authentication failed";
+
 /** Why a client failed to authenticate, or the authenticated client. */
 export type ClientAuthResult =
   | { ok: true; clientId: string; confidential: boolean }
@@ -84,17 +87,20 @@ export async function authenticateClient(
     args: [creds.clientId],
   });
   const row = result.rows[0];
-  if (!row) return { ok: false, description: "unknown client" };
-  if (Number(row.disabled ?? 0) === 1) return { ok: false, description: "client is disabled" };
+  // One description for every way a named client fails, so that answers do not tell an unknown client id
+  // from a known one with a wrong secret (client-id enumeration). The hash is computed in every case, so
+  // the time taken does not tell them apart either.
+  const failed = { ok: false as const, description: CLIENT_AUTH_FAILED };
+  const presentedHash = creds.clientSecret === undefined
+    ? undefined
+    : await sha256Base64Url(creds.clientSecret);
+  if (!row || Number(row.disabled ?? 0) === 1) return failed;
   const stored = row.client_secret === null ? undefined : String(row.client_secret);
   if (!stored) {
-    if (creds.clientSecret) return { ok: false, description: "a public client must not send a secret" };
+    if (creds.clientSecret) return failed;
     return { ok: true, clientId: creds.clientId, confidential: false };
   }
-  if (!creds.clientSecret) return { ok: false, description: "client secret required" };
-  if (!constantTimeEqual(await sha256Base64Url(creds.clientSecret), stored)) {
-    return { ok: false, description: "invalid client credentials" };
-  }
+  if (presentedHash === undefined || !constantTimeEqual(presentedHash, stored)) return failed;
   return { ok: true, clientId: creds.clientId, confidential: true };
 }
 

@@ -17,6 +17,8 @@ import type { Client } from "@libsql/client";
 import { authorizeShim } from "./authorize_shim.ts";
 import { DISCOVERY_PATHS, discoveryShim } from "./discovery_shim.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
+import { tokenEndpoint } from "./token_endpoint.ts";
+import { revocationEndpoint } from "./revocation_endpoint.ts";
 import {
   authenticateClient,
   invalidClientResponse,
@@ -26,28 +28,35 @@ import {
 } from "./oauth_client_auth.ts";
 
 const PREFIX = "/api/auth/oauth2/";
-const CODE_TOMBSTONE_MS = 10 * 60 * 1000;
-/** RFC 7636 §4.1: 43–128 unreserved characters. */
-const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+const JWKS_PATH = "/api/auth/jwks";
+
+/**
+ * The JWKS is public and changes only when keys rotate: RPs may cache it for five minutes (a rotated-in key
+ * is published before it signs; RPs also refetch on an unknown `kid`).
+ */
+async function withPublicCaching(pending: Promise<Response>): Promise<Response> {
+  const response = await pending;
+  if (!response.ok) return response;
+  const copy = new Response(response.body, response);
+  copy.headers.set("cache-control", "public, max-age=300");
+  return copy;
+}
 
 /** Runs `request` through the shim for its endpoint, if any. */
 export function shimOAuth(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
   const path = new URL(request.url).pathname;
   if (DISCOVERY_PATHS.has(path)) return discoveryShim(request, forward);
+  if (path === JWKS_PATH) return withPublicCaching(forward(request));
   if (!path.startsWith(PREFIX)) return forward(request);
   switch (path.slice(PREFIX.length)) {
     case "token":
-      return request.method === "POST" ? tokenShim(request, forward, deps) : forward(request);
+      return request.method === "POST" ? tokenEndpoint(request, forward, deps) : forward(request);
     case "introspect":
-      return request.method === "POST"
-        ? introspectOrRevokeShim(request, forward, deps, true)
-        : forward(request);
+      return request.method === "POST" ? introspectShim(request, forward, deps) : forward(request);
     case "revoke":
-      return request.method === "POST"
-        ? introspectOrRevokeShim(request, forward, deps, false)
-        : forward(request);
+      return request.method === "POST" ? revocationEndpoint(request, deps) : forward(request);
     case "userinfo":
-      return userinfoShim(request, forward);
+      return userinfoShim(request, forward, deps);
     case "authorize":
       return authorizeShim(request, forward, deps);
     default:
@@ -74,144 +83,66 @@ function noStore(response: Response): Response {
   return copy;
 }
 
-async function tokenShim(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
-  if (!isForm(request)) return noStore(await forward(request));
-  const text = await request.text();
-  const form = new URLSearchParams(text);
-  if (form.has("resource")) {
-    return oauthError(400, "invalid_target", "the resource parameter is not supported by this server");
-  }
-  const creds = presentedCredentials(request.headers.get("authorization"), form);
-  const auth = await authenticateClient(deps.client, creds);
-  if (!auth.ok) return invalidClientResponse(auth.description, creds.basic);
-
-  const grant = form.get("grant_type");
-  const verifier = form.get("code_verifier");
-  if (grant === "authorization_code" && verifier !== null && !CODE_VERIFIER.test(verifier)) {
-    return noStore(
-      oauthError(400, "invalid_grant", "code_verifier must be 43-128 characters of [A-Za-z0-9-._~]"),
-    );
-  }
-  let tombstone: { key: string; userId: string; issuedAt: number } | undefined;
-  if (grant === "authorization_code" && form.get("code")) {
-    const hashed = await sha256Base64Url(form.get("code")!);
-    const live = await deps.client.execute({
-      sql: "SELECT value FROM verification WHERE identifier = ?",
-      args: [hashed],
-    });
-    if (live.rows[0]) {
-      const value = JSON.parse(String(live.rows[0].value)) as { userId?: string };
-      // Token rows carry second-precision created_at (iat × 1000), so the window starts at the full second.
-      const issuedAt = Math.floor(Date.now() / 1000) * 1000;
-      if (value.userId) tombstone = { key: `consumed:${hashed}`, userId: value.userId, issuedAt };
-    } else {
-      const reused = await revokeTokensOfReusedCode(deps.client, `consumed:${hashed}`, auth.clientId);
-      if (reused) {
-        return oauthError(
-          400,
-          "invalid_grant",
-          "authorization code already used; tokens issued from it are revoked",
-        );
-      }
-    }
-  }
-  if (grant === "refresh_token" && form.get("refresh_token")) {
-    const row = await deps.client.execute({
-      sql: "SELECT client_id FROM oauth_refresh_token WHERE token = ?",
-      args: [await sha256Base64Url(form.get("refresh_token")!)],
-    });
-    if (row.rows[0] && String(row.rows[0].client_id) !== auth.clientId) {
-      return oauthError(400, "invalid_grant", "refresh token was issued to another client");
-    }
-  }
-
-  const response = await forward(withBody(request, text));
-  if (response.ok && tombstone) {
-    await deps.client.execute({
-      sql: "INSERT INTO verification (id, identifier, value, expires_at, created_at, updated_at) " +
-        "VALUES (?, ?, ?, ?, ?, ?)",
-      args: [
-        crypto.randomUUID().replaceAll("-", ""),
-        tombstone.key,
-        JSON.stringify({ clientId: auth.clientId, userId: tombstone.userId, issuedAt: tombstone.issuedAt }),
-        tombstone.issuedAt + CODE_TOMBSTONE_MS,
-        tombstone.issuedAt,
-        tombstone.issuedAt,
-      ],
-    });
-  }
-  if (response.ok) return noStore(response);
-  return noStore(await normalizeTokenError(response, creds.basic));
-}
-
-/** On a replayed code: deletes the tokens of that client and user issued since the code's redemption. */
-async function revokeTokensOfReusedCode(client: Client, key: string, clientId: string): Promise<boolean> {
-  const found = await client.execute({
-    sql: "SELECT value FROM verification WHERE identifier = ? AND expires_at > ?",
-    args: [key, Date.now()],
-  });
-  if (!found.rows[0]) return false;
-  const value = JSON.parse(String(found.rows[0].value)) as {
-    clientId: string;
-    userId: string;
-    issuedAt: number;
-  };
-  if (value.clientId !== clientId) return false;
-  await client.batch([
-    {
-      sql: "DELETE FROM oauth_access_token WHERE client_id = ? AND user_id = ? AND created_at >= ?",
-      args: [value.clientId, value.userId, value.issuedAt],
-    },
-    {
-      sql: "DELETE FROM oauth_refresh_token WHERE client_id = ? AND user_id = ? AND created_at >= ?",
-      args: [value.clientId, value.userId, value.issuedAt],
-    },
-  ], "write");
-  return true;
-}
-
-async function normalizeTokenError(response: Response, basic: boolean): Promise<Response> {
-  const body = await readJson(response);
-  const error = typeof body?.error === "string" ? body.error : undefined;
-  const description = typeof body?.error_description === "string" ? body.error_description : "";
-  if (error === "invalid_client") return invalidClientResponse(description, basic);
-  if (error === "invalid_grant") return oauthError(400, "invalid_grant", description);
-  if (error === "invalid_request" && /code verification failed|code_verifier/i.test(description)) {
-    return oauthError(400, "invalid_grant", description);
-  }
-  if (error && response.status === 401) return oauthError(400, error, description);
-  return response;
-}
-
 const NOT_FOUND = /not found/i;
 
-async function introspectOrRevokeShim(
-  request: Request,
-  forward: Forward,
-  deps: ShimDeps,
-  introspect: boolean,
-): Promise<Response> {
-  if (!isForm(request)) return forward(request);
-  const text = await request.text();
-  const form = new URLSearchParams(text);
+/**
+ * Introspection: the client authenticates (confidential only); a token the database does not hold as an
+ * access or refresh token is `{"active":false}` without reaching the library (whose JWT path answers a
+ * forged or foreign JWT with a 500); the hint is dropped (1.6.23 treats it as a hard filter).
+ */
+async function introspectShim(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
+  if (!isForm(request)) {
+    return oauthError(
+      400,
+      "invalid_request",
+      "the introspection request must be application/x-www-form-urlencoded",
+    );
+  }
+  const form = new URLSearchParams(await request.text());
   const creds = presentedCredentials(request.headers.get("authorization"), form);
   const auth = await authenticateClient(deps.client, creds);
   if (!auth.ok) return invalidClientResponse(auth.description, creds.basic);
-  if (introspect && !auth.confidential) {
-    return invalidClientResponse("introspection requires a confidential client", creds.basic);
-  }
-  const response = await forward(withBody(request, text));
+  if (!auth.confidential) return invalidClientResponse("client authentication failed", creds.basic);
+  const token = form.get("token");
+  if (!token) return oauthError(400, "invalid_request", "token is required");
+  const inactive = () => noStore(Response.json({ active: false }));
+  if (!await storedTokenKind(deps.client, await sha256Base64Url(token))) return inactive();
+  form.delete("token_type_hint");
+  form.set("client_id", auth.clientId);
+  if (creds.clientSecret !== undefined) form.set("client_secret", creds.clientSecret);
+  const headers = new Headers(request.headers);
+  headers.delete("authorization");
+  headers.delete("content-length");
+  const response = await forward(
+    new Request(request.url, { method: "POST", headers, body: form.toString() }),
+  );
   if (!response.ok) {
     const body = await readJson(response);
-    const description = typeof body?.error_description === "string" ? body.error_description : "";
-    if (body?.error === "invalid_client") return invalidClientResponse(description, creds.basic);
-    if (response.status === 400 && (NOT_FOUND.test(description) || body?.error === "invalid_token")) {
-      return introspect
-        ? noStore(Response.json({ active: false }))
-        : new Response(null, { status: 200, headers: { "cache-control": "no-store" } });
+    if (body?.error === "invalid_client") {
+      return invalidClientResponse("client authentication failed", creds.basic);
+    }
+    if (
+      response.status === 400 &&
+      (NOT_FOUND.test(String(body?.error_description ?? "")) || body?.error === "invalid_token")
+    ) {
+      return inactive();
     }
   }
-  return introspect ? noStore(response) : response;
+  return noStore(response);
+}
+
+/** Whether a stored (hashed) token is a live access token, a refresh token, or unknown. */
+async function storedTokenKind(client: Client, tokenHash: string): Promise<"access" | "refresh" | undefined> {
+  const access = await client.execute({
+    sql: "SELECT 1 FROM oauth_access_token WHERE token = ? AND expires_at > ?",
+    args: [tokenHash, Date.now()],
+  });
+  if (access.rows.length) return "access";
+  const refresh = await client.execute({
+    sql: "SELECT 1 FROM oauth_refresh_token WHERE token = ? AND expires_at > ? AND revoked IS NULL",
+    args: [tokenHash, Date.now()],
+  });
+  return refresh.rows.length ? "refresh" : undefined;
 }
 
 function bearerChallenge(description?: string): Response {
@@ -228,7 +159,7 @@ function bearerChallenge(description?: string): Response {
   });
 }
 
-async function userinfoShim(request: Request, forward: Forward): Promise<Response> {
+async function userinfoShim(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
   const headers = new Headers(request.headers);
   if (request.method === "POST") {
     // OIDC Core §5.3.1: POST with the token in the header or (RFC 6750 §2.2) in a form body; 1.6.23 takes
@@ -239,7 +170,13 @@ async function userinfoShim(request: Request, forward: Forward): Promise<Respons
     headers.delete("content-type");
     headers.delete("content-length");
   }
-  if (!/^bearer\s+\S/i.test(headers.get("authorization") ?? "")) return bearerChallenge();
+  const bearer = /^bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
+  if (!bearer) return bearerChallenge();
+  // Only a live access token this service issued reaches the library (it would try any JWT as one).
+  if (await storedTokenKind(deps.client, await sha256Base64Url(bearer[1])) !== "access") {
+    return bearerChallenge("invalid or expired access token");
+  }
+  headers.set("authorization", `Bearer ${bearer[1]}`);
   const response = await forward(new Request(request.url, { method: "GET", headers }));
   if (response.ok) return noStore(response);
   const body = await readJson(response);

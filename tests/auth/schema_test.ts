@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import * as oauth from "oauth4webapi";
-import { Browser, startAuthService } from "./harness.ts";
-import { basic, discover, INSECURE, postForm, runCodeFlow } from "./rp.ts";
+import { authorizeInBrowser, Browser, startAuthService } from "./harness.ts";
+import { basic, discover, INSECURE, postForm, prepareAuthorization, runCodeFlow } from "./rp.ts";
 import { createBetterAuth } from "../../auth/better_auth.ts";
 
 /** name:type, `!` = NOT NULL; from the generated schema (reference notes §2.2). */
@@ -98,6 +98,9 @@ Deno.test("after a full flow the database matches the generated 1.6.23 schema an
     await oauth.refreshTokenGrantRequest(as, c, auth, tokens.refresh_token!, INSECURE),
   );
   await runCodeFlow(as, c, auth, redirect, browser); // a second grant over the recorded consent
+  // A code issued and not yet redeemed stays in `verification`.
+  const pending = await prepareAuthorization(as, reg.client_id, redirect, { prompt: null });
+  await authorizeInBrowser(browser, pending.url.href, redirect);
   await postForm(as.revocation_endpoint!, { token: refreshed.access_token }, {
     authorization: basic(reg.client_id, reg.client_secret!),
   });
@@ -106,7 +109,17 @@ Deno.test("after a full flow the database matches the generated 1.6.23 schema an
   const tables = await db.execute(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
   );
-  assert.deepEqual(tables.rows.map((r) => String(r.name)), ["_migrations", ...Object.keys(EXPECTED_COLUMNS)]);
+  // Better Auth's nine tables exactly, plus the service's own `svc_` tables (migrations/0002_grants.sql).
+  const names = tables.rows.map((r) => String(r.name));
+  assert.deepEqual(names.filter((n) => !n.startsWith("svc_")), [
+    "_migrations",
+    ...Object.keys(EXPECTED_COLUMNS),
+  ]);
+  assert.deepEqual(names.filter((n) => n.startsWith("svc_")), [
+    "svc_grant_claim",
+    "svc_grant_revoked",
+    "svc_grant_token",
+  ]);
 
   for (const [table, expected] of Object.entries(EXPECTED_COLUMNS)) {
     const info = await db.execute(
@@ -121,7 +134,7 @@ Deno.test("after a full flow the database matches the generated 1.6.23 schema an
   }
 
   const indexes = await db.execute(
-    "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name",
+    "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND name NOT LIKE 'svc_%' ORDER BY name",
   );
   assert.deepEqual(indexes.rows.map((r) => String(r.name)), EXPECTED_INDEXES);
 

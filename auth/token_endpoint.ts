@@ -1,0 +1,260 @@
+/**
+ * The token endpoint in front of Better Auth 1.6.23 (RFC 6749 §4.1.3, §5.2, §6; RFC 7636 §4.6; RFC 9700
+ * §4.14). The service decides everything that can fail on the client's input before the library runs, so
+ * that a failed request consumes nothing, and it tracks grants (auth/grants/) so a replay revokes exactly
+ * the grant it belongs to:
+ * - the client is authenticated first (Basic in any letter case, or the form), with one description for
+ *   every failure (no client-id enumeration);
+ * - `grant_type` missing → `invalid_request`; other than `authorization_code`/`refresh_token` →
+ *   `unsupported_grant_type`;
+ * - a code is checked against its client, its `redirect_uri` and its PKCE challenge (all `invalid_grant`,
+ *   code intact), then claimed once: a second redemption is a replay and revokes that code's grant only;
+ * - a refresh token is checked against its client, then claimed once: a rotated or concurrently used token
+ *   revokes its own grant (the family), never the user's other grants or sessions;
+ * - errors are `invalid_grant` unless the client or the scope is at fault; `no-store` on every answer.
+ */
+import {
+  claimOf,
+  claimOnce,
+  grantOfToken,
+  newGrantId,
+  recordGrantTokens,
+  revokeGrant,
+  sweepExpiredClaims,
+} from "./grants/grant_store.ts";
+import {
+  authenticateClient,
+  invalidClientResponse,
+  oauthError,
+  presentedCredentials,
+  sha256Base64Url,
+} from "./oauth_client_auth.ts";
+import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
+
+/** RFC 7636 §4.1: 43–128 unreserved characters. */
+const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+/** How long a redeemed code's claim outlives the code (a replay within it revokes the grant). */
+const CODE_CLAIM_GRACE_MS = 10 * 60 * 1000;
+/** Parameters that must not appear twice (RFC 6749 §3.2). */
+const SINGLE_VALUED = [
+  "grant_type",
+  "code",
+  "redirect_uri",
+  "code_verifier",
+  "refresh_token",
+  "client_id",
+  "client_secret",
+  "scope",
+];
+
+/**
+ * Redemptions and rotations running in this isolate, by claim key. A request that loses a claim waits for
+ * the winner to finish before revoking the grant, so the winner's own request is answered (with tokens
+ * that the revocation then removes, as RFC 9700 §4.14.2 wants) instead of failing half-way.
+ */
+const inFlight = new Map<string, Promise<unknown>>();
+
+/** Runs the winner's forward while losers of the same claim can wait for it. */
+async function asWinner(key: string, run: () => Promise<Response>): Promise<Response> {
+  const running = run();
+  inFlight.set(key, running.catch(() => undefined));
+  try {
+    return await running;
+  } finally {
+    inFlight.delete(key);
+  }
+}
+
+/** Waits until the winner of `key` (in this isolate) has finished. */
+async function afterWinner(key: string): Promise<void> {
+  await inFlight.get(key);
+}
+
+/** The code's stored authorization request, as 1.6.23 writes it into `verification.value`. */
+interface StoredCode {
+  query?: {
+    client_id?: string;
+    redirect_uri?: string;
+    code_challenge?: string;
+    code_challenge_method?: string;
+  };
+}
+
+/** Handles `POST /api/auth/oauth2/token`. */
+export async function tokenEndpoint(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
+  if (!isForm(request)) {
+    return oauthError(400, "invalid_request", "the token request must be application/x-www-form-urlencoded");
+  }
+  const form = new URLSearchParams(await request.text());
+  const repeated = SINGLE_VALUED.find((name) => form.getAll(name).length > 1);
+  if (repeated) return oauthError(400, "invalid_request", `${repeated} must not be repeated`);
+  if (form.has("resource")) {
+    return oauthError(400, "invalid_target", "the resource parameter is not supported by this server");
+  }
+  const creds = presentedCredentials(request.headers.get("authorization"), form);
+  const auth = await authenticateClient(deps.client, creds);
+  if (!auth.ok) return invalidClientResponse(auth.description, creds.basic);
+
+  const grantType = form.get("grant_type");
+  if (!grantType) return oauthError(400, "invalid_request", "grant_type is required");
+  // Better Auth reads credentials from the form only, and Basic only when spelled "Basic ".
+  form.set("client_id", auth.clientId);
+  if (creds.clientSecret !== undefined) form.set("client_secret", creds.clientSecret);
+  const forwardForm = () => {
+    const headers = new Headers(request.headers);
+    headers.delete("authorization");
+    headers.delete("content-length");
+    return forward(new Request(request.url, { method: "POST", headers, body: form.toString() }));
+  };
+  if (grantType === "authorization_code") return await codeGrant(form, auth.clientId, forwardForm, deps);
+  if (grantType === "refresh_token") return await refreshGrant(form, auth.clientId, forwardForm, deps);
+  return oauthError(
+    400,
+    "unsupported_grant_type",
+    `grant_type ${JSON.stringify(grantType)} is not supported`,
+  );
+}
+
+async function codeGrant(
+  form: URLSearchParams,
+  clientId: string,
+  forwardForm: () => Promise<Response>,
+  deps: ShimDeps,
+): Promise<Response> {
+  const code = form.get("code");
+  if (!code) return oauthError(400, "invalid_request", "code is required");
+  const codeHash = await sha256Base64Url(code);
+  const claimKey = `code:${codeHash}`;
+  const found = await deps.client.execute({
+    sql: "SELECT value, expires_at FROM verification WHERE identifier = ?",
+    args: [codeHash],
+  });
+  const row = found.rows[0];
+  if (!row) {
+    const claim = await claimOf(deps.client, claimKey);
+    if (claim && claim.clientId === clientId) {
+      await revokeGrant(deps.client, claim.grantId);
+      return oauthError(
+        400,
+        "invalid_grant",
+        "authorization code already used; tokens issued from it are revoked",
+      );
+    }
+    return oauthError(400, "invalid_grant", "invalid, expired or already used authorization code");
+  }
+  const expiresAt = Number(row.expires_at);
+  if (!(expiresAt > Date.now())) return oauthError(400, "invalid_grant", "authorization code expired");
+  let stored: StoredCode;
+  try {
+    stored = JSON.parse(String(row.value));
+  } catch {
+    return oauthError(400, "invalid_grant", "invalid authorization code");
+  }
+  const query = stored.query ?? {};
+  if (query.client_id !== clientId) {
+    return oauthError(400, "invalid_grant", "authorization code was issued to another client");
+  }
+  if (query.redirect_uri !== undefined && form.get("redirect_uri") !== query.redirect_uri) {
+    return oauthError(400, "invalid_grant", "redirect_uri does not match the authorization request");
+  }
+  const verifier = form.get("code_verifier");
+  if (query.code_challenge) {
+    if (verifier === null) return oauthError(400, "invalid_grant", "code_verifier is required (PKCE)");
+    if (!CODE_VERIFIER.test(verifier)) {
+      return oauthError(400, "invalid_grant", "code_verifier must be 43-128 characters of [A-Za-z0-9-._~]");
+    }
+    if (query.code_challenge_method !== "S256" || await sha256Base64Url(verifier) !== query.code_challenge) {
+      return oauthError(400, "invalid_grant", "code_verifier does not match the code_challenge");
+    }
+  } else if (verifier !== null) {
+    return oauthError(
+      400,
+      "invalid_grant",
+      "code_verifier sent but the authorization request had no challenge",
+    );
+  }
+  const grantId = newGrantId();
+  await sweepExpiredClaims(deps.client);
+  const won = await claimOnce(deps.client, {
+    key: claimKey,
+    grantId,
+    clientId,
+    expiresAt: expiresAt + CODE_CLAIM_GRACE_MS,
+  });
+  if (!won) {
+    // Another request redeemed the code first: this one is a replay of it.
+    await afterWinner(claimKey);
+    const claim = await claimOf(deps.client, claimKey);
+    if (claim) await revokeGrant(deps.client, claim.grantId);
+    return oauthError(
+      400,
+      "invalid_grant",
+      "authorization code already used; tokens issued from it are revoked",
+    );
+  }
+  return await asWinner(claimKey, async () => await finish(await forwardForm(), grantId, deps));
+}
+
+async function refreshGrant(
+  form: URLSearchParams,
+  clientId: string,
+  forwardForm: () => Promise<Response>,
+  deps: ShimDeps,
+): Promise<Response> {
+  const token = form.get("refresh_token");
+  if (!token) return oauthError(400, "invalid_request", "refresh_token is required");
+  const tokenHash = await sha256Base64Url(token);
+  const found = await deps.client.execute({
+    sql: "SELECT client_id, revoked, expires_at FROM oauth_refresh_token WHERE token = ?",
+    args: [tokenHash],
+  });
+  const row = found.rows[0];
+  if (!row) return oauthError(400, "invalid_grant", "invalid or revoked refresh token");
+  if (String(row.client_id) !== clientId) {
+    return oauthError(400, "invalid_grant", "refresh token was issued to another client");
+  }
+  const grantId = await grantOfToken(deps.client, tokenHash) ?? `untracked:${tokenHash}`;
+  const claimKey = `refresh:${tokenHash}`;
+  const replayed = async () => {
+    await afterWinner(claimKey);
+    await revokeGrant(deps.client, grantId);
+    return oauthError(400, "invalid_grant", "refresh token already used; its grant is revoked");
+  };
+  if (row.revoked !== null) return await replayed();
+  const expiresAt = Number(row.expires_at);
+  if (!(expiresAt > Date.now())) return oauthError(400, "invalid_grant", "refresh token expired");
+  const won = await claimOnce(deps.client, { key: claimKey, grantId, clientId, expiresAt });
+  if (!won) return await replayed();
+  return await asWinner(claimKey, async () => await finish(await forwardForm(), grantId, deps));
+}
+
+/** Records a successful answer's tokens under the grant; maps a failure to RFC 6749's codes. */
+async function finish(response: Response, grantId: string, deps: ShimDeps): Promise<Response> {
+  const body = await response.clone().json().catch(() => undefined) as Record<string, unknown> | undefined;
+  if (response.ok && body) {
+    await recordGrantTokens(deps.client, grantId, {
+      accessHash: typeof body.access_token === "string"
+        ? await sha256Base64Url(body.access_token)
+        : undefined,
+      refreshHash: typeof body.refresh_token === "string"
+        ? await sha256Base64Url(body.refresh_token)
+        : undefined,
+    });
+    return noStore(response);
+  }
+  if (response.status >= 500) return noStore(response);
+  const error = typeof body?.error === "string" ? body.error : "invalid_grant";
+  const description = typeof body?.error_description === "string"
+    ? body.error_description
+    : "the grant was refused";
+  if (error === "invalid_client") return invalidClientResponse("client authentication failed", false);
+  if (error === "invalid_scope") return oauthError(400, "invalid_scope", description);
+  return oauthError(400, "invalid_grant", description);
+}
+
+function noStore(response: Response): Response {
+  const copy = new Response(response.body, response);
+  copy.headers.set("cache-control", "no-store");
+  copy.headers.set("pragma", "no-cache");
+  return copy;
+}
