@@ -64,10 +64,6 @@ export function shimOAuth(request: Request, forward: Forward, deps: ShimDeps): P
   }
 }
 
-function withBody(request: Request, body: string): Request {
-  return new Request(request.url, { method: request.method, headers: request.headers, body });
-}
-
 async function readJson(response: Response): Promise<Record<string, unknown> | undefined> {
   try {
     return await response.clone().json();
