@@ -149,7 +149,13 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     (c) => servePublicAuth(c.req.raw),
   );
 
-  registerPageRoutes(app, { local, client, sessionOf, callAuth });
+  registerPageRoutes(app, {
+    local,
+    secret: config.AUTH_SECRET ?? LOCAL_MODE_SECRET,
+    client,
+    sessionOf,
+    callAuth,
+  });
 
   app.notFound((c) =>
     c.json({ error: "not_found", message: `no route for ${c.req.method} ${c.req.path}` }, 404)

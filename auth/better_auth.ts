@@ -11,7 +11,7 @@ import { type AuthConfig, issuerOf } from "./config.ts";
 import { localDeveloper } from "./local_developer.ts";
 import { singleSigningKeyAdapter } from "./signing_key.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
-import { betterAuthLogger } from "./better_auth_logger.ts";
+import { betterAuthErrorLogger, betterAuthLogger } from "./better_auth_logger.ts";
 
 /** Prefix of every auth cookie (`svc.session_token`, `__Secure-svc.session_token`). */
 export const COOKIE_PREFIX = "svc";
@@ -96,6 +96,7 @@ export function betterAuthOptions(inputs: Omit<BetterAuthInputs, "db"> & { db?: 
     // The service limits requests itself, by the client identity the operator configured (auth/edge/).
     rateLimit: { enabled: false },
     logger: inputs.logger ? betterAuthLogger(inputs.logger) : { disabled: true },
+    onAPIError: inputs.logger ? { onError: betterAuthErrorLogger(inputs.logger) } : undefined,
     telemetry: { enabled: false },
     advanced: {
       cookiePrefix: COOKIE_PREFIX,

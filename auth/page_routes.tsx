@@ -8,11 +8,14 @@ import { renderPage } from "./pages/layout.tsx";
 import { SignInPage } from "./pages/sign_in.tsx";
 import { ConsentPage, ErrorPage } from "./pages/consent.tsx";
 import { LOCAL_DEVELOPER_SIGN_IN_PATH } from "./local_developer.ts";
+import { verifiedOAuthQuery } from "./signed_query.ts";
 
 /** What the page routes need from the auth app. */
 export interface PageRouteDeps {
   /** Local mode: the local-developer sign-in replaces GitHub. */
   local: boolean;
+  /** The secret Better Auth signs the pages' OAuth query with. */
+  secret: string;
   /** The auth database client (consent looks up the client's name). */
   client: Client;
   /** The signed-in session of a request, or null. */
@@ -25,7 +28,11 @@ export interface PageRouteDeps {
 export function registerPageRoutes<E extends Env>(app: Hono<E>, deps: PageRouteDeps): void {
   app.get("/sign-in", async (c) => {
     const url = new URL(c.req.url);
-    const oauthQuery = url.searchParams.has("sig") ? url.search.slice(1) : "";
+    // Only a query Better Auth signed travels on with the sign-in; anything else is a plain sign-in.
+    const signed = url.searchParams.has("sig")
+      ? await verifiedOAuthQuery(url.search, deps.secret)
+      : undefined;
+    const oauthQuery = signed ? url.search.slice(1) : "";
     const session = await deps.sessionOf(c.req.raw);
     return renderPage(
       <SignInPage localMode={deps.local} oauthQuery={oauthQuery} signedInAs={session?.user.name} />,
@@ -60,7 +67,17 @@ export function registerPageRoutes<E extends Env>(app: Hono<E>, deps: PageRouteD
     const url = new URL(c.req.url);
     const session = await deps.sessionOf(c.req.raw);
     if (!session) return c.redirect(`/sign-in${url.search}`, 302);
-    const clientId = url.searchParams.get("client_id") ?? "";
+    const signed = await verifiedOAuthQuery(url.search, deps.secret);
+    if (!signed) {
+      return renderPage(
+        <ErrorPage
+          title="Invalid or expired request"
+          message="This consent request was not issued by this service or has expired. Start again from the application."
+        />,
+        400,
+      );
+    }
+    const clientId = signed.get("client_id") ?? "";
     const row = await deps.client.execute({
       sql: "SELECT name FROM oauth_client WHERE client_id = ?",
       args: [clientId],
@@ -71,7 +88,7 @@ export function registerPageRoutes<E extends Env>(app: Hono<E>, deps: PageRouteD
         400,
       );
     }
-    const scopes = (url.searchParams.get("scope") ?? "").split(" ").filter(Boolean);
+    const scopes = (signed.get("scope") ?? "").split(" ").filter(Boolean);
     const name = row.rows[0].name === null ? clientId : String(row.rows[0].name);
     return renderPage(<ConsentPage clientName={name} scopes={scopes} oauthQuery={url.search.slice(1)} />);
   });

@@ -3,7 +3,7 @@
  * with port 0 and a fresh migrated database, and a tiny browser stand-in (cookie jar + redirects) that
  * signs in with the local developer account and answers the consent page.
  */
-import { silentLogger } from "@switchyard/lib/log.ts";
+import { type Logger, silentLogger } from "@switchyard/lib/log.ts";
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { createAuthApp } from "../../auth/app.tsx";
@@ -38,6 +38,7 @@ export interface AuthService extends AsyncDisposable {
 export async function startAuthService(
   env: Record<string, string> = {},
   hostname = "127.0.0.1",
+  logger: Logger = silentLogger,
 ): Promise<AuthService> {
   const dir = await Deno.makeTempDir({ prefix: "switchyard-auth-" });
   const dbPath = `${dir}/auth.db`;
@@ -59,7 +60,7 @@ export async function startAuthService(
   });
   const database = await openAuthDatabase(config.AUTH_DATABASE_URL);
   await migrateDirectory(database.client, DATABASE_TARGETS.find((t) => t.name === "auth")!.migrationsDir);
-  const app = createAuthApp(config, { logger: silentLogger, database });
+  const app = createAuthApp(config, { logger, database });
   handler = (request, info) => app.fetch(request, { info });
   return {
     url,
