@@ -2,13 +2,13 @@
  * Shims around Better Auth 1.6.23's OAuth endpoints where it departs from the RFCs or the OIDF tests
  * (reference notes §4.3). Each is a no-op once upstream behaves; each has its own test in tests/auth/.
  *
- * token:       client authenticated before the code is consumed; `resource` rejected (GHSA-p2fr-6hmx-4528);
- *              a malformed `code_verifier` (RFC 7636 §4.1) → 400 invalid_grant, code intact;
- *              cross-client refresh → 400 invalid_grant; 401 invalid_grant → 400; PKCE mismatch →
- *              400 invalid_grant; reused code → 400 invalid_grant and its tokens revoked; `no-store`.
- * introspect:  unknown token → 200 {"active":false}; invalid_client → 401; `no-store`.
- * revoke:      unknown token → 200; invalid_client → 401.
- * userinfo:    invalid or missing token → 401 + `WWW-Authenticate: Bearer`; `no-store`.
+ * token:       answered by auth/token_endpoint.ts (client authentication, grant checks and claims before the
+ *              library; grant tracking so a replay revokes its own grant); `resource` → invalid_target.
+ * introspect:  confidential clients only; a token the database does not hold → {"active":false} without the
+ *              library; hint dropped; `no-store`.
+ * revoke:      answered by auth/revocation_endpoint.ts (RFC 7009: always 200 after client authentication).
+ * userinfo:    only a live access token reaches the library; otherwise 401 + `WWW-Authenticate: Bearer`.
+ * jwks:        `Cache-Control: public, max-age=300`.
  * authorize:   POST accepted (OIDC Core §3.1.2.1); PKCE S256 required for every client; `request` and
  *              `request_uri` rejected; `max_age` enforced by forcing a fresh login; `prompt` validated.
  * discovery:   `request`/`request_uri`/`claims` parameters stated unsupported; `none` client auth listed.
