@@ -114,21 +114,19 @@ export async function applyMigrations(client: Client, files: MigrationFile[]): P
       result.skipped.push(file.name);
       continue;
     }
-    const tx = await client.transaction("write");
+    // One exec of BEGIN … COMMIT on the client's own connection: the file and its `_migrations` row are
+    // applied together or not at all (the client rolls back an exec that fails half-way).
+    const quote = (value: string) => `'${value.replaceAll("'", "''")}'`;
     try {
-      await tx.executeMultiple(file.sql);
-      await tx.execute({
-        sql: `INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES (?, ?, ?)`,
-        args: [file.name, checksum, Date.now()],
-      });
-      await tx.commit();
+      await client.executeMultiple(
+        `BEGIN IMMEDIATE;\n${file.sql}\n;INSERT INTO ${MIGRATIONS_TABLE} (name, checksum, applied_at) VALUES (` +
+          `${quote(file.name)}, ${quote(checksum)}, ${Date.now()});\nCOMMIT;`,
+      );
     } catch (error) {
-      await tx.rollback().catch(() => {});
+      await client.execute("ROLLBACK").catch(() => {});
       throw new AppError("MIGRATION_INVALID", `migration ${file.name} failed: ${(error as Error).message}`, {
         cause: error,
       });
-    } finally {
-      tx.close();
     }
     result.applied.push(file.name);
   }

@@ -1,0 +1,114 @@
+/**
+ * One connection for a local libSQL file, with transactions serialized on it. `@libsql/client` answers
+ * `transaction()` for a `file:` URL by handing its connection to the transaction and opening a new one for
+ * everything after (a file open per transaction, without the `PRAGMA`s set at start — foreign keys off —
+ * and with writers on several connections waiting for each other's locks). Better Auth's Kysely adapter
+ * opens a transaction for every insert and every conditional update, so the auth service paid for that on
+ * every token. Here a transaction runs on the one connection, and statements from outside it wait until it
+ * ends (they would otherwise join it and be rolled back with it).
+ */
+import type { Client, InArgs, InStatement, ResultSet, Transaction, TransactionMode } from "@libsql/client";
+
+const BEGIN: Record<TransactionMode, string> = {
+  write: "BEGIN IMMEDIATE",
+  read: "BEGIN TRANSACTION READONLY",
+  deferred: "BEGIN DEFERRED",
+};
+
+/** Wraps the client of a local file (see the module comment). Remote clients need no wrapping. */
+export function serializedClient(inner: Client): Client {
+  let open: Promise<void> | undefined;
+  const idle = async () => {
+    while (open) await open;
+  };
+  const statement = (stmtOrSql: InStatement | string, args?: InArgs): InStatement =>
+    typeof stmtOrSql === "string" ? { sql: stmtOrSql, args: args ?? [] } : stmtOrSql;
+
+  const begin = async (mode: TransactionMode): Promise<Transaction> => {
+    await idle();
+    let end!: () => void;
+    open = new Promise<void>((resolve) => (end = resolve));
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      open = undefined;
+      end();
+    };
+    try {
+      await inner.execute(BEGIN[mode] ?? BEGIN.write);
+    } catch (error) {
+      finish();
+      throw error;
+    }
+    const transaction: Transaction = {
+      execute: (stmt: InStatement) => inner.execute(stmt),
+      batch: async (stmts: InStatement[]) => {
+        const results: ResultSet[] = [];
+        for (const stmt of stmts) results.push(await inner.execute(stmt));
+        return results;
+      },
+      // The file client's executeMultiple rolls back any open transaction when it ends; scripts run as one
+      // exec of their own (lib/migrate.ts wraps them in BEGIN … COMMIT).
+      executeMultiple: () =>
+        Promise.reject(new Error("executeMultiple is not available inside a transaction of a local file")),
+      rollback: async () => {
+        if (finished) return;
+        try {
+          await inner.execute("ROLLBACK");
+        } finally {
+          finish();
+        }
+      },
+      commit: async () => {
+        try {
+          await inner.execute("COMMIT");
+        } catch (error) {
+          await inner.execute("ROLLBACK").catch(() => {});
+          throw error;
+        } finally {
+          finish();
+        }
+      },
+      close: () => {
+        if (!finished) {
+          inner.execute("ROLLBACK").catch(() => {}).finally(finish);
+        }
+      },
+      get closed() {
+        return finished;
+      },
+    };
+    return transaction;
+  };
+
+  const wrapper: Client = {
+    execute: (async (stmtOrSql: InStatement | string, args?: InArgs) => {
+      await idle();
+      return await inner.execute(statement(stmtOrSql, args));
+    }) as Client["execute"],
+    batch: async (stmts, mode) => {
+      await idle();
+      return await inner.batch(stmts, mode);
+    },
+    migrate: async (stmts) => {
+      await idle();
+      return await inner.migrate(stmts);
+    },
+    transaction: ((mode?: TransactionMode) => begin(mode ?? "write")) as Client["transaction"],
+    executeMultiple: async (sql) => {
+      await idle();
+      return await inner.executeMultiple(sql);
+    },
+    sync: () => inner.sync(),
+    close: () => inner.close(),
+    reconnect: () => inner.reconnect(),
+    get closed() {
+      return inner.closed;
+    },
+    get protocol() {
+      return inner.protocol;
+    },
+  };
+  return wrapper;
+}
