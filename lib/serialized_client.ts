@@ -17,15 +17,14 @@ const BEGIN: Record<TransactionMode, string> = {
 
 /** Wraps the client of a local file (see the module comment). Remote clients need no wrapping. */
 export function serializedClient(inner: Client): Client {
+  // The check for an open transaction and what follows it must happen in the same tick (no await between
+  // them), or two waiters released together would both go ahead: hence the loops are written inline.
   let open: Promise<void> | undefined;
-  const idle = async () => {
-    while (open) await open;
-  };
   const statement = (stmtOrSql: InStatement | string, args?: InArgs): InStatement =>
     typeof stmtOrSql === "string" ? { sql: stmtOrSql, args: args ?? [] } : stmtOrSql;
 
   const begin = async (mode: TransactionMode): Promise<Transaction> => {
-    await idle();
+    while (open) await open;
     let end!: () => void;
     open = new Promise<void>((resolve) => (end = resolve));
     let finished = false;
@@ -84,20 +83,20 @@ export function serializedClient(inner: Client): Client {
 
   const wrapper: Client = {
     execute: (async (stmtOrSql: InStatement | string, args?: InArgs) => {
-      await idle();
+      while (open) await open;
       return await inner.execute(statement(stmtOrSql, args));
     }) as Client["execute"],
     batch: async (stmts, mode) => {
-      await idle();
+      while (open) await open;
       return await inner.batch(stmts, mode);
     },
     migrate: async (stmts) => {
-      await idle();
+      while (open) await open;
       return await inner.migrate(stmts);
     },
     transaction: ((mode?: TransactionMode) => begin(mode ?? "write")) as Client["transaction"],
     executeMultiple: async (sql) => {
-      await idle();
+      while (open) await open;
       return await inner.executeMultiple(sql);
     },
     sync: () => inner.sync(),
