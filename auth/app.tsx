@@ -22,6 +22,7 @@ import { isPublicAuthRoute, routeNotFound } from "./edge/route_allowlist.ts";
 import { requestLimits } from "./edge/limits.ts";
 import { RateLimiter } from "./edge/rate_limit.ts";
 import { withoutSessionToken } from "./edge/session_response.ts";
+import { idTokenSigner } from "./id_token_signer.ts";
 
 /** Name reported by the health endpoint. */
 export const AUTH_SERVICE_NAME = "auth";
@@ -57,6 +58,12 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   const pick = (request: Request): AuthInstance => !local || wantsSecureCookies(request) ? secure : plain;
   const base = new URL(config.AUTH_BASE_URL);
   const issuer = issuerOf(config);
+  const signJwt = idTokenSigner({
+    client,
+    secret: config.AUTH_SECRET ?? LOCAL_MODE_SECRET,
+    // Better Auth's JWKS endpoint mints the first key, once (auth/signing_key.ts).
+    ensureKey: () => secure.api.getJwks(),
+  });
 
   const sessionOf = async (request: Request) => {
     try {
@@ -74,6 +81,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     const response = await shimOAuth(request, (r) => instance.handler(r), {
       client,
       issuer,
+      signJwt,
       currentSession: async (r) => {
         const session = await sessionOf(r);
         if (!session) return undefined;

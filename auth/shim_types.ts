@@ -1,5 +1,6 @@
 /** What the OAuth shims share: their dependencies, the forward function, and small request helpers. */
 import type { Client } from "@libsql/client";
+import type { JwtSigner } from "./id_token_signer.ts";
 
 /** What the shims need. */
 export interface ShimDeps {
@@ -7,6 +8,8 @@ export interface ShimDeps {
   client: Client;
   /** The issuer, for `iss` on error redirects. */
   issuer: string;
+  /** Signs ID tokens with the current key (auth/id_token_signer.ts). */
+  signJwt: JwtSigner;
   /** The request's session (creation time in ms, user id), if any. */
   currentSession(request: Request): Promise<{ createdAt: number; userId: string } | undefined>;
 }

@@ -9,7 +9,8 @@
  *   `unsupported_grant_type`;
  * - a code is checked against its client, its `redirect_uri` and its PKCE challenge (all `invalid_grant`,
  *   code intact), then claimed once: a second redemption is a replay and revokes that code's grant only;
- * - a refresh token is checked against its client, then claimed once: a rotated or concurrently used token
+ * - the refresh grant is the service's own (auth/grants/refresh_grant.ts): the presented token is marked
+ *   used by a conditional update, so of parallel uses one wins; a rotated or concurrently used token
  *   revokes its own grant (the family), never the user's other grants or sessions;
  * - errors are `invalid_grant` unless the client or the scope is at fault; `no-store` on every answer.
  */
@@ -30,6 +31,7 @@ import {
   sha256Base64Url,
 } from "./oauth_client_auth.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
+import { findRefreshRow, refreshGrant } from "./grants/refresh_grant.ts";
 
 /** RFC 7636 §4.1: 43–128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -107,7 +109,7 @@ export async function tokenEndpoint(request: Request, forward: Forward, deps: Sh
     return forward(new Request(request.url, { method: "POST", headers, body: form.toString() }));
   };
   if (grantType === "authorization_code") return await codeGrant(form, auth.clientId, forwardForm, deps);
-  if (grantType === "refresh_token") return await refreshGrant(form, auth.clientId, forwardForm, deps);
+  if (grantType === "refresh_token") return await refreshTokenGrant(form, auth.clientId, deps);
   return oauthError(
     400,
     "unsupported_grant_type",
@@ -195,37 +197,34 @@ async function codeGrant(
   return await asWinner(claimKey, async () => await finish(await forwardForm(), grantId, deps));
 }
 
-async function refreshGrant(
+async function refreshTokenGrant(
   form: URLSearchParams,
   clientId: string,
-  forwardForm: () => Promise<Response>,
   deps: ShimDeps,
 ): Promise<Response> {
   const token = form.get("refresh_token");
   if (!token) return oauthError(400, "invalid_request", "refresh_token is required");
   const tokenHash = await sha256Base64Url(token);
-  const found = await deps.client.execute({
-    sql: "SELECT client_id, revoked, expires_at FROM oauth_refresh_token WHERE token = ?",
-    args: [tokenHash],
-  });
-  const row = found.rows[0];
+  const row = await findRefreshRow(deps.client, tokenHash);
   if (!row) return oauthError(400, "invalid_grant", "invalid or revoked refresh token");
-  if (String(row.client_id) !== clientId) {
+  if (row.clientId !== clientId) {
     return oauthError(400, "invalid_grant", "refresh token was issued to another client");
   }
   const grantId = await grantOfToken(deps.client, tokenHash) ?? `untracked:${tokenHash}`;
-  const claimKey = `refresh:${tokenHash}`;
   const replayed = async () => {
-    await afterWinner(claimKey);
+    // RFC 9700 §4.14.2: the token was used before, by the client or by a thief; end the whole grant.
     await revokeGrant(deps.client, grantId);
     return oauthError(400, "invalid_grant", "refresh token already used; its grant is revoked");
   };
-  if (row.revoked !== null) return await replayed();
-  const expiresAt = Number(row.expires_at);
-  if (!(expiresAt > Date.now())) return oauthError(400, "invalid_grant", "refresh token expired");
-  const won = await claimOnce(deps.client, { key: claimKey, grantId, clientId, expiresAt });
-  if (!won) return await replayed();
-  return await asWinner(claimKey, async () => await finish(await forwardForm(), grantId, deps));
+  if (row.revoked) return await replayed();
+  if (!(row.expiresAt > Date.now())) return oauthError(400, "invalid_grant", "refresh token expired");
+  const answer = await refreshGrant(
+    { client: deps.client, issuer: deps.issuer, sign: deps.signJwt },
+    row,
+    grantId,
+    form.get("scope"),
+  );
+  return answer === "replayed" ? await replayed() : answer;
 }
 
 /** Records a successful answer's tokens under the grant; maps a failure to RFC 6749's codes. */

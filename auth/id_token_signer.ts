@@ -1,0 +1,84 @@
+/**
+ * ID-token signing without per-token key work, for the grants the service answers itself. Better Auth
+ * 1.6.23 signs each token by reading every row of `jwks`, decrypting the newest private key with the
+ * service secret and importing it — about a millisecond before the RSA signature itself. Here the imported
+ * key is kept per `kid`, and which key is current (the newest usable row, as Better Auth chooses it) is
+ * looked up at most once a second, so a key added by rotation in another process signs within a second.
+ */
+import { symmetricDecrypt } from "better-auth/crypto";
+import { importJWK, type JWTPayload, SignJWT } from "jose";
+import type { Client } from "@libsql/client";
+
+/** How long the current key's id is trusted before the table is asked again. */
+const CURRENT_KEY_TTL_MS = 1000;
+
+interface KeyRow {
+  id: string;
+  privateKey: string;
+}
+
+/** What the signer needs. */
+export interface IdTokenSignerDeps {
+  /** The auth database. */
+  client: Client;
+  /** The secret the private keys are encrypted with. */
+  secret: string;
+  /** Mints the first key the way Better Auth does (its JWKS endpoint creates one when there is none). */
+  ensureKey(): Promise<unknown>;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+/** Signs a JWT with the current RS256 key (`kid` in the header). */
+export type JwtSigner = (payload: JWTPayload) => Promise<string>;
+
+/** Creates a signer over the service's `jwks` table. */
+export function idTokenSigner(deps: IdTokenSignerDeps): JwtSigner {
+  const now = deps.now ?? Date.now;
+  const imported = new Map<string, Promise<CryptoKey>>();
+  let current: { row: KeyRow; checkedAt: number } | undefined;
+
+  const latestKey = async (): Promise<KeyRow | undefined> => {
+    const result = await deps.client.execute({
+      sql: "SELECT id, private_key FROM jwks WHERE expires_at IS NULL OR expires_at > ? " +
+        "ORDER BY created_at DESC, id DESC LIMIT 1",
+      args: [now()],
+    });
+    const row = result.rows[0];
+    return row ? { id: String(row.id), privateKey: String(row.private_key) } : undefined;
+  };
+
+  const currentKey = async (): Promise<KeyRow> => {
+    if (current && now() - current.checkedAt < CURRENT_KEY_TTL_MS) return current.row;
+    let row = await latestKey();
+    if (!row) {
+      await deps.ensureKey();
+      row = await latestKey();
+    }
+    if (!row) throw new Error("no ID-token signing key could be created");
+    current = { row, checkedAt: now() };
+    return row;
+  };
+
+  const cryptoKey = (row: KeyRow): Promise<CryptoKey> => {
+    let key = imported.get(row.id);
+    if (!key) {
+      key = (async () => {
+        const jwk = JSON.parse(
+          await symmetricDecrypt({ key: deps.secret, data: JSON.parse(row.privateKey) }),
+        );
+        return await importJWK(jwk, "RS256") as CryptoKey;
+      })();
+      key.catch(() => imported.delete(row.id));
+      imported.set(row.id, key);
+    }
+    return key;
+  };
+
+  return async (payload) => {
+    const row = await currentKey();
+    return await new SignJWT(payload).setProtectedHeader({ alg: "RS256", kid: row.id }).sign(
+      await cryptoKey(row),
+    );
+  };
+}
