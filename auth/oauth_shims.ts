@@ -13,18 +13,17 @@
  *              `request_uri` rejected; `max_age` enforced by forcing a fresh login; `prompt` validated.
  * discovery:   `request`/`request_uri`/`claims` parameters stated unsupported; `none` client auth listed.
  */
-import type { Client } from "@libsql/client";
 import { authorizeShim } from "./authorize_shim.ts";
 import { DISCOVERY_PATHS, discoveryShim } from "./discovery_shim.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
 import { tokenEndpoint } from "./token_endpoint.ts";
 import { revocationEndpoint } from "./revocation_endpoint.ts";
+import { introspectionFor, userinfoFor } from "./token_info.ts";
 import {
   authenticateClient,
   invalidClientResponse,
   oauthError,
   presentedCredentials,
-  sha256Base64Url,
 } from "./oauth_client_auth.ts";
 
 const PREFIX = "/api/auth/oauth2/";
@@ -52,23 +51,15 @@ export function shimOAuth(request: Request, forward: Forward, deps: ShimDeps): P
     case "token":
       return request.method === "POST" ? tokenEndpoint(request, forward, deps) : forward(request);
     case "introspect":
-      return request.method === "POST" ? introspectShim(request, forward, deps) : forward(request);
+      return request.method === "POST" ? introspectShim(request, deps) : forward(request);
     case "revoke":
       return request.method === "POST" ? revocationEndpoint(request, deps) : forward(request);
     case "userinfo":
-      return userinfoShim(request, forward, deps);
+      return userinfoShim(request, deps);
     case "authorize":
       return authorizeShim(request, forward, deps);
     default:
       return forward(request);
-  }
-}
-
-async function readJson(response: Response): Promise<Record<string, unknown> | undefined> {
-  try {
-    return await response.clone().json();
-  } catch {
-    return undefined;
   }
 }
 
@@ -79,14 +70,12 @@ function noStore(response: Response): Response {
   return copy;
 }
 
-const NOT_FOUND = /not found/i;
-
 /**
  * Introspection: the client authenticates (confidential only); a token the database does not hold as an
  * access or refresh token is `{"active":false}` without reaching the library (whose JWT path answers a
  * forged or foreign JWT with a 500); the hint is dropped (1.6.23 treats it as a hard filter).
  */
-async function introspectShim(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
+async function introspectShim(request: Request, deps: ShimDeps): Promise<Response> {
   if (!isForm(request)) {
     return oauthError(
       400,
@@ -101,61 +90,21 @@ async function introspectShim(request: Request, forward: Forward, deps: ShimDeps
   if (!auth.confidential) return invalidClientResponse("client authentication failed", creds.basic);
   const token = form.get("token");
   if (!token) return oauthError(400, "invalid_request", "token is required");
-  const inactive = () => noStore(Response.json({ active: false }));
-  if (!await storedTokenKind(deps.client, await sha256Base64Url(token))) return inactive();
-  form.delete("token_type_hint");
-  form.set("client_id", auth.clientId);
-  if (creds.clientSecret !== undefined) form.set("client_secret", creds.clientSecret);
-  const headers = new Headers(request.headers);
-  headers.delete("authorization");
-  headers.delete("content-length");
-  const response = await forward(
-    new Request(request.url, { method: "POST", headers, body: form.toString() }),
-  );
-  if (!response.ok) {
-    const body = await readJson(response);
-    if (body?.error === "invalid_client") {
-      return invalidClientResponse("client authentication failed", creds.basic);
-    }
-    if (
-      response.status === 400 &&
-      (NOT_FOUND.test(String(body?.error_description ?? "")) || body?.error === "invalid_token")
-    ) {
-      return inactive();
-    }
-  }
-  return noStore(response);
+  return noStore(Response.json(await introspectionFor(deps.client, token, auth.clientId, deps.issuer)));
 }
 
-/** Whether a stored (hashed) token is a live access token, a refresh token, or unknown. */
-async function storedTokenKind(client: Client, tokenHash: string): Promise<"access" | "refresh" | undefined> {
-  const access = await client.execute({
-    sql: "SELECT 1 FROM oauth_access_token WHERE token = ? AND expires_at > ?",
-    args: [tokenHash, Date.now()],
-  });
-  if (access.rows.length) return "access";
-  const refresh = await client.execute({
-    sql: "SELECT 1 FROM oauth_refresh_token WHERE token = ? AND expires_at > ? AND revoked IS NULL",
-    args: [tokenHash, Date.now()],
-  });
-  return refresh.rows.length ? "refresh" : undefined;
-}
-
-function bearerChallenge(description?: string): Response {
+function bearerChallenge(description?: string, status = 401, error = "invalid_token"): Response {
   const headers = new Headers({ "cache-control": "no-store", pragma: "no-cache" });
   if (description === undefined) {
     headers.set("www-authenticate", 'Bearer realm="userinfo"');
     return new Response(null, { status: 401, headers });
   }
-  headers.set("www-authenticate", `Bearer realm="userinfo", error="invalid_token"`);
+  headers.set("www-authenticate", `Bearer realm="userinfo", error="${error}"`);
   headers.set("content-type", "application/json");
-  return new Response(JSON.stringify({ error: "invalid_token", error_description: description }), {
-    status: 401,
-    headers,
-  });
+  return new Response(JSON.stringify({ error, error_description: description }), { status, headers });
 }
 
-async function userinfoShim(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
+async function userinfoShim(request: Request, deps: ShimDeps): Promise<Response> {
   const headers = new Headers(request.headers);
   if (request.method === "POST") {
     // OIDC Core §5.3.1: POST with the token in the header or (RFC 6750 §2.2) in a form body; 1.6.23 takes
@@ -168,19 +117,11 @@ async function userinfoShim(request: Request, forward: Forward, deps: ShimDeps):
   }
   const bearer = /^bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
   if (!bearer) return bearerChallenge();
-  // Only a live access token this service issued reaches the library (it would try any JWT as one).
-  if (await storedTokenKind(deps.client, await sha256Base64Url(bearer[1])) !== "access") {
-    return bearerChallenge("invalid or expired access token");
+  const answer = await userinfoFor(deps.client, bearer[1]);
+  if ("error" in answer) {
+    return answer.error === "insufficient_scope"
+      ? bearerChallenge(answer.description, 403, "insufficient_scope")
+      : bearerChallenge(answer.description);
   }
-  headers.set("authorization", `Bearer ${bearer[1]}`);
-  const response = await forward(new Request(request.url, { method: "GET", headers }));
-  if (response.ok) return noStore(response);
-  const body = await readJson(response);
-  if (response.status === 400 || response.status === 401) {
-    const description = typeof body?.error_description === "string"
-      ? body.error_description
-      : "invalid token";
-    return bearerChallenge(description);
-  }
-  return noStore(response);
+  return noStore(Response.json(answer.claims));
 }
