@@ -11,7 +11,13 @@ import { type AuthConfig, issuerOf } from "./config.ts";
 import { type AuthInstance, createBetterAuth, DEV_ORIGIN_HEADER, LOCAL_MODE_SECRET } from "./better_auth.ts";
 import type { AuthDatabase } from "./database.ts";
 import { shimOAuth } from "./oauth_shims.ts";
-import { asOrigin, effectiveOrigin, wantsSecureCookies, withTrustedOrigin } from "./local_mode.ts";
+import {
+  asOrigin,
+  effectiveOrigin,
+  isAllowedLocalHost,
+  wantsSecureCookies,
+  withTrustedOrigin,
+} from "./local_mode.ts";
 import { finishLocalCookies } from "./local_cookies.ts";
 import { localHostGuard, registerOriginGuards } from "./guards.ts";
 import { registerPageRoutes } from "./page_routes.tsx";
@@ -23,6 +29,7 @@ import { requestLimits } from "./edge/limits.ts";
 import { RateLimiter } from "./edge/rate_limit.ts";
 import { withoutSessionToken } from "./edge/session_response.ts";
 import { idTokenSigner } from "./id_token_signer.ts";
+import { staticDocuments } from "./static_documents.ts";
 
 /** Name reported by the health endpoint. */
 export const AUTH_SERVICE_NAME = "auth";
@@ -137,7 +144,19 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     },
   });
 
+  const documents = staticDocuments((path) => serveAuth(new Request(new URL(path, base))));
+  const servicePort = base.port || (base.protocol === "https:" ? "443" : "80");
+
   const app = new Hono<AppEnv>();
+  // Discovery and JWKS from memory, before anything else (auth/static_documents.ts).
+  app.use(async (c, next) => {
+    if (local && !isAllowedLocalHost(c.req.header("host") ?? new URL(c.req.url).host, servicePort)) {
+      return await next(); // the Host guard below answers
+    }
+    const document = await documents(c.req.raw);
+    if (document) return document;
+    await next();
+  });
   app.use(requestId({ logger: deps.logger }));
   if (local) app.use(localHostGuard(config.AUTH_BASE_URL));
   else if (config.AUTH_CLIENT_IP) app.use(requestLimits(config.AUTH_CLIENT_IP, new RateLimiter()));
