@@ -3,18 +3,18 @@
  * gh-aw-compatible `.lock.yml` text without writing anything; `writeCompileResult` writes changed files.
  * Also exports the hash helpers and the lock-header reader `compile --check` needs.
  */
-import { type ContainerPin, parseContainerPins } from "./container_pins.ts";
+import { type ContainerPin, parseContainerPins } from "./source/container_pins.ts";
 import { posix } from "node:path";
 import type { CompileFunction, CompileOptions, CompileResult, Diagnostic, FileReader } from "./api.ts";
-import { compileWorkflow } from "./workflow.ts";
-import { type ActionsLock, parseActionsLock, PinResolver, stringifyActionsLock } from "./pins.ts";
-import { splitFrontmatter } from "./parse.ts";
+import { compileWorkflow } from "./compile_workflow.ts";
+import { type ActionsLock, parseActionsLock, PinResolver, stringifyActionsLock } from "./plan/pins.ts";
+import { splitFrontmatter } from "./source/parse.ts";
 
 export type * from "./api.ts";
-export { computeBodyHash, computeFrontmatterHash, heredocDelimiter } from "./hash.ts";
-export { readLockManifest, readLockMetadata } from "./lock_metadata.ts";
-export type { LockMetadata } from "./lock_metadata.ts";
-export { parseSchedule } from "./schedule.ts";
+export { computeBodyHash, computeFrontmatterHash, heredocDelimiter } from "./source/hash.ts";
+export { readLockManifest, readLockMetadata } from "./source/lock_metadata.ts";
+export type { LockMetadata } from "./source/lock_metadata.ts";
+export { parseSchedule } from "./plan/schedule.ts";
 
 /** Path of the actions lock, relative to the repository root. */
 export const ACTIONS_LOCK_PATH = ".github/aw/actions-lock.json";
