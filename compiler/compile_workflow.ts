@@ -47,6 +47,7 @@ import { readLockMetadata } from "./source/lock_metadata.ts";
 import { applyContainerPins, type ContainerPin } from "./source/container_pins.ts";
 import { applyWorkflowTargets, readWorkflowTargets } from "./plan/safe_outputs/dynamic_tools.ts";
 import { applyCommentMemory } from "./plan/safe_outputs/agent_steps.ts";
+import { diagnostic } from "./source/diagnostics.ts";
 
 /** Options for one workflow compile. */
 export interface WorkflowCompileOptions {
@@ -94,42 +95,29 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   const dependencies = [o.source];
   const content = await o.read(o.source);
   if (content === undefined) {
-    diagnostics.push({
-      file: o.source,
-      line: 1,
-      column: 1,
-      severity: "error",
-      code: "not-found",
-      message: `workflow ${o.source} not found`,
-    });
+    diagnostics.push(
+      diagnostic("not-found", { file: o.source, line: 1, column: 1 }, `workflow ${o.source} not found`),
+    );
     return result();
   }
   const file = parseWorkflowFile(o.source, content);
   diagnostics.push(...file.diagnostics);
   if (!file.split.hasFrontmatter) {
-    diagnostics.push({
-      file: o.source,
-      line: 1,
-      column: 1,
-      severity: "error",
-      code: "no-frontmatter",
-      message: "the workflow has no frontmatter",
-      hint: "start the file with a `---` line, YAML keys, and a closing `---`",
-    });
+    diagnostics.push(
+      diagnostic("no-frontmatter", { file: o.source, line: 1, column: 1 }, "the workflow has no frontmatter"),
+    );
   }
   if (diagnostics.some((d) => d.severity === "error")) return result();
   const data = file.data;
   diagnostics.push(...validateFrontmatter(file, false));
   if (!file.split.body.trim()) {
-    diagnostics.push({
-      file: o.source,
-      line: 1,
-      column: 1,
-      severity: "error",
-      code: "empty-body",
-      message: "the workflow body (instructions for the agent) is empty",
-      hint: "write the agent's instructions below the frontmatter",
-    });
+    diagnostics.push(
+      diagnostic(
+        "empty-body",
+        { file: o.source, line: 1, column: 1 },
+        "the workflow body (instructions for the agent) is empty",
+      ),
+    );
   }
   const { imports, diagnostics: importDiags } = await resolveImports(file, o.read);
   diagnostics.push(...importDiags);
@@ -145,41 +133,26 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     const [line, column] = file.locate(["skills", index]);
     const at = { file: o.source, line, column, severity: "error" as const };
     if (typeof skill === "string") {
-      diagnostics.push({
-        ...at,
-        code: "invalid-skill",
-        message: skill,
-        hint: "use skills/<name> or owner/repo/path@<sha>",
-      });
+      diagnostics.push(diagnostic("invalid-skill", at, skill));
     } else if (skill.kind === "local" && (await o.read(`${skill.path}/SKILL.md`)) === undefined) {
-      diagnostics.push({
-        ...at,
-        code: "skill-not-found",
-        message: `skill "${item}" has no ${skill.path}/SKILL.md in the repository`,
-        hint: "skill paths are relative to the repository root and name a folder containing SKILL.md",
-      });
+      diagnostics.push(
+        diagnostic("skill-not-found", at, `skill "${item}" has no ${skill.path}/SKILL.md in the repository`),
+      );
     } else if (skill.kind === "local" && data.checkout === false) {
-      diagnostics.push({
-        ...at,
-        code: "skill-needs-checkout",
-        message: `skill "${item}" is copied from the checked-out repository, but checkout is false`,
-        hint: "remove `checkout: false` or pin the skill as owner/repo/path@<sha>",
-      });
+      diagnostics.push(
+        diagnostic(
+          "skill-needs-checkout",
+          at,
+          `skill "${item}" is copied from the checked-out repository, but checkout is false`,
+        ),
+      );
     }
   }
   const plugins = pluginRefs(data.plugins);
   const pluginProblem = pluginSupportProblem(engine.info.id, plugins);
   if (pluginProblem) {
     const [line, column] = file.locate(["plugins"], true);
-    diagnostics.push({
-      file: o.source,
-      line,
-      column,
-      severity: "error",
-      code: "plugins-unsupported",
-      message: pluginProblem,
-      hint: "remove `plugins:` or choose an engine that installs plugins",
-    });
+    diagnostics.push(diagnostic("plugins-unsupported", { file: o.source, line, column }, pluginProblem));
   }
   const safeOutputs = planSafeOutputs(merged.safeOutputs, id, o.source, diagnostics, engine.info.id);
   if (diagnostics.some((d) => d.severity === "error")) return result();
@@ -696,15 +669,13 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
     });
     if (typeof raw["runs-on"] === "string" && /^macos/i.test(raw["runs-on"])) {
       const [line, column] = file.locate(["jobs", jobName, "runs-on"]);
-      diagnostics.push({
-        file: o.source,
-        line,
-        column,
-        severity: "error",
-        code: "macos-runner",
-        message: `job ${jobName} uses macOS runner "${raw["runs-on"]}", which is not supported`,
-        hint: "use a Linux runner such as `ubuntu-latest`",
-      });
+      diagnostics.push(
+        diagnostic(
+          "macos-runner",
+          { file: o.source, line, column },
+          `job ${jobName} uses macOS runner "${raw["runs-on"]}", which is not supported`,
+        ),
+      );
     }
     jobs[jobName] = job;
   }
@@ -712,15 +683,14 @@ export async function compileWorkflow(o: WorkflowCompileOptions): Promise<Compil
   for (const n of safeOutputs.needs) {
     if (!jobs[n]) {
       const [line, column] = file.locate(["safe-outputs", "needs"]);
-      diagnostics.push({
-        file: o.source,
-        line,
-        column,
-        severity: "error",
-        code: "unknown-job",
-        message: `safe-outputs.needs names unknown job "${n}"`,
-        hint: `define it under \`jobs:\` (known: ${Object.keys(data.jobs ?? {}).join(", ") || "none"})`,
-      });
+      diagnostics.push(
+        diagnostic(
+          "unknown-job",
+          { file: o.source, line, column },
+          `safe-outputs.needs names unknown job "${n}"`,
+          `define it under \`jobs:\` (known: ${Object.keys(data.jobs ?? {}).join(", ") || "none"})`,
+        ),
+      );
     }
   }
   if (diagnostics.some((d) => d.severity === "error")) return result();

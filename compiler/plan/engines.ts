@@ -3,6 +3,7 @@
  * model variables and installation commands. Crush (and opencode/pi) pick their key from `provider/model`.
  */
 import type { Diagnostic } from "../api.ts";
+import { diagnostic } from "../source/diagnostics.ts";
 
 /** Static facts of one engine. */
 export interface EngineInfo {
@@ -249,15 +250,14 @@ export function resolveEngine(
     if (s) secrets = [...s];
     else {
       const [line, column] = locate(["engine", "model"]);
-      diags.push({
-        file,
-        line,
-        column,
-        severity: "error",
-        code: "unsupported-provider",
-        message: `unsupported provider "${provider}" in model "${model}" for engine ${id}`,
-        hint: `use one of ${Object.keys(PROVIDER_SECRETS).join(", ")} as the provider prefix`,
-      });
+      diags.push(
+        diagnostic(
+          "unsupported-provider",
+          { file, line, column },
+          `unsupported provider "${provider}" in model "${model}" for engine ${id}`,
+          `use one of ${Object.keys(PROVIDER_SECRETS).join(", ")} as the provider prefix`,
+        ),
+      );
     }
   }
   for (const [k, v] of Object.entries(env)) {
@@ -265,17 +265,16 @@ export function resolveEngine(
     for (const r of refs) {
       if (OAUTH_SECRETS.includes(r)) {
         const [line, column] = locate(["engine", "env", k]);
-        diags.push({
-          file,
-          line,
-          column,
-          severity: "error",
-          code: "oauth-token-unsupported",
-          message: `subscription OAuth token secret ${r} is not supported for engine ${id}`,
-          hint: info.id === "claude"
-            ? "use an ANTHROPIC_API_KEY secret or workload identity federation"
-            : "use an API key secret",
-        });
+        diags.push(
+          diagnostic(
+            "oauth-token-unsupported",
+            { file, line, column },
+            `subscription OAuth token secret ${r} is not supported for engine ${id}`,
+            info.id === "claude"
+              ? "use an ANTHROPIC_API_KEY secret or workload identity federation"
+              : "use an API key secret",
+          ),
+        );
       }
     }
     if (/_(API_)?KEY$/.test(k) && !secrets.includes(k)) secrets.push(k);
@@ -284,15 +283,14 @@ export function resolveEngine(
   const usesCopilotRequests = id === "copilot" && perms["copilot-requests"] === "write";
   if (obj["max-turns"] !== undefined && !info.supportsMaxTurns) {
     const [line, column] = locate(["engine", "max-turns"]);
-    diags.push({
-      file,
-      line,
-      column,
-      severity: "warning",
-      code: "unsupported-option",
-      message: `engine ${id} does not support max-turns; it is ignored`,
-      hint: "use engine claude for max-turns",
-    });
+    diags.push(
+      diagnostic(
+        "unsupported-option",
+        { file, line, column },
+        `engine ${id} does not support max-turns; it is ignored`,
+        "use engine claude for max-turns",
+      ),
+    );
   }
   return {
     info,

@@ -4,6 +4,7 @@
  * `./…` and `docker://` references are never pinned.
  */
 import type { ActionResolver, Diagnostic } from "../api.ts";
+import { diagnostic } from "../source/diagnostics.ts";
 
 /** Built-in pins (`repo@version` → sha) for the actions the compiler emits itself. */
 export const BUILTIN_PINS: Record<string, string> = {
@@ -114,14 +115,7 @@ export class PinResolver {
     );
     if (candidates[0]) return { repo, version: candidates[0].version, sha: candidates[0].sha };
     if (diags && at) {
-      diags.push({
-        ...at,
-        severity: "error",
-        code: "unpinned-action",
-        message: `cannot pin action ${key} to a commit SHA`,
-        hint:
-          "add it to .github/aw/actions-lock.json, reference a 40-hex SHA, or compile online with GITHUB_TOKEN",
-      });
+      diags.push(diagnostic("unpinned-action", at, `cannot pin action ${key} to a commit SHA`));
     }
     return undefined;
   }

@@ -6,6 +6,7 @@
 import type { Diagnostic } from "../api.ts";
 import { parseSchedule } from "./schedule.ts";
 import { Comment, Commented, dq, writeYaml, type YValue } from "../yaml/writer.ts";
+import { diagnostic } from "../source/diagnostics.ts";
 
 /** gh-aw keys shown as comments in the emitted `on:` (key → reason). */
 const COMMENTED: Record<string, string> = {
@@ -162,15 +163,7 @@ export function processTriggers(
         const [line, column] = locate(
           typeof raw.schedule === "string" ? ["on", "schedule"] : ["on", "schedule", i, "cron"],
         );
-        diags.push({
-          file,
-          line,
-          column,
-          severity: "error",
-          code: "invalid-schedule",
-          message: res.message,
-          hint: res.hint,
-        });
+        diags.push(diagnostic("invalid-schedule", { file, line, column }, res.message, res.hint));
         return;
       }
       crons.push(res.cron);

@@ -7,6 +7,7 @@ import { posix } from "node:path";
 import type { Diagnostic, FileReader } from "../api.ts";
 import { type ParsedFile, parseWorkflowFile } from "./parse.ts";
 import { validateFrontmatter } from "./schema.ts";
+import { diagnostic } from "./diagnostics.ts";
 
 /** One resolved import. */
 export interface ResolvedImport {
@@ -131,13 +132,7 @@ export async function resolveImports(
       const [line, column] = file.locate(["imports", ref.index]);
       const at = { file: file.path === main.path ? main.path : file.path, line, column };
       if (chain.includes(path)) {
-        diagnostics.push({
-          ...at,
-          severity: "error",
-          code: "import-cycle",
-          message: `import cycle: ${[...chain, path].join(" → ")}`,
-          hint: "remove one of the imports so the chain ends",
-        });
+        diagnostics.push(diagnostic("import-cycle", at, `import cycle: ${[...chain, path].join(" → ")}`));
         continue;
       }
       let content = await read(path);
@@ -151,17 +146,15 @@ export async function resolveImports(
         }
       }
       if (content === undefined) {
-        diagnostics.push({
-          ...at,
-          severity: "error",
-          code: remote ? "import-not-cached" : "import-not-found",
-          message: remote
-            ? `remote import "${ref.spec}" is not in the imports cache (${path})`
-            : `import "${ref.spec}" not found (${path})`,
-          hint: remote
-            ? "pin the import to a commit SHA and add it to .github/aw/imports/"
-            : "check the path; relative imports resolve from the importing file's folder",
-        });
+        diagnostics.push(
+          diagnostic(
+            remote ? "import-not-cached" : "import-not-found",
+            at,
+            remote
+              ? `remote import "${ref.spec}" is not in the imports cache (${path})`
+              : `import "${ref.spec}" not found (${path})`,
+          ),
+        );
         continue;
       }
       // Plain imports order the header list (dependencies first); parameterised `uses:`/`with:` ones do not.
@@ -169,13 +162,9 @@ export async function resolveImports(
       const key = JSON.stringify(ref.inputs);
       if (seen.has(path)) {
         if (seen.get(path) !== key) {
-          diagnostics.push({
-            ...at,
-            severity: "error",
-            code: "import-duplicate",
-            message: `"${ref.spec}" is imported twice with different inputs`,
-            hint: "import a shared file once per workflow, or give both imports the same `with:`",
-          });
+          diagnostics.push(
+            diagnostic("import-duplicate", at, `"${ref.spec}" is imported twice with different inputs`),
+          );
         }
         continue;
       }
@@ -185,24 +174,26 @@ export async function resolveImports(
       for (const [name, spec] of Object.entries(schema)) {
         if (inputs[name] === undefined && spec.default !== undefined) inputs[name] = spec.default;
         if (inputs[name] === undefined && spec.required === true) {
-          diagnostics.push({
-            ...at,
-            severity: "error",
-            code: "import-input-missing",
-            message: `import "${ref.spec}" requires input "${name}"`,
-            hint: `pass it with \`with: { ${name}: … }\`${spec.description ? ` (${spec.description})` : ""}`,
-          });
+          diagnostics.push(
+            diagnostic(
+              "import-input-missing",
+              at,
+              `import "${ref.spec}" requires input "${name}"`,
+              `pass it with \`with: { ${name}: … }\`${spec.description ? ` (${spec.description})` : ""}`,
+            ),
+          );
         }
       }
       for (const name of Object.keys(ref.inputs)) {
         if (Object.keys(schema).length > 0 && !(name in schema)) {
-          diagnostics.push({
-            ...at,
-            severity: "error",
-            code: "import-input-unknown",
-            message: `import "${ref.spec}" has no input "${name}"`,
-            hint: `known inputs: ${Object.keys(schema).join(", ")}`,
-          });
+          diagnostics.push(
+            diagnostic(
+              "import-input-unknown",
+              at,
+              `import "${ref.spec}" has no input "${name}"`,
+              `known inputs: ${Object.keys(schema).join(", ")}`,
+            ),
+          );
         }
       }
       const { parsed, diagnostics: importDiagnostics } = parseImport(path, substituteInputs(content, inputs));

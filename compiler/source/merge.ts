@@ -6,6 +6,7 @@
  */
 import type { Diagnostic } from "../api.ts";
 import type { ResolvedImport } from "./imports.ts";
+import { diagnostic } from "./diagnostics.ts";
 
 /** The merged view the planner reads. */
 export interface MergedConfig {
@@ -107,15 +108,13 @@ export function mergeImports(
         }
         if (safeOutputs && k in safeOutputs) continue;
         if (soOrigin.has(k) && !["allowed-domains", "messages", "mentions", "needs"].includes(k)) {
-          diags.push({
-            file: source,
-            line: 1,
-            column: 1,
-            severity: "error",
-            code: "duplicate-safe-output",
-            message: `safe output "${k}" is defined by both ${soOrigin.get(k)} and ${imp.spec}`,
-            hint: "define each safe-output type once, or override it in the main workflow",
-          });
+          diags.push(
+            diagnostic(
+              "duplicate-safe-output",
+              { file: source, line: 1, column: 1 },
+              `safe output "${k}" is defined by both ${soOrigin.get(k)} and ${imp.spec}`,
+            ),
+          );
           continue;
         }
         soOrigin.set(k, imp.spec);
@@ -125,15 +124,13 @@ export function mergeImports(
     for (const [k, v] of Object.entries(obj(d.env))) {
       if (main.env && typeof main.env === "object" && k in (main.env as object)) continue;
       if (envOrigin.has(k)) {
-        diags.push({
-          file: source,
-          line: 1,
-          column: 1,
-          severity: "error",
-          code: "duplicate-env",
-          message: `env ${k} is set by both ${envOrigin.get(k)} and ${imp.spec}`,
-          hint: "set it once, or in the main workflow (main wins)",
-        });
+        diags.push(
+          diagnostic(
+            "duplicate-env",
+            { file: source, line: 1, column: 1 },
+            `env ${k} is set by both ${envOrigin.get(k)} and ${imp.spec}`,
+          ),
+        );
         continue;
       }
       envOrigin.set(k, imp.spec);

@@ -5,6 +5,7 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import type { Node as YamlNode } from "yaml";
 import type { Diagnostic } from "../api.ts";
+import { diagnostic } from "./diagnostics.ts";
 
 /** The text parts of a workflow file, split exactly as gh-aw's text-based hash does. */
 export interface SplitFile {
@@ -62,45 +63,39 @@ export function parseWorkflowFile(path: string, content: string): ParsedFile {
     split = splitFrontmatter(content);
   } catch {
     split = { frontmatterText: "", body: "", hasFrontmatter: true, frontmatterStartLine: 2 };
-    diagnostics.push({
-      file: path,
-      line: 1,
-      column: 1,
-      severity: "error",
-      code: "frontmatter-unclosed",
-      message: "the frontmatter starting on line 1 is never closed",
-      hint: "add a line containing only `---` after the frontmatter",
-    });
+    diagnostics.push(
+      diagnostic(
+        "frontmatter-unclosed",
+        { file: path, line: 1, column: 1 },
+        "the frontmatter starting on line 1 is never closed",
+      ),
+    );
   }
   const offset = split.frontmatterStartLine - 1;
   const lineCounter = new LineCounter();
   const doc = parseDocument(split.frontmatterText, { lineCounter, uniqueKeys: true, prettyErrors: false });
   for (const err of doc.errors) {
     const pos = lineCounter.linePos(err.pos[0]);
-    diagnostics.push({
-      file: path,
-      line: pos.line + offset,
-      column: pos.col,
-      severity: "error",
-      code: "yaml-syntax",
-      message: `invalid YAML in frontmatter: ${err.message.split("\n")[0]}`,
-      hint: "fix the YAML syntax; indentation must use spaces",
-    });
+    diagnostics.push(
+      diagnostic(
+        "yaml-syntax",
+        { file: path, line: pos.line + offset, column: pos.col },
+        `invalid YAML in frontmatter: ${err.message.split("\n")[0]}`,
+      ),
+    );
   }
   let data: Record<string, unknown> = {};
   if (doc.errors.length === 0) {
     const js = doc.toJS({ maxAliasCount: 1000 });
     if (js && typeof js === "object" && !Array.isArray(js)) data = js as Record<string, unknown>;
     else if (js !== null && js !== undefined) {
-      diagnostics.push({
-        file: path,
-        line: split.frontmatterStartLine,
-        column: 1,
-        severity: "error",
-        code: "frontmatter-not-object",
-        message: "the frontmatter must be a YAML mapping",
-        hint: "write `key: value` pairs between the `---` lines",
-      });
+      diagnostics.push(
+        diagnostic(
+          "frontmatter-not-object",
+          { file: path, line: split.frontmatterStartLine, column: 1 },
+          "the frontmatter must be a YAML mapping",
+        ),
+      );
     }
   }
   const locate = (keyPath: (string | number)[], key = false): [number, number] => {

@@ -8,6 +8,7 @@ import { modelsSchema, providersSchema } from "./model_catalog.ts";
 import { sandboxSchema } from "./sandbox.ts";
 import type { Diagnostic } from "../api.ts";
 import type { ParsedFile } from "./parse.ts";
+import { diagnostic } from "./diagnostics.ts";
 
 /** Top-level frontmatter keys (gh-aw's 56 + the spec's additions). */
 export const TOP_LEVEL_KEYS = [
@@ -359,15 +360,14 @@ function unknownKeys(
     if (allowed.includes(key)) continue;
     const [line, column] = file.locate([...path, key], true);
     const guess = didYouMean(key, allowed);
-    out.push({
-      file: file.path,
-      line,
-      column,
-      severity: "error",
-      code: "unknown-key",
-      message: `unknown key "${key}" in ${where}`,
-      hint: guess ? `did you mean "${guess}"?` : `allowed keys: ${allowed.slice(0, 12).join(", ")}, …`,
-    });
+    out.push(
+      diagnostic(
+        "unknown-key",
+        { file: file.path, line, column },
+        `unknown key "${key}" in ${where}`,
+        guess ? `did you mean "${guess}"?` : `allowed keys: ${allowed.slice(0, 12).join(", ")}, …`,
+      ),
+    );
   }
 }
 
@@ -387,15 +387,14 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
   const schema = shared ? frontmatterSchema.partial({ on: true }) : frontmatterSchema;
   const res = schema.safeParse(data);
   if (!shared && data.on === undefined) {
-    out.push({
-      file: file.path,
-      line: file.split.frontmatterStartLine,
-      column: 1,
-      severity: "error",
-      code: "missing-key",
-      message: 'missing required key "on"',
-      hint: "add an `on:` trigger, for example `on: daily` (a file without `on:` is a shared import)",
-    });
+    out.push(
+      diagnostic(
+        "missing-key",
+        { file: file.path, line: file.split.frontmatterStartLine, column: 1 },
+        'missing required key "on"',
+        "add an `on:` trigger, for example `on: daily` (a file without `on:` is a shared import)",
+      ),
+    );
   }
   if (!res.success) {
     for (const issue of res.error.issues) {
@@ -408,17 +407,16 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
         data,
       );
       const missing = issue.code === "invalid_type" && value === undefined;
-      out.push({
-        file: file.path,
-        line,
-        column,
-        severity: "error",
-        code: missing ? "missing-key" : "invalid-value",
-        message: missing
-          ? `missing required key "${p.join(".")}"`
-          : `invalid value at "${p.join(".")}": ${issue.message}`,
-        hint: missing && p[0] === "on" ? "add an `on:` trigger, for example `on: daily`" : undefined,
-      });
+      out.push(
+        diagnostic(
+          missing ? "missing-key" : "invalid-value",
+          { file: file.path, line, column },
+          missing
+            ? `missing required key "${p.join(".")}"`
+            : `invalid value at "${p.join(".")}": ${issue.message}`,
+          missing && p[0] === "on" ? "add an `on:` trigger, for example `on: daily`" : undefined,
+        ),
+      );
     }
   }
   const engineId = typeof data.engine === "string"
@@ -427,30 +425,27 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
   if (engineId !== undefined && !ENGINE_IDS.includes(engineId)) {
     const [line, column] = file.locate(typeof data.engine === "string" ? ["engine"] : ["engine", "id"]);
     const guess = didYouMean(engineId, ENGINE_IDS);
-    out.push({
-      file: file.path,
-      line,
-      column,
-      severity: "error",
-      code: "unknown-engine",
-      message: `unknown engine "${engineId}"`,
-      hint: guess ? `did you mean "${guess}"?` : `use one of ${ENGINE_IDS.join(", ")}`,
-    });
+    out.push(
+      diagnostic(
+        "unknown-engine",
+        { file: file.path, line, column },
+        `unknown engine "${engineId}"`,
+        guess ? `did you mean "${guess}"?` : `use one of ${ENGINE_IDS.join(", ")}`,
+      ),
+    );
   }
   const runsOn = data["runs-on"];
   const labels = typeof runsOn === "string" ? [runsOn] : Array.isArray(runsOn) ? runsOn.map(String) : [];
   for (const label of labels) {
     if (/^macos/i.test(label)) {
       const [line, column] = file.locate(["runs-on"]);
-      out.push({
-        file: file.path,
-        line,
-        column,
-        severity: "error",
-        code: "macos-runner",
-        message: `macOS runner "${label}" is not supported (agentic workflows need container jobs)`,
-        hint: "use a Linux runner such as `ubuntu-latest`",
-      });
+      out.push(
+        diagnostic(
+          "macos-runner",
+          { file: file.path, line, column },
+          `macOS runner "${label}" is not supported (agentic workflows need container jobs)`,
+        ),
+      );
     }
   }
   return out;

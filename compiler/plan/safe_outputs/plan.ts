@@ -6,6 +6,7 @@
  * allowed references, limits).
  */
 import type { Diagnostic } from "../../api.ts";
+import { diagnostic } from "../../source/diagnostics.ts";
 
 /** Global (non-type) keys of `safe-outputs:`. */
 const GLOBAL_KEYS = new Set([
@@ -366,14 +367,13 @@ export function planSafeOutputs(
     const p = PERMISSIONS[t];
     if (!p) {
       if (!["upload-artifact", "call-workflow", "dispatch_repository", "create-agent-task"].includes(t)) {
-        diags.push({
-          file,
-          line: 1,
-          column: 1,
-          severity: "warning",
-          code: "unknown-safe-output",
-          message: `safe output "${t}" has no permission mapping`,
-        });
+        diags.push(
+          diagnostic(
+            "unknown-safe-output",
+            { file, line: 1, column: 1 },
+            `safe output "${t}" has no permission mapping`,
+          ),
+        );
       }
       continue;
     }
