@@ -1,7 +1,7 @@
 import { assert, assertEquals } from "../test_assert.ts";
 import { writeYaml } from "../yaml/writer.ts";
 import { agentConcurrency, concurrencyFor, processTriggers } from "./triggers.ts";
-import { toY } from "../compile_workflow.ts";
+import { toY } from "./workflow_values.ts";
 
 const on = (raw: unknown) =>
   processTriggers(raw, "acme/widgets/.github/workflows/w.md", "w.md", () => [1, 1], []);

@@ -1,8 +1,5 @@
 /** Stage 4 — the typed IR the planner produces and the emitter renders: jobs and steps, no YAML text. */
 import type { YValue } from "../yaml/writer.ts";
-import type { EngineConfig } from "./engines.ts";
-import type { TriggerInfo } from "./triggers.ts";
-import type { SafeOutputsPlan } from "./safe_outputs/plan.ts";
 
 /** One step. `uses` holds a pinned reference (`repo@sha # vX`). */
 export interface StepPlan {
@@ -35,20 +32,38 @@ export interface JobPlan {
   [key: string]: unknown;
 }
 
-/** Everything the planner decided for one workflow. */
+/** What the lock header states, decided by the planner (the emitter renders it; nothing is read back). */
+export interface HeaderFacts {
+  frontmatterHash: string;
+  bodyHash: string;
+  /** Effective `stop-after` time (`YYYY-MM-DD HH:MM:SS`), when set. */
+  stopTime?: string;
+  /** Whether the workflow is strict (`strict: false` turns it off). */
+  strict: boolean;
+  engineId: string;
+  model?: string;
+  /** Container images the agent job pulls (`image` or `image@digest`). */
+  containers: string[];
+  description?: string;
+  /** Frontmatter `source:` (where the workflow was installed from). */
+  sourceRef?: string;
+  /** Imports in the header's order (dependencies first). */
+  imports: string[];
+  inlinedImports: boolean;
+  /** Keys of the main workflow's `env:`. */
+  envKeys: string[];
+}
+
+/** Everything the planner decided for one workflow: the lock's sections, its jobs and its header facts. */
 export interface WorkflowPlan {
   id: string;
   name: string;
   source: string;
   lockPath: string;
-  triggers: TriggerInfo;
-  engine: EngineConfig;
+  on: Record<string, YValue>;
   concurrency: Record<string, YValue>;
-  env: Record<string, YValue>;
   runName: string;
+  env: Record<string, YValue>;
   jobs: Record<string, JobPlan>;
-  safeOutputs: SafeOutputsPlan;
-  allowedDomains: string[];
-  /** Resolved `uses:` references (repo@version → pinned text) for the header. */
-  actionComments: string[];
+  header: HeaderFacts;
 }

@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertIncludes } from "../../test_assert.ts";
 import { writeYaml, type YValue } from "../../yaml/writer.ts";
 import { customJob, jobsBeforeActivation, orderStepKeys, preActivationExtras, safeJob } from "./custom.ts";
-import { toY } from "../../compile_workflow.ts";
+import { toY } from "../workflow_values.ts";
 
 const JOBS = {
   precompute: { "runs-on": "ubuntu-latest", steps: [{ run: "echo" }] },
