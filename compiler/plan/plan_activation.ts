@@ -1,13 +1,8 @@
 /** Planning of the gates, `pre_activation` and `activation` (the prompt's inputs included). */
 import { posix } from "node:path";
 import { expandEcosystems } from "./network.ts";
-import {
-  activationJob,
-  bodyExpressions,
-  eventCondition,
-  exprEnvName,
-  preActivationJob,
-} from "./jobs/activation.ts";
+import { activationJob, bodyExpressions, eventCondition, exprEnvName } from "./jobs/activation.ts";
+import { preActivationJob } from "./jobs/pre_activation.ts";
 import {
   customJobNames,
   jobsBeforeActivation,

@@ -5,7 +5,7 @@ import { ENGINES } from "./engines.ts";
 import { mcpContainerImages } from "./mcp/github.ts";
 import { agentJob } from "./jobs/agent.ts";
 import { detectRuntimes, runtimeSetupSteps } from "./agent/runtimes.ts";
-import { copilotDetectionJob, DETECTION_ENGINES, type DetectionEngine } from "./jobs/detection.ts";
+import { DETECTION_ENGINES, type DetectionEngine, detectionJob } from "./jobs/detection.ts";
 import { applyContainerPins } from "../source/container_pins.ts";
 import { applyWorkflowTargets, readWorkflowTargets } from "./safe_outputs/dynamic_tools.ts";
 import { applyCommentMemory } from "./safe_outputs/agent_steps.ts";
@@ -112,7 +112,7 @@ export async function planDetection(w: Planning): Promise<void> {
     // Every built-in engine reviews with its own CLI; an engine without one would fall back to the Copilot CLI.
     const own = DETECTION_ENGINES.includes(engine.info.id);
     const detector = own ? engine.info : ENGINES.copilot;
-    jobs.detection = copilotDetectionJob({
+    jobs.detection = detectionJob({
       engine: detector.id as DetectionEngine,
       frontmatterHash,
       ctx,

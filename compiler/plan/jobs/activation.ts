@@ -169,10 +169,39 @@ export interface ActivationInput {
   mcpCliServers: string[];
 }
 
-/** Builds the activation job. */
+/** The `activation` job: setup, run info, preflight checks, the prompt and its artifact. */
 export function activationJob(a: ActivationInput): JobPlan {
+  const promptExprs = promptExpressions(a);
+  const steps: StepPlan[] = [
+    ...runInfoSteps(a),
+    ...preflightSteps(a),
+    ...triggerSteps(a),
+    createPromptStep(a, promptExprs),
+    interpolateStep(a),
+    substituteStep(a, promptExprs),
+    ...closingSteps(a),
+  ];
+  const job: JobPlan = { "runs-on": "ubuntu-slim", steps };
+  const needs = [...(a.hasPreActivation ? ["pre_activation"] : []), ...(a.beforeJobs ?? [])].sort();
+  if (needs.length > 0) job.needs = needs.length === 1 ? needs[0] : needs;
+  const userCond = eventCondition(a.ifCondition, a.forkGuard, a.labelNames);
+  const cond = a.hasPreActivation
+    ? userCond
+      ? `needs.pre_activation.outputs.activated == 'true' && (${userCond})`
+      : "needs.pre_activation.outputs.activated == 'true'"
+    : userCond;
+  if (cond) job.if = jobIf(cond);
+  job.permissions = { ...a.permissions, ...activationWrites(a) };
+  job.permissions = Object.fromEntries(
+    Object.keys(job.permissions).sort().map((k) => [k, (job.permissions as Record<string, string>)[k]]),
+  );
+  job.outputs = activationOutputs(a);
+  return job;
+}
+
+/** Setup, OTLP masking and "Generate agentic run info" (engine, model, firewall, costs). */
+function runInfoSteps(a: ActivationInput): StepPlan[] {
   const { ctx } = a;
-  const delim = heredocDelimiter("PROMPT", a.frontmatterHash);
   const steps: StepPlan[] = [
     ...setupSteps(ctx, a.hasPreActivation ? "pre_activation" : false),
     ...otlpMaskSteps(ctx),
@@ -210,6 +239,13 @@ export function activationJob(a: ActivationInput): JobPlan {
   // env before uses for this step, as gh-aw orders it
   const gen = steps[steps.length - 1];
   steps[steps.length - 1] = { name: gen.name, id: gen.id, env: gen.env, uses: gen.uses, with: gen.with };
+  return steps;
+}
+
+/** Reaction, secret validation, `.github` checkout and the stale-lock check. */
+function preflightSteps(a: ActivationInput): StepPlan[] {
+  const { ctx } = a;
+  const steps: StepPlan[] = [];
   if (a.reaction) {
     steps.push(scriptStep(ctx, `Add ${a.reaction} reaction for immediate feedback`, "add_reaction", {
       id: "react",
@@ -263,6 +299,13 @@ export function activationJob(a: ActivationInput): JobPlan {
     },
     token: a.githubToken,
   }));
+  return steps;
+}
+
+/** Steps the triggers and features ask for: experiments, sanitized text, status comment, label removal. */
+function triggerSteps(a: ActivationInput): StepPlan[] {
+  const { ctx } = a;
+  const steps: StepPlan[] = [];
   if (a.experiments) {
     const sanitized = ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase();
     steps.push(scriptStep(ctx, "Restore experiment state from git", "load_experiment_state_from_repo", {
@@ -316,11 +359,11 @@ export function activationJob(a: ActivationInput): JobPlan {
       token: a.githubToken,
     }));
   }
-  // Prompt assembly.
-  const promptEnv: Record<string, YValue> = {
-    GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
-    GH_AW_SAFE_OUTPUTS: plain("${{ runner.temp }}/gh-aw/safeoutputs/outputs.jsonl"),
-  };
+  return steps;
+}
+
+/** The expressions the prompt substitutes (env name → expression). */
+function promptExpressions(a: ActivationInput): Map<string, string> {
   const exprEnv = new Map<string, string>(a.bodyExprs);
   for (const n of a.experiments?.names ?? []) {
     exprEnv.set(
@@ -335,6 +378,16 @@ export function activationJob(a: ActivationInput): JobPlan {
   if (a.repoMemory && a.repoMemory.wiki !== true) exprEnv.set("GH_AW_WIKI_NOTE", "''");
   const promptExprs = new Map(exprEnv);
   if (a.prContext) promptExprs.set("GH_AW_IS_PR_COMMENT", "github.event.issue.pull_request && 'true' || ''");
+  return promptExprs;
+}
+
+/** "Create prompt with built-in context": the system prompt fragments, the context block and the body. */
+function createPromptStep(a: ActivationInput, promptExprs: Map<string, string>): StepPlan {
+  const delim = heredocDelimiter("PROMPT", a.frontmatterHash);
+  const promptEnv: Record<string, YValue> = {
+    GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+    GH_AW_SAFE_OUTPUTS: plain("${{ runner.temp }}/gh-aw/safeoutputs/outputs.jsonl"),
+  };
   for (const k of [...promptExprs.keys()].sort()) promptEnv[k] = plain(`\${{ ${promptExprs.get(k)} }}`);
   const lines: string[] = ['bash "${RUNNER_TEMP}/gh-aw/actions/create_prompt_first.sh"', "{"];
   // Parts: literal text (adjacent texts share one quoted heredoc) or a runtime prompt fragment file.
@@ -357,36 +410,7 @@ export function activationJob(a: ActivationInput): JobPlan {
   for (const f of a.safeOutputFragments) cat(f);
   block("</safe-output-tools>");
   cat("mcp_cli_tools_prompt.md");
-  const ctxLines = [
-    "<github-context>",
-    "The following GitHub context information is available for this workflow:",
-    "{{#if github.actor}}",
-    "- **actor**: __GH_AW_GITHUB_ACTOR__",
-    "{{/if}}",
-    "{{#if github.repository}}",
-    "- **repository**: __GH_AW_GITHUB_REPOSITORY__",
-    "{{/if}}",
-    "{{#if github.workspace}}",
-    "- **workspace**: __GH_AW_GITHUB_WORKSPACE__",
-    "{{/if}}",
-  ];
-  for (const [kind, e] of [CONTEXT_EXPRS[2], CONTEXT_EXPRS[0], CONTEXT_EXPRS[1]]) {
-    const cond = e.replace(new RegExp(CTX.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g"), "github.aw.context");
-    const label = kind === "pull_request" ? "pull-request" : kind;
-    ctxLines.push(`{{#if ${cond}}}`, `- **${label}-number**: #__${exprEnvName(e)}__`, "{{/if}}");
-  }
-  ctxLines.push(
-    `{{#if github.event.comment.id || github.aw.context.comment_id}}`,
-    `- **comment-id**: __${exprEnvName(CONTEXT_EXPRS[3][1])}__`,
-    "{{/if}}",
-    "{{#if github.run_id}}",
-    "- **workflow-run-id**: __GH_AW_GITHUB_RUN_ID__",
-    "{{/if}}",
-    ...checkoutLines(a.checkouts ?? []),
-    "</github-context>",
-    "",
-  );
-  block(ctxLines.join("\n"));
+  block(githubContextBlock(a));
   cat(
     a.cliProxy ? "cli_proxy_with_safeoutputs_prompt.md" : "github_mcp_tools_with_safeoutputs_prompt.md",
   );
@@ -434,13 +458,52 @@ export function activationJob(a: ActivationInput): JobPlan {
     lines.push(`cat << '${delim}'`, ...texts.join("\n").split("\n"), delim);
   }
   lines.push('} > "$GH_AW_PROMPT"');
-  steps.push({
+  return {
     name: "Create prompt with built-in context",
     env: promptEnv,
     "#": POUTINE,
     run: lit(lines.join("\n") + "\n"),
-  });
-  steps.push(scriptStep(ctx, "Interpolate variables and render templates", "interpolate_prompt", {
+  };
+}
+
+/** The `<github-context>` block of the prompt. */
+function githubContextBlock(a: ActivationInput): string {
+  const ctxLines = [
+    "<github-context>",
+    "The following GitHub context information is available for this workflow:",
+    "{{#if github.actor}}",
+    "- **actor**: __GH_AW_GITHUB_ACTOR__",
+    "{{/if}}",
+    "{{#if github.repository}}",
+    "- **repository**: __GH_AW_GITHUB_REPOSITORY__",
+    "{{/if}}",
+    "{{#if github.workspace}}",
+    "- **workspace**: __GH_AW_GITHUB_WORKSPACE__",
+    "{{/if}}",
+  ];
+  for (const [kind, e] of [CONTEXT_EXPRS[2], CONTEXT_EXPRS[0], CONTEXT_EXPRS[1]]) {
+    const cond = e.replace(new RegExp(CTX.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g"), "github.aw.context");
+    const label = kind === "pull_request" ? "pull-request" : kind;
+    ctxLines.push(`{{#if ${cond}}}`, `- **${label}-number**: #__${exprEnvName(e)}__`, "{{/if}}");
+  }
+  ctxLines.push(
+    `{{#if github.event.comment.id || github.aw.context.comment_id}}`,
+    `- **comment-id**: __${exprEnvName(CONTEXT_EXPRS[3][1])}__`,
+    "{{/if}}",
+    "{{#if github.run_id}}",
+    "- **workflow-run-id**: __GH_AW_GITHUB_RUN_ID__",
+    "{{/if}}",
+    ...checkoutLines(a.checkouts ?? []),
+    "</github-context>",
+    "",
+  );
+  return ctxLines.join("\n");
+}
+
+/** "Interpolate variables and render templates". */
+function interpolateStep(a: ActivationInput): StepPlan {
+  const { ctx } = a;
+  return scriptStep(ctx, "Interpolate variables and render templates", "interpolate_prompt", {
     env: {
       GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
       GH_AW_ENGINE_ID: dq(ctx.engineId),
@@ -454,7 +517,12 @@ export function activationJob(a: ActivationInput): JobPlan {
         ]),
       ),
     },
-  }));
+  });
+}
+
+/** "Substitute placeholders": every `__GH_AW_…__` placeholder of the prompt and its value. */
+function substituteStep(a: ActivationInput, promptExprs: Map<string, string>): StepPlan {
+  const { ctx } = a;
   const subEnv: Record<string, YValue> = { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" };
   const cliList = a.mcpCliServers.map((n) => `- \`${n}\` — run \`${n} --help\` to see available tools`).join(
     "\n",
@@ -474,6 +542,29 @@ export function activationJob(a: ActivationInput): JobPlan {
       );
     }
   }
+  memoryPlaceholders(a, subVars);
+  const subKeys = [...subVars.keys()].sort();
+  for (const k of subKeys) subEnv[k] = subVars.get(k)!;
+  const subs = subKeys.map((k) => `    ${k}: process.env.${k}`).join(",\n");
+  return {
+    name: "Substitute placeholders",
+    uses: plain(ctx.refs.githubScript),
+    env: subEnv,
+    with: {
+      script: lit(
+        "const { setupGlobals } = require('${{ runner.temp }}/gh-aw/actions/setup_globals.cjs');\n" +
+          "setupGlobals(core, github, context, exec, io, getOctokit);\n\n" +
+          "const substitutePlaceholders = require('${{ runner.temp }}/gh-aw/actions/substitute_placeholders.cjs');\n\n" +
+          "// Call the substitution function\nreturn await substitutePlaceholders({\n  file: process.env.GH_AW_PROMPT,\n" +
+          `  substitutions: {\n${subs}\n  }\n});\n`,
+      ),
+    },
+  };
+}
+
+/** The repo-memory and cache-memory placeholders. */
+function memoryPlaceholders(a: ActivationInput, subVars: Map<string, YValue>): void {
+  const { ctx } = a;
   if (a.repoMemory) {
     const m = a.repoMemory;
     const num = (v: unknown, d: number) => (typeof v === "number" ? v : Number(v) || d);
@@ -544,23 +635,12 @@ export function activationJob(a: ActivationInput): JobPlan {
     subVars.set("GH_AW_CACHE_DESCRIPTION", sq(""));
     subVars.set("GH_AW_CACHE_DIR", sq("/tmp/gh-aw/cache-memory/"));
   }
-  const subKeys = [...subVars.keys()].sort();
-  for (const k of subKeys) subEnv[k] = subVars.get(k)!;
-  const subs = subKeys.map((k) => `    ${k}: process.env.${k}`).join(",\n");
-  steps.push({
-    name: "Substitute placeholders",
-    uses: plain(ctx.refs.githubScript),
-    env: subEnv,
-    with: {
-      script: lit(
-        "const { setupGlobals } = require('${{ runner.temp }}/gh-aw/actions/setup_globals.cjs');\n" +
-          "setupGlobals(core, github, context, exec, io, getOctokit);\n\n" +
-          "const substitutePlaceholders = require('${{ runner.temp }}/gh-aw/actions/substitute_placeholders.cjs');\n\n" +
-          "// Call the substitution function\nreturn await substitutePlaceholders({\n  file: process.env.GH_AW_PROMPT,\n" +
-          `  substitutions: {\n${subs}\n  }\n});\n`,
-      ),
-    },
-  });
+}
+
+/** Placeholder validation, the prompt summary and the activation artifact. */
+function closingSteps(a: ActivationInput): StepPlan[] {
+  const { ctx } = a;
+  const steps: StepPlan[] = [];
   steps.push(
     shStep("Validate prompt placeholders", "validate_prompt_placeholders", "", {
       env: { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" },
@@ -591,21 +671,12 @@ export function activationJob(a: ActivationInput): JobPlan {
       "retention-days": 1,
     },
   });
-  const job: JobPlan = { "runs-on": "ubuntu-slim", steps };
-  const needs = [...(a.hasPreActivation ? ["pre_activation"] : []), ...(a.beforeJobs ?? [])].sort();
-  if (needs.length > 0) job.needs = needs.length === 1 ? needs[0] : needs;
-  const userCond = eventCondition(a.ifCondition, a.forkGuard, a.labelNames);
-  const cond = a.hasPreActivation
-    ? userCond
-      ? `needs.pre_activation.outputs.activated == 'true' && (${userCond})`
-      : "needs.pre_activation.outputs.activated == 'true'"
-    : userCond;
-  if (cond) job.if = jobIf(cond);
-  job.permissions = { ...a.permissions, ...activationWrites(a) };
-  job.permissions = Object.fromEntries(
-    Object.keys(job.permissions).sort().map((k) => [k, (job.permissions as Record<string, string>)[k]]),
-  );
-  job.outputs = {
+  return steps;
+}
+
+/** The job's outputs, sorted. */
+function activationOutputs(a: ActivationInput): Record<string, YValue> {
+  const outputs: Record<string, YValue> = {
     ...(a.sanitize ? { body: plain("${{ steps.sanitized.outputs.body }}") } : {}),
     ...(a.experiments ? { experiments: plain("${{ steps.pick-experiment.outputs.experiments }}") } : {}),
     ...Object.fromEntries(
@@ -637,8 +708,7 @@ export function activationJob(a: ActivationInput): JobPlan {
       }
       : {}),
   };
-  job.outputs = sortedRecord(job.outputs);
-  return job;
+  return sortedRecord(outputs);
 }
 
 const PR_EVENTS = [
@@ -675,89 +745,6 @@ export function activationWrites(a: {
     if (a.labelRemoval.events.includes("discussion")) out.discussions = "write";
   }
   return out;
-}
-
-/** Inputs of the pre-activation job. */
-export interface PreActivationInput {
-  ctx: JobCtx;
-  roles?: string[];
-  stopTime?: string;
-  skipIfMatch?: { query: string; max?: number };
-  skipIfNoMatch?: { query: string; min?: number };
-  commands?: string[];
-  ifCondition?: string;
-  extraSteps: StepPlan[];
-  /** Outputs of `on.steps` (`<id>_result`) and of `jobs.pre-activation`, merged after the built-in ones. */
-  extraOutputs?: Record<string, YValue>;
-  permissions: Record<string, string>;
-}
-
-/** Builds the pre_activation job (gates `activation` through its `activated` output). */
-export function preActivationJob(p: PreActivationInput): JobPlan {
-  const { ctx } = p;
-  const steps: StepPlan[] = [...setupSteps(ctx, false)];
-  const checks: string[] = [];
-  if (p.roles) {
-    const memberStep = p.commands
-      ? "Check team membership for command workflow"
-      : "Check team membership for workflow";
-    steps.push(scriptStep(ctx, memberStep, "check_membership", {
-      id: "check_membership",
-      env: { GH_AW_REQUIRED_ROLES: dq(p.roles.join(",")) },
-      token: "${{ secrets.GITHUB_TOKEN }}",
-    }));
-    checks.push("steps.check_membership.outputs.is_team_member == 'true'");
-  }
-  if (p.stopTime) {
-    steps.push(scriptStep(ctx, "Check stop-time limit", "check_stop_time", {
-      id: "check_stop_time",
-      env: { GH_AW_STOP_TIME: dq(p.stopTime), GH_AW_WORKFLOW_NAME: dq(ctx.name) },
-    }));
-    checks.push("steps.check_stop_time.outputs.stop_time_ok == 'true'");
-  }
-  if (p.skipIfMatch) {
-    steps.push(scriptStep(ctx, "Check skip-if-match query", "check_skip_if_match", {
-      id: "check_skip_if_match",
-      env: {
-        GH_AW_SKIP_QUERY: dq(p.skipIfMatch.query),
-        GH_AW_WORKFLOW_NAME: dq(ctx.name),
-        GH_AW_SKIP_MAX_MATCHES: dq(String(p.skipIfMatch.max ?? 1)),
-      },
-    }));
-    checks.push("steps.check_skip_if_match.outputs.skip_check_ok == 'true'");
-  }
-  if (p.skipIfNoMatch) {
-    steps.push(scriptStep(ctx, "Check skip-if-no-match query", "check_skip_if_no_match", {
-      id: "check_skip_if_no_match",
-      env: {
-        GH_AW_SKIP_QUERY: dq(p.skipIfNoMatch.query),
-        GH_AW_WORKFLOW_NAME: dq(ctx.name),
-        GH_AW_SKIP_MIN_MATCHES: dq(String(p.skipIfNoMatch.min ?? 1)),
-      },
-    }));
-    checks.push("steps.check_skip_if_no_match.outputs.skip_no_match_check_ok == 'true'");
-  }
-  if (p.commands) {
-    steps.push(scriptStep(ctx, "Check command position", "check_command_position", {
-      id: "check_command_position",
-      env: { GH_AW_COMMANDS: dq(JSON.stringify(p.commands)) },
-    }));
-    checks.push("steps.check_command_position.outputs.command_position_ok == 'true'");
-  }
-  steps.push(...p.extraSteps);
-  const job: JobPlan = { "runs-on": "ubuntu-slim", steps };
-  if (p.ifCondition) job.if = jobIf(p.ifCondition);
-  job.permissions = p.permissions;
-  job.outputs = {
-    activated: plain(`\${{ ${checks.length > 0 ? checks.join(" && ") : "'true' == 'true'"} }}`),
-    matched_command: p.commands
-      ? plain("${{ steps.check_command_position.outputs.matched_command }}")
-      : sq(""),
-    ...TRACE_OUTPUTS,
-    ...p.extraOutputs,
-  };
-  job.outputs = sortedRecord(job.outputs);
-  return job;
 }
 
 /** The `- **checkouts**` lines of the GitHub context (gh-aw v0.76 wording), one per configured checkout. */
@@ -806,7 +793,7 @@ export function checkoutLines(checkouts: Record<string, unknown>[]): string[] {
 }
 
 /** Job outputs render sorted by name (gh-aw writes them from a Go map). */
-function sortedRecord<T>(r: Record<string, T>): Record<string, T> {
+export function sortedRecord<T>(r: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.keys(r).sort().map((k) => [k, r[k]]));
 }
 

@@ -336,7 +336,7 @@ function codexDetectionGateway(frontmatterHash: string): string {
 }
 
 /** Inputs of the copilot detection job. */
-export interface CopilotDetectionInput {
+export interface DetectionInput {
   ctx: JobCtx;
   description: string;
   setupNodeRef: string;
@@ -348,7 +348,7 @@ export interface CopilotDetectionInput {
 }
 
 /** Builds the copilot threat-detection job. */
-export function copilotDetectionJob(d: CopilotDetectionInput): JobPlan {
+export function detectionJob(d: DetectionInput): JobPlan {
   const { ctx } = d;
   // Crush picks its credentials from the `provider/` prefix of its model (copilot without one).
   const crushModel = d.model ?? `\${{ vars.GH_AW_MODEL_DETECTION_${d.engine.toUpperCase()} || '' }}`;
