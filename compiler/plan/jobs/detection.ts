@@ -347,7 +347,7 @@ export interface DetectionInput {
   frontmatterHash: string;
 }
 
-/** Builds the copilot threat-detection job. */
+/** The threat-detection job: every built-in engine reviews the agent's output with its own CLI. */
 export function detectionJob(d: DetectionInput): JobPlan {
   const { ctx } = d;
   // Crush picks its credentials from the `provider/` prefix of its model (copilot without one).
@@ -355,6 +355,34 @@ export function detectionJob(d: DetectionInput): JobPlan {
   const crushProvider = ["crush", "opencode", "pi"].includes(d.engine) && crushModel.includes("/")
     ? crushModel.split("/")[0]
     : "copilot";
+  const steps: (StepPlan | Comment)[] = [
+    ...prepareSteps(d),
+    ...installSteps(d),
+    execStep(d, crushModel, crushProvider),
+    ...concludeSteps(ctx),
+  ];
+  void TRACE_OUTPUTS;
+  return {
+    needs: ["activation", "agent"],
+    if: folded(
+      "always() && needs.agent.result != 'skipped' && (needs.agent.outputs.output_types != '' || needs.agent.outputs.has_patch == 'true')\n",
+    ),
+    "runs-on": "ubuntu-latest",
+    permissions: ctx.copilotRequests
+      ? { contents: "read", "copilot-requests": "write" }
+      : { contents: "read" },
+    outputs: {
+      detection_conclusion: plain("${{ steps.detection_conclusion.outputs.conclusion }}"),
+      detection_reason: plain("${{ steps.detection_conclusion.outputs.reason }}"),
+      detection_success: plain("${{ steps.detection_conclusion.outputs.success }}"),
+    },
+    steps: steps as StepPlan[],
+  };
+}
+
+/** Setup, the agent's output, patch context, image pulls and the detection guard and files. */
+function prepareSteps(d: DetectionInput): (StepPlan | Comment)[] {
+  const { ctx } = d;
   const steps: (StepPlan | Comment)[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx)];
   if (ctx.experiments) {
     steps.push({
@@ -378,19 +406,7 @@ export function detectionJob(d: DetectionInput): JobPlan {
     name: "Clean stale firewall files from agent artifact",
     run: lit("rm -rf /tmp/gh-aw/sandbox/firewall/logs\nrm -rf /tmp/gh-aw/sandbox/firewall/audit\n"),
   });
-  // Codex pulls its images (with the MCP gateway's) after installing the firewall; the others first.
-  const imageSteps = (extra: string[]): StepPlan[] => {
-    const images = [
-      ...(["agent", "api-proxy", "squid"] as const).map((r) => firewallImage(ctx.firewall, r)),
-      ...extra,
-    ];
-    const pinned = pinnedImagesStep(ctx.firewall);
-    return [
-      shStep("Download container images", "download_docker_images", images.join(" ")),
-      ...(pinned ? [{ name: pinned.name, run: lit(pinned.run) }] : []),
-    ];
-  };
-  if (d.engine !== "codex") steps.push(...imageSteps([]));
+  if (d.engine !== "codex") steps.push(...imageSteps(ctx, []));
   steps.push({
     name: "Check if detection needed",
     id: "detection_guard",
@@ -422,6 +438,13 @@ export function detectionJob(d: DetectionInput): JobPlan {
     if: GUARD,
     run: lit("mkdir -p /tmp/gh-aw/threat-detection\ntouch /tmp/gh-aw/threat-detection/detection.log\n"),
   });
+  return steps;
+}
+
+/** Node.js, the AWF binary and the engine's CLI (with its config). */
+function installSteps(d: DetectionInput): StepPlan[] {
+  const { ctx } = d;
+  const steps: StepPlan[] = [];
   // Antigravity's CLI is a native binary: no Node.js set-up.
   if (d.engine !== "antigravity") {
     steps.push({
@@ -435,17 +458,6 @@ export function detectionJob(d: DetectionInput): JobPlan {
     "install_awf_binary",
     ctx.firewall?.version ?? VERSIONS.awf,
   );
-  /** Gemini's and Antigravity's read-only detection settings, merged into their settings file. */
-  const settingsStep = (cli: string, dir: string, style: typeof lit): StepPlan => {
-    const envName = `GH_AW_${cli.toUpperCase()}_BASE_CONFIG`;
-    return {
-      name: `Write ${cli} Config`,
-      if: GUARD,
-      "continue-on-error": true,
-      run: style(settingsMergeScript(dir, envName)),
-      env: { [envName]: sq(GEMINI_DETECTION_CONFIG) },
-    };
-  };
   if (d.engine === "antigravity") {
     steps.push({
       name: "Install Antigravity CLI",
@@ -460,7 +472,7 @@ export function detectionJob(d: DetectionInput): JobPlan {
   } else if (d.engine === "codex") {
     steps.push({ name: "Install Codex CLI", run: plain(d.install) });
     steps.push(awfInstall);
-    steps.push(...imageSteps([`ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`]));
+    steps.push(...imageSteps(ctx, [`ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`]));
     steps.push({
       name: "Start MCP Gateway",
       id: "start-mcp-gateway",
@@ -495,12 +507,46 @@ export function detectionJob(d: DetectionInput): JobPlan {
     steps.push(awfInstall);
     steps.push({ name: "Install Claude Code CLI", run: plain(d.install) });
   }
-  const git = {
-    GIT_AUTHOR_EMAIL: plain("github-actions[bot]@users.noreply.github.com"),
-    GIT_AUTHOR_NAME: plain("github-actions[bot]"),
-    GIT_COMMITTER_EMAIL: plain("github-actions[bot]@users.noreply.github.com"),
-    GIT_COMMITTER_NAME: plain("github-actions[bot]"),
+  return steps;
+}
+
+/** Pulls the firewall images (codex pulls them, with the MCP gateway's, after installing the firewall). */
+function imageSteps(ctx: JobCtx, extra: string[]): StepPlan[] {
+  const images = [
+    ...(["agent", "api-proxy", "squid"] as const).map((r) => firewallImage(ctx.firewall, r)),
+    ...extra,
+  ];
+  const pinned = pinnedImagesStep(ctx.firewall);
+  return [
+    shStep("Download container images", "download_docker_images", images.join(" ")),
+    ...(pinned ? [{ name: pinned.name, run: lit(pinned.run) }] : []),
+  ];
+}
+
+/** Gemini's and Antigravity's read-only detection settings, merged into their settings file. */
+/** Gemini's and Antigravity's read-only detection settings, merged into their settings file. */
+function settingsStep(cli: string, dir: string, style: typeof lit): StepPlan {
+  const envName = `GH_AW_${cli.toUpperCase()}_BASE_CONFIG`;
+  return {
+    name: `Write ${cli} Config`,
+    if: GUARD,
+    "continue-on-error": true,
+    run: style(settingsMergeScript(dir, envName)),
+    env: { [envName]: sq(GEMINI_DETECTION_CONFIG) },
   };
+}
+
+/** The git identity the detection CLIs commit as. */
+const GIT_IDENTITY = {
+  GIT_AUTHOR_EMAIL: plain("github-actions[bot]@users.noreply.github.com"),
+  GIT_AUTHOR_NAME: plain("github-actions[bot]"),
+  GIT_COMMITTER_EMAIL: plain("github-actions[bot]@users.noreply.github.com"),
+  GIT_COMMITTER_NAME: plain("github-actions[bot]"),
+};
+
+/** The step that runs the engine's CLI on the agent's output. */
+function execStep(d: DetectionInput, crushModel: string, crushProvider: string): StepPlan {
+  const { ctx } = d;
   const exec: StepPlan = {
     name: {
       claude: "Execute Claude Code CLI",
@@ -524,8 +570,15 @@ export function detectionJob(d: DetectionInput): JobPlan {
   } else if (d.engine === "copilot") exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
   if (d.engine === "copilot" || d.engine === "claude") exec["timeout-minutes"] = 20;
   exec.run = lit(detectionRun(d.engine, ctx.firewall, crushProvider, crushModel));
+  exec.env = execEnv(d, crushModel, crushProvider);
+  return exec;
+}
+
+/** The environment of the detection CLI, per engine. */
+function execEnv(d: DetectionInput, crushModel: string, crushProvider: string): Record<string, YValue> {
+  const { ctx } = d;
   if (d.engine === "antigravity") {
-    exec.env = {
+    return {
       ANTIGRAVITY_API_BASE_URL: plain("http://host.docker.internal:10003"),
       ANTIGRAVITY_API_KEY: plain("${{ secrets.ANTIGRAVITY_API_KEY }}"),
       ANTIGRAVITY_CLI_TRUST_WORKSPACE: plain("true"),
@@ -535,11 +588,11 @@ export function detectionJob(d: DetectionInput): JobPlan {
       GITHUB_AW: plain("true"),
       GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
       GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
-      ...git,
+      ...GIT_IDENTITY,
       RUNNER_TEMP: plain("${{ runner.temp }}"),
     };
   } else if (d.engine === "pi") {
-    exec.env = {
+    return {
       AWF_REFLECT_ENABLED: plain("1"),
       COPILOT_GITHUB_TOKEN: plain("${{ secrets.COPILOT_GITHUB_TOKEN }}"),
       GH_AW_PHASE: "detection",
@@ -549,7 +602,7 @@ export function detectionJob(d: DetectionInput): JobPlan {
       GITHUB_AW: plain("true"),
       GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
       GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
-      ...git,
+      ...GIT_IDENTITY,
       PI_CODING_AGENT_DIR: "/tmp/gh-aw/pi-agent-dir",
       RUNNER_TEMP: plain("${{ runner.temp }}"),
     };
@@ -562,9 +615,9 @@ export function detectionJob(d: DetectionInput): JobPlan {
       RUNNER_TEMP: plain("${{ runner.temp }}"),
     };
     for (const [k, v] of Object.entries(PROVIDER_ENV[crushProvider] ?? {})) env[k] = plain(v);
-    exec.env = Object.fromEntries(Object.keys(env).sort().map((k) => [k, env[k]]));
+    return Object.fromEntries(Object.keys(env).sort().map((k) => [k, env[k]]));
   } else if (d.engine === "gemini") {
-    exec.env = {
+    return {
       DEBUG: "gemini-cli:*",
       GEMINI_API_BASE_URL: plain("http://host.docker.internal:10003"),
       GEMINI_API_KEY: plain("${{ secrets.GEMINI_API_KEY }}"),
@@ -573,12 +626,12 @@ export function detectionJob(d: DetectionInput): JobPlan {
       GITHUB_AW: plain("true"),
       GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
       GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
-      ...git,
+      ...GIT_IDENTITY,
       RUNNER_TEMP: plain("${{ runner.temp }}"),
     };
   } else if (d.engine === "codex") {
     const key = plain("${{ secrets.CODEX_API_KEY || secrets.OPENAI_API_KEY }}");
-    exec.env = {
+    return {
       CODEX_API_KEY: key,
       CODEX_HOME: CODEX_HOME,
       GH_AW_MCP_CONFIG: plain("${{ runner.temp }}/gh-aw/mcp-config/config.toml"),
@@ -588,7 +641,7 @@ export function detectionJob(d: DetectionInput): JobPlan {
       ...PHASE_ENV,
       GITHUB_AW: plain("true"),
       GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
-      ...git,
+      ...GIT_IDENTITY,
       OPENAI_API_KEY: key,
       RUNNER_TEMP: plain("${{ runner.temp }}"),
       RUST_LOG: plain(
@@ -596,7 +649,7 @@ export function detectionJob(d: DetectionInput): JobPlan {
       ),
     };
   } else if (d.engine === "claude") {
-    exec.env = {
+    return {
       ANTHROPIC_API_KEY: plain("${{ secrets.ANTHROPIC_API_KEY }}"),
       BASH_DEFAULT_TIMEOUT_MS: plain("60000"),
       BASH_MAX_TIMEOUT_MS: plain("60000"),
@@ -611,7 +664,7 @@ export function detectionJob(d: DetectionInput): JobPlan {
       GITHUB_AW: plain("true"),
       GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
       GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
-      ...git,
+      ...GIT_IDENTITY,
       MCP_TIMEOUT: plain("120000"),
       MCP_TOOL_TIMEOUT: plain("60000"),
       RUNNER_TEMP: plain("${{ runner.temp }}"),
@@ -619,7 +672,7 @@ export function detectionJob(d: DetectionInput): JobPlan {
   } else {
     const model = d.model ??
       "${{ vars.GH_AW_MODEL_DETECTION_COPILOT || vars.GH_AW_DEFAULT_MODEL_COPILOT || 'claude-sonnet-4.6' }}";
-    exec.env = {
+    return {
       AWF_REFLECT_ENABLED: plain("1"),
       COPILOT_AGENT_RUNNER_TYPE: "STANDALONE",
       COPILOT_DUMMY_BYOK: "dummy-byok-key-for-offline-mode",
@@ -636,51 +689,39 @@ export function detectionJob(d: DetectionInput): JobPlan {
       GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
       GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
       GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
-      ...git,
+      ...GIT_IDENTITY,
       RUNNER_TEMP: plain("${{ runner.temp }}"),
       ...(ctx.copilotRequests ? { S2STOKENS: plain("true") } : {}),
       XDG_CONFIG_HOME: "/home/runner",
     };
   }
-  steps.push(exec);
-  steps.push({
-    name: "Upload threat detection log",
-    if: GUARD,
-    uses: plain(ctx.refs.upload),
-    with: {
-      name: "detection",
-      path: "/tmp/gh-aw/threat-detection/detection.log",
-      "if-no-files-found": "ignore",
+}
+
+/** The detection log upload and the conclusion step. */
+function concludeSteps(ctx: JobCtx): StepPlan[] {
+  return [
+    {
+      name: "Upload threat detection log",
+      if: GUARD,
+      uses: plain(ctx.refs.upload),
+      with: {
+        name: "detection",
+        path: "/tmp/gh-aw/threat-detection/detection.log",
+        "if-no-files-found": "ignore",
+      },
     },
-  });
-  steps.push({
-    name: "Parse and conclude threat detection",
-    id: "detection_conclusion",
-    if: plain("always()"),
-    "continue-on-error": true,
-    uses: plain(ctx.refs.githubScript),
-    env: {
-      RUN_DETECTION: plain("${{ steps.detection_guard.outputs.run_detection }}"),
-      DETECTION_AGENTIC_EXECUTION_OUTCOME: plain("${{ steps.detection_agentic_execution.outcome }}"),
-      GH_AW_DETECTION_CONTINUE_ON_ERROR: dq("true"),
+    {
+      name: "Parse and conclude threat detection",
+      id: "detection_conclusion",
+      if: plain("always()"),
+      "continue-on-error": true,
+      uses: plain(ctx.refs.githubScript),
+      env: {
+        RUN_DETECTION: plain("${{ steps.detection_guard.outputs.run_detection }}"),
+        DETECTION_AGENTIC_EXECUTION_OUTCOME: plain("${{ steps.detection_agentic_execution.outcome }}"),
+        GH_AW_DETECTION_CONTINUE_ON_ERROR: dq("true"),
+      },
+      with: { script: lit(CONCLUDE) },
     },
-    with: { script: lit(CONCLUDE) },
-  });
-  void TRACE_OUTPUTS;
-  return {
-    needs: ["activation", "agent"],
-    if: folded(
-      "always() && needs.agent.result != 'skipped' && (needs.agent.outputs.output_types != '' || needs.agent.outputs.has_patch == 'true')\n",
-    ),
-    "runs-on": "ubuntu-latest",
-    permissions: ctx.copilotRequests
-      ? { contents: "read", "copilot-requests": "write" }
-      : { contents: "read" },
-    outputs: {
-      detection_conclusion: plain("${{ steps.detection_conclusion.outputs.conclusion }}"),
-      detection_reason: plain("${{ steps.detection_conclusion.outputs.reason }}"),
-      detection_success: plain("${{ steps.detection_conclusion.outputs.success }}"),
-    },
-    steps: steps as StepPlan[],
-  };
+  ];
 }
