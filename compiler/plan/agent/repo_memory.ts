@@ -4,7 +4,6 @@
  */
 import type { StepPlan } from "../types.ts";
 import { Comment, plain } from "../../yaml/writer.ts";
-import { repoMemoryBranch } from "../jobs/activation.ts";
 
 /** One configured memory. */
 export interface RepoMemoryEntry {
@@ -89,4 +88,11 @@ export function repoMemoryUploadSteps(entries: RepoMemoryEntry[], upload: string
     });
   }
   return out;
+}
+
+/** The branch a single repo memory lives on: `branch-name`, else `<branch-prefix>/<workflow id>`. */
+export function repoMemoryBranch(m: Record<string, unknown>, workflowId: string): string {
+  if (m["branch-name"] !== undefined) return String(m["branch-name"]);
+  if (typeof m["branch-prefix"] === "string") return `${m["branch-prefix"]}/${workflowId}`;
+  return m.wiki === true ? "master" : "memory/default";
 }

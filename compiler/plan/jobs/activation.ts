@@ -17,6 +17,7 @@ const POUTINE = new Comment("poutine:ignore untrusted_checkout_exec");
 import { heredocDelimiter } from "../../source/hash.ts";
 import { breakLongExpression, MAX_EXPRESSION_LINE } from "../../yaml/expr_break.ts";
 import { costTableJson, hasCosts } from "../../source/model_catalog.ts";
+import { repoMemoryBranch } from "../agent/repo_memory.ts";
 
 const CTX = "fromJSON(github.event.inputs.aw_context || github.event.client_payload.aw_context || '{}')";
 
@@ -795,13 +796,6 @@ export function checkoutLines(checkouts: Record<string, unknown>[]): string[] {
 /** Job outputs render sorted by name (gh-aw writes them from a Go map). */
 export function sortedRecord<T>(r: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.keys(r).sort().map((k) => [k, r[k]]));
-}
-
-/** The branch a single repo memory lives on: `branch-name`, else `<branch-prefix>/<workflow id>`. */
-export function repoMemoryBranch(m: Record<string, unknown>, workflowId: string): string {
-  if (m["branch-name"] !== undefined) return String(m["branch-name"]);
-  if (typeof m["branch-prefix"] === "string") return `${m["branch-prefix"]}/${workflowId}`;
-  return m.wiki === true ? "master" : "memory/default";
 }
 
 /** Go's `%.2f`: the exact binary value rounded half to even (0.125 → "0.12"). */

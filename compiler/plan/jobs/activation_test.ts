@@ -1,12 +1,6 @@
 import { assert, assertEquals } from "../../test_assert.ts";
-import {
-  activationWrites,
-  checkoutLines,
-  eventCondition,
-  FORK_GUARD,
-  goFixed2,
-  repoMemoryBranch,
-} from "./activation.ts";
+import { activationWrites, checkoutLines, eventCondition, FORK_GUARD, goFixed2 } from "./activation.ts";
+import { repoMemoryBranch } from "../agent/repo_memory.ts";
 
 const LABELS = "github.event_name != 'pull_request' || github.event.action != 'labeled' || " +
   "github.event.label.name == 'a' || github.event.label.name == 'b'";

@@ -335,7 +335,7 @@ function codexDetectionGateway(frontmatterHash: string): string {
   ].join("\n") + "\n";
 }
 
-/** Inputs of the copilot detection job. */
+/** Inputs of the threat-detection job. */
 export interface DetectionInput {
   ctx: JobCtx;
   description: string;

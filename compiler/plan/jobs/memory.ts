@@ -1,5 +1,5 @@
 /** The `update_cache_memory` job: saves the agent's cache-memory folder to the Actions cache after a good run. */
-import { repoMemoryBranch } from "./activation.ts";
+import { repoMemoryBranch } from "../agent/repo_memory.ts";
 import type { JobPlan, StepPlan } from "../types.ts";
 import {
   gitCredentialsStep,
