@@ -119,7 +119,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
       "sec-fetch-mode": "cors",
     });
     forwardCredentials(request, headers);
-    // The pages' forms are same-origin posts; browsers send `Origin: null` under `no-referrer`.
+    // The pages' forms are same-origin posts (older pages, cached under `no-referrer`, may send `Origin: null`).
     const origin = effectiveOrigin(request, local ? new URL(request.url).origin : base.origin);
     if (origin !== null) headers.set("origin", origin);
     const url = new URL(`/api/auth${path}`, request.url);
