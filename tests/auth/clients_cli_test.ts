@@ -105,7 +105,8 @@ Deno.test("oauth:clients lists, shows, updates, rotates the secret of and delete
   assert.equal(deleted.code, 0, deleted.stderr);
   assert.match(
     deleted.stdout,
-    /deleted client .*: revoked 1 refresh and 1 access tokens, removed 1 consents/,
+    /deleted client .*: revoked 1 refresh and 2 access tokens, removed 1 consents/,
+    "the first access token outlives its refresh until it expires",
   );
   const userinfo = await fetch(as.userinfo_endpoint!, {
     headers: { authorization: `Bearer ${next.access_token}` },
