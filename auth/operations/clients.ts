@@ -198,13 +198,19 @@ export function revokeTokensWhere(where: string, args: (string | number)[]): InS
   ];
 }
 
-/** Deletes a client, its tokens, consents and claims, in one write batch; AppError NOT_FOUND when unknown. */
+/** Deletes a client, its tokens, consents, unredeemed codes and claims, in one write batch; AppError NOT_FOUND when unknown. */
 export async function deleteClient(client: Client, clientId: string): Promise<ClientDetails> {
   const details = await showClient(client, clientId);
   const results = await client.batch([
     ...revokeTokensWhere("client_id = ?", [clientId]),
     { sql: "DELETE FROM oauth_consent WHERE client_id = ?", args: [clientId] },
     { sql: "DELETE FROM svc_grant_claim WHERE client_id = ?", args: [clientId] },
+    {
+      sql: "DELETE FROM verification WHERE CASE WHEN json_valid(value) THEN " +
+        "json_extract(value, '$.type') = 'authorization_code' AND json_extract(value, '$.query.client_id') = ? " +
+        "ELSE 0 END",
+      args: [clientId],
+    },
     { sql: "DELETE FROM oauth_client WHERE client_id = ?", args: [clientId] },
   ], "write");
   if (results.at(-1)!.rowsAffected !== 1) throw notFound(clientId);
