@@ -29,6 +29,7 @@ import { requestLimits } from "./edge/limits.ts";
 import { RateLimiter } from "./edge/rate_limit.ts";
 import { withoutSessionToken } from "./edge/session_response.ts";
 import { idTokenSigner } from "./id_token_signer.ts";
+import { GroupCommit } from "@switchyard/lib/group_commit.ts";
 import { staticDocuments } from "./static_documents.ts";
 
 /** Name reported by the health endpoint. */
@@ -65,6 +66,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   const pick = (request: Request): AuthInstance => !local || wantsSecureCookies(request) ? secure : plain;
   const base = new URL(config.AUTH_BASE_URL);
   const issuer = issuerOf(config);
+  const writes = new GroupCommit(client);
   const signJwt = idTokenSigner({
     client,
     secret: config.AUTH_SECRET ?? LOCAL_MODE_SECRET,
@@ -89,6 +91,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
       client,
       issuer,
       signJwt,
+      writes,
       currentSession: async (r) => {
         const session = await sessionOf(r);
         if (!session) return undefined;
@@ -116,7 +119,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
       "sec-fetch-mode": "cors",
     });
     forwardCredentials(request, headers);
-    // The pages' forms are same-origin posts; browsers send `Origin: null` under `no-referrer`.
+    // The pages' forms are same-origin posts (older pages, cached under `no-referrer`, may send `Origin: null`).
     const origin = effectiveOrigin(request, local ? new URL(request.url).origin : base.origin);
     if (origin !== null) headers.set("origin", origin);
     const url = new URL(`/api/auth${path}`, request.url);

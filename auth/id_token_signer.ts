@@ -12,6 +12,9 @@ import type { Client } from "@libsql/client";
 /** How long the current key's id is trusted before the table is asked again. */
 const CURRENT_KEY_TTL_MS = 1000;
 
+/** An imported private key, as jose returns it. */
+type SigningKey = Awaited<ReturnType<typeof importJWK>>;
+
 interface KeyRow {
   id: string;
   privateKey: string;
@@ -35,7 +38,7 @@ export type JwtSigner = (payload: JWTPayload) => Promise<string>;
 /** Creates a signer over the service's `jwks` table. */
 export function idTokenSigner(deps: IdTokenSignerDeps): JwtSigner {
   const now = deps.now ?? Date.now;
-  const imported = new Map<string, Promise<CryptoKey>>();
+  const imported = new Map<string, Promise<SigningKey>>();
   let current: { row: KeyRow; checkedAt: number } | undefined;
 
   const latestKey = async (): Promise<KeyRow | undefined> => {
@@ -62,14 +65,14 @@ export function idTokenSigner(deps: IdTokenSignerDeps): JwtSigner {
     return row;
   };
 
-  const cryptoKey = (row: KeyRow): Promise<CryptoKey> => {
+  const cryptoKey = (row: KeyRow): Promise<SigningKey> => {
     let key = imported.get(row.id);
     if (!key) {
       key = (async () => {
         const jwk = JSON.parse(
           await symmetricDecrypt({ key: deps.secret, data: JSON.parse(row.privateKey) }),
         );
-        return await importJWK(jwk, "RS256") as CryptoKey;
+        return await importJWK(jwk, "RS256");
       })();
       key.catch(() => imported.delete(row.id));
       imported.set(row.id, key);

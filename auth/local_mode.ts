@@ -164,7 +164,7 @@ export function withTrustedOrigin(request: Request, baseUrl: string): Request {
 }
 
 /**
- * The Origin to judge a request by. With `Referrer-Policy: no-referrer` (set on the auth pages) browsers
+ * The Origin to judge a request by. Under `Referrer-Policy: no-referrer` (the auth pages used to send it) browsers
  * send `Origin: null` for the pages' own form posts; such a request counts as coming from `ownOrigin` only
  * when the browser-controlled `Sec-Fetch-Site` says it is same-origin. Anything else is kept as sent.
  */

@@ -219,7 +219,7 @@ async function refreshTokenGrant(
   if (row.revoked) return await replayed();
   if (!(row.expiresAt > Date.now())) return oauthError(400, "invalid_grant", "refresh token expired");
   const answer = await refreshGrant(
-    { client: deps.client, issuer: deps.issuer, sign: deps.signJwt },
+    { client: deps.client, issuer: deps.issuer, sign: deps.signJwt, writes: deps.writes },
     row,
     grantId,
     form.get("scope"),

@@ -103,7 +103,8 @@ async function startService(mode: "local" | "deployed"): Promise<Target> {
   const info = started.info as Record<string, string>;
   // Deployed: the edge's client header, a fresh value per request, so the bench measures the limiter's work
   // without being limited by it.
-  const headers = () => mode === "deployed" ? { "x-bench-client": crypto.randomUUID() } : {};
+  const headers = (): Record<string, string> =>
+    mode === "deployed" ? { "x-bench-client": crypto.randomUUID() } : {};
   const basic = basicOf(info.client_id, info.client_secret);
   const codes: { code: string; verifier: string }[] = [];
   const verifier = "bench-verifier-bench-verifier-bench-verifier-0123456789";

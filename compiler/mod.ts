@@ -3,18 +3,19 @@
  * gh-aw-compatible `.lock.yml` text without writing anything; `writeCompileResult` writes changed files.
  * Also exports the hash helpers and the lock-header reader `compile --check` needs.
  */
-import { type ContainerPin, parseContainerPins } from "./container_pins.ts";
+import { type ContainerPin, parseContainerPins } from "./source/container_pins.ts";
 import { posix } from "node:path";
 import type { CompileFunction, CompileOptions, CompileResult, Diagnostic, FileReader } from "./api.ts";
-import { compileWorkflow } from "./workflow.ts";
-import { type ActionsLock, parseActionsLock, PinResolver, stringifyActionsLock } from "./pins.ts";
-import { splitFrontmatter } from "./parse.ts";
+import { compileWorkflow } from "./compile_workflow.ts";
+import { type ActionsLock, parseActionsLock, PinResolver, stringifyActionsLock } from "./plan/pins.ts";
+import { splitFrontmatter } from "./source/parse.ts";
+import { diagnostic } from "./source/diagnostics.ts";
 
 export type * from "./api.ts";
-export { computeBodyHash, computeFrontmatterHash, heredocDelimiter } from "./hash.ts";
-export { readLockManifest, readLockMetadata } from "./lock_metadata.ts";
-export type { LockMetadata } from "./lock_metadata.ts";
-export { parseSchedule } from "./schedule.ts";
+export { computeBodyHash, computeFrontmatterHash, heredocDelimiter } from "./source/hash.ts";
+export { readLockManifest, readLockMetadata } from "./source/lock_metadata.ts";
+export type { LockMetadata } from "./source/lock_metadata.ts";
+export { parseSchedule } from "./plan/schedule.ts";
 
 /** Path of the actions lock, relative to the repository root. */
 export const ACTIONS_LOCK_PATH = ".github/aw/actions-lock.json";
@@ -60,29 +61,26 @@ async function readRepoConfig(
   try {
     const v = JSON.parse(text);
     if (v.ghes !== undefined && typeof v.ghes !== "boolean") {
-      diags.push({
-        file: path,
-        line: 1,
-        column: 1,
-        severity: "error",
-        code: "invalid-aw-json",
-        message: "`ghes` in aw.json must be a boolean",
-        hint: 'write "ghes": true or false',
-      });
+      diags.push(
+        diagnostic(
+          "invalid-aw-json",
+          { file: path, line: 1, column: 1 },
+          "`ghes` in aw.json must be a boolean",
+          'write "ghes": true or false',
+        ),
+      );
     }
     const exp = v.maintenance?.action_failure_issue_expires;
     const containerPins = parseContainerPins(v.container_pins);
     for (const message of containerPins.problems) {
-      diags.push({
-        file: path,
-        line: 1,
-        column: 1,
-        severity: "error",
-        code: "invalid-aw-json",
-        message,
-        hint:
+      diags.push(
+        diagnostic(
+          "invalid-aw-json",
+          { file: path, line: 1, column: 1 },
+          message,
           'write "container_pins": {"image:tag": {"image": "registry/image:tag", "digest": "sha256:<64 hex>"}}',
-      });
+        ),
+      );
     }
     return {
       ghes: v.ghes === true,
@@ -90,14 +88,13 @@ async function readRepoConfig(
       failureIssueExpires: typeof exp === "number" ? exp : undefined,
     };
   } catch (e) {
-    diags.push({
-      file: path,
-      line: 1,
-      column: 1,
-      severity: "error",
-      code: "invalid-aw-json",
-      message: `aw.json is not valid JSON: ${(e as Error).message}`,
-    });
+    diags.push(
+      diagnostic(
+        "invalid-aw-json",
+        { file: path, line: 1, column: 1 },
+        `aw.json is not valid JSON: ${(e as Error).message}`,
+      ),
+    );
     return { ghes: false, containerPins: {} };
   }
 }
@@ -127,17 +124,13 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
   const ghes = options.ghes ?? repoConfig.ghes;
   const host = targetHost();
   if (!ghes && host !== "github.com" && !host.endsWith(".ghe.com")) {
-    diagnostics.push({
-      file: ".github/workflows/aw.json",
-      line: 1,
-      column: 1,
-      severity: "error",
-      code: "GHESNotSupportedError",
-      message:
+    diagnostics.push(
+      diagnostic(
+        "GHESNotSupportedError",
+        { file: ".github/workflows/aw.json", line: 1, column: 1 },
         `GHESNotSupportedError: ${host} is a GitHub Enterprise Server host; the default artifact actions (v4+) do not work there`,
-      hint:
-        'set "ghes": true in .github/workflows/aw.json or pass --ghes (emits upload-artifact v3.2.2 / download-artifact v3.1.0)',
-    });
+      ),
+    );
     return { workflows: [], diagnostics };
   }
   const lockText = await read(ACTIONS_LOCK_PATH);

@@ -12,6 +12,7 @@
 import type { Client } from "@libsql/client";
 import { oauthError, sha256Base64Url } from "../oauth_client_auth.ts";
 import type { JwtSigner } from "../id_token_signer.ts";
+import type { GroupCommit } from "@switchyard/lib/group_commit.ts";
 
 const ACCESS_TOKEN_SECONDS = 3600;
 const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
@@ -34,6 +35,8 @@ export interface RefreshRow {
 /** What the grant needs. */
 export interface RefreshGrantDeps {
   client: Client;
+  /** Shared write transactions (lib/group_commit.ts). */
+  writes: GroupCommit;
   issuer: string;
   sign: JwtSigner;
 }
@@ -134,18 +137,13 @@ export async function refreshGrant(
   const idToken = scopes.includes("openid")
     ? deps.sign(idTokenClaims(deps.issuer, user, scopes, row, clientRow.enable_end_session, iat))
     : undefined;
-  // Signing runs while the transaction waits for its turn; a failed rotation discards the signature.
-  const tx = await deps.client.transaction("write");
-  try {
+  // Signing runs while the rotation waits for its batch; a failed rotation discards the signature.
+  const rotated = await deps.writes.run(async (tx) => {
     const used = await tx.execute({
       sql: "UPDATE oauth_refresh_token SET revoked = ? WHERE id = ? AND revoked IS NULL",
       args: [iat * 1000, row.id],
     });
-    if (used.rowsAffected !== 1) {
-      await tx.rollback();
-      await idToken?.catch(() => undefined);
-      return "replayed";
-    }
+    if (used.rowsAffected !== 1) return false;
     await tx.execute({
       sql: "INSERT INTO oauth_refresh_token (id, token, client_id, session_id, user_id, reference_id, " +
         "expires_at, created_at, revoked, auth_time, scopes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
@@ -178,18 +176,17 @@ export async function refreshGrant(
         scopesJson,
       ],
     });
-    for (const [hash, kind] of [[accessHash, "access"], [refreshHash, "refresh"]]) {
-      await tx.execute({
-        sql: "INSERT INTO svc_grant_token (token_hash, kind, grant_id, created_at) VALUES (?, ?, ?, ?)",
-        args: [hash, kind, grantId, Date.now()],
-      });
-    }
-    await tx.commit();
-  } catch (error) {
-    await tx.rollback().catch(() => {});
-    throw error;
-  } finally {
-    tx.close();
+    await tx.execute({
+      sql:
+        "INSERT INTO svc_grant_token (token_hash, kind, grant_id, created_at) VALUES (?, 'access', ?, ?), " +
+        "(?, 'refresh', ?, ?)",
+      args: [accessHash, grantId, Date.now(), refreshHash, grantId, Date.now()],
+    });
+    return true;
+  });
+  if (!rotated) {
+    await idToken?.catch(() => undefined);
+    return "replayed";
   }
   return Response.json({
     access_token: accessToken,

@@ -1,14 +1,19 @@
 /** The shared page frame and security headers of the auth pages (no scripts, no client framework). */
 import type { Child } from "hono/jsx";
 
-/** Headers every auth page carries: no framing, no caching, no referrer. */
+/**
+ * Headers every auth page carries: no framing, no caching, and `Referrer-Policy: same-origin` — the pages'
+ * URLs carry the signed OAuth query, which no other origin may see in a Referer, while the service's own
+ * form posts keep a real `Origin` (under `no-referrer` Chromium sends `Origin: null`, and the origin checks
+ * refused every deployed sign-in).
+ */
 const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "content-type": "text/html; charset=utf-8",
   "x-frame-options": "DENY",
   "content-security-policy":
     "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
   "cache-control": "no-store",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "x-content-type-options": "nosniff",
 };
 
@@ -35,7 +40,7 @@ export function Layout(props: { title: string; children: Child }) {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
+        <meta name="referrer" content="same-origin" />
         <title>{props.title}</title>
         <style>{STYLE}</style>
       </head>

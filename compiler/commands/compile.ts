@@ -1,7 +1,6 @@
 /** `awc compile [workflow...]`: compile, `--check` for staleness, `--watch`, `--json` diagnostics. */
 import { relative, resolve } from "node:path";
-import type { CompileOptions, CompileResult, Diagnostic } from "../api.ts";
-import { writeCompileResult } from "../mod.ts";
+import type { CompileOptions, CompileResult } from "../api.ts";
 import { type Command, DIR_OPTION, EXIT, type ParsedArgs } from "../cli/command.ts";
 import { type CliDeps, githubClient } from "../cli/context.ts";
 import { formatDiagnostic } from "../cli/output.ts";
@@ -10,6 +9,7 @@ import { createActionResolver } from "./action_resolver.ts";
 import { readActionsLock } from "./actions_lock.ts";
 import { assessStaleness, type Staleness } from "./staleness.ts";
 import { watchAndRecompile } from "./watch.ts";
+import { allDiagnostics, writeChangedFiles } from "./compile_results.ts";
 import { resolveRepoRoot } from "./repo.ts";
 
 /** The `compile` command. */
@@ -98,16 +98,6 @@ async function rootRelative(cwd: string, root: string, args: string[]): Promise<
     const rel = relative(realRoot, path).split("\\").join("/");
     return rel.startsWith("..") ? arg : rel;
   }));
-}
-
-/** Writes each lock whose text changed and the updated actions-lock.json (the core's writer); returns the written paths. */
-export async function writeChangedFiles(repoRoot: string, result: CompileResult): Promise<string[]> {
-  return (await writeCompileResult(repoRoot, result)).written;
-}
-
-/** Every diagnostic of a result, workflow ones first. */
-export function allDiagnostics(result: CompileResult): Diagnostic[] {
-  return [...result.workflows.flatMap((w) => w.diagnostics), ...result.diagnostics];
 }
 
 function hasErrors(result: CompileResult): boolean {

@@ -9,7 +9,8 @@ import { GitHubError } from "../github/client.ts";
 import { actionBaseRepo, listVersions, resolveTagSha, type VersionList } from "../github/refs.ts";
 import { pickUpgrade } from "../github/semver.ts";
 import { ACTIONS_LOCK_PATH, type ActionsLock, formatActionsLock, readActionsLock } from "./actions_lock.ts";
-import { reportCompile, writeChangedFiles } from "./compile.ts";
+import { reportCompile } from "./compile.ts";
+import { writeChangedFiles } from "./compile_results.ts";
 import { resolveRepoRoot } from "./repo.ts";
 
 /** The `update-actions` command. */

@@ -10,7 +10,8 @@ import { type CliDeps, githubClient } from "../cli/context.ts";
 import { listVersions } from "../github/refs.ts";
 import { pickUpgrade } from "../github/semver.ts";
 import { AWC_RELEASES_REPO } from "../version.ts";
-import { reportCompile, writeChangedFiles } from "./compile.ts";
+import { reportCompile } from "./compile.ts";
+import { writeChangedFiles } from "./compile_results.ts";
 import { resolveRepoRoot } from "./repo.ts";
 import { updateActionsInRepo } from "./update_actions.ts";
 

@@ -7,7 +7,7 @@ import { relative } from "node:path";
 import type { CompileOptions } from "../api.ts";
 import type { CliDeps } from "../cli/context.ts";
 import { formatDiagnostic } from "../cli/output.ts";
-import { allDiagnostics, writeChangedFiles } from "./compile.ts";
+import { allDiagnostics, writeChangedFiles } from "./compile_results.ts";
 
 /** Runs until `deps.signal` aborts (or forever in a real process). */
 export async function watchAndRecompile(deps: CliDeps, options: CompileOptions): Promise<void> {

@@ -201,7 +201,7 @@ Deno.test("the OP's error page is inert: escaped text, the pages' security heade
   assert.equal(page.headers.get("x-frame-options"), "DENY");
   assert.match(page.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
   assert.equal(page.headers.get("cache-control"), "no-store");
-  assert.equal(page.headers.get("referrer-policy"), "no-referrer");
+  assert.equal(page.headers.get("referrer-policy"), "same-origin");
   assert.match(await page.text(), /Authorization failed/);
   const hostile = await fetch(
     `${svc.url}/api/auth/error?error=%3Cscript%3Ealert(1)%3C/script%3E&error_description=%3Cimg%20src=x%3E`,

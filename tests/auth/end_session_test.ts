@@ -49,7 +49,7 @@ function assertPageHeaders(response: Response) {
   assert.equal(response.headers.get("x-frame-options"), "DENY");
   assert.match(response.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
   assert.equal(response.headers.get("cache-control"), "no-store");
-  assert.equal(response.headers.get("referrer-policy"), "no-referrer");
+  assert.equal(response.headers.get("referrer-policy"), "same-origin");
   assert.match(response.headers.get("content-type") ?? "", /^text\/html/);
 }
 

@@ -9,7 +9,7 @@ function assertPageHeaders(response: Response, page: string) {
   assert.equal(response.headers.get("x-frame-options"), "DENY", page);
   assert.match(response.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/, page);
   assert.equal(response.headers.get("cache-control"), "no-store", page);
-  assert.equal(response.headers.get("referrer-policy"), "no-referrer", page);
+  assert.equal(response.headers.get("referrer-policy"), "same-origin", page);
   assert.match(response.headers.get("content-type") ?? "", /^text\/html/, page);
 }
 

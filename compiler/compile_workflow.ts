@@ -1,0 +1,37 @@
+/**
+ * Compiles one workflow: source (parse, validate, resolve imports) → plan → emit. The driver only; each
+ * stage lives in its folder (source/, plan/, emit/).
+ */
+import type { CompiledWorkflow, Diagnostic, FileReader } from "./api.ts";
+import type { ContainerPin } from "./source/container_pins.ts";
+import { loadWorkflowSource } from "./source/workflow_source.ts";
+import { planWorkflow } from "./plan/plan_workflow.ts";
+import type { PinResolver } from "./plan/pins.ts";
+import { emitLock } from "./emit/lock.ts";
+
+/** Options for one workflow compile. */
+export interface WorkflowCompileOptions {
+  source: string;
+  read: FileReader;
+  actionMode: "dev" | "release";
+  ghes: boolean;
+  seedPrefix: string;
+  pins: PinResolver;
+  now: Date;
+  failureIssueExpires?: number;
+  /** `aw.json` `container_pins`: images replaced by `image@digest` wherever the lock pulls them. */
+  containerPins?: Readonly<Record<string, ContainerPin>>;
+}
+
+/** Compiles a single workflow file. */
+export async function compileWorkflow(o: WorkflowCompileOptions): Promise<CompiledWorkflow> {
+  const lockPath = o.source.replace(/\.md$/, ".lock.yml");
+  const diagnostics: Diagnostic[] = [];
+  const dependencies = [o.source];
+  const result: CompiledWorkflow = { source: o.source, lockPath, dependencies, diagnostics };
+  const source = await loadWorkflowSource(o.source, o.read, diagnostics, dependencies);
+  if (!source) return result;
+  const plan = await planWorkflow(source, o, diagnostics);
+  if (!plan) return result;
+  return { ...result, lockContent: emitLock(plan) };
+}

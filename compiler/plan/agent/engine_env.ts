@@ -1,0 +1,132 @@
+/** Helpers shared by the engines' execution steps: common env, secrets to hide, AWF inputs. */
+import type { AgentInput } from "./input.ts";
+import { dq, plain, Styled, type YValue } from "../../yaml/writer.ts";
+import { cliProxyEnabled, effectiveTools, mcpSecretEnv } from "./engine_tools.ts";
+import type { AwfConfigInput } from "./awf_command.ts";
+
+/** Git identity of commits made by the agent. */
+export const GIT_IDENTITY: Record<string, YValue> = {
+  GIT_AUTHOR_EMAIL: plain("github-actions[bot]@users.noreply.github.com"),
+  GIT_AUTHOR_NAME: plain("github-actions[bot]"),
+  GIT_COMMITTER_EMAIL: plain("github-actions[bot]@users.noreply.github.com"),
+  GIT_COMMITTER_NAME: plain("github-actions[bot]"),
+};
+
+/** Token expression of the GitHub MCP server unless `tools.github.github-token` is set. */
+export const DEFAULT_GITHUB_TOKEN =
+  "${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}";
+
+/** Token of the `gh` CLI proxy. */
+export const CLI_PROXY_TOKEN = "${{ secrets.GH_AW_GITHUB_TOKEN || github.token }}";
+
+/** Prompt file the engines read. */
+export const PROMPT = "/tmp/gh-aw/aw-prompts/prompt.txt";
+
+/** Step summary file the engines append to. */
+export const STEP_SUMMARY = "/tmp/gh-aw/agent-step-summary.md";
+
+/** The value as a plain object (empty otherwise). */
+export function obj(v: unknown): Record<string, unknown> {
+  return v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
+}
+
+/** Sorts an env map by key (gh-aw writes engine env blocks sorted). */
+export function sorted(env: Record<string, YValue>): Record<string, YValue> {
+  return Object.fromEntries(Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Env shared by every engine's execution step (before the engine-specific additions). */
+export function commonEnv(
+  a: AgentInput,
+  tools: Record<string, unknown>,
+  mcpEnv = true,
+): Record<string, YValue> {
+  const env: Record<string, YValue> = {
+    GH_AW_PHASE: "agent",
+    GH_AW_PROMPT: PROMPT,
+    GH_AW_SAFE_OUTPUTS: plain("${{ steps.set-runtime-paths.outputs.GH_AW_SAFE_OUTPUTS }}"),
+    GH_AW_VERSION: "dev",
+    GITHUB_AW: plain("true"),
+    GITHUB_STEP_SUMMARY: STEP_SUMMARY,
+    GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
+    RUNNER_TEMP: plain("${{ runner.temp }}"),
+    ...GIT_IDENTITY,
+  };
+  if (a.safeOutputs.staged) env.GH_AW_SAFE_OUTPUTS_STAGED = plain("true");
+  if (a.safeOutputs.types.includes("upload-asset")) {
+    const u = obj(a.safeOutputs.raw["upload-asset"]);
+    env.GH_AW_ASSETS_BRANCH = dq(String(u.branch ?? "assets/${{ github.workflow }}"));
+    env.GH_AW_ASSETS_MAX_SIZE_KB = plain(String(u["max-size"] ?? 10240));
+    env.GH_AW_ASSETS_ALLOWED_EXTS = dq(
+      (Array.isArray(u["allowed-exts"]) ? u["allowed-exts"] : [".png", ".jpg", ".jpeg", ".svg"]).join(","),
+    );
+  }
+  if (tools.github !== undefined && mcpEnv) {
+    const token = obj(tools.github)["github-token"];
+    env.GITHUB_MCP_SERVER_TOKEN = plain(typeof token === "string" ? token : DEFAULT_GITHUB_TOKEN);
+  }
+  if (mcpEnv) { for (const [k, v] of Object.entries(mcpSecretEnv(a))) env[k] = plain(v); }
+  if (cliProxyEnabled(a)) env.GH_TOKEN = plain(CLI_PROXY_TOKEN);
+  for (const [k, v] of Object.entries(a.engineEnv)) env[k] = v;
+  return env;
+}
+
+/** Names of env vars holding secrets, hidden from the agent container. */
+export function secretNames(env: Record<string, YValue>): string[] {
+  return Object.entries(env).filter(([, v]) =>
+    String(v instanceof Styled ? v.value : v).includes("${{ secrets.")
+  )
+    .map(([k]) => k);
+}
+
+/** The agent's tools with gh-aw's defaults applied. */
+export function agentTools(a: AgentInput): Record<string, unknown> {
+  return effectiveTools(a.merged.tools, a.safeOutputs.types, obj(a.frontmatter.tools));
+}
+
+/** The AWF config inputs of the workflow (domains, API-proxy limits). */
+export function awfConfigInput(a: AgentInput): AwfConfigInput {
+  const fm = a.frontmatter;
+  const num = (
+    v: unknown,
+  ) => (typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? +v : undefined);
+  return {
+    allowDomains: a.allowedDomains,
+    blockDomains: a.blockedDomains,
+    maxRuns: num(fm["max-runs"]),
+    maxEffectiveTokens: num(fm["max-effective-tokens"]),
+    firewall: a.ctx.firewall,
+    models: a.ctx.models,
+  };
+}
+
+/** Extra AWF arguments: upload-artifact staging mount, service ports. */
+export function extraAwfArgs(a: AgentInput): string[] {
+  const out: string[] = [];
+  if (a.safeOutputs.types.includes("upload-artifact")) {
+    out.push(
+      '--mount "${RUNNER_TEMP}/gh-aw/safeoutputs/upload-artifacts:${RUNNER_TEMP}/gh-aw/safeoutputs/upload-artifacts:rw"',
+    );
+  }
+  const ports: string[] = [];
+  for (const [id, svc] of Object.entries(obj(a.frontmatter.services))) {
+    for (const p of Array.isArray(obj(svc).ports) ? obj(svc).ports as unknown[] : []) {
+      const container = String(p).split(":").at(-1)!.split("/")[0];
+      ports.push(`\${{ job.services['${id}'].ports['${container}'] }}`);
+    }
+  }
+  if (ports.length) out.push(`--allow-host-service-ports "${ports.join(",")}"`);
+  return out;
+}
+
+/** Custom `--mount` arguments of `sandbox.agent.mounts` (sorted). */
+export function customMounts(a: AgentInput): string[] {
+  const mounts = obj(obj(obj(a.frontmatter.sandbox).agent)).mounts;
+  return Array.isArray(mounts) ? mounts.map(String).sort().map((m) => `--mount ${m}`) : [];
+}
+
+/** Tool-timeout env shared by engines: `tools.timeout` seconds (default 60). */
+export function toolTimeout(a: AgentInput): number | undefined {
+  const t = a.merged.tools.timeout;
+  return typeof t === "number" ? t : typeof t === "string" && /^\d+$/.test(t) ? +t : undefined;
+}

@@ -1,0 +1,59 @@
+/** The inputs of the agent job, shared by its step builders (safe outputs, MCP gateway, engine). */
+import type { JobCtx } from "../steps.ts";
+import type { StepPlan } from "../types.ts";
+import type { YValue } from "../../yaml/writer.ts";
+import type { MergedConfig } from "../../source/merge.ts";
+import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
+import type { EngineConfig } from "../engines.ts";
+import type { WorkflowTarget } from "../safe_outputs/dynamic_tools.ts";
+
+/** Inputs of the agent job. */
+export interface AgentInput {
+  ctx: JobCtx;
+  frontmatterHash: string;
+  runsOn: YValue;
+  permissions: Record<string, string> | string;
+  install: string;
+  engineDisplay: string;
+  engineEnv: Record<string, string>;
+  secrets: string[];
+  usesCopilotRequests: boolean;
+  model?: string;
+  maxTurns?: number | string;
+  maxContinuations?: number | string;
+  timeoutMinutes: number | string;
+  allowedDomains: string[];
+  blockedDomains: string[];
+  handlerConfig: Record<string, unknown>;
+  /** `safe-outputs.allowed-github-references` (sanitizer setting applied when ingesting agent output). */
+  allowedReferences?: string[];
+  github: { toolsets: string; readOnly: boolean; minIntegrity?: string } | undefined;
+  mcpServers: Record<string, Record<string, unknown>>;
+  /** Pinned actions of the agentic-workflows MCP server's dev build (setup-go, buildx, build-push). */
+  mcpRefs?: { setupGo: string; buildx: string; buildPush: string };
+  /** `mcp-scripts:` tools merged from the workflow and its imports (the workflow wins). */
+  mcpScripts?: Record<string, Record<string, unknown>>;
+  containers: string[];
+  customSteps: StepPlan[];
+  checkouts: Record<string, YValue>[];
+  cacheSteps: StepPlan[];
+  env: Record<string, YValue>;
+  concurrency?: Record<string, YValue>;
+  environment?: YValue;
+  /** The workflow's own frontmatter (after validation), for settings the agent job reads directly. */
+  frontmatter: Record<string, unknown>;
+  /** Frontmatter merged with its imports (tools, MCP servers, network, safe outputs, steps). */
+  merged: MergedConfig;
+  /** The planned safe outputs (types, handler config, tools offered to the agent). */
+  safeOutputs: SafeOutputsPlan;
+  /** The resolved engine (id, model, secrets, environment). */
+  engine: EngineConfig;
+  /** Setup steps of the language runtimes the workflow needs (before anything else runs). */
+  runtimeSteps?: StepPlan[];
+  /** Pinned `actions/cache` and `actions/cache/restore`, when `tools.cache-memory` is configured. */
+  cacheRefs?: { cache: string; cacheRestore: string };
+  /** Workflows `dispatch-workflow` / `call-workflow` may start, with their inputs (agent tools). */
+  workflowTargets?: WorkflowTarget[];
+  /** Pinned `actions/setup-node` reference (engines installed with npm set up Node.js first). */
+  setupNodeRef?: string;
+}

@@ -1,0 +1,196 @@
+/**
+ * Frontmatter `jobs:` (custom jobs) as gh-aw places them around the built-in jobs: which run before
+ * `activation`, which wait for it, the GH_HOST step every custom job starts with, and the
+ * `jobs.pre-activation` block merged into `pre_activation`.
+ */
+import type { JobPlan, StepPlan } from "../types.ts";
+import { Blank, lit, litBare, plain, Styled, type YValue } from "../../yaml/writer.ts";
+
+/** Names gh-aw reserves for `jobs.pre-activation` (merged into the built-in `pre_activation` job). */
+const PRE_ACTIVATION_NAMES = ["pre_activation", "pre-activation"];
+
+/** The raw `jobs:` map of the frontmatter (empty when absent or malformed). */
+export type RawJobs = Record<string, Record<string, unknown>>;
+
+/** The explicit `needs:` of a raw job as a list (undefined when the key is absent). */
+export function explicitNeeds(raw: Record<string, unknown>): string[] | undefined {
+  const n = raw.needs;
+  if (n === undefined) return undefined;
+  return (Array.isArray(n) ? n : [n]).filter((x): x is string => typeof x === "string");
+}
+
+/** Custom job names (sorted), without the `pre-activation` block. */
+export function customJobNames(jobs: RawJobs): string[] {
+  return Object.keys(jobs).filter((n) => !PRE_ACTIVATION_NAMES.includes(n)).sort();
+}
+
+/** Custom jobs whose `needs.<job>.` appears in `text`. */
+export function referencedCustomJobs(text: string, jobs: RawJobs): string[] {
+  return customJobNames(jobs).filter((n) => text.includes(`needs.${n}.`));
+}
+
+/**
+ * Custom jobs `activation` must wait for: those that explicitly need `pre_activation`, and those the
+ * prompt reads (`needs.<job>.` in the body) that declare no `needs:` of their own.
+ */
+export function jobsBeforeActivation(jobs: RawJobs, promptText: string): string[] {
+  const out = new Set<string>();
+  for (const n of customJobNames(jobs)) {
+    if (explicitNeeds(jobs[n])?.includes("pre_activation")) out.add(n);
+  }
+  for (const n of referencedCustomJobs(promptText, jobs)) {
+    if (explicitNeeds(jobs[n]) === undefined) out.add(n);
+  }
+  return [...out].sort();
+}
+
+/** The step gh-aw puts first in every custom job so `gh` targets the right GitHub host. */
+export function ghHostStep(): StepPlan {
+  return {
+    name: "Configure GH_HOST for enterprise compatibility",
+    id: "ghes-host-config",
+    shell: "bash",
+    run: lit(
+      "# Derive GH_HOST from GITHUB_SERVER_URL so the gh CLI targets the correct\n" +
+        "# GitHub instance (GHES/GHEC). On github.com this is a harmless no-op.\n" +
+        'GH_HOST="${GITHUB_SERVER_URL#https://}"\nGH_HOST="${GH_HOST#http://}"\necho "GH_HOST=${GH_HOST}" >> "$GITHUB_ENV"\n',
+    ),
+  };
+}
+
+/** Literal blocks of user-written values keep their blank lines empty, as gh-aw re-marshals them. */
+function bareBlocks(v: YValue): YValue {
+  if (v instanceof Styled) return v.style === "literal" ? litBare(v.value) : v;
+  if (Array.isArray(v)) return v.map(bareBlocks);
+  if (v && typeof v === "object" && v.constructor === Object) {
+    // Maps inside user steps (with:, env:) are re-marshalled with sorted keys.
+    const o = v as Record<string, YValue>;
+    return Object.fromEntries(Object.keys(o).sort().map((k) => [k, bareBlocks(o[k])]));
+  }
+  return v;
+}
+
+/** gh-aw's step key order: these first, then the rest alphabetically. */
+const STEP_PRIORITY = ["name", "id", "if", "run", "uses", "script", "env", "with"];
+
+/** Reorders a user step's keys as gh-aw writes them. */
+export function orderStepKeys(step: StepPlan): StepPlan {
+  const out: StepPlan = {};
+  for (const k of STEP_PRIORITY) if (step[k] !== undefined) out[k] = bareBlocks(step[k]!);
+  for (const k of Object.keys(step).filter((k) => !STEP_PRIORITY.includes(k)).sort()) {
+    out[k] = bareBlocks(step[k]!);
+  }
+  return out;
+}
+
+/** Strips a `${{ … }}` wrapper from a condition, as gh-aw does for job `if:` values. */
+function stripWrapper(v: unknown): unknown {
+  if (typeof v !== "string") return v;
+  const m = /^\s*\$\{\{\s*([\s\S]*?)\s*\}\}\s*$/.exec(v);
+  return m ? m[1] : v;
+}
+
+/** Inputs of {@link customJob}. */
+export interface CustomJobInput {
+  raw: Record<string, unknown>;
+  /** The job's steps with actions already pinned. */
+  steps: StepPlan[];
+  /** Whether the job runs before `activation` (then it gets no automatic `needs: activation`). */
+  beforeActivation: boolean;
+  /** Converts frontmatter values to writer values. */
+  toY: (v: unknown) => YValue;
+}
+
+/** Builds one custom job: automatic `needs: activation`, the GH_HOST step, sorted outputs. */
+export function customJob(c: CustomJobInput): JobPlan {
+  const { raw, toY } = c;
+  const needs = explicitNeeds(raw) ?? (c.beforeActivation ? [] : ["activation"]);
+  const job: JobPlan = { "runs-on": toY(raw["runs-on"] ?? "ubuntu-latest"), steps: [] };
+  if (needs.length > 0) job.needs = [...new Set(needs)].sort();
+  for (const [k, v] of Object.entries(raw)) {
+    if (k === "steps" || k === "runs-on" || k === "needs") continue;
+    if (k === "if") job.if = toY(stripWrapper(v));
+    else if (k === "permissions" && v && typeof v === "object" && !Array.isArray(v)) {
+      const p = v as Record<string, unknown>;
+      // gh-aw leaves an empty line after a custom job's permissions.
+      job.permissions = {
+        ...Object.fromEntries(Object.keys(p).sort().map((x) => [x, String(p[x])])),
+        "#blank": new Blank() as unknown as string,
+      };
+    } else if (k === "outputs" && v && typeof v === "object" && !Array.isArray(v)) {
+      const o = v as Record<string, unknown>;
+      job.outputs = Object.fromEntries(Object.keys(o).sort().map((x) => [x, toY(o[x])]));
+    } else job[k] = toY(v);
+  }
+  if (Array.isArray(raw.steps)) job.steps = [ghHostStep(), ...c.steps.map(orderStepKeys)];
+  else delete (job as Record<string, unknown>).steps;
+  return job;
+}
+
+/** The `jobs.pre-activation` (or `pre_activation`) blocks: extra steps and outputs for `pre_activation`. */
+export function preActivationExtras(jobs: RawJobs): { steps: unknown[]; outputs: Record<string, unknown> } {
+  const steps: unknown[] = [];
+  const outputs: Record<string, unknown> = {};
+  for (const n of PRE_ACTIVATION_NAMES) {
+    const j = jobs[n];
+    if (!j || typeof j !== "object") continue;
+    if (Array.isArray(j.steps)) steps.push(...j.steps);
+    if (j.outputs && typeof j.outputs === "object") Object.assign(outputs, j.outputs);
+  }
+  return { steps, outputs };
+}
+
+/** Inputs of {@link safeJob}. */
+export interface SafeJobInput {
+  /** The `safe-outputs.jobs.<name>` entry. */
+  raw: Record<string, unknown>;
+  /** The job's steps with actions already pinned. */
+  steps: StepPlan[];
+  /** Normalized (snake_case) job name, also the safe-output type the agent emits. */
+  name: string;
+  threatDetection: boolean;
+  /** Pinned `actions/download-artifact` reference. */
+  download: string;
+  toY: (v: unknown) => YValue;
+}
+
+/**
+ * A custom safe-output job (`safe-outputs.jobs.<name>`): runs after the agent (and detection) when the
+ * agent emitted its type, downloads the agent output and hands it to each step as `GH_AW_AGENT_OUTPUT`.
+ */
+export function safeJob(c: SafeJobInput): JobPlan {
+  const { raw, toY } = c;
+  const base = `(!cancelled()) && needs.agent.result != 'skipped' && ` +
+    `contains(needs.agent.outputs.output_types, '${c.name}')`;
+  const userIf = raw.if === undefined ? undefined : String(stripWrapper(raw.if));
+  const job: JobPlan = {
+    ...(typeof raw.name === "string" ? { name: raw.name } : {}),
+    needs: ["agent", ...(c.threatDetection ? ["detection"] : []), ...(explicitNeeds(raw) ?? [])],
+    if: toY(userIf ? `${base} && (${userIf})` : base),
+    "runs-on": toY(raw["runs-on"] ?? "ubuntu-latest"),
+    steps: [],
+  };
+  if (raw.permissions && typeof raw.permissions === "object") {
+    const p = raw.permissions as Record<string, unknown>;
+    job.permissions = Object.fromEntries(Object.keys(p).sort().map((k) => [k, String(p[k])]));
+  }
+  const outputFile = "${{ runner.temp }}/gh-aw/safe-jobs/agent_output.json";
+  const extraEnv: Record<string, unknown> = {
+    GH_AW_AGENT_OUTPUT: outputFile,
+    ...(raw.env && typeof raw.env === "object" ? raw.env as Record<string, unknown> : {}),
+  };
+  const steps: StepPlan[] = [{
+    name: "Download agent output artifact",
+    "continue-on-error": true,
+    uses: plain(c.download),
+    with: { name: "agent", path: toY("${{ runner.temp }}/gh-aw/safe-jobs/") },
+  }];
+  for (const s of c.steps) {
+    const env = { ...((s.env ?? {}) as Record<string, YValue>) };
+    for (const [k, v] of Object.entries(extraEnv)) if (env[k] === undefined) env[k] = toY(v);
+    const sorted = Object.fromEntries(Object.keys(env).sort().map((k) => [k, env[k]]));
+    steps.push(orderStepKeys({ ...s, env: sorted }));
+  }
+  job.steps = steps;
+  return job;
+}

@@ -1,0 +1,177 @@
+/** The `update_cache_memory` job: saves the agent's cache-memory folder to the Actions cache after a good run. */
+import { repoMemoryBranch } from "../agent/repo_memory.ts";
+import type { JobPlan, StepPlan } from "../types.ts";
+import {
+  gitCredentialsStep,
+  type JobCtx,
+  restoreActionsFolderSteps,
+  scriptBody,
+  setupSteps,
+} from "../steps.ts";
+import { dq, folded, lit, plain, sq } from "../../yaml/writer.ts";
+
+/** Builds `update_cache_memory` for the default cache memory. */
+export function updateCacheMemoryJob(
+  ctx: JobCtx,
+  detection: boolean,
+  cacheSaveRef: string,
+  userKey?: string,
+): JobPlan {
+  return {
+    needs: ["activation", "agent", ...(detection ? ["detection"] : [])],
+    if: plain(
+      detection
+        ? "always() && needs.detection.result == 'success' && needs.agent.result == 'success'"
+        : "always() && needs.agent.result == 'success'",
+    ),
+    "runs-on": "ubuntu-slim",
+    permissions: { contents: "read" },
+    env: { GH_AW_WORKFLOW_ID_SANITIZED: ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase() },
+    steps: [
+      ...setupSteps(ctx, true),
+      {
+        name: "Download cache-memory artifact (default)",
+        id: "download_cache_default",
+        uses: plain(ctx.refs.download),
+        "continue-on-error": true,
+        with: { name: "cache-memory", path: "/tmp/gh-aw/cache-memory" },
+      },
+      {
+        name: "Check if cache-memory folder has content (default)",
+        id: "check_cache_default",
+        shell: "bash",
+        run: lit(
+          'if [ -d "/tmp/gh-aw/cache-memory" ] && [ "$(ls -A /tmp/gh-aw/cache-memory 2>/dev/null)" ]; then\n' +
+            '  echo "has_content=true" >> "$GITHUB_OUTPUT"\nelse\n  echo "has_content=false" >> "$GITHUB_OUTPUT"\nfi\n',
+        ),
+      },
+      {
+        name: "Save cache-memory to cache (default)",
+        if: plain("steps.check_cache_default.outputs.has_content == 'true'"),
+        uses: plain(cacheSaveRef),
+        with: {
+          key: plain(
+            `memory-none-nopolicy-${
+              userKey ?? "${{ env.GH_AW_WORKFLOW_ID_SANITIZED }}"
+            }-\${{ github.run_id }}`,
+          ),
+          path: "/tmp/gh-aw/cache-memory",
+        },
+      },
+    ],
+  };
+}
+
+/** Builds `push_repo_memory` for the default repo memory (`tools.repo-memory`). */
+export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, memory: Record<string, unknown>): JobPlan {
+  const branch = repoMemoryBranch({ ...memory, wiki: false }, ctx.id);
+  const num = (v: unknown, d: number) => (typeof v === "number" ? v : Number(v) || d);
+  const globs = Array.isArray(memory["file-glob"])
+    ? memory["file-glob"].map(String)
+    : typeof memory["file-glob"] === "string"
+    ? [memory["file-glob"]]
+    : [];
+  const steps: StepPlan[] = [
+    ...setupSteps(ctx, true),
+    {
+      name: "Checkout repository",
+      uses: plain(ctx.refs.checkout),
+      with: { "persist-credentials": false, "sparse-checkout": "." },
+    },
+    gitCredentialsStep(),
+    {
+      name: "Download repo-memory artifact (default)",
+      uses: plain(ctx.refs.download),
+      "continue-on-error": true,
+      with: { name: "repo-memory-default", path: "/tmp/gh-aw/repo-memory/default" },
+    },
+    {
+      name: "Push repo-memory changes (default)",
+      id: "push_repo_memory_default",
+      if: plain("always()"),
+      uses: plain(ctx.refs.githubScript),
+      env: {
+        GH_TOKEN: plain("${{ github.token }}"),
+        GITHUB_RUN_ID: plain("${{ github.run_id }}"),
+        GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
+        ARTIFACT_DIR: "/tmp/gh-aw/repo-memory/default",
+        MEMORY_ID: "default",
+        TARGET_REPO: plain("${{ github.repository }}"),
+        BRANCH_NAME: plain(branch),
+        MAX_FILE_SIZE: num(memory["max-file-size"], 102400),
+        MAX_FILE_COUNT: num(memory["max-file-count"], 100),
+        MAX_PATCH_SIZE: num(memory["max-patch-size"], 10240),
+        ALLOWED_EXTENSIONS: sq("[]"),
+        ...(globs.length ? { FILE_GLOB_FILTER: dq(globs.join(" ")) } : {}),
+      },
+      with: {
+        script: scriptBody("push_repo_memory"),
+      },
+    },
+  ];
+  steps.push(...restoreActionsFolderSteps(ctx));
+  return {
+    needs: ["activation", "agent", ...(detection ? ["detection"] : [])],
+    if: detection
+      ? folded(
+        "always() && (!cancelled()) && (needs.detection.result == 'success' || needs.detection.result == 'skipped') &&\nneeds.agent.result == 'success'\n",
+      )
+      : plain("always() && (!cancelled()) && needs.agent.result == 'success'"),
+    "runs-on": "ubuntu-slim",
+    permissions: { contents: "write" },
+    concurrency: {
+      group: dq(`push-repo-memory-\${{ github.repository }}|${branch}`),
+      "cancel-in-progress": false,
+    },
+    outputs: {
+      patch_size_exceeded_default: plain("${{ steps.push_repo_memory_default.outputs.patch_size_exceeded }}"),
+      validation_error_default: plain("${{ steps.push_repo_memory_default.outputs.validation_error }}"),
+      validation_failed_default: plain("${{ steps.push_repo_memory_default.outputs.validation_failed }}"),
+    },
+    steps,
+  };
+}
+
+/** Builds `push_experiments_state`: persists A/B experiment assignments to the `experiments/<id>` branch. */
+export function pushExperimentsStateJob(ctx: JobCtx): JobPlan {
+  const sanitized = ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase();
+  const steps: StepPlan[] = [
+    ...setupSteps(ctx, true),
+    {
+      name: "Checkout repository",
+      uses: plain(ctx.refs.checkout),
+      with: { "persist-credentials": false, "sparse-checkout": "." },
+    },
+    gitCredentialsStep(),
+    {
+      name: "Download experiment artifact",
+      uses: plain(ctx.refs.download),
+      "continue-on-error": true,
+      with: { name: `${sanitized}-experiment`, path: "/tmp/gh-aw/experiments" },
+    },
+    {
+      name: "Push experiment state to git",
+      id: "push_experiments_state",
+      if: plain("always()"),
+      uses: plain(ctx.refs.githubScript),
+      env: {
+        GH_TOKEN: plain("${{ github.token }}"),
+        GITHUB_RUN_ID: plain("${{ github.run_id }}"),
+        GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
+        GH_AW_EXPERIMENT_STATE_DIR: "/tmp/gh-aw/experiments",
+        GH_AW_EXPERIMENT_BRANCH: `experiments/${sanitized}`,
+      },
+      with: {
+        script: scriptBody("push_experiment_state"),
+      },
+    },
+  ];
+  steps.push(...restoreActionsFolderSteps(ctx));
+  return {
+    needs: "activation",
+    if: plain("always() && (!cancelled()) && needs.activation.result == 'success'"),
+    "runs-on": "ubuntu-slim",
+    permissions: { contents: "write" },
+    steps,
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * The `run:` text of "Start MCP Gateway": gateway exports, the `docker run` command with its `-e` list,
+ * and the per-engine configuration heredocs (Codex's TOML first), in gh-aw's exact text.
+ */
+import type { AgentInput } from "../agent/input.ts";
+import { VERSIONS } from "../../data/versions.ts";
+import { heredocDelimiter } from "../../source/hash.ts";
+import { BARE_BLANK, codexPrelude, type CodexServers, codexTail } from "./codex.ts";
+import { githubServer, githubToolConfig } from "./github.ts";
+import {
+  agenticWorkflows,
+  cliServerNames,
+  copilotStyle,
+  gatewayConfigJson,
+  gatewayEnv,
+  mcpScripts,
+  writeSink,
+} from "./config.ts";
+
+/** Variables every gateway container receives (before the workflow-specific ones). */
+export const GATEWAY_DOCKER_ENV: readonly string[] = [
+  "MCP_GATEWAY_PORT",
+  "MCP_GATEWAY_DOMAIN",
+  "MCP_GATEWAY_API_KEY",
+  "MCP_GATEWAY_PAYLOAD_DIR",
+  "MCP_GATEWAY_PAYLOAD_SIZE_THRESHOLD",
+  "DOCKER_HOST=unix:///var/run/docker.sock",
+  "DEBUG",
+  "MCP_GATEWAY_LOG_DIR",
+  "GH_AW_MCP_LOG_DIR",
+  "GH_AW_SAFE_OUTPUTS",
+  "GH_AW_SAFE_OUTPUTS_CONFIG_PATH",
+  "GH_AW_SAFE_OUTPUTS_TOOLS_PATH",
+  "GH_AW_ASSETS_BRANCH",
+  "GH_AW_ASSETS_MAX_SIZE_KB",
+  "GH_AW_ASSETS_ALLOWED_EXTS",
+  "DEFAULT_BRANCH",
+  "GITHUB_MCP_SERVER_TOKEN",
+  "GITHUB_MCP_GUARD_MIN_INTEGRITY",
+  "GITHUB_MCP_GUARD_REPOS",
+  "GITHUB_REPOSITORY",
+  "GITHUB_SERVER_URL",
+  "GITHUB_SHA",
+  "GITHUB_WORKSPACE",
+  "GITHUB_TOKEN",
+  "GITHUB_RUN_ID",
+  "GITHUB_RUN_NUMBER",
+  "GITHUB_RUN_ATTEMPT",
+  "GITHUB_JOB",
+  "GITHUB_ACTION",
+  "GITHUB_EVENT_NAME",
+  "GITHUB_EVENT_PATH",
+  "GITHUB_ACTOR",
+  "GITHUB_ACTOR_ID",
+  "GITHUB_TRIGGERING_ACTOR",
+  "GITHUB_WORKFLOW",
+  "GITHUB_WORKFLOW_REF",
+  "GITHUB_WORKFLOW_SHA",
+  "GITHUB_REF",
+  "GITHUB_REF_NAME",
+  "GITHUB_REF_TYPE",
+  "GITHUB_HEAD_REF",
+  "GITHUB_BASE_REF",
+];
+
+/** The `-e` flags of the gateway container. */
+function dockerEnv(a: AgentInput): string[] {
+  const out = [...GATEWAY_DOCKER_ENV];
+  const gh = githubServer(a);
+  if (gh?.mode === "remote" && copilotStyle(a)) out.push("GITHUB_PERSONAL_ACCESS_TOKEN");
+  if (mcpScripts(a)) out.push("GH_AW_MCP_SCRIPTS_PORT", "GH_AW_MCP_SCRIPTS_API_KEY");
+  out.push("GH_AW_SAFE_OUTPUTS_PORT", "GH_AW_SAFE_OUTPUTS_API_KEY");
+  if (a.ctx.otlp) {
+    out.push("GITHUB_AW_OTEL_TRACE_ID", "GITHUB_AW_OTEL_PARENT_SPAN_ID", "OTEL_EXPORTER_OTLP_HEADERS");
+  }
+  const added = new Set(out.map((e) => e.split("=")[0]));
+  for (const [k] of gatewayEnv(a)) if (!added.has(k)) out.push(k);
+  return out;
+}
+
+/** The `docker run` command of the gateway container, passing `envNames` through. */
+export function gatewayDockerCommand(envNames: readonly string[]): string {
+  const q = (v: string) => `'"\${${v}}"'`;
+  return "docker run -i --rm --network host --add-host host.docker.internal:127.0.0.1" +
+    ` --user ${q("MCP_GATEWAY_UID")}:${q("MCP_GATEWAY_GID")} --group-add ${q("DOCKER_SOCK_GID")}` +
+    ` -v ${q("DOCKER_SOCK_PATH")}:/var/run/docker.sock` +
+    envNames.map((e) => ` -e ${e}`).join("") +
+    " -v /tmp/gh-aw/mcp-payloads:/tmp/gh-aw/mcp-payloads:rw -v /opt:/opt:ro -v /tmp:/tmp:rw" +
+    ` -v ${q("GITHUB_WORKSPACE")}:${q("GITHUB_WORKSPACE")}:rw ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`;
+}
+
+/** The opening of every "Start MCP Gateway" script: gateway settings, up to the engine export. */
+export function gatewayExportLines(engineId: string): string[] {
+  return [
+    "set -eo pipefail",
+    'mkdir -p "${RUNNER_TEMP}/gh-aw/mcp-config"',
+    "",
+    "# Export gateway environment variables for MCP config and gateway script",
+    'export MCP_GATEWAY_PORT="8080"',
+    'export MCP_GATEWAY_DOMAIN="host.docker.internal"',
+    'export MCP_GATEWAY_HOST_DOMAIN="localhost"',
+    "MCP_GATEWAY_API_KEY=$(openssl rand -base64 45 | tr -d '/+=')",
+    'echo "::add-mask::${MCP_GATEWAY_API_KEY}"',
+    "export MCP_GATEWAY_API_KEY",
+    'export MCP_GATEWAY_PAYLOAD_DIR="/tmp/gh-aw/mcp-payloads"',
+    'mkdir -p "${MCP_GATEWAY_PAYLOAD_DIR}"',
+    'export MCP_GATEWAY_PAYLOAD_SIZE_THRESHOLD="524288"',
+    'export DEBUG="*"',
+    "",
+    `export GH_AW_ENGINE="${engineId}"`,
+  ];
+}
+
+/** The container user, Docker socket and `MCP_GATEWAY_DOCKER_COMMAND` lines (then an empty line). */
+export function gatewayDockerLines(dockerCommand: string): string[] {
+  return [
+    "MCP_GATEWAY_UID=$(id -u 2>/dev/null || echo '0')",
+    "MCP_GATEWAY_GID=$(id -g 2>/dev/null || echo '0')",
+    'case "${DOCKER_HOST:-}" in',
+    '  unix://* ) DOCKER_SOCK_PATH="${DOCKER_HOST#unix://}" ;;',
+    '  /* ) DOCKER_SOCK_PATH="$DOCKER_HOST" ;;',
+    "  * ) DOCKER_SOCK_PATH=/var/run/docker.sock ;;",
+    "esac",
+    "DOCKER_SOCK_GID=$(stat -c '%g' \"$DOCKER_SOCK_PATH\" 2>/dev/null || echo '0')",
+    `export MCP_GATEWAY_DOCKER_COMMAND='${dockerCommand}'`,
+    "",
+  ];
+}
+
+/** The full `run:` text of "Start MCP Gateway". */
+export function gatewayScript(a: AgentInput): string {
+  const delim = heredocDelimiter("MCP_CONFIG", a.frontmatterHash);
+  const lines = gatewayExportLines(a.ctx.engineId);
+  const cli = cliServerNames(a);
+  if (cli.length > 0) {
+    const list = JSON.stringify(cli);
+    lines.push(
+      `export GH_AW_MCP_CLI_SERVERS='${list}'`,
+      `echo GH_AW_MCP_CLI_SERVERS='${list}' >> "$GITHUB_ENV"`,
+    );
+  }
+  if (githubServer(a)?.mode === "remote" && copilotStyle(a)) {
+    lines.push('export GITHUB_PERSONAL_ACCESS_TOKEN="$GITHUB_MCP_SERVER_TOKEN"');
+  }
+  lines.push(...gatewayDockerLines(gatewayDockerCommand(dockerEnv(a))));
+  // Pi reads no gateway config of its own: the script ends after the docker command.
+  if (a.ctx.engineId === "pi") return lines.join("\n") + "\n";
+  const codex = a.ctx.engineId === "codex" ? codexServers(a) : undefined;
+  if (a.ctx.engineId === "copilot") lines.push("mkdir -p /home/runner/.copilot");
+  if (codex) lines.push(...codexPrelude(a, codex));
+  lines.push(
+    "GH_AW_NODE=$(which node 2>/dev/null || command -v node 2>/dev/null || echo node)",
+    `cat << ${delim} | "$GH_AW_NODE" "\${RUNNER_TEMP}/gh-aw/actions/start_mcp_gateway.cjs"`,
+    gatewayConfigJson(a),
+    delim,
+  );
+  if (codex) lines.push(...codexTail(a, codex));
+  return lines.join("\n") + "\n";
+}
+
+/** Indices of the script lines gh-aw leaves unindented (see {@link BARE_BLANK}). */
+export function bareBlankLines(script: string): number[] {
+  return script.split("\n").flatMap((l, i) => (l === BARE_BLANK ? [i] : []));
+}
+
+/** The script text with its bare-blank markers emptied. */
+export function withoutMarkers(script: string): string {
+  return script.split("\n").map((l) => (l === BARE_BLANK ? "" : l)).join("\n");
+}
+
+/** What Codex's TOML config lists. */
+function codexServers(a: AgentInput): CodexServers {
+  const gh = githubServer(a);
+  const sink = writeSink(githubToolConfig(a)) as { "write-sink": { accept: string[] } } | undefined;
+  return {
+    agenticWorkflows: agenticWorkflows(a),
+    github: gh ? { mode: gh.mode, readOnly: gh.readOnly, toolsets: gh.toolsets } : undefined,
+    mcpScripts: mcpScripts(a) !== undefined,
+    custom: Object.entries(a.mcpServers),
+    sink: sink?.["write-sink"].accept,
+  };
+}

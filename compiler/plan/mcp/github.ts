@@ -1,0 +1,129 @@
+/**
+ * The `tools.github` settings as gh-aw resolves them for the MCP gateway (mode, guard policy, token) and
+ * the container images the agent job pulls.
+ */
+import { firewallImage } from "../../source/sandbox.ts";
+import type { AgentInput } from "../agent/input.ts";
+import { VERSIONS } from "../../data/versions.ts";
+
+/** The token chain the GitHub MCP server (and the CLI proxy) use unless `github-token` is set. */
+export const MCP_TOKEN =
+  "${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}";
+
+/** The resolved `tools.github` settings the gateway needs. */
+export interface GithubTool {
+  /** `local` (docker), `remote` (hosted) or `gh-proxy` (no MCP server; the CLI proxy serves `gh`). */
+  mode: string;
+  /** Whether `min-integrity` or `allowed-repos` fixes the guard policy (else it is detected at runtime). */
+  guardConfigured: boolean;
+  /** Whether a GitHub App mints the token. */
+  app: boolean;
+  toolsets: string;
+  readOnly: boolean;
+  minIntegrity?: string;
+  /** `allowed-repos`: `all`, `public` or a list of `owner/repo` / `owner/*`. */
+  repos?: string | string[];
+  /** The token expression for the server. */
+  token: string;
+  allowed?: string[];
+  /** The merged `tools.github` object. */
+  raw: Record<string, unknown>;
+}
+
+/** The value as a plain object (empty when it is not one). */
+export function obj(v: unknown): Record<string, unknown> {
+  return v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
+}
+
+/**
+ * `tools.github.mode`. The corpus shows an imported mode (`shared/gh.md`'s `gh-proxy`) applying only when
+ * the workflow declares no GitHub settings of its own, or declares some without a mode; codex, crush and
+ * opencode then fall back to the local server (`local-fallback`). A bare `github:` means the local server.
+ */
+function githubMode(a: McpView, merged: Record<string, unknown>): string {
+  const of = (m: Record<string, unknown>) =>
+    typeof m.mode === "string" ? m.mode : m.type === "remote" ? "remote" : "local";
+  const tools = obj(a.frontmatter.tools);
+  if (!("github" in tools)) return of(merged);
+  const own = tools.github;
+  if (own === null || own === undefined || own === true) return "local";
+  if (typeof obj(own).mode === "string" || obj(own).type !== undefined) return of(obj(own));
+  const mode = of(merged);
+  return mode === "gh-proxy" && ["codex", "crush", "opencode"].includes(a.ctx.engineId)
+    ? "local-fallback"
+    : mode;
+}
+
+/** The default toolsets (`default`), which the local fallback of an imported gh-proxy mode serves. */
+const DEFAULT_TOOLSETS = "context,repos,issues,pull_requests";
+
+/** The parts of the agent input the GitHub tool and container list depend on. */
+export type McpView = Pick<AgentInput, "ctx" | "merged" | "frontmatter" | "github" | "mcpServers">;
+
+/** The GitHub tool's settings, or undefined when `tools.github: false`. */
+export function githubToolConfig(a: McpView): GithubTool | undefined {
+  const raw = a.merged.tools.github;
+  if (raw === false || !a.github) return undefined;
+  const g = obj(raw);
+  const resolved = githubMode(a, g);
+  const fallback = resolved === "local-fallback";
+  const mode = fallback ? "local" : resolved;
+  const repos = g["allowed-repos"] ?? g.repos;
+  return {
+    mode,
+    guardConfigured: g["min-integrity"] !== undefined || repos !== undefined,
+    app: g.app !== undefined || g["github-app"] !== undefined,
+    // On that fallback gh-aw serves the imported (mode-only) settings: the default toolsets.
+    toolsets: fallback ? DEFAULT_TOOLSETS : a.github.toolsets,
+    readOnly: a.github.readOnly,
+    minIntegrity: typeof g["min-integrity"] === "string" ? g["min-integrity"] : undefined,
+    repos: Array.isArray(repos) ? repos.map(String) : typeof repos === "string" ? repos : undefined,
+    token: typeof g["github-token"] === "string" ? g["github-token"] : MCP_TOKEN,
+    allowed: Array.isArray(g.allowed) ? g.allowed.map(String) : undefined,
+    raw: g,
+  };
+}
+
+/** Whether the GitHub MCP server runs behind the gateway (on, and not replaced by the CLI proxy). */
+export function githubServer(a: McpView): GithubTool | undefined {
+  const gh = githubToolConfig(a);
+  return gh && gh.mode !== "gh-proxy" ? gh : undefined;
+}
+
+/** The image a `mcp-servers:` entry runs (`npx`/`uvx` commands run in node/python images). */
+function serverImage(cfg: Record<string, unknown>): string | undefined {
+  if (cfg.url !== undefined) return undefined;
+  if (cfg.command === "npx") return "node:lts-alpine";
+  if (cfg.command === "uvx") return "python:alpine";
+  const image = cfg.container ?? cfg.image;
+  if (typeof image !== "string") return undefined;
+  return cfg.version !== undefined ? `${image}:${cfg.version}` : image;
+}
+
+/**
+ * Images the agent job pulls ("Download container images", the header and the manifest), sorted: the
+ * firewall (plus its CLI proxy in gh-proxy mode), the gateway, the GitHub server (unless hosted) and every custom
+ * server's image. `node:lts-alpine` is always listed (the digest-pinned form, see VERSIONS.nodeImage).
+ */
+export function mcpContainerImages(v: McpView): string[] {
+  const gh = githubToolConfig(v);
+  const images = new Set<string>([
+    firewallImage(v.ctx.firewall, "agent"),
+    firewallImage(v.ctx.firewall, "api-proxy"),
+    ...(gh?.mode === "gh-proxy" ? [firewallImage(v.ctx.firewall, "cli-proxy")] : []),
+    firewallImage(v.ctx.firewall, "squid"),
+    ...(v.ctx.firewall?.images["build-tools"] ? [v.ctx.firewall.images["build-tools"]] : []),
+    `ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`,
+    // Listed in gh-proxy mode too (the proxy serves the same image); the hosted server needs none.
+    ...(gh && gh.mode !== "remote" ? [`ghcr.io/github/github-mcp-server:${VERSIONS.githubMcp}`] : []),
+  ]);
+  for (const cfg of Object.values(v.mcpServers)) {
+    const image = serverImage(cfg);
+    if (image && image !== "node:lts-alpine") images.add(image);
+  }
+  // Release mode runs the agentic-workflows server in alpine (dev mode builds its image locally).
+  const aw = v.merged.tools["agentic-workflows"];
+  if (aw !== undefined && aw !== false && v.ctx.actionMode !== "dev") images.add("alpine:latest");
+  images.add(VERSIONS.nodeImage);
+  return [...images].sort();
+}

@@ -1,0 +1,313 @@
+/** The MCP gateway steps of the agent job: GitHub lockdown detection, gateway start/stop, CLI mounts. */
+import type { AgentInput } from "../agent/input.ts";
+import type { StepPlan } from "../types.ts";
+import { scriptBody } from "../steps.ts";
+import { VERSIONS } from "../../data/versions.ts";
+import { lit, litBareBlanks, litPadded, plain, sq, Styled, type YValue } from "../../yaml/writer.ts";
+import { bareBlankLines, gatewayScript, withoutMarkers } from "./gateway_script.ts";
+import { gatewayEnv } from "./config.ts";
+import { type GithubTool, githubToolConfig } from "./github.ts";
+import { mcpScriptsLogSteps, mcpScriptsSteps } from "./scripts.ts";
+
+/** `with.script` of the CLI-mount step (its globals setup passes no `getOctokit`). */
+const MOUNT_SCRIPT =
+  "const { setupGlobals } = require('${{ runner.temp }}/gh-aw/actions/setup_globals.cjs');\n" +
+  "setupGlobals(core, github, context, exec, io);\n" +
+  "const { main } = require('${{ runner.temp }}/gh-aw/actions/mount_mcp_as_cli.cjs');\nawait main();\n";
+
+const GATEWAY_OUTPUT = (k: string) => plain(`\${{ steps.start-mcp-gateway.outputs.${k} }}`);
+
+/**
+ * "Determine automatic lockdown mode for GitHub MCP Server": when the GitHub tool is on and its guard
+ * policy (`min-integrity` / `allowed-repos`) is left to be chosen from the repository's visibility;
+ * otherwise "Parse integrity filter lists" (and "Stop DIFC Proxy") take its place.
+ */
+export function lockdownSteps(a: AgentInput): StepPlan[] {
+  const gh = githubToolConfig(a);
+  if (!gh || gh.guardConfigured || gh.app) return guardListSteps(a);
+  return [{
+    name: "Determine automatic lockdown mode for GitHub MCP Server",
+    id: "determine-automatic-lockdown",
+    // gh-aw resolves this action through its "source" pin; the comment names both versions.
+    uses: plain(`${a.ctx.refs.githubScript} (source v9)`),
+    env: {
+      GH_AW_GITHUB_TOKEN: plain("${{ secrets.GH_AW_GITHUB_TOKEN }}"),
+      GH_AW_GITHUB_MCP_SERVER_TOKEN: plain("${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN }}"),
+    },
+    with: {
+      script: lit(
+        "const determineAutomaticLockdown = require('${{ runner.temp }}/gh-aw/actions/determine_automatic_lockdown.cjs');\n" +
+          "await determineAutomaticLockdown(github, context, core);\n",
+      ),
+    },
+  }];
+}
+
+/** The MCP Scripts server steps, "Start MCP Gateway" and "Mount MCP servers as CLIs". */
+export function mcpGatewaySteps(a: AgentInput): StepPlan[] {
+  const env: Record<string, YValue> = {};
+  for (const [k, v] of gatewayEnv(a)) env[k] = plain(v);
+  const script = gatewayScript(a);
+  const bare = bareBlankLines(script);
+  return [
+    ...mcpScriptsSteps(a),
+    {
+      name: "Start MCP Gateway",
+      id: "start-mcp-gateway",
+      env,
+      // A script ending in a blank line keeps it as an indented line under a plain `|`.
+      run: script.endsWith("\n\n")
+        ? litPadded(script.slice(0, -1))
+        : litBareBlanks(withoutMarkers(script), bare),
+    },
+    {
+      name: "Mount MCP servers as CLIs",
+      id: "mount-mcp-clis",
+      "continue-on-error": true,
+      env: {
+        MCP_GATEWAY_API_KEY: GATEWAY_OUTPUT("gateway-api-key"),
+        MCP_GATEWAY_DOMAIN: GATEWAY_OUTPUT("gateway-domain"),
+        MCP_GATEWAY_PORT: GATEWAY_OUTPUT("gateway-port"),
+      },
+      uses: plain(a.ctx.refs.githubScript),
+      with: { script: lit(MOUNT_SCRIPT) },
+    },
+  ];
+}
+
+/** "Stop MCP Gateway", after the engine ran. */
+export function mcpGatewayStopSteps(_a: AgentInput): StepPlan[] {
+  return [{
+    name: "Stop MCP Gateway",
+    if: plain("always()"),
+    "continue-on-error": true,
+    env: {
+      MCP_GATEWAY_PORT: GATEWAY_OUTPUT("gateway-port"),
+      MCP_GATEWAY_API_KEY: GATEWAY_OUTPUT("gateway-api-key"),
+      GATEWAY_PID: GATEWAY_OUTPUT("gateway-pid"),
+    },
+    run: lit('bash "${RUNNER_TEMP}/gh-aw/actions/stop_mcp_gateway.sh" "$GATEWAY_PID"\n'),
+  }];
+}
+
+/** "Parse MCP Scripts logs…" (when configured) and "Parse MCP Gateway logs for step summary" (its outputs feed the job's effective-token outputs). */
+export function mcpGatewayLogSteps(a: AgentInput): StepPlan[] {
+  return [...mcpScriptsLogSteps(a), {
+    name: "Parse MCP Gateway logs for step summary",
+    if: plain("always()"),
+    id: "parse-mcp-gateway",
+    uses: plain(a.ctx.refs.githubScript),
+    with: { script: scriptBody("parse_mcp_gateway_log") },
+  }];
+}
+
+/** The `allow-only` policy the CLI/DIFC proxies enforce (the workflow's guard policy, else everything). */
+function proxyPolicy(gh: GithubTool): string {
+  if (!gh.guardConfigured) return JSON.stringify({ "allow-only": { repos: "all", "min-integrity": "none" } });
+  return JSON.stringify({
+    "allow-only": { "min-integrity": gh.minIntegrity ?? "none", repos: gh.repos ?? "all" },
+  });
+}
+
+function proxyEnv(gh: GithubTool, kind: "CLI" | "DIFC"): Record<string, YValue> {
+  return {
+    GH_TOKEN: plain(gh.token),
+    GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
+    [`${kind}_PROXY_POLICY`]: sq(proxyPolicy(gh)),
+    [`${kind}_PROXY_IMAGE`]: sq(`ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`),
+  };
+}
+
+/** Whether `gh` runs through the CLI proxy (`tools.github.mode: gh-proxy`). */
+function ghProxy(a: AgentInput): GithubTool | undefined {
+  const gh = githubToolConfig(a);
+  return gh && gh.mode === "gh-proxy" ? gh : undefined;
+}
+
+/** "Start CLI Proxy", right before the engine runs. */
+export function cliProxyStartSteps(a: AgentInput): StepPlan[] {
+  const gh = ghProxy(a);
+  if (!gh) return [];
+  return [{
+    name: "Start CLI Proxy",
+    env: proxyEnv(gh, "CLI"),
+    run: lit('bash "${RUNNER_TEMP}/gh-aw/actions/start_cli_proxy.sh"\n'),
+  }];
+}
+
+/** "Stop CLI Proxy", right after the engine ran. */
+export function cliProxyStopSteps(a: AgentInput): StepPlan[] {
+  if (!ghProxy(a)) return [];
+  return [{
+    name: "Stop CLI Proxy",
+    if: plain("always()"),
+    "continue-on-error": true,
+    run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/stop_cli_proxy.sh"'),
+  }];
+}
+
+/** Whether the workflow's own steps run behind the DIFC proxy (guarded `gh-proxy` mode, steps calling GitHub). */
+function difcProxy(a: AgentInput): GithubTool | undefined {
+  const gh = githubToolConfig(a);
+  // Only steps that call GitHub (they carry a GH_TOKEN) are filtered.
+  const callsGitHub = a.customSteps.some((s) => JSON.stringify(s).includes("GH_TOKEN"));
+  return gh && gh.mode === "gh-proxy" && gh.guardConfigured && callsGitHub ? gh : undefined;
+}
+
+/** "Start DIFC Proxy", before the workflow's own steps. */
+export function difcProxyStartSteps(a: AgentInput): StepPlan[] {
+  const gh = difcProxy(a);
+  if (!gh) return [];
+  return [{
+    name: "Start DIFC Proxy",
+    env: proxyEnv(gh, "DIFC"),
+    run: lit('bash "${RUNNER_TEMP}/gh-aw/actions/start_difc_proxy.sh"\n'),
+  }];
+}
+
+/** What a workflow step needs to reach GitHub through the DIFC proxy (as gh-aw injects it). */
+const DIFC_STEP_ENV: Record<string, YValue> = {
+  GH_HOST: plain("${{ env.GH_HOST || 'github.com' }}"),
+  GH_REPO: plain("${{ github.repository }}"),
+  GITHUB_API_URL: plain("https://localhost:18443/api/v3"),
+  GITHUB_GRAPHQL_URL: plain("https://localhost:18443/api/graphql"),
+  NODE_EXTRA_CA_CERTS: plain("/tmp/gh-aw/proxy-logs/proxy-tls/ca.crt"),
+};
+
+/**
+ * The workflow's own steps as they run while the DIFC proxy is up: each gets the proxy's endpoints in its `env`
+ * (merged over its own, keys sorted, written last), and its multi-line script is re-written with empty blank
+ * lines, as gh-aw re-marshals such a step. Unchanged when no DIFC proxy runs.
+ */
+export function stepsThroughDifcProxy(a: AgentInput, steps: StepPlan[]): StepPlan[] {
+  if (!difcProxy(a)) return steps;
+  return steps.map((step) => {
+    const out: StepPlan = {};
+    for (const [k, v] of Object.entries(step)) {
+      if (k === "env") continue;
+      out[k] = k === "run" && v instanceof Styled && v.value.includes("\n")
+        ? new Styled(v.value.replace(/^[ \t]+$/gm, ""), "literal", true)
+        : v;
+    }
+    const merged: Record<string, YValue> = {
+      ...(step.env as Record<string, YValue> | undefined),
+      ...DIFC_STEP_ENV,
+    };
+    out.env = Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]]));
+    return out;
+  });
+}
+
+/** "Parse integrity filter lists" (user/label lists of a configured guard policy) and "Stop DIFC Proxy". */
+function guardListSteps(a: AgentInput): StepPlan[] {
+  const gh = githubToolConfig(a);
+  if (!gh?.guardConfigured) return [];
+  const raw = gh.raw;
+  const extra = (k: string) => {
+    const v = raw[k];
+    return Array.isArray(v) ? v.map(String).join(",") : typeof v === "string" ? v : undefined;
+  };
+  const env: Record<string, YValue> = {};
+  const blocked = extra("blocked-users");
+  if (blocked) env.GH_AW_BLOCKED_USERS_EXTRA = blocked;
+  env.GH_AW_BLOCKED_USERS_VAR = plain("${{ vars.GH_AW_GITHUB_BLOCKED_USERS || '' }}");
+  const trusted = extra("trusted-users");
+  if (trusted) env.GH_AW_TRUSTED_USERS_EXTRA = trusted;
+  env.GH_AW_TRUSTED_USERS_VAR = plain("${{ vars.GH_AW_GITHUB_TRUSTED_USERS || '' }}");
+  const labels = extra("approval-labels");
+  if (labels) env.GH_AW_APPROVAL_LABELS_EXTRA = labels;
+  env.GH_AW_APPROVAL_LABELS_VAR = plain("${{ vars.GH_AW_GITHUB_APPROVAL_LABELS || '' }}");
+  const steps: StepPlan[] = [{
+    name: "Parse integrity filter lists",
+    id: "parse-guard-vars",
+    env,
+    run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/parse_guard_list.sh"'),
+  }];
+  if (difcProxy(a)) {
+    steps.push({
+      name: "Stop DIFC Proxy",
+      if: plain("always()"),
+      "continue-on-error": true,
+      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/stop_difc_proxy.sh"'),
+    });
+  }
+  return steps;
+}
+
+/** Whether `tools.agentic-workflows` is on (the `gh aw` MCP server). */
+function agenticWorkflowsOn(a: AgentInput): boolean {
+  const v = a.merged.tools["agentic-workflows"];
+  return v !== undefined && v !== false;
+}
+
+/**
+ * Dev mode builds the `gh aw` MCP server's image from the checked-out source, right after the checkout:
+ * "Setup Go for CLI build", "Build gh-aw CLI", "Setup Docker Buildx", "Build gh-aw Docker image".
+ */
+export function agenticWorkflowsBuildSteps(a: AgentInput): StepPlan[] {
+  if (!agenticWorkflowsOn(a) || a.ctx.actionMode !== "dev" || !a.mcpRefs) return [];
+  return [
+    {
+      name: "Setup Go for CLI build",
+      uses: plain(a.mcpRefs.setupGo),
+      with: { "go-version-file": "go.mod", cache: true },
+    },
+    {
+      name: "Build gh-aw CLI",
+      run: lit(
+        'echo "Building gh-aw CLI for linux/amd64..."\nmkdir -p dist\nVERSION=$(git describe --tags --always --dirty)\n' +
+          "CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build \\\n" +
+          '  -ldflags "-s -w -X main.version=${VERSION}" \\\n  -o dist/gh-aw-linux-amd64 \\\n  ./cmd/gh-aw\n' +
+          "# Copy binary to root for direct execution in user-defined steps\ncp dist/gh-aw-linux-amd64 ./gh-aw\n" +
+          'chmod +x ./gh-aw\necho "✓ Built gh-aw CLI successfully"\n',
+      ),
+    },
+    { name: "Setup Docker Buildx", uses: plain(a.mcpRefs.buildx) },
+    {
+      name: "Build gh-aw Docker image",
+      uses: plain(a.mcpRefs.buildPush),
+      with: {
+        context: ".",
+        platforms: "linux/amd64",
+        push: false,
+        load: true,
+        tags: "localhost/gh-aw:dev",
+        "build-args": lit("BINARY=dist/gh-aw-linux-amd64\n"),
+      },
+    },
+  ];
+}
+
+/** Locates the `gh aw` binary and copies it where the MCP server container mounts it. */
+const COPY_GH_AW = "# Copy the gh-aw binary to ${RUNNER_TEMP}/gh-aw for MCP server containerization\n" +
+  'mkdir -p "${RUNNER_TEMP}/gh-aw"\nGH_AW_BIN=""\nGH_AW_BIN=$(command -v gh-aw 2>/dev/null) || true\n' +
+  'if [ -z "$GH_AW_BIN" ]; then\n' +
+  "  GH_AW_BIN=$(find \"${HOME}/.local/share/gh/extensions/gh-aw\" -name 'gh-aw' -type f 2>/dev/null | head -1) || true\nfi\n" +
+  'if [ -z "$GH_AW_BIN" ] && [ -n "${GH_CONFIG_DIR:-}" ]; then\n' +
+  "  GH_AW_BIN=$(find \"${GH_CONFIG_DIR}/extensions/gh-aw\" -name 'gh-aw' -type f 2>/dev/null | head -1) || true\nfi\n" +
+  'if [ -z "$GH_AW_BIN" ] && [ -f "${GITHUB_WORKSPACE}/gh-aw" ]; then\n  GH_AW_BIN="${GITHUB_WORKSPACE}/gh-aw"\nfi\n' +
+  'if [ -n "$GH_AW_BIN" ] && [ -f "$GH_AW_BIN" ]; then\n  cp "$GH_AW_BIN" "${RUNNER_TEMP}/gh-aw/gh-aw"\n' +
+  '  chmod +x "${RUNNER_TEMP}/gh-aw/gh-aw"\n  echo "Copied gh-aw binary to ${RUNNER_TEMP}/gh-aw/gh-aw"\nelse\n' +
+  '  echo "::error::Failed to find gh-aw binary for MCP server"\n  exit 1\nfi\n';
+
+/** Installs `gh aw` (dev: from source) before the MCP servers start, and stages its binary for the server. */
+export function agenticWorkflowsInstallSteps(a: AgentInput): StepPlan[] {
+  if (!agenticWorkflowsOn(a)) return [];
+  if (a.ctx.actionMode === "dev") {
+    return [ghAwFromSource(), {
+      name: "Copy gh-aw binary for MCP server",
+      run: lit("gh aw --version\n" + COPY_GH_AW),
+    }];
+  }
+  // Release mode installs the released extension through gh-aw's setup-cli action (not modelled yet).
+  return [];
+}
+
+/** "Build and install gh-aw CLI from source" (dev mode). */
+function ghAwFromSource(): StepPlan {
+  return {
+    name: "Build and install gh-aw CLI from source",
+    run: lit("gh extension remove aw || true\nmake build\ngh extension install .\ngh aw version\n"),
+    env: { GH_TOKEN: plain("${{ github.token }}") },
+  };
+}

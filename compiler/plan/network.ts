@@ -1,0 +1,90 @@
+/** The agent's network allowlist: engine defaults ∪ expanded `network.allowed` ∪ MCP server hosts. */
+import { ECOSYSTEMS, ENGINE_DOMAINS } from "../data/network_ecosystems.ts";
+
+/** Result of {@link computeAllowedDomains}. */
+export interface NetworkPlan {
+  /** Declared entries (ecosystem names and domains) as written, sorted. */
+  declared: string[];
+  /** Expanded allowlist, sorted and unique. */
+  allowed: string[];
+  blocked: string[];
+  /** The engine's API hosts (for failure diagnostics). */
+  engineApiHosts: string;
+}
+
+/** Runtime names (`runtimes:` keys) → the ecosystem whose domains they need. */
+const RUNTIME_ECOSYSTEM: Record<string, string> = {
+  bun: "node",
+  deno: "node",
+  uv: "python",
+  dotnet: "dotnet",
+};
+
+/** Expands ecosystem identifiers; unknown identifiers are literal domains. */
+export function expandEcosystems(entries: string[]): string[] {
+  const out: string[] = [];
+  for (const e of entries) {
+    if (e === "default-safe-outputs") {
+      out.push(...ECOSYSTEMS.defaults, ...ECOSYSTEMS["dev-tools"], ...ECOSYSTEMS.github, ...ECOSYSTEMS.local);
+    } else if (ECOSYSTEMS[e]) out.push(...ECOSYSTEMS[e]);
+    else out.push(e);
+  }
+  return out;
+}
+
+/** Computes the allowlist. `network` is the merged `network:` value (undefined ⇒ `defaults`). */
+export function computeAllowedDomains(
+  network: unknown,
+  engineId: string,
+  mcpServers: Record<string, Record<string, unknown>>,
+  runtimes: string[] = [],
+  tools: Record<string, unknown> = {},
+): NetworkPlan {
+  let declared: string[];
+  let blocked: string[] = [];
+  if (network === undefined || network === null || network === "defaults") declared = ["defaults"];
+  else {
+    const n = network as Record<string, unknown>;
+    declared = Array.isArray(n.allowed) ? n.allowed.map(String) : [];
+    blocked = Array.isArray(n.blocked) ? n.blocked.map(String) : [];
+  }
+  const runtimeEcosystems = runtimes.map((r) => RUNTIME_ECOSYSTEM[r] ?? r).filter((e) => ECOSYSTEMS[e]);
+  const set = new Set<string>([
+    ...(ENGINE_DOMAINS[engineId] ?? []),
+    ...expandEcosystems(declared),
+    ...expandEcosystems(runtimeEcosystems),
+    // Tools that reach the network themselves: the browser download hosts, the remote GitHub MCP server.
+    ...(tools.playwright !== undefined && tools.playwright !== false ? ECOSYSTEMS.playwright : []),
+    ...((tools.github as Record<string, unknown> | undefined)?.mode === "remote"
+      ? ["api.githubcopilot.com"]
+      : []),
+  ]);
+  for (const s of Object.values(mcpServers)) {
+    if (typeof s.url === "string") {
+      try {
+        set.add(new URL(s.url).hostname);
+      } catch {
+        // not a URL (expression); skip
+      }
+    }
+    const net = s.network as Record<string, unknown> | undefined;
+    if (net && Array.isArray(net.allowed)) {
+      for (const d of expandEcosystems(net.allowed.map(String))) set.add(d);
+    }
+  }
+  const hosts = engineId === "copilot"
+    ? "api.enterprise.githubcopilot.com,api.githubcopilot.com,api.business.githubcopilot.com,api.individual.githubcopilot.com"
+    : engineId === "claude"
+    ? "api.anthropic.com"
+    : engineId === "codex"
+    ? "api.openai.com"
+    : engineId === "gemini" || engineId === "antigravity"
+    ? "generativelanguage.googleapis.com"
+    : "";
+  return {
+    declared: [...new Set(declared)].sort(),
+    allowed: [...set].sort(),
+    blocked: expandEcosystems(blocked).sort(),
+    engineApiHosts: hosts,
+  };
+}

@@ -1,0 +1,325 @@
+/** Planning of the gates, `pre_activation` and `activation` (the prompt's inputs included). */
+import { posix } from "node:path";
+import { expandEcosystems } from "./network.ts";
+import { activationJob, bodyExpressions, eventCondition, exprEnvName } from "./jobs/activation.ts";
+import { preActivationJob } from "./jobs/pre_activation.ts";
+import {
+  customJobNames,
+  jobsBeforeActivation,
+  preActivationExtras,
+  referencedCustomJobs,
+} from "./jobs/custom.ts";
+import { messagesJson } from "./jobs/safe_outputs.ts";
+import {
+  experimentsSpec,
+  hasContentsRead,
+  isMultiMemory,
+  labelRouteCondition,
+  memoryFragment,
+  resolveStopTime,
+  slashCondition,
+  sortRecord,
+  stripExpr,
+  toY,
+} from "./workflow_values.ts";
+
+import type { Gates, Planning } from "./planning.ts";
+
+const SAFE_EVENTS = [
+  "schedule",
+  "workflow_dispatch",
+  "push",
+  "repository_dispatch",
+  "merge_group",
+  "create",
+  "delete",
+];
+
+/** `on:` keys whose events carry text the activation job sanitizes (gh-aw's content events). */
+const CONTENT_EVENTS = [
+  "issues",
+  "pull_request",
+  "pull_request_target",
+  "issue_comment",
+  "pull_request_review_comment",
+  "pull_request_review",
+  "discussion",
+  "discussion_comment",
+  "slash_command",
+];
+
+/** The `on:` gates: who may run the workflow, until when, on which conditions. */
+export async function activationGates(w: Planning): Promise<Gates> {
+  const { o, data, imports, triggers, lockPath, pinSteps } = w;
+  // gh-aw-only `on:` keys (skip-if-*, github-app…) may also come from imports; the main workflow wins.
+  const rawOn: Record<string, unknown> = { ...triggers.raw };
+  for (const imp of imports) {
+    const io = imp.file.data.on;
+    if (!io || typeof io !== "object") continue;
+    for (const [k, v] of Object.entries(io as Record<string, unknown>)) {
+      if (/^skip-|^github-app$|^github-token$/.test(k) && rawOn[k] === undefined) rawOn[k] = v;
+    }
+  }
+  const roles = rawOn.roles === "all"
+    ? undefined
+    : rawOn.roles
+    ? (Array.isArray(rawOn.roles) ? rawOn.roles.map(String) : [String(rawOn.roles)])
+    : ["admin", "maintainer", "write"];
+  const needsRoleCheck = roles !== undefined &&
+    (rawOn.roles !== undefined || triggers.events.some((e) => !SAFE_EVENTS.includes(e)) ||
+      // gh-aw counts `status-comment` as a (non-safe) event key of `on:`
+      rawOn["status-comment"] !== undefined ||
+      !!triggers.slashCommand || !!triggers.labelCommand);
+  const stopTime = resolveStopTime(rawOn["stop-after"], o.now, await o.read(lockPath));
+  const skipIfMatch = rawOn["skip-if-match"] === undefined
+    ? undefined
+    : typeof rawOn["skip-if-match"] === "string"
+    ? { query: rawOn["skip-if-match"] as string }
+    : rawOn["skip-if-match"] as { query: string; max?: number };
+  const skipIfNoMatch = rawOn["skip-if-no-match"] === undefined
+    ? undefined
+    : typeof rawOn["skip-if-no-match"] === "string"
+    ? { query: rawOn["skip-if-no-match"] as string }
+    : rawOn["skip-if-no-match"] as { query: string; min?: number };
+  const commands = triggers.slashCommand ? triggers.slashCommand.names : undefined;
+  const prOn = rawOn.pull_request as Record<string, unknown> | null | undefined;
+  const prLabelNames = prOn && typeof prOn === "object" && prOn.names !== undefined
+    ? (Array.isArray(prOn.names) ? prOn.names : [prOn.names]).map(String)
+    : undefined;
+  const rawJobs = (data.jobs && typeof data.jobs === "object" ? data.jobs : {}) as Record<
+    string,
+    Record<string, unknown>
+  >;
+  const preExtras = preActivationExtras(rawJobs);
+  const onSteps = await pinSteps([...(Array.isArray(rawOn.steps) ? rawOn.steps : []), ...preExtras.steps]);
+  const otherGates =
+    ["skip-roles", "skip-bots", "skip-author-associations", "skip-if-check-failing"].some((k) =>
+      rawOn[k] !== undefined
+    ) || data["user-rate-limit"] !== undefined || data["rate-limit"] !== undefined;
+  const hasPre = needsRoleCheck || !!stopTime || !!skipIfMatch || !!skipIfNoMatch || !!commands ||
+    onSteps.length > 0 || otherGates;
+  return {
+    rawOn,
+    roles,
+    stopTime,
+    commands,
+    prLabelNames,
+    rawJobs,
+    hasPre,
+    skipIfMatch,
+    skipIfNoMatch,
+    onSteps,
+    preExtras,
+  };
+}
+
+/** The `pre_activation` job. */
+export function planPreActivation(w: Planning, g: Gates): void {
+  const { ctx, data, triggers, jobs } = w;
+  const { rawOn, roles, stopTime, commands, prLabelNames } = g;
+  const { skipIfMatch, skipIfNoMatch, onSteps, preExtras } = g;
+  const perms: Record<string, string> = {
+    contents: "read",
+    ...((rawOn.permissions ?? {}) as Record<string, string>),
+  };
+  jobs.pre_activation = preActivationJob({
+    ctx,
+    roles,
+    stopTime,
+    skipIfMatch,
+    skipIfNoMatch,
+    commands,
+    extraSteps: onSteps,
+    extraOutputs: {
+      // on.steps with an id expose their outcome; jobs.pre-activation outputs are merged in.
+      ...Object.fromEntries(
+        (Array.isArray(rawOn.steps) ? rawOn.steps as Record<string, unknown>[] : [])
+          .filter((st) => typeof st?.id === "string")
+          .map((st) => [`${st.id}_result`, toY(`\${{ steps.${st.id}.outcome }}`)]),
+      ),
+      ...Object.fromEntries(Object.entries(preExtras.outputs).map(([k, v]) => [k, toY(v)])),
+    },
+    permissions: sortRecord(perms),
+    ifCondition: commands && !triggers.slashCommand?.centralized
+      ? slashCondition(commands)
+      : triggers.labelCommand?.decentralized
+      ? labelRouteCondition(triggers.labelCommand.names, triggers.labelCommand.events)
+      : eventCondition(
+        // A frontmatter `if:` that reads job outputs cannot gate the job producing them.
+        typeof data.if === "string" && !/\bneeds\./.test(data.if) ? stripExpr(data.if) : undefined,
+        triggers.events.includes("pull_request"),
+        prLabelNames,
+      ),
+  });
+}
+
+/** What the activation job's prompt step reads: runtime imports, substituted expressions, inlined body. */
+function promptInputs(w: Planning, g: Gates) {
+  const { source, file, data, imports, triggers } = w;
+  const { rawJobs } = g;
+  // Runtime imports: every import, then `{{#runtime-import …}}` macros of the main body, then the body.
+  const bodyMacros = [...file.split.body.matchAll(/^\{\{#runtime-import\s+([^}\s]+)\s*\}\}/gm)]
+    .map((m) => m[1].startsWith(".github/") ? m[1] : posix.normalize(posix.join(".github/workflows", m[1])));
+  const runtimeImports = [
+    ...imports.filter((i) => !i.path.startsWith(".github/agents/") && Object.keys(i.inputs).length > 0).map((
+      i,
+    ) => ({
+      inline: i.file.split.body.trim().replace(
+        /\$\{\{\s*([^}]+?)\s*\}\}/g,
+        (_all, e: string) => `__${exprEnvName(e)}__`,
+      ),
+    })),
+    ...imports.filter((i) => Object.keys(i.inputs).length === 0).map(
+      (i) => i.path,
+    ),
+    ...bodyMacros,
+    source,
+  ].filter((v, i, arr) => typeof v !== "string" ? v.inline !== "" : arr.indexOf(v) === i);
+  const inlined = data["inlined-imports"] === true;
+  // Custom jobs the prompt or the `if:` reads decide what `activation` waits for (as gh-aw orders them).
+  const promptText = [...imports.map((i) => i.file.split.body), file.split.body].join("\n");
+  const beforeActivation = jobsBeforeActivation(rawJobs, promptText);
+  const ifReadsCustomJobs = typeof data.if === "string" && referencedCustomJobs(data.if, rawJobs).length > 0;
+  const activationIf = typeof data.if === "string" && (!ifReadsCustomJobs || beforeActivation.length > 0)
+    ? stripExpr(data.if)
+    : undefined;
+  // Expressions of jobs that run after activation cannot be substituted into the prompt.
+  const lateJobs = customJobNames(rawJobs).filter((n) => !beforeActivation.includes(n));
+  // With a dispatch `item_number` input, entity numbers fall back to it (the env names stay).
+  const wdInputs = ((triggers.on.workflow_dispatch ?? {}) as Record<string, unknown>).inputs as
+    | Record<string, unknown>
+    | undefined;
+  const itemFallback = wdInputs?.item_number !== undefined;
+  const bodyExprs = new Map(
+    [...bodyExpressions([...imports.map((i) => i.file.split.body), file.split.body])]
+      .filter(([, e]) => !lateJobs.some((n) => e.includes(`needs.${n}.`)))
+      .map(([k, e]) =>
+        [
+          k,
+          itemFallback && /^github\.event\.(pull_request|issue|discussion)\.number$/.test(e)
+            ? `${e} || inputs.item_number`
+            : e,
+        ] as [string, string]
+      ),
+  );
+  return { runtimeImports, inlined, promptText, beforeActivation, activationIf, bodyExprs };
+}
+
+/** The `activation` job: the prompt's runtime imports and expressions, reactions, status comment. */
+export function planActivation(w: Planning, g: Gates): { beforeActivation: string[]; inlined: boolean } {
+  const { file, data, imports, merged, triggers, engine, safeOutputs, ctx, network, jobs } = w;
+  const { frontmatterHash } = w;
+  const { rawOn, commands, prLabelNames, hasPre } = g;
+  const { runtimeImports, inlined, promptText, beforeActivation, activationIf, bodyExprs } = promptInputs(
+    w,
+    g,
+  );
+  jobs.activation = activationJob({
+    beforeJobs: beforeActivation,
+    ctx,
+    frontmatterHash,
+    hasPreActivation: hasPre,
+    ifCondition: triggers.labelCommand?.decentralized
+      ? labelRouteCondition(triggers.labelCommand.names, triggers.labelCommand.events)
+      : activationIf,
+    engineDisplay: engine.info.displayName,
+    engineModel: engine.model ?? engine.info.defaultModel,
+    experimental: engine.info.experimental,
+    staged: safeOutputs.staged,
+    secrets: engine.secrets,
+    validateName: engine.info.validateName,
+    docs: engine.info.docs,
+    allowedDomainsInfo: network.declared,
+    safeOutputTools: safeOutputs.tools,
+    autoCreateIssue: safeOutputs.autoCreateIssue ?? !safeOutputs.configured,
+    runtimeImports,
+    bodyExprs,
+    permissions: { actions: "read", contents: "read" },
+    emoji: typeof data.emoji === "string" ? data.emoji : undefined,
+    strict: data.strict !== false,
+    promptFragments: [
+      ...(merged.tools.playwright !== undefined && merged.tools.playwright !== false
+        ? ["playwright_prompt.md"]
+        : []),
+      ...(merged.tools["agentic-workflows"] !== undefined && merged.tools["agentic-workflows"] !== false
+        ? ["agentic_workflows_guide.md"]
+        : []),
+      ...memoryFragment(merged.tools["cache-memory"], "cache_memory_prompt"),
+      ...memoryFragment(merged.tools["repo-memory"], "repo_memory_prompt"),
+    ],
+    safeOutputFragments: [
+      ...(safeOutputs.types.includes("create-pull-request") ? ["safe_outputs_create_pull_request.md"] : []),
+      ...(safeOutputs.types.includes("push-to-pull-request-branch")
+        ? ["safe_outputs_push_to_pr_branch.md"]
+        : []),
+      ...(safeOutputs.types.includes("comment-memory") || merged.tools["comment-memory"]
+        ? ["safe_outputs_comment_memory.md"]
+        : []),
+    ],
+    cliProxy: (data.features as Record<string, unknown> | undefined)?.["cli-proxy"] === true ||
+      (merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy",
+    repoMemory: merged.tools["repo-memory"] && typeof merged.tools["repo-memory"] === "object" &&
+        !Array.isArray(merged.tools["repo-memory"])
+      ? merged.tools["repo-memory"] as Record<string, unknown>
+      : merged.tools["repo-memory"] === true || merged.tools["repo-memory"] === null
+      ? {}
+      : undefined,
+    commands,
+    forkGuard: triggers.events.includes("pull_request"),
+    routerDispatch: !!triggers.slashCommand?.centralized ||
+      (!!triggers.labelCommand && triggers.labelCommand.decentralized === false),
+    labelNames: triggers.labelCommand?.decentralized ? undefined : prLabelNames,
+    experiments: experimentsSpec(data.experiments),
+    reaction: typeof rawOn.reaction === "string" || typeof rawOn.reaction === "number"
+      ? (rawOn.reaction === "none" ? undefined : String(rawOn.reaction))
+      : triggers.slashCommand || triggers.labelCommand
+      ? "eyes"
+      : undefined,
+    activationEvents: [...new Set([...triggers.events, ...(triggers.slashCommand?.events ?? [])])],
+    labelRemoval: triggers.labelCommand?.removeLabel
+      ? { names: triggers.labelCommand.names, events: triggers.labelCommand.events }
+      : undefined,
+    githubToken: typeof rawOn["github-token"] === "string" ? rawOn["github-token"] : undefined,
+    statusComment: rawOn["status-comment"] === true ||
+      ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOn["status-comment"] !== false),
+    // gh-aw: the prompt reads the sanitized text, or the frontmatter `on:` names a content event.
+    sanitize:
+      /\$\{\{ (steps\.sanitized|needs\.activation)\.outputs\.(text|title|body) \}\}/.test(promptText) ||
+      (!!data.on && typeof data.on === "object" && !Array.isArray(data.on) &&
+        Object.keys(data.on).some((e) => CONTENT_EVENTS.includes(e))),
+    messages: messagesJson(safeOutputs.raw.messages),
+    // The text sanitizer allows what the safe-output handlers allow (agent allowlist + safe-outputs.allowed-domains).
+    allowedDomains: [...new Set([...network.allowed, ...expandEcosystems(safeOutputs.allowedDomains ?? [])])]
+      .sort(),
+    // gh-aw: only when it adds the agent checkout itself (no checkout among the custom steps).
+    prContext: hasContentsRead(data.permissions) && data.checkout !== false &&
+      !JSON.stringify([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]).includes(
+        "actions/checkout",
+      ) &&
+      (triggers.events.some((e) =>
+        ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
+      ) || !!triggers.slashCommand),
+    checkouts: merged.checkout,
+    cacheMemory: merged.tools["cache-memory"],
+    repoMemoryList: isMultiMemory(merged.tools["repo-memory"]) ? merged.tools["repo-memory"] : undefined,
+    prContextPushGuidance: safeOutputs.types.includes("push-to-pull-request-branch"),
+    mcpCliServers: [
+      // Infrastructure servers are always CLI-mounted; user-facing ones only with `tools.cli-proxy: true`.
+      "safeoutputs",
+      ...(data["mcp-scripts"] !== undefined || imports.some((i) => i.file.data["mcp-scripts"] !== undefined)
+        ? ["mcpscripts"]
+        : []),
+      ...(merged.tools["cli-proxy"] === true
+        ? [
+          ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
+          ...Object.keys(merged.mcpServers),
+          ...(merged.tools.serena !== undefined ? ["serena"] : []),
+        ]
+        : []),
+    ].filter((v, i, arr) => arr.indexOf(v) === i).sort(),
+    inlinedBody: inlined
+      ? [...imports.map((i) => i.file.split.body.trim()), file.split.body.trim()].filter(Boolean).join("\n\n")
+      : undefined,
+  });
+  return { beforeActivation, inlined };
+}

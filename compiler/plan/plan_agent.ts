@@ -1,0 +1,130 @@
+/** Planning of the `agent` job and the threat-detection job. */
+import { posix } from "node:path";
+import { agentConcurrency } from "./triggers.ts";
+import { ENGINES } from "./engines.ts";
+import { mcpContainerImages } from "./mcp/github.ts";
+import { agentJob } from "./jobs/agent.ts";
+import { detectRuntimes, runtimeSetupSteps } from "./agent/runtimes.ts";
+import { DETECTION_ENGINES, type DetectionEngine, detectionJob } from "./jobs/detection.ts";
+import { applyContainerPins } from "../source/container_pins.ts";
+import { applyWorkflowTargets, readWorkflowTargets } from "./safe_outputs/dynamic_tools.ts";
+import { applyCommentMemory } from "./safe_outputs/agent_steps.ts";
+import { cacheSteps, checkoutWith, sortRecord, toY } from "./workflow_values.ts";
+
+import type { Planning } from "./planning.ts";
+
+/** The `agent` job; returns the container images it pulls (for the header). */
+export async function planAgent(w: Planning): Promise<string[]> {
+  const { o, source, data, imports, merged, engine, safeOutputs, ctx, network, jobs, pinText, pinSteps } = w;
+  const { frontmatterHash, timeout, triggers } = w;
+  const containers = applyContainerPins(
+    mcpContainerImages({
+      ctx,
+      merged,
+      frontmatter: data,
+      github: merged.github,
+      mcpServers: merged.mcpServers,
+    }),
+    // Digests recorded in actions-lock.json's `containers`, overridden by aw.json `container_pins`.
+    { ...o.pins.lock.containers, ...(o.containerPins ?? {}) },
+  );
+  const checkouts = merged.checkout.map(checkoutWith);
+  const workflowTargets = await readWorkflowTargets(safeOutputs, posix.dirname(source), o.read);
+  applyWorkflowTargets(safeOutputs, workflowTargets);
+  applyCommentMemory(safeOutputs, merged.tools["comment-memory"]);
+  jobs.agent = agentJob({
+    ctx,
+    frontmatterHash,
+    runsOn: toY(data["runs-on"] ?? "ubuntu-latest"),
+    permissions: typeof data.permissions === "string"
+      ? data.permissions
+      : sortRecord((data.permissions ?? { contents: "read" }) as Record<string, string>),
+    install: engine.info.install,
+    engineDisplay: engine.info.displayName,
+    engineEnv: engine.env,
+    secrets: engine.secrets,
+    usesCopilotRequests: engine.usesCopilotRequests,
+    model: engine.model,
+    maxTurns: engine.maxTurns,
+    maxContinuations: engine.maxContinuations,
+    timeoutMinutes: timeout,
+    allowedDomains: network.allowed,
+    blockedDomains: network.blocked,
+    handlerConfig: safeOutputs.handlerConfig,
+    allowedReferences: safeOutputs.allowedReferences,
+    github: merged.github,
+    mcpServers: merged.mcpServers,
+    mcpRefs: merged.tools["agentic-workflows"] !== undefined && merged.tools["agentic-workflows"] !== false &&
+        o.actionMode === "dev"
+      ? {
+        setupGo: await pinText("actions/setup-go", "v6.4.0"),
+        buildx: await pinText("docker/setup-buildx-action", "v4.0.0"),
+        buildPush: await pinText("docker/build-push-action", "v7.1.0"),
+      }
+      : undefined,
+    // Undefined unless the workflow or an import declares `mcp-scripts` (then merged, the workflow winning).
+    mcpScripts: data["mcp-scripts"] !== undefined || imports.some((i) =>
+        i.file.data["mcp-scripts"] !== undefined
+      )
+      ? Object.assign(
+        {},
+        ...imports.map((i) => i.file.data["mcp-scripts"] ?? {}),
+        data["mcp-scripts"] ?? {},
+      ) as Record<string, Record<string, unknown>>
+      : undefined,
+    containers,
+    customSteps: await pinSteps([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]),
+    checkouts,
+    cacheSteps: await cacheSteps(data.cache, pinText),
+    env: {},
+    environment: data.environment !== undefined ? toY(data.environment) : undefined,
+    runtimeSteps: await (async () => {
+      const needs = detectRuntimes({
+        steps: [...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])],
+        mcpServers: merged.mcpServers,
+        runtimes: data.runtimes,
+      });
+      const pins: Record<string, string> = {};
+      for (const n of needs) pins[n.def.action] = await pinText(n.def.action, n.def.actionVersion);
+      return runtimeSetupSteps(needs, pins);
+    })(),
+    cacheRefs: ctx.cacheMemory
+      ? {
+        cache: await pinText("actions/cache", "v5.0.5"),
+        cacheRestore: await pinText("actions/cache/restore", "v5.0.5"),
+      }
+      : undefined,
+    frontmatter: data,
+    merged,
+    safeOutputs,
+    engine,
+    workflowTargets,
+    concurrency: agentConcurrency(triggers, engine.info.id, data.concurrency),
+    setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
+  });
+  return containers;
+}
+
+/** The threat-detection job, when safe outputs are reviewed. */
+export async function planDetection(w: Planning): Promise<void> {
+  const { data, engine, safeOutputs, ctx, jobs, pinText, frontmatterHash } = w;
+  if (safeOutputs.threatDetection) {
+    // Every built-in engine reviews with its own CLI; an engine without one would fall back to the Copilot CLI.
+    const own = DETECTION_ENGINES.includes(engine.info.id);
+    const detector = own ? engine.info : ENGINES.copilot;
+    jobs.detection = detectionJob({
+      engine: detector.id as DetectionEngine,
+      frontmatterHash,
+      ctx,
+      description: typeof data.description === "string" && data.description.trim() !== ""
+        ? data.description.trimEnd()
+        : "No description provided",
+      setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
+      model: own ? engine.model : undefined,
+      // These engines install without lifecycle scripts in detection, as in the agent job.
+      install: ["codex", "gemini", "opencode", "pi", "antigravity"].includes(detector.id)
+        ? detector.agentInstall?.run ?? detector.install
+        : detector.install,
+    });
+  }
+}

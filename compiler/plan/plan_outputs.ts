@@ -1,0 +1,137 @@
+/** Planning of the jobs after the agent: safe outputs, memory, assets, experiments, conclusion, custom jobs. */
+import { pushExperimentsStateJob, pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs/memory.ts";
+import { uploadAssetsJob } from "./jobs/assets.ts";
+import { customJob, customJobNames, safeJob } from "./jobs/custom.ts";
+import { conclusionJob, safeOutputsJob } from "./jobs/safe_outputs.ts";
+import { diagnostic } from "../source/diagnostics.ts";
+import { toY } from "./workflow_values.ts";
+
+import type { Gates, Planning } from "./planning.ts";
+
+/** `safe_outputs`, the custom safe-output jobs, memory/asset/experiment jobs and `conclusion`. */
+export async function planOutputJobs(w: Planning): Promise<void> {
+  const { data, merged, engine, safeOutputs, ctx, network, jobs, pinText, pinSteps, timeout } = w;
+  const rawJobs = (data.jobs && typeof data.jobs === "object" ? data.jobs : {}) as Record<
+    string,
+    Record<string, unknown>
+  >;
+  jobs.safe_outputs = safeOutputsJob(
+    ctx,
+    safeOutputs,
+    network.allowed,
+    typeof data.emoji === "string" ? data.emoji : undefined,
+    undefined,
+    (() => {
+      // The workflow's own checkout (no other repository) sets the depth of the code-push checkouts.
+      const own = merged.checkout.find((c) => c.repository === undefined && (c.path ?? "") === "");
+      return typeof own?.["fetch-depth"] === "number" ? own["fetch-depth"] as number : undefined;
+    })(),
+  );
+  const conclusionExtra: string[] = [];
+  // Custom safe-output jobs (safe-outputs.jobs, imports merged).
+  const safeJobsRaw =
+    (safeOutputs.raw.jobs && typeof safeOutputs.raw.jobs === "object" ? safeOutputs.raw.jobs : {}) as Record<
+      string,
+      Record<string, unknown>
+    >;
+  for (
+    const raw0 of Object.keys(safeJobsRaw).sort((a, b) =>
+      a.replace(/-/g, "_") < b.replace(/-/g, "_") ? -1 : 1
+    )
+  ) {
+    const name = raw0.replace(/-/g, "_");
+    const raw = safeJobsRaw[raw0] ?? {};
+    jobs[name] = safeJob({
+      raw,
+      name,
+      steps: await pinSteps(raw.steps),
+      threatDetection: safeOutputs.threatDetection,
+      download: ctx.refs.download,
+      toY,
+    });
+    conclusionExtra.push(name);
+  }
+  // Without threat detection the agent's own actions/cache step saves the memory; no separate job is needed.
+  if (ctx.cacheMemory && safeOutputs.threatDetection) {
+    jobs.update_cache_memory = updateCacheMemoryJob(
+      ctx,
+      safeOutputs.threatDetection,
+      await pinText("actions/cache/save", "v5.0.5"),
+      (() => {
+        const c = merged.tools["cache-memory"];
+        return c && typeof c === "object" && !Array.isArray(c) &&
+            typeof (c as Record<string, unknown>).key === "string"
+          ? (c as Record<string, string>).key
+          : undefined;
+      })(),
+    );
+    conclusionExtra.push("update_cache_memory");
+  }
+  if (safeOutputs.handlerConfig.upload_asset && !safeOutputs.staged) {
+    jobs.upload_assets = uploadAssetsJob(ctx, safeOutputs.handlerConfig.upload_asset);
+    conclusionExtra.push("upload_assets");
+  }
+  if (data.experiments && typeof data.experiments === "object") {
+    jobs.push_experiments_state = pushExperimentsStateJob(ctx);
+    conclusionExtra.push("push_experiments_state");
+  }
+  const repoMemory = merged.tools["repo-memory"];
+  if (repoMemory !== undefined && repoMemory !== false && !Array.isArray(repoMemory)) {
+    jobs.push_repo_memory = pushRepoMemoryJob(
+      ctx,
+      safeOutputs.threatDetection,
+      repoMemory && typeof repoMemory === "object" ? repoMemory as Record<string, unknown> : {},
+    );
+    conclusionExtra.push("push_repo_memory");
+  }
+  conclusionExtra.push(...customJobNames(rawJobs));
+  jobs.conclusion = conclusionJob(
+    ctx,
+    safeOutputs,
+    timeout,
+    conclusionExtra,
+    network.engineApiHosts,
+    engine.secrets.length > 0,
+  );
+}
+
+/** The workflow's own `jobs:` and the check of `safe-outputs.needs`. */
+export async function planCustomJobs(w: Planning, g: Gates, beforeActivation: string[]): Promise<void> {
+  const { source, file, data, safeOutputs, diagnostics, jobs, pinSteps } = w;
+  const { rawJobs } = g;
+  // Custom jobs.
+  for (const jobName of customJobNames(rawJobs)) {
+    const raw = rawJobs[jobName];
+    const job = customJob({
+      raw,
+      steps: await pinSteps(raw.steps),
+      beforeActivation: beforeActivation.includes(jobName),
+      toY,
+    });
+    if (typeof raw["runs-on"] === "string" && /^macos/i.test(raw["runs-on"])) {
+      const [line, column] = file.locate(["jobs", jobName, "runs-on"]);
+      diagnostics.push(
+        diagnostic(
+          "macos-runner",
+          { file: source, line, column },
+          `job ${jobName} uses macOS runner "${raw["runs-on"]}", which is not supported`,
+        ),
+      );
+    }
+    jobs[jobName] = job;
+  }
+  // Validate safe-outputs.needs names.
+  for (const n of safeOutputs.needs) {
+    if (!jobs[n]) {
+      const [line, column] = file.locate(["safe-outputs", "needs"]);
+      diagnostics.push(
+        diagnostic(
+          "unknown-job",
+          { file: source, line, column },
+          `safe-outputs.needs names unknown job "${n}"`,
+          `define it under \`jobs:\` (known: ${Object.keys(data.jobs ?? {}).join(", ") || "none"})`,
+        ),
+      );
+    }
+  }
+}

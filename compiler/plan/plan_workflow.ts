@@ -1,0 +1,235 @@
+/**
+ * Stage 4 — plan: turns a loaded {@link WorkflowSource} into the {@link WorkflowPlan} (every job, the
+ * top-level sections and the facts the lock header states). `planWorkflow` runs the steps in gh-aw's
+ * order; each step below reads what earlier ones decided from the {@link Planning} it is handed.
+ */
+import { parseSkill } from "./agent/skills.ts";
+import { pluginRefs, pluginSupportProblem } from "./agent/plugins.ts";
+import { firewallOf } from "../source/sandbox.ts";
+import { modelCatalogOf } from "../source/model_catalog.ts";
+import { posix } from "node:path";
+import type { Diagnostic } from "../api.ts";
+import { headerImportOrder } from "../source/imports.ts";
+import { computeBodyHash, computeFrontmatterHash } from "../source/hash.ts";
+import { concurrencyFor, processTriggers } from "./triggers.ts";
+import { resolveEngine } from "./engines.ts";
+import { planSafeOutputs } from "./safe_outputs/plan.ts";
+import { computeAllowedDomains } from "./network.ts";
+import { type JobCtx, type Refs } from "./steps.ts";
+import { userStepValue } from "./user_steps.ts";
+import type { StepPlan } from "./types.ts";
+import { plain, type YValue } from "../yaml/writer.ts";
+import { diagnostic } from "../source/diagnostics.ts";
+import type { WorkflowSource } from "../source/workflow_source.ts";
+import type { TriggerInfo } from "./triggers.ts";
+import type { EngineConfig } from "./engines.ts";
+import type { WorkflowPlan } from "./types.ts";
+import type { Planning, PlanOptions } from "./planning.ts";
+import { activationGates, planActivation, planPreActivation } from "./plan_activation.ts";
+import { planAgent, planDetection } from "./plan_agent.ts";
+import { planCustomJobs, planOutputJobs } from "./plan_outputs.ts";
+import { firstHeading, hasContentsRead, otlpEnv, toY, versionOfSha } from "./workflow_values.ts";
+
+/** Plans one workflow; undefined when a diagnostic is an error (they are in `diagnostics`). */
+export async function planWorkflow(
+  src: WorkflowSource,
+  o: PlanOptions,
+  diagnostics: Diagnostic[],
+): Promise<WorkflowPlan | undefined> {
+  const { path: source, id, file, frontmatter: data, merged } = src;
+  const { name, triggers, engine, safeOutputs } = await planBasics(src, o, diagnostics);
+  if (diagnostics.some((d) => d.severity === "error")) return undefined;
+
+  const frontmatterHash = await computeFrontmatterHash(source, src.content, o.read);
+  const bodyHash = await computeBodyHash(source, src.content, o.read);
+  const { pinText, refs } = await actionRefs(source, o, diagnostics);
+  const ctx = jobContext(src, o, { name, triggers, engine, refs });
+  const network = computeAllowedDomains(merged.network, engine.info.id, merged.mcpServers, [
+    ...Object.keys(data.runtimes && typeof data.runtimes === "object" ? data.runtimes : {}),
+    ...src.imports.flatMap((i) =>
+      Object.keys(
+        i.file.data.runtimes && typeof i.file.data.runtimes === "object" ? i.file.data.runtimes : {},
+      )
+    ),
+  ], merged.tools);
+  const w: Planning = {
+    o,
+    diagnostics,
+    source,
+    id,
+    lockPath: src.lockPath,
+    file,
+    data,
+    imports: src.imports,
+    merged,
+    name,
+    triggers,
+    engine,
+    safeOutputs,
+    frontmatterHash,
+    pinText,
+    ctx,
+    network,
+    timeout: (data["timeout-minutes"] as number | string | undefined) ?? 20,
+    pinSteps: (steps) => pinUserSteps(steps, pinText),
+    jobs: {},
+  };
+  const gates = await activationGates(w);
+  if (gates.hasPre) await planPreActivation(w, gates);
+  const { beforeActivation, inlined } = planActivation(w, gates);
+  const containers = await planAgent(w);
+  await planDetection(w);
+  await planOutputJobs(w);
+  await planCustomJobs(w, gates, beforeActivation);
+  if (diagnostics.some((d) => d.severity === "error")) return undefined;
+
+  const env: Record<string, YValue> = {};
+  for (const [k, v] of Object.entries(merged.env)) env[k] = toY(v);
+  Object.assign(env, otlpEnv(merged.otlpEndpoints, id, name, engine.info.id));
+  return {
+    id,
+    name,
+    source,
+    lockPath: src.lockPath,
+    on: triggers.on,
+    concurrency: concurrencyFor(data.concurrency, triggers, toY),
+    runName: typeof data["run-name"] === "string" ? data["run-name"] : name,
+    env,
+    jobs: w.jobs,
+    header: {
+      frontmatterHash,
+      bodyHash,
+      stopTime: gates.stopTime,
+      strict: data.strict !== false,
+      engineId: engine.info.id,
+      model: engine.model,
+      containers,
+      description: typeof data.description === "string" ? data.description : undefined,
+      sourceRef: typeof data.source === "string" ? data.source : undefined,
+      imports: headerImportOrder(src.imports),
+      inlinedImports: inlined,
+      envKeys: Object.keys(data.env && typeof data.env === "object" ? data.env : {}),
+    },
+  };
+}
+
+/** The workflow's name, triggers, engine and safe outputs, with the skill and plugin checks. */
+async function planBasics(src: WorkflowSource, o: PlanOptions, diagnostics: Diagnostic[]) {
+  const { path: source, id, file, frontmatter: data, merged } = src;
+  const name = typeof data.name === "string" ? data.name : firstHeading(file.split.body) ?? id;
+  const triggers = processTriggers(data.on, `${o.seedPrefix}${source}`, source, file.locate, diagnostics);
+  const engine = resolveEngine(data.engine, data.permissions, source, file.locate, diagnostics);
+  for (const [index, item] of (Array.isArray(data.skills) ? data.skills : []).entries()) {
+    const skill = parseSkill(String(item));
+    const [line, column] = file.locate(["skills", index]);
+    const at = { file: source, line, column, severity: "error" as const };
+    if (typeof skill === "string") {
+      diagnostics.push(diagnostic("invalid-skill", at, skill));
+    } else if (skill.kind === "local" && (await o.read(`${skill.path}/SKILL.md`)) === undefined) {
+      diagnostics.push(
+        diagnostic("skill-not-found", at, `skill "${item}" has no ${skill.path}/SKILL.md in the repository`),
+      );
+    } else if (skill.kind === "local" && data.checkout === false) {
+      diagnostics.push(
+        diagnostic(
+          "skill-needs-checkout",
+          at,
+          `skill "${item}" is copied from the checked-out repository, but checkout is false`,
+        ),
+      );
+    }
+  }
+  const plugins = pluginRefs(data.plugins);
+  const pluginProblem = pluginSupportProblem(engine.info.id, plugins);
+  if (pluginProblem) {
+    const [line, column] = file.locate(["plugins"], true);
+    diagnostics.push(diagnostic("plugins-unsupported", { file: source, line, column }, pluginProblem));
+  }
+  const safeOutputs = planSafeOutputs(merged.safeOutputs, id, source, diagnostics, engine.info.id);
+  return { name, triggers, engine, safeOutputs };
+}
+
+/** Pins the actions every lock references; `pinText` pins any other on demand. */
+async function actionRefs(source: string, o: PlanOptions, diagnostics: Diagnostic[]) {
+  const at = { file: source, line: 1, column: 1 };
+  const pinText = async (repo: string, version: string): Promise<string> => {
+    const p = await o.pins.pin(repo, version, diagnostics, at);
+    if (!p) return `${repo}@${version}`;
+    // A SHA names the version it is pinned as; a resolved shorter ref is noted as gh-aw does.
+    if (p.version === p.sha) return `${repo}@${p.sha} # ${versionOfSha(o.pins, repo, p.sha) ?? p.sha}`;
+    return `${repo}@${p.sha} # ${p.version}${p.version !== version ? ` (source ${version})` : ""}`;
+  };
+  const refs: Refs = {
+    checkout: await pinText("actions/checkout", "v6.0.2"),
+    githubScript: await pinText("actions/github-script", "v9.0.0"),
+    upload: o.ghes
+      ? await pinText("actions/upload-artifact", "v3.2.2")
+      : await pinText("actions/upload-artifact", "v7.0.1"),
+    download: o.ghes
+      ? await pinText("actions/download-artifact", "v3.1.0")
+      : await pinText("actions/download-artifact", "v8.0.1"),
+  };
+  // The same pin, annotated as gh-aw writes a `@v9` reference (no lock lookup for the short ref).
+  refs.githubScriptV9 = /# v9\.\d+\.\d+$/.test(refs.githubScript)
+    ? `${refs.githubScript} (source v9)`
+    : refs.githubScript;
+  if (o.actionMode === "release") refs.setup = await pinText("github/gh-aw-actions/setup", "v0.76.1");
+  return { pinText, refs };
+}
+
+/** The settings every job builder reads. */
+function jobContext(
+  src: WorkflowSource,
+  o: PlanOptions,
+  { name, triggers, engine, refs }: { name: string; triggers: TriggerInfo; engine: EngineConfig; refs: Refs },
+): JobCtx {
+  const { id, frontmatter: data, merged, imports } = src;
+  const lockPath = src.lockPath;
+  const rawOnMain = triggers.raw;
+  return {
+    contentsRead: hasContentsRead(data.permissions),
+    otlp: merged.otlpEndpoints.length > 0,
+    commands: triggers.slashCommand?.names,
+    experiments: !!data.experiments && typeof data.experiments === "object",
+    maxEffectiveTokens: data["max-effective-tokens"] as number | string | undefined,
+    statusComment: rawOnMain["status-comment"] === true ||
+      ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOnMain["status-comment"] !== false),
+    model: engine.model,
+    cacheMemory: merged.tools["cache-memory"] !== undefined && merged.tools["cache-memory"] !== false,
+    copilotRequests: engine.usesCopilotRequests,
+    id,
+    name,
+    lockFile: posix.basename(lockPath),
+    engineId: engine.info.id,
+    engineVersion: engine.info.version,
+    firewall: data.sandbox !== undefined ? firewallOf(data.sandbox) : undefined,
+    models: modelCatalogOf(data, imports.map((i) => i.file.data)),
+    actionMode: o.actionMode,
+    refs,
+    failureIssueExpires: o.failureIssueExpires,
+    source: typeof data.source === "string" ? data.source : undefined,
+    trackerId: typeof data["tracker-id"] === "string" ? data["tracker-id"] : undefined,
+    workflowCall: "workflow_call" in triggers.on,
+  };
+}
+
+/** User steps with their `uses:` pinned. */
+async function pinUserSteps(
+  steps: unknown,
+  pinText: (repo: string, version: string) => Promise<string>,
+): Promise<StepPlan[]> {
+  const out: StepPlan[] = [];
+  for (const s of (Array.isArray(steps) ? steps : []) as Record<string, unknown>[]) {
+    const step: StepPlan = {};
+    for (const k of Object.keys(s).sort()) step[k] = userStepValue(s[k]);
+    if (
+      typeof s.uses === "string" && !s.uses.startsWith("./") && !s.uses.startsWith("docker://") &&
+      s.uses.includes("@")
+    ) {
+      const [repo, version] = s.uses.split("@");
+      step.uses = plain(await pinText(repo, version));
+    }
+    out.push(step);
+  }
+  return out;
+}

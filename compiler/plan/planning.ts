@@ -1,0 +1,68 @@
+/** The state the planner hands from step to step while it plans one workflow. */
+import type { Diagnostic, FileReader } from "../api.ts";
+import type { computeAllowedDomains } from "./network.ts";
+import { type JobCtx } from "./steps.ts";
+import type { JobPlan, StepPlan } from "./types.ts";
+import { type PinResolver } from "./pins.ts";
+import { type ContainerPin } from "../source/container_pins.ts";
+import type { WorkflowSource } from "../source/workflow_source.ts";
+import type { TriggerInfo } from "./triggers.ts";
+import type { EngineConfig } from "./engines.ts";
+import type { SafeOutputsPlan } from "./safe_outputs/plan.ts";
+import type { preActivationExtras } from "./jobs/custom.ts";
+
+/** Options of planning one workflow (the run's settings). */
+export interface PlanOptions {
+  actionMode: "dev" | "release";
+  ghes: boolean;
+  seedPrefix: string;
+  pins: PinResolver;
+  now: Date;
+  read: FileReader;
+  failureIssueExpires?: number;
+  /** `aw.json` `container_pins`: images replaced by `image@digest` wherever the lock pulls them. */
+  containerPins?: Readonly<Record<string, ContainerPin>>;
+}
+
+/** What the planning of one workflow has decided so far, handed from step to step. */
+export interface Planning {
+  o: PlanOptions;
+  diagnostics: Diagnostic[];
+  source: string;
+  id: string;
+  lockPath: string;
+  file: WorkflowSource["file"];
+  data: WorkflowSource["frontmatter"];
+  imports: WorkflowSource["imports"];
+  merged: WorkflowSource["merged"];
+  name: string;
+  triggers: TriggerInfo;
+  engine: EngineConfig;
+  safeOutputs: SafeOutputsPlan;
+  frontmatterHash: string;
+  pinText: (repo: string, version: string) => Promise<string>;
+  ctx: JobCtx;
+  network: ReturnType<typeof computeAllowedDomains>;
+  timeout: number | string;
+  pinSteps: (steps: unknown) => Promise<StepPlan[]>;
+  jobs: Record<string, JobPlan>;
+}
+
+/** The `on:` gates decided before the jobs: role check, stop time, skip conditions, pre-activation steps. */
+export interface Gates {
+  rawOn: Record<string, unknown>;
+  roles: string[] | undefined;
+  stopTime: string | undefined;
+  commands: string[] | undefined;
+  prLabelNames: string[] | undefined;
+  rawJobs: Record<string, Record<string, unknown>>;
+  hasPre: boolean;
+  /** `on.skip-if-match`: skip when a search finds more than `max` items. */
+  skipIfMatch: { query: string; max?: number } | undefined;
+  /** `on.skip-if-no-match`: skip when a search finds fewer than `min` items. */
+  skipIfNoMatch: { query: string; min?: number } | undefined;
+  /** `on.steps` and the custom pre-activation job's steps, pinned. */
+  onSteps: StepPlan[];
+  /** Steps and outputs a custom `pre-activation` job adds. */
+  preExtras: ReturnType<typeof preActivationExtras>;
+}

@@ -1,0 +1,231 @@
+/**
+ * Small readers of frontmatter values the planner shares: YAML conversion, checkout inputs, experiments,
+ * memory fragments, OTLP env, stop-time, cache steps, conditions and contents access.
+ */
+import type { StepPlan } from "./types.ts";
+import { BUILTIN_PINS, type PinResolver } from "./pins.ts";
+import { lit, plain, sq, type YValue } from "../yaml/writer.ts";
+import { readLockMetadata } from "../source/lock_metadata.ts";
+
+/** The version a lock or built-in pin records for `repo@sha`, if any. */
+export function versionOfSha(pins: PinResolver, repo: string, sha: string): string | undefined {
+  const hit = Object.values(pins.lock.entries).find((e) => e.repo === repo && e.sha === sha);
+  if (hit) return hit.version;
+  const b = Object.entries(BUILTIN_PINS).find(([k, v]) => v === sha && k.startsWith(`${repo}@`));
+  return b ? b[0].slice(repo.length + 1) : undefined;
+}
+
+/** The first `# Heading` line of a Markdown body (gh-aw does not skip code fences). */
+export function firstHeading(body: string): string | undefined {
+  for (const line of body.split("\n")) {
+    const m = /^#\s+(.+?)\s*#*\s*$/.exec(line);
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
+const CHECKOUT_INPUTS = [
+  "repository",
+  "ref",
+  "path",
+  "fetch-depth",
+  "sparse-checkout",
+  "submodules",
+  "lfs",
+  "token",
+];
+
+/** Maps a `checkout:` entry to `actions/checkout` inputs (lists become newline-separated text). */
+export function checkoutWith(c: Record<string, unknown>): Record<string, YValue> {
+  const out: Record<string, YValue> = {};
+  for (const [k0, v] of Object.entries(c)) {
+    const k = k0 === "github-token" ? "token" : k0;
+    if (!CHECKOUT_INPUTS.includes(k)) continue;
+    out[k] = Array.isArray(v) ? lit(v.map(String).join("\n") + "\n") : toY(v);
+  }
+  return out;
+}
+
+const EXPERIMENT_KEYS = [
+  "variants",
+  "description",
+  "hypothesis",
+  "metric",
+  "secondary_metrics",
+  "guardrail_metrics",
+  "min_samples",
+  "weight",
+  "issue",
+  "start_date",
+  "end_date",
+  "analysis_type",
+  "tags",
+  "notify",
+];
+
+/** `experiments:` → names and the Go-style (HTML-escaped, struct-ordered) JSON the picker reads. */
+export function experimentsSpec(raw: unknown): { names: string[]; spec: string } | undefined {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return undefined;
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [name, cfg] of Object.entries(raw as Record<string, unknown>)) {
+    const c = Array.isArray(cfg)
+      ? { variants: cfg }
+      : cfg && typeof cfg === "object"
+      ? cfg as Record<string, unknown>
+      : {};
+    const o: Record<string, unknown> = {};
+    for (const k of EXPERIMENT_KEYS) if (c[k] !== undefined) o[k] = c[k];
+    for (const k of Object.keys(c)) if (!EXPERIMENT_KEYS.includes(k)) o[k] = c[k];
+    out[name] = o;
+  }
+  const spec = JSON.stringify(out).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
+  return { names: Object.keys(out), spec };
+}
+
+/** The activation/pre-activation condition of a decentralized label command (routed via aw_context). */
+export function labelRouteCondition(names: string[], events: string[]): string {
+  const aw = "fromJSON(github.event.inputs.aw_context || '{}')";
+  const ev = (e: string) => `${aw}.event_type == '${e}'`;
+  const lb = (n: string) => `${aw}.trigger_label == '${n}'`;
+  if (events.length === 1 && names.length === 1) {
+    return `${ev(events[0])} && ${lb(names[0])} || !(${ev(events[0])})`;
+  }
+  const e = events.length === 1 ? ev(events[0]) : `(${events.map(ev).join(" || ")})`;
+  const n = names.length === 1 ? lb(names[0]) : `(${names.map(lb).join(" || ")})`;
+  return `${e} && ${n} || ${events.map((x) => `(!(${ev(x)}))`).join(" && ")}`;
+}
+
+/** The memory prompt fragment (`_multi` for a list of memories). */
+export function memoryFragment(v: unknown, base: string): string[] {
+  if (v === undefined || v === false) return [];
+  return [isMultiMemory(v) ? `${base}_multi.md` : `${base}.md`];
+}
+
+/** A memory list other than a lone `default` entry gets gh-aw's multi-memory prompt. */
+export function isMultiMemory(v: unknown): v is Record<string, unknown>[] {
+  if (!Array.isArray(v)) return false;
+  return v.length > 1 ||
+    (v.length === 1 && typeof v[0]?.id === "string" && v[0].id !== "default");
+}
+
+/** Workflow-level OpenTelemetry env for `observability.otlp`. */
+export function otlpEnv(
+  endpoints: { url: string; headers: Record<string, string> }[],
+  id: string,
+  name: string,
+  engineId: string,
+): Record<string, YValue> {
+  if (endpoints.length === 0) return {};
+  const hdr = (e: { url: string; headers: Record<string, string> }) =>
+    Object.entries(e.headers).map(([k, v]) =>
+      `${/sentry/i.test(e.url) && k === "Authorization" ? "x-sentry-auth" : k}=${v}`
+    )
+      .join(",");
+  const out: Record<string, YValue> = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoints[0].url,
+    OTEL_SERVICE_NAME: `gh-aw.${id}`,
+    OTEL_RESOURCE_ATTRIBUTES: sq(
+      `gh-aw.workflow.name=${name},gh-aw.repository=\${{ github.repository }},gh-aw.run.id=\${{ github.run_id }},github.run_id=\${{ github.run_id }},gh-aw.engine.id=${engineId}`,
+    ),
+  };
+  if (hdr(endpoints[0])) out.OTEL_EXPORTER_OTLP_HEADERS = hdr(endpoints[0]);
+  const all = endpoints.map(hdr).filter(Boolean).join(",");
+  if (all) out.GH_AW_OTLP_ALL_HEADERS = all;
+  out.GH_AW_OTLP_ENDPOINTS = sq(JSON.stringify(endpoints.map((e) => ({ url: e.url, headers: hdr(e) }))));
+  return out;
+}
+
+export function stripExpr(s: string): string {
+  const m = /^\$\{\{\s*([\s\S]*?)\s*\}\}$/.exec(s.trim());
+  return m ? m[1] : s.trim();
+}
+
+export function sortRecord<T>(r: Record<string, T>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const k of Object.keys(r).sort()) out[k] = r[k];
+  return out;
+}
+
+/** Plain data → writer values (strings auto-quoted; multi-line strings as literal blocks). */
+export function toY(v: unknown): YValue {
+  if (v === undefined) return null;
+  if (typeof v === "string") return v.includes("\n") ? lit(v) : v;
+  if (Array.isArray(v)) return v.map(toY);
+  if (v && typeof v === "object") {
+    const out: Record<string, YValue> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = toY(x);
+    return out;
+  }
+  return v as YValue;
+}
+
+export function slashCondition(names: string[]): string {
+  const n = names[0];
+  const m = (b: string) => `(startsWith(${b}, '/${n} ') || startsWith(${b}, '/${n}\\n') || ${b} == '/${n}')`;
+  return [
+    `(github.event_name == 'issues') && ${m("github.event.issue.body")}`,
+    `(github.event_name == 'issue_comment') && ${m("github.event.comment.body")}`,
+    `(github.event_name == 'pull_request') && ${m("github.event.pull_request.body")}`,
+    `(github.event_name == 'pull_request_review_comment') && ${m("github.event.comment.body")}`,
+    `(github.event_name == 'discussion') && ${m("github.event.discussion.body")}`,
+    `(github.event_name == 'discussion_comment') && ${m("github.event.comment.body")}`,
+    `!(github.event_name == 'issues' || github.event_name == 'issue_comment' || github.event_name == 'pull_request' || github.event_name == 'pull_request_review_comment' || github.event_name == 'discussion' || github.event_name == 'discussion_comment')`,
+  ].map((c) => `(${c})`).join(" || ");
+}
+
+/** Resolves `stop-after` (absolute or `+Nd`-style relative), preserving the value of an existing lock. */
+export function resolveStopTime(
+  raw: unknown,
+  now: Date,
+  existingLock: string | undefined,
+): string | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const prior = existingLock ? readLockMetadata(existingLock)?.stop_time : undefined;
+  if (typeof prior === "string") return prior;
+  const s = String(raw).trim();
+  const fmt = (d: Date) => d.toISOString().slice(0, 19).replace("T", " ");
+  const rel = /^\+((?:\d+(?:mo|w|d|h))+)$/.exec(s);
+  if (rel) {
+    const d = new Date(now.getTime());
+    for (const m of rel[1].matchAll(/(\d+)(mo|w|d|h)/g)) {
+      const n = +m[1];
+      if (m[2] === "mo") d.setUTCMonth(d.getUTCMonth() + n);
+      else if (m[2] === "w") d.setUTCDate(d.getUTCDate() + 7 * n);
+      else if (m[2] === "d") d.setUTCDate(d.getUTCDate() + n);
+      else d.setUTCHours(d.getUTCHours() + n);
+    }
+    return fmt(d);
+  }
+  const parsed = new Date(
+    s.includes("T") || /\d{4}-\d{2}-\d{2} \d/.test(s)
+      ? s.replace(" ", "T") + (s.endsWith("Z") ? "" : "Z")
+      : s + " UTC",
+  );
+  return Number.isNaN(parsed.getTime()) ? undefined : fmt(parsed);
+}
+
+export async function cacheSteps(
+  raw: unknown,
+  pinText: (r: string, v: string) => Promise<string>,
+): Promise<StepPlan[]> {
+  if (!raw) return [];
+  const list = Array.isArray(raw) ? raw : [raw];
+  const out: StepPlan[] = [];
+  for (const c of list as Record<string, unknown>[]) {
+    out.push({
+      name: "Cache",
+      uses: plain(await pinText("actions/cache", "v5.0.5")),
+      with: toY(c) as Record<string, YValue>,
+    });
+  }
+  return out;
+}
+
+/** gh-aw adds checkout-dependent prompt sections only when the workflow can read repository contents. */
+export function hasContentsRead(permissions: unknown): boolean {
+  if (permissions === undefined || permissions === null) return true;
+  if (typeof permissions === "string") return permissions === "read-all" || permissions === "write-all";
+  if (typeof permissions !== "object") return false;
+  const p = permissions as Record<string, unknown>;
+  return p.contents === "read" || p.contents === "write" || p.all === "read" || p.all === "write";
+}

@@ -1,0 +1,231 @@
+/**
+ * Stage 3 — resolve imports: breadth-first over `imports:` (local relative paths, repository-root
+ * `.github/…` paths and remote `owner/repo/path@ref` served from the `.github/aw/imports` cache), with
+ * cycle and duplicate detection. `with:` inputs substitute `${{ github.aw.inputs.<name> }}`.
+ */
+import { posix } from "node:path";
+import type { Diagnostic, FileReader } from "../api.ts";
+import { type ParsedFile, parseWorkflowFile } from "./parse.ts";
+import { validateFrontmatter } from "./schema.ts";
+import { diagnostic } from "./diagnostics.ts";
+
+/** One resolved import. */
+export interface ResolvedImport {
+  /** The spec as written (e.g. `shared/otlp.md`). */
+  spec: string;
+  /** Repository-relative path of the file read. */
+  path: string;
+  /** Path shown in runtime-import macros and the header (`shared/x.md` style for local files). */
+  displayPath: string;
+  /** Parsed file (after input substitution). */
+  file: ParsedFile;
+  /** `with:` inputs. */
+  inputs: Record<string, unknown>;
+  /** Paths of the files this import itself imports (edges of the import graph). */
+  dependsOn: string[];
+}
+
+interface ImportRef {
+  spec: string;
+  inputs: Record<string, unknown>;
+  index: number;
+}
+
+function importRefs(data: Record<string, unknown>): ImportRef[] {
+  const raw = data.imports;
+  const list = Array.isArray(raw)
+    ? raw
+    : raw && typeof raw === "object"
+    ? ((raw as Record<string, unknown>).aw as unknown[] | undefined) ?? []
+    : [];
+  const out: ImportRef[] = [];
+  list.forEach((item, index) => {
+    if (typeof item === "string") out.push({ spec: item, inputs: {}, index });
+    else if (item && typeof item === "object") {
+      const o = item as Record<string, unknown>;
+      const spec = (o.uses ?? o.path) as string | undefined;
+      if (typeof spec === "string") {
+        out.push({ spec, inputs: (o.with ?? o.inputs ?? {}) as Record<string, unknown>, index });
+      }
+    }
+  });
+  return out;
+}
+
+const REMOTE = /^([\w.-]+)\/([\w.-]+)\/(.+?)@([\w./-]+)$/;
+
+/** Maps an import spec to the repository-relative path to read. */
+export function importPath(spec: string, importerPath: string): { path: string; remote: boolean } {
+  const clean = spec.split("#")[0];
+  const m = REMOTE.exec(clean);
+  if (m && !clean.startsWith(".") && !clean.startsWith("shared/")) {
+    const [, owner, repo, p, ref] = m;
+    return { path: `.github/aw/imports/${owner}/${repo}/${ref}/${p.replace(/\//g, "_")}`, remote: true };
+  }
+  if (clean.startsWith(".github/") || clean.startsWith("/")) {
+    return { path: clean.replace(/^\//, ""), remote: false };
+  }
+  return { path: posix.normalize(posix.join(posix.dirname(importerPath), clean)), remote: false };
+}
+
+/**
+ * Shared files are imported by many workflows of one repository: their parse and validation are memoised by
+ * path and text (bounded), and every caller gets its own deep copy of the data, so no workflow can change
+ * what another sees.
+ */
+const MEMO_LIMIT = 512;
+const parsedImports = new Map<string, { parsed: ParsedFile; diagnostics: Diagnostic[] }>();
+
+function parseImport(path: string, content: string): { parsed: ParsedFile; diagnostics: Diagnostic[] } {
+  const key = `${path}\0${content}`;
+  let hit = parsedImports.get(key);
+  if (!hit) {
+    const parsed = parseWorkflowFile(path, content);
+    const diagnostics = [...parsed.diagnostics];
+    if (parsed.diagnostics.length === 0 && !path.startsWith(".github/agents/")) {
+      diagnostics.push(...validateFrontmatter(parsed, true).filter((d) => d.code !== "missing-key"));
+    }
+    hit = { parsed, diagnostics };
+    if (parsedImports.size >= MEMO_LIMIT) parsedImports.delete(parsedImports.keys().next().value!);
+    parsedImports.set(key, hit);
+  }
+  return {
+    parsed: {
+      ...hit.parsed,
+      data: structuredClone(hit.parsed.data),
+      diagnostics: [...hit.parsed.diagnostics],
+    },
+    diagnostics: hit.diagnostics.map((d) => ({ ...d })),
+  };
+}
+
+/** The `import-schema` of a shared file (name → {type, required, default, description}). */
+function importSchema(path: string, content: string): Record<string, Record<string, unknown>> {
+  const data = parseImport(path, content).parsed.data;
+  const raw = data["import-schema"];
+  return raw && typeof raw === "object" ? raw as Record<string, Record<string, unknown>> : {};
+}
+
+function substituteInputs(content: string, inputs: Record<string, unknown>): string {
+  return content.replace(/\$\{\{\s*github\.aw\.(?:import-)?inputs\.([\w-]+)\s*\}\}/g, (all, name: string) => {
+    const v = inputs[name];
+    return v === undefined ? all : typeof v === "string" ? v : JSON.stringify(v);
+  });
+}
+
+/** Resolves every import of `main` (BFS order). */
+export async function resolveImports(
+  main: ParsedFile,
+  read: FileReader,
+): Promise<{ imports: ResolvedImport[]; diagnostics: Diagnostic[] }> {
+  const diagnostics: Diagnostic[] = [];
+  const imports: ResolvedImport[] = [];
+  const seen = new Map<string, string>();
+  const queue: { file: ParsedFile; chain: string[] }[] = [{ file: main, chain: [main.path] }];
+  while (queue.length > 0) {
+    const { file, chain } = queue.shift()!;
+    const importer = imports.find((i) => i.file === file);
+    for (const ref of importRefs(file.data)) {
+      const resolved = importPath(ref.spec, file.path);
+      let path = resolved.path;
+      const remote = resolved.remote;
+      const [line, column] = file.locate(["imports", ref.index]);
+      const at = { file: file.path === main.path ? main.path : file.path, line, column };
+      if (chain.includes(path)) {
+        diagnostics.push(diagnostic("import-cycle", at, `import cycle: ${[...chain, path].join(" → ")}`));
+        continue;
+      }
+      let content = await read(path);
+      if (content === undefined && !remote && !ref.spec.startsWith(".github/")) {
+        // Nested imports may also be written relative to the workflows folder.
+        const alt = posix.normalize(posix.join(".github/workflows", ref.spec.split("#")[0]));
+        const altContent = alt !== path ? await read(alt) : undefined;
+        if (altContent !== undefined) {
+          content = altContent;
+          path = alt;
+        }
+      }
+      if (content === undefined) {
+        diagnostics.push(
+          diagnostic(
+            remote ? "import-not-cached" : "import-not-found",
+            at,
+            remote
+              ? `remote import "${ref.spec}" is not in the imports cache (${path})`
+              : `import "${ref.spec}" not found (${path})`,
+          ),
+        );
+        continue;
+      }
+      // Plain imports order the header list (dependencies first); parameterised `uses:`/`with:` ones do not.
+      if (Object.keys(ref.inputs).length === 0) importer?.dependsOn.push(path);
+      const key = JSON.stringify(ref.inputs);
+      if (seen.has(path)) {
+        if (seen.get(path) !== key) {
+          diagnostics.push(
+            diagnostic("import-duplicate", at, `"${ref.spec}" is imported twice with different inputs`),
+          );
+        }
+        continue;
+      }
+      seen.set(path, key);
+      const schema = importSchema(path, content);
+      const inputs: Record<string, unknown> = { ...ref.inputs };
+      for (const [name, spec] of Object.entries(schema)) {
+        if (inputs[name] === undefined && spec.default !== undefined) inputs[name] = spec.default;
+        if (inputs[name] === undefined && spec.required === true) {
+          diagnostics.push(
+            diagnostic(
+              "import-input-missing",
+              at,
+              `import "${ref.spec}" requires input "${name}"`,
+              `pass it with \`with: { ${name}: … }\`${spec.description ? ` (${spec.description})` : ""}`,
+            ),
+          );
+        }
+      }
+      for (const name of Object.keys(ref.inputs)) {
+        if (Object.keys(schema).length > 0 && !(name in schema)) {
+          diagnostics.push(
+            diagnostic(
+              "import-input-unknown",
+              at,
+              `import "${ref.spec}" has no input "${name}"`,
+              `known inputs: ${Object.keys(schema).join(", ")}`,
+            ),
+          );
+        }
+      }
+      const { parsed, diagnostics: importDiagnostics } = parseImport(path, substituteInputs(content, inputs));
+      diagnostics.push(...importDiagnostics);
+      const displayPath = remote ? ref.spec : posix.relative(".github/workflows", path);
+      imports.push({ spec: ref.spec, path, displayPath, file: parsed, inputs: ref.inputs, dependsOn: [] });
+      queue.push({ file: parsed, chain: [...chain, path] });
+    }
+  }
+  return { imports, diagnostics };
+}
+
+/**
+ * The order gh-aw lists resolved imports in the lock header: dependencies before the files that import them
+ * (Kahn's algorithm), choosing the alphabetically first ready file each time.
+ */
+export function headerImportOrder(imports: ResolvedImport[]): string[] {
+  const byPath = new Map(imports.map((i) => [i.path, i]));
+  const pending = new Map(imports.map((i) => [i.path, new Set(i.dependsOn.filter((d) => byPath.has(d)))]));
+  const out: string[] = [];
+  while (pending.size > 0) {
+    const ready = [...pending.entries()].filter(([, deps]) => deps.size === 0).map(([p]) => p);
+    // A cycle cannot reach here (diagnosed earlier); fall back to the remaining files in name order.
+    const pick = (ready.length > 0 ? ready : [...pending.keys()])
+      .sort((a, b) => cmp(byPath.get(a)!.displayPath, byPath.get(b)!.displayPath))[0];
+    out.push(byPath.get(pick)!.displayPath);
+    pending.delete(pick);
+    for (const deps of pending.values()) deps.delete(pick);
+  }
+  return out;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,126 @@
+/**
+ * Stage 1 — parse: split a workflow Markdown file into its YAML frontmatter and its body, and parse the
+ * frontmatter with positions kept so later stages can point at `file:line:col`.
+ */
+import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import type { Node as YamlNode } from "yaml";
+import type { Diagnostic } from "../api.ts";
+import { diagnostic } from "./diagnostics.ts";
+
+/** The text parts of a workflow file, split exactly as gh-aw's text-based hash does. */
+export interface SplitFile {
+  /** Lines between the opening and closing `---` (joined with LF), or "" without frontmatter. */
+  frontmatterText: string;
+  /** Everything after the closing `---` line. */
+  body: string;
+  /** Whether the file starts with a `---` line. */
+  hasFrontmatter: boolean;
+  /** 1-based line of the first frontmatter line (always 2 when present). */
+  frontmatterStartLine: number;
+}
+
+/** Splits text into frontmatter and body (CRLF normalised to LF). Throws when the frontmatter is unclosed. */
+export function splitFrontmatter(content: string): SplitFile {
+  const lines = content.replace(/\r\n/g, "\n").split("\n");
+  if (lines.length === 0 || lines[0].trim() !== "---") {
+    return { frontmatterText: "", body: content, hasFrontmatter: false, frontmatterStartLine: 1 };
+  }
+  let end = -1;
+  for (let i = 1; i < lines.length; i++) {
+    if (lines[i].trim() === "---") {
+      end = i;
+      break;
+    }
+  }
+  if (end < 0) throw new Error("frontmatter not properly closed");
+  return {
+    frontmatterText: lines.slice(1, end).join("\n"),
+    body: lines.slice(end + 1).join("\n"),
+    hasFrontmatter: true,
+    frontmatterStartLine: 2,
+  };
+}
+
+/** A parsed workflow file: plain data plus a locator from a key path to its source position. */
+export interface ParsedFile {
+  /** Repository-relative path. */
+  path: string;
+  /** Raw split parts. */
+  split: SplitFile;
+  /** Frontmatter as plain data (an object; `{}` when absent or empty). */
+  data: Record<string, unknown>;
+  /** Finds `[line, column]` (1-based) of the value (or key) at a path; falls back to the frontmatter start. */
+  locate: (path: (string | number)[], key?: boolean) => [number, number];
+  /** Parse errors. */
+  diagnostics: Diagnostic[];
+}
+
+/** Parses a workflow or shared-import file. */
+export function parseWorkflowFile(path: string, content: string): ParsedFile {
+  const diagnostics: Diagnostic[] = [];
+  let split: SplitFile;
+  try {
+    split = splitFrontmatter(content);
+  } catch {
+    split = { frontmatterText: "", body: "", hasFrontmatter: true, frontmatterStartLine: 2 };
+    diagnostics.push(
+      diagnostic(
+        "frontmatter-unclosed",
+        { file: path, line: 1, column: 1 },
+        "the frontmatter starting on line 1 is never closed",
+      ),
+    );
+  }
+  const offset = split.frontmatterStartLine - 1;
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(split.frontmatterText, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  for (const err of doc.errors) {
+    const pos = lineCounter.linePos(err.pos[0]);
+    diagnostics.push(
+      diagnostic(
+        "yaml-syntax",
+        { file: path, line: pos.line + offset, column: pos.col },
+        `invalid YAML in frontmatter: ${err.message.split("\n")[0]}`,
+      ),
+    );
+  }
+  let data: Record<string, unknown> = {};
+  if (doc.errors.length === 0) {
+    const js = doc.toJS({ maxAliasCount: 1000 });
+    if (js && typeof js === "object" && !Array.isArray(js)) data = js as Record<string, unknown>;
+    else if (js !== null && js !== undefined) {
+      diagnostics.push(
+        diagnostic(
+          "frontmatter-not-object",
+          { file: path, line: split.frontmatterStartLine, column: 1 },
+          "the frontmatter must be a YAML mapping",
+        ),
+      );
+    }
+  }
+  const locate = (keyPath: (string | number)[], key = false): [number, number] => {
+    let node: YamlNode | null | undefined = doc.contents as YamlNode | null;
+    let keyNode: YamlNode | undefined;
+    let last: YamlNode | undefined = node ?? undefined;
+    for (const seg of keyPath) {
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg));
+        if (!pair) break;
+        keyNode = pair.key as YamlNode;
+        node = pair.value as YamlNode | null;
+        last = (node ?? keyNode) as YamlNode;
+      } else if (isSeq(node) && typeof seg === "number") {
+        node = node.items[seg] as YamlNode | null;
+        keyNode = undefined;
+        if (!node) break;
+        last = node;
+      } else break;
+    }
+    const target = key && keyNode ? keyNode : last;
+    const range = target?.range;
+    if (!range) return [split.frontmatterStartLine, 1];
+    const pos = lineCounter.linePos(range[0]);
+    return [pos.line + offset, pos.col];
+  };
+  return { path, split, data, locate, diagnostics };
+}

@@ -1,0 +1,452 @@
+/**
+ * Stage 2 — validate: our own zod schema of the frontmatter. Covers every top-level key of the spec's
+ * table and of gh-aw's schema; unknown keys (top level and in the main nested maps) are rejected with a
+ * did-you-mean suggestion. Values are checked for the shapes the compiler relies on.
+ */
+import { z } from "zod";
+import { modelsSchema, providersSchema } from "./model_catalog.ts";
+import { sandboxSchema } from "./sandbox.ts";
+import type { Diagnostic } from "../api.ts";
+import type { ParsedFile } from "./parse.ts";
+import { diagnostic } from "./diagnostics.ts";
+
+/** Top-level frontmatter keys (gh-aw's 56 + the spec's additions). */
+export const TOP_LEVEL_KEYS = [
+  "cache",
+  "check-for-updates",
+  "checkout",
+  "concurrency",
+  "container",
+  "description",
+  "disable-model-invocation",
+  "emoji",
+  "engine",
+  "env",
+  "environment",
+  "experiments",
+  "features",
+  "github-app",
+  "if",
+  "import-schema",
+  "imports",
+  "inline-sub-agents",
+  "inlined-imports",
+  "jobs",
+  "labels",
+  "max-effective-tokens",
+  "max-runs",
+  "mcp-scripts",
+  "mcp-servers",
+  "metadata",
+  "models",
+  "name",
+  "network",
+  "observability",
+  "on",
+  "permissions",
+  "post-steps",
+  "pre-agent-steps",
+  "pre-steps",
+  "private",
+  "rate-limit",
+  "redirect",
+  "resources",
+  "run-install-scripts",
+  "run-name",
+  "runs-on",
+  "runs-on-slim",
+  "runtimes",
+  "safe-outputs",
+  "sandbox",
+  "secret-masking",
+  "secrets",
+  "services",
+  "source",
+  "steps",
+  "strict",
+  "timeout-minutes",
+  "tools",
+  "tracker-id",
+  "user-rate-limit",
+  // spec additions
+  "skills",
+  "plugins",
+  "providers",
+  "footer",
+] as const;
+
+/** Keys allowed under `on:`. */
+export const ON_KEYS = [
+  "allow-bot-authored-trigger-comment",
+  "bots",
+  "branch_protection_rule",
+  "check_run",
+  "check_suite",
+  "command",
+  "create",
+  "delete",
+  "deployment",
+  "deployment_status",
+  "discussion",
+  "discussion_comment",
+  "fork",
+  "github-app",
+  "github-token",
+  "gollum",
+  "issue_comment",
+  "issues",
+  "label",
+  "label_command",
+  "labels",
+  "manual-approval",
+  "merge_group",
+  "milestone",
+  "needs",
+  "page_build",
+  "permissions",
+  "public",
+  "pull_request",
+  "pull_request_review",
+  "pull_request_review_comment",
+  "pull_request_target",
+  "push",
+  "reaction",
+  "registry_package",
+  "release",
+  "repository_dispatch",
+  "roles",
+  "schedule",
+  "skip-author-associations",
+  "skip-bots",
+  "skip-if-check-failing",
+  "skip-if-match",
+  "skip-if-no-match",
+  "skip-roles",
+  "slash_command",
+  "stale-check",
+  "status",
+  "status-comment",
+  "steps",
+  "stop-after",
+  "watch",
+  "workflow_call",
+  "workflow_dispatch",
+  "workflow_run",
+  "lock-for-agent",
+];
+
+/** Safe-output keys. */
+export const SAFE_OUTPUT_KEYS = [
+  "actions",
+  "activation-comments",
+  "add-comment",
+  "add-labels",
+  "add-reviewer",
+  "allowed-domains",
+  "allowed-github-references",
+  "assign-milestone",
+  "assign-to-agent",
+  "assign-to-user",
+  "autofix-code-scanning-alert",
+  "call-workflow",
+  "close-discussion",
+  "close-issue",
+  "close-pull-request",
+  "concurrency-group",
+  "create-agent-session",
+  "create-agent-task",
+  "create-check-run",
+  "create-code-scanning-alert",
+  "create-discussion",
+  "create-issue",
+  "create-project",
+  "create-project-status-update",
+  "create-pull-request",
+  "create-pull-request-review-comment",
+  "dispatch-workflow",
+  "dispatch_repository",
+  "env",
+  "environment",
+  "failure-issue-repo",
+  "footer",
+  "github-app",
+  "github-token",
+  "group-reports",
+  "hide-comment",
+  "id-token",
+  "jobs",
+  "link-sub-issue",
+  "mark-pull-request-as-ready-for-review",
+  "max-bot-mentions",
+  "max-patch-files",
+  "max-patch-size",
+  "mentions",
+  "merge-pull-request",
+  "messages",
+  "missing-data",
+  "missing-tool",
+  "needs",
+  "noop",
+  "push-to-pull-request-branch",
+  "remove-labels",
+  "reply-to-pull-request-review-comment",
+  "report-failure-as-issue",
+  "report-incomplete",
+  "resolve-pull-request-review-thread",
+  "runs-on",
+  "scripts",
+  "set-issue-field",
+  "set-issue-type",
+  "staged",
+  "steps",
+  "submit-pull-request-review",
+  "threat-detection",
+  "unassign-from-user",
+  "update-discussion",
+  "update-issue",
+  "update-project",
+  "update-pull-request",
+  "update-release",
+  "upload-artifact",
+  "upload-asset",
+  "comment-memory",
+];
+
+/** Tool keys (`mcp-servers` is accepted under tools as the spec places it there). */
+export const TOOL_KEYS = [
+  "agentic-workflows",
+  "bash",
+  "cache-memory",
+  "cli-proxy",
+  "comment-memory",
+  "edit",
+  "github",
+  "grep",
+  "playwright",
+  "repo-memory",
+  "serena",
+  "startup-timeout",
+  "timeout",
+  "web-fetch",
+  "web-search",
+  "mcp-servers",
+];
+
+/** Engine object keys. */
+export const ENGINE_KEYS = [
+  "agent",
+  "api-target",
+  "args",
+  "auth",
+  "bare",
+  "command",
+  "concurrency",
+  "config",
+  "description",
+  "display-name",
+  "env",
+  "harness",
+  "id",
+  "max-continuations",
+  "max-turns",
+  "mcp",
+  "model",
+  "models",
+  "options",
+  "permission-mode",
+  "provider",
+  "runtime",
+  "runtime-id",
+  "token-weights",
+  "user-agent",
+  "version",
+];
+
+/** Engine ids accepted. */
+export const ENGINE_IDS = ["copilot", "claude", "codex", "gemini", "crush", "antigravity", "opencode", "pi"];
+
+const expr = z.string().regex(/^\$\{\{.*\}\}$/s);
+const intOrExpr = z.union([z.number().int(), expr]);
+const permissionLevel = z.enum(["read", "write", "none"]);
+const stringList = z.array(z.string());
+
+/** The zod schema of the values the compiler interprets. Unlisted keys are accepted as any value. */
+export const frontmatterSchema = z.object({
+  name: z.string().optional(),
+  description: z.string().optional(),
+  emoji: z.string().optional(),
+  on: z.union([z.string(), z.record(z.string(), z.unknown())]),
+  if: z.string().optional(),
+  env: z.union([z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), z.string()]).optional(),
+  permissions: z.union([
+    z.enum(["read-all", "write-all", "read", "write"]),
+    z.record(z.string(), permissionLevel),
+  ]).optional(),
+  engine: z.union([z.string(), z.object({ id: z.string().optional() }).passthrough()]).optional(),
+  "timeout-minutes": intOrExpr.optional(),
+  "runs-on": z.union([z.string(), stringList, z.record(z.string(), z.unknown())]).optional(),
+  imports: z.union([
+    z.array(z.union([z.string(), z.record(z.string(), z.unknown())])),
+    z.record(z.string(), z.unknown()),
+  ])
+    .optional(),
+  "inlined-imports": z.boolean().optional(),
+  strict: z.boolean().optional(),
+  network: z.union([
+    z.literal("defaults"),
+    z.object({
+      allowed: stringList.optional(),
+      blocked: stringList.optional(),
+    }).passthrough(),
+  ]).optional(),
+  steps: z.array(z.record(z.string(), z.unknown())).optional(),
+  jobs: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  sandbox: sandboxSchema.optional(),
+  skills: stringList.optional(),
+  plugins: z.array(
+    z.union([
+      z.string().regex(/^[\w.-]+\/[\w.-]+@\S+$/, { error: "a plugin is owner/repo@ref" }),
+      z.object({
+        plugin: z.string().regex(/^[\w.-]+\/[\w.-]+(?:@\S+)?$/, { error: "plugin must be owner/repo[@ref]" }),
+        "github-token": z.string().optional(),
+        token: z.string().optional(),
+      }).strict(),
+    ]),
+  )
+    .optional(),
+  footer: z.boolean().optional(),
+  models: modelsSchema.optional(),
+  providers: providersSchema.optional(),
+  "safe-outputs": z.record(z.string(), z.unknown()).nullable().optional(),
+  tools: z.record(z.string(), z.unknown()).nullable().optional(),
+}).passthrough();
+
+/** Levenshtein distance. */
+export function levenshtein(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/** The closest candidate within a small edit distance, if any. */
+export function didYouMean(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const c of candidates) {
+    const dist = levenshtein(word.toLowerCase(), c.toLowerCase());
+    if (dist < bestD) {
+      bestD = dist;
+      best = c;
+    }
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+function unknownKeys(
+  file: ParsedFile,
+  obj: unknown,
+  path: string[],
+  allowed: readonly string[],
+  where: string,
+  out: Diagnostic[],
+): void {
+  if (!obj || typeof obj !== "object" || Array.isArray(obj)) return;
+  for (const key of Object.keys(obj)) {
+    if (allowed.includes(key)) continue;
+    const [line, column] = file.locate([...path, key], true);
+    const guess = didYouMean(key, allowed);
+    out.push(
+      diagnostic(
+        "unknown-key",
+        { file: file.path, line, column },
+        `unknown key "${key}" in ${where}`,
+        guess ? `did you mean "${guess}"?` : `allowed keys: ${allowed.slice(0, 12).join(", ")}, …`,
+      ),
+    );
+  }
+}
+
+/** Validates a parsed file's frontmatter. `shared` files (imports) need no `on:`. */
+export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const data = file.data;
+  unknownKeys(file, data, [], TOP_LEVEL_KEYS, "the frontmatter", out);
+  if (data.on && typeof data.on === "object") unknownKeys(file, data.on, ["on"], ON_KEYS, "`on:`", out);
+  if (data["safe-outputs"]) {
+    unknownKeys(file, data["safe-outputs"], ["safe-outputs"], SAFE_OUTPUT_KEYS, "`safe-outputs:`", out);
+  }
+  if (data.tools) unknownKeys(file, data.tools, ["tools"], TOOL_KEYS, "`tools:`", out);
+  if (data.engine && typeof data.engine === "object") {
+    unknownKeys(file, data.engine, ["engine"], ENGINE_KEYS, "`engine:`", out);
+  }
+  const schema = shared ? frontmatterSchema.partial({ on: true }) : frontmatterSchema;
+  const res = schema.safeParse(data);
+  if (!shared && data.on === undefined) {
+    out.push(
+      diagnostic(
+        "missing-key",
+        { file: file.path, line: file.split.frontmatterStartLine, column: 1 },
+        'missing required key "on"',
+        "add an `on:` trigger, for example `on: daily` (a file without `on:` is a shared import)",
+      ),
+    );
+  }
+  if (!res.success) {
+    for (const issue of res.error.issues) {
+      if (issue.path[0] === "on" && data.on === undefined) continue;
+      const p = issue.path.map((x) => (typeof x === "symbol" ? String(x) : x)) as (string | number)[];
+      const [line, column] = file.locate(p);
+      // zod leaves `input` unset on some issues (catchall values), so look the value up in the document.
+      const value = p.reduce<unknown>(
+        (v, k) => (v && typeof v === "object" ? (v as Record<string | number, unknown>)[k] : undefined),
+        data,
+      );
+      const missing = issue.code === "invalid_type" && value === undefined;
+      out.push(
+        diagnostic(
+          missing ? "missing-key" : "invalid-value",
+          { file: file.path, line, column },
+          missing
+            ? `missing required key "${p.join(".")}"`
+            : `invalid value at "${p.join(".")}": ${issue.message}`,
+          missing && p[0] === "on" ? "add an `on:` trigger, for example `on: daily`" : undefined,
+        ),
+      );
+    }
+  }
+  const engineId = typeof data.engine === "string"
+    ? data.engine
+    : (data.engine as Record<string, unknown> | undefined)?.id as string | undefined;
+  if (engineId !== undefined && !ENGINE_IDS.includes(engineId)) {
+    const [line, column] = file.locate(typeof data.engine === "string" ? ["engine"] : ["engine", "id"]);
+    const guess = didYouMean(engineId, ENGINE_IDS);
+    out.push(
+      diagnostic(
+        "unknown-engine",
+        { file: file.path, line, column },
+        `unknown engine "${engineId}"`,
+        guess ? `did you mean "${guess}"?` : `use one of ${ENGINE_IDS.join(", ")}`,
+      ),
+    );
+  }
+  const runsOn = data["runs-on"];
+  const labels = typeof runsOn === "string" ? [runsOn] : Array.isArray(runsOn) ? runsOn.map(String) : [];
+  for (const label of labels) {
+    if (/^macos/i.test(label)) {
+      const [line, column] = file.locate(["runs-on"]);
+      out.push(
+        diagnostic(
+          "macos-runner",
+          { file: file.path, line, column },
+          `macOS runner "${label}" is not supported (agentic workflows need container jobs)`,
+        ),
+      );
+    }
+  }
+  return out;
+}

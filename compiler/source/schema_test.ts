@@ -1,0 +1,55 @@
+import { assert, assertEquals } from "../test_assert.ts";
+import { parseWorkflowFile } from "./parse.ts";
+import { didYouMean, validateFrontmatter } from "./schema.ts";
+
+const check = (fm: string, shared = false) =>
+  validateFrontmatter(parseWorkflowFile(".github/workflows/w.md", `---\n${fm}\n---\nBody\n`), shared);
+
+Deno.test("an unknown top-level key is rejected with its position and a did-you-mean hint", () => {
+  const d = check("on: daily\npermisions:\n  contents: read");
+  assertEquals(d.length, 1);
+  assertEquals([d[0].code, d[0].line, d[0].column], ["unknown-key", 3, 1]);
+  assertEquals(d[0].hint, 'did you mean "permissions"?');
+});
+
+Deno.test("unknown keys inside on, safe-outputs, tools and engine are rejected", () => {
+  const d = check(
+    "on:\n  schedul: daily\nsafe-outputs:\n  create-isue: {}\ntools:\n  githb: {}\nengine:\n  id: claude\n  max-turn: 3",
+  );
+  assertEquals(d.map((x) => x.hint), [
+    'did you mean "schedule"?',
+    'did you mean "create-issue"?',
+    'did you mean "github"?',
+    'did you mean "max-turns"?',
+  ]);
+});
+
+Deno.test("a missing on: is an error for workflows but not for shared imports", () => {
+  assertEquals(check("name: x").map((d) => d.code), ["missing-key"]);
+  assertEquals(check("tools:\n  edit: {}", true), []);
+});
+
+Deno.test("macOS runners are refused with a pointer to Linux runners", () => {
+  const d = check("on: daily\nruns-on: macos-latest");
+  assertEquals(d[0].code, "macos-runner");
+  assert(d[0].hint?.includes("ubuntu-latest"));
+});
+
+Deno.test("unknown engines get a suggestion", () => {
+  const d = check("on: daily\nengine: claud");
+  assertEquals([d[0].code, d[0].hint], ["unknown-engine", 'did you mean "claude"?']);
+});
+
+Deno.test("spec keys skills, plugins and footer validate their shapes", () => {
+  assertEquals(
+    check(
+      "on: daily\nskills: [a/b]\nplugins:\n  - acme/tools@v1\n  - plugin: acme/x\n    token: t\nfooter: false",
+    ),
+    [],
+  );
+  assertEquals(check("on: daily\nplugins:\n  - not a ref")[0].code, "invalid-value");
+});
+
+Deno.test("did-you-mean stays quiet for distant words", () => {
+  assertEquals(didYouMean("zzzzzz", ["permissions", "engine"]), undefined);
+});

@@ -1,0 +1,72 @@
+/**
+ * Group commit: write jobs that arrive while the connection is busy share one transaction, so N concurrent
+ * writers pay for one commit (one WAL fsync) instead of N. Each job runs inside a savepoint of the shared
+ * transaction: a job that throws is rolled back alone and rejects alone; the others commit. A job that
+ * arrives while a batch commits waits for the next batch.
+ */
+import type { Client, Transaction } from "@libsql/client";
+import { setImmediate } from "node:timers";
+
+interface Job<T> {
+  work: (tx: Transaction) => Promise<T>;
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Runs write jobs on `client` in shared transactions. */
+export class GroupCommit {
+  readonly #client: Client;
+  // deno-lint-ignore no-explicit-any
+  #queue: Job<any>[] = [];
+  #scheduled = false;
+
+  constructor(client: Client) {
+    this.#client = client;
+  }
+
+  /** Runs `work` in the next batch; resolves once that batch has committed. */
+  run<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ work, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        // After pending I/O callbacks, so that requests already under way can join this batch.
+        setImmediate(() => this.#drain());
+      }
+    });
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length) {
+      const batch = this.#queue.splice(0);
+      const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+      let tx: Transaction | undefined;
+      try {
+        tx = await this.#client.transaction("write");
+        for (const job of batch) {
+          await tx.execute("SAVEPOINT group_job");
+          try {
+            outcomes.push({ ok: true, value: await job.work(tx) });
+            await tx.execute("RELEASE group_job");
+          } catch (error) {
+            await tx.execute("ROLLBACK TO group_job");
+            await tx.execute("RELEASE group_job");
+            outcomes.push({ ok: false, error });
+          }
+        }
+        await tx.commit();
+        batch.forEach((job, i) => {
+          const outcome = outcomes[i];
+          if (outcome.ok) job.resolve(outcome.value);
+          else job.reject(outcome.error);
+        });
+      } catch (error) {
+        await tx?.rollback().catch(() => {});
+        for (const job of batch) job.reject(error);
+      } finally {
+        tx?.close();
+      }
+    }
+    this.#scheduled = false;
+  }
+}
