@@ -31,6 +31,7 @@ import { withoutSessionToken } from "./edge/session_response.ts";
 import { idTokenSigner } from "./id_token_signer.ts";
 import { GroupCommit } from "@switchyard/lib/group_commit.ts";
 import { staticDocuments } from "./static_documents.ts";
+import { installGitHubStandIn } from "./github_stand_in.ts";
 
 /** Name reported by the health endpoint. */
 export const AUTH_SERVICE_NAME = "auth";
@@ -61,6 +62,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   const local = config.AUTH_LOCAL_MODE;
   const { db, client } = deps.database;
   const logger = deps.logger;
+  if (config.AUTH_GITHUB_STAND_IN) installGitHubStandIn(config.AUTH_GITHUB_STAND_IN);
   const secure = createBetterAuth({ config, db, secureCookies: true, logger });
   const plain = local ? createBetterAuth({ config, db, secureCookies: false, logger }) : secure;
   const pick = (request: Request): AuthInstance => !local || wantsSecureCookies(request) ? secure : plain;

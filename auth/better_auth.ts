@@ -53,6 +53,9 @@ export function trustedOriginsFor(config: AuthConfig, request?: Request): string
     const port = base.port ? `:${base.port}` : "";
     return ["localhost", "127.0.0.1", "[::1]"].map((host) => `${base.protocol}//${host}${port}`);
   }
+  if (config.AUTH_FIRST_PARTY_ORIGINS) {
+    return [new URL(config.AUTH_BASE_URL).origin, ...config.AUTH_FIRST_PARTY_ORIGINS];
+  }
   const domain = (config.AUTH_COOKIE_DOMAIN ?? "").replace(/^\./, "");
   return domain ? [`https://${domain}`, `https://*.${domain}`] : [];
 }

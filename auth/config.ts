@@ -42,6 +42,14 @@ const authConfigSchema = z.object({
   AUTH_DATABASE_URL: databaseUrlSetting("file:.data/auth.db"),
   AUTH_DATABASE_AUTH_TOKEN: z.string().optional(),
   AUTH_LOCAL_MODE: flagSetting(false),
+  /**
+   * First-party app origins allowed credentialed CORS on get-session/sign-out (comma-separated https
+   * origins on the cookie domain); unset: every https origin on the cookie domain.
+   */
+  AUTH_FIRST_PARTY_ORIGINS: z.string().transform((raw) => raw.split(",").map((o) => o.trim()).filter(Boolean))
+    .optional(),
+  /** Test-only: a loopback origin standing in for GitHub's server-side endpoints (auth/github_stand_in.ts). */
+  AUTH_GITHUB_STAND_IN: httpUrlSetting().optional(),
   /** How a deployed service identifies a client for rate limiting (auth/edge/client_ip.ts). */
   AUTH_CLIENT_IP: z.string().transform((raw, ctx): ClientIpSource => {
     const parsed = parseClientIpSource(raw);
@@ -97,6 +105,15 @@ function crossKeyProblems(raw: RawAuthEnv): ConfigProblem[] {
         "local mode refused: AUTH_DATABASE_URL is a remote database; local mode uses a file: database",
       );
     }
+    if (raw.AUTH_GITHUB_STAND_IN) {
+      problem("AUTH_GITHUB_STAND_IN", "is test-only and for deployed mode; local mode has no GitHub sign-in");
+    }
+    if (raw.AUTH_FIRST_PARTY_ORIGINS) {
+      problem(
+        "AUTH_FIRST_PARTY_ORIGINS",
+        "is for deployed mode; local mode trusts its loopback origins only",
+      );
+    }
     if (raw.BETTER_AUTH_TRUSTED_ORIGINS) {
       problem("AUTH_LOCAL_MODE", "local mode refused: BETTER_AUTH_TRUSTED_ORIGINS is set; unset it");
     }
@@ -106,6 +123,43 @@ function crossKeyProblems(raw: RawAuthEnv): ConfigProblem[] {
     const key of ["AUTH_SECRET", "SOCIAL_CLIENT_ID", "SOCIAL_CLIENT_SECRET", "AUTH_COOKIE_DOMAIN"] as const
   ) {
     if (!raw[key]) problem(key, "is required outside local mode");
+  }
+  if (raw.AUTH_FIRST_PARTY_ORIGINS && raw.AUTH_COOKIE_DOMAIN) {
+    const domain = raw.AUTH_COOKIE_DOMAIN.replace(/^\./, "").toLowerCase();
+    for (const entry of raw.AUTH_FIRST_PARTY_ORIGINS.split(",").map((o) => o.trim()).filter(Boolean)) {
+      let url: URL | undefined;
+      try {
+        url = new URL(entry);
+      } catch {
+        url = undefined;
+      }
+      const host = url?.hostname.toLowerCase() ?? "";
+      if (
+        !url || url.protocol !== "https:" || url.origin !== entry ||
+        (host !== domain && !host.endsWith(`.${domain}`))
+      ) {
+        problem(
+          "AUTH_FIRST_PARTY_ORIGINS",
+          `${
+            JSON.stringify(entry)
+          } is not an https origin on ${raw.AUTH_COOKIE_DOMAIN} (e.g. https://app.${domain})`,
+        );
+      }
+    }
+  }
+  if (raw.AUTH_GITHUB_STAND_IN) {
+    let standIn: URL | undefined;
+    try {
+      standIn = new URL(raw.AUTH_GITHUB_STAND_IN);
+    } catch {
+      standIn = undefined; // reported by the field schema
+    }
+    if (standIn && (!isLoopbackHostname(standIn.hostname) || standIn.pathname !== "/")) {
+      problem(
+        "AUTH_GITHUB_STAND_IN",
+        `is test-only and must be a loopback origin (http://127.0.0.1:<port>), got ${raw.AUTH_GITHUB_STAND_IN}`,
+      );
+    }
   }
   if (!raw.AUTH_CLIENT_IP) {
     problem(

@@ -151,3 +151,62 @@ Deno.test("deployed page forms accept only the service's own origin (login CSRF)
   assert.equal(own.status, 303, "the page's own form post under no-referrer");
   await own.body?.cancel();
 });
+
+Deno.test("AUTH_GITHUB_STAND_IN is test-only: loopback origins only, never in local mode", () => {
+  assert.equal(
+    readAuthConfig({ ...DEPLOYED, AUTH_GITHUB_STAND_IN: "http://127.0.0.1:4000" }).AUTH_GITHUB_STAND_IN,
+    "http://127.0.0.1:4000",
+  );
+  for (const value of ["https://github.example.com", "http://10.0.0.5:4000", "http://127.0.0.1:4000/path"]) {
+    assert.throws(
+      () => readAuthConfig({ ...DEPLOYED, AUTH_GITHUB_STAND_IN: value }),
+      /AUTH_GITHUB_STAND_IN: is test-only and must be a loopback origin/,
+      value,
+    );
+  }
+  assert.throws(
+    () =>
+      readAuthConfig({
+        AUTH_LOCAL_MODE: "true",
+        AUTH_BASE_URL: "http://localhost:37960",
+        AUTH_GITHUB_STAND_IN: "http://127.0.0.1:4000",
+      }),
+    /AUTH_GITHUB_STAND_IN/,
+  );
+});
+
+Deno.test("AUTH_FIRST_PARTY_ORIGINS narrows credentialed CORS to the listed apps", async () => {
+  assert.throws(
+    () =>
+      readAuthConfig({
+        ...DEPLOYED,
+        AUTH_FIRST_PARTY_ORIGINS: "https://app.example.test,http://x.example.test",
+      }),
+    /AUTH_FIRST_PARTY_ORIGINS: "http:\/\/x.example.test" is not an https origin on .example.test/,
+  );
+  assert.throws(
+    () => readAuthConfig({ ...DEPLOYED, AUTH_FIRST_PARTY_ORIGINS: "https://app.other.test" }),
+    /AUTH_FIRST_PARTY_ORIGINS/,
+  );
+  await using svc = await startAuthService({
+    ...DEPLOYED,
+    AUTH_FIRST_PARTY_ORIGINS: "https://app.example.test",
+  });
+  const preflight = (origin: string) =>
+    svc.handle(
+      new Request(`${BASE}/api/auth/get-session`, {
+        method: "OPTIONS",
+        headers: { origin, "access-control-request-method": "GET" },
+      }),
+    );
+  const app = await preflight("https://app.example.test");
+  assert.equal(app.headers.get("access-control-allow-origin"), "https://app.example.test");
+  await app.body?.cancel();
+  const blog = await preflight("https://blog.example.test");
+  assert.equal(
+    blog.headers.get("access-control-allow-origin"),
+    null,
+    "a sibling not on the list gets no CORS",
+  );
+  await blog.body?.cancel();
+});
