@@ -138,6 +138,8 @@ Deno.test({
     let dispatch: (request: Request) => Promise<Response> = () => Promise.resolve(new Response("starting"));
     const backChannel: client.CustomFetch = (url, init) =>
       dispatch(new Request(url, { ...init, body: init.body as BodyInit | undefined }));
+    // Assigned once the front dispatches (discovery goes through it); the handlers below read it later.
+    // deno-lint-ignore prefer-const
     let oidc!: client.Configuration;
     const pending = new Map<string, { verifier: string; nonce: string }>();
     const signedIn: { sub: string; email?: string; name?: string }[] = [];
