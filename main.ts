@@ -13,6 +13,7 @@ import gateway from "./gateway/main.ts";
 import { type AuthConfig, readAuthConfig } from "./auth/config.ts";
 import { readGatewayConfig } from "./gateway/config.ts";
 import { readSuiteConfig } from "./suite_config.ts";
+import { withPreviewHostRules } from "./auth/preview_host_rules.ts";
 
 /** Validates every service's configuration up front so one run reports all bad keys. */
 function validateAll(env: Env): { suite: ReturnType<typeof readSuiteConfig>; auth: AuthConfig } {
@@ -52,16 +53,24 @@ async function migrateLocalDatabases(env: Env): Promise<void> {
   }
 }
 
-/** Starts the suite and returns its running servers. */
-export async function startSuite(env: Env): Promise<{ auth: RunningServer; gateway: RunningServer }> {
+/** Starts the suite and returns its running servers; `preview` applies the preview's host rules. */
+export async function startSuite(
+  env: Env,
+  options: { preview?: boolean } = {},
+): Promise<{ auth: RunningServer; gateway: RunningServer }> {
   const { suite: config, auth: authConfig } = validateAll(env);
   await migrateLocalDatabases(env);
   const hostname = config.LISTEN_HOSTNAME;
+  const authFetch = options.preview
+    ? withPreviewHostRules(auth.fetch as FetchHandler)
+    : auth.fetch as FetchHandler;
   const [authServer, gatewayServer] = await Promise.all([
-    startServer(auth.fetch as FetchHandler, { hostname, port: config.AUTH_PORT }),
+    startServer(authFetch, { hostname, port: config.AUTH_PORT }),
     startServer(gateway.fetch as FetchHandler, { hostname, port: config.GATEWAY_PORT }),
   ]);
-  const authOnBoth = authConfig.AUTH_LOCAL_MODE ? await alsoOnIpv6Loopback(hostname, authServer) : authServer;
+  const authOnBoth = authConfig.AUTH_LOCAL_MODE
+    ? await alsoOnIpv6Loopback(hostname, authServer, authFetch)
+    : authServer;
   return { auth: authOnBoth, gateway: gatewayServer };
 }
 
@@ -70,10 +79,14 @@ export async function startSuite(env: Env): Promise<{ auth: RunningServer; gatew
  * `::1` first; when the suite binds 127.0.0.1 the auth service is also bound to [::1] on the same port
  * (best effort: a machine without IPv6 keeps the IPv4 listener only).
  */
-async function alsoOnIpv6Loopback(hostname: string, server: RunningServer): Promise<RunningServer> {
+async function alsoOnIpv6Loopback(
+  hostname: string,
+  server: RunningServer,
+  handler: FetchHandler,
+): Promise<RunningServer> {
   if (hostname !== "127.0.0.1") return server;
   try {
-    const v6 = await startServer(auth.fetch as FetchHandler, { hostname: "::1", port: server.port });
+    const v6 = await startServer(handler, { hostname: "::1", port: server.port });
     return { ...server, shutdown: async () => void await Promise.all([server.shutdown(), v6.shutdown()]) };
   } catch {
     return server;
@@ -81,8 +94,16 @@ async function alsoOnIpv6Loopback(hostname: string, server: RunningServer): Prom
 }
 
 if (import.meta.main) {
+  // `deno task preview` passes --preview (auth/preview_host_rules.ts); nothing else is accepted.
+  const unknown = Deno.args.filter((arg) => arg !== "--preview");
+  if (unknown.length) {
+    console.error(`error: unknown argument ${JSON.stringify(unknown[0])} (only --preview)`);
+    Deno.exit(2);
+  }
   try {
-    const { auth, gateway } = await startSuite(Deno.env.toObject());
+    const preview = Deno.args.includes("--preview");
+    const { auth, gateway } = await startSuite(Deno.env.toObject(), { preview });
+    if (preview) console.error("preview: health answers any host; pages and auth routes loopback hosts only");
     console.error(`auth    listening on ${auth.url}  (health: ${auth.url}/api/health)`);
     console.error(`gateway listening on ${gateway.url}  (health: ${gateway.url}/api/health)`);
   } catch (error) {

@@ -10,6 +10,7 @@ import type { Kysely } from "kysely";
 import { type AuthConfig, issuerOf } from "./config.ts";
 import { localDeveloper } from "./local_developer.ts";
 import { singleSigningKeyAdapter } from "./signing_key.ts";
+import { RETIRED_KEY_PUBLISH_SECONDS } from "./operations/signing_keys.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
 import { betterAuthErrorLogger, betterAuthLogger } from "./better_auth_logger.ts";
 
@@ -65,7 +66,11 @@ export function betterAuthOptions(inputs: Omit<BetterAuthInputs, "db"> & { db?: 
   const local = config.AUTH_LOCAL_MODE;
   const plugins = [
     jwt({
-      jwks: { keyPairConfig: { alg: "RS256", modulusLength: 2048 } },
+      // A key that stopped signing stays in the JWKS until what it signed has expired (auth:keys rotate).
+      jwks: {
+        keyPairConfig: { alg: "RS256", modulusLength: 2048 },
+        gracePeriod: RETIRED_KEY_PUBLISH_SECONDS,
+      },
       jwt: { issuer: issuerOf(config) },
       disableSettingJwtHeader: true,
       // Concurrent first requests must not mint two keys (auth/signing_key.ts).

@@ -43,9 +43,11 @@ export function idTokenSigner(deps: IdTokenSignerDeps): JwtSigner {
 
   const latestKey = async (): Promise<KeyRow | undefined> => {
     const result = await deps.client.execute({
-      sql: "SELECT id, private_key FROM jwks WHERE expires_at IS NULL OR expires_at > ? " +
+      // A rotated-in key is published before its created_at and signs only from then on.
+      sql:
+        "SELECT id, private_key FROM jwks WHERE (expires_at IS NULL OR expires_at > ?) AND created_at <= ? " +
         "ORDER BY created_at DESC, id DESC LIMIT 1",
-      args: [now()],
+      args: [now(), now()],
     });
     const row = result.rows[0];
     return row ? { id: String(row.id), privateKey: String(row.private_key) } : undefined;

@@ -39,7 +39,7 @@ const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
  * Problems with a redirect URI: absolute, no fragment, https (http only on loopback), or a private-use
  * scheme with a dot (RFC 8252 §7.1) for public clients; never javascript:, data: or similar.
  */
-function redirectUriProblem(raw: string, isPublic: boolean): string | undefined {
+export function redirectUriProblem(raw: string, isPublic: boolean): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
