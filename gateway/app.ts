@@ -70,6 +70,15 @@ function upstreamFetch(client: GatewayConfig["upstreamClient"]): UpstreamFetch {
   return (url, init) => url.startsWith("http://") ? http1(url, init) : globalThis.fetch(url, init);
 }
 
+/** Output-token limits declared in the config file's `models`, by id (`provider/model` or alias). */
+function maxTokensTable(
+  file: GatewayConfig["file"],
+): (requested: string, target: string) => number | undefined {
+  const limits = new Map<string, number>();
+  for (const model of file.models ?? []) if (model.max_tokens) limits.set(model.id, model.max_tokens);
+  return (requested, target) => limits.get(requested) ?? limits.get(target);
+}
+
 /** Builds the gateway application. */
 export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): GatewayApp {
   const logger = deps.logger;
@@ -84,6 +93,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     keys: deps.keys,
     logger,
     pingIntervalMs: config.GATEWAY_PING_INTERVAL_MS,
+    maxTokensOf: maxTokensTable(config.file),
   });
 
   const api = new Hono<{ Variables: Variables }>();

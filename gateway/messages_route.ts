@@ -5,6 +5,7 @@
  * response with all its headers at once instead of mutating them afterwards.
  */
 import type { Logger } from "@switchyard/lib/log.ts";
+import { invalidRequest } from "./errors.ts";
 import { estimateInputTokens } from "./messages/count_tokens.ts";
 import { deferStream } from "./messages/deferred_stream.ts";
 import type { MessagesRequest } from "./messages/types.ts";
@@ -34,6 +35,23 @@ export interface MessagesRouteDeps {
   logger: Logger;
   /** Milliseconds of upstream silence before a `ping`. */
   pingIntervalMs: number;
+  /** The most output tokens a model accepts (`provider/model` or the name asked for), when known. */
+  maxTokensOf?: (requested: string, target: string) => number | undefined;
+}
+
+/** The `max_tokens` ceiling for a model whose limit is unknown (no model generates more). */
+export const UNKNOWN_MODEL_MAX_TOKENS = 1_000_000;
+
+/** Refuses a `max_tokens` above the model's limit before any upstream call, as Anthropic does. */
+function checkMaxTokens(request: MessagesRequest, limit: number | undefined): void {
+  const max = limit ?? UNKNOWN_MODEL_MAX_TOKENS;
+  if (request.max_tokens > max) {
+    throw invalidRequest(
+      `max_tokens: ${request.max_tokens} > ${max}, which is the maximum allowed number of output tokens for ${
+        limit === undefined ? "a model whose limit is not configured" : request.model
+      }`,
+    );
+  }
 }
 
 /** Routes a validated request and builds its provider call. */
@@ -92,6 +110,7 @@ export function createMessagesRoute(
     const text = await reading;
     const body = validateMessagesRequest(parseJsonBody(text));
     const { provider, call } = providerCall(router, body, text, trace, headers);
+    checkMaxTokens(body, deps.maxTokensOf?.(body.model, `${provider.name}/${call.upstreamModel}`));
     const stream = body.stream === true;
     logger.info("messages", {
       request_id: requestId,
