@@ -17,6 +17,7 @@ import type { TraceIds, UpstreamFetch } from "./providers/contract.ts";
 import { createProviders } from "./providers/registry.ts";
 import { createHttp1Client } from "./providers/http1_client.ts";
 import { ModelRouter } from "./routing.ts";
+import { createRedactor, redactingLogger } from "./secrets.ts";
 import { createMessagesRoute, MESSAGES_PATHS, pathOf, providerCall } from "./messages_route.ts";
 import {
   authenticate,
@@ -81,10 +82,16 @@ function maxTokensTable(
 
 /** Builds the gateway application. */
 export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): GatewayApp {
-  const logger = deps.logger;
+  const redact = createRedactor([
+    ...config.providers.map((p) => p.apiKey),
+    config.GATEWAY_DATABASE_AUTH_TOKEN,
+  ]);
+  // Every log line of the gateway passes the redactor: upstream errors and causes may quote a credential.
+  const logger = redactingLogger(deps.logger, redact);
   const providers = createProviders(config.providers, {
     fetch: deps.fetch ?? upstreamFetch(config.upstreamClient),
     pingIntervalMs: config.GATEWAY_PING_INTERVAL_MS,
+    redact,
   });
   const router = new ModelRouter(providers, config.file.aliases ?? {});
   const catalogue: ModelInfo[] = buildCatalogue(config.providers, config.file, (m) => router.routes(m));

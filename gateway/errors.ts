@@ -3,6 +3,7 @@
  * the mapping of upstream provider failures onto that table (never passing an upstream body through).
  */
 import { AppError } from "@switchyard/lib/errors.ts";
+import { type Redactor, safeExcerpt } from "./secrets.ts";
 
 /** The `error.type` values of the Anthropic API that the gateway emits. */
 export type AnthropicErrorType =
@@ -142,10 +143,15 @@ export function upstreamMessage(body: unknown): string | undefined {
   return typeof message === "string" ? message : undefined;
 }
 
-/** Builds the client-facing error for a failed upstream response (reads and discards the body). */
+/**
+ * Builds the client-facing error for a failed upstream response (reads and discards the body): a message of
+ * ours naming the provider and status, plus a safe excerpt of the upstream's own message (secrets redacted,
+ * control characters flattened, truncated). The raw body never leaves; its redacted head goes to the log.
+ */
 export async function upstreamHttpError(
   provider: string,
   response: Pick<Response, "status" | "headers" | "text">,
+  redact: Redactor,
 ): Promise<GatewayError> {
   const text = await response.text().catch(() => "");
   let parsed: unknown;
@@ -159,8 +165,8 @@ export async function upstreamHttpError(
   const message = response.status === 401
     ? `upstream provider ${provider} refused the gateway's credentials`
     : `upstream provider ${provider} returned ${response.status}${
-      upstream ? `: ${upstream.slice(0, 500)}` : ""
+      upstream ? `: ${safeExcerpt(upstream, redact)}` : ""
     }`;
   const retryAfter = retryAfterFrom(response.headers) ?? (type === "rate_limit_error" ? "1" : undefined);
-  return new GatewayError(type, message, { retryAfter, detail: text.slice(0, 2000) });
+  return new GatewayError(type, message, { retryAfter, detail: safeExcerpt(text, redact, 2000) });
 }

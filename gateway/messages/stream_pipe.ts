@@ -26,6 +26,8 @@ export interface TranslateStreamOptions {
   pingIntervalMs: number;
   /** Called before the first upstream event with the writer, to write `message_start`. */
   begin(writer: AnthropicEventWriter): void;
+  /** Cleans `event: error` messages of secrets (they may quote upstream text). */
+  redact?: (text: string) => string;
 }
 
 const encoder = new TextEncoder();
@@ -67,7 +69,7 @@ export function translateStream(
   let pending = "";
   const writer = new AnthropicEventWriter((frames) => {
     pending += frames;
-  });
+  }, options.redact);
   const decoder = createSseDecoder((event) => {
     if (writer.ended) return;
     try {

@@ -77,6 +77,8 @@ export interface ProviderDeps {
   fetch: UpstreamFetch;
   /** Milliseconds of upstream silence before a `ping`. */
   pingIntervalMs: number;
+  /** Removes the gateway's secrets from upstream text (error excerpts, stream error messages). */
+  redact: (text: string) => string;
 }
 
 /** Static settings of one configured provider. */

@@ -1,6 +1,17 @@
 /** Upstream HTTP helpers shared by the provider modules: one place that turns failures into GatewayErrors. */
 import { GatewayError, upstreamHttpError } from "../errors.ts";
+import type { TranslateStreamOptions } from "../messages/stream_pipe.ts";
+import type { AnthropicEventWriter } from "../messages/stream_writer.ts";
 import type { ProviderCall, ProviderDeps, UpstreamResponse } from "./contract.ts";
+
+/** The stream pipe's options for one call (abort, pings, redaction); `begin` writes `message_start`. */
+export function pipeOptions(
+  deps: ProviderDeps,
+  call: ProviderCall,
+  begin: (writer: AnthropicEventWriter) => void,
+): TranslateStreamOptions {
+  return { abort: call.abort, pingIntervalMs: deps.pingIntervalMs, begin, redact: deps.redact };
+}
 
 /** Headers that carry the request's trace identifiers to upstreams that accept them. */
 export function traceHeaders(call: ProviderCall): Record<string, string> {
@@ -36,7 +47,7 @@ export async function postUpstream(
       detail: error instanceof Error ? error.message : String(error),
     });
   }
-  if (!response.ok) throw await upstreamHttpError(provider, response);
+  if (!response.ok) throw await upstreamHttpError(provider, response, deps.redact);
   return response;
 }
 

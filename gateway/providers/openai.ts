@@ -12,7 +12,7 @@ import {
   type ProviderDeps,
   type ProviderSettings,
 } from "./contract.ts";
-import { postUpstream, readUpstreamJson, traceHeaders } from "./http.ts";
+import { pipeOptions, postUpstream, readUpstreamJson, traceHeaders } from "./http.ts";
 import { toChatRequest } from "./openai_request.ts";
 import { messageFromChatCompletion, OpenAiStreamTranslator } from "./openai_response.ts";
 
@@ -58,11 +58,11 @@ export function createOpenAiProvider(settings: ProviderSettings, deps: ProviderD
       return translateStream(
         bodyReaderOf(response),
         new OpenAiStreamTranslator(settings.name, call.inputTokensEstimate),
-        {
-          abort: call.abort,
-          pingIntervalMs: deps.pingIntervalMs,
-          begin: (writer) => writer.start(newMessageId(), call.requestedModel, call.inputTokensEstimate),
-        },
+        pipeOptions(
+          deps,
+          call,
+          (writer) => writer.start(newMessageId(), call.requestedModel, call.inputTokensEstimate),
+        ),
       );
     },
     countTokens(call) {
