@@ -16,6 +16,7 @@ import { buildCatalogue, type ModelInfo, pageOf } from "./models.ts";
 import type { TraceIds, UpstreamFetch } from "./providers/contract.ts";
 import { createProviders } from "./providers/registry.ts";
 import { createHttp1Client } from "./providers/http1_client.ts";
+import type { UpstreamLimits } from "./providers/upstream_guard.ts";
 import { ModelRouter } from "./routing.ts";
 import { createRedactor, redactingLogger } from "./secrets.ts";
 import { createMessagesRoute, MESSAGES_PATHS, pathOf, providerCall } from "./messages_route.ts";
@@ -65,9 +66,9 @@ export interface GatewayApp {
  * servers, where its ~0.2 ms per call matters); TLS upstreams go through Deno's `fetch`, whose TLS, HTTP/2 and
  * certificate handling are battle-tested and whose cost is noise against an internet round trip.
  */
-function upstreamFetch(client: GatewayConfig["upstreamClient"]): UpstreamFetch {
+function upstreamFetch(client: GatewayConfig["upstreamClient"], connectTimeoutMs: number): UpstreamFetch {
   if (client === "fetch") return globalThis.fetch;
-  const http1 = createHttp1Client().fetch;
+  const http1 = createHttp1Client({ connectTimeoutMs }).fetch;
   return (url, init) => url.startsWith("http://") ? http1(url, init) : globalThis.fetch(url, init);
 }
 
@@ -80,6 +81,17 @@ function maxTokensTable(
   return (requested, target) => limits.get(requested) ?? limits.get(target);
 }
 
+/** The upstream deadlines and size caps from the configuration. */
+export function upstreamLimits(config: GatewayConfig): UpstreamLimits {
+  return Object.freeze({
+    connectTimeoutMs: config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS,
+    headersTimeoutMs: config.GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS,
+    idleTimeoutMs: config.GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS,
+    maxBodyBytes: config.GATEWAY_UPSTREAM_MAX_BODY_BYTES,
+    maxSseLineBytes: config.GATEWAY_UPSTREAM_MAX_SSE_LINE_BYTES,
+  });
+}
+
 /** Builds the gateway application. */
 export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): GatewayApp {
   const redact = createRedactor([
@@ -89,9 +101,10 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
   // Every log line of the gateway passes the redactor: upstream errors and causes may quote a credential.
   const logger = redactingLogger(deps.logger, redact);
   const providers = createProviders(config.providers, {
-    fetch: deps.fetch ?? upstreamFetch(config.upstreamClient),
+    fetch: deps.fetch ?? upstreamFetch(config.upstreamClient, config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS),
     pingIntervalMs: config.GATEWAY_PING_INTERVAL_MS,
     redact,
+    limits: upstreamLimits(config),
   });
   const router = new ModelRouter(providers, config.file.aliases ?? {});
   const catalogue: ModelInfo[] = buildCatalogue(config.providers, config.file, (m) => router.routes(m));

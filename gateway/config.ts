@@ -38,6 +38,16 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_CONFIG: z.string().optional(),
   GATEWAY_PING_INTERVAL_MS: positiveIntSetting(10_000),
   GATEWAY_KEY_CACHE_TTL_MS: positiveIntSetting(2_000),
+  /** Longest wait for a new upstream connection (built-in client; `fetch` counts it in the headers wait). */
+  GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS: positiveIntSetting(10_000),
+  /** Longest wait for an upstream's response headers (Anthropic refuses non-streamed calls over 10 min). */
+  GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS: positiveIntSetting(600_000),
+  /** Longest upstream silence in the middle of a response body (a stream's pings do not count). */
+  GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS: positiveIntSetting(300_000),
+  /** Largest whole (non-streamed) upstream response. */
+  GATEWAY_UPSTREAM_MAX_BODY_BYTES: positiveIntSetting(32 * 1024 * 1024),
+  /** Largest single line of an upstream stream. */
+  GATEWAY_UPSTREAM_MAX_SSE_LINE_BYTES: positiveIntSetting(8 * 1024 * 1024),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: httpUrlSetting("https://api.anthropic.com"),
   OPENAI_API_KEY: z.string().optional(),

@@ -6,6 +6,7 @@
  * upstream request when the client goes away.
  */
 import { createSseDecoder, type SseEvent } from "@switchyard/lib/sse.ts";
+import { GatewayError } from "../errors.ts";
 import { AnthropicEventWriter } from "./stream_writer.ts";
 import { checkPeriod, tickerFor } from "./ticker.ts";
 import type { BodyReader } from "../providers/contract.ts";
@@ -133,9 +134,10 @@ export function translateStream(
           const read = firstRead ?? reader.read();
           firstRead = undefined;
           chunk = await read;
-        } catch {
+        } catch (error) {
           if (closed) return;
-          writer.error("api_error", "the upstream connection failed in the middle of the response");
+          if (error instanceof GatewayError) writer.error(error.type, error.message); // deadline, size cap
+          else writer.error("api_error", "the upstream connection failed in the middle of the response");
           chunk = { done: true, value: undefined };
         }
         if (closed) return;

@@ -4,6 +4,7 @@
  * Anthropic's format; it never frames SSE itself (see messages/stream_pipe.ts).
  */
 import type { Message, MessagesRequest } from "../messages/types.ts";
+import type { UpstreamLimits } from "./upstream_guard.ts";
 
 /** The provider families the registry knows. */
 export type ProviderKind = "anthropic" | "openai" | "gemini" | "openai-compatible";
@@ -79,6 +80,8 @@ export interface ProviderDeps {
   pingIntervalMs: number;
   /** Removes the gateway's secrets from upstream text (error excerpts, stream error messages). */
   redact: (text: string) => string;
+  /** Deadlines and size caps of every upstream call. */
+  limits: UpstreamLimits;
 }
 
 /** Static settings of one configured provider. */

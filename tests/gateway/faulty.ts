@@ -52,7 +52,12 @@ export async function startFaultyUpstream(
     };
     requests.push(recorded);
     request.signal.addEventListener("abort", () => recorded.abortedAt ??= performance.now());
-    return await handle(recorded, request.signal);
+    try {
+      return await handle(recorded, request.signal);
+    } catch (error) {
+      if (request.signal.aborted) return new Response(null, { status: 499 }); // nobody is listening
+      throw error;
+    }
   }, { port: 0 });
   return { url: server.url, requests, close: () => server.shutdown() };
 }
@@ -121,4 +126,32 @@ export async function startFaultyGateway(
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     },
   };
+}
+
+/** A lazily generated body of `total` bytes of `fill`, counting what was actually pulled by the server. */
+export function lazyBody(
+  total: number,
+  fill: string,
+  counter: { sent: number },
+  contentType = "application/json",
+  headers: Record<string, string> = {},
+): Response {
+  const piece = new TextEncoder().encode(fill.repeat(Math.ceil(65_536 / fill.length)).slice(0, 65_536));
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (counter.sent >= total) return controller.close();
+      const chunk = piece.subarray(0, Math.min(piece.length, total - counter.sent));
+      counter.sent += chunk.length;
+      controller.enqueue(chunk);
+    },
+  });
+  return new Response(body, { headers: { "content-type": contentType, ...headers } });
+}
+
+/** The SSE events of a stream body, as `{event, data}` pairs. */
+export function eventsOf(text: string): Array<{ event: string; data: string }> {
+  return text.split("\n\n").filter((frame) => frame.trim()).map((frame) => ({
+    event: /^event: (.*)$/m.exec(frame)?.[1] ?? "message",
+    data: /^data: (.*)$/m.exec(frame)?.[1] ?? "",
+  }));
 }
