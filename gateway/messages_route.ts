@@ -8,6 +8,7 @@ import type { Logger } from "@switchyard/lib/log.ts";
 import { invalidRequest } from "./errors.ts";
 import { estimateInputTokens } from "./messages/count_tokens.ts";
 import { deferStream } from "./messages/deferred_stream.ts";
+import type { StreamOutcome } from "./messages/stream_pipe.ts";
 import type { MessagesRequest } from "./messages/types.ts";
 import { parseJsonBody, validateMessagesRequest } from "./messages/validate.ts";
 import { type Provider, type ProviderCall, RawJson, type TraceIds } from "./providers/contract.ts";
@@ -37,6 +38,16 @@ export interface MessagesRouteDeps {
   pingIntervalMs: number;
   /** The most output tokens a model accepts (`provider/model` or the name asked for), when known. */
   maxTokensOf?: (requested: string, target: string) => number | undefined;
+}
+
+/** What the access line of one request needs. */
+interface AccessLine {
+  requestId: string;
+  path: string;
+  started: number;
+  /** True once a stream response exists: its line is written when the stream ends. */
+  streaming: boolean;
+  logged: boolean;
 }
 
 /** The `max_tokens` ceiling for a model whose limit is unknown (no model generates more). */
@@ -95,11 +106,8 @@ export function createMessagesRoute(
 ): (request: Request, path: string) => Promise<Response> {
   const { router, keys, logger, pingIntervalMs } = deps;
 
-  const respond = async (
-    request: Request,
-    requestId: string,
-    trace: TraceIds,
-  ): Promise<Response> => {
+  const respond = async (request: Request, line: AccessLine, trace: TraceIds): Promise<Response> => {
+    const requestId = line.requestId;
     const headers = request.headers;
     // The body read (an async op) starts first and runs while the key is checked.
     const reading = readBodyText(request);
@@ -122,10 +130,17 @@ export function createMessagesRoute(
     // Until the response exists, a client that hangs up aborts the upstream call (a started stream's body
     // cancel does it afterwards). The listener is removed as soon as the response is built: Deno.serve also
     // aborts `request.signal` after every completed response, which must not reach a drained connection.
+    if (stream) {
+      call.onStreamEnd = (end) => {
+        if (!line.streaming || line.logged) return;
+        line.logged = true;
+        logRequest(line, 200, end);
+      };
+    }
     const hangUp = () => call.abort.abort();
     request.signal.addEventListener("abort", hangUp, { once: true });
     try {
-      return await answer(provider, call, stream, requestId, trace);
+      return await answer(provider, call, stream, line, trace);
     } finally {
       request.signal.removeEventListener("abort", hangUp);
     }
@@ -135,11 +150,18 @@ export function createMessagesRoute(
     provider: Provider,
     call: ProviderCall,
     stream: boolean,
-    requestId: string,
+    line: AccessLine,
     trace: TraceIds,
   ): Promise<Response> => {
+    const requestId = line.requestId;
     if (stream) {
-      const events = await deferStream(provider.streamMessage(call), pingIntervalMs, call.abort);
+      const events = await deferStream(
+        provider.streamMessage(call),
+        pingIntervalMs,
+        call.abort,
+        call.onStreamEnd,
+      );
+      line.streaming = true;
       return new Response(events, {
         headers: traceResponseHeaders(trace, {
           "content-type": "text/event-stream; charset=utf-8",
@@ -155,24 +177,42 @@ export function createMessagesRoute(
     });
   };
 
+  /** Writes the access line; a stream's carries its outcome and is a warning when the upstream failed. */
+  const logRequest = (line: AccessLine, status: number, end?: StreamOutcome) => {
+    const fields: Record<string, unknown> = {
+      request_id: line.requestId,
+      method: "POST",
+      route: line.path,
+      path: line.path,
+      status,
+      duration_ms: Math.round((performance.now() - line.started) * 100) / 100,
+    };
+    if (end) {
+      fields.outcome = end.outcome;
+      if (end.errorType) fields.error_type = end.errorType;
+    }
+    if (end?.outcome === "upstream_error") logger.warn("request", fields);
+    else logger.info("request", fields);
+  };
+
   return async (request, path) => {
-    const started = performance.now();
-    const requestId = requestIdOf(request.headers);
+    const line: AccessLine = {
+      requestId: requestIdOf(request.headers),
+      path,
+      started: performance.now(),
+      streaming: false,
+      logged: false,
+    };
     const trace = traceIdsOf(request.headers);
     let response: Response;
     try {
-      response = await respond(request, requestId, trace);
+      response = await respond(request, line, trace);
     } catch (error) {
-      response = renderError(error, requestId, logger, traceResponseHeaders(trace, {}));
+      line.streaming = false;
+      response = renderError(error, line.requestId, logger, traceResponseHeaders(trace, {}));
     }
-    logger.info("request", {
-      request_id: requestId,
-      method: "POST",
-      route: path,
-      path,
-      status: response.status,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-    });
+    // A stream's line waits for the stream's end (see `onStreamEnd`), so it can say how the stream ended.
+    if (!line.streaming) logRequest(line, response.status);
     return response;
   };
 }

@@ -29,6 +29,16 @@ export interface TranslateStreamOptions {
   begin(writer: AnthropicEventWriter): void;
   /** Cleans `event: error` messages of secrets (they may quote upstream text). */
   redact?: (text: string) => string;
+  /** Told once how the stream ended (for the access log). */
+  report?: (outcome: StreamOutcome) => void;
+}
+
+/** How a stream ended: its final event, or the client leaving first. */
+export interface StreamOutcome {
+  /** `completed` (message_stop), `upstream_error` (event: error) or `client_disconnected`. */
+  outcome: "completed" | "upstream_error" | "client_disconnected";
+  /** The `event: error` type, for `upstream_error`. */
+  errorType?: string;
 }
 
 const encoder = new TextEncoder();
@@ -154,6 +164,11 @@ export function translateStream(
           // Ended by the upstream's final event: drain its body so the connection can be reused.
           stop(!chunk.done);
           controller.close();
+          options.report?.(
+            writer.errorType
+              ? { outcome: "upstream_error", errorType: writer.errorType }
+              : { outcome: "completed" },
+          );
           return;
         }
         if (bytes) return;
@@ -162,6 +177,7 @@ export function translateStream(
     cancel() {
       stop();
       options.abort.abort();
+      options.report?.({ outcome: "client_disconnected" });
     },
   });
 }

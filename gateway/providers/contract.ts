@@ -4,6 +4,7 @@
  * Anthropic's format; it never frames SSE itself (see messages/stream_pipe.ts).
  */
 import type { Message, MessagesRequest } from "../messages/types.ts";
+import type { StreamOutcome } from "../messages/stream_pipe.ts";
 import type { UpstreamLimits } from "./upstream_guard.ts";
 
 /** The provider families the registry knows. */
@@ -38,6 +39,8 @@ export interface ProviderCall {
   clientHeaders: Headers;
   /** Best-effort input token count for `message_start`. */
   inputTokensEstimate: number;
+  /** Told once how a stream ended (the access log's outcome). */
+  onStreamEnd?: (outcome: StreamOutcome) => void;
 }
 
 /** Pull-based access to a body without a `ReadableStream` (a stream's default reader is one). */

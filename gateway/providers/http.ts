@@ -12,7 +12,13 @@ export function pipeOptions(
   call: ProviderCall,
   begin: (writer: AnthropicEventWriter) => void,
 ): TranslateStreamOptions {
-  return { abort: call.abort, pingIntervalMs: deps.pingIntervalMs, begin, redact: deps.redact };
+  return {
+    abort: call.abort,
+    pingIntervalMs: deps.pingIntervalMs,
+    begin,
+    redact: deps.redact,
+    report: call.onStreamEnd,
+  };
 }
 
 /** Headers that carry the request's trace identifiers to upstreams that accept them. */
