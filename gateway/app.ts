@@ -25,6 +25,7 @@ import {
   bodyTooLarge,
   type KeyCheck,
   MAX_BODY_BYTES,
+  readBodyText,
   renderError,
   traceIdsOf,
   traceResponseHeaders,
@@ -114,6 +115,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     logger,
     pingIntervalMs: config.GATEWAY_PING_INTERVAL_MS,
     maxTokensOf: maxTokensTable(config.file),
+    bodyTimeoutMs: config.GATEWAY_CLIENT_BODY_TIMEOUT_MS,
   });
 
   const api = new Hono<{ Variables: Variables }>();
@@ -131,7 +133,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
   });
 
   api.post("/v1/messages/count_tokens", limitBody, async (c) => {
-    const text = await c.req.text();
+    const text = await readBodyText(c.req.raw, config.GATEWAY_CLIENT_BODY_TIMEOUT_MS);
     const request = validateCountTokensRequest(parseJsonBody(text));
     const { provider, call } = providerCall(router, request, text, c.get("trace"), c.req.raw.headers);
     return c.json({ input_tokens: await provider.countTokens(call) });

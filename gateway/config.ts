@@ -38,6 +38,8 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_CONFIG: z.string().optional(),
   GATEWAY_PING_INTERVAL_MS: positiveIntSetting(10_000),
   GATEWAY_KEY_CACHE_TTL_MS: positiveIntSetting(2_000),
+  /** Longest a client may take to send its request body (408 after it). */
+  GATEWAY_CLIENT_BODY_TIMEOUT_MS: positiveIntSetting(30_000),
   /** Longest wait for a new upstream connection (built-in client; `fetch` counts it in the headers wait). */
   GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS: positiveIntSetting(10_000),
   /** Longest wait for an upstream's response headers (Anthropic refuses non-streamed calls over 10 min). */

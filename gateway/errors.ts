@@ -42,6 +42,8 @@ export interface GatewayErrorOptions {
   detail?: string;
   /** Underlying cause, for logs. */
   cause?: unknown;
+  /** An HTTP status other than the type's own (408 for a client too slow to send its body). */
+  status?: number;
 }
 
 /** A refused or failed gateway request, rendered as an Anthropic error envelope. */
@@ -53,7 +55,7 @@ export class GatewayError extends AppError {
 
   constructor(type: AnthropicErrorType, message: string, options: GatewayErrorOptions = {}) {
     super(type, message, {
-      status: STATUS_OF_ERROR_TYPE[type],
+      status: options.status ?? STATUS_OF_ERROR_TYPE[type],
       detail: options.detail,
       cause: options.cause,
     });
@@ -81,6 +83,8 @@ export function errorResponse(error: GatewayError, requestId?: string, extraHead
   headers.set("content-type", "application/json");
   if (error.retryAfter !== undefined) headers.set("retry-after", error.retryAfter);
   if (requestId) headers.set("request-id", requestId);
+  // A client too slow to send its body does not keep the connection (Deno.serve would wait on it forever).
+  if (error.status === 408) headers.set("connection", "close");
   return new Response(JSON.stringify(errorEnvelope(error.type, error.message, requestId)), {
     status: error.status,
     headers,

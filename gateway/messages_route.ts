@@ -36,6 +36,8 @@ export interface MessagesRouteDeps {
   logger: Logger;
   /** Milliseconds of upstream silence before a `ping`. */
   pingIntervalMs: number;
+  /** Longest a client may take to send its body. */
+  bodyTimeoutMs: number;
   /** The most output tokens a model accepts (`provider/model` or the name asked for), when known. */
   maxTokensOf?: (requested: string, target: string) => number | undefined;
 }
@@ -110,7 +112,7 @@ export function createMessagesRoute(
     const requestId = line.requestId;
     const headers = request.headers;
     // The body read (an async op) starts first and runs while the key is checked.
-    const reading = readBodyText(request);
+    const reading = readBodyText(request, deps.bodyTimeoutMs);
     reading.catch(() => {}); // a refused key is reported first; its body error is not unhandled
     const keyId = await authenticate(keys, headers);
     const text = await reading;
