@@ -126,6 +126,7 @@ function fileProviders(file: GatewayFile, rawEnv: Env): ProviderSettings[] {
         maxTokensField: q.max_tokens_field ?? base.maxTokensField,
         nineCharToolIds: q.nine_char_tool_ids ?? base.nineCharToolIds,
         toolChoiceAny: q.tool_choice_any ?? base.toolChoiceAny,
+        structuredOutputs: q.structured_outputs ?? base.structuredOutputs,
       },
     });
   }

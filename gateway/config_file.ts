@@ -16,6 +16,7 @@ const quirksSchema = z.object({
   max_tokens_field: z.enum(["max_tokens", "max_completion_tokens"]).optional(),
   nine_char_tool_ids: z.boolean().optional(),
   tool_choice_any: z.enum(["required", "any"]).optional(),
+  structured_outputs: z.boolean().optional(),
 }).strict();
 
 const providerSchema = z.object({

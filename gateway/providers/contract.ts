@@ -113,6 +113,8 @@ export interface OpenAiQuirks {
   nineCharToolIds: boolean;
   /** Tool choice `any` is spelled `any` (Mistral) instead of `required`. */
   toolChoiceAny: "required" | "any";
+  /** Honours `response_format: json_schema` (structured outputs); if not, such requests are refused. */
+  structuredOutputs: boolean;
 }
 
 /** One provider module's implementation. */
