@@ -19,6 +19,8 @@ import { createHttp1Client } from "./providers/http1_client.ts";
 import type { UpstreamLimits } from "./providers/upstream_guard.ts";
 import { ModelRouter } from "./routing.ts";
 import { createRedactor, redactingLogger } from "./secrets.ts";
+import { type BreakerPolicy, CircuitBreakers } from "./circuit_breaker.ts";
+import { type RetryPolicy, UpstreamAttempts } from "./upstream_attempts.ts";
 import { createMessagesRoute, MESSAGES_PATHS, pathOf, providerCall } from "./messages_route.ts";
 import {
   authenticate,
@@ -93,6 +95,22 @@ export function upstreamLimits(config: GatewayConfig): UpstreamLimits {
   });
 }
 
+/** Retry budget (config file `retry`): 60 s in all, backoff from 250 ms, waits of at most 10 s. */
+function retryPolicy(config: GatewayConfig): RetryPolicy {
+  const retry = config.file.retry ?? {};
+  return {
+    deadlineMs: retry.deadline_ms ?? 60_000,
+    backoffMs: retry.backoff_ms ?? 250,
+    maxBackoffMs: retry.max_backoff_ms ?? 10_000,
+  };
+}
+
+/** Circuit breaker (config file `circuit_breaker`): open after 5 consecutive failures, for 30 s. */
+function breakerPolicy(config: GatewayConfig): BreakerPolicy {
+  const breaker = config.file.circuit_breaker ?? {};
+  return { failures: breaker.failures ?? 5, cooldownMs: breaker.cooldown_ms ?? 30_000 };
+}
+
 /** Builds the gateway application. */
 export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): GatewayApp {
   const redact = createRedactor([
@@ -116,6 +134,12 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     pingIntervalMs: config.GATEWAY_PING_INTERVAL_MS,
     maxTokensOf: maxTokensTable(config.file),
     bodyTimeoutMs: config.GATEWAY_CLIENT_BODY_TIMEOUT_MS,
+    attempts: new UpstreamAttempts(
+      router,
+      config.file.fallbacks ?? {},
+      new CircuitBreakers(breakerPolicy(config)),
+      retryPolicy(config),
+    ),
   });
 
   const api = new Hono<{ Variables: Variables }>();

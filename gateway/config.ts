@@ -133,6 +133,24 @@ function fileProviders(file: GatewayFile, rawEnv: Env): ProviderSettings[] {
   return out;
 }
 
+/** Fallback targets must name offered providers (a typo would otherwise surface only during an outage). */
+function fallbackProblems(file: GatewayFile, providers: readonly ProviderSettings[]): ConfigProblem[] {
+  const offered = new Set(providers.map((p) => p.name));
+  const problems: ConfigProblem[] = [];
+  for (const [key, targets] of Object.entries(file.fallbacks ?? {})) {
+    targets.forEach((target, i) => {
+      const provider = target.slice(0, target.indexOf("/"));
+      if (!offered.has(provider)) {
+        problems.push({
+          key: `GATEWAY_CONFIG: fallbacks.${key}.${i}`,
+          message: `target ${JSON.stringify(target)} names provider ${provider}, which is not offered`,
+        });
+      }
+    });
+  }
+  return problems;
+}
+
 /** Reads the gateway configuration; `readFile` loads GATEWAY_CONFIG. Throws a ConfigError naming every bad key. */
 export function readGatewayConfig(
   env: Env,
@@ -163,6 +181,8 @@ export function readGatewayConfig(
   }
   if (problems.length || !parsed) throw new ConfigError(problems, "gateway configuration");
   const providers = [...builtinProviders(parsed), ...fileProviders(file, env)];
+  problems.push(...fallbackProblems(file, providers));
+  if (problems.length) throw new ConfigError(problems, "gateway configuration");
   const proxied = PROXY_VARIABLES.some((name) => env[name] || env[name.toLowerCase()]);
   const upstreamClient = parsed.GATEWAY_UPSTREAM_CLIENT ?? (proxied ? "fetch" : "builtin");
   return Object.freeze({ ...parsed, file, providers, upstreamClient });

@@ -44,6 +44,11 @@ export interface GatewayErrorOptions {
   cause?: unknown;
   /** An HTTP status other than the type's own (408 for a client too slow to send its body). */
   status?: number;
+  /**
+   * The upstream failed before answering in a way another attempt may not (connect error, no headers in
+   * time, 429, 5xx): a fallback may be tried.
+   */
+  retryable?: boolean;
 }
 
 /** A refused or failed gateway request, rendered as an Anthropic error envelope. */
@@ -52,6 +57,8 @@ export class GatewayError extends AppError {
   readonly type: AnthropicErrorType;
   /** Value for the `retry-after` header, when known. */
   readonly retryAfter?: string;
+  /** See {@link GatewayErrorOptions.retryable}. */
+  readonly retryable: boolean;
 
   constructor(type: AnthropicErrorType, message: string, options: GatewayErrorOptions = {}) {
     super(type, message, {
@@ -62,6 +69,7 @@ export class GatewayError extends AppError {
     this.name = "GatewayError";
     this.type = type;
     this.retryAfter = options.retryAfter;
+    this.retryable = options.retryable ?? false;
   }
 }
 
@@ -172,5 +180,6 @@ export async function upstreamHttpError(
       upstream ? `: ${safeExcerpt(upstream, redact)}` : ""
     }`;
   const retryAfter = retryAfterFrom(response.headers) ?? (type === "rate_limit_error" ? "1" : undefined);
-  return new GatewayError(type, message, { retryAfter, detail: safeExcerpt(text, redact, 2000) });
+  const retryable = response.status === 429 || response.status >= 500;
+  return new GatewayError(type, message, { retryAfter, detail: safeExcerpt(text, redact, 2000), retryable });
 }

@@ -22,6 +22,7 @@ import {
   traceResponseHeaders,
 } from "./request_context.ts";
 import type { ModelRouter } from "./routing.ts";
+import type { AttemptRecord, UpstreamAttempts } from "./upstream_attempts.ts";
 
 /** The paths this handler serves (query strings are ignored). */
 export const MESSAGES_PATHS: ReadonlySet<string> = new Set(["/v1/messages", "/compat/v1/messages"]);
@@ -38,6 +39,8 @@ export interface MessagesRouteDeps {
   pingIntervalMs: number;
   /** Longest a client may take to send its body. */
   bodyTimeoutMs: number;
+  /** Runs each request through its route and fallbacks. */
+  attempts: UpstreamAttempts;
   /** The most output tokens a model accepts (`provider/model` or the name asked for), when known. */
   maxTokensOf?: (requested: string, target: string) => number | undefined;
 }
@@ -50,6 +53,20 @@ interface AccessLine {
   /** True once a stream response exists: its line is written when the stream ends. */
   streaming: boolean;
   logged: boolean;
+  /** How the stream ended, once it has. */
+  end?: StreamOutcome;
+  /** Every upstream attempt. */
+  attempts?: AttemptRecord[];
+  /** The `provider/model` that answered. */
+  upstream?: string;
+}
+
+/** `gw-upstream` (who answered; a stream: whose headers were accepted) and `gw-attempts`. */
+function upstreamHeaders(line: AccessLine): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (line.upstream) headers["gw-upstream"] = line.upstream;
+  if (line.attempts) headers["gw-attempts"] = String(line.attempts.length);
+  return headers;
 }
 
 /** The `max_tokens` ceiling for a model whose limit is unknown (no model generates more). */
@@ -106,7 +123,7 @@ export function pathOf(url: string): string {
 export function createMessagesRoute(
   deps: MessagesRouteDeps,
 ): (request: Request, path: string) => Promise<Response> {
-  const { router, keys, logger, pingIntervalMs } = deps;
+  const { router, keys, logger, pingIntervalMs, attempts } = deps;
 
   const respond = async (request: Request, line: AccessLine, trace: TraceIds): Promise<Response> => {
     const requestId = line.requestId;
@@ -133,10 +150,11 @@ export function createMessagesRoute(
     // cancel does it afterwards). The listener is removed as soon as the response is built: Deno.serve also
     // aborts `request.signal` after every completed response, which must not reach a drained connection.
     if (stream) {
+      // The pipe may finish reading a quick upstream before the response is even built (a stream pulls
+      // once on creation): the outcome then waits for `streaming`.
       call.onStreamEnd = (end) => {
-        if (!line.streaming || line.logged) return;
-        line.logged = true;
-        logRequest(line, 200, end);
+        line.end ??= end;
+        if (line.streaming) logStreamOnce(line);
       };
     }
     const hangUp = () => call.abort.abort();
@@ -148,6 +166,22 @@ export function createMessagesRoute(
     }
   };
 
+  /** Runs the attempts (route, then fallbacks); the line keeps their record; failure throws the last error. */
+  const attempt = async <T>(
+    call: ProviderCall,
+    provider: Provider,
+    line: AccessLine,
+    run: (provider: Provider, call: ProviderCall) => Promise<T>,
+  ): Promise<T> => {
+    const result = await attempts.run(call, provider, run);
+    line.attempts = result.attempts;
+    if (result.ok) {
+      line.upstream = result.target;
+      return result.value;
+    }
+    throw result.error;
+  };
+
   const answer = async (
     provider: Provider,
     call: ProviderCall,
@@ -157,25 +191,27 @@ export function createMessagesRoute(
   ): Promise<Response> => {
     const requestId = line.requestId;
     if (stream) {
-      const events = await deferStream(
-        provider.streamMessage(call),
-        pingIntervalMs,
-        call.abort,
-        call.onStreamEnd,
-      );
+      const upstream = attempt(call, provider, line, (p, c) => p.streamMessage(c));
+      const events = await deferStream(upstream, pingIntervalMs, call.abort, call.onStreamEnd);
       line.streaming = true;
+      if (line.end) logStreamOnce(line);
       return new Response(events, {
         headers: traceResponseHeaders(trace, {
           "content-type": "text/event-stream; charset=utf-8",
           "cache-control": "no-cache",
           "x-accel-buffering": "no",
           "request-id": requestId,
+          ...upstreamHeaders(line),
         }),
       });
     }
-    const message = await provider.createMessage(call);
+    const message = await attempt(call, provider, line, (p, c) => p.createMessage(c));
     return new Response(message instanceof RawJson ? message.text : JSON.stringify(message), {
-      headers: traceResponseHeaders(trace, { "content-type": "application/json", "request-id": requestId }),
+      headers: traceResponseHeaders(trace, {
+        "content-type": "application/json",
+        "request-id": requestId,
+        ...upstreamHeaders(line),
+      }),
     });
   };
 
@@ -189,12 +225,21 @@ export function createMessagesRoute(
       status,
       duration_ms: Math.round((performance.now() - line.started) * 100) / 100,
     };
+    if (line.upstream) fields.upstream = line.upstream;
+    // Every attempt is recorded when there was more than the one that answered.
+    if (line.attempts && (line.attempts.length > 1 || !line.upstream)) fields.attempts = line.attempts;
     if (end) {
       fields.outcome = end.outcome;
       if (end.errorType) fields.error_type = end.errorType;
     }
     if (end?.outcome === "upstream_error") logger.warn("request", fields);
     else logger.info("request", fields);
+  };
+
+  const logStreamOnce = (line: AccessLine) => {
+    if (line.logged) return;
+    line.logged = true;
+    logRequest(line, 200, line.end);
   };
 
   return async (request, path) => {

@@ -60,7 +60,11 @@ export async function postUpstream(
       connectTimeout
         ? `upstream provider ${provider} could not be reached within ${deps.limits.connectTimeoutMs} ms`
         : `upstream provider ${provider} could not be reached`,
-      { cause: error, detail: error instanceof Error ? error.message : String(error) },
+      {
+        cause: error,
+        detail: error instanceof Error ? error.message : String(error),
+        retryable: !call.abort.signal.aborted,
+      },
     );
   }
   watch.headersReceived();

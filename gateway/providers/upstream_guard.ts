@@ -69,6 +69,7 @@ export class UpstreamWatch {
       this.#phase === "headers"
         ? `upstream provider ${this.#provider} did not answer within ${limit} ms`
         : `upstream provider ${this.#provider} sent nothing for ${limit} ms in the middle of its response`,
+      { retryable: this.#phase === "headers" }, // nothing of an answer yet: another upstream may serve it
     );
     this.stop();
     this.#abort.abort(this.#expired);

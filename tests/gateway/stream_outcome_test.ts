@@ -48,7 +48,7 @@ Deno.test("a stream's access line records its outcome and error type", e2e, asyn
     const lines = gw.logs.map((l) => JSON.parse(l)).filter((l) =>
       l.msg === "request" && l.request_id === requestId
     );
-    assert.equal(lines.length, 1, "exactly one access line");
+    assert.equal(lines.length, 1, `exactly one access line: ${gw.logs.join("\n")}`);
     return lines[0];
   };
   try {
