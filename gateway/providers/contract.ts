@@ -65,6 +65,8 @@ export interface UpstreamResponse {
   text(): Promise<string>;
   /** The body as a reader, when the client can give one without building a stream. */
   reader?(): BodyReader;
+  /** One header's value, when the client can give it without building a `Headers` object. */
+  header?(name: string): string | null;
 }
 
 /** The body of `response` as a reader: its own when it has one, else its stream's. */

@@ -97,6 +97,11 @@ export class Http1Response implements UpstreamResponse {
     return this.body!.getReader();
   }
 
+  /** The first value of header `name` (lowercase), without building a `Headers` object. */
+  header(name: string): string | null {
+    return headerValue(this.#head, name);
+  }
+
   /** True for 2xx. */
   get ok(): boolean {
     return this.status >= 200 && this.status < 300;

@@ -166,7 +166,9 @@ export function guardedResponse(
 
   /** Reads the whole body, refusing (or, with `truncate`, cutting) it past `max` bytes. */
   const whole = async (max: number, truncate: boolean): Promise<string> => {
-    const length = Number(response.headers.get("content-length") ?? NaN);
+    const length = Number(
+      (response.header ? response.header("content-length") : response.headers.get("content-length")) ?? NaN,
+    );
     if (!truncate && length > max) {
       // Refused before reading a byte of it.
       watch.stop();
@@ -216,7 +218,10 @@ export function guardedResponse(
   return {
     ok: response.ok,
     status: response.status,
-    headers: response.headers,
+    get headers() {
+      return response.headers; // built only when asked (the built-in client's are lazy)
+    },
+    header: response.header && ((name: string) => response.header!(name)),
     get body() {
       return response.body;
     },
