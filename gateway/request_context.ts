@@ -7,7 +7,7 @@ import { concatBytes } from "@switchyard/lib/bytes.ts";
 import { isAppError } from "@switchyard/lib/errors.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
 import { errorResponse, GatewayError } from "./errors.ts";
-import { tickerFor } from "./messages/ticker.ts";
+import { deadlineTickerFor } from "./messages/ticker.ts";
 import type { TraceIds } from "./providers/contract.ts";
 
 /** Largest accepted request body (Anthropic's limit for Messages). */
@@ -115,7 +115,7 @@ function withDeadline<T>(
 ): Promise<T> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const untick = tickerFor(Math.max(5, Math.min(1_000, Math.floor(ms / 4)))).add(() => {
+    const untick = deadlineTickerFor(Math.max(5, Math.min(1_000, Math.floor(ms / 4)))).add(() => {
       if (Date.now() - started < ms) return;
       untick();
       onExpire();

@@ -65,12 +65,17 @@ function redactValue(value: unknown, redact: Redactor, depth: number): unknown {
   return out;
 }
 
-/** A logger whose every field (strings, error messages and causes, nested) goes through `redact`. */
+/**
+ * A logger whose warn and error lines have every field (strings, error messages and causes, nested) passed
+ * through `redact`: those are the lines that carry upstream text (a 5xx's detail, an error's cause). Info and
+ * debug lines — the access log, two per request — hold only values the gateway built (ids, model and
+ * provider names, statuses, error types) and are not walked, so the redaction costs nothing per request.
+ */
 export function redactingLogger(logger: Logger, redact: Redactor): Logger {
   const fields = (f?: LogFields) => f && (redactValue(f, redact, 0) as LogFields);
   return {
-    debug: (m, f) => logger.debug(m, fields(f)),
-    info: (m, f) => logger.info(m, fields(f)),
+    debug: (m, f) => logger.debug(m, f),
+    info: (m, f) => logger.info(m, f),
     warn: (m, f) => logger.warn(m, fields(f)),
     error: (m, f) => logger.error(m, fields(f)),
     child: (f) => redactingLogger(logger.child(fields(f) ?? {}), redact),

@@ -8,7 +8,7 @@
  */
 import { concatBytes } from "@switchyard/lib/bytes.ts";
 import { GatewayError } from "../errors.ts";
-import { tickerFor } from "../messages/ticker.ts";
+import { deadlineTickerFor } from "../messages/ticker.ts";
 import type { BodyReader, UpstreamResponse } from "./contract.ts";
 
 /** Configured bounds of every upstream call. */
@@ -53,7 +53,7 @@ export class UpstreamWatch {
     this.#provider = provider;
     this.#limits = limits;
     this.#abort = abort;
-    this.#untick = tickerFor(periodOf(limits)).add(() => this.#check());
+    this.#untick = deadlineTickerFor(periodOf(limits)).add(() => this.#check());
   }
 
   /** The timeout error, once a deadline has passed. */
