@@ -9,7 +9,8 @@
  * round interleaving direct and gateway requests one by one after a warm-up; the added p50/p99 reported is
  * the median over rounds of (gateway percentile − direct percentile), with the best round beside it. The
  * quantity is the one issue 5 defines (c=1, gateway vs the mock upstream directly); only the aggregation
- * over repeated runs is more robust. `--only c1,throughput,stream,inprocess` runs a subset.
+ * over repeated runs is more robust. `--only c1,fallback,throughput,stream,inprocess` runs a subset; the
+ * `fallback` lane measures the added latency of a fallback after a 503.
  */
 import { parseArgs } from "node:util";
 import { measureInProcess } from "./gateway_inprocess.ts";
@@ -21,7 +22,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "5" },
     seconds: { type: "string", default: "5" },
     streams: { type: "string", default: "200" },
-    only: { type: "string", default: "c1,throughput,stream,inprocess" },
+    only: { type: "string", default: "c1,fallback,throughput,stream,inprocess" },
     "access-log": { type: "boolean", default: false },
   },
 });
@@ -277,6 +278,15 @@ if (ONLY.has("c1")) {
   );
   c1Row("reference: null Deno proxy c=1, fetch (floor of one hop)", floor, "");
   c1Row("reference: null Deno proxy c=1, gateway's HTTP/1.1 client", floorBuiltin, "");
+}
+if (ONLY.has("fallback")) {
+  // The first target answers 503 at once, the fallback (the same mock, another provider) serves; "direct" is
+  // the translated lane through the gateway, so "added" is what the failed attempt and the switch cost.
+  // Interleaving keeps openai's circuit closed (each direct request is a success), so every fallback
+  // request really calls the failing target first.
+  const fallback = { ...lanes.translated, body: anthropicBody("openai/gpt-503") };
+  const [row] = await pairedLatencies(lanes.translated, [fallback], Math.min(N, 2000));
+  c1Row("fallback after a 503 (vs the translated lane through the gateway)", row, "");
 }
 
 let rpsDirect = NaN, rpsGateway = NaN, rpsPass = NaN;

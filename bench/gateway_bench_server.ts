@@ -15,7 +15,14 @@ import { createBatchedSink } from "../gateway/log_sink.ts";
 
 const upstream = Deno.args[0];
 const dir = await Deno.makeTempDir({ prefix: "gateway-bench-" });
+// A second OpenAI-compatible provider on the same mock, the fallback of the "fallback after a 503" lane.
+await Deno.writeTextFile(
+  `${dir}/gateway.yaml`,
+  `providers:\n  backup: { type: openai-compatible, base_url: "${upstream}/v1", api_key_env: OPENAI_API_KEY }\n` +
+    `fallbacks:\n  openai/gpt-503: [backup/gpt-bench]\n`,
+);
 const config = readGatewayConfig({
+  GATEWAY_CONFIG: `${dir}/gateway.yaml`,
   OPENAI_API_KEY: "sk-bench",
   OPENAI_BASE_URL: `${upstream}/v1`,
   ANTHROPIC_API_KEY: "sk-ant-bench",

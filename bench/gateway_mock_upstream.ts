@@ -125,6 +125,10 @@ self.onmessage = (event: MessageEvent<{ frames: number; gapMs: number }>) => {
     const path = new URL(request.url).pathname;
     const model = String(body.model);
     const openai = path.endsWith("/chat/completions");
+    if (model === "gpt-503") {
+      // The "fallback after a 503" lane: an overloaded upstream, answered at once.
+      return Response.json({ error: { message: "overloaded" } }, { status: 503 });
+    }
     if (body.stream) {
       const stream = paced(openai ? openAiFrames(model, frames) : anthropicFrames(model, frames), gapMs);
       return new Response(stream, { headers: { "content-type": "text/event-stream" } });

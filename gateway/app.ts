@@ -16,13 +16,18 @@ import { buildCatalogue, type ModelInfo, pageOf } from "./models.ts";
 import type { TraceIds, UpstreamFetch } from "./providers/contract.ts";
 import { createProviders } from "./providers/registry.ts";
 import { createHttp1Client } from "./providers/http1_client.ts";
+import type { UpstreamLimits } from "./providers/upstream_guard.ts";
 import { ModelRouter } from "./routing.ts";
+import { createRedactor, redactingLogger } from "./secrets.ts";
+import { type BreakerPolicy, CircuitBreakers } from "./circuit_breaker.ts";
+import { type RetryPolicy, UpstreamAttempts } from "./upstream_attempts.ts";
 import { createMessagesRoute, MESSAGES_PATHS, pathOf, providerCall } from "./messages_route.ts";
 import {
   authenticate,
   bodyTooLarge,
   type KeyCheck,
   MAX_BODY_BYTES,
+  readBodyText,
   renderError,
   traceIdsOf,
   traceResponseHeaders,
@@ -64,18 +69,61 @@ export interface GatewayApp {
  * servers, where its ~0.2 ms per call matters); TLS upstreams go through Deno's `fetch`, whose TLS, HTTP/2 and
  * certificate handling are battle-tested and whose cost is noise against an internet round trip.
  */
-function upstreamFetch(client: GatewayConfig["upstreamClient"]): UpstreamFetch {
+function upstreamFetch(client: GatewayConfig["upstreamClient"], connectTimeoutMs: number): UpstreamFetch {
   if (client === "fetch") return globalThis.fetch;
-  const http1 = createHttp1Client().fetch;
+  const http1 = createHttp1Client({ connectTimeoutMs }).fetch;
   return (url, init) => url.startsWith("http://") ? http1(url, init) : globalThis.fetch(url, init);
+}
+
+/** Output-token limits declared in the config file's `models`, by id (`provider/model` or alias). */
+function maxTokensTable(
+  file: GatewayConfig["file"],
+): (requested: string, target: string) => number | undefined {
+  const limits = new Map<string, number>();
+  for (const model of file.models ?? []) if (model.max_tokens) limits.set(model.id, model.max_tokens);
+  return (requested, target) => limits.get(requested) ?? limits.get(target);
+}
+
+/** The upstream deadlines and size caps from the configuration. */
+export function upstreamLimits(config: GatewayConfig): UpstreamLimits {
+  return Object.freeze({
+    connectTimeoutMs: config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS,
+    headersTimeoutMs: config.GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS,
+    idleTimeoutMs: config.GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS,
+    maxBodyBytes: config.GATEWAY_UPSTREAM_MAX_BODY_BYTES,
+    maxSseLineBytes: config.GATEWAY_UPSTREAM_MAX_SSE_LINE_BYTES,
+  });
+}
+
+/** Retry budget (config file `retry`): 60 s in all, backoff from 250 ms, waits of at most 10 s. */
+function retryPolicy(config: GatewayConfig): RetryPolicy {
+  const retry = config.file.retry ?? {};
+  return {
+    deadlineMs: retry.deadline_ms ?? 60_000,
+    backoffMs: retry.backoff_ms ?? 250,
+    maxBackoffMs: retry.max_backoff_ms ?? 10_000,
+  };
+}
+
+/** Circuit breaker (config file `circuit_breaker`): open after 5 consecutive failures, for 30 s. */
+function breakerPolicy(config: GatewayConfig): BreakerPolicy {
+  const breaker = config.file.circuit_breaker ?? {};
+  return { failures: breaker.failures ?? 5, cooldownMs: breaker.cooldown_ms ?? 30_000 };
 }
 
 /** Builds the gateway application. */
 export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): GatewayApp {
-  const logger = deps.logger;
+  const redact = createRedactor([
+    ...config.providers.map((p) => p.apiKey),
+    config.GATEWAY_DATABASE_AUTH_TOKEN,
+  ]);
+  // Every log line of the gateway passes the redactor: upstream errors and causes may quote a credential.
+  const logger = redactingLogger(deps.logger, redact);
   const providers = createProviders(config.providers, {
-    fetch: deps.fetch ?? upstreamFetch(config.upstreamClient),
+    fetch: deps.fetch ?? upstreamFetch(config.upstreamClient, config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS),
     pingIntervalMs: config.GATEWAY_PING_INTERVAL_MS,
+    redact,
+    limits: upstreamLimits(config),
   });
   const router = new ModelRouter(providers, config.file.aliases ?? {});
   const catalogue: ModelInfo[] = buildCatalogue(config.providers, config.file, (m) => router.routes(m));
@@ -84,6 +132,14 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     keys: deps.keys,
     logger,
     pingIntervalMs: config.GATEWAY_PING_INTERVAL_MS,
+    maxTokensOf: maxTokensTable(config.file),
+    bodyTimeoutMs: config.GATEWAY_CLIENT_BODY_TIMEOUT_MS,
+    attempts: new UpstreamAttempts(
+      router,
+      config.file.fallbacks ?? {},
+      new CircuitBreakers(breakerPolicy(config)),
+      retryPolicy(config),
+    ),
   });
 
   const api = new Hono<{ Variables: Variables }>();
@@ -101,7 +157,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
   });
 
   api.post("/v1/messages/count_tokens", limitBody, async (c) => {
-    const text = await c.req.text();
+    const text = await readBodyText(c.req.raw, config.GATEWAY_CLIENT_BODY_TIMEOUT_MS);
     const request = validateCountTokensRequest(parseJsonBody(text));
     const { provider, call } = providerCall(router, request, text, c.get("trace"), c.req.raw.headers);
     return c.json({ input_tokens: await provider.countTokens(call) });

@@ -38,6 +38,18 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_CONFIG: z.string().optional(),
   GATEWAY_PING_INTERVAL_MS: positiveIntSetting(10_000),
   GATEWAY_KEY_CACHE_TTL_MS: positiveIntSetting(2_000),
+  /** Longest a client may take to send its request body (408 after it). */
+  GATEWAY_CLIENT_BODY_TIMEOUT_MS: positiveIntSetting(30_000),
+  /** Longest wait for a new upstream connection (built-in client; `fetch` counts it in the headers wait). */
+  GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS: positiveIntSetting(10_000),
+  /** Longest wait for an upstream's response headers (Anthropic refuses non-streamed calls over 10 min). */
+  GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS: positiveIntSetting(600_000),
+  /** Longest upstream silence in the middle of a response body (a stream's pings do not count). */
+  GATEWAY_UPSTREAM_IDLE_TIMEOUT_MS: positiveIntSetting(300_000),
+  /** Largest whole (non-streamed) upstream response. */
+  GATEWAY_UPSTREAM_MAX_BODY_BYTES: positiveIntSetting(32 * 1024 * 1024),
+  /** Largest single line of an upstream stream. */
+  GATEWAY_UPSTREAM_MAX_SSE_LINE_BYTES: positiveIntSetting(8 * 1024 * 1024),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: httpUrlSetting("https://api.anthropic.com"),
   OPENAI_API_KEY: z.string().optional(),
@@ -114,10 +126,29 @@ function fileProviders(file: GatewayFile, rawEnv: Env): ProviderSettings[] {
         maxTokensField: q.max_tokens_field ?? base.maxTokensField,
         nineCharToolIds: q.nine_char_tool_ids ?? base.nineCharToolIds,
         toolChoiceAny: q.tool_choice_any ?? base.toolChoiceAny,
+        structuredOutputs: q.structured_outputs ?? base.structuredOutputs,
       },
     });
   }
   return out;
+}
+
+/** Fallback targets must name offered providers (a typo would otherwise surface only during an outage). */
+function fallbackProblems(file: GatewayFile, providers: readonly ProviderSettings[]): ConfigProblem[] {
+  const offered = new Set(providers.map((p) => p.name));
+  const problems: ConfigProblem[] = [];
+  for (const [key, targets] of Object.entries(file.fallbacks ?? {})) {
+    targets.forEach((target, i) => {
+      const provider = target.slice(0, target.indexOf("/"));
+      if (!offered.has(provider)) {
+        problems.push({
+          key: `GATEWAY_CONFIG: fallbacks.${key}.${i}`,
+          message: `target ${JSON.stringify(target)} names provider ${provider}, which is not offered`,
+        });
+      }
+    });
+  }
+  return problems;
 }
 
 /** Reads the gateway configuration; `readFile` loads GATEWAY_CONFIG. Throws a ConfigError naming every bad key. */
@@ -150,6 +181,8 @@ export function readGatewayConfig(
   }
   if (problems.length || !parsed) throw new ConfigError(problems, "gateway configuration");
   const providers = [...builtinProviders(parsed), ...fileProviders(file, env)];
+  problems.push(...fallbackProblems(file, providers));
+  if (problems.length) throw new ConfigError(problems, "gateway configuration");
   const proxied = PROXY_VARIABLES.some((name) => env[name] || env[name.toLowerCase()]);
   const upstreamClient = parsed.GATEWAY_UPSTREAM_CLIENT ?? (proxied ? "fetch" : "builtin");
   return Object.freeze({ ...parsed, file, providers, upstreamClient });

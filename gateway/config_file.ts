@@ -16,6 +16,7 @@ const quirksSchema = z.object({
   max_tokens_field: z.enum(["max_tokens", "max_completion_tokens"]).optional(),
   nine_char_tool_ids: z.boolean().optional(),
   tool_choice_any: z.enum(["required", "any"]).optional(),
+  structured_outputs: z.boolean().optional(),
 }).strict();
 
 const providerSchema = z.object({
@@ -47,6 +48,22 @@ export const gatewayFileSchema = z.object({
     z.string().includes("/", { error: 'expected a "provider/model" target' }),
   ).optional(),
   models: z.array(modelSchema).optional(),
+  /** Ordered fallback targets per model name (alias or `provider/model`) or per provider name. */
+  fallbacks: z.record(
+    z.string().min(1),
+    z.array(z.string().includes("/", { error: 'expected "provider/model" targets' })).min(1),
+  ).optional(),
+  /** Time budget and backoff of the attempts of one request. */
+  retry: z.object({
+    deadline_ms: z.number().int().positive().optional(),
+    backoff_ms: z.number().int().nonnegative().optional(),
+    max_backoff_ms: z.number().int().nonnegative().optional(),
+  }).strict().optional(),
+  /** Per-provider circuit breaker. */
+  circuit_breaker: z.object({
+    failures: z.number().int().positive().optional(),
+    cooldown_ms: z.number().int().positive().optional(),
+  }).strict().optional(),
 }).strict();
 
 /** The validated config file. */

@@ -62,3 +62,15 @@ Deno.test("an unreadable config file is a configuration error naming GATEWAY_CON
     (e) => e instanceof ConfigError && e.problems[0].key === "GATEWAY_CONFIG",
   );
 });
+
+Deno.test("fallback targets must name offered providers", () => {
+  const file = "fallbacks:\n  openai/gpt-4.1: [anthropic/claude-x, nowhere/model]\n";
+  assert.throws(
+    () =>
+      readGatewayConfig(
+        { OPENAI_API_KEY: "k", ANTHROPIC_API_KEY: "k", GATEWAY_CONFIG: "g.yaml" },
+        () => file,
+      ),
+    /fallbacks\.openai\/gpt-4\.1\.1.*nowhere/s,
+  );
+});

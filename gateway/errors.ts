@@ -3,6 +3,7 @@
  * the mapping of upstream provider failures onto that table (never passing an upstream body through).
  */
 import { AppError } from "@switchyard/lib/errors.ts";
+import { type Redactor, safeExcerpt } from "./secrets.ts";
 
 /** The `error.type` values of the Anthropic API that the gateway emits. */
 export type AnthropicErrorType =
@@ -41,6 +42,13 @@ export interface GatewayErrorOptions {
   detail?: string;
   /** Underlying cause, for logs. */
   cause?: unknown;
+  /** An HTTP status other than the type's own (408 for a client too slow to send its body). */
+  status?: number;
+  /**
+   * The upstream failed before answering in a way another attempt may not (connect error, no headers in
+   * time, 429, 5xx): a fallback may be tried.
+   */
+  retryable?: boolean;
 }
 
 /** A refused or failed gateway request, rendered as an Anthropic error envelope. */
@@ -49,16 +57,19 @@ export class GatewayError extends AppError {
   readonly type: AnthropicErrorType;
   /** Value for the `retry-after` header, when known. */
   readonly retryAfter?: string;
+  /** See {@link GatewayErrorOptions.retryable}. */
+  readonly retryable: boolean;
 
   constructor(type: AnthropicErrorType, message: string, options: GatewayErrorOptions = {}) {
     super(type, message, {
-      status: STATUS_OF_ERROR_TYPE[type],
+      status: options.status ?? STATUS_OF_ERROR_TYPE[type],
       detail: options.detail,
       cause: options.cause,
     });
     this.name = "GatewayError";
     this.type = type;
     this.retryAfter = options.retryAfter;
+    this.retryable = options.retryable ?? false;
   }
 }
 
@@ -80,6 +91,8 @@ export function errorResponse(error: GatewayError, requestId?: string, extraHead
   headers.set("content-type", "application/json");
   if (error.retryAfter !== undefined) headers.set("retry-after", error.retryAfter);
   if (requestId) headers.set("request-id", requestId);
+  // A client too slow to send its body does not keep the connection (Deno.serve would wait on it forever).
+  if (error.status === 408) headers.set("connection", "close");
   return new Response(JSON.stringify(errorEnvelope(error.type, error.message, requestId)), {
     status: error.status,
     headers,
@@ -142,10 +155,15 @@ export function upstreamMessage(body: unknown): string | undefined {
   return typeof message === "string" ? message : undefined;
 }
 
-/** Builds the client-facing error for a failed upstream response (reads and discards the body). */
+/**
+ * Builds the client-facing error for a failed upstream response (reads and discards the body): a message of
+ * ours naming the provider and status, plus a safe excerpt of the upstream's own message (secrets redacted,
+ * control characters flattened, truncated). The raw body never leaves; its redacted head goes to the log.
+ */
 export async function upstreamHttpError(
   provider: string,
   response: Pick<Response, "status" | "headers" | "text">,
+  redact: Redactor,
 ): Promise<GatewayError> {
   const text = await response.text().catch(() => "");
   let parsed: unknown;
@@ -159,8 +177,9 @@ export async function upstreamHttpError(
   const message = response.status === 401
     ? `upstream provider ${provider} refused the gateway's credentials`
     : `upstream provider ${provider} returned ${response.status}${
-      upstream ? `: ${upstream.slice(0, 500)}` : ""
+      upstream ? `: ${safeExcerpt(upstream, redact)}` : ""
     }`;
   const retryAfter = retryAfterFrom(response.headers) ?? (type === "rate_limit_error" ? "1" : undefined);
-  return new GatewayError(type, message, { retryAfter, detail: text.slice(0, 2000) });
+  const retryable = response.status === 429 || response.status >= 500;
+  return new GatewayError(type, message, { retryAfter, detail: safeExcerpt(text, redact, 2000), retryable });
 }

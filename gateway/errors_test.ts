@@ -15,7 +15,7 @@ Deno.test("upstream failures are mapped onto Anthropic types without passing the
   ];
   for (const [upstream, type, status] of cases) {
     const body = JSON.stringify({ error: { message: "upstream says no", secret_field: "sk-live-123" } });
-    const error = await upstreamHttpError("openai", new Response(body, { status: upstream }));
+    const error = await upstreamHttpError("openai", new Response(body, { status: upstream }), (t) => t);
     assert.equal(error.type, type, `upstream ${upstream}`);
     assert.equal(error.status, status, `upstream ${upstream}`);
     const rendered = await errorResponse(error, "req_1").text();
@@ -29,7 +29,7 @@ Deno.test("retry-after comes from retry-after-ms, seconds or an HTTP date, defau
   assert.equal(retryAfterFrom(new Headers({ "retry-after": "7" })), "7");
   const date = new Date(Date.now() + 10_000).toUTCString();
   assert.ok(["9", "10", "11"].includes(retryAfterFrom(new Headers({ "retry-after": date }))!));
-  const error = await upstreamHttpError("gemini", new Response("{}", { status: 429 }));
+  const error = await upstreamHttpError("gemini", new Response("{}", { status: 429 }), (t) => t);
   assert.equal(error.retryAfter, "1");
   const response = errorResponse(
     new GatewayError("rate_limit_error", "slow down", { retryAfter: "3" }),

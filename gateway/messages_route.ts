@@ -5,8 +5,11 @@
  * response with all its headers at once instead of mutating them afterwards.
  */
 import type { Logger } from "@switchyard/lib/log.ts";
+import { invalidRequest } from "./errors.ts";
 import { estimateInputTokens } from "./messages/count_tokens.ts";
 import { deferStream } from "./messages/deferred_stream.ts";
+import type { StreamOutcome } from "./messages/stream_pipe.ts";
+import { deadlineTickerFor } from "./messages/ticker.ts";
 import type { MessagesRequest } from "./messages/types.ts";
 import { parseJsonBody, validateMessagesRequest } from "./messages/validate.ts";
 import { type Provider, type ProviderCall, RawJson, type TraceIds } from "./providers/contract.ts";
@@ -20,6 +23,7 @@ import {
   traceResponseHeaders,
 } from "./request_context.ts";
 import type { ModelRouter } from "./routing.ts";
+import type { AttemptRecord, UpstreamAttempts } from "./upstream_attempts.ts";
 
 /** The paths this handler serves (query strings are ignored). */
 export const MESSAGES_PATHS: ReadonlySet<string> = new Set(["/v1/messages", "/compat/v1/messages"]);
@@ -34,6 +38,76 @@ export interface MessagesRouteDeps {
   logger: Logger;
   /** Milliseconds of upstream silence before a `ping`. */
   pingIntervalMs: number;
+  /** Longest a client may take to send its body. */
+  bodyTimeoutMs: number;
+  /** Runs each request through its route and fallbacks. */
+  attempts: UpstreamAttempts;
+  /** The most output tokens a model accepts (`provider/model` or the name asked for), when known. */
+  maxTokensOf?: (requested: string, target: string) => number | undefined;
+}
+
+/** What the access line of one request needs. */
+interface AccessLine {
+  requestId: string;
+  path: string;
+  started: number;
+  /** True once a stream response exists: its line is written when the stream ends. */
+  streaming: boolean;
+  logged: boolean;
+  /** How the stream ended, once it has. */
+  end?: StreamOutcome;
+  /** Every upstream attempt. */
+  attempts?: AttemptRecord[];
+  /** The `provider/model` that answered. */
+  upstream?: string;
+}
+
+/** `gw-upstream` (who answered; a stream: whose headers were accepted) and `gw-attempts`. */
+function upstreamHeaders(line: AccessLine): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (line.upstream) headers["gw-upstream"] = line.upstream;
+  if (line.attempts) headers["gw-attempts"] = String(line.attempts.length);
+  return headers;
+}
+
+/** How soon after the request arrived a client that hung up is noticed (well under 100 ms). */
+const HANG_UP_CHECK_MS = 20;
+
+/**
+ * Until the response exists, a client that hangs up aborts the upstream call (a started stream's body
+ * cancel does it afterwards). `request.signal` is touched only once a request has been waiting for a tick
+ * of a shared ticker (≤ 20 ms): Deno.serve then reports a disconnect that happened earlier at once, while
+ * quick requests never materialise the signal, which costs ≈ 10 µs each (Deno.serve aborts it after every
+ * completed response too). The listener goes as soon as the response exists, so that abort cannot reach a
+ * connection being drained back to the pool.
+ */
+function watchHangUp(request: Request, abort: AbortController): () => void {
+  const hangUp = () => abort.abort();
+  let listening = false;
+  const untick = deadlineTickerFor(HANG_UP_CHECK_MS).add(() => {
+    untick();
+    listening = true;
+    request.signal.addEventListener("abort", hangUp, { once: true });
+  });
+  return () => {
+    untick();
+    if (listening) request.signal.removeEventListener("abort", hangUp);
+  };
+}
+
+/** The `max_tokens` ceiling for a model whose limit is unknown (no model generates more). */
+export const UNKNOWN_MODEL_MAX_TOKENS = 1_000_000;
+
+/** Refuses a `max_tokens` above the model's limit before any upstream call, as Anthropic does. */
+function checkMaxTokens(request: MessagesRequest, limit: number | undefined): void {
+  const max = limit ?? UNKNOWN_MODEL_MAX_TOKENS;
+  if (request.max_tokens > max) {
+    throw invalidRequest(
+      `max_tokens: ${request.max_tokens} > ${max}, which is the maximum allowed number of output tokens for ${
+        limit === undefined ? "a model whose limit is not configured" : request.model
+      }`,
+    );
+  }
 }
 
 /** Routes a validated request and builds its provider call. */
@@ -45,9 +119,7 @@ export function providerCall(
   clientHeaders: Headers,
 ): { provider: Provider; call: ProviderCall } {
   const route = router.resolve(request.model);
-  // Streams abort the upstream when the client cancels the body (stream_pipe.ts). The request's own
-  // signal is deliberately not touched: Deno.serve aborts it after every successful response too, and
-  // creating that AbortError on each request was the gateway's largest CPU cost in profiles.
+  // `abort` ends the upstream call: the client went away (see the messages route) or a deadline passed.
   const call: ProviderCall = {
     request,
     rawBody,
@@ -77,21 +149,19 @@ export function pathOf(url: string): string {
 export function createMessagesRoute(
   deps: MessagesRouteDeps,
 ): (request: Request, path: string) => Promise<Response> {
-  const { router, keys, logger, pingIntervalMs } = deps;
+  const { router, keys, logger, pingIntervalMs, attempts } = deps;
 
-  const respond = async (
-    request: Request,
-    requestId: string,
-    trace: TraceIds,
-  ): Promise<Response> => {
+  const respond = async (request: Request, line: AccessLine, trace: TraceIds): Promise<Response> => {
+    const requestId = line.requestId;
     const headers = request.headers;
     // The body read (an async op) starts first and runs while the key is checked.
-    const reading = readBodyText(request);
+    const reading = readBodyText(request, deps.bodyTimeoutMs);
     reading.catch(() => {}); // a refused key is reported first; its body error is not unhandled
     const keyId = await authenticate(keys, headers);
     const text = await reading;
     const body = validateMessagesRequest(parseJsonBody(text));
     const { provider, call } = providerCall(router, body, text, trace, headers);
+    checkMaxTokens(body, deps.maxTokensOf?.(body.model, `${provider.name}/${call.upstreamModel}`));
     const stream = body.stream === true;
     logger.info("messages", {
       request_id: requestId,
@@ -103,40 +173,115 @@ export function createMessagesRoute(
       stream,
     });
     if (stream) {
-      const events = await deferStream(provider.streamMessage(call), pingIntervalMs, call.abort);
+      // The pipe may finish reading a quick upstream before the response is even built (a stream pulls
+      // once on creation): the outcome then waits for `streaming`.
+      call.onStreamEnd = (end) => {
+        line.end ??= end;
+        if (line.streaming) logStreamOnce(line);
+      };
+    }
+    const stopWatching = watchHangUp(request, call.abort);
+    try {
+      return await answer(provider, call, stream, line, trace);
+    } finally {
+      stopWatching();
+    }
+  };
+
+  /** Runs the attempts (route, then fallbacks); the line keeps their record; failure throws the last error. */
+  const attempt = async <T>(
+    call: ProviderCall,
+    provider: Provider,
+    line: AccessLine,
+    run: (provider: Provider, call: ProviderCall) => Promise<T>,
+  ): Promise<T> => {
+    const result = await attempts.run(call, provider, run);
+    line.attempts = result.attempts;
+    if (result.ok) {
+      line.upstream = result.target;
+      return result.value;
+    }
+    throw result.error;
+  };
+
+  const answer = async (
+    provider: Provider,
+    call: ProviderCall,
+    stream: boolean,
+    line: AccessLine,
+    trace: TraceIds,
+  ): Promise<Response> => {
+    const requestId = line.requestId;
+    if (stream) {
+      const upstream = attempt(call, provider, line, (p, c) => p.streamMessage(c));
+      const events = await deferStream(upstream, pingIntervalMs, call.abort, call.onStreamEnd);
+      line.streaming = true;
+      if (line.end) logStreamOnce(line);
       return new Response(events, {
         headers: traceResponseHeaders(trace, {
           "content-type": "text/event-stream; charset=utf-8",
           "cache-control": "no-cache",
           "x-accel-buffering": "no",
           "request-id": requestId,
+          ...upstreamHeaders(line),
         }),
       });
     }
-    const message = await provider.createMessage(call);
+    const message = await attempt(call, provider, line, (p, c) => p.createMessage(c));
     return new Response(message instanceof RawJson ? message.text : JSON.stringify(message), {
-      headers: traceResponseHeaders(trace, { "content-type": "application/json", "request-id": requestId }),
+      headers: traceResponseHeaders(trace, {
+        "content-type": "application/json",
+        "request-id": requestId,
+        ...upstreamHeaders(line),
+      }),
     });
   };
 
+  /** Writes the access line; a stream's carries its outcome and is a warning when the upstream failed. */
+  const logRequest = (line: AccessLine, status: number, end?: StreamOutcome) => {
+    const fields: Record<string, unknown> = {
+      request_id: line.requestId,
+      method: "POST",
+      route: line.path,
+      path: line.path,
+      status,
+      duration_ms: Math.round((performance.now() - line.started) * 100) / 100,
+    };
+    if (line.upstream) fields.upstream = line.upstream;
+    // Every attempt is recorded when there was more than the one that answered.
+    if (line.attempts && (line.attempts.length > 1 || !line.upstream)) fields.attempts = line.attempts;
+    if (end) {
+      fields.outcome = end.outcome;
+      if (end.errorType) fields.error_type = end.errorType;
+    }
+    if (end?.outcome === "upstream_error") logger.warn("request", fields);
+    else logger.info("request", fields);
+  };
+
+  const logStreamOnce = (line: AccessLine) => {
+    if (line.logged) return;
+    line.logged = true;
+    logRequest(line, 200, line.end);
+  };
+
   return async (request, path) => {
-    const started = performance.now();
-    const requestId = requestIdOf(request.headers);
+    const line: AccessLine = {
+      requestId: requestIdOf(request.headers),
+      path,
+      started: performance.now(),
+      streaming: false,
+      logged: false,
+    };
     const trace = traceIdsOf(request.headers);
     let response: Response;
     try {
-      response = await respond(request, requestId, trace);
+      response = await respond(request, line, trace);
     } catch (error) {
-      response = renderError(error, requestId, logger, traceResponseHeaders(trace, {}));
+      line.streaming = false;
+      response = renderError(error, line.requestId, logger, traceResponseHeaders(trace, {}));
     }
-    logger.info("request", {
-      request_id: requestId,
-      method: "POST",
-      route: path,
-      path,
-      status: response.status,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-    });
+    // A stream's line waits for the stream's end (see `onStreamEnd`), so it can say how the stream ended.
+    if (!line.streaming) logRequest(line, response.status);
     return response;
   };
 }

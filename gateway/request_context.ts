@@ -7,6 +7,7 @@ import { concatBytes } from "@switchyard/lib/bytes.ts";
 import { isAppError } from "@switchyard/lib/errors.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
 import { errorResponse, GatewayError } from "./errors.ts";
+import { deadlineTickerFor } from "./messages/ticker.ts";
 import type { TraceIds } from "./providers/contract.ts";
 
 /** Largest accepted request body (Anthropic's limit for Messages). */
@@ -95,19 +96,62 @@ export function bodyTooLarge(): GatewayError {
 
 const decoder = new TextDecoder();
 
+/** The 408 error for a body not received in time (Deno.serve has no body timeout of its own). */
+export function bodyTooSlow(timeoutMs: number): GatewayError {
+  return new GatewayError("timeout_error", `request body was not received within ${timeoutMs} ms`, {
+    status: 408,
+  });
+}
+
 /**
- * Reads the body as text, refusing more than {@link MAX_BODY_BYTES}: by `content-length` before reading,
- * or while reading a chunked body. The common case (a length) reads in one step without materialising the
- * body as a JavaScript stream.
+ * `promise`, or a rejection with `error()` once `ms` have passed (checked by the shared ticker, not a timer
+ * per request; `onExpire` releases what the promise holds).
  */
-export async function readBodyText(request: Request): Promise<string> {
+function withDeadline<T>(
+  promise: Promise<T>,
+  ms: number,
+  error: () => Error,
+  onExpire: () => void,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const untick = deadlineTickerFor(Math.max(5, Math.min(1_000, Math.floor(ms / 4)))).add(() => {
+      if (Date.now() - started < ms) return;
+      untick();
+      onExpire();
+      reject(error());
+    });
+    promise.then((value) => {
+      untick();
+      resolve(value);
+    }, (reason) => {
+      untick();
+      reject(reason);
+    });
+  });
+}
+
+/**
+ * Reads the body as text within `timeoutMs` (a slow or stalled client gets 408 and its connection is
+ * released), refusing more than {@link MAX_BODY_BYTES}: by `content-length` before reading, or while reading
+ * a chunked body. The common case (a length) reads in one step without materialising the body as a
+ * JavaScript stream.
+ */
+export function readBodyText(request: Request, timeoutMs: number): Promise<string> {
   const length = request.headers.get("content-length");
   if (length !== null && !request.headers.has("transfer-encoding")) {
-    if (Number(length) > MAX_BODY_BYTES) throw bodyTooLarge();
-    return await request.text();
+    if (Number(length) > MAX_BODY_BYTES) return Promise.reject(bodyTooLarge());
+    // Cancelling a body Deno.serve is reading makes it drop the connection once the 408 has been sent.
+    return withDeadline(request.text(), timeoutMs, () => bodyTooSlow(timeoutMs), () => {});
   }
-  if (!request.body) return "";
+  if (!request.body) return Promise.resolve("");
   const reader = request.body.getReader();
+  return withDeadline(readChunked(reader), timeoutMs, () => bodyTooSlow(timeoutMs), () => {
+    reader.cancel().catch(() => {});
+  });
+}
+
+async function readChunked(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
   const parts: Uint8Array[] = [];
   let size = 0;
   for (;;) {

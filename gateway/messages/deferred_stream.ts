@@ -5,6 +5,7 @@
  * sends `ping` frames until the upstream answers; a later upstream failure then becomes `event: error`.
  */
 import { GatewayError } from "../errors.ts";
+import type { StreamOutcome } from "./stream_pipe.ts";
 import { checkPeriod, tickerFor } from "./ticker.ts";
 
 const encoder = new TextEncoder();
@@ -27,6 +28,7 @@ export function deferStream(
   pending: Promise<ReadableStream<Uint8Array>>,
   waitMs: number,
   abort: AbortController,
+  report?: (outcome: StreamOutcome) => void,
 ): Promise<ReadableStream<Uint8Array>> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
@@ -35,7 +37,7 @@ export function deferStream(
       if (settled || Date.now() - started < waitMs) return;
       settled = true;
       untick();
-      resolve(pingUntilReady(pending, waitMs, abort));
+      resolve(pingUntilReady(pending, waitMs, abort, report));
     });
     pending.then(
       (stream) => {
@@ -59,6 +61,7 @@ function pingUntilReady(
   pending: Promise<ReadableStream<Uint8Array>>,
   waitMs: number,
   abort: AbortController,
+  report?: (outcome: StreamOutcome) => void,
 ): ReadableStream<Uint8Array> {
   let inner: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let untick: (() => void) | undefined;
@@ -83,6 +86,10 @@ function pingUntilReady(
           if (cancelled) return;
           controller.enqueue(errorFrame(error));
           controller.close();
+          report?.({
+            outcome: "upstream_error",
+            errorType: error instanceof GatewayError ? error.type : "api_error",
+          });
         },
       );
     },
@@ -100,6 +107,7 @@ function pingUntilReady(
       untick?.();
       abort.abort();
       inner?.cancel().catch(() => {});
+      report?.({ outcome: "client_disconnected" });
     },
   });
 }

@@ -6,6 +6,7 @@
  * upstream request when the client goes away.
  */
 import { createSseDecoder, type SseEvent } from "@switchyard/lib/sse.ts";
+import { GatewayError } from "../errors.ts";
 import { AnthropicEventWriter } from "./stream_writer.ts";
 import { checkPeriod, tickerFor } from "./ticker.ts";
 import type { BodyReader } from "../providers/contract.ts";
@@ -26,6 +27,18 @@ export interface TranslateStreamOptions {
   pingIntervalMs: number;
   /** Called before the first upstream event with the writer, to write `message_start`. */
   begin(writer: AnthropicEventWriter): void;
+  /** Cleans `event: error` messages of secrets (they may quote upstream text). */
+  redact?: (text: string) => string;
+  /** Told once how the stream ended (for the access log). */
+  report?: (outcome: StreamOutcome) => void;
+}
+
+/** How a stream ended: its final event, or the client leaving first. */
+export interface StreamOutcome {
+  /** `completed` (message_stop), `upstream_error` (event: error) or `client_disconnected`. */
+  outcome: "completed" | "upstream_error" | "client_disconnected";
+  /** The `event: error` type, for `upstream_error`. */
+  errorType?: string;
 }
 
 const encoder = new TextEncoder();
@@ -67,7 +80,7 @@ export function translateStream(
   let pending = "";
   const writer = new AnthropicEventWriter((frames) => {
     pending += frames;
-  });
+  }, options.redact);
   const decoder = createSseDecoder((event) => {
     if (writer.ended) return;
     try {
@@ -131,9 +144,10 @@ export function translateStream(
           const read = firstRead ?? reader.read();
           firstRead = undefined;
           chunk = await read;
-        } catch {
+        } catch (error) {
           if (closed) return;
-          writer.error("api_error", "the upstream connection failed in the middle of the response");
+          if (error instanceof GatewayError) writer.error(error.type, error.message); // deadline, size cap
+          else writer.error("api_error", "the upstream connection failed in the middle of the response");
           chunk = { done: true, value: undefined };
         }
         if (closed) return;
@@ -150,6 +164,11 @@ export function translateStream(
           // Ended by the upstream's final event: drain its body so the connection can be reused.
           stop(!chunk.done);
           controller.close();
+          options.report?.(
+            writer.errorType
+              ? { outcome: "upstream_error", errorType: writer.errorType }
+              : { outcome: "completed" },
+          );
           return;
         }
         if (bytes) return;
@@ -158,6 +177,7 @@ export function translateStream(
     cancel() {
       stop();
       options.abort.abort();
+      options.report?.({ outcome: "client_disconnected" });
     },
   });
 }

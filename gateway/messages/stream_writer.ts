@@ -20,12 +20,20 @@ export class AnthropicEventWriter {
   #ended = false;
   #toolArgsSeen = false;
   #toolArgs = "";
+  #redact: (text: string) => string;
+  #errorType: AnthropicErrorType | undefined;
   /** Characters of generated text/arguments, for a usage estimate when the upstream reports none. */
   outputChars = 0;
 
-  /** `emit` receives complete SSE frames. */
-  constructor(emit: (frames: string) => void) {
+  /** `emit` receives complete SSE frames; `redact` cleans error messages (they may quote upstream text). */
+  constructor(emit: (frames: string) => void, redact: (text: string) => string = (text) => text) {
     this.#emit = emit;
+    this.#redact = redact;
+  }
+
+  /** The type of the `event: error` written, if the stream ended in one. */
+  get errorType(): AnthropicErrorType | undefined {
+    return this.#errorType;
   }
 
   /** True once `finish` or `error` was written. */
@@ -180,9 +188,9 @@ export class AnthropicEventWriter {
   error(type: AnthropicErrorType, message: string): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.#emit(
-      `event: error\ndata: ${JSON.stringify({ type: "error", error: { type, message } })}\n\n`,
-    );
+    this.#errorType = type;
+    const error = { type, message: this.#redact(message) };
+    this.#emit(`event: error\ndata: ${JSON.stringify({ type: "error", error })}\n\n`);
   }
 }
 

@@ -8,12 +8,18 @@
 /** Calls registered callbacks every `periodMs` with a single interval timer. */
 export class Ticker {
   #periodMs: number;
+  #lazyStop: boolean;
   #tasks = new Set<() => void>();
   #timer: ReturnType<typeof setInterval> | undefined;
 
-  /** A ticker firing every `periodMs`. */
-  constructor(periodMs: number) {
+  /**
+   * A ticker firing every `periodMs`. With `lazyStop` the interval outlives its last task by up to one
+   * period (it stops on a tick that finds no task): one-request-at-a-time traffic, where each request
+   * registers and removes a task, then reuses one interval instead of creating and clearing one per request.
+   */
+  constructor(periodMs: number, lazyStop = false) {
     this.#periodMs = periodMs;
+    this.#lazyStop = lazyStop;
   }
 
   /** True while the interval timer exists (some task is registered). */
@@ -25,15 +31,19 @@ export class Ticker {
   add(task: () => void): () => void {
     this.#tasks.add(task);
     this.#timer ??= setInterval(() => {
+      if (this.#tasks.size === 0) return this.#stop();
       for (const t of this.#tasks) t();
     }, this.#periodMs);
     return () => {
       this.#tasks.delete(task);
-      if (this.#tasks.size === 0 && this.#timer !== undefined) {
-        clearInterval(this.#timer);
-        this.#timer = undefined;
-      }
+      if (this.#tasks.size === 0 && !this.#lazyStop) this.#stop();
     };
+  }
+
+  #stop(): void {
+    if (this.#timer === undefined) return;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
   }
 }
 
@@ -43,6 +53,15 @@ const tickers = new Map<number, Ticker>();
 export function tickerFor(periodMs: number): Ticker {
   let ticker = tickers.get(periodMs);
   if (!ticker) tickers.set(periodMs, ticker = new Ticker(periodMs));
+  return ticker;
+}
+
+const deadlineTickers = new Map<number, Ticker>();
+
+/** The shared lazily-stopping ticker of a period, for deadlines registered and removed per request. */
+export function deadlineTickerFor(periodMs: number): Ticker {
+  let ticker = deadlineTickers.get(periodMs);
+  if (!ticker) deadlineTickers.set(periodMs, ticker = new Ticker(periodMs, true));
   return ticker;
 }
 

@@ -16,3 +16,16 @@ Deno.test("a ticker calls every registered task and holds no timer once they are
   removers[2]();
   assert.equal(ticker.running, false, "no timer without tasks");
 });
+
+Deno.test("a lazily stopping ticker keeps its interval across back-to-back tasks, then stops", async () => {
+  const ticker = new Ticker(10, true);
+  let runs = 0;
+  ticker.add(() => runs++)();
+  assert.equal(ticker.running, true, "the interval outlives its last task");
+  const remove = ticker.add(() => runs++);
+  await new Promise((resolve) => setTimeout(resolve, 25));
+  assert.ok(runs >= 1);
+  remove();
+  await new Promise((resolve) => setTimeout(resolve, 25));
+  assert.equal(ticker.running, false, "a tick without tasks stopped it");
+});

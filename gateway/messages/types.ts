@@ -39,11 +39,17 @@ export interface ToolUseBlockParam {
   input: unknown;
 }
 
+/** A reference to a tool found by Claude Code's tool search, inside a `tool_result`. */
+export interface ToolReferenceBlockParam {
+  type: "tool_reference";
+  tool_name: string;
+}
+
 /** A tool's result sent back by the user. */
 export interface ToolResultBlockParam {
   type: "tool_result";
   tool_use_id: string;
-  content?: string | Array<TextBlockParam | ImageBlockParam | { type: string }>;
+  content?: string | Array<TextBlockParam | ImageBlockParam | ToolReferenceBlockParam | { type: string }>;
   is_error?: boolean;
 }
 
@@ -107,7 +113,17 @@ export interface MessagesRequest {
   tool_choice?: ToolChoice;
   thinking?: ThinkingConfig;
   metadata?: { user_id?: string | null };
+  /** Structured outputs (and effort); `format` validated as a JSON Schema format. */
+  output_config?: { format?: JsonSchemaFormat | null; effort?: string };
+  /** The beta spelling of `output_config.format`. */
+  output_format?: JsonSchemaFormat;
   [key: string]: unknown;
+}
+
+/** A structured-output format: the answer's text is JSON following `schema`. */
+export interface JsonSchemaFormat {
+  type: "json_schema";
+  schema: Record<string, unknown>;
 }
 
 /** Why the model stopped. */
@@ -145,6 +161,15 @@ export interface Message {
   stop_sequence: string | null;
   stop_details: null;
   usage: Usage;
+}
+
+/**
+ * The text standing for a `tool_reference` (Claude Code's tool search found that tool): Anthropic loads the
+ * named tool's definition at that point; providers without tool search already have every definition, so
+ * the result says which tool was found rather than arriving empty.
+ */
+export function toolReferenceText(block: ToolReferenceBlockParam): string {
+  return `tool_reference: ${block.tool_name}`;
 }
 
 /** Makes a message id in Anthropic's shape. */

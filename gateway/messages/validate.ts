@@ -5,23 +5,11 @@
  */
 import { invalidRequest } from "../errors.ts";
 import type { MessageParam, MessagesRequest, ToolParam } from "./types.ts";
+import { isObject, validateContent, validateSystem } from "./validate_content.ts";
 
 const ROLES = new Set(["user", "assistant", "system"]);
-const BLOCK_TYPES = new Set([
-  "text",
-  "image",
-  "document",
-  "tool_use",
-  "tool_result",
-  "thinking",
-  "redacted_thinking",
-]);
 const TOOL_CHOICES = new Set(["auto", "any", "tool", "none"]);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
+const THINKING_TYPES = new Set(["enabled", "disabled", "adaptive"]);
 /** A tool is a function tool iff its `type` is absent, null or `custom`; anything else is a server tool. */
 export function isCustomTool(tool: Record<string, unknown>): boolean {
   return tool.type === undefined || tool.type === null || tool.type === "custom";
@@ -44,38 +32,17 @@ function validateTools(tools: unknown): ToolParam[] {
     if (!isObject(tool.input_schema)) {
       throw invalidRequest(`tools.${i}.input_schema: expected a JSON Schema object for tool ${name}`);
     }
+    if (tool.description !== undefined && typeof tool.description !== "string") {
+      throw invalidRequest(`tools.${i}.description: expected a string`);
+    }
   });
   return tools as ToolParam[];
 }
 
-function validateContent(content: unknown, path: string): void {
-  if (typeof content === "string") return;
-  if (!Array.isArray(content)) throw invalidRequest(`${path}: expected a string or an array of blocks`);
-  for (let i = 0; i < content.length; i++) {
-    const block = content[i];
-    if (!isObject(block) || typeof block.type !== "string") {
-      throw invalidRequest(`${path}.${i}: expected a content block with a type`);
-    }
-    if (!BLOCK_TYPES.has(block.type)) {
-      throw invalidRequest(`${path}.${i}: content block type ${JSON.stringify(block.type)} is not supported`);
-    }
-    if (block.type === "text" && typeof block.text !== "string") {
-      throw invalidRequest(`${path}.${i}.text: expected a string`);
-    }
-    if (block.type === "image" && !isObject(block.source)) {
-      throw invalidRequest(`${path}.${i}.source: expected an image source`);
-    }
-    if (block.type === "tool_use" && (typeof block.id !== "string" || typeof block.name !== "string")) {
-      throw invalidRequest(`${path}.${i}: tool_use needs string id and name`);
-    }
-    if (block.type === "tool_result" && typeof block.tool_use_id !== "string") {
-      throw invalidRequest(`${path}.${i}.tool_use_id: expected a string`);
-    }
-  }
-}
-
 function validateMessages(messages: unknown): MessageParam[] {
   if (!Array.isArray(messages)) throw invalidRequest("messages: expected an array");
+  // Anthropic refuses an empty conversation; upstreams would otherwise answer it with whatever they like.
+  if (messages.length === 0) throw invalidRequest("messages: at least one message is required");
   messages.forEach((message, i) => {
     if (!isObject(message)) throw invalidRequest(`messages.${i}: expected an object`);
     if (typeof message.role !== "string" || !ROLES.has(message.role)) {
@@ -91,10 +58,7 @@ function validateCommon(body: Record<string, unknown>): void {
     throw invalidRequest("model: expected a non-empty string");
   }
   validateMessages(body.messages);
-  if (body.system !== undefined && typeof body.system !== "string") {
-    if (!Array.isArray(body.system)) throw invalidRequest("system: expected a string or text blocks");
-    validateContent(body.system, "system");
-  }
+  if (body.system !== undefined) validateSystem(body.system);
   if (body.tools !== undefined) validateTools(body.tools);
   if (body.tool_choice !== undefined) {
     const choice = body.tool_choice;
@@ -104,6 +68,41 @@ function validateCommon(body: Record<string, unknown>): void {
     if (choice.type === "tool" && typeof choice.name !== "string") {
       throw invalidRequest("tool_choice.name: expected the name of a tool");
     }
+    if (
+      choice.disable_parallel_tool_use !== undefined && typeof choice.disable_parallel_tool_use !== "boolean"
+    ) {
+      throw invalidRequest("tool_choice.disable_parallel_tool_use: expected a boolean");
+    }
+  }
+  if (body.thinking !== undefined) validateThinking(body.thinking);
+  if (body.output_config !== undefined) validateOutputConfig(body.output_config, "output_config");
+  if (body.output_format !== undefined) validateFormat(body.output_format, "output_format");
+}
+
+function validateThinking(thinking: unknown): void {
+  if (!isObject(thinking) || typeof thinking.type !== "string" || !THINKING_TYPES.has(thinking.type)) {
+    throw invalidRequest("thinking.type: expected enabled, disabled or adaptive");
+  }
+  if (thinking.type !== "enabled") return;
+  const budget = thinking.budget_tokens;
+  if (typeof budget !== "number" || !Number.isInteger(budget) || budget < 1024) {
+    throw invalidRequest("thinking.budget_tokens: expected an integer of at least 1024");
+  }
+}
+
+/** `output_config.format` / `output_format`: only `json_schema` with a schema object exists. */
+function validateFormat(format: unknown, path: string): void {
+  if (!isObject(format) || format.type !== "json_schema") {
+    throw invalidRequest(`${path}.type: expected json_schema`);
+  }
+  if (!isObject(format.schema)) throw invalidRequest(`${path}.schema: expected a JSON Schema object`);
+}
+
+function validateOutputConfig(config: unknown, path: string): void {
+  if (!isObject(config)) throw invalidRequest(`${path}: expected an object`);
+  if (config.format !== undefined && config.format !== null) validateFormat(config.format, `${path}.format`);
+  if (config.effort !== undefined && typeof config.effort !== "string") {
+    throw invalidRequest(`${path}.effort: expected a string`);
   }
 }
 
@@ -133,6 +132,13 @@ export function validateMessagesRequest(body: Record<string, unknown>): Messages
     const stops = body.stop_sequences;
     if (!Array.isArray(stops) || !stops.every((s) => typeof s === "string")) {
       throw invalidRequest("stop_sequences: expected an array of strings");
+    }
+  }
+  if (body.metadata !== undefined) {
+    const metadata = body.metadata;
+    if (!isObject(metadata)) throw invalidRequest("metadata: expected an object");
+    if (metadata.user_id !== undefined && metadata.user_id !== null && typeof metadata.user_id !== "string") {
+      throw invalidRequest("metadata.user_id: expected a string");
     }
   }
   for (const key of ["temperature", "top_p", "top_k"]) {

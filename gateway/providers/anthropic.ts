@@ -4,6 +4,7 @@
  * a stream cut before `message_stop` still ends in `event: error`.
  */
 import type { SseEvent } from "@switchyard/lib/sse.ts";
+import { type AnthropicErrorType, STATUS_OF_ERROR_TYPE } from "../errors.ts";
 import type { StreamTranslator } from "../messages/stream_pipe.ts";
 import { translateStream } from "../messages/stream_pipe.ts";
 import type { AnthropicEventWriter } from "../messages/stream_writer.ts";
@@ -16,7 +17,14 @@ import {
   type ProviderSettings,
   RawJson,
 } from "./contract.ts";
-import { parseUpstreamJson, postUpstream, readUpstreamJson, readUpstreamText, traceHeaders } from "./http.ts";
+import {
+  parseUpstreamJson,
+  pipeOptions,
+  postUpstream,
+  readUpstreamJson,
+  readUpstreamText,
+  traceHeaders,
+} from "./http.ts";
 import { topLevelString } from "./json_peek.ts";
 import { withoutForeignThinking } from "./signatures.ts";
 
@@ -51,7 +59,15 @@ class AnthropicRelay implements StreamTranslator {
       const data = JSON.parse(event.data);
       if (data?.message) data.message.model = this.#model;
       writer.relay(name, JSON.stringify(data));
-    } else if (name === "message_stop" || name === "error") {
+    } else if (name === "error") {
+      // Never relayed verbatim: the upstream's message may quote a credential (the writer redacts it).
+      const error = (JSON.parse(event.data) as { error?: { type?: unknown; message?: unknown } }).error;
+      const type = typeof error?.type === "string" && error.type in STATUS_OF_ERROR_TYPE
+        ? error.type as AnthropicErrorType
+        : "api_error";
+      const message = typeof error?.message === "string" ? error.message.slice(0, 500) : "unknown error";
+      writer.error(type, `upstream provider ${this.#provider} failed: ${message}`);
+    } else if (name === "message_stop") {
       writer.relay(name, event.data, true);
     } else if (name !== "message") {
       writer.relay(name, event.data);
@@ -95,11 +111,11 @@ export function createAnthropicProvider(settings: ProviderSettings, deps: Provid
     },
     async streamMessage(call) {
       const response = await post(call, "/v1/messages", upstreamBody(call, true));
-      return translateStream(bodyReaderOf(response), new AnthropicRelay(settings.name, call.requestedModel), {
-        abort: call.abort,
-        pingIntervalMs: deps.pingIntervalMs,
-        begin: () => {},
-      });
+      return translateStream(
+        bodyReaderOf(response),
+        new AnthropicRelay(settings.name, call.requestedModel),
+        pipeOptions(deps, call, () => {}),
+      );
     },
     async countTokens(call) {
       const { messages, system, tools, tool_choice, thinking } = withoutForeignThinking(call.request);

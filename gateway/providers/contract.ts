@@ -4,6 +4,8 @@
  * Anthropic's format; it never frames SSE itself (see messages/stream_pipe.ts).
  */
 import type { Message, MessagesRequest } from "../messages/types.ts";
+import type { StreamOutcome } from "../messages/stream_pipe.ts";
+import type { UpstreamLimits } from "./upstream_guard.ts";
 
 /** The provider families the registry knows. */
 export type ProviderKind = "anthropic" | "openai" | "gemini" | "openai-compatible";
@@ -37,6 +39,8 @@ export interface ProviderCall {
   clientHeaders: Headers;
   /** Best-effort input token count for `message_start`. */
   inputTokensEstimate: number;
+  /** Told once how a stream ended (the access log's outcome). */
+  onStreamEnd?: (outcome: StreamOutcome) => void;
 }
 
 /** Pull-based access to a body without a `ReadableStream` (a stream's default reader is one). */
@@ -61,6 +65,8 @@ export interface UpstreamResponse {
   text(): Promise<string>;
   /** The body as a reader, when the client can give one without building a stream. */
   reader?(): BodyReader;
+  /** One header's value, when the client can give it without building a `Headers` object. */
+  header?(name: string): string | null;
 }
 
 /** The body of `response` as a reader: its own when it has one, else its stream's. */
@@ -77,6 +83,10 @@ export interface ProviderDeps {
   fetch: UpstreamFetch;
   /** Milliseconds of upstream silence before a `ping`. */
   pingIntervalMs: number;
+  /** Removes the gateway's secrets from upstream text (error excerpts, stream error messages). */
+  redact: (text: string) => string;
+  /** Deadlines and size caps of every upstream call. */
+  limits: UpstreamLimits;
 }
 
 /** Static settings of one configured provider. */
@@ -105,6 +115,8 @@ export interface OpenAiQuirks {
   nineCharToolIds: boolean;
   /** Tool choice `any` is spelled `any` (Mistral) instead of `required`. */
   toolChoiceAny: "required" | "any";
+  /** Honours `response_format: json_schema` (structured outputs); if not, such requests are refused. */
+  structuredOutputs: boolean;
 }
 
 /** One provider module's implementation. */

@@ -13,7 +13,7 @@ import {
 } from "./contract.ts";
 import { toGeminiRequest } from "./gemini_request.ts";
 import { GeminiStreamTranslator, messageFromGemini } from "./gemini_response.ts";
-import { postUpstream, readUpstreamJson } from "./http.ts";
+import { pipeOptions, postUpstream, readUpstreamJson } from "./http.ts";
 
 /** Creates the Gemini provider. */
 export function createGeminiProvider(settings: ProviderSettings, deps: ProviderDeps): Provider {
@@ -51,11 +51,15 @@ export function createGeminiProvider(settings: ProviderSettings, deps: ProviderD
         toGeminiRequest(call.request),
         call,
       );
-      return translateStream(bodyReaderOf(response), new GeminiStreamTranslator(settings.name), {
-        abort: call.abort,
-        pingIntervalMs: deps.pingIntervalMs,
-        begin: (writer) => writer.start(newMessageId(), call.requestedModel, call.inputTokensEstimate),
-      });
+      return translateStream(
+        bodyReaderOf(response),
+        new GeminiStreamTranslator(settings.name),
+        pipeOptions(
+          deps,
+          call,
+          (writer) => writer.start(newMessageId(), call.requestedModel, call.inputTokensEstimate),
+        ),
+      );
     },
     async countTokens(call: ProviderCall) {
       const url = `${modelUrl(call.upstreamModel)}:countTokens`;

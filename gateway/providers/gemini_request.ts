@@ -5,7 +5,14 @@
  * go as `parametersJsonSchema` (v1beta), which accepts plain JSON Schema, minus `$schema`.
  */
 import { invalidRequest } from "../errors.ts";
-import type { ContentBlockParam, MessagesRequest, ToolResultBlockParam } from "../messages/types.ts";
+import { outputSchemaOf } from "../messages/output_format.ts";
+import {
+  type ContentBlockParam,
+  type MessagesRequest,
+  type ToolReferenceBlockParam,
+  toolReferenceText,
+  type ToolResultBlockParam,
+} from "../messages/types.ts";
 
 /** Separates a tool id from a Gemini thought signature embedded in it. */
 export const THOUGHT_SEPARATOR = "__thought__";
@@ -29,6 +36,7 @@ function resultText(content: ToolResultBlockParam["content"]): { text: string; p
   const parts: Part[] = [];
   for (const block of content) {
     if (block.type === "text") texts.push((block as { text: string }).text);
+    else if (block.type === "tool_reference") texts.push(toolReferenceText(block as ToolReferenceBlockParam));
     else if (block.type === "image") parts.push(mediaPart(block as ContentBlockParam));
   }
   return { text: texts.join("\n"), parts };
@@ -131,6 +139,13 @@ export function toGeminiRequest(request: MessagesRequest): Record<string, unknow
     generation.thinkingConfig = { thinkingBudget: request.thinking.budget_tokens, includeThoughts: true };
   } else if (request.thinking?.type === "adaptive") {
     generation.thinkingConfig = { includeThoughts: true };
+  }
+  const schema = outputSchemaOf(request);
+  if (schema) {
+    // `responseJsonSchema` takes plain JSON Schema (unlike `responseSchema`'s OpenAPI subset) and needs the
+    // JSON MIME type.
+    generation.responseMimeType = "application/json";
+    generation.responseJsonSchema = stripSchemaKeyword(schema);
   }
   body.generationConfig = generation;
   if (request.tools?.length) {

@@ -1,6 +1,25 @@
 /** Upstream HTTP helpers shared by the provider modules: one place that turns failures into GatewayErrors. */
 import { GatewayError, upstreamHttpError } from "../errors.ts";
+import type { TranslateStreamOptions } from "../messages/stream_pipe.ts";
+import type { AnthropicEventWriter } from "../messages/stream_writer.ts";
 import type { ProviderCall, ProviderDeps, UpstreamResponse } from "./contract.ts";
+import { ConnectTimeoutError } from "./http1_client.ts";
+import { guardedResponse, UpstreamWatch } from "./upstream_guard.ts";
+
+/** The stream pipe's options for one call (abort, pings, redaction); `begin` writes `message_start`. */
+export function pipeOptions(
+  deps: ProviderDeps,
+  call: ProviderCall,
+  begin: (writer: AnthropicEventWriter) => void,
+): TranslateStreamOptions {
+  return {
+    abort: call.abort,
+    pingIntervalMs: deps.pingIntervalMs,
+    begin,
+    redact: deps.redact,
+    report: call.onStreamEnd,
+  };
+}
 
 /** Headers that carry the request's trace identifiers to upstreams that accept them. */
 export function traceHeaders(call: ProviderCall): Record<string, string> {
@@ -22,22 +41,36 @@ export async function postUpstream(
   call: ProviderCall,
 ): Promise<UpstreamResponse> {
   let response: UpstreamResponse;
+  const watch = new UpstreamWatch(provider, deps.limits, call.abort);
   try {
     response = await deps.fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json", ...headers },
       body: typeof body === "string" ? body : JSON.stringify(body),
-      // Only a stream is ever aborted (its client went away); a signal costs something on every request.
-      signal: call.request.stream === true ? call.abort.signal : undefined,
+      // Aborted when the client goes away (messages_route.ts) or a deadline passes (the watch).
+      signal: call.abort.signal,
     });
   } catch (error) {
-    throw new GatewayError("api_error", `upstream provider ${provider} could not be reached`, {
-      cause: error,
-      detail: error instanceof Error ? error.message : String(error),
-    });
+    watch.stop();
+    if (watch.expired) throw watch.expired;
+    const connectTimeout = error instanceof ConnectTimeoutError ||
+      (error instanceof Error && error.cause instanceof ConnectTimeoutError);
+    throw new GatewayError(
+      "api_error",
+      connectTimeout
+        ? `upstream provider ${provider} could not be reached within ${deps.limits.connectTimeoutMs} ms`
+        : `upstream provider ${provider} could not be reached`,
+      {
+        cause: error,
+        detail: error instanceof Error ? error.message : String(error),
+        retryable: !call.abort.signal.aborted,
+      },
+    );
   }
-  if (!response.ok) throw await upstreamHttpError(provider, response);
-  return response;
+  watch.headersReceived();
+  const guarded = guardedResponse(provider, response, deps.limits, watch);
+  if (!guarded.ok) throw await upstreamHttpError(provider, guarded, deps.redact);
+  return guarded;
 }
 
 /** Reads a JSON body of a successful upstream response, mapping garbage to api_error. */
@@ -52,7 +85,8 @@ export async function readUpstreamJson(
 export async function readUpstreamText(provider: string, response: UpstreamResponse): Promise<string> {
   try {
     return await response.text();
-  } catch {
+  } catch (error) {
+    if (error instanceof GatewayError) throw error; // a deadline or size limit, reported as such
     throw new GatewayError("api_error", `upstream provider ${provider} returned a malformed response`);
   }
 }
@@ -77,8 +111,8 @@ export async function readUpstreamJsonText(
     const text = await response.text();
     const value = JSON.parse(text);
     if (value && typeof value === "object") return { value: value as Record<string, unknown>, text };
-  } catch {
-    // fall through
+  } catch (error) {
+    if (error instanceof GatewayError) throw error; // a deadline or size limit, reported as such
   }
   throw new GatewayError("api_error", `upstream provider ${provider} returned a malformed response`);
 }

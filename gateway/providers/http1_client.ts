@@ -18,6 +18,7 @@ import {
   BufferedReader,
   ChunkedDecoder,
   headerValue,
+  Http1ProtocolError,
   readFixedBody,
   readResponseHead,
   type ResponseHead,
@@ -31,7 +32,25 @@ export interface Http1ClientOptions {
   idleTimeoutMs?: number;
   /** Most idle connections kept per origin (default 32). */
   maxIdlePerOrigin?: number;
+  /** Longest wait for a new connection (TCP, and TLS handshake); default 10 s. */
+  connectTimeoutMs?: number;
 }
+
+/** A new connection was not established in time. */
+export class ConnectTimeoutError extends Error {
+  /** `ms`: the timeout that passed. */
+  constructor(ms: number) {
+    super(`no connection within ${ms} ms`);
+    this.name = "ConnectTimeoutError";
+  }
+}
+
+/**
+ * Fixed-length bodies up to this size are read before the response resolves (the connection returns to the
+ * pool at once); larger ones are read on demand, so a caller can bound them (and a huge answer is never
+ * buffered just because it announced its length).
+ */
+const PRE_READ_LIMIT = 256 * 1024;
 
 /** A client: a fetch-shaped function and a way to close pooled connections. */
 export interface Http1Client {
@@ -129,10 +148,24 @@ function keepAliveOf(head: ResponseHead): { reuse: boolean; timeoutMs?: number }
   return { reuse, timeoutMs: hint ? Math.max(0, Number(hint[1]) * 1000 - 1000) : undefined };
 }
 
+/** `connecting`, or its signal's reason if that aborts first (a connection arriving later is closed). */
+function withSignal(connecting: Promise<Deno.Conn>, signal: AbortSignal): Promise<Deno.Conn> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    connecting.then((conn) => {
+      signal.removeEventListener("abort", onAbort);
+      if (signal.aborted) conn.close();
+      else resolve(conn);
+    }, reject);
+  });
+}
+
 /** Creates a pooled HTTP/1.1 client. */
 export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client {
   const idleTimeoutMs = options.idleTimeoutMs ?? 4_000;
   const maxIdle = options.maxIdlePerOrigin ?? 32;
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const idle = new Map<string, Connection[]>();
 
   const destroy = (c: Connection) => {
@@ -160,11 +193,24 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
     c.expires = performance.now() + Math.min(idleTimeoutMs, timeoutMs ?? idleTimeoutMs);
     list.push(c);
   };
-  const open = async (url: URL): Promise<Connection> => {
+  const open = async (url: URL, signal?: AbortSignal): Promise<Connection> => {
     const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
-    const conn = url.protocol === "https:"
-      ? await Deno.connectTls({ hostname, port: Number(url.port || 443), alpnProtocols: ["http/1.1"] })
-      : await Deno.connect({ hostname, port: Number(url.port || 80) });
+    // A timer per new connection only (pooled requests pay nothing); a host that drops SYNs would
+    // otherwise hold the request for the OS's connect timeout (minutes).
+    const timeout = AbortSignal.timeout(connectTimeoutMs);
+    const connectSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let conn: Deno.Conn;
+    try {
+      conn = url.protocol === "https:"
+        ? await withSignal(
+          Deno.connectTls({ hostname, port: Number(url.port || 443), alpnProtocols: ["http/1.1"] }),
+          connectSignal,
+        )
+        : await Deno.connect({ hostname, port: Number(url.port || 80), signal: connectSignal });
+    } catch (error) {
+      if (timeout.aborted && !signal?.aborted) throw new ConnectTimeoutError(connectTimeoutMs);
+      throw error;
+    }
     if ("setNoDelay" in conn) (conn as Deno.TcpConn).setNoDelay(true);
     return { conn, reader: new BufferedReader(conn), expires: 0, closed: false };
   };
@@ -188,7 +234,8 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
     }
     const chunked = /(^|,)\s*chunked\s*$/i.test(headerValue(head, "transfer-encoding") ?? "");
     const length = headerValue(head, "content-length");
-    if (!chunked && length !== null && /^\d+$/.test(length)) {
+    const fixed = !chunked && length !== null && /^\d+$/.test(length);
+    if (fixed && Number(length) <= PRE_READ_LIMIT) {
       return readFixedBody(c.reader, Number(length)).then((bytes) => {
         finish(true);
         const coding = headerValue(head, "content-encoding");
@@ -197,9 +244,16 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
       });
     }
     const decoder = chunked ? new ChunkedDecoder(c.reader) : undefined;
+    let remaining = fixed ? Number(length) : Infinity;
     const next = decoder ? () => decoder.next() : async () => {
-      if (c.reader.buffered === 0 && !(await c.reader.fill())) return null;
-      return c.reader.take(c.reader.buffered);
+      if (remaining === 0) return null;
+      if (c.reader.buffered === 0 && !(await c.reader.fill())) {
+        if (fixed) throw new Http1ProtocolError("connection closed in the middle of the body");
+        return null;
+      }
+      const n = Math.min(remaining, c.reader.buffered);
+      remaining -= n;
+      return c.reader.take(n);
     };
     let settled = false;
     const source: BodyReader = {
@@ -209,7 +263,7 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
           const piece = await next();
           if (piece) return { done: false, value: piece };
           settled = true;
-          finish(decoder !== undefined);
+          finish(decoder !== undefined || fixed);
           return { done: true, value: undefined };
         } catch (error) {
           settled = true;
@@ -242,7 +296,7 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
     const origin = url.origin;
     for (let attempt = 0;; attempt++) {
       const pooled = attempt === 0 ? take(origin) : undefined;
-      const c = pooled ?? await open(url);
+      const c = pooled ?? await open(url, signal);
       const receivedBefore = c.reader.received;
       const onAbort = () => destroy(c);
       signal?.addEventListener("abort", onAbort, { once: true });

@@ -77,7 +77,29 @@ export class Http1Response implements UpstreamResponse {
       this.#source = null;
       return source;
     }
+    if (!this.#stream && !this.#used) {
+      // A whole (or absent) body: one read, no stream object.
+      this.#used = true;
+      let bytes: Bytes | null = this.#bytes;
+      this.#bytes = null;
+      return {
+        read: () => {
+          const value = bytes;
+          bytes = null;
+          return Promise.resolve(value?.length ? { done: false, value } : { done: true, value: undefined });
+        },
+        cancel: () => {
+          bytes = null;
+          return Promise.resolve();
+        },
+      };
+    }
     return this.body!.getReader();
+  }
+
+  /** The first value of header `name` (lowercase), without building a `Headers` object. */
+  header(name: string): string | null {
+    return headerValue(this.#head, name);
   }
 
   /** True for 2xx. */

@@ -2,6 +2,8 @@
  * The `openai` and `openai-compatible` providers: Chat Completions at `{baseUrl}/chat/completions`, with
  * Bearer auth and per-provider quirks. Token counts are local estimates (Chat Completions has no counter).
  */
+import { invalidRequest } from "../errors.ts";
+import { outputSchemaOf } from "../messages/output_format.ts";
 import { translateStream } from "../messages/stream_pipe.ts";
 import { newMessageId } from "../messages/types.ts";
 import {
@@ -12,7 +14,7 @@ import {
   type ProviderDeps,
   type ProviderSettings,
 } from "./contract.ts";
-import { postUpstream, readUpstreamJson, traceHeaders } from "./http.ts";
+import { pipeOptions, postUpstream, readUpstreamJson, traceHeaders } from "./http.ts";
 import { toChatRequest } from "./openai_request.ts";
 import { messageFromChatCompletion, OpenAiStreamTranslator } from "./openai_response.ts";
 
@@ -23,6 +25,7 @@ export const OPENAI_QUIRKS: Readonly<OpenAiQuirks> = {
   maxTokensField: "max_completion_tokens",
   nineCharToolIds: false,
   toolChoiceAny: "required",
+  structuredOutputs: true,
 };
 
 /** Defaults for an OpenAI-compatible server (overridable per provider in the config file). */
@@ -32,6 +35,7 @@ export const OPENAI_COMPATIBLE_QUIRKS: Readonly<OpenAiQuirks> = {
   maxTokensField: "max_tokens",
   nineCharToolIds: false,
   toolChoiceAny: "required",
+  structuredOutputs: true,
 };
 
 /** Creates a Chat Completions provider. */
@@ -43,26 +47,35 @@ export function createOpenAiProvider(settings: ProviderSettings, deps: ProviderD
     if (settings.kind === "openai") h["x-client-request-id"] = call.trace.traceId;
     return h;
   };
+  const chatRequest = (call: ProviderCall, stream: boolean) => {
+    if (!settings.quirks.structuredOutputs && outputSchemaOf(call.request)) {
+      throw invalidRequest(
+        `output_config.format: provider ${settings.name} cannot honour structured outputs (json_schema); ` +
+          `use a provider that can, or set quirks.structured_outputs if it supports response_format`,
+      );
+    }
+    return toChatRequest(call.request, call.upstreamModel, settings.quirks, stream);
+  };
   return {
     name: settings.name,
     kind: settings.kind,
     async createMessage(call) {
-      const body = toChatRequest(call.request, call.upstreamModel, settings.quirks, false);
+      const body = chatRequest(call, false);
       const response = await postUpstream(deps, settings.name, url, headers(call), body, call);
       const json = await readUpstreamJson(settings.name, response);
       return messageFromChatCompletion(settings.name, json, call.requestedModel, call.inputTokensEstimate);
     },
     async streamMessage(call) {
-      const body = toChatRequest(call.request, call.upstreamModel, settings.quirks, true);
+      const body = chatRequest(call, true);
       const response = await postUpstream(deps, settings.name, url, headers(call), body, call);
       return translateStream(
         bodyReaderOf(response),
         new OpenAiStreamTranslator(settings.name, call.inputTokensEstimate),
-        {
-          abort: call.abort,
-          pingIntervalMs: deps.pingIntervalMs,
-          begin: (writer) => writer.start(newMessageId(), call.requestedModel, call.inputTokensEstimate),
-        },
+        pipeOptions(
+          deps,
+          call,
+          (writer) => writer.start(newMessageId(), call.requestedModel, call.inputTokensEstimate),
+        ),
       );
     },
     countTokens(call) {

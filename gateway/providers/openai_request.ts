@@ -10,8 +10,11 @@ import type {
   ImageBlockParam,
   MessageParam,
   MessagesRequest,
+  ToolReferenceBlockParam,
   ToolResultBlockParam,
 } from "../messages/types.ts";
+import { outputSchemaOf } from "../messages/output_format.ts";
+import { toolReferenceText } from "../messages/types.ts";
 import type { OpenAiQuirks } from "./contract.ts";
 
 type ChatPart =
@@ -69,6 +72,7 @@ function textOf(content: ToolResultBlockParam["content"]): { text: string; image
   const images: ChatPart[] = [];
   for (const part of content) {
     if (part.type === "text") texts.push((part as { text: string }).text);
+    else if (part.type === "tool_reference") texts.push(toolReferenceText(part as ToolReferenceBlockParam));
     else if (part.type === "image") {
       images.push({ type: "image_url", image_url: { url: imageUrl(part as ImageBlockParam) } });
     }
@@ -189,6 +193,11 @@ export function toChatRequest(
   if (request.metadata?.user_id) body.user = request.metadata.user_id;
   if (request.thinking?.type === "enabled" && quirks.maxTokensField === "max_completion_tokens") {
     body.reasoning_effort = reasoningEffort(request.thinking.budget_tokens);
+  }
+  const schema = outputSchemaOf(request);
+  if (schema) {
+    // Anthropic's structured outputs are strict (the answer must validate); so is this.
+    body.response_format = { type: "json_schema", json_schema: { name: "response", schema, strict: true } };
   }
   if (request.tools?.length) {
     body.tools = request.tools.map((tool) => ({

@@ -53,14 +53,14 @@ aliases:
   fast: openai/fx-text
 `;
 
-/** Starts the harness; `env` overrides gateway settings. */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+/** Starts the harness; `env` overrides gateway settings, `extraConfig` is appended to the config file. */
+export async function startHarness(env: Record<string, string> = {}, extraConfig = ""): Promise<Harness> {
   const openai = await startOpenAiMock(OPENAI_FIXTURES, "sk-openai-test");
   const compat = await startOpenAiMock(OPENAI_FIXTURES, "sk-mistral-test");
   const gemini = await startGeminiMock(GEMINI_FIXTURES, "gemini-test-key");
   const anthropic = await startAnthropicMock(ANTHROPIC_FIXTURES, "sk-ant-test");
   const dir = await Deno.makeTempDir({ prefix: "gateway-test-" });
-  await Deno.writeTextFile(`${dir}/gateway.yaml`, CONFIG(compat.url));
+  await Deno.writeTextFile(`${dir}/gateway.yaml`, CONFIG(compat.url) + extraConfig);
   const config = readGatewayConfig({
     OPENAI_API_KEY: "sk-openai-test",
     OPENAI_BASE_URL: `${openai.url}/v1`,

@@ -366,7 +366,10 @@ Deno.test("failures reach the SDK as the right error classes", e2e, async (t) =>
       assert.equal((await chunked.json()).error.type, "request_too_large");
     });
     await t.step("malformed bodies are invalid_request_error naming the field", async () => {
-      const noMax = await rawPost(h, "/v1/messages", { model: "openai/fx-text", messages: [] });
+      const noMax = await rawPost(h, "/v1/messages", {
+        model: "openai/fx-text",
+        messages: [{ role: "user", content: "Hi" }],
+      });
       assert.equal(noMax.status, 400);
       assert.match(JSON.parse(noMax.text).error.message, /max_tokens/);
       const notJson = await fetch(`${h.url}/v1/messages`, {

@@ -1,0 +1,231 @@
+/**
+ * Bounds on one upstream call, whatever the HTTP client: a deadline for the response headers, an idle
+ * deadline between body bytes, a cap on a whole (non-streamed) body and on one SSE line of a stream. A
+ * hung or endless upstream then costs a bounded time and a bounded amount of memory, and each failure
+ * becomes a GatewayError of its own (504 `timeout_error`, 500 `api_error`) instead of a process killed by
+ * the out-of-memory handler or a request that never ends. Deadlines are checked by the shared ticker
+ * (ticker.ts), not a timer per request.
+ */
+import { concatBytes } from "@switchyard/lib/bytes.ts";
+import { GatewayError } from "../errors.ts";
+import { deadlineTickerFor } from "../messages/ticker.ts";
+import type { BodyReader, UpstreamResponse } from "./contract.ts";
+
+/** Configured bounds of every upstream call. */
+export interface UpstreamLimits {
+  /** Longest wait for a TCP/TLS connection (the built-in client; Deno's fetch counts it in the headers wait). */
+  connectTimeoutMs: number;
+  /** Longest wait from sending the request to the response headers. */
+  headersTimeoutMs: number;
+  /** Longest silence between two pieces of the response body. */
+  idleTimeoutMs: number;
+  /** Largest whole (non-streamed) response body. */
+  maxBodyBytes: number;
+  /** Largest single line of a streamed (SSE) response. */
+  maxSseLineBytes: number;
+}
+
+/** Most bytes of an upstream error body read (the rest is discarded): only an excerpt is ever used. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+const decoder = new TextDecoder();
+
+/** The check period of the deadline ticker: a quarter of the shortest deadline, within 5 ms … 1 s. */
+function periodOf(limits: UpstreamLimits): number {
+  return Math.max(
+    5,
+    Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.idleTimeoutMs) / 4)),
+  );
+}
+
+/** Watches one upstream call's deadlines; on expiry it aborts the call and remembers why. */
+export class UpstreamWatch {
+  #limits: UpstreamLimits;
+  #abort: AbortController;
+  #provider: string;
+  #phase: "headers" | "body" = "headers";
+  #since = Date.now();
+  #untick: (() => void) | undefined;
+  #expired: GatewayError | undefined;
+
+  /** Starts watching the headers deadline of a call aborted through `abort`. */
+  constructor(provider: string, limits: UpstreamLimits, abort: AbortController) {
+    this.#provider = provider;
+    this.#limits = limits;
+    this.#abort = abort;
+    this.#untick = deadlineTickerFor(periodOf(limits)).add(() => this.#check());
+  }
+
+  /** The timeout error, once a deadline has passed. */
+  get expired(): GatewayError | undefined {
+    return this.#expired;
+  }
+
+  #check(): void {
+    const limit = this.#phase === "headers" ? this.#limits.headersTimeoutMs : this.#limits.idleTimeoutMs;
+    if (Date.now() - this.#since < limit) return;
+    this.#expired = new GatewayError(
+      "timeout_error",
+      this.#phase === "headers"
+        ? `upstream provider ${this.#provider} did not answer within ${limit} ms`
+        : `upstream provider ${this.#provider} sent nothing for ${limit} ms in the middle of its response`,
+      { retryable: this.#phase === "headers" }, // nothing of an answer yet: another upstream may serve it
+    );
+    this.stop();
+    this.#abort.abort(this.#expired);
+  }
+
+  /** The headers arrived: from now on the idle deadline applies. */
+  headersReceived(): void {
+    this.#phase = "body";
+    this.#since = Date.now();
+  }
+
+  /** Body bytes arrived (Date.now, a builtin, rather than an op call: this runs per chunk). */
+  activity(): void {
+    this.#since = Date.now();
+  }
+
+  /** Stops watching (the call ended). */
+  stop(): void {
+    this.#untick?.();
+    this.#untick = undefined;
+  }
+}
+
+/** Index of the first CR or LF in `piece`, or -1. */
+function firstLineEnd(piece: Uint8Array): number {
+  const lf = piece.indexOf(10);
+  const cr = piece.indexOf(13);
+  return lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+}
+
+/** Length of the longest line that starts after `from` and ends inside `piece`. */
+function longestLine(piece: Uint8Array, from: number): number {
+  let longest = 0;
+  let start = from + 1;
+  for (let i = start; i < piece.length; i++) {
+    if (piece[i] !== 10 && piece[i] !== 13) continue;
+    longest = Math.max(longest, i - start);
+    start = i + 1;
+  }
+  return longest;
+}
+
+/** A failure reading the body: the deadline's error when one passed, else the client's own error. */
+function readFailure(watch: UpstreamWatch, error: unknown): unknown {
+  return watch.expired ?? error;
+}
+
+/**
+ * The response with its body bounded: reads pass through the watch (idle deadline) and are counted (whole
+ * body cap for `text()`, per-line cap for a stream read through `reader()`). The watch stops when the body
+ * ends, fails or is cancelled.
+ */
+export function guardedResponse(
+  provider: string,
+  response: UpstreamResponse,
+  limits: UpstreamLimits,
+  watch: UpstreamWatch,
+): UpstreamResponse {
+  const tooLarge = (what: string, limit: number) =>
+    new GatewayError("api_error", `upstream provider ${provider} sent ${what} larger than ${limit} bytes`);
+
+  /** The body as a reader counting bytes; `onPiece` may throw to refuse what was read. */
+  const counted = (onPiece: (piece: Uint8Array) => void): BodyReader => {
+    const inner = response.reader?.() ?? response.body!.getReader();
+    return {
+      async read() {
+        let result: ReadableStreamReadResult<Uint8Array>;
+        try {
+          result = await inner.read();
+        } catch (error) {
+          watch.stop();
+          throw readFailure(watch, error);
+        }
+        if (result.done) {
+          watch.stop();
+          return result;
+        }
+        watch.activity();
+        try {
+          onPiece(result.value);
+        } catch (error) {
+          watch.stop();
+          inner.cancel().catch(() => {});
+          throw error;
+        }
+        return result;
+      },
+      cancel() {
+        watch.stop();
+        return inner.cancel();
+      },
+    };
+  };
+
+  /** Reads the whole body, refusing (or, with `truncate`, cutting) it past `max` bytes. */
+  const whole = async (max: number, truncate: boolean): Promise<string> => {
+    const length = Number(
+      (response.header ? response.header("content-length") : response.headers.get("content-length")) ?? NaN,
+    );
+    if (!truncate && length > max) {
+      // Refused before reading a byte of it.
+      watch.stop();
+      (response.reader?.() ?? response.body?.getReader())?.cancel().catch(() => {});
+      throw tooLarge("a response", max);
+    }
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    let full = false;
+    const reader = counted((piece) => {
+      if (size + piece.length > max && !truncate) throw tooLarge("a response", max);
+      if (size + piece.length > max) piece = piece.subarray(0, max - size);
+      parts.push(piece);
+      size += piece.length;
+      full = size >= max;
+    });
+    for (;;) {
+      const { done } = await reader.read();
+      if (done) break;
+      if (full && truncate) {
+        await reader.cancel().catch(() => {});
+        break;
+      }
+    }
+    return decoder.decode(parts.length === 1 ? parts[0] : concatBytes(parts, size));
+  };
+
+  const maxLine = limits.maxSseLineBytes;
+  let lineBytes = 0; // bytes of the current (unfinished) line, across reads
+  const streamed = () =>
+    counted((piece) => {
+      const first = firstLineEnd(piece);
+      if (first < 0) lineBytes += piece.length;
+      else {
+        if (lineBytes + first > maxLine) throw tooLarge("a stream line", maxLine);
+        // Lines wholly inside the piece can only be too long when the piece itself is.
+        if (piece.length > maxLine && longestLine(piece, first) > maxLine) {
+          throw tooLarge("a stream line", maxLine);
+        }
+        lineBytes = piece.length - 1 - Math.max(piece.lastIndexOf(10), piece.lastIndexOf(13));
+      }
+      if (lineBytes > maxLine) {
+        throw tooLarge("a stream line", maxLine);
+      }
+    });
+
+  return {
+    ok: response.ok,
+    status: response.status,
+    get headers() {
+      return response.headers; // built only when asked (the built-in client's are lazy)
+    },
+    header: response.header && ((name: string) => response.header!(name)),
+    get body() {
+      return response.body;
+    },
+    text: () => whole(response.ok ? limits.maxBodyBytes : MAX_ERROR_BODY_BYTES, !response.ok),
+    reader: streamed,
+  };
+}

@@ -1,0 +1,187 @@
+/**
+ * Fallbacks and retries: a request goes to its route, then — on a failure that happened before any answer
+ * (connect error, no headers in time, 429, 5xx; never a 4xx, never after a stream's headers) — to the next
+ * target of its fallback chain (`fallbacks:` in GATEWAY_CONFIG, keyed by the model name asked for, by
+ * `provider/model`, or by provider). Retrying the same provider waits a jittered exponential backoff, or its
+ * `retry-after` when longer; moving to another provider does not wait. No attempt starts past the total
+ * deadline. Providers whose circuit is open (circuit_breaker.ts) are skipped without a call. Each attempt is
+ * recorded for the access log and the `gw-upstream` / `gw-attempts` response headers.
+ */
+import type { CircuitBreakers } from "./circuit_breaker.ts";
+import { GatewayError } from "./errors.ts";
+import type { Provider, ProviderCall } from "./providers/contract.ts";
+import type { ModelRouter } from "./routing.ts";
+
+/** Time budget and backoff of one request's attempts. */
+export interface RetryPolicy {
+  /** No attempt starts later than this after the first. */
+  deadlineMs: number;
+  /** Base of the backoff before retrying the same provider (doubled per retry, jittered 50–100 %). */
+  backoffMs: number;
+  /** Longest single wait (backoff or `retry-after`). */
+  maxBackoffMs: number;
+}
+
+/** One attempt, as the access log records it. */
+export interface AttemptRecord {
+  /** `provider/model`. */
+  target: string;
+  /** `ok`, `error` (see `error_type`) or `circuit_open` (skipped without a call). */
+  outcome: "ok" | "error" | "circuit_open";
+  /** The Anthropic error type of a failed attempt. */
+  error_type?: string;
+  /** Milliseconds the attempt took. */
+  duration_ms?: number;
+}
+
+/** The outcome of all attempts of one request. */
+export type AttemptsResult<T> =
+  | { ok: true; value: T; target: string; attempts: AttemptRecord[] }
+  | { ok: false; error: unknown; attempts: AttemptRecord[] };
+
+interface Target {
+  provider: Provider;
+  upstreamModel: string;
+  label: string;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}
+
+/** True when the request was aborted because its client went away (not by one of our deadlines). */
+function clientLeft(call: ProviderCall): boolean {
+  return call.abort.signal.aborted && !(call.abort.signal.reason instanceof GatewayError);
+}
+
+/** The attempt call for a fallback target: its own model, and its own abort linked to the request's. */
+function callFor(call: ProviderCall, target: Target): ProviderCall {
+  const abort = new AbortController();
+  call.abort.signal.addEventListener("abort", () => abort.abort(), { once: true });
+  return { ...call, upstreamModel: target.upstreamModel, abort };
+}
+
+/** Runs requests through their fallback chains. */
+export class UpstreamAttempts {
+  #router: ModelRouter;
+  #fallbacks: Readonly<Record<string, readonly string[]>>;
+  #breakers: CircuitBreakers;
+  #policy: RetryPolicy;
+  #random: () => number;
+  #resolved = new Map<string, Target>();
+
+  /** `random` jitters the backoff (tests pass their own). */
+  constructor(
+    router: ModelRouter,
+    fallbacks: Readonly<Record<string, readonly string[]>>,
+    breakers: CircuitBreakers,
+    policy: RetryPolicy,
+    random: () => number = Math.random,
+  ) {
+    this.#router = router;
+    this.#fallbacks = fallbacks;
+    this.#breakers = breakers;
+    this.#policy = policy;
+    this.#random = random;
+  }
+
+  #target(name: string): Target {
+    let target = this.#resolved.get(name);
+    if (!target) {
+      const route = this.#router.resolve(name);
+      target = { ...route, label: `${route.provider.name}/${route.upstreamModel}` };
+      this.#resolved.set(name, target);
+    }
+    return target;
+  }
+
+  /** The chain of a request: its route, then the first matching fallback list. */
+  #chain(call: ProviderCall, provider: Provider): Target[] {
+    const first = {
+      provider,
+      upstreamModel: call.upstreamModel,
+      label: `${provider.name}/${call.upstreamModel}`,
+    };
+    const table = this.#fallbacks;
+    const key = [call.requestedModel, first.label, provider.name].find((k) => Object.hasOwn(table, k));
+    return key === undefined ? [first] : [first, ...table[key].map((name) => this.#target(name))];
+  }
+
+  #wait(failures: number, error: unknown): number {
+    const backoff = this.#policy.backoffMs * 2 ** (failures - 1) * (0.5 + this.#random() / 2);
+    const after = error instanceof GatewayError && error.retryAfter ? Number(error.retryAfter) * 1000 : 0;
+    return Math.min(this.#policy.maxBackoffMs, Math.max(backoff, after));
+  }
+
+  /** Calls `attempt` on each target in turn until one answers or a failure may not be retried. */
+  async run<T>(
+    call: ProviderCall,
+    provider: Provider,
+    attempt: (provider: Provider, call: ProviderCall) => Promise<T>,
+  ): Promise<AttemptsResult<T>> {
+    const chain = this.#chain(call, provider);
+    const attempts: AttemptRecord[] = [];
+    const started = Date.now();
+    const failuresOf = new Map<string, number>();
+    let lastError: unknown;
+    for (let i = 0; i < chain.length; i++) {
+      const target = chain[i];
+      const name = target.provider.name;
+      if (!this.#breakers.allow(name)) {
+        attempts.push({ target: target.label, outcome: "circuit_open" });
+        lastError ??= circuitOpen(name, this.#breakers.retryInMs(name));
+        continue;
+      }
+      const failures = failuresOf.get(name) ?? 0;
+      if (failures > 0) {
+        // Retrying a provider that just failed: give it time (never past the deadline).
+        const wait = this.#wait(failures, lastError);
+        if (Date.now() + wait - started > this.#policy.deadlineMs) break;
+        await pause(wait, call.abort.signal);
+      } else if (i > 0 && Date.now() - started > this.#policy.deadlineMs) break;
+      if (clientLeft(call)) break;
+      const at = Date.now();
+      try {
+        const value = await attempt(target.provider, chain.length === 1 ? call : callFor(call, target));
+        this.#breakers.success(name);
+        attempts.push({ target: target.label, outcome: "ok", duration_ms: Date.now() - at });
+        return { ok: true, value, target: target.label, attempts };
+      } catch (error) {
+        const retryable = error instanceof GatewayError && error.retryable && !clientLeft(call);
+        // A 429 says the provider is alive; a 4xx or a client that left says nothing either way.
+        if (retryable && error.type !== "rate_limit_error") this.#breakers.failure(name);
+        else this.#breakers.release(name);
+        attempts.push({
+          target: target.label,
+          outcome: "error",
+          error_type: error instanceof GatewayError ? error.type : "api_error",
+          duration_ms: Date.now() - at,
+        });
+        lastError = error;
+        failuresOf.set(name, failures + 1);
+        if (!retryable) break;
+      }
+    }
+    return { ok: false, error: lastError, attempts };
+  }
+}
+
+/** The error of a provider skipped because its circuit is open. */
+function circuitOpen(provider: string, retryInMs: number): GatewayError {
+  return new GatewayError(
+    "overloaded_error",
+    `upstream provider ${provider} is unavailable after repeated failures; retry in ${
+      Math.ceil(retryInMs / 1000)
+    } s`,
+    { retryAfter: String(Math.max(1, Math.ceil(retryInMs / 1000))), retryable: true },
+  );
+}
