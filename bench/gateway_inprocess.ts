@@ -49,7 +49,7 @@ export async function measureInProcess(body: (model: string, stream?: boolean) =
   const config = readGatewayConfig({ OPENAI_API_KEY: "k", ANTHROPIC_API_KEY: "k" });
   const app = createGatewayApp(config, {
     logger: createLogger({ level: "warn" }),
-    keys: { verify: () => Promise.resolve("key_bench") },
+    keys: { verify: () => Promise.resolve({ id: "key_bench", admin: false }) },
     fetch: instantFetch,
   });
   const run = async (model: string, stream: boolean): Promise<[number, number]> => {

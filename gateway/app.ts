@@ -21,6 +21,10 @@ import { ModelRouter } from "./routing.ts";
 import { createRedactor, redactingLogger } from "./secrets.ts";
 import { type BreakerPolicy, CircuitBreakers } from "./circuit_breaker.ts";
 import { type RetryPolicy, UpstreamAttempts } from "./upstream_attempts.ts";
+import { LimitEnforcer } from "./limits/enforcer.ts";
+import { type LimitCounters, MemoryCounters } from "./limits/counters.ts";
+import { RedisCounters } from "./limits/redis_counters.ts";
+import { PriceTable } from "./pricing.ts";
 import { createMessagesRoute, MESSAGES_PATHS, pathOf, providerCall } from "./messages_route.ts";
 import {
   authenticate,
@@ -46,6 +50,8 @@ export interface GatewayDeps {
   keys: KeyCheck;
   /** Upstream HTTP calls (defaults to the client GATEWAY_UPSTREAM_CLIENT names). */
   fetch?: UpstreamFetch;
+  /** Limit counters (defaults to Redis when GATEWAY_REDIS_URL is set, else in-process). */
+  counters?: LimitCounters;
 }
 
 type Variables = RequestIdVariables & { trace: TraceIds; keyId: string };
@@ -62,6 +68,15 @@ const limitBody = bodyLimit({
 export interface GatewayApp {
   /** Handles one request. */
   fetch: (request: Request, env?: unknown) => Response | Promise<Response>;
+  /** Releases what the app holds (the Redis connection). */
+  close(): Promise<void>;
+}
+
+/** The limit counters the configuration asks for. */
+export function countersFor(config: GatewayConfig): LimitCounters {
+  return config.GATEWAY_REDIS_URL
+    ? new RedisCounters({ url: config.GATEWAY_REDIS_URL, timeoutMs: config.GATEWAY_REDIS_TIMEOUT_MS })
+    : new MemoryCounters();
 }
 
 /**
@@ -126,6 +141,11 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     limits: upstreamLimits(config),
   });
   const router = new ModelRouter(providers, config.file.aliases ?? {});
+  const prices = new PriceTable(config.file.pricing ?? {});
+  const limits = new LimitEnforcer(deps.counters ?? countersFor(config), prices, logger, {
+    rateLimits: config.GATEWAY_REDIS_RATE_LIMITS_ON_FAILURE,
+    budgets: config.GATEWAY_REDIS_BUDGETS_ON_FAILURE,
+  });
   const catalogue: ModelInfo[] = buildCatalogue(config.providers, config.file, (m) => router.routes(m));
   const messages = createMessagesRoute({
     router,
@@ -134,6 +154,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     pingIntervalMs: config.GATEWAY_PING_INTERVAL_MS,
     maxTokensOf: maxTokensTable(config.file),
     bodyTimeoutMs: config.GATEWAY_CLIENT_BODY_TIMEOUT_MS,
+    limits,
     attempts: new UpstreamAttempts(
       router,
       config.file.fallbacks ?? {},
@@ -152,7 +173,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     }
   });
   api.use(async (c, next) => {
-    c.set("keyId", await authenticate(deps.keys, c.req.raw.headers));
+    c.set("keyId", (await authenticate(deps.keys, c.req.raw.headers)).id);
     await next();
   });
 
@@ -198,5 +219,6 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
       }
       return hono.fetch(request, env);
     },
+    close: () => limits.counters.close(),
   };
 }

@@ -56,6 +56,17 @@ export const gatewayConfigSchema = z.object({
   OPENAI_BASE_URL: httpUrlSetting("https://api.openai.com/v1"),
   GEMINI_API_KEY: z.string().optional(),
   GEMINI_BASE_URL: httpUrlSetting("https://generativelanguage.googleapis.com"),
+  /** Redis for limits and budgets shared by several gateway instances (`redis://host:port`); unset: in-process. */
+  GATEWAY_REDIS_URL: z.string().regex(/^rediss?:\/\/./, { error: "expected a redis:// or rediss:// URL" })
+    .optional(),
+  /** With Redis unreachable, rate limits (rpm, tpm, concurrency) are `open` (not enforced) or `closed`. */
+  GATEWAY_REDIS_RATE_LIMITS_ON_FAILURE: z.enum(["open", "closed"]).default("open"),
+  /** With Redis unreachable, budgets are `closed` (402 for keys with a budget) or `open`. */
+  GATEWAY_REDIS_BUDGETS_ON_FAILURE: z.enum(["open", "closed"]).default("closed"),
+  /** Longest wait for one Redis command before it counts as unreachable. */
+  GATEWAY_REDIS_TIMEOUT_MS: positiveIntSetting(250),
+  /** Days of usage ledger rows kept. */
+  GATEWAY_USAGE_RETENTION_DAYS: positiveIntSetting(90),
   /** `builtin` (the pooled HTTP/1.1 client of providers/http1_client.ts) or `fetch` (Deno's, with proxies). */
   GATEWAY_UPSTREAM_CLIENT: z.enum(["builtin", "fetch"]).optional(),
   LOG_LEVEL: logLevelSetting,

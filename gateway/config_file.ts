@@ -37,6 +37,15 @@ const modelSchema = z.object({
   max_tokens: z.number().int().positive().optional(),
 }).strict();
 
+const priceSchema = z.object({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  cache_read: z.number().nonnegative().optional(),
+  cache_write: z.number().nonnegative().optional(),
+  source: z.string().optional(),
+  as_of: z.string().optional(),
+}).strict();
+
 /** Schema of the config file. */
 export const gatewayFileSchema = z.object({
   providers: z.record(
@@ -59,6 +68,8 @@ export const gatewayFileSchema = z.object({
     backoff_ms: z.number().int().nonnegative().optional(),
     max_backoff_ms: z.number().int().nonnegative().optional(),
   }).strict().optional(),
+  /** Prices in USD per million tokens by model (`provider/model` or bare name), over the built-in table. */
+  pricing: z.record(z.string().min(1), priceSchema).optional(),
   /** Per-provider circuit breaker. */
   circuit_breaker: z.object({
     failures: z.number().int().positive().optional(),

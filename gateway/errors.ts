@@ -40,6 +40,8 @@ export interface GatewayErrorOptions {
   retryAfter?: string;
   /** Private detail for logs only. */
   detail?: string;
+  /** Response headers the error carries (a limited key's rate-limit headers). */
+  headers?: Readonly<Record<string, string>>;
   /** Underlying cause, for logs. */
   cause?: unknown;
   /** An HTTP status other than the type's own (408 for a client too slow to send its body). */
@@ -59,6 +61,8 @@ export class GatewayError extends AppError {
   readonly retryAfter?: string;
   /** See {@link GatewayErrorOptions.retryable}. */
   readonly retryable: boolean;
+  /** See {@link GatewayErrorOptions.headers}. */
+  readonly headers?: Readonly<Record<string, string>>;
 
   constructor(type: AnthropicErrorType, message: string, options: GatewayErrorOptions = {}) {
     super(type, message, {
@@ -70,6 +74,7 @@ export class GatewayError extends AppError {
     this.type = type;
     this.retryAfter = options.retryAfter;
     this.retryable = options.retryable ?? false;
+    this.headers = options.headers;
   }
 }
 
@@ -88,6 +93,7 @@ export function errorEnvelope(type: AnthropicErrorType, message: string, request
 /** Renders `error` as an HTTP response with the envelope, status and `retry-after` (when known). */
 export function errorResponse(error: GatewayError, requestId?: string, extraHeaders?: HeadersInit): Response {
   const headers = new Headers(extraHeaders);
+  for (const [name, value] of Object.entries(error.headers ?? {})) headers.set(name, value);
   headers.set("content-type", "application/json");
   if (error.retryAfter !== undefined) headers.set("retry-after", error.retryAfter);
   if (requestId) headers.set("request-id", requestId);

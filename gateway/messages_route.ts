@@ -10,9 +10,12 @@ import { estimateInputTokens } from "./messages/count_tokens.ts";
 import { deferStream } from "./messages/deferred_stream.ts";
 import type { StreamOutcome } from "./messages/stream_pipe.ts";
 import { deadlineTickerFor } from "./messages/ticker.ts";
-import type { MessagesRequest } from "./messages/types.ts";
+import { type MessagesRequest, type Usage, usageOf } from "./messages/types.ts";
+import type { Admission, LimitEnforcer } from "./limits/enforcer.ts";
+import { topLevelValue } from "./providers/json_peek.ts";
 import { parseJsonBody, validateMessagesRequest } from "./messages/validate.ts";
 import { type Provider, type ProviderCall, RawJson, type TraceIds } from "./providers/contract.ts";
+import type { Message } from "./messages/types.ts";
 import {
   authenticate,
   type KeyCheck,
@@ -42,6 +45,8 @@ export interface MessagesRouteDeps {
   bodyTimeoutMs: number;
   /** Runs each request through its route and fallbacks. */
   attempts: UpstreamAttempts;
+  /** Per-key models, limits and budgets. */
+  limits: LimitEnforcer;
   /** The most output tokens a model accepts (`provider/model` or the name asked for), when known. */
   maxTokensOf?: (requested: string, target: string) => number | undefined;
 }
@@ -60,6 +65,23 @@ interface AccessLine {
   attempts?: AttemptRecord[];
   /** The `provider/model` that answered. */
   upstream?: string;
+  /** The `provider/model` routed to first. */
+  target?: string;
+  /** A limited key's admission (settled when the response ends). */
+  admission?: Admission;
+  /** The tokens the upstream reported. */
+  usage?: Usage;
+}
+
+/** The usage of a whole (non-streamed) answer. */
+function usageOfAnswer(message: Message | RawJson): Usage | undefined {
+  const usage = message instanceof RawJson ? topLevelValue(message.text, "usage") : message.usage;
+  return usage && typeof usage === "object" ? usageOf(usage as Partial<Usage>) : undefined;
+}
+
+/** Settles the line's admission with what the upstream reported (nothing when it never answered). */
+function settle(line: AccessLine): void {
+  line.admission?.settle(line.usage, line.upstream ?? line.target ?? "");
 }
 
 /** `gw-upstream` (who answered; a stream: whose headers were accepted) and `gw-attempts`. */
@@ -157,11 +179,20 @@ export function createMessagesRoute(
     // The body read (an async op) starts first and runs while the key is checked.
     const reading = readBodyText(request, deps.bodyTimeoutMs);
     reading.catch(() => {}); // a refused key is reported first; its body error is not unhandled
-    const keyId = await authenticate(keys, headers);
+    const policy = await authenticate(keys, headers);
+    const keyId = policy.id;
     const text = await reading;
     const body = validateMessagesRequest(parseJsonBody(text));
     const { provider, call } = providerCall(router, body, text, trace, headers);
-    checkMaxTokens(body, deps.maxTokensOf?.(body.model, `${provider.name}/${call.upstreamModel}`));
+    const target = `${provider.name}/${call.upstreamModel}`;
+    line.target = target;
+    checkMaxTokens(body, deps.maxTokensOf?.(body.model, target));
+    deps.limits.checkModel(policy, body.model, target);
+    line.admission = await deps.limits.admit(policy, {
+      inputTokens: call.inputTokensEstimate,
+      maxTokens: body.max_tokens,
+      target,
+    });
     const stream = body.stream === true;
     logger.info("messages", {
       request_id: requestId,
@@ -177,6 +208,8 @@ export function createMessagesRoute(
       // once on creation): the outcome then waits for `streaming`.
       call.onStreamEnd = (end) => {
         line.end ??= end;
+        line.usage ??= end.usage;
+        settle(line);
         if (line.streaming) logStreamOnce(line);
       };
     }
@@ -224,15 +257,19 @@ export function createMessagesRoute(
           "x-accel-buffering": "no",
           "request-id": requestId,
           ...upstreamHeaders(line),
+          ...line.admission?.headers,
         }),
       });
     }
     const message = await attempt(call, provider, line, (p, c) => p.createMessage(c));
+    line.usage = usageOfAnswer(message);
+    settle(line);
     return new Response(message instanceof RawJson ? message.text : JSON.stringify(message), {
       headers: traceResponseHeaders(trace, {
         "content-type": "application/json",
         "request-id": requestId,
         ...upstreamHeaders(line),
+        ...line.admission?.headers,
       }),
     });
   };
@@ -278,7 +315,13 @@ export function createMessagesRoute(
       response = await respond(request, line, trace);
     } catch (error) {
       line.streaming = false;
-      response = renderError(error, line.requestId, logger, traceResponseHeaders(trace, {}));
+      settle(line);
+      response = renderError(
+        error,
+        line.requestId,
+        logger,
+        traceResponseHeaders(trace, { ...line.admission?.headers }),
+      );
     }
     // A stream's line waits for the stream's end (see `onStreamEnd`), so it can say how the stream ended.
     if (!line.streaming) logRequest(line, response.status);

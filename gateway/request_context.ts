@@ -9,6 +9,7 @@ import type { Logger } from "@switchyard/lib/log.ts";
 import { errorResponse, GatewayError } from "./errors.ts";
 import { deadlineTickerFor } from "./messages/ticker.ts";
 import type { TraceIds } from "./providers/contract.ts";
+import type { KeyPolicy } from "./limits/policy.ts";
 
 /** Largest accepted request body (Anthropic's limit for Messages). */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -18,8 +19,8 @@ export const PLAIN_ID = /^[\w.:-]{1,128}$/;
 
 /** Verifies presented API keys (see keys/verifier.ts). */
 export interface KeyCheck {
-  /** The key's id when it is active, else null. */
-  verify(key: string): Promise<string | null>;
+  /** The key's policy when it is active, else null. */
+  verify(key: string): Promise<KeyPolicy | null>;
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
@@ -75,8 +76,12 @@ export function presentedKey(headers: Headers): string | undefined {
   return undefined;
 }
 
-/** The id of the presented active key; throws 401 `authentication_error` otherwise. */
-export async function authenticate(keys: KeyCheck, headers: Headers): Promise<string> {
+/**
+ * The policy of the presented active key; throws 401 `authentication_error` otherwise (an expired key says
+ * so), and 403 `permission_error` for an admin key on the model API (`admin` false) or a plain key on the
+ * admin API (`admin` true).
+ */
+export async function authenticate(keys: KeyCheck, headers: Headers, admin = false): Promise<KeyPolicy> {
   const key = presentedKey(headers);
   if (!key) {
     throw new GatewayError(
@@ -84,9 +89,21 @@ export async function authenticate(keys: KeyCheck, headers: Headers): Promise<st
       "missing API key: send it as X-API-Key or Authorization: Bearer",
     );
   }
-  const id = await keys.verify(key);
-  if (!id) throw new GatewayError("authentication_error", "invalid API key");
-  return id;
+  const policy = await keys.verify(key);
+  if (!policy) throw new GatewayError("authentication_error", "invalid API key");
+  if (policy.expiresAt !== undefined && Date.now() >= policy.expiresAt) {
+    throw new GatewayError(
+      "authentication_error",
+      `API key expired at ${new Date(policy.expiresAt).toISOString()}`,
+    );
+  }
+  if (policy.admin !== admin) {
+    throw new GatewayError(
+      "permission_error",
+      admin ? "this endpoint needs an admin key" : "an admin key cannot call the model API",
+    );
+  }
+  return policy;
 }
 
 /** The 413 error for a body over {@link MAX_BODY_BYTES}. */

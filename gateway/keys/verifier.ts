@@ -5,9 +5,10 @@
  * `missRefreshMs` for keys it does not know (a new key works at once; garbage keys cannot flood the DB).
  */
 import { hashKey, KEY_SHAPE } from "./store.ts";
+import { type KeyPolicy, policyOfRow, type PolicyRow } from "../limits/policy.ts";
 
-/** Loads the active key hashes. */
-export type ActiveKeysLoader = () => Promise<Array<{ id: string; key_hash: string }>>;
+/** Loads the active key hashes with their policy columns. */
+export type ActiveKeysLoader = () => Promise<Array<PolicyRow & { key_hash: string }>>;
 
 /** Options of {@link KeyVerifier}. */
 export interface KeyVerifierOptions {
@@ -25,7 +26,7 @@ export class KeyVerifier {
   #ttl: number;
   #missGap: number;
   #now: () => number;
-  #snapshot = new Map<string, string>();
+  #snapshot = new Map<string, KeyPolicy>();
   #loadedAt = -Infinity;
   #inflight: Promise<void> | null = null;
   /** Number of snapshot loads so far (observability and tests). */
@@ -46,7 +47,7 @@ export class KeyVerifier {
     if (this.#inflight) return this.#inflight;
     const started = this.#now();
     this.#inflight = this.#load().then((rows) => {
-      this.#snapshot = new Map(rows.map((r) => [r.key_hash, r.id]));
+      this.#snapshot = new Map(rows.map((r) => [r.key_hash, policyOfRow(r)]));
       this.#loadedAt = started;
       this.loads++;
     }).finally(() => {
@@ -55,18 +56,18 @@ export class KeyVerifier {
     return this.#inflight;
   }
 
-  /** The key's id when it is an active key, else null. */
-  async verify(key: string): Promise<string | null> {
+  /** The key's policy when it is an active key, else null. */
+  async verify(key: string): Promise<KeyPolicy | null> {
     if (!KEY_SHAPE.test(key)) return null;
     const hash = hashKey(key);
     const age = this.#now() - this.#loadedAt;
     if (age >= 2 * this.#ttl || age < 0) await this.refresh();
     else if (age >= this.#ttl) this.refresh().catch(() => {});
-    let id = this.#snapshot.get(hash);
-    if (id === undefined && this.#now() - this.#loadedAt >= this.#missGap) {
+    let policy = this.#snapshot.get(hash);
+    if (policy === undefined && this.#now() - this.#loadedAt >= this.#missGap) {
       await this.refresh();
-      id = this.#snapshot.get(hash);
+      policy = this.#snapshot.get(hash);
     }
-    return id ?? null;
+    return policy ?? null;
   }
 }

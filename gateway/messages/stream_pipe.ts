@@ -10,6 +10,7 @@ import { GatewayError } from "../errors.ts";
 import { AnthropicEventWriter } from "./stream_writer.ts";
 import { checkPeriod, tickerFor } from "./ticker.ts";
 import type { BodyReader } from "../providers/contract.ts";
+import type { Usage } from "./types.ts";
 
 /** Translates one provider's upstream events into writer calls. */
 export interface StreamTranslator {
@@ -39,6 +40,8 @@ export interface StreamOutcome {
   outcome: "completed" | "upstream_error" | "client_disconnected";
   /** The `event: error` type, for `upstream_error`. */
   errorType?: string;
+  /** The tokens used, as far as the stream told (see AnthropicEventWriter.usage). */
+  usage?: Usage;
 }
 
 const encoder = new TextEncoder();
@@ -166,8 +169,8 @@ export function translateStream(
           controller.close();
           options.report?.(
             writer.errorType
-              ? { outcome: "upstream_error", errorType: writer.errorType }
-              : { outcome: "completed" },
+              ? { outcome: "upstream_error", errorType: writer.errorType, usage: writer.usage }
+              : { outcome: "completed", usage: writer.usage },
           );
           return;
         }
@@ -177,7 +180,7 @@ export function translateStream(
     cancel() {
       stop();
       options.abort.abort();
-      options.report?.({ outcome: "client_disconnected" });
+      options.report?.({ outcome: "client_disconnected", usage: writer.usage });
     },
   });
 }

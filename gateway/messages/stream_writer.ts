@@ -5,7 +5,8 @@
  * `event: error`. Providers call the semantic methods (`text`, `toolStart`, ...) and never frame SSE.
  */
 import type { AnthropicErrorType } from "../errors.ts";
-import type { StopReason, Usage } from "./types.ts";
+import { type StopReason, type Usage, usageOf } from "./types.ts";
+import { estimateTextTokens } from "./count_tokens.ts";
 
 type OpenBlock = "text" | "thinking" | "tool_use" | null;
 
@@ -22,6 +23,8 @@ export class AnthropicEventWriter {
   #toolArgs = "";
   #redact: (text: string) => string;
   #errorType: AnthropicErrorType | undefined;
+  #usage: Partial<Usage> | undefined;
+  #finalUsage = false;
   /** Characters of generated text/arguments, for a usage estimate when the upstream reports none. */
   outputChars = 0;
 
@@ -34,6 +37,37 @@ export class AnthropicEventWriter {
   /** The type of the `event: error` written, if the stream ended in one. */
   get errorType(): AnthropicErrorType | undefined {
     return this.#errorType;
+  }
+
+  /**
+   * The usage known so far: the final one once the stream finished; before that what `message_start`
+   * announced, with output estimated from the text written (a client that left still used those tokens).
+   */
+  get usage(): Usage | undefined {
+    if (!this.#usage) return undefined;
+    const usage = usageOf(this.#usage);
+    if (!this.#finalUsage) {
+      usage.output_tokens = Math.max(usage.output_tokens, estimateTextTokens(this.outputChars));
+    }
+    return usage;
+  }
+
+  /** Merges usage reported by a relayed event (`message_start`'s, then `message_delta`'s cumulative one). */
+  noteUsage(usage: unknown, final = false): void {
+    if (!usage || typeof usage !== "object") return;
+    this.#usage ??= {};
+    for (
+      const field of [
+        "input_tokens",
+        "output_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+      ] as const
+    ) {
+      const value = (usage as Record<string, unknown>)[field];
+      if (typeof value === "number" && Number.isFinite(value) && value >= 0) this.#usage[field] = value;
+    }
+    if (final) this.#finalUsage = true;
   }
 
   /** True once `finish` or `error` was written. */
@@ -50,6 +84,7 @@ export class AnthropicEventWriter {
   start(id: string, model: string, inputTokensEstimate: number): void {
     if (this.#started) return;
     this.#started = true;
+    this.#usage = { input_tokens: inputTokensEstimate };
     const message = {
       id,
       type: "message",
@@ -168,6 +203,7 @@ export class AnthropicEventWriter {
     const closing = this.#close();
     if (closing === null) return void this.#invalidArgs();
     this.#ended = true;
+    this.noteUsage(usage, true);
     const delta = { stop_reason: stopReason, stop_sequence: stopSequence, stop_details: null };
     this.#emit(
       closing +

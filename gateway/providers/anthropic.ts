@@ -58,6 +58,7 @@ class AnthropicRelay implements StreamTranslator {
     if (name === "message_start") {
       const data = JSON.parse(event.data);
       if (data?.message) data.message.model = this.#model;
+      writer.noteUsage(data?.message?.usage);
       writer.relay(name, JSON.stringify(data));
     } else if (name === "error") {
       // Never relayed verbatim: the upstream's message may quote a credential (the writer redacts it).
@@ -67,6 +68,10 @@ class AnthropicRelay implements StreamTranslator {
         : "api_error";
       const message = typeof error?.message === "string" ? error.message.slice(0, 500) : "unknown error";
       writer.error(type, `upstream provider ${this.#provider} failed: ${message}`);
+    } else if (name === "message_delta") {
+      // Its usage is cumulative and final: what the key is charged for.
+      writer.noteUsage((JSON.parse(event.data) as { usage?: unknown })?.usage, true);
+      writer.relay(name, event.data);
     } else if (name === "message_stop") {
       writer.relay(name, event.data, true);
     } else if (name !== "message") {

@@ -58,15 +58,14 @@ function valueEnd(text: string, i: number): number {
 }
 
 /**
- * The value of the top-level string field `key` of the JSON object `text`; `null` when the field is
- * absent or not a string; `undefined` when the text is not a well-formed-looking object or uses escapes
- * in keys (then parse it).
+ * Where the value of the top-level field `key` of the JSON object `text` lies (`[start, end)`); `null` when
+ * the field is absent; `undefined` when the text is not a well-formed-looking object or uses escapes in keys.
  */
-export function topLevelString(text: string, key: string): string | null | undefined {
+function topLevelSpan(text: string, key: string): [number, number] | null | undefined {
   let i = skipSpace(text, 0);
   if (text.charCodeAt(i) !== 123) return undefined;
   i = skipSpace(text, i + 1);
-  let found: string | null = null;
+  let found: [number, number] | null = null;
   if (text.charCodeAt(i) === 125) return skipSpace(text, i + 1) === text.length ? null : undefined;
   for (;;) {
     if (text.charCodeAt(i) !== QUOTE) return undefined;
@@ -79,17 +78,36 @@ export function topLevelString(text: string, key: string): string | null | undef
     i = skipSpace(text, i + 1);
     const end = valueEnd(text, i);
     if (end < 0) return undefined;
-    if (name === key) {
-      if (text.charCodeAt(i) !== QUOTE) found = null;
-      else {
-        const raw = text.slice(i + 1, end - 1);
-        found = raw.includes("\\") ? JSON.parse(text.slice(i, end)) as string : raw;
-      }
-    }
+    if (name === key) found = [i, end];
     i = skipSpace(text, end);
     const c = text.charCodeAt(i);
     if (c === 125) return skipSpace(text, i + 1) === text.length ? found : undefined;
     if (c !== 44) return undefined; // ,
     i = skipSpace(text, i + 1);
+  }
+}
+
+/**
+ * The value of the top-level string field `key` of the JSON object `text`; `null` when the field is
+ * absent or not a string; `undefined` when the text is not a well-formed-looking object or uses escapes
+ * in keys (then parse it).
+ */
+export function topLevelString(text: string, key: string): string | null | undefined {
+  const span = topLevelSpan(text, key);
+  if (!span) return span;
+  const [start, end] = span;
+  if (text.charCodeAt(start) !== QUOTE) return null;
+  const raw = text.slice(start + 1, end - 1);
+  return raw.includes("\\") ? JSON.parse(text.slice(start, end)) as string : raw;
+}
+
+/** The parsed value of the top-level field `key` of the JSON object `text` (undefined when absent or unsure). */
+export function topLevelValue(text: string, key: string): unknown {
+  const span = topLevelSpan(text, key);
+  if (!span) return undefined;
+  try {
+    return JSON.parse(text.slice(span[0], span[1]));
+  } catch {
+    return undefined;
   }
 }

@@ -11,6 +11,7 @@ import { createGatewayApp } from "../../gateway/app.ts";
 import { readGatewayConfig } from "../../gateway/config.ts";
 import { ApiKeyStore, type KeysDatabase } from "../../gateway/keys/store.ts";
 import { KeyVerifier } from "../../gateway/keys/verifier.ts";
+import type { LimitCounters } from "../../gateway/limits/counters.ts";
 import { ANTHROPIC_FIXTURES, GEMINI_FIXTURES, OPENAI_FIXTURES } from "./fixtures.ts";
 import { startAnthropicMock } from "./upstreams/anthropic_mock.ts";
 import { startGeminiMock } from "./upstreams/gemini_mock.ts";
@@ -53,8 +54,15 @@ aliases:
   fast: openai/fx-text
 `;
 
-/** Starts the harness; `env` overrides gateway settings, `extraConfig` is appended to the config file. */
-export async function startHarness(env: Record<string, string> = {}, extraConfig = ""): Promise<Harness> {
+/**
+ * Starts the harness; `env` overrides gateway settings, `extraConfig` is appended to the config file,
+ * `counters` replaces the limit counters the configuration would choose.
+ */
+export async function startHarness(
+  env: Record<string, string> = {},
+  extraConfig = "",
+  counters?: LimitCounters,
+): Promise<Harness> {
   const openai = await startOpenAiMock(OPENAI_FIXTURES, "sk-openai-test");
   const compat = await startOpenAiMock(OPENAI_FIXTURES, "sk-mistral-test");
   const gemini = await startGeminiMock(GEMINI_FIXTURES, "gemini-test-key");
@@ -80,7 +88,7 @@ export async function startHarness(env: Record<string, string> = {}, extraConfig
   const store = new ApiKeyStore(db);
   const { key } = await store.create("test");
   const keys = new KeyVerifier(() => store.activeHashes(), { ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
-  const app = createGatewayApp(config, { logger: createLogger({ level: "silent" }), keys });
+  const app = createGatewayApp(config, { logger: createLogger({ level: "silent" }), keys, counters });
   const server = await startServer(app.fetch, { port: 0 });
   return {
     url: server.url,
@@ -92,6 +100,7 @@ export async function startHarness(env: Record<string, string> = {}, extraConfig
     anthropic,
     async close() {
       await server.shutdown();
+      await app.close();
       await Promise.all([openai.close(), compat.close(), gemini.close(), anthropic.close()]);
       client.close();
       await Deno.remove(dir, { recursive: true }).catch(() => {});

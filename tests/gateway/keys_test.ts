@@ -53,23 +53,31 @@ Deno.test("the key verifier answers from memory and honours new keys and revocat
   }, { ttlMs: 1_000, missRefreshMs: 250, now: () => clock });
   const a = "sy_" + "a".repeat(43);
   const b = "sy_" + "b".repeat(43);
-  assert.equal(await verifier.verify(a), "key_a");
+  assert.equal((await verifier.verify(a))?.id ?? null, "key_a");
   assert.equal(loads, 1);
-  for (let i = 0; i < 100; i++) assert.equal(await verifier.verify(a), "key_a");
+  for (let i = 0; i < 100; i++) assert.equal((await verifier.verify(a))?.id ?? null, "key_a");
   assert.equal(loads, 1, "steady state makes no database round trip per request");
-  assert.equal(await verifier.verify("not-a-key"), null);
+  assert.equal((await verifier.verify("not-a-key"))?.id ?? null, null);
   assert.equal(loads, 1, "malformed keys never reach the database");
 
   rows.push({ id: "key_b", key_hash: hashKey(b) });
   clock += 300;
-  assert.equal(await verifier.verify(b), "key_b", "a new key works without waiting for the TTL");
+  assert.equal(
+    (await verifier.verify(b))?.id ?? null,
+    "key_b",
+    "a new key works without waiting for the TTL",
+  );
   assert.equal(loads, 2);
   for (let i = 0; i < 20; i++) await verifier.verify("sy_" + "z".repeat(43));
   assert.equal(loads, 2, "unknown keys cannot force more than one refresh per miss gap");
 
   rows.shift();
   clock += 2_000;
-  assert.equal(await verifier.verify(a), null, "a revoked key is refused once the snapshot is 2×TTL old");
+  assert.equal(
+    (await verifier.verify(a))?.id ?? null,
+    null,
+    "a revoked key is refused once the snapshot is 2×TTL old",
+  );
 });
 
 Deno.test("a revoked key stops working on the running gateway within seconds", {

@@ -1,0 +1,203 @@
+/**
+ * The counters behind per-key limits, as one contract with two stores: in-process (this file; one gateway
+ * instance) and Redis (redis_counters.ts; shared by every instance). Both keep the same state per key:
+ * - a request window and a token window of 60 s, each opened by the first request after the last one
+ *   closed (a TTL'd counter), so `reset` is when that window closes;
+ * - the tickets of requests in flight, each with a lease (a crashed instance's tickets expire);
+ * - the spend of the current budget period in micro-USD (reserved estimates plus settled corrections).
+ * `admit` checks every limit and, only when all pass, counts the request in one atomic step.
+ */
+import type { KeyLimits } from "./policy.ts";
+
+/** Length of the request and token windows. */
+export const WINDOW_MS = 60_000;
+
+/** The limit kinds, in the order they are checked (the first that binds is reported). */
+export type LimitKind = "requests" | "tokens" | "concurrency" | "budget";
+
+/** One admission. */
+export interface AdmitRequest {
+  keyId: string;
+  limits: Readonly<KeyLimits>;
+  /** Tokens reserved now (the input estimate; output is added when the request settles). */
+  tokens: number;
+  /** Micro-USD reserved now (a worst-case estimate, corrected when the request settles). */
+  costMicros: number;
+  /** Identifies the request until it settles. */
+  ticket: string;
+  /** Names the budget period (`day:2025-01-31`, `month:2025-01`). */
+  period: string;
+  /** Milliseconds until the budget period's counter may be forgotten. */
+  periodTtlMs: number;
+  /** Longest a ticket is held if its request never settles. */
+  leaseMs: number;
+}
+
+/** A window's state: what was used in it and the milliseconds until it closes. */
+export interface WindowState {
+  used: number;
+  resetMs: number;
+}
+
+/** What `admit` saw (after counting, when admitted). */
+export interface AdmitResult {
+  ok: boolean;
+  /** The first limit that binds, when refused. */
+  failed?: LimitKind;
+  requests: WindowState;
+  tokens: WindowState;
+  inFlight: number;
+  spentMicros: number;
+}
+
+/** The end of one admitted request. */
+export interface SettleRequest {
+  keyId: string;
+  ticket: string;
+  /** Actual tokens minus the reserved ones. */
+  tokensDelta: number;
+  /** Actual micro-USD minus the reserved ones. */
+  costMicrosDelta: number;
+  period: string;
+  periodTtlMs: number;
+}
+
+/** Current usage of a key. */
+export interface UsageSnapshot {
+  requests: WindowState;
+  tokens: WindowState;
+  inFlight: number;
+  spentMicros: number;
+}
+
+/** A store of limit counters. */
+export interface LimitCounters {
+  /** Checks every limit of the key and counts the request when all pass. */
+  admit(request: AdmitRequest): Promise<AdmitResult>;
+  /** Releases the ticket and corrects the reserved tokens and spend. */
+  settle(request: SettleRequest): Promise<void>;
+  /** The key's current usage. */
+  snapshot(keyId: string, period: string): Promise<UsageSnapshot>;
+  /** Releases connections. */
+  close(): Promise<void>;
+}
+
+/** The first limit that `state` would exceed by one more request, if any. */
+export function bindingLimit(
+  limits: Readonly<KeyLimits>,
+  state: { requests: number; tokens: number; inFlight: number; spentMicros: number },
+): LimitKind | undefined {
+  if (limits.rpm !== undefined && state.requests >= limits.rpm) return "requests";
+  if (limits.tpm !== undefined && state.tokens >= limits.tpm) return "tokens";
+  if (limits.maxConcurrency !== undefined && state.inFlight >= limits.maxConcurrency) return "concurrency";
+  if (limits.budgetUsd !== undefined && state.spentMicros >= limits.budgetUsd * 1e6) return "budget";
+  return undefined;
+}
+
+interface Window {
+  used: number;
+  endsAt: number;
+}
+
+interface KeyState {
+  requests: Window;
+  tokens: Window;
+  tickets: Map<string, number>;
+  spend: Map<string, Window>;
+}
+
+/** In-process counters: one instance's view (use Redis when several instances serve the same keys). */
+export class MemoryCounters implements LimitCounters {
+  #keys = new Map<string, KeyState>();
+  #now: () => number;
+
+  /** `now` is the clock (tests pass their own). */
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  #state(keyId: string): KeyState {
+    let state = this.#keys.get(keyId);
+    if (!state) {
+      state = {
+        requests: { used: 0, endsAt: 0 },
+        tokens: { used: 0, endsAt: 0 },
+        tickets: new Map(),
+        spend: new Map(),
+      };
+      this.#keys.set(keyId, state);
+    }
+    return state;
+  }
+
+  #live(window: Window, now: number): Window {
+    if (window.endsAt <= now) {
+      window.used = 0;
+      window.endsAt = 0;
+    }
+    return window;
+  }
+
+  #add(window: Window, amount: number, now: number, ttlMs: number): void {
+    this.#live(window, now);
+    if (window.endsAt === 0) {
+      if (amount <= 0) return;
+      window.endsAt = now + ttlMs;
+    }
+    window.used += amount;
+  }
+
+  #view(state: KeyState, period: string, now: number): UsageSnapshot {
+    for (const [ticket, expires] of state.tickets) if (expires <= now) state.tickets.delete(ticket);
+    const spend = state.spend.get(period);
+    const window = (w: Window): WindowState => {
+      this.#live(w, now);
+      return { used: w.used, resetMs: w.endsAt ? w.endsAt - now : WINDOW_MS };
+    };
+    return {
+      requests: window(state.requests),
+      tokens: window(state.tokens),
+      inFlight: state.tickets.size,
+      spentMicros: spend && spend.endsAt > now ? spend.used : 0,
+    };
+  }
+
+  admit(request: AdmitRequest): Promise<AdmitResult> {
+    const now = this.#now();
+    const state = this.#state(request.keyId);
+    const view = this.#view(state, request.period, now);
+    const failed = bindingLimit(request.limits, {
+      requests: view.requests.used,
+      tokens: view.tokens.used,
+      inFlight: view.inFlight,
+      spentMicros: view.spentMicros,
+    });
+    if (failed) return Promise.resolve({ ok: false, failed, ...view });
+    this.#add(state.requests, 1, now, WINDOW_MS);
+    this.#add(state.tokens, request.tokens, now, WINDOW_MS);
+    state.tickets.set(request.ticket, now + request.leaseMs);
+    let spend = state.spend.get(request.period);
+    if (!spend) state.spend.set(request.period, spend = { used: 0, endsAt: 0 });
+    this.#add(spend, request.costMicros, now, request.periodTtlMs);
+    return Promise.resolve({ ok: true, ...this.#view(state, request.period, now) });
+  }
+
+  settle(request: SettleRequest): Promise<void> {
+    const now = this.#now();
+    const state = this.#state(request.keyId);
+    state.tickets.delete(request.ticket);
+    this.#add(state.tokens, request.tokensDelta, now, WINDOW_MS);
+    let spend = state.spend.get(request.period);
+    if (!spend) state.spend.set(request.period, spend = { used: 0, endsAt: 0 });
+    this.#add(spend, request.costMicrosDelta, now, request.periodTtlMs);
+    return Promise.resolve();
+  }
+
+  snapshot(keyId: string, period: string): Promise<UsageSnapshot> {
+    return Promise.resolve(this.#view(this.#state(keyId), period, this.#now()));
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * Enforces a key's policy on the messages route before any upstream call: the models it may use (403
+ * `permission_error`), then its limits through the counters (429 `rate_limit_error` with `retry-after`, 402
+ * `billing_error` for a spent budget). An admitted request reserves its input-token estimate and a
+ * worst-case cost (input estimate + `max_tokens` of output at the target's price), and settles with the
+ * upstream's real usage when the response ends, so concurrent requests overspend a budget by at most what
+ * is in flight. When the counter store fails, budgets fail closed and rate limits open (configurable),
+ * logged once per outage.
+ */
+import type { Logger } from "@switchyard/lib/log.ts";
+import { GatewayError } from "../errors.ts";
+import type { Usage } from "../messages/types.ts";
+import type { PriceTable } from "../pricing.ts";
+import type { AdmitResult, LimitCounters, LimitKind } from "./counters.ts";
+import { type BudgetPeriod, type KeyLimits, type KeyPolicy, periodBounds } from "./policy.ts";
+
+/** What happens to keys with limits while the counter store is unreachable. */
+export interface FailurePolicy {
+  /** rpm, tpm and concurrency: `open` admits without counting, `closed` refuses. */
+  rateLimits: "open" | "closed";
+  /** Budgets: `closed` refuses, `open` admits without counting. */
+  budgets: "open" | "closed";
+}
+
+/** An admitted request of a limited key. */
+export interface Admission {
+  /** The `anthropic-ratelimit-*` headers for the response. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Charges what the request really used (undefined: nothing reached the upstream) and frees its slot. */
+  settle(usage: Usage | undefined, target: string): void;
+}
+
+/** Longest a request holds a concurrency slot if it never settles (a crashed instance). */
+export const TICKET_LEASE_MS = 15 * 60_000;
+
+/** The budget period's counter name and how long it must be kept. */
+export function periodOf(period: BudgetPeriod, now: number): { name: string; ttlMs: number } {
+  const { start, end } = periodBounds(period, now);
+  const iso = new Date(start).toISOString();
+  return {
+    name: `${period}:${period === "day" ? iso.slice(0, 10) : iso.slice(0, 7)}`,
+    ttlMs: end - now + 86_400_000,
+  };
+}
+
+/** The total tokens of a usage, as rate limits count them. */
+export function totalTokens(usage: Usage): number {
+  return usage.input_tokens + usage.output_tokens + usage.cache_creation_input_tokens +
+    usage.cache_read_input_tokens;
+}
+
+const NOTHING: Admission = Object.freeze({ headers: Object.freeze({}), settle: () => {} });
+
+/** `anthropic-ratelimit-*` headers for a key's rpm and tpm. */
+function rateLimitHeaders(
+  limits: Readonly<KeyLimits>,
+  seen: AdmitResult,
+  now: number,
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (limits.rpm !== undefined) {
+    headers["anthropic-ratelimit-requests-limit"] = String(limits.rpm);
+    headers["anthropic-ratelimit-requests-remaining"] = String(Math.max(0, limits.rpm - seen.requests.used));
+    headers["anthropic-ratelimit-requests-reset"] = new Date(now + seen.requests.resetMs).toISOString()
+      .replace(/\.\d{3}Z$/, "Z");
+  }
+  if (limits.tpm !== undefined) {
+    headers["anthropic-ratelimit-tokens-limit"] = String(limits.tpm);
+    headers["anthropic-ratelimit-tokens-remaining"] = String(Math.max(0, limits.tpm - seen.tokens.used));
+    headers["anthropic-ratelimit-tokens-reset"] = new Date(now + seen.tokens.resetMs).toISOString()
+      .replace(/\.\d{3}Z$/, "Z");
+  }
+  return headers;
+}
+
+/** The error for the first limit that binds. */
+function refusal(
+  policy: KeyPolicy,
+  failed: LimitKind,
+  seen: AdmitResult,
+  headers: Record<string, string>,
+  now: number,
+): GatewayError {
+  const limits = policy.limits!;
+  const key = `API key ${policy.id}`;
+  if (failed === "budget") {
+    const { end } = periodBounds(limits.budgetPeriod!, now);
+    return new GatewayError(
+      "billing_error",
+      `${key} has used its budget of $${limits.budgetUsd} per ${limits.budgetPeriod} ($${
+        (seen.spentMicros / 1e6).toFixed(4)
+      } spent or reserved); it resets at ${new Date(end).toISOString()}`,
+      { headers },
+    );
+  }
+  const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
+  const [message, retryAfter] = failed === "requests"
+    ? [`${key} is over its limit of ${limits.rpm} requests per minute`, seconds(seen.requests.resetMs)]
+    : failed === "tokens"
+    ? [`${key} is over its limit of ${limits.tpm} tokens per minute`, seconds(seen.tokens.resetMs)]
+    : [`${key} already has ${seen.inFlight} requests in flight, its limit`, "1"];
+  return new GatewayError("rate_limit_error", `${message}; retry in ${retryAfter} s`, {
+    retryAfter,
+    headers,
+  });
+}
+
+/** Applies key policies on the messages route. */
+export class LimitEnforcer {
+  #counters: LimitCounters;
+  #prices: PriceTable;
+  #logger: Logger;
+  #failure: FailurePolicy;
+  #now: () => number;
+  #down = false;
+
+  /** `now` is the clock (tests pass their own). */
+  constructor(
+    counters: LimitCounters,
+    prices: PriceTable,
+    logger: Logger,
+    failure: FailurePolicy,
+    now: () => number = Date.now,
+  ) {
+    this.#counters = counters;
+    this.#prices = prices;
+    this.#logger = logger;
+    this.#failure = failure;
+    this.#now = now;
+  }
+
+  /** The counter store. */
+  get counters(): LimitCounters {
+    return this.#counters;
+  }
+
+  /** Refuses a model the key may not use (by the name asked for or its `provider/model` target). */
+  checkModel(policy: KeyPolicy, requested: string, target: string): void {
+    if (!policy.models || policy.models.includes(requested) || policy.models.includes(target)) return;
+    throw new GatewayError(
+      "permission_error",
+      `API key ${policy.id} may not use model ${JSON.stringify(requested)}; it may use ${
+        policy.models.map((m) => JSON.stringify(m)).join(", ")
+      }`,
+    );
+  }
+
+  #reachable(): void {
+    if (!this.#down) return;
+    this.#down = false;
+    this.#logger.warn("limit counters reachable again");
+  }
+
+  #unreachable(error: unknown): void {
+    if (this.#down) return;
+    this.#down = true;
+    this.#logger.error("limit counters unreachable", {
+      error,
+      rate_limits: this.#failure.rateLimits,
+      budgets: this.#failure.budgets,
+    });
+  }
+
+  /** Admits a request of `policy` to `target` or throws the refusal; a key without limits costs nothing. */
+  async admit(
+    policy: KeyPolicy,
+    request: { inputTokens: number; maxTokens: number; target: string },
+  ): Promise<Admission> {
+    const limits = policy.limits;
+    if (!limits) return NOTHING;
+    const now = this.#now();
+    const period = periodOf(limits.budgetPeriod ?? "month", now);
+    const reservedTokens = Math.ceil(request.inputTokens);
+    const reservedMicros = Math.ceil(
+      this.#prices.cost(request.target, {
+        input_tokens: request.inputTokens,
+        output_tokens: request.maxTokens,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      }).usd * 1e6,
+    );
+    const ticket = crypto.randomUUID();
+    let seen: AdmitResult;
+    try {
+      seen = await this.#counters.admit({
+        keyId: policy.id,
+        limits,
+        tokens: reservedTokens,
+        costMicros: reservedMicros,
+        ticket,
+        period: period.name,
+        periodTtlMs: period.ttlMs,
+        leaseMs: TICKET_LEASE_MS,
+      });
+      this.#reachable();
+    } catch (error) {
+      this.#unreachable(error);
+      const budgetClosed = limits.budgetUsd !== undefined && this.#failure.budgets === "closed";
+      const ratesClosed = this.#failure.rateLimits === "closed" &&
+        (limits.rpm !== undefined || limits.tpm !== undefined || limits.maxConcurrency !== undefined);
+      if (budgetClosed || ratesClosed) {
+        throw new GatewayError(
+          "api_error",
+          `the limits of API key ${policy.id} cannot be checked right now; retry shortly`,
+          { status: 503, retryAfter: "1" },
+        );
+      }
+      return NOTHING;
+    }
+    const headers = rateLimitHeaders(limits, seen, now);
+    if (!seen.ok) throw refusal(policy, seen.failed!, seen, headers, now);
+    let settled = false;
+    return {
+      headers,
+      settle: (usage, target) => {
+        if (settled) return;
+        settled = true;
+        const actualMicros = usage ? Math.round(this.#prices.cost(target, usage).usd * 1e6) : 0;
+        this.#counters.settle({
+          keyId: policy.id,
+          ticket,
+          tokensDelta: (usage ? totalTokens(usage) : 0) - reservedTokens,
+          costMicrosDelta: actualMicros - reservedMicros,
+          period: period.name,
+          periodTtlMs: period.ttlMs,
+        }).then(() => this.#reachable(), (error) => this.#unreachable(error));
+      },
+    };
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * Limit counters in Redis, shared by every gateway instance (see counters.ts for the state kept). Each
+ * admission and settlement is one Lua script, so it is atomic across instances; windows are counters with
+ * a TTL set by the request that opens them, and ticket leases are scored by Redis's own clock (`TIME`), so
+ * clock skew between instances neither double-counts nor frees tickets early. Keys:
+ * `sy:rl:{key id}:req|tok|inflight|spend:{period}` (one hash tag per key id, cluster-safe).
+ */
+import { createClient } from "@redis/client";
+import {
+  type AdmitRequest,
+  type AdmitResult,
+  type LimitCounters,
+  type LimitKind,
+  type SettleRequest,
+  type UsageSnapshot,
+  WINDOW_MS,
+} from "./counters.ts";
+
+/** Reads the state; with ARGV[8] = "1" checks the limits and, when all pass, counts the request. */
+const ADMIT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[10])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+local req = tonumber(redis.call('GET', KEYS[1]) or '0')
+local tok = tonumber(redis.call('GET', KEYS[2]) or '0')
+local inflight = redis.call('ZCARD', KEYS[3])
+local spent = tonumber(redis.call('GET', KEYS[4]) or '0')
+local rpm, tpm, conc, budget = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local failed = ''
+if ARGV[8] == '1' then
+  if rpm >= 0 and req >= rpm then failed = 'requests'
+  elseif tpm >= 0 and tok >= tpm then failed = 'tokens'
+  elseif conc >= 0 and inflight >= conc then failed = 'concurrency'
+  elseif budget >= 0 and spent >= budget then failed = 'budget'
+  end
+  if failed == '' then
+    req = redis.call('INCR', KEYS[1])
+    if req == 1 then redis.call('PEXPIRE', KEYS[1], window) end
+    local est = tonumber(ARGV[5])
+    if est > 0 then
+      tok = redis.call('INCRBY', KEYS[2], est)
+      if tok == est then redis.call('PEXPIRE', KEYS[2], window) end
+    end
+    local lease = tonumber(ARGV[9])
+    redis.call('ZADD', KEYS[3], now + lease, ARGV[7])
+    redis.call('PEXPIRE', KEYS[3], lease)
+    inflight = inflight + 1
+    local cost = tonumber(ARGV[6])
+    if cost > 0 then
+      spent = redis.call('INCRBY', KEYS[4], cost)
+      if spent == cost then redis.call('PEXPIRE', KEYS[4], ARGV[11]) end
+    end
+  end
+end
+return { failed, req, redis.call('PTTL', KEYS[1]), tok, redis.call('PTTL', KEYS[2]), inflight, spent }
+`;
+
+/** Releases the ticket and adds the corrections to the token window and the period's spend. */
+const SETTLE = `
+redis.call('ZREM', KEYS[2], ARGV[1])
+local function add(key, delta, ttl)
+  if delta == 0 then return end
+  if redis.call('EXISTS', key) == 1 then redis.call('INCRBY', key, delta)
+  elseif delta > 0 then redis.call('SET', key, delta, 'PX', ttl) end
+end
+add(KEYS[1], tonumber(ARGV[2]), ARGV[4])
+add(KEYS[3], tonumber(ARGV[3]), ARGV[5])
+return 1
+`;
+
+/** A Redis command that took longer than the configured timeout. */
+export class RedisTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`redis did not answer within ${ms} ms`);
+    this.name = "RedisTimeoutError";
+  }
+}
+
+type Client = ReturnType<typeof createClient>;
+
+/** Options of {@link RedisCounters}. */
+export interface RedisCountersOptions {
+  /** `redis://host:port[/db]`. */
+  url: string;
+  /** Longest wait for one command. */
+  timeoutMs: number;
+}
+
+/** Counters in Redis. */
+export class RedisCounters implements LimitCounters {
+  #client: Client;
+  #connecting: Promise<unknown> | undefined;
+  #timeoutMs: number;
+  #sha = new Map<string, string>();
+
+  /** Connects lazily, on the first command; reconnects in the background after a failure. */
+  constructor(options: RedisCountersOptions) {
+    this.#timeoutMs = options.timeoutMs;
+    this.#client = createClient({
+      url: options.url,
+      // Commands fail at once while disconnected instead of queueing behind a dead connection.
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: Math.max(options.timeoutMs, 1_000),
+        reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000),
+      },
+    });
+    // Errors also reject the command that met them; the enforcer reports them (once).
+    this.#client.on("error", () => {});
+  }
+
+  async #ready(): Promise<void> {
+    if (this.#client.isReady) return;
+    if (!this.#client.isOpen) {
+      this.#connecting ??= this.#client.connect().finally(() => this.#connecting = undefined);
+    }
+    if (this.#connecting) await this.#within(this.#connecting);
+    if (!this.#client.isReady) throw new Error("redis is not connected");
+  }
+
+  #within<T>(promise: Promise<T>): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new RedisTimeoutError(this.#timeoutMs)), this.#timeoutMs);
+      promise.then((value) => {
+        clearTimeout(timer);
+        resolve(value);
+      }, (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+    });
+  }
+
+  /** Runs a script by its SHA, loading it once per connection (NOSCRIPT). */
+  async #run(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
+    await this.#ready();
+    const argv = args.map(String);
+    let sha = this.#sha.get(script);
+    if (sha) {
+      try {
+        return await this.#within(
+          this.#client.sendCommand(["EVALSHA", sha, String(keys.length), ...keys, ...argv]),
+        );
+      } catch (error) {
+        if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
+      }
+    }
+    sha = String(await this.#within(this.#client.sendCommand(["SCRIPT", "LOAD", script])));
+    this.#sha.set(script, sha);
+    return await this.#within(
+      this.#client.sendCommand(["EVALSHA", sha, String(keys.length), ...keys, ...argv]),
+    );
+  }
+
+  #keys(keyId: string, period: string): string[] {
+    const tag = `sy:rl:{${keyId}}`;
+    return [`${tag}:req`, `${tag}:tok`, `${tag}:inflight`, `${tag}:spend:${period}`];
+  }
+
+  async #admit(request: AdmitRequest, count: boolean): Promise<AdmitResult> {
+    const { limits } = request;
+    const reply = await this.#run(ADMIT, this.#keys(request.keyId, request.period), [
+      limits.rpm ?? -1,
+      limits.tpm ?? -1,
+      limits.maxConcurrency ?? -1,
+      limits.budgetUsd === undefined ? -1 : Math.round(limits.budgetUsd * 1e6),
+      Math.max(0, Math.ceil(request.tokens)),
+      Math.max(0, Math.ceil(request.costMicros)),
+      request.ticket,
+      count ? "1" : "0",
+      request.leaseMs,
+      WINDOW_MS,
+      Math.max(1, Math.ceil(request.periodTtlMs)),
+    ]) as [string, number, number, number, number, number, number];
+    const [failed, req, reqTtl, tok, tokTtl, inflight, spent] = reply;
+    const ttl = (ms: number) => ms > 0 ? ms : WINDOW_MS;
+    return {
+      ok: count && failed === "",
+      failed: failed === "" ? undefined : failed as LimitKind,
+      requests: { used: Number(req), resetMs: ttl(Number(reqTtl)) },
+      tokens: { used: Number(tok), resetMs: ttl(Number(tokTtl)) },
+      inFlight: Number(inflight),
+      spentMicros: Number(spent),
+    };
+  }
+
+  admit(request: AdmitRequest): Promise<AdmitResult> {
+    return this.#admit(request, true);
+  }
+
+  async settle(request: SettleRequest): Promise<void> {
+    const [req, tok, inflight, spend] = this.#keys(request.keyId, request.period);
+    void req;
+    await this.#run(SETTLE, [tok, inflight, spend], [
+      request.ticket,
+      Math.round(request.tokensDelta),
+      Math.round(request.costMicrosDelta),
+      WINDOW_MS,
+      Math.max(1, Math.ceil(request.periodTtlMs)),
+    ]);
+  }
+
+  async snapshot(keyId: string, period: string): Promise<UsageSnapshot> {
+    const { ok: _, failed: __, ...view } = await this.#admit({
+      keyId,
+      limits: {},
+      tokens: 0,
+      costMicros: 0,
+      ticket: "",
+      period,
+      periodTtlMs: 1,
+      leaseMs: 1,
+    }, false);
+    return view;
+  }
+
+  async close(): Promise<void> {
+    if (this.#client.isOpen) await this.#client.close().catch(() => {});
+  }
+}
