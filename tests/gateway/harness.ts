@@ -8,7 +8,7 @@ import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { startServer } from "@switchyard/lib/serve.ts";
 import { createGatewayApp } from "../../gateway/app.ts";
-import { readGatewayConfig } from "../../gateway/config.ts";
+import { type GatewayConfig, readGatewayConfig } from "../../gateway/config.ts";
 import { ApiKeyStore, type KeysDatabase } from "../../gateway/keys/store.ts";
 import { KeyVerifier } from "../../gateway/keys/verifier.ts";
 import type { LimitCounters } from "../../gateway/limits/counters.ts";
@@ -26,6 +26,8 @@ export interface Harness {
   key: string;
   /** The key store (to create and revoke keys). */
   store: ApiKeyStore;
+  /** The gateway's configuration (to start another instance on the same database). */
+  config: GatewayConfig;
   /** Mock upstreams. */
   openai: MockUpstream;
   /** The OpenAI-compatible provider `mistral` (with Mistral's tool-id quirk). */
@@ -94,6 +96,7 @@ export async function startHarness(
     url: server.url,
     key,
     store,
+    config,
     openai,
     compat,
     gemini,
