@@ -25,6 +25,9 @@ import { LimitEnforcer } from "./limits/enforcer.ts";
 import { type LimitCounters, MemoryCounters } from "./limits/counters.ts";
 import { RedisCounters } from "./limits/redis_counters.ts";
 import { PriceTable } from "./pricing.ts";
+import type { Kysely } from "kysely";
+import type { UsageDatabase, UsageLedger } from "./usage/ledger.ts";
+import { parseUsageFilters, usageReport } from "./usage/report.ts";
 import { createMessagesRoute, MESSAGES_PATHS, pathOf, providerCall } from "./messages_route.ts";
 import {
   authenticate,
@@ -52,6 +55,8 @@ export interface GatewayDeps {
   fetch?: UpstreamFetch;
   /** Limit counters (defaults to Redis when GATEWAY_REDIS_URL is set, else in-process). */
   counters?: LimitCounters;
+  /** The usage ledger and the database it reports from (no ledger: no rows, no admin usage API). */
+  usage?: { ledger: UsageLedger; db: () => Promise<Kysely<UsageDatabase>> };
 }
 
 type Variables = RequestIdVariables & { trace: TraceIds; keyId: string };
@@ -155,6 +160,8 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     maxTokensOf: maxTokensTable(config.file),
     bodyTimeoutMs: config.GATEWAY_CLIENT_BODY_TIMEOUT_MS,
     limits,
+    prices,
+    ledger: deps.usage?.ledger,
     attempts: new UpstreamAttempts(
       router,
       config.file.fallbacks ?? {},
@@ -202,6 +209,19 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
   const hono = new Hono<{ Variables: Variables }>();
   hono.use(requestId({ header: "request-id", logger }));
   hono.get(HEALTH_PATH, () => healthResponse(GATEWAY_SERVICE_NAME));
+  hono.get("/admin/api/usage", async (c) => {
+    await authenticate(deps.keys, c.req.raw.headers, true);
+    if (!deps.usage) throw new GatewayError("not_found_error", "the usage ledger is not enabled");
+    const query = new URL(c.req.url).searchParams;
+    const raw: Record<string, string> = {};
+    for (const name of ["key", "since", "until", "by"]) {
+      const value = query.get(name);
+      if (value !== null) raw[name] = value;
+    }
+    const parsed = parseUsageFilters(raw, "");
+    if (!parsed.ok) throw invalidRequest(parsed.problems.join("; "));
+    return c.json(await usageReport(await deps.usage.db(), parsed.filters));
+  });
   hono.route("/", api);
   hono.route("/compat", api);
   hono.notFound((c) =>
@@ -219,6 +239,9 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
       }
       return hono.fetch(request, env);
     },
-    close: () => limits.counters.close(),
+    close: async () => {
+      await deps.usage?.ledger.flush();
+      await limits.counters.close();
+    },
   };
 }

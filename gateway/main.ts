@@ -8,33 +8,49 @@ import { openDatabase } from "@switchyard/lib/db.ts";
 import { createGatewayApp, GATEWAY_SERVICE_NAME } from "./app.ts";
 import { readGatewayConfig } from "./config.ts";
 import { ApiKeyStore, type KeysDatabase } from "./keys/store.ts";
+import type { UsageDatabase } from "./usage/ledger.ts";
 import { KeyVerifier } from "./keys/verifier.ts";
 import { createBatchedSink } from "./log_sink.ts";
+import { UsageLedger } from "./usage/ledger.ts";
 
 let app: ReturnType<typeof createGatewayApp> | undefined;
 
 function getApp(): ReturnType<typeof createGatewayApp> {
   if (!app) {
     const config = readGatewayConfig(Deno.env.toObject());
-    let store: Promise<ApiKeyStore> | undefined;
-    const keys = new KeyVerifier(async () => {
-      store ??= openDatabase<KeysDatabase>({
+    let database: ReturnType<typeof openDatabase<KeysDatabase & UsageDatabase>> | undefined;
+    const db = async () => {
+      database ??= openDatabase<KeysDatabase & UsageDatabase>({
         url: config.GATEWAY_DATABASE_URL,
         authToken: config.GATEWAY_DATABASE_AUTH_TOKEN,
-      }).then(({ db }) => new ApiKeyStore(db)).catch((error) => {
-        store = undefined; // retry the connection on the next key check instead of failing forever
+      }).catch((error) => {
+        database = undefined; // retry the connection next time instead of failing forever
         throw error;
       });
-      return (await store).activeHashes();
-    }, { ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
+      return (await database).db;
+    };
+    const keys = new KeyVerifier(async () => new ApiKeyStore(await db()).activeHashes(), {
+      ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS,
+    });
     const sink = createBatchedSink();
     globalThis.addEventListener("unload", () => sink.flush());
-    app = createGatewayApp(config, {
-      logger: createLogger({ level: config.LOG_LEVEL, base: { service: GATEWAY_SERVICE_NAME }, sink }),
-      keys,
-    });
+    const logger = createLogger({ level: config.LOG_LEVEL, base: { service: GATEWAY_SERVICE_NAME }, sink });
+    const ledger = new UsageLedger({ db, logger, retentionDays: config.GATEWAY_USAGE_RETENTION_DAYS });
+    flushOnSigterm(ledger);
+    app = createGatewayApp(config, { logger, keys, usage: { ledger, db } });
   }
   return app;
+}
+
+/** On SIGTERM, writes the ledger's queued rows before the process exits (where signals exist). */
+function flushOnSigterm(ledger: UsageLedger): void {
+  try {
+    Deno.addSignalListener("SIGTERM", () => {
+      ledger.flush().finally(() => Deno.exit(143));
+    });
+  } catch {
+    // No signals here (an edge isolate): rows are flushed by the batch timer.
+  }
 }
 
 /** Handles one request to the gateway. */

@@ -5,13 +5,15 @@
  * response with all its headers at once instead of mutating them afterwards.
  */
 import type { Logger } from "@switchyard/lib/log.ts";
-import { invalidRequest } from "./errors.ts";
+import { GatewayError, invalidRequest } from "./errors.ts";
 import { estimateInputTokens } from "./messages/count_tokens.ts";
 import { deferStream } from "./messages/deferred_stream.ts";
 import type { StreamOutcome } from "./messages/stream_pipe.ts";
 import { deadlineTickerFor } from "./messages/ticker.ts";
 import { type MessagesRequest, type Usage, usageOf } from "./messages/types.ts";
 import type { Admission, LimitEnforcer } from "./limits/enforcer.ts";
+import type { PriceTable } from "./pricing.ts";
+import type { UsageLedger } from "./usage/ledger.ts";
 import { topLevelValue } from "./providers/json_peek.ts";
 import { parseJsonBody, validateMessagesRequest } from "./messages/validate.ts";
 import { type Provider, type ProviderCall, RawJson, type TraceIds } from "./providers/contract.ts";
@@ -47,6 +49,10 @@ export interface MessagesRouteDeps {
   attempts: UpstreamAttempts;
   /** Per-key models, limits and budgets. */
   limits: LimitEnforcer;
+  /** Prices, for the ledger's cost column. */
+  prices: PriceTable;
+  /** The usage ledger (one row per authenticated request), when enabled. */
+  ledger?: UsageLedger;
   /** The most output tokens a model accepts (`provider/model` or the name asked for), when known. */
   maxTokensOf?: (requested: string, target: string) => number | undefined;
 }
@@ -71,6 +77,14 @@ interface AccessLine {
   admission?: Admission;
   /** The tokens the upstream reported. */
   usage?: Usage;
+  /** Epoch ms when the request arrived (the ledger's time). */
+  at: number;
+  /** What the ledger needs once the key is known. */
+  ledger?: { keyId: string; model: string; stream: boolean; traceId: string };
+  /** Milliseconds until a stream's response was ready. */
+  ttftMs?: number;
+  /** The error type of a request that failed before its response. */
+  errorType?: string;
 }
 
 /** The usage of a whole (non-streamed) answer. */
@@ -186,6 +200,7 @@ export function createMessagesRoute(
     const { provider, call } = providerCall(router, body, text, trace, headers);
     const target = `${provider.name}/${call.upstreamModel}`;
     line.target = target;
+    line.ledger = { keyId, model: body.model, stream: body.stream === true, traceId: trace.traceId };
     checkMaxTokens(body, deps.maxTokensOf?.(body.model, target));
     deps.limits.checkModel(policy, body.model, target);
     line.admission = await deps.limits.admit(policy, {
@@ -248,6 +263,7 @@ export function createMessagesRoute(
     if (stream) {
       const upstream = attempt(call, provider, line, (p, c) => p.streamMessage(c));
       const events = await deferStream(upstream, pingIntervalMs, call.abort, call.onStreamEnd);
+      line.ttftMs = performance.now() - line.started;
       line.streaming = true;
       if (line.end) logStreamOnce(line);
       return new Response(events, {
@@ -293,6 +309,41 @@ export function createMessagesRoute(
     }
     if (end?.outcome === "upstream_error") logger.warn("request", fields);
     else logger.info("request", fields);
+    if (deps.ledger && line.ledger) record(deps.ledger, line, status, fields.duration_ms as number, end);
+  };
+
+  const record = (
+    ledger: UsageLedger,
+    line: AccessLine,
+    status: number,
+    latencyMs: number,
+    end?: StreamOutcome,
+  ) => {
+    const served = line.upstream ?? line.target;
+    const usage = line.usage;
+    const cost = usage && served ? deps.prices.cost(served, usage) : { usd: 0, priced: true };
+    const slash = served?.indexOf("/") ?? -1;
+    ledger.record({
+      at: line.at,
+      key_id: line.ledger!.keyId,
+      model: line.ledger!.model,
+      provider: served && slash > 0 ? served.slice(0, slash) : null,
+      served_model: served && slash > 0 ? served.slice(slash + 1) : null,
+      attempts: line.attempts?.length ?? 0,
+      input_tokens: usage?.input_tokens ?? 0,
+      output_tokens: usage?.output_tokens ?? 0,
+      cache_read_tokens: usage?.cache_read_input_tokens ?? 0,
+      cache_write_tokens: usage?.cache_creation_input_tokens ?? 0,
+      cost_usd: cost.usd,
+      status: end?.outcome === "upstream_error" ? 500 : status,
+      error_type: end?.errorType ?? line.errorType ?? null,
+      latency_ms: latencyMs,
+      ttft_ms: line.ttftMs === undefined ? null : Math.round(line.ttftMs * 100) / 100,
+      stream: line.ledger!.stream ? 1 : 0,
+      trace_id: line.ledger!.traceId,
+      request_id: line.requestId,
+      warning: cost.priced ? null : `no price for ${served}; cost counted as 0`,
+    });
   };
 
   const logStreamOnce = (line: AccessLine) => {
@@ -306,6 +357,7 @@ export function createMessagesRoute(
       requestId: requestIdOf(request.headers),
       path,
       started: performance.now(),
+      at: Date.now(),
       streaming: false,
       logged: false,
     };
@@ -315,6 +367,7 @@ export function createMessagesRoute(
       response = await respond(request, line, trace);
     } catch (error) {
       line.streaming = false;
+      line.errorType = error instanceof GatewayError ? error.type : "api_error";
       settle(line);
       response = renderError(
         error,

@@ -12,6 +12,8 @@ import { type GatewayConfig, readGatewayConfig } from "../../gateway/config.ts";
 import { ApiKeyStore, type KeysDatabase } from "../../gateway/keys/store.ts";
 import { KeyVerifier } from "../../gateway/keys/verifier.ts";
 import type { LimitCounters } from "../../gateway/limits/counters.ts";
+import { type UsageDatabase, UsageLedger } from "../../gateway/usage/ledger.ts";
+import type { Kysely } from "kysely";
 import { ANTHROPIC_FIXTURES, GEMINI_FIXTURES, OPENAI_FIXTURES } from "./fixtures.ts";
 import { startAnthropicMock } from "./upstreams/anthropic_mock.ts";
 import { startGeminiMock } from "./upstreams/gemini_mock.ts";
@@ -28,6 +30,10 @@ export interface Harness {
   store: ApiKeyStore;
   /** The gateway's configuration (to start another instance on the same database). */
   config: GatewayConfig;
+  /** The usage ledger (flush it before reading rows). */
+  ledger: UsageLedger;
+  /** The gateway database. */
+  db: Kysely<KeysDatabase & UsageDatabase>;
   /** Mock upstreams. */
   openai: MockUpstream;
   /** The OpenAI-compatible provider `mistral` (with Mistral's tool-id quirk). */
@@ -85,18 +91,29 @@ export async function startHarness(
     GATEWAY_DATABASE_URL: `file:${dir}/gateway.db`,
     ...env,
   });
-  const { client, db } = await openDatabase<KeysDatabase>({ url: config.GATEWAY_DATABASE_URL });
+  const { client, db } = await openDatabase<KeysDatabase & UsageDatabase>({
+    url: config.GATEWAY_DATABASE_URL,
+  });
   await migrateDirectory(client, DATABASE_TARGETS.find((t) => t.name === "gateway")!.migrationsDir);
   const store = new ApiKeyStore(db);
   const { key } = await store.create("test");
   const keys = new KeyVerifier(() => store.activeHashes(), { ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
-  const app = createGatewayApp(config, { logger: createLogger({ level: "silent" }), keys, counters });
+  const logger = createLogger({ level: "silent" });
+  const ledger = new UsageLedger({ db: () => Promise.resolve(db), logger, retentionDays: 90, flushMs: 50 });
+  const app = createGatewayApp(config, {
+    logger,
+    keys,
+    counters,
+    usage: { ledger, db: () => Promise.resolve(db) },
+  });
   const server = await startServer(app.fetch, { port: 0 });
   return {
     url: server.url,
     key,
     store,
     config,
+    ledger,
+    db,
     openai,
     compat,
     gemini,

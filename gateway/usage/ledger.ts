@@ -1,0 +1,145 @@
+/**
+ * The usage ledger's writer: rows are queued by the request path (an array push) and written in batches of
+ * one multi-row INSERT, every `flushMs` or once `batchSize` are waiting. A failed write keeps its rows and
+ * is retried with backoff (a user's request never waits for or fails on the ledger); past `maxQueued` the
+ * oldest rows are dropped with an error log. `flush()` drains everything (SIGTERM). Rows older than the
+ * retention are deleted at most once an hour.
+ */
+import type { Kysely } from "kysely";
+import type { Logger } from "@switchyard/lib/log.ts";
+
+/** One ledger row, as stored. */
+export interface UsageRow {
+  at: number;
+  key_id: string;
+  model: string;
+  provider: string | null;
+  served_model: string | null;
+  attempts: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number;
+  status: number;
+  error_type: string | null;
+  latency_ms: number;
+  ttft_ms: number | null;
+  stream: number;
+  trace_id: string;
+  request_id: string;
+  warning: string | null;
+}
+
+/** Database schema of the ledger table. */
+export interface UsageDatabase {
+  gateway_usage: UsageRow & { id?: number };
+}
+
+/** Options of {@link UsageLedger}. */
+export interface UsageLedgerOptions {
+  /** Opens (once) the database the rows go to. */
+  db: () => Promise<Kysely<UsageDatabase>>;
+  /** Logs write failures. */
+  logger: Logger;
+  /** Days rows are kept. */
+  retentionDays: number;
+  /** Longest a row waits before its batch is written. */
+  flushMs?: number;
+  /** Rows that trigger a write at once. */
+  batchSize?: number;
+  /** Most rows held while writes fail. */
+  maxQueued?: number;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+/** Batches ledger rows into the database. */
+export class UsageLedger {
+  #options: Required<Omit<UsageLedgerOptions, "now">> & { now: () => number };
+  #queue: UsageRow[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #writing: Promise<void> | undefined;
+  #failures = 0;
+  #prunedAt = -Infinity;
+  /** Rows written so far. */
+  written = 0;
+
+  /** Rows are written to `options.db()`. */
+  constructor(options: UsageLedgerOptions) {
+    this.#options = { flushMs: 1_000, batchSize: 200, maxQueued: 100_000, now: Date.now, ...options };
+  }
+
+  /** Queues a row (never throws, never waits). */
+  record(row: UsageRow): void {
+    this.#queue.push(row);
+    if (this.#queue.length > this.#options.maxQueued) {
+      const dropped = this.#queue.splice(0, this.#queue.length - this.#options.maxQueued);
+      this.#options.logger.error("usage ledger dropped rows", { rows: dropped.length });
+    }
+    if (this.#queue.length >= this.#options.batchSize) this.#kick(0);
+    else this.#kick(this.#options.flushMs);
+  }
+
+  #kick(delayMs: number): void {
+    if (this.#writing) return;
+    if (this.#timer !== undefined) {
+      if (delayMs > 0) return;
+      clearTimeout(this.#timer);
+    }
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#writing = this.#write().finally(() => {
+        this.#writing = undefined;
+        if (this.#queue.length) {
+          this.#kick(this.#failures ? Math.min(30_000, 250 * 2 ** this.#failures) : this.#options.flushMs);
+        }
+      });
+    }, delayMs);
+  }
+
+  async #write(): Promise<void> {
+    const batch = this.#queue.splice(0, this.#options.batchSize);
+    if (!batch.length) return;
+    try {
+      const db = await this.#options.db();
+      await db.insertInto("gateway_usage").values(batch).execute();
+      this.written += batch.length;
+      this.#failures = 0;
+      await this.#prune(db);
+    } catch (error) {
+      this.#queue.unshift(...batch);
+      if (this.#failures++ === 0) {
+        this.#options.logger.error("usage ledger write failed; retrying", { error });
+      }
+    }
+  }
+
+  async #prune(db: Kysely<UsageDatabase>): Promise<void> {
+    const now = this.#options.now();
+    if (now - this.#prunedAt < 3_600_000) return;
+    this.#prunedAt = now;
+    await db.deleteFrom("gateway_usage").where("at", "<", now - this.#options.retentionDays * 86_400_000)
+      .execute();
+  }
+
+  /** Writes every queued row (retrying failed writes up to `attempts` times). */
+  async flush(attempts = 5): Promise<void> {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    for (let i = 0; i < attempts && (this.#queue.length || this.#writing); i++) {
+      if (this.#writing) await this.#writing;
+      while (this.#queue.length) {
+        const before = this.#queue.length;
+        await this.#write();
+        if (this.#queue.length >= before) break; // failed: try again after the next attempt's wait
+      }
+      if (this.#queue.length) await new Promise((r) => setTimeout(r, 100 * (i + 1)));
+    }
+  }
+
+  /** Rows waiting to be written. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+}
