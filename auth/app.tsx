@@ -33,6 +33,13 @@ import { GroupCommit } from "@switchyard/lib/group_commit.ts";
 import { staticDocuments } from "./static_documents.ts";
 import { installGitHubStandIn } from "./github_stand_in.ts";
 
+/** Endpoints answered by the service from its own tables (no Better Auth handler, no cookies). */
+const SERVICE_ANSWERED: ReadonlySet<string> = new Set([
+  "/api/auth/oauth2/introspect",
+  "/api/auth/oauth2/revoke",
+  "/api/auth/oauth2/userinfo",
+]);
+
 /** Name reported by the health endpoint. */
 export const AUTH_SERVICE_NAME = "auth";
 
@@ -85,25 +92,29 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   };
 
   /** Serves one `/api/auth/*` request: instance choice, shims, local cookie rules. */
+  const shimDeps = {
+    client,
+    issuer,
+    signJwt,
+    writes,
+    currentSession: async (r: Request) => {
+      const session = await sessionOf(r);
+      if (!session) return undefined;
+      return { createdAt: new Date(session.session.createdAt).getTime(), userId: session.user.id };
+    },
+  };
+
   const serveAuth = async (incoming: Request): Promise<Response> => {
+    const path = new URL(incoming.url).pathname;
+    // The back-channel endpoints the service answers itself set no cookie and never reach Better Auth's
+    // origin check: local mode's request and cookie rewriting has nothing to do there.
+    if (SERVICE_ANSWERED.has(path)) return await shimOAuth(incoming, (r) => pick(r).handler(r), shimDeps);
     const request = local ? withTrustedOrigin(incoming, config.AUTH_BASE_URL) : incoming;
     const instance = pick(request);
     const cookieHeader = request.headers.get("cookie");
-    const response = await shimOAuth(request, (r) => instance.handler(r), {
-      client,
-      issuer,
-      signJwt,
-      writes,
-      currentSession: async (r) => {
-        const session = await sessionOf(r);
-        if (!session) return undefined;
-        return { createdAt: new Date(session.session.createdAt).getTime(), userId: session.user.id };
-      },
-    });
+    const response = await shimOAuth(request, (r) => instance.handler(r), shimDeps);
     const finished = local ? await finishLocalCookies(client, request, cookieHeader, response) : response;
-    return new URL(request.url).pathname === "/api/auth/get-session"
-      ? await withoutSessionToken(finished)
-      : finished;
+    return path === "/api/auth/get-session" ? await withoutSessionToken(finished) : finished;
   };
 
   /** An external request to `/api/auth/*`: only the allowlisted routes reach Better Auth. */
