@@ -155,19 +155,33 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
         // let compileWorkflow report it
       }
     }
-    workflows.push(
-      await compileWorkflow({
+    try {
+      workflows.push(
+        await compileWorkflow({
+          source,
+          read,
+          actionMode,
+          ghes,
+          seedPrefix,
+          pins,
+          now: new Date(),
+          failureIssueExpires: repoConfig.failureIssueExpires,
+          containerPins,
+        }),
+      );
+    } catch (error) {
+      // One workflow's failure never stops the others nor leaves `--json` incomplete: it becomes that
+      // workflow's located diagnostic (name and message only, no stack trace).
+      const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      workflows.push({
         source,
-        read,
-        actionMode,
-        ghes,
-        seedPrefix,
-        pins,
-        now: new Date(),
-        failureIssueExpires: repoConfig.failureIssueExpires,
-        containerPins,
-      }),
-    );
+        lockPath: source.replace(/\.md$/, ".lock.yml"),
+        dependencies: [source],
+        diagnostics: [
+          diagnostic("workflow-failed", { file: source, line: 1, column: 1 }, `compiling failed: ${reason}`),
+        ],
+      });
+    }
   }
   return { workflows, diagnostics, actionsLock: pins.changed ? stringifyActionsLock(pins.lock) : undefined };
 };

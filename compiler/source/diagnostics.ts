@@ -40,6 +40,16 @@ export const DIAGNOSTICS = {
     means: "the frontmatter is not valid YAML",
     hint: "fix the YAML syntax; indentation must use spaces",
   },
+  "yaml-alias-limit": {
+    severity: "error",
+    means: "the frontmatter's aliases expand beyond the limit (a YAML alias bomb)",
+    hint: "write the values out, or use fewer `*alias` references",
+  },
+  "workflow-failed": {
+    severity: "error",
+    means: "compiling this workflow failed unexpectedly; the other workflows of the run are unaffected",
+    hint: "report it with the workflow file attached",
+  },
   "frontmatter-not-object": {
     severity: "error",
     means: "the frontmatter is not a YAML mapping",

@@ -85,8 +85,27 @@ export function parseWorkflowFile(path: string, content: string): ParsedFile {
     );
   }
   let data: Record<string, unknown> = {};
-  if (doc.errors.length === 0) {
-    const js = doc.toJS({ maxAliasCount: 1000 });
+  let expanded = doc.errors.length === 0;
+  let js: unknown;
+  if (expanded) {
+    try {
+      js = doc.toJS({ maxAliasCount: 1000 });
+    } catch (error) {
+      // The yaml library stops an alias that expands past maxAliasCount with a ReferenceError.
+      if (!(error instanceof ReferenceError)) throw error;
+      expanded = false;
+      const alias = /\*[\w.-]+/.exec(split.frontmatterText);
+      const pos = lineCounter.linePos(alias?.index ?? 0);
+      diagnostics.push(
+        diagnostic(
+          "yaml-alias-limit",
+          { file: path, line: pos.line + offset, column: pos.col },
+          "the frontmatter's YAML aliases expand to more than 1000 nodes",
+        ),
+      );
+    }
+  }
+  if (expanded) {
     if (js && typeof js === "object" && !Array.isArray(js)) data = js as Record<string, unknown>;
     else if (js !== null && js !== undefined) {
       diagnostics.push(
