@@ -4,6 +4,7 @@
  * did-you-mean suggestion. Values are checked for the shapes the compiler relies on.
  */
 import { z } from "zod";
+import { ruleCovers, valueTypeProblems } from "./value_types.ts";
 import { modelsSchema, providersSchema } from "./model_catalog.ts";
 import { sandboxSchema } from "./sandbox.ts";
 import type { Diagnostic } from "../api.ts";
@@ -321,6 +322,19 @@ export const frontmatterSchema = z.object({
   tools: z.record(z.string(), z.unknown()).nullable().optional(),
 }).passthrough();
 
+/** zod's terse messages ("Invalid input") in plain words naming what was found. */
+function plainWords(message: string, value: unknown): string {
+  if (!/^invalid input$/i.test(message.trim())) return message;
+  const found = value === null
+    ? "null"
+    : Array.isArray(value)
+    ? "a list"
+    : typeof value === "object"
+    ? "a mapping"
+    : JSON.stringify(value);
+  return `${found} is not one of the forms this key accepts`;
+}
+
 /** Levenshtein distance. */
 export function levenshtein(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
@@ -396,10 +410,15 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
       ),
     );
   }
+  for (const problem of valueTypeProblems(data)) {
+    const [line, column] = file.locate(problem.path);
+    out.push(diagnostic("invalid-value", { file: file.path, line, column }, problem.message, problem.hint));
+  }
   if (!res.success) {
     for (const issue of res.error.issues) {
       if (issue.path[0] === "on" && data.on === undefined) continue;
       const p = issue.path.map((x) => (typeof x === "symbol" ? String(x) : x)) as (string | number)[];
+      if (ruleCovers(p)) continue; // reported above, in plain words
       const [line, column] = file.locate(p);
       // zod leaves `input` unset on some issues (catchall values), so look the value up in the document.
       const value = p.reduce<unknown>(
@@ -413,7 +432,7 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
           { file: file.path, line, column },
           missing
             ? `missing required key "${p.join(".")}"`
-            : `invalid value at "${p.join(".")}": ${issue.message}`,
+            : `invalid value at "${p.join(".")}": ${plainWords(issue.message, value)}`,
           missing && p[0] === "on" ? "add an `on:` trigger, for example `on: daily`" : undefined,
         ),
       );
