@@ -5,7 +5,14 @@
  */
 import { type ContainerPin, parseContainerPins } from "./source/container_pins.ts";
 import { posix } from "node:path";
-import type { CompileFunction, CompileOptions, CompileResult, Diagnostic, FileReader } from "./api.ts";
+import type {
+  CompiledWorkflow,
+  CompileFunction,
+  CompileOptions,
+  CompileResult,
+  Diagnostic,
+  FileReader,
+} from "./api.ts";
 import { compileWorkflow } from "./compile_workflow.ts";
 import { type ActionsLock, parseActionsLock, PinResolver, stringifyActionsLock } from "./plan/pins.ts";
 import { splitFrontmatter } from "./source/parse.ts";
@@ -155,36 +162,80 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
         // let compileWorkflow report it
       }
     }
+    if (content !== undefined && content.length > MAX_SOURCE_BYTES) {
+      workflows.push(failed(
+        source,
+        diagnostic(
+          "source-too-large",
+          { file: source, line: 1, column: 1 },
+          `the workflow file is ${content.length.toLocaleString("en")} bytes; the limit is ${
+            MAX_SOURCE_BYTES.toLocaleString("en")
+          }`,
+        ),
+      ));
+      continue;
+    }
     try {
-      workflows.push(
-        await compileWorkflow({
-          source,
-          read,
-          actionMode,
-          ghes,
-          seedPrefix,
-          pins,
-          now: new Date(),
-          failureIssueExpires: repoConfig.failureIssueExpires,
-          containerPins,
-        }),
-      );
+      const compiled = await compileWorkflow({
+        source,
+        read,
+        actionMode,
+        ghes,
+        seedPrefix,
+        pins,
+        now: new Date(),
+        failureIssueExpires: repoConfig.failureIssueExpires,
+        containerPins,
+      });
+      const size = compiled.lockContent === undefined
+        ? 0
+        : new TextEncoder().encode(compiled.lockContent).length;
+      if (size > MAX_LOCK_BYTES) {
+        // gh-aw refuses such locks too: GitHub Actions rejects workflow files this large.
+        workflows.push({
+          ...compiled,
+          lockContent: undefined,
+          diagnostics: [
+            ...compiled.diagnostics,
+            diagnostic(
+              "lock-too-large",
+              { file: source, line: 1, column: 1 },
+              `the compiled lock file would be ${size.toLocaleString("en")} bytes; the limit is ${
+                MAX_LOCK_BYTES.toLocaleString("en")
+              }`,
+            ),
+          ],
+        });
+      } else workflows.push(compiled);
     } catch (error) {
       // One workflow's failure never stops the others nor leaves `--json` incomplete: it becomes that
       // workflow's located diagnostic (name and message only, no stack trace).
       const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      workflows.push({
-        source,
-        lockPath: source.replace(/\.md$/, ".lock.yml"),
-        dependencies: [source],
-        diagnostics: [
+      workflows.push(
+        failed(
+          source,
           diagnostic("workflow-failed", { file: source, line: 1, column: 1 }, `compiling failed: ${reason}`),
-        ],
-      });
+        ),
+      );
     }
   }
   return { workflows, diagnostics, actionsLock: pins.changed ? stringifyActionsLock(pins.lock) : undefined };
 };
+
+/** gh-aw's limit on a compiled lock file (bytes). */
+export const MAX_LOCK_BYTES = 512_000;
+/** The largest workflow source read (bytes): a bound on parse time and memory for hostile input. */
+export const MAX_SOURCE_BYTES = 1_048_576;
+
+/** A workflow that produced no lock, with its one diagnostic. */
+function failed(source: string, problem: Diagnostic): CompiledWorkflow {
+  return {
+    source,
+    lockPath: source.replace(/\.md$/, ".lock.yml"),
+    dependencies: [source],
+    diagnostics: [problem],
+  };
+}
 
 /** The well-formed `containers` entries of `actions-lock.json` as container pins (others are ignored). */
 function lockedContainerPins(lock: ActionsLock): Record<string, ContainerPin> {

@@ -45,6 +45,17 @@ export const DIAGNOSTICS = {
     means: "the frontmatter's aliases expand beyond the limit (a YAML alias bomb)",
     hint: "write the values out, or use fewer `*alias` references",
   },
+  "source-too-large": {
+    severity: "error",
+    means: "the workflow file is larger than awc reads (1 MiB)",
+    hint: "move long instructions into imported files or shorten them",
+  },
+  "lock-too-large": {
+    severity: "error",
+    means: "the compiled lock file exceeds gh-aw's limit of 512,000 bytes",
+    hint:
+      "split the workflow, or move long prompt text into imports (runtime-imported files are not inlined)",
+  },
   "workflow-failed": {
     severity: "error",
     means: "compiling this workflow failed unexpectedly; the other workflows of the run are unaffected",

@@ -57,3 +57,29 @@ Deno.test("an unexpected failure of one workflow is its diagnostic, never the ba
   assert.match(failed.diagnostics[0].message, /disk on fire/);
   assert.ok(result.workflows.find((w) => w.source.endsWith("b.md"))!.lockContent, "b.md still compiled");
 });
+
+Deno.test("size limits: a source over 1 MiB is refused unread, a lock over 512,000 bytes is not written", async () => {
+  const huge = `---\non: issues\nengine: copilot\n---\n# Huge\n${"word ".repeat(220_000)}\n`;
+  const bigLock = `---\non: issues\nengine: copilot\nsteps:\n${
+    Array.from({ length: 4000 }, (_, i) => `  - name: step ${i}\n    run: echo "${"x".repeat(100)} ${i}"\n`)
+      .join("")
+  }---\n# Big\nDo it.\n`;
+  const files = {
+    ".github/workflows/huge.md": huge,
+    ".github/workflows/big.md": bigLock,
+    ".github/workflows/fine.md": FINE,
+  };
+  const result = await compile({
+    repoRoot: "/nonexistent-repo",
+    workflows: Object.keys(files),
+    readFile: reader(files),
+  });
+  const byName = (name: string) => result.workflows.find((w) => w.source.endsWith(name))!;
+  assert.equal(byName("huge.md").diagnostics[0].code, "source-too-large");
+  assert.match(byName("huge.md").diagnostics[0].message, /1,100,\d{3} bytes; the limit is 1,048,576/);
+  const big = byName("big.md");
+  assert.equal(big.lockContent, undefined);
+  assert.equal(big.diagnostics.at(-1)?.code, "lock-too-large", JSON.stringify(big.diagnostics));
+  assert.match(big.diagnostics.at(-1)!.message, /the limit is 512,000/);
+  assert.ok(byName("fine.md").lockContent);
+});
