@@ -441,7 +441,8 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
   const engineId = typeof data.engine === "string"
     ? data.engine
     : (data.engine as Record<string, unknown> | undefined)?.id as string | undefined;
-  if (engineId !== undefined && !ENGINE_IDS.includes(engineId)) {
+  // A non-string id is already refused by the schema above (engine.id must be text).
+  if (typeof engineId === "string" && !ENGINE_IDS.includes(engineId)) {
     const [line, column] = file.locate(typeof data.engine === "string" ? ["engine"] : ["engine", "id"]);
     const guess = didYouMean(engineId, ENGINE_IDS);
     out.push(

@@ -5,7 +5,7 @@
  * by the rule's, so an author never reads a raw "Invalid input".
  */
 
-/** A path pattern: literal keys, or `*` for any key at that level. */
+/** A path pattern: literal keys, or `*` for any key (or list index) at that level. */
 type PathPattern = readonly string[];
 
 interface ValueRule {
@@ -21,7 +21,69 @@ const isExpression = (value: unknown) => typeof value === "string" && EXPRESSION
 const positiveInteger = (value: unknown) =>
   (typeof value === "number" && Number.isInteger(value) && value >= 1) || isExpression(value);
 
+const isScalarValue = (value: unknown) =>
+  value === null || ["string", "number", "boolean"].includes(typeof value);
+
+/** `checkout:` entry fields become `actions/checkout` inputs, which are scalars. */
+const CHECKOUT_SCALARS = [
+  "path",
+  "repository",
+  "ref",
+  "token",
+  "github-token",
+  "fetch-depth",
+  "submodules",
+  "lfs",
+];
+const checkoutRules: ValueRule[] = CHECKOUT_SCALARS.flatMap((field) =>
+  [["checkout", field], ["checkout", "*", field]].map((path) => ({
+    path,
+    expected: "a single value (text, number or true/false)",
+    hint: `for example \`${field}: ${field === "fetch-depth" ? "0" : field === "lfs" ? "true" : "main"}\``,
+    accepts: isScalarValue,
+  }))
+).concat(
+  [["checkout", "sparse-checkout"], ["checkout", "*", "sparse-checkout"]].map((path) => ({
+    path,
+    expected: "a path pattern or a list of path patterns",
+    hint: "for example `sparse-checkout: [src, docs]`",
+    accepts: (value: unknown) =>
+      typeof value === "string" || (Array.isArray(value) && value.every((item) => typeof item === "string")),
+  })),
+);
+
+const isMapping = (value: unknown) => value !== null && typeof value === "object" && !Array.isArray(value);
+const textOrTexts = (value: unknown) =>
+  typeof value === "string" || (Array.isArray(value) && value.every((item) => typeof item === "string"));
+
+/** `cache:` entries become `actions/cache` steps: a mapping (or a list of them) of text inputs. */
+const cacheRules: ValueRule[] = [
+  {
+    path: ["cache"],
+    expected: "a mapping of text inputs (`key`, `path`, …), or a list of such mappings",
+    hint: "for example `cache: {key: deps-${{ hashFiles('package-lock.json') }}, path: node_modules}`",
+    accepts: (value) => {
+      const entryOk = (entry: unknown) =>
+        isMapping(entry) &&
+        Object.values(entry as Record<string, unknown>).every((field) =>
+          isScalarValue(field) || textOrTexts(field)
+        );
+      return entryOk(value) || (Array.isArray(value) && value.every(entryOk));
+    },
+  },
+  ...["key", "path", "restore-keys"].flatMap((field) =>
+    [["cache", field], ["cache", "*", field]].map((path) => ({
+      path,
+      expected: field === "key" ? "text" : "text or a list of texts",
+      hint: `for example \`${field}: ${field === "key" ? "deps-v1" : "node_modules"}\``,
+      accepts: field === "key" ? (value: unknown) => typeof value === "string" : textOrTexts,
+    }))
+  ),
+];
+
 const RULES: readonly ValueRule[] = [
+  ...checkoutRules,
+  ...cacheRules,
   {
     path: ["timeout-minutes"],
     expected: "a whole number of minutes, 1 or more (or a ${{ }} expression)",
@@ -86,8 +148,11 @@ function valuesAt(
   at: (string | number)[] = [],
 ): [(string | number)[], unknown][] {
   if (pattern.length === 0) return [[at, data]];
-  if (!data || typeof data !== "object" || Array.isArray(data)) return [];
   const [head, ...rest] = pattern;
+  if (Array.isArray(data)) {
+    return head === "*" ? data.flatMap((item, i) => valuesAt(item, rest, [...at, i])) : [];
+  }
+  if (!data || typeof data !== "object") return [];
   const record = data as Record<string, unknown>;
   const keys = head === "*" ? Object.keys(record) : Object.hasOwn(record, head) ? [head] : [];
   return keys.flatMap((key) => valuesAt(record[key], rest, [...at, key]));

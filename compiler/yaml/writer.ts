@@ -118,8 +118,13 @@ function isBlock(v: YValue): v is Styled {
 function blockLines(v: Styled, indent: string): string[] {
   const text = v.value;
   const chomp = text.endsWith("\n") ? (text.endsWith("\n\n") ? "+" : "") : "-";
-  const head = (v.style === "literal" ? "|" : ">") + chomp;
   const body = text.endsWith("\n") ? text.slice(0, -1) : text;
+  // YAML takes a block's indentation from its first non-empty line; when that line starts with a space, or a
+  // blank line before it holds spaces, the reader would guess wrong (or refuse the file): state it (the
+  // content sits two spaces in from its key or dash).
+  const leading = /^((?:[ \t]*\n)*)([^\n]*)/.exec(body)!;
+  const needsIndicator = /^[ \t]/.test(leading[2]) || /[ \t]/.test(leading[1]);
+  const head = (v.style === "literal" ? "|" : ">") + (needsIndicator ? "2" : "") + chomp;
   // gh-aw keeps the block indentation on blank lines; we do the same for byte parity.
   const lines = body.split("\n").map((l) => (v.bare && l === "" ? "" : indent + l));
   if (v instanceof PaddedLiteral) { for (let i = 0; i < v.blankLines; i++) lines.push(indent); }
