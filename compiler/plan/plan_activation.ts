@@ -266,6 +266,7 @@ export function planActivation(w: Planning, g: Gates): { beforeActivation: strin
       : undefined,
     commands,
     forkGuard: triggers.events.includes("pull_request"),
+    workflowRunGuard: triggers.events.includes("workflow_run"),
     routerDispatch: !!triggers.slashCommand?.centralized ||
       (!!triggers.labelCommand && triggers.labelCommand.decentralized === false),
     labelNames: triggers.labelCommand?.decentralized ? undefined : prLabelNames,

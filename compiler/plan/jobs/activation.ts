@@ -25,6 +25,14 @@ const CTX = "fromJSON(github.event.inputs.aw_context || github.event.client_payl
 const NO_TOOLS_ALLOWLIST = ["crush", "opencode"];
 const NO_FIREWALL_INFO = NO_FIREWALL_INFO_ENGINES;
 
+/**
+ * A `workflow_run` from another repository or a fork never runs the agent (`workflow_run` runs with the base
+ * repository's secrets whatever triggered the run; the lock's zizmor note relies on this guard).
+ */
+export const WORKFLOW_RUN_GUARD = "github.event_name != 'workflow_run' || " +
+  "github.event.workflow_run.repository.id == github.repository_id && " +
+  "(!(github.event.workflow_run.repository.fork))";
+
 /** Pull requests from forks never run the agent. */
 export const FORK_GUARD =
   "github.event_name != 'pull_request' || github.event.pull_request.head.repo.id == github.repository_id";
@@ -130,6 +138,8 @@ export interface ActivationInput {
   experiments?: { names: string[]; spec: string };
   /** Whether the fork guard applies (pull_request trigger). */
   forkGuard: boolean;
+  /** Whether the `workflow_run` repository/fork guard applies (workflow_run trigger). */
+  workflowRunGuard?: boolean;
   /** A centralized slash/label command router dispatches this workflow (reaction/comment guards). */
   routerDispatch: boolean;
   /** `pull_request.names` label filter (applied through the job condition). */
@@ -186,11 +196,12 @@ export function activationJob(a: ActivationInput): JobPlan {
   const needs = [...(a.hasPreActivation ? ["pre_activation"] : []), ...(a.beforeJobs ?? [])].sort();
   if (needs.length > 0) job.needs = needs.length === 1 ? needs[0] : needs;
   const userCond = eventCondition(a.ifCondition, a.forkGuard, a.labelNames);
-  const cond = a.hasPreActivation
+  const base = a.hasPreActivation
     ? userCond
       ? `needs.pre_activation.outputs.activated == 'true' && (${userCond})`
       : "needs.pre_activation.outputs.activated == 'true'"
     : userCond;
+  const cond = a.workflowRunGuard ? base ? `(${base}) && (${WORKFLOW_RUN_GUARD})` : WORKFLOW_RUN_GUARD : base;
   if (cond) job.if = jobIf(cond);
   job.permissions = { ...a.permissions, ...activationWrites(a) };
   job.permissions = Object.fromEntries(

@@ -1,0 +1,37 @@
+/**
+ * Issue 19 item 2: a `workflow_run` trigger runs with the base repository's secrets whatever triggered it;
+ * the activation job refuses runs from another repository or a fork (gh-aw's guard; the lock's zizmor note
+ * claimed it before it was emitted).
+ */
+import assert from "node:assert/strict";
+import { parse } from "yaml";
+import { compile } from "../../compiler/mod.ts";
+import { workflowErrors } from "./workflow_parser.ts";
+
+async function lockOf(frontmatter: string): Promise<string> {
+  const files: Record<string, string> = {
+    ".github/workflows/w.md": `---\n${frontmatter}\nengine: copilot\n---\n# W\nLook at the run.\n`,
+  };
+  const result = await compile({
+    repoRoot: "/nonexistent-repo",
+    workflows: Object.keys(files),
+    readFile: (path) => Promise.resolve(files[path]),
+  });
+  const lock = result.workflows[0].lockContent;
+  assert.ok(lock, JSON.stringify(result.workflows[0].diagnostics));
+  return lock;
+}
+
+Deno.test("workflow_run: activation refuses runs from other repositories and forks", async () => {
+  const lock = await lockOf('on:\n  workflow_run:\n    workflows: ["CI"]\n    types: [completed]');
+  const activation = parse(lock).jobs.activation;
+  assert.match(activation.if, /github\.event\.workflow_run\.repository\.id == github\.repository_id/);
+  assert.match(activation.if, /!\(github\.event\.workflow_run\.repository\.fork\)/);
+  assert.match(activation.if, /needs\.pre_activation\.outputs\.activated == 'true'/);
+  assert.deepEqual(await workflowErrors("w.lock.yml", lock), []);
+});
+
+Deno.test("other triggers get no workflow_run guard", async () => {
+  const lock = await lockOf("on:\n  issues:\n    types: [opened]");
+  assert.ok(!JSON.stringify(parse(lock).jobs.activation.if ?? "").includes("workflow_run"));
+});
