@@ -25,11 +25,14 @@ import {
 
 import type { Gates, Planning } from "./planning.ts";
 
+/**
+ * Events that need no role check. Not `repository_dispatch`: anyone holding a token that can dispatch to the
+ * repository can start it with a chosen `client_payload` (gh-aw v0.76's locks check roles for it too).
+ */
 const SAFE_EVENTS = [
   "schedule",
   "workflow_dispatch",
   "push",
-  "repository_dispatch",
   "merge_group",
   "create",
   "delete",

@@ -35,3 +35,14 @@ Deno.test("other triggers get no workflow_run guard", async () => {
   const lock = await lockOf("on:\n  issues:\n    types: [opened]");
   assert.ok(!JSON.stringify(parse(lock).jobs.activation.if ?? "").includes("workflow_run"));
 });
+
+Deno.test("repository_dispatch gets the role check like other triggers (anyone who can dispatch chooses the payload)", async () => {
+  const lock = await lockOf("on:\n  repository_dispatch:\n    types: [deploy-finished]");
+  const jobs = parse(lock).jobs;
+  assert.ok(jobs.pre_activation, "a pre-activation job");
+  const membership = jobs.pre_activation.steps.find((s: { id?: string }) => s.id === "check_membership");
+  assert.equal(membership?.env?.GH_AW_REQUIRED_ROLES, "admin,maintainer,write");
+  assert.match(jobs.activation.if, /needs\.pre_activation\.outputs\.activated == 'true'/);
+  const scheduled = parse(await lockOf("on:\n  schedule:\n    - cron: '0 5 * * *'")).jobs;
+  assert.equal(scheduled.pre_activation, undefined, "a schedule still needs no role check");
+});
