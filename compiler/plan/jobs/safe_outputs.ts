@@ -15,6 +15,9 @@ import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
 import { expandEcosystems } from "../network.ts";
 import { ghHostStep } from "./custom.ts";
 
+/** How long a failure issue lives without an `aw.json` setting (gh-aw's default). */
+const DEFAULT_FAILURE_ISSUE_EXPIRES_HOURS = 168;
+
 const MESSAGE_KEYS = [
   "footer",
   "footer-install",
@@ -385,9 +388,10 @@ export function conclusionJob(
     GH_AW_AGENT_CONCLUSION: plain("${{ needs.agent.result }}"),
     GH_AW_WORKFLOW_ID: dq(ctx.id),
   };
-  if (ctx.failureIssueExpires !== undefined) {
-    env.GH_AW_ACTION_FAILURE_ISSUE_EXPIRES_HOURS = dq(String(ctx.failureIssueExpires));
-  }
+  // aw.json's setting, else gh-aw's default of a week (168 hours), as its locks carry it.
+  env.GH_AW_ACTION_FAILURE_ISSUE_EXPIRES_HOURS = dq(
+    String(ctx.failureIssueExpires ?? DEFAULT_FAILURE_ISSUE_EXPIRES_HOURS),
+  );
   env.GH_AW_ENGINE_ID = dq(ctx.engineId);
   if (hasSecrets) {
     env.GH_AW_SECRET_VERIFICATION_RESULT = plain(
