@@ -1,4 +1,4 @@
-/** Issue 19 item 10: failure issues expire after aw.json's setting, else gh-aw's default of 168 hours. */
+/** Issue 19 item 10: failure-issue expiry (aw.json, else 168 hours) and `noop.report-as-issue`. */
 import assert from "node:assert/strict";
 import { parse } from "yaml";
 import { compile } from "../../compiler/mod.ts";
@@ -29,4 +29,26 @@ Deno.test("without aw.json, failure issues expire after 168 hours; aw.json's set
     }),
     "12",
   );
+});
+
+Deno.test("noop.report-as-issue: false reaches the no-op step and the handler config (default true)", async () => {
+  const lockFor = async (noop: string) => {
+    const files: Record<string, string> = {
+      ".github/workflows/w.md":
+        `---\non: issues\nengine: copilot\nsafe-outputs:\n  add-comment:\n${noop}---\n# W\nDo.\n`,
+    };
+    const result = await compile({
+      repoRoot: "/nonexistent-repo",
+      workflows: [".github/workflows/w.md"],
+      readFile: (path) => Promise.resolve(files[path]),
+    });
+    return result.workflows[0].lockContent!;
+  };
+  const off = await lockFor("  noop:\n    report-as-issue: false\n");
+  assert.match(off, /GH_AW_NOOP_REPORT_AS_ISSUE: "false"/);
+  assert.match(
+    off,
+    /\\"noop\\":\{\\"max\\":1,\\"report-as-issue\\":\\"false\\"\}|"noop":\{"max":1,"report-as-issue":"false"\}/,
+  );
+  assert.match(await lockFor(""), /GH_AW_NOOP_REPORT_AS_ISSUE: "true"/);
 });

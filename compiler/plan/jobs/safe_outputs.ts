@@ -341,7 +341,7 @@ export function conclusionJob(
         ...src,
         GH_AW_RUN_URL: runUrl,
         GH_AW_AGENT_CONCLUSION: plain("${{ needs.agent.result }}"),
-        GH_AW_NOOP_REPORT_AS_ISSUE: dq("true"),
+        GH_AW_NOOP_REPORT_AS_ISSUE: dq(String(so.noopReportAsIssue)),
       },
       token,
     }));

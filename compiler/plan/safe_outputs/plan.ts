@@ -98,6 +98,8 @@ export interface SafeOutputsPlan {
   /** Tool names offered to the agent. */
   tools: string[];
   threatDetection: boolean;
+  /** Whether a no-op run files an issue (`safe-outputs.noop.report-as-issue`, default true). */
+  noopReportAsIssue: boolean;
   /** Threat detection not switched off (even when, with `engine: false`, no job is left to run it). */
   threatDetectionConfigured: boolean;
   staged: boolean;
@@ -358,6 +360,10 @@ export function planSafeOutputs(
     ? raw!
     : { ...(raw ?? {}), "create-issue": { max: 1, labels: [workflowId], "title-prefix": `[${workflowId}]` } };
   const types = Object.keys(effective).filter((k) => !GLOBAL_KEYS.has(k)).sort();
+  const noopConfig = effective.noop;
+  // The spec's `noop.report-as-issue: false` stops the no-op issue (it used to be written as "true" always).
+  const noopReportAsIssue = !(noopConfig && typeof noopConfig === "object" &&
+    (noopConfig as Record<string, unknown>)["report-as-issue"] === false);
   const handlerConfig: Record<string, Record<string, unknown>> = {};
   const permissions: Record<string, string> = {};
   const staged = effective.staged === true;
@@ -395,7 +401,7 @@ export function planSafeOutputs(
     handlerConfig.create_report_incomplete_issue = {};
     handlerConfig.missing_data = {};
     handlerConfig.missing_tool = {};
-    handlerConfig.noop = { max: 1, "report-as-issue": "true" };
+    handlerConfig.noop = { max: 1, "report-as-issue": String(noopReportAsIssue) };
     handlerConfig.report_incomplete = {};
   }
   const sortedConfig: Record<string, Record<string, unknown>> = {};
@@ -418,6 +424,7 @@ export function planSafeOutputs(
     permissions: sortedPerms,
     tools: toolList(types, handlerConfig, configured, effective),
     threatDetection,
+    noopReportAsIssue,
     threatDetectionConfigured,
     staged,
     needs: Array.isArray(effective.needs) ? effective.needs.map(String) : [],
