@@ -107,12 +107,29 @@ async function readRepoConfig(
 }
 
 /** Host of the GitHub server this compile targets (`GH_HOST`, else github.com). */
-function targetHost(): string {
+function envHost(): string | undefined {
   try {
-    return Deno.env.get("GH_HOST") ?? Deno.env.get("GITHUB_SERVER_URL")?.replace(/^https?:\/\//, "") ??
-      "github.com";
+    return Deno.env.get("GH_HOST") ?? Deno.env.get("GITHUB_SERVER_URL")?.replace(/^https?:\/\//, "");
   } catch {
-    return "github.com";
+    return undefined;
+  }
+}
+
+/**
+ * The host of the repository's `origin` remote from `.git/config` (https, ssh:// or scp-like `git@host:`
+ * URLs), so a clone of a GitHub Enterprise Server repository is recognised without GH_HOST.
+ */
+export function originHost(gitConfig: string | undefined): string | undefined {
+  if (!gitConfig) return undefined;
+  const section = /\[remote "origin"\]([^\[]*)/.exec(gitConfig)?.[1] ?? "";
+  const url = /^\s*url\s*=\s*(\S+)\s*$/m.exec(section)?.[1];
+  if (!url) return undefined;
+  const scp = /^(?:[\w.-]+@)?([\w.-]+):(?!\/\/)/.exec(url);
+  if (scp && !/^[a-z]+:\/\//i.test(url)) return scp[1].toLowerCase();
+  try {
+    return new URL(url).hostname.toLowerCase() || undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -129,7 +146,7 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
   const diagnostics: Diagnostic[] = [];
   const repoConfig = await readRepoConfig(read, diagnostics);
   const ghes = options.ghes ?? repoConfig.ghes;
-  const host = targetHost();
+  const host = envHost() ?? originHost(await read(".git/config")) ?? "github.com";
   if (!ghes && host !== "github.com" && !host.endsWith(".ghe.com")) {
     diagnostics.push(
       diagnostic(
