@@ -42,7 +42,7 @@ export async function planWorkflow(
 
   const frontmatterHash = await computeFrontmatterHash(source, src.content, o.read);
   const bodyHash = await computeBodyHash(source, src.content, o.read);
-  const { pinText, refs } = await actionRefs(source, o, diagnostics);
+  const { pinText, refs } = await actionRefs(source, o, diagnostics, file.split);
   const ctx = jobContext(src, o, { name, triggers, engine, refs });
   const network = computeAllowedDomains(merged.network, engine.info.id, merged.mcpServers, [
     ...Object.keys(data.runtimes && typeof data.runtimes === "object" ? data.runtimes : {}),
@@ -150,10 +150,23 @@ async function planBasics(src: WorkflowSource, o: PlanOptions, diagnostics: Diag
 }
 
 /** Pins the actions every lock references; `pinText` pins any other on demand. */
-async function actionRefs(source: string, o: PlanOptions, diagnostics: Diagnostic[]) {
-  const at = { file: source, line: 1, column: 1 };
+async function actionRefs(
+  source: string,
+  o: PlanOptions,
+  diagnostics: Diagnostic[],
+  split: { frontmatterText: string; frontmatterStartLine: number },
+) {
+  // An action the author wrote is located at its `uses:` line; the compiler's own references stay at 1:1.
+  const usesAt = (repo: string, version: string) => {
+    const lines = split.frontmatterText.split("\n");
+    const needle = `${repo}@${version}`;
+    const index = lines.findIndex((line) => /\buses:/.test(line) && line.includes(needle));
+    return index < 0
+      ? { file: source, line: 1, column: 1 }
+      : { file: source, line: split.frontmatterStartLine + index, column: lines[index].indexOf(needle) + 1 };
+  };
   const pinText = async (repo: string, version: string): Promise<string> => {
-    const p = await o.pins.pin(repo, version, diagnostics, at);
+    const p = await o.pins.pin(repo, version, diagnostics, usesAt(repo, version));
     if (!p) return `${repo}@${version}`;
     // A SHA names the version it is pinned as; a resolved shorter ref is noted as gh-aw does.
     if (p.version === p.sha) return `${repo}@${p.sha} # ${versionOfSha(o.pins, repo, p.sha) ?? p.sha}`;
