@@ -12,6 +12,8 @@ import {
 } from "../steps.ts";
 import { dq, folded, lit, plain, sq, type YValue } from "../../yaml/writer.ts";
 import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
+import { SAFE_OUTPUT_TYPES } from "../safe_outputs/types/registry.ts";
+import { snakeCase } from "../safe_outputs/types/contract.ts";
 import { expandEcosystems } from "../network.ts";
 import { ghHostStep } from "./custom.ts";
 
@@ -51,9 +53,8 @@ export function messagesJson(raw: unknown): string | undefined {
 
 /** Safe-output types that push code (they need a checkout and git credentials in `safe_outputs`). */
 function codePushTypes(so: SafeOutputsPlan): string[] {
-  return ["create_pull_request", "push_to_pull_request_branch"].filter((t) =>
-    so.types.includes(t.replace(/_/g, "-"))
-  );
+  return SAFE_OUTPUT_TYPES.filter((type) => type.pushesCode && so.types.includes(type.key))
+    .map((type) => snakeCase(type.key));
 }
 
 /** Checkout and git setup for code-pushing safe outputs. */
@@ -192,8 +193,7 @@ export function safeOutputsJob(
   } else if (so.types.includes("assign-to-agent")) env.GH_AW_ASSIGN_TO_AGENT_TOKEN = agentToken;
   if (so.types.includes("create-agent-session")) env.GH_AW_AGENT_SESSION_TOKEN = agentToken;
   if (so.staged) env.GH_AW_SAFE_OUTPUTS_STAGED = dq("true");
-  const ciToken = so.types.includes("create-pull-request") ||
-    so.types.includes("push-to-pull-request-branch");
+  const ciToken = codePushTypes(so).length > 0;
   if (ciToken) env.GH_AW_CI_TRIGGER_TOKEN = plain("${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}");
   if (artifacts) {
     steps.push({
@@ -261,51 +261,12 @@ export function safeOutputsJob(
     create_discussion_error_count: o("create_discussion_error_count"),
     create_discussion_errors: o("create_discussion_errors"),
   };
-  const has = (t: string) => so.types.includes(t) && !so.staged;
-  if (has("add-comment")) {
-    Object.assign(outputs, { comment_id: o("comment_id"), comment_url: o("comment_url") });
-  }
-  if (has("create-issue")) {
-    Object.assign(outputs, {
-      created_issue_number: o("created_issue_number"),
-      created_issue_url: o("created_issue_url"),
-    });
-  }
-  if (has("create-pull-request")) {
-    Object.assign(outputs, {
-      created_pr_number: o("created_pr_number"),
-      created_pr_url: o("created_pr_url"),
-    });
-  }
-  if (has("push-to-pull-request-branch")) {
-    Object.assign(outputs, { push_commit_sha: o("push_commit_sha"), push_commit_url: o("push_commit_url") });
-  }
-  if (has("assign-to-agent")) {
-    Object.assign(outputs, {
-      assign_to_agent_assigned: o("assign_to_agent_assigned"),
-      assign_to_agent_assignment_error_count: o("assign_to_agent_assignment_error_count"),
-      assign_to_agent_assignment_errors: o("assign_to_agent_assignment_errors"),
-    });
-  }
-  if (has("create-agent-session")) {
-    Object.assign(outputs, {
-      create_agent_session_session_number: o("x", "session_number"),
-      create_agent_session_session_url: o("x", "session_url"),
-    });
-  }
-  if (has("call-workflow")) {
-    Object.assign(outputs, {
-      call_workflow_name: o("call_workflow_name"),
-      call_workflow_payload: o("call_workflow_payload"),
-    });
-  }
-  if (has("create-code-scanning-alert")) outputs.sarif_file = o("sarif_file");
-  if (has("add-reviewer")) outputs.add_reviewer_reviewers_added = o("x", "reviewers_added");
-  if (has("assign-to-user")) outputs.assign_to_user_assigned = o("x", "assigned");
-  if (has("upload-artifact")) {
-    outputs.upload_artifact_count = o("upload_artifact_count");
-    const slots = Number(so.handlerConfig.upload_artifact?.["max-uploads"] ?? 1) || 1;
-    for (let i = 0; i < slots; i++) outputs[`upload_artifact_slot_${i}_tmp_id`] = o("x", `slot_${i}_tmp_id`);
+  if (!so.staged) {
+    for (const type of SAFE_OUTPUT_TYPES) {
+      if (!type.jobOutputs || !so.types.includes(type.key)) continue;
+      const handler = so.handlerConfig[snakeCase(type.key)] ?? {};
+      for (const [name, step] of Object.entries(type.jobOutputs(handler))) outputs[name] = o("x", step);
+    }
   }
   outputs.process_safe_outputs_processed_count = o("x", "processed_count");
   outputs.process_safe_outputs_temporary_id_map = o("x", "temporary_id_map");
