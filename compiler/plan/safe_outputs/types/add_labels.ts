@@ -1,7 +1,7 @@
 /** `safe-outputs.add-labels`. */
 import type { SafeOutputType } from "./contract.ts";
 import { ISSUE_OR_TEMP, list, REPO, req } from "./fields.ts";
-import { labels, maxSentence, quotedList, strs, target } from "./sentences.ts";
+import { maxSentence, quotedList, strs, target } from "./sentences.ts";
 
 /** The `add-labels` safe output. */
 export const addLabels: SafeOutputType = {

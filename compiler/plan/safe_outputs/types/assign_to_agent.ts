@@ -1,7 +1,7 @@
 /** `safe-outputs.assign-to-agent`. */
 import type { SafeOutputType } from "./contract.ts";
 import { ISSUE_OR_TEMP, OPT_POSITIVE, REPO, text } from "./fields.ts";
-import { inRepo, maxSentence, plainList, q, str, strs, target } from "./sentences.ts";
+import { inRepo, maxSentence, plainList, q, str, strs } from "./sentences.ts";
 
 /** The `assign-to-agent` safe output. */
 export const assignToAgent: SafeOutputType = {

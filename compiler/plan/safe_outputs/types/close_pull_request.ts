@@ -1,7 +1,7 @@
 /** `safe-outputs.close-pull-request`. */
 import type { SafeOutputType } from "./contract.ts";
 import { BODY, OPT_POSITIVE, REPO } from "./fields.ts";
-import { inRepo, labels, maxSentence, plainList, requiredPrefix, strs, target } from "./sentences.ts";
+import { inRepo, maxSentence, plainList, requiredPrefix, strs, target } from "./sentences.ts";
 
 /** The `close-pull-request` safe output. */
 export const closePullRequest: SafeOutputType = {

@@ -1,7 +1,7 @@
 /** `safe-outputs.create-agent-session`. */
 import type { SafeOutputType } from "./contract.ts";
 import { BODY, REPO } from "./fields.ts";
-import { inRepo, maxSentence, plainList, q, str, strs, target } from "./sentences.ts";
+import { inRepo, maxSentence, plainList, q, str, strs } from "./sentences.ts";
 
 /** The `create-agent-session` safe output. */
 export const createAgentSession: SafeOutputType = {

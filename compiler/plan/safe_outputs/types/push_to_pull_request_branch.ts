@@ -1,7 +1,7 @@
 /** `safe-outputs.push-to-pull-request-branch`. */
 import type { SafeOutputType } from "./contract.ts";
 import { BODY_MAX, ISSUE_OR_PR, req, text } from "./fields.ts";
-import { maxSentence, q, str, target } from "./sentences.ts";
+import { maxSentence, q, str } from "./sentences.ts";
 import { protectCodePush } from "./code_push.ts";
 
 /** The `push-to-pull-request-branch` safe output. */

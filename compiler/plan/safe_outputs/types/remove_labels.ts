@@ -1,7 +1,7 @@
 /** `safe-outputs.remove-labels`. */
 import type { SafeOutputType } from "./contract.ts";
 import { ISSUE_OR_TEMP, list, REPO, req } from "./fields.ts";
-import { labels, maxSentence, plainList, strs, target } from "./sentences.ts";
+import { maxSentence, plainList, strs, target } from "./sentences.ts";
 
 /** The `remove-labels` safe output. */
 export const removeLabels: SafeOutputType = {

@@ -1,7 +1,7 @@
 /** `safe-outputs.update-discussion`. */
 import type { SafeOutputType } from "./contract.ts";
 import { ISSUE_OR_PR, list, OPT_BODY, REPO, text } from "./fields.ts";
-import { allowedLabels, labels, maxSentence, target } from "./sentences.ts";
+import { allowedLabels, maxSentence, target } from "./sentences.ts";
 
 /** The `update-discussion` safe output. */
 export const updateDiscussion: SafeOutputType = {
