@@ -57,7 +57,7 @@ export async function activationGates(w: Planning): Promise<Gates> {
   // gh-aw-only `on:` keys (skip-if-*, github-app…) may also come from imports; the main workflow wins.
   const rawOn: Record<string, unknown> = { ...triggers.raw };
   for (const imp of imports) {
-    const io = imp.file.data.on;
+    const io = imp.frontmatter.on;
     if (!io || typeof io !== "object") continue;
     for (const [k, v] of Object.entries(io as Record<string, unknown>)) {
       if (/^skip-|^github-app$|^github-token$/.test(k) && rawOn[k] === undefined) rawOn[k] = v;
@@ -310,7 +310,7 @@ export function planActivation(w: Planning, g: Gates): { beforeActivation: strin
     mcpCliServers: [
       // Infrastructure servers are always CLI-mounted; user-facing ones only with `tools.cli-proxy: true`.
       "safeoutputs",
-      ...(data["mcp-scripts"] !== undefined || imports.some((i) => i.file.data["mcp-scripts"] !== undefined)
+      ...(data["mcp-scripts"] !== undefined || imports.some((i) => i.frontmatter["mcp-scripts"] !== undefined)
         ? ["mcpscripts"]
         : []),
       ...(merged.tools["cli-proxy"] === true

@@ -64,11 +64,11 @@ export async function planAgent(w: Planning): Promise<string[]> {
       : undefined,
     // Undefined unless the workflow or an import declares `mcp-scripts` (then merged, the workflow winning).
     mcpScripts: data["mcp-scripts"] !== undefined || imports.some((i) =>
-        i.file.data["mcp-scripts"] !== undefined
+        i.frontmatter["mcp-scripts"] !== undefined
       )
       ? Object.assign(
         {},
-        ...imports.map((i) => i.file.data["mcp-scripts"] ?? {}),
+        ...imports.map((i) => i.frontmatter["mcp-scripts"] ?? {}),
         data["mcp-scripts"] ?? {},
       ) as Record<string, Record<string, unknown>>
       : undefined,

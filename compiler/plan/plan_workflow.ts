@@ -48,7 +48,7 @@ export async function planWorkflow(
     ...Object.keys(data.runtimes && typeof data.runtimes === "object" ? data.runtimes : {}),
     ...src.imports.flatMap((i) =>
       Object.keys(
-        i.file.data.runtimes && typeof i.file.data.runtimes === "object" ? i.file.data.runtimes : {},
+        i.frontmatter.runtimes && typeof i.frontmatter.runtimes === "object" ? i.frontmatter.runtimes : {},
       )
     ),
   ], merged.tools);
@@ -216,7 +216,7 @@ function jobContext(
     engineId: engine.info.id,
     engineVersion: engine.info.version,
     firewall: data.sandbox !== undefined ? firewallOf(data.sandbox) : undefined,
-    models: modelCatalogOf(data, imports.map((i) => i.file.data)),
+    models: modelCatalogOf(data, imports.map((i) => i.frontmatter)),
     actionMode: o.actionMode,
     refs,
     failureIssueExpires: o.failureIssueExpires,

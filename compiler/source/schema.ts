@@ -271,12 +271,24 @@ const intOrExpr = z.union([z.number().int(), expr]);
 const permissionLevel = z.enum(["read", "write", "none"]);
 const stringList = z.array(z.string());
 
-/** The zod schema of the values the compiler interprets. Unlisted keys are accepted as any value. */
+/** A mapping whose values the planner reads key by key. */
+const mapping = z.record(z.string(), z.unknown());
+/** A value the planner passes through or narrows itself (its shape rules live in value_types.ts). */
+const anyValue = z.unknown();
+
+/**
+ * The zod schema of the frontmatter: every top-level key of {@link TOP_LEVEL_KEYS}, typed as the planner
+ * reads it. Keys the planner only passes through, or narrows where it reads them, are `unknown`; unknown
+ * keys are reported above (with a did-you-mean) and dropped from the typed model.
+ */
 export const frontmatterSchema = z.object({
   name: z.string().optional(),
   description: z.string().optional(),
   emoji: z.string().optional(),
-  on: z.union([z.string(), z.record(z.string(), z.unknown())]),
+  source: z.string().optional(),
+  "tracker-id": z.string().optional(),
+  "run-name": anyValue.optional(),
+  on: z.union([z.string(), mapping]),
   if: z.string().optional(),
   env: z.union([z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), z.string()]).optional(),
   permissions: z.union([
@@ -285,12 +297,9 @@ export const frontmatterSchema = z.object({
   ]).optional(),
   engine: z.union([z.string(), z.object({ id: z.string().optional() }).passthrough()]).optional(),
   "timeout-minutes": intOrExpr.optional(),
-  "runs-on": z.union([z.string(), stringList, z.record(z.string(), z.unknown())]).optional(),
-  imports: z.union([
-    z.array(z.union([z.string(), z.record(z.string(), z.unknown())])),
-    z.record(z.string(), z.unknown()),
-  ])
-    .optional(),
+  "runs-on": z.union([z.string(), stringList, mapping]).optional(),
+  "runs-on-slim": anyValue.optional(),
+  imports: z.union([z.array(z.union([z.string(), mapping])), mapping]).optional(),
   "inlined-imports": z.boolean().optional(),
   strict: z.boolean().optional(),
   network: z.union([
@@ -300,8 +309,11 @@ export const frontmatterSchema = z.object({
       blocked: stringList.optional(),
     }).passthrough(),
   ]).optional(),
-  steps: z.array(z.record(z.string(), z.unknown())).optional(),
-  jobs: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  steps: z.array(mapping).optional(),
+  "pre-steps": anyValue.optional(),
+  "pre-agent-steps": anyValue.optional(),
+  "post-steps": anyValue.optional(),
+  jobs: z.record(z.string(), mapping).optional(),
   sandbox: sandboxSchema.optional(),
   skills: stringList.optional(),
   plugins: z.array(
@@ -318,9 +330,41 @@ export const frontmatterSchema = z.object({
   footer: z.boolean().optional(),
   models: modelsSchema.optional(),
   providers: providersSchema.optional(),
-  "safe-outputs": z.record(z.string(), z.unknown()).nullable().optional(),
-  tools: z.record(z.string(), z.unknown()).nullable().optional(),
-}).passthrough();
+  "safe-outputs": mapping.nullable().optional(),
+  tools: mapping.nullable().optional(),
+  "mcp-servers": anyValue.optional(),
+  "mcp-scripts": anyValue.optional(),
+  runtimes: anyValue.optional(),
+  experiments: anyValue.optional(),
+  features: anyValue.optional(),
+  cache: anyValue.optional(),
+  checkout: anyValue.optional(),
+  concurrency: anyValue.optional(),
+  container: anyValue.optional(),
+  services: anyValue.optional(),
+  environment: anyValue.optional(),
+  secrets: anyValue.optional(),
+  "secret-masking": anyValue.optional(),
+  "github-app": anyValue.optional(),
+  "max-effective-tokens": anyValue.optional(),
+  "max-runs": anyValue.optional(),
+  "rate-limit": anyValue.optional(),
+  "user-rate-limit": anyValue.optional(),
+  "check-for-updates": anyValue.optional(),
+  "disable-model-invocation": anyValue.optional(),
+  "import-schema": anyValue.optional(),
+  "inline-sub-agents": anyValue.optional(),
+  labels: anyValue.optional(),
+  metadata: anyValue.optional(),
+  observability: anyValue.optional(),
+  private: anyValue.optional(),
+  redirect: anyValue.optional(),
+  resources: anyValue.optional(),
+  "run-install-scripts": anyValue.optional(),
+});
+
+/** The validated frontmatter: what the planner reads. */
+export type Frontmatter = z.output<typeof frontmatterSchema>;
 
 /** zod's terse messages ("Invalid input") in plain words naming what was found. */
 function plainWords(message: string, value: unknown): string {
@@ -385,8 +429,19 @@ function unknownKeys(
   }
 }
 
-/** Validates a parsed file's frontmatter. `shared` files (imports) need no `on:`. */
-export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnostic[] {
+/** A validated frontmatter and what validation found. */
+export interface ValidatedFrontmatter {
+  /** Errors and warnings, located. */
+  diagnostics: Diagnostic[];
+  /**
+   * The typed model the planner reads. Meaningful only when `diagnostics` holds no error: an invalid
+   * document yields the empty model so that nothing downstream reads unvalidated values.
+   */
+  frontmatter: Frontmatter;
+}
+
+/** Validates a parsed file's frontmatter into the typed model. `shared` files (imports) need no `on:`. */
+export function validateFrontmatter(file: ParsedFile, shared: boolean): ValidatedFrontmatter {
   const out: Diagnostic[] = [];
   const data = file.data;
   unknownKeys(file, data, [], TOP_LEVEL_KEYS, "the frontmatter", out);
@@ -400,6 +455,8 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
   }
   const schema = shared ? frontmatterSchema.partial({ on: true }) : frontmatterSchema;
   const res = schema.safeParse(data);
+  // A shared file has no `on:` of its own; the model's `on` is then the empty trigger map.
+  const frontmatter: Frontmatter = res.success ? { on: {}, ...res.data } : { on: {} };
   if (!shared && data.on === undefined) {
     out.push(
       diagnostic(
@@ -410,7 +467,9 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
       ),
     );
   }
+  const reportedPaths = new Set<string>();
   for (const problem of valueTypeProblems(data)) {
+    reportedPaths.add(problem.path.join("\0"));
     const [line, column] = file.locate(problem.path);
     out.push(diagnostic("invalid-value", { file: file.path, line, column }, problem.message, problem.hint));
   }
@@ -418,7 +477,8 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
     for (const issue of res.error.issues) {
       if (issue.path[0] === "on" && data.on === undefined) continue;
       const p = issue.path.map((x) => (typeof x === "symbol" ? String(x) : x)) as (string | number)[];
-      if (ruleCovers(p)) continue; // reported above, in plain words
+      // Reported above in plain words (a rule laxer than the schema that found nothing here does not hide it).
+      if (ruleCovers(p) && reportedPaths.has(p.join("\0"))) continue;
       const [line, column] = file.locate(p);
       // zod leaves `input` unset on some issues (catchall values), so look the value up in the document.
       const value = p.reduce<unknown>(
@@ -468,5 +528,5 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
       );
     }
   }
-  return out;
+  return { diagnostics: out, frontmatter };
 }
