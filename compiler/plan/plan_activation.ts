@@ -9,7 +9,7 @@ import {
   preActivationExtras,
   referencedCustomJobs,
 } from "./jobs/custom.ts";
-import { messagesJson } from "./jobs/safe_outputs.ts";
+import { messagesJson } from "./safe_outputs/messages.ts";
 import {
   experimentsSpec,
   hasContentsRead,

@@ -2,7 +2,8 @@
 import { pushExperimentsStateJob, pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs/memory.ts";
 import { uploadAssetsJob } from "./jobs/assets.ts";
 import { customJob, customJobNames, safeJob } from "./jobs/custom.ts";
-import { conclusionJob, safeOutputsJob } from "./jobs/safe_outputs.ts";
+import { safeOutputsJob } from "./jobs/safe_outputs.ts";
+import { conclusionJob } from "./jobs/conclusion.ts";
 import { diagnostic } from "../source/diagnostics.ts";
 import { toY } from "./workflow_values.ts";
 
@@ -85,14 +86,12 @@ export async function planOutputJobs(w: Planning): Promise<void> {
     conclusionExtra.push("push_repo_memory");
   }
   conclusionExtra.push(...customJobNames(rawJobs));
-  jobs.conclusion = conclusionJob(
-    ctx,
-    safeOutputs,
-    timeout,
-    conclusionExtra,
-    network.engineApiHosts,
-    engine.secrets.length > 0,
-  );
+  jobs.conclusion = conclusionJob(ctx, safeOutputs, {
+    timeoutMinutes: timeout,
+    extraNeeds: conclusionExtra,
+    apiHosts: network.engineApiHosts,
+    hasSecrets: engine.secrets.length > 0,
+  });
 }
 
 /** The workflow's own `jobs:` and the check of `safe-outputs.needs`. */
