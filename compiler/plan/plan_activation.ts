@@ -1,7 +1,9 @@
 /** Planning of the gates, `pre_activation` and `activation` (the prompt's inputs included). */
 import { posix } from "node:path";
 import { expandEcosystems } from "./network.ts";
-import { activationJob, bodyExpressions, eventCondition, exprEnvName } from "./jobs/activation.ts";
+import { activationJob } from "./jobs/activation.ts";
+import { bodyExpressions, exprEnvName } from "./jobs/activation_prompt.ts";
+import { eventCondition } from "./jobs/conditions.ts";
 import { preActivationJob } from "./jobs/pre_activation.ts";
 import {
   customJobNames,

@@ -12,12 +12,13 @@ import {
   gatewayDockerLines,
   gatewayExportLines,
 } from "../mcp/gateway_script.ts";
-import { type Firewall } from "../../source/sandbox.ts";
-import { type JobCtx } from "../steps.ts";
+import type { Firewall } from "../../source/sandbox.ts";
+import type { JobCtx } from "../steps.ts";
 import { VERSIONS } from "../../data/versions.ts";
 import { ECOSYSTEMS, ENGINE_DOMAINS, PROVIDER_DOMAINS } from "../../data/network_ecosystems.ts";
 import { piCommand } from "../agent/engine_experimental.ts";
 
+/** The tools Claude Code may use while reviewing: reading, searching and writing under /tmp only. */
 export const CLAUDE_TOOLS = [
   "Bash",
   "BashOutput",
@@ -36,6 +37,7 @@ export const CLAUDE_TOOLS = [
   "Write(/tmp/*)",
 ];
 
+/** The firewall-wrapped command line that runs the engine's CLI on the review prompt. */
 export function detectionRun(
   engine: DetectionEngine,
   fw: Firewall | undefined,
@@ -153,6 +155,7 @@ export const DETECTION_ENGINES: readonly string[] = [
   "antigravity",
 ];
 
+/** Where the review's inputs (prompt, agent output, patches) are copied. */
 export const DETECTION_DIR = "/tmp/gh-aw/threat-detection";
 
 /** The verdict codex must answer in (`--output-schema`). */
@@ -168,6 +171,7 @@ export const DETECTION_SCHEMA = JSON.stringify({
   additionalProperties: false,
 });
 
+/** Codex's home: its config.toml with the detection MCP gateway. */
 export const CODEX_HOME = "/tmp/gh-aw/mcp-config";
 
 /** Gemini's settings for detection: read /tmp, and only reading and shell tools. */
@@ -279,7 +283,6 @@ export function codexDetectionGateway(frontmatterHash: string): string {
 }
 
 /** Inputs of the threat-detection job. */
-
 export interface DetectionInput {
   ctx: JobCtx;
   description: string;

@@ -3,7 +3,8 @@ import type { JobPlan, StepPlan } from "../types.ts";
 import { type JobCtx, scriptStep, setupSteps, TRACE_OUTPUTS } from "../steps.ts";
 import { dq, plain, sq, type YValue } from "../../yaml/writer.ts";
 
-import { jobIf, sortedRecord } from "./activation.ts";
+import { jobIf } from "./conditions.ts";
+import { sortedRecord } from "./go_format.ts";
 
 /** Inputs of the pre-activation job. */
 export interface PreActivationInput {
