@@ -30,54 +30,65 @@ const NO_TOOLS_ALLOWLIST = ["crush", "opencode"];
 const NO_FIREWALL_INFO = NO_FIREWALL_INFO_ENGINES;
 
 /** The `activation` job: setup, run info, preflight checks, the prompt and its artifact. */
-export function activationJob(a: ActivationInput): JobPlan {
-  const promptExprs = promptExpressions(a);
+export function activationJob(activationInput: ActivationInput): JobPlan {
+  const promptExprs = promptExpressions(activationInput);
   const steps: StepPlan[] = [
-    ...runInfoSteps(a),
-    ...preflightSteps(a),
-    ...triggerSteps(a),
-    createPromptStep(a, promptExprs),
-    interpolateStep(a),
-    substituteStep(a, promptExprs),
-    ...closingSteps(a),
+    ...runInfoSteps(activationInput),
+    ...preflightSteps(activationInput),
+    ...triggerSteps(activationInput),
+    createPromptStep(activationInput, promptExprs),
+    interpolateStep(activationInput),
+    substituteStep(activationInput, promptExprs),
+    ...closingSteps(activationInput),
   ];
   const job: JobPlan = { "runs-on": "ubuntu-slim", steps };
-  const needs = [...(a.hasPreActivation ? ["pre_activation"] : []), ...(a.beforeJobs ?? [])].sort();
+  const needs = [
+    ...(activationInput.hasPreActivation ? ["pre_activation"] : []),
+    ...(activationInput.beforeJobs ?? []),
+  ].sort();
   if (needs.length > 0) job.needs = needs.length === 1 ? needs[0] : needs;
-  const userCond = eventCondition(a.ifCondition, a.forkGuard, a.labelNames);
-  const base = a.hasPreActivation
+  const userCond = eventCondition(
+    activationInput.ifCondition,
+    activationInput.forkGuard,
+    activationInput.labelNames,
+  );
+  const base = activationInput.hasPreActivation
     ? userCond
       ? `needs.pre_activation.outputs.activated == 'true' && (${userCond})`
       : "needs.pre_activation.outputs.activated == 'true'"
     : userCond;
-  const cond = a.workflowRunGuard ? base ? `(${base}) && (${WORKFLOW_RUN_GUARD})` : WORKFLOW_RUN_GUARD : base;
+  const cond = activationInput.workflowRunGuard
+    ? base ? `(${base}) && (${WORKFLOW_RUN_GUARD})` : WORKFLOW_RUN_GUARD
+    : base;
   if (cond) job.if = jobIf(cond);
-  job.permissions = { ...a.permissions, ...activationWrites(a) };
+  job.permissions = { ...activationInput.permissions, ...activationWrites(activationInput) };
   job.permissions = Object.fromEntries(
     Object.keys(job.permissions).sort().map((k) => [k, (job.permissions as Record<string, string>)[k]]),
   );
-  job.outputs = activationOutputs(a);
+  job.outputs = activationOutputs(activationInput);
   return job;
 }
 
 /** Setup, OTLP masking and "Generate agentic run info" (engine, model, firewall, costs). */
-function runInfoSteps(a: ActivationInput): StepPlan[] {
-  const { ctx } = a;
+function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
+  const { ctx } = activationInput;
   const steps: StepPlan[] = [
-    ...setupSteps(ctx, a.hasPreActivation ? "pre_activation" : false),
+    ...setupSteps(ctx, activationInput.hasPreActivation ? "pre_activation" : false),
     ...otlpMaskSteps(ctx),
   ];
   const info: Record<string, YValue> = {
     GH_AW_INFO_ENGINE_ID: dq(ctx.engineId),
-    GH_AW_INFO_ENGINE_NAME: dq(a.engineDisplay),
-    GH_AW_INFO_MODEL: a.engineModel.startsWith("${{") ? plain(a.engineModel) : dq(a.engineModel),
+    GH_AW_INFO_ENGINE_NAME: dq(activationInput.engineDisplay),
+    GH_AW_INFO_MODEL: activationInput.engineModel.startsWith("${{")
+      ? plain(activationInput.engineModel)
+      : dq(activationInput.engineModel),
     GH_AW_INFO_VERSION: dq(ctx.engineVersion),
     GH_AW_INFO_AGENT_VERSION: dq(ctx.engineVersion),
     GH_AW_INFO_WORKFLOW_NAME: dq(ctx.name),
-    GH_AW_INFO_EXPERIMENTAL: dq(String(a.experimental === true)),
+    GH_AW_INFO_EXPERIMENTAL: dq(String(activationInput.experimental === true)),
     GH_AW_INFO_SUPPORTS_TOOLS_ALLOWLIST: dq(String(!NO_TOOLS_ALLOWLIST.includes(ctx.engineId))),
-    GH_AW_INFO_STAGED: dq(String(a.staged === true)),
-    GH_AW_INFO_ALLOWED_DOMAINS: sq(JSON.stringify(a.allowedDomainsInfo)),
+    GH_AW_INFO_STAGED: dq(String(activationInput.staged === true)),
+    GH_AW_INFO_ALLOWED_DOMAINS: sq(JSON.stringify(activationInput.allowedDomainsInfo)),
     GH_AW_INFO_FIREWALL_ENABLED: dq(String(!NO_FIREWALL_INFO.includes(ctx.engineId))),
     GH_AW_INFO_AWF_VERSION: dq(NO_FIREWALL_INFO.includes(ctx.engineId) ? "" : "v0.25.58"),
     GH_AW_INFO_AWMG_VERSION: dq(""),
@@ -87,9 +98,9 @@ function runInfoSteps(a: ActivationInput): StepPlan[] {
     info.GH_AW_INFO_FRONTMATTER_SOURCE = dq(ctx.source);
     info.GH_AW_INFO_BODY_MODIFIED = dq("false");
   }
-  if (a.emoji) info.GH_AW_INFO_FRONTMATTER_EMOJI = dq(a.emoji);
+  if (activationInput.emoji) info.GH_AW_INFO_FRONTMATTER_EMOJI = dq(activationInput.emoji);
   if (hasCosts(ctx.models)) info.GH_AW_INFO_MODEL_COSTS = sq(costTableJson(ctx.models));
-  info.GH_AW_COMPILED_STRICT = dq(String(a.strict));
+  info.GH_AW_COMPILED_STRICT = dq(String(activationInput.strict));
   steps.push(
     scriptStep(ctx, "Generate agentic run info", "generate_aw_info", {
       id: "generate_aw_info",
@@ -104,28 +115,32 @@ function runInfoSteps(a: ActivationInput): StepPlan[] {
 }
 
 /** Reaction, secret validation, `.github` checkout and the stale-lock check. */
-function preflightSteps(a: ActivationInput): StepPlan[] {
-  const { ctx } = a;
+function preflightSteps(activationInput: ActivationInput): StepPlan[] {
+  const { ctx } = activationInput;
   const steps: StepPlan[] = [];
-  if (a.reaction) {
-    steps.push(scriptStep(ctx, `Add ${a.reaction} reaction for immediate feedback`, "add_reaction", {
-      id: "react",
-      if: plain(a.routerDispatch ? EVENT_GUARD : DIRECT_EVENT_GUARD),
-      env: { GH_AW_REACTION: dq(a.reaction) },
-      token: a.githubToken ?? "${{ secrets.GITHUB_TOKEN }}",
-    }));
+  if (activationInput.reaction) {
+    steps.push(
+      scriptStep(ctx, `Add ${activationInput.reaction} reaction for immediate feedback`, "add_reaction", {
+        id: "react",
+        if: plain(activationInput.routerDispatch ? EVENT_GUARD : DIRECT_EVENT_GUARD),
+        env: { GH_AW_REACTION: dq(activationInput.reaction) },
+        token: activationInput.githubToken ?? "${{ secrets.GITHUB_TOKEN }}",
+      }),
+    );
   }
-  if (a.secrets.length > 0) {
+  if (activationInput.secrets.length > 0) {
     const env: Record<string, YValue> = {};
-    for (const s of a.secrets) env[s] = plain(`\${{ secrets.${s} }}`);
-    const display = /\s/.test(a.validateName) ? `'${a.validateName}'` : a.validateName;
+    for (const s of activationInput.secrets) env[s] = plain(`\${{ secrets.${s} }}`);
+    const display = /\s/.test(activationInput.validateName)
+      ? `'${activationInput.validateName}'`
+      : activationInput.validateName;
     steps.push({
-      name: `Validate ${a.secrets.join(" or ")} secret`,
+      name: `Validate ${activationInput.secrets.join(" or ")} secret`,
       id: "validate-secret",
       run: plain(
         `bash "\${RUNNER_TEMP}/gh-aw/actions/validate_multi_secret.sh" ${
-          a.secrets.join(" ")
-        } ${display} ${a.docs}`,
+          activationInput.secrets.join(" ")
+        } ${display} ${activationInput.docs}`,
       ),
       env,
     });
@@ -135,7 +150,7 @@ function preflightSteps(a: ActivationInput): StepPlan[] {
     uses: plain(ctx.refs.checkout),
     with: {
       "persist-credentials": false,
-      ...(a.githubToken ? { token: plain(a.githubToken) } : {}),
+      ...(activationInput.githubToken ? { token: plain(activationInput.githubToken) } : {}),
       "sparse-checkout": lit(
         ".github\n.agents\nactions/setup\n.antigravity\n.claude\n.codex\n.crush\n.gemini\n.opencode\n.pi\n",
       ),
@@ -158,16 +173,16 @@ function preflightSteps(a: ActivationInput): StepPlan[] {
       GH_AW_WORKFLOW_FILE: dq(ctx.lockFile),
       GH_AW_CONTEXT_WORKFLOW_REF: dq("${{ github.workflow_ref }}"),
     },
-    token: a.githubToken,
+    token: activationInput.githubToken,
   }));
   return steps;
 }
 
 /** Steps the triggers and features ask for: experiments, sanitized text, status comment, label removal. */
-function triggerSteps(a: ActivationInput): StepPlan[] {
-  const { ctx } = a;
+function triggerSteps(activationInput: ActivationInput): StepPlan[] {
+  const { ctx } = activationInput;
   const steps: StepPlan[] = [];
-  if (a.experiments) {
+  if (activationInput.experiments) {
     const sanitized = ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase();
     steps.push(scriptStep(ctx, "Restore experiment state from git", "load_experiment_state_from_repo", {
       id: "restore-experiment-state",
@@ -180,7 +195,7 @@ function triggerSteps(a: ActivationInput): StepPlan[] {
     steps.push(scriptStep(ctx, "Pick experiment variants", "pick_experiment", {
       id: "pick-experiment",
       env: {
-        GH_AW_EXPERIMENT_SPEC: sq(a.experiments.spec),
+        GH_AW_EXPERIMENT_SPEC: sq(activationInput.experiments.spec),
         GH_AW_EXPERIMENT_STATE_FILE: "/tmp/gh-aw/experiments/state.json",
         GH_AW_EXPERIMENT_STATE_DIR: "/tmp/gh-aw/experiments",
       },
@@ -197,35 +212,35 @@ function triggerSteps(a: ActivationInput): StepPlan[] {
       },
     });
   }
-  if (a.sanitize) {
+  if (activationInput.sanitize) {
     steps.push(scriptStep(ctx, "Compute current body text", "compute_text", {
       id: "sanitized",
-      env: { GH_AW_ALLOWED_DOMAINS: dq(a.allowedDomains.join(",")) },
+      env: { GH_AW_ALLOWED_DOMAINS: dq(activationInput.allowedDomains.join(",")) },
     }));
   }
-  if (a.statusComment) {
+  if (activationInput.statusComment) {
     const env: Record<string, YValue> = { GH_AW_WORKFLOW_NAME: dq(ctx.name) };
-    if (a.messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(a.messages);
+    if (activationInput.messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(activationInput.messages);
     steps.push(scriptStep(ctx, "Add comment with workflow run link", "add_workflow_run_comment", {
       id: "add-comment",
-      if: plain(a.routerDispatch ? EVENT_GUARD : DIRECT_EVENT_GUARD),
+      if: plain(activationInput.routerDispatch ? EVENT_GUARD : DIRECT_EVENT_GUARD),
       env,
-      token: a.githubToken,
+      token: activationInput.githubToken,
     }));
   }
-  if (a.labelRemoval) {
+  if (activationInput.labelRemoval) {
     steps.push(scriptStep(ctx, "Remove trigger label", "remove_trigger_label", {
       id: "remove_trigger_label",
-      env: { GH_AW_LABEL_NAMES: dq(JSON.stringify(a.labelRemoval.names)) },
-      token: a.githubToken,
+      env: { GH_AW_LABEL_NAMES: dq(JSON.stringify(activationInput.labelRemoval.names)) },
+      token: activationInput.githubToken,
     }));
   }
   return steps;
 }
 
 /** Placeholder validation, the prompt summary and the activation artifact. */
-function closingSteps(a: ActivationInput): StepPlan[] {
-  const { ctx } = a;
+function closingSteps(activationInput: ActivationInput): StepPlan[] {
+  const { ctx } = activationInput;
   const steps: StepPlan[] = [];
   steps.push(
     shStep("Validate prompt placeholders", "validate_prompt_placeholders", "", {
@@ -261,14 +276,18 @@ function closingSteps(a: ActivationInput): StepPlan[] {
 }
 
 /** The job's outputs, sorted. */
-function activationOutputs(a: ActivationInput): Record<string, YValue> {
+function activationOutputs(activationInput: ActivationInput): Record<string, YValue> {
   const outputs: Record<string, YValue> = {
-    ...(a.sanitize ? { body: plain("${{ steps.sanitized.outputs.body }}") } : {}),
-    ...(a.experiments ? { experiments: plain("${{ steps.pick-experiment.outputs.experiments }}") } : {}),
+    ...(activationInput.sanitize ? { body: plain("${{ steps.sanitized.outputs.body }}") } : {}),
+    ...(activationInput.experiments
+      ? { experiments: plain("${{ steps.pick-experiment.outputs.experiments }}") }
+      : {}),
     ...Object.fromEntries(
-      (a.experiments?.names ?? []).map((n) => [n, plain(`\${{ steps.pick-experiment.outputs.${n} }}`)]),
+      (activationInput.experiments?.names ?? []).map((
+        n,
+      ) => [n, plain(`\${{ steps.pick-experiment.outputs.${n} }}`)]),
     ),
-    ...(a.statusComment
+    ...(activationInput.statusComment
       ? {
         comment_id: plain("${{ steps.add-comment.outputs.comment-id }}"),
         comment_repo: plain("${{ steps.add-comment.outputs.comment-repo }}"),
@@ -278,16 +297,18 @@ function activationOutputs(a: ActivationInput): Record<string, YValue> {
     engine_id: plain("${{ steps.generate_aw_info.outputs.engine_id }}"),
     lockdown_check_failed: plain("${{ steps.generate_aw_info.outputs.lockdown_check_failed == 'true' }}"),
     model: plain("${{ steps.generate_aw_info.outputs.model }}"),
-    ...(a.secrets.length > 0
+    ...(activationInput.secrets.length > 0
       ? { secret_verification_result: plain("${{ steps.validate-secret.outputs.verification_result }}") }
       : {}),
-    ...(a.labelRemoval
+    ...(activationInput.labelRemoval
       ? { label_command: plain("${{ steps.remove_trigger_label.outputs.label_name }}") }
       : {}),
     ...TRACE_OUTPUTS,
-    ...(a.commands ? { slash_command: plain("${{ needs.pre_activation.outputs.matched_command }}") } : {}),
+    ...(activationInput.commands
+      ? { slash_command: plain("${{ needs.pre_activation.outputs.matched_command }}") }
+      : {}),
     stale_lock_file_failed: plain("${{ steps.check-lock-file.outputs.stale_lock_file_failed == 'true' }}"),
-    ...(a.sanitize
+    ...(activationInput.sanitize
       ? {
         text: plain("${{ steps.sanitized.outputs.text }}"),
         title: plain("${{ steps.sanitized.outputs.title }}"),

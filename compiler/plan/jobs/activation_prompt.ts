@@ -65,9 +65,9 @@ export function bodyExpressions(bodies: string[]): Map<string, string> {
 }
 
 /** The expressions the prompt substitutes (env name → expression). */
-export function promptExpressions(a: ActivationInput): Map<string, string> {
-  const exprEnv = new Map<string, string>(a.bodyExprs);
-  for (const n of a.experiments?.names ?? []) {
+export function promptExpressions(activationInput: ActivationInput): Map<string, string> {
+  const exprEnv = new Map<string, string>(activationInput.bodyExprs);
+  for (const n of activationInput.experiments?.names ?? []) {
     exprEnv.set(
       `GH_AW_EXPERIMENTS_${n.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`,
       `steps.pick-experiment.outputs.${n}`,
@@ -77,15 +77,22 @@ export function promptExpressions(a: ActivationInput): Map<string, string> {
   for (const e of ["github.actor", "github.repository", "github.run_id", "github.workspace"]) {
     exprEnv.set(exprEnvName(e), e);
   }
-  if (a.repoMemory && a.repoMemory.wiki !== true) exprEnv.set("GH_AW_WIKI_NOTE", "''");
+  if (activationInput.repoMemory && activationInput.repoMemory.wiki !== true) {
+    exprEnv.set("GH_AW_WIKI_NOTE", "''");
+  }
   const promptExprs = new Map(exprEnv);
-  if (a.prContext) promptExprs.set("GH_AW_IS_PR_COMMENT", "github.event.issue.pull_request && 'true' || ''");
+  if (activationInput.prContext) {
+    promptExprs.set("GH_AW_IS_PR_COMMENT", "github.event.issue.pull_request && 'true' || ''");
+  }
   return promptExprs;
 }
 
 /** "Create prompt with built-in context": the system prompt fragments, the context block and the body. */
-export function createPromptStep(a: ActivationInput, promptExprs: Map<string, string>): StepPlan {
-  const delim = heredocDelimiter("PROMPT", a.frontmatterHash);
+export function createPromptStep(
+  activationInput: ActivationInput,
+  promptExprs: Map<string, string>,
+): StepPlan {
+  const delim = heredocDelimiter("PROMPT", activationInput.frontmatterHash);
   const promptEnv: Record<string, YValue> = {
     GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
     GH_AW_SAFE_OUTPUTS: plain("${{ runner.temp }}/gh-aw/safeoutputs/outputs.jsonl"),
@@ -100,23 +107,25 @@ export function createPromptStep(a: ActivationInput, promptExprs: Map<string, st
   cat("xpia.md");
   cat("temp_folder_prompt.md");
   cat("markdown.md");
-  for (const f of a.promptFragments) cat(f);
+  for (const f of activationInput.promptFragments) cat(f);
   cat("safe_outputs_prompt.md");
-  block(`<safe-output-tools>\nTools: ${a.safeOutputTools.join(", ")}`);
-  if (a.safeOutputTools.some((t) => t.startsWith("upload_asset"))) {
+  block(`<safe-output-tools>\nTools: ${activationInput.safeOutputTools.join(", ")}`);
+  if (activationInput.safeOutputTools.some((t) => t.startsWith("upload_asset"))) {
     block(
       "\nupload_asset: provide a file path; returns a URL; assets are published after the workflow completes (safeoutputs).",
     );
   }
-  if (a.autoCreateIssue) cat("safe_outputs_auto_create_issue.md");
-  for (const f of a.safeOutputFragments) cat(f);
+  if (activationInput.autoCreateIssue) cat("safe_outputs_auto_create_issue.md");
+  for (const f of activationInput.safeOutputFragments) cat(f);
   block("</safe-output-tools>");
   cat("mcp_cli_tools_prompt.md");
-  block(githubContextBlock(a));
+  block(githubContextBlock(activationInput));
   cat(
-    a.cliProxy ? "cli_proxy_with_safeoutputs_prompt.md" : "github_mcp_tools_with_safeoutputs_prompt.md",
+    activationInput.cliProxy
+      ? "cli_proxy_with_safeoutputs_prompt.md"
+      : "github_mcp_tools_with_safeoutputs_prompt.md",
   );
-  if (a.prContext) {
+  if (activationInput.prContext) {
     parts.push({
       raw: [
         'if [ "$GITHUB_EVENT_NAME" = "issue_comment" ] && [ -n "$GH_AW_IS_PR_COMMENT" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review_comment" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review" ]; then',
@@ -124,7 +133,7 @@ export function createPromptStep(a: ActivationInput, promptExprs: Map<string, st
         "fi",
       ],
     });
-    if (a.prContextPushGuidance) {
+    if (activationInput.prContextPushGuidance) {
       parts.push({
         raw: [
           'if [ "$GITHUB_EVENT_NAME" = "issue_comment" ] && [ -n "$GH_AW_IS_PR_COMMENT" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review_comment" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review" ]; then',
@@ -134,12 +143,12 @@ export function createPromptStep(a: ActivationInput, promptExprs: Map<string, st
       });
     }
   }
-  if (a.inlinedBody !== undefined) block(`</system>\n${a.inlinedBody}`);
+  if (activationInput.inlinedBody !== undefined) block(`</system>\n${activationInput.inlinedBody}`);
   else {
     block(
       [
         "</system>",
-        ...a.runtimeImports.map((
+        ...activationInput.runtimeImports.map((
           p,
         ) => (typeof p === "string" ? `{{#runtime-import ${p}}}` : `${p.inline}\n\n`)),
       ].join("\n"),
@@ -169,7 +178,7 @@ export function createPromptStep(a: ActivationInput, promptExprs: Map<string, st
 }
 
 /** The `<github-context>` block of the prompt. */
-export function githubContextBlock(a: ActivationInput): string {
+export function githubContextBlock(activationInput: ActivationInput): string {
   const ctxLines = [
     "<github-context>",
     "The following GitHub context information is available for this workflow:",
@@ -195,7 +204,7 @@ export function githubContextBlock(a: ActivationInput): string {
     "{{#if github.run_id}}",
     "- **workflow-run-id**: __GH_AW_GITHUB_RUN_ID__",
     "{{/if}}",
-    ...checkoutLines(a.checkouts ?? []),
+    ...checkoutLines(activationInput.checkouts ?? []),
     "</github-context>",
     "",
   );
@@ -203,17 +212,19 @@ export function githubContextBlock(a: ActivationInput): string {
 }
 
 /** "Interpolate variables and render templates". */
-export function interpolateStep(a: ActivationInput): StepPlan {
-  const { ctx } = a;
+export function interpolateStep(activationInput: ActivationInput): StepPlan {
+  const { ctx } = activationInput;
   return scriptStep(ctx, "Interpolate variables and render templates", "interpolate_prompt", {
     env: {
       GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
       GH_AW_ENGINE_ID: dq(ctx.engineId),
       ...Object.fromEntries(
-        [...a.bodyExprs.keys()].map((k) => [k, plain(`\${{ ${a.bodyExprs.get(k)} }}`)]),
+        [...activationInput.bodyExprs.keys()].map((
+          k,
+        ) => [k, plain(`\${{ ${activationInput.bodyExprs.get(k)} }}`)]),
       ),
       ...Object.fromEntries(
-        (a.experiments?.names ?? []).map((n) => [
+        (activationInput.experiments?.names ?? []).map((n) => [
           `GH_AW_EXPERIMENTS_${n.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`,
           plain(`\${{ steps.pick-experiment.outputs.${n} }}`),
         ]),
@@ -223,28 +234,30 @@ export function interpolateStep(a: ActivationInput): StepPlan {
 }
 
 /** "Substitute placeholders": every `__GH_AW_…__` placeholder of the prompt and its value. */
-export function substituteStep(a: ActivationInput, promptExprs: Map<string, string>): StepPlan {
-  const { ctx } = a;
+export function substituteStep(activationInput: ActivationInput, promptExprs: Map<string, string>): StepPlan {
+  const { ctx } = activationInput;
   const subEnv: Record<string, YValue> = { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" };
-  const cliList = a.mcpCliServers.map((n) => `- \`${n}\` — run \`${n} --help\` to see available tools`).join(
+  const cliList = activationInput.mcpCliServers.map((n) =>
+    `- \`${n}\` — run \`${n} --help\` to see available tools`
+  ).join(
     "\n",
   );
   const subVars = new Map<string, YValue>();
   for (const k of promptExprs.keys()) subVars.set(k, plain(`\${{ ${promptExprs.get(k)} }}`));
   subVars.set("GH_AW_MCP_CLI_SERVERS_LIST", cliList.includes("\n") ? dq(cliList) : sq(cliList));
-  if (a.hasPreActivation) {
+  if (activationInput.hasPreActivation) {
     subVars.set(
       "GH_AW_NEEDS_PRE_ACTIVATION_OUTPUTS_ACTIVATED",
       plain("${{ needs.pre_activation.outputs.activated }}"),
     );
-    if (a.commands) {
+    if (activationInput.commands) {
       subVars.set(
         "GH_AW_NEEDS_PRE_ACTIVATION_OUTPUTS_MATCHED_COMMAND",
         plain("${{ needs.pre_activation.outputs.matched_command }}"),
       );
     }
   }
-  memoryPlaceholders(a, subVars);
+  memoryPlaceholders(activationInput, subVars);
   const subKeys = [...subVars.keys()].sort();
   for (const k of subKeys) subEnv[k] = subVars.get(k)!;
   const subs = subKeys.map((k) => `    ${k}: process.env.${k}`).join(",\n");
@@ -265,10 +278,10 @@ export function substituteStep(a: ActivationInput, promptExprs: Map<string, stri
 }
 
 /** The repo-memory and cache-memory placeholders. */
-export function memoryPlaceholders(a: ActivationInput, subVars: Map<string, YValue>): void {
-  const { ctx } = a;
-  if (a.repoMemory) {
-    const m = a.repoMemory;
+export function memoryPlaceholders(activationInput: ActivationInput, subVars: Map<string, YValue>): void {
+  const { ctx } = activationInput;
+  if (activationInput.repoMemory) {
+    const m = activationInput.repoMemory;
     const num = (v: unknown, d: number) => (typeof v === "number" ? v : Number(v) || d);
     const fileSize = num(m["max-file-size"], 102400);
     const patch = num(m["max-patch-size"], 10240);
@@ -291,12 +304,12 @@ export function memoryPlaceholders(a: ActivationInput, subVars: Map<string, YVal
     subVars.set("GH_AW_MEMORY_TARGET_REPO", sq(" of the current repository"));
     subVars.set("GH_AW_WIKI_NOTE", wiki ? dq(WIKI_NOTE) : sq(""));
   }
-  if (a.repoMemoryList) {
+  if (activationInput.repoMemoryList) {
     subVars.set("GH_AW_MEMORY_ALLOWED_EXTENSIONS", sq(""));
     subVars.set(
       "GH_AW_MEMORY_LIST",
       dq(
-        a.repoMemoryList.map((m) => {
+        activationInput.repoMemoryList.map((m) => {
           const id = String(m.id ?? "default");
           return `- **${id}**: \`/tmp/gh-aw/repo-memory/${id}/\` (branch: \`${
             String(m["branch-name"] ?? `memory/${id}`)
@@ -305,8 +318,11 @@ export function memoryPlaceholders(a: ActivationInput, subVars: Map<string, YVal
       ),
     );
   }
-  if (a.promptFragments.includes("cache_memory_prompt_multi.md") && Array.isArray(a.cacheMemory)) {
-    const dirs = (a.cacheMemory as Record<string, unknown>[]).map((c) => {
+  if (
+    activationInput.promptFragments.includes("cache_memory_prompt_multi.md") &&
+    Array.isArray(activationInput.cacheMemory)
+  ) {
+    const dirs = (activationInput.cacheMemory as Record<string, unknown>[]).map((c) => {
       const id = String(c?.id ?? "default");
       return [id, id === "default" ? "/tmp/gh-aw/cache-memory/" : `/tmp/gh-aw/cache-memory-${id}/`];
     });
@@ -325,9 +341,10 @@ export function memoryPlaceholders(a: ActivationInput, subVars: Map<string, YVal
       ),
     );
     subVars.set("GH_AW_CACHE_LIST", dq(dirs.map(([id, d]) => `- **${id}**: \`${d}\`\n`).join("")));
-  } else if (a.promptFragments.some((f) => f.startsWith("cache_memory_prompt"))) {
-    const cfg = a.cacheMemory && typeof a.cacheMemory === "object" && !Array.isArray(a.cacheMemory)
-      ? a.cacheMemory as Record<string, unknown>
+  } else if (activationInput.promptFragments.some((f) => f.startsWith("cache_memory_prompt"))) {
+    const cfg = activationInput.cacheMemory && typeof activationInput.cacheMemory === "object" &&
+        !Array.isArray(activationInput.cacheMemory)
+      ? activationInput.cacheMemory as Record<string, unknown>
       : {};
     const exts = Array.isArray(cfg["allowed-extensions"]) ? cfg["allowed-extensions"].map(String) : [];
     subVars.set(

@@ -69,17 +69,19 @@ const CONCLUDE = `try {
 `;
 
 /** The threat-detection job: every built-in engine reviews the agent's output with its own CLI. */
-export function detectionJob(d: DetectionInput): JobPlan {
-  const { ctx } = d;
+export function detectionJob(detectionInput: DetectionInput): JobPlan {
+  const { ctx } = detectionInput;
   // Crush picks its credentials from the `provider/` prefix of its model (copilot without one).
-  const crushModel = d.model ?? `\${{ vars.GH_AW_MODEL_DETECTION_${d.engine.toUpperCase()} || '' }}`;
-  const crushProvider = ["crush", "opencode", "pi"].includes(d.engine) && crushModel.includes("/")
-    ? crushModel.split("/")[0]
-    : "copilot";
+  const crushModel = detectionInput.model ??
+    `\${{ vars.GH_AW_MODEL_DETECTION_${detectionInput.engine.toUpperCase()} || '' }}`;
+  const crushProvider =
+    ["crush", "opencode", "pi"].includes(detectionInput.engine) && crushModel.includes("/")
+      ? crushModel.split("/")[0]
+      : "copilot";
   const steps: (StepPlan | Comment)[] = [
-    ...prepareSteps(d),
-    ...installSteps(d),
-    execStep(d, crushModel, crushProvider),
+    ...prepareSteps(detectionInput),
+    ...installSteps(detectionInput),
+    execStep(detectionInput, crushModel, crushProvider),
     ...concludeSteps(ctx),
   ];
   void TRACE_OUTPUTS;
@@ -102,8 +104,8 @@ export function detectionJob(d: DetectionInput): JobPlan {
 }
 
 /** Setup, the agent's output, patch context, image pulls and the detection guard and files. */
-function prepareSteps(d: DetectionInput): (StepPlan | Comment)[] {
-  const { ctx } = d;
+function prepareSteps(detectionInput: DetectionInput): (StepPlan | Comment)[] {
+  const { ctx } = detectionInput;
   const steps: (StepPlan | Comment)[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx)];
   if (ctx.experiments) {
     steps.push({
@@ -127,7 +129,7 @@ function prepareSteps(d: DetectionInput): (StepPlan | Comment)[] {
     name: "Clean stale firewall files from agent artifact",
     run: lit("rm -rf /tmp/gh-aw/sandbox/firewall/logs\nrm -rf /tmp/gh-aw/sandbox/firewall/audit\n"),
   });
-  if (d.engine !== "codex") steps.push(...imageSteps(ctx, []));
+  if (detectionInput.engine !== "codex") steps.push(...imageSteps(ctx, []));
   steps.push({
     name: "Check if detection needed",
     id: "detection_guard",
@@ -150,7 +152,7 @@ function prepareSteps(d: DetectionInput): (StepPlan | Comment)[] {
     if: GUARD,
     env: {
       WORKFLOW_NAME: dq(ctx.name),
-      WORKFLOW_DESCRIPTION: dq(d.description),
+      WORKFLOW_DESCRIPTION: dq(detectionInput.description),
       HAS_PATCH: plain("${{ needs.agent.outputs.has_patch }}"),
     },
   }));
@@ -163,14 +165,14 @@ function prepareSteps(d: DetectionInput): (StepPlan | Comment)[] {
 }
 
 /** Node.js, the AWF binary and the engine's CLI (with its config). */
-function installSteps(d: DetectionInput): StepPlan[] {
-  const { ctx } = d;
+function installSteps(detectionInput: DetectionInput): StepPlan[] {
+  const { ctx } = detectionInput;
   const steps: StepPlan[] = [];
   // Antigravity's CLI is a native binary: no Node.js set-up.
-  if (d.engine !== "antigravity") {
+  if (detectionInput.engine !== "antigravity") {
     steps.push({
       name: "Setup Node.js",
-      uses: plain(d.setupNodeRef),
+      uses: plain(detectionInput.setupNodeRef),
       with: { "node-version": sq("24"), "package-manager-cache": false },
     });
   }
@@ -179,54 +181,58 @@ function installSteps(d: DetectionInput): StepPlan[] {
     "install_awf_binary",
     ctx.firewall?.version ?? VERSIONS.awf,
   );
-  if (d.engine === "antigravity") {
+  if (detectionInput.engine === "antigravity") {
     steps.push({
       name: "Install Antigravity CLI",
-      run: plain(d.install),
+      run: plain(detectionInput.install),
       env: { ...ENGINES.antigravity.agentInstall.env },
     });
     steps.push(awfInstall);
     steps.push(settingsStep("Antigravity", ".antigravity", dq));
-  } else if (d.engine === "copilot") {
-    steps.push({ name: "Install GitHub Copilot CLI", run: plain(d.install), env: { GH_HOST: "github.com" } });
+  } else if (detectionInput.engine === "copilot") {
+    steps.push({
+      name: "Install GitHub Copilot CLI",
+      run: plain(detectionInput.install),
+      env: { GH_HOST: "github.com" },
+    });
     steps.push(awfInstall);
-  } else if (d.engine === "codex") {
-    steps.push({ name: "Install Codex CLI", run: plain(d.install) });
+  } else if (detectionInput.engine === "codex") {
+    steps.push({ name: "Install Codex CLI", run: plain(detectionInput.install) });
     steps.push(awfInstall);
     steps.push(...imageSteps(ctx, [`ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`]));
     steps.push({
       name: "Start MCP Gateway",
       id: "start-mcp-gateway",
       env: { CODEX_HOME: CODEX_HOME },
-      run: lit(codexDetectionGateway(d.frontmatterHash)),
+      run: lit(codexDetectionGateway(detectionInput.frontmatterHash)),
     });
-  } else if (d.engine === "crush" || d.engine === "opencode") {
-    const cli = d.engine === "crush" ? "Crush" : "OpenCode";
+  } else if (detectionInput.engine === "crush" || detectionInput.engine === "opencode") {
+    const cli = detectionInput.engine === "crush" ? "Crush" : "OpenCode";
     steps.push(awfInstall);
     steps.push({
       name: `Install ${cli} CLI`,
-      run: plain(d.install),
+      run: plain(detectionInput.install),
       env: { NPM_CONFIG_MIN_RELEASE_AGE: sq("3") },
     });
-    if (d.engine === "crush") {
+    if (detectionInput.engine === "crush") {
       steps.push({ name: "Verify Crush CLI installation", run: plain("crush --version") });
     }
     steps.push({
       name: `Write ${cli} Config`,
       if: GUARD,
       "continue-on-error": true,
-      run: dq(providerCliConfigScript(d.engine)),
+      run: dq(providerCliConfigScript(detectionInput.engine)),
     });
-  } else if (d.engine === "pi") {
+  } else if (detectionInput.engine === "pi") {
     steps.push(awfInstall);
-    steps.push({ name: "Install Pi CLI", run: plain(d.install) });
-  } else if (d.engine === "gemini") {
+    steps.push({ name: "Install Pi CLI", run: plain(detectionInput.install) });
+  } else if (detectionInput.engine === "gemini") {
     steps.push(awfInstall);
-    steps.push({ name: "Install Gemini CLI", run: plain(d.install) });
+    steps.push({ name: "Install Gemini CLI", run: plain(detectionInput.install) });
     steps.push(settingsStep("Gemini", ".gemini", lit));
   } else {
     steps.push(awfInstall);
-    steps.push({ name: "Install Claude Code CLI", run: plain(d.install) });
+    steps.push({ name: "Install Claude Code CLI", run: plain(detectionInput.install) });
   }
   return steps;
 }
@@ -259,8 +265,8 @@ function settingsStep(cli: string, dir: string, style: typeof lit): StepPlan {
 
 /** The git identity the detection CLIs commit as. */
 /** The step that runs the engine's CLI on the agent's output. */
-function execStep(d: DetectionInput, crushModel: string, crushProvider: string): StepPlan {
-  const { ctx } = d;
+function execStep(detectionInput: DetectionInput, crushModel: string, crushProvider: string): StepPlan {
+  const { ctx } = detectionInput;
   const exec: StepPlan = {
     name: {
       claude: "Execute Claude Code CLI",
@@ -272,19 +278,21 @@ function execStep(d: DetectionInput, crushModel: string, crushProvider: string):
       pi: "Execute Pi CLI",
       antigravity: "Execute Antigravity CLI",
     }[
-      d.engine
+      detectionInput.engine
     ],
     if: GUARD,
     "continue-on-error": true,
     id: "detection_agentic_execution",
   };
-  if (d.engine === "claude") {
+  if (detectionInput.engine === "claude") {
     exec["#0"] = new Comment("Allowed tools (sorted):");
     CLAUDE_TOOLS.forEach((t, i) => (exec[`#${i + 1}`] = new Comment(`- ${t}`)));
-  } else if (d.engine === "copilot") exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
-  if (d.engine === "copilot" || d.engine === "claude") exec["timeout-minutes"] = 20;
-  exec.run = lit(detectionRun(d.engine, ctx.firewall, crushProvider, crushModel));
-  exec.env = execEnv(d, crushModel, crushProvider);
+  } else if (detectionInput.engine === "copilot") {
+    exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
+  }
+  if (detectionInput.engine === "copilot" || detectionInput.engine === "claude") exec["timeout-minutes"] = 20;
+  exec.run = lit(detectionRun(detectionInput.engine, ctx.firewall, crushProvider, crushModel));
+  exec.env = execEnv(detectionInput, crushModel, crushProvider);
   return exec;
 }
 

@@ -184,9 +184,9 @@ const ENV_BY_ENGINE: Record<DetectionEngine, (input: EnvInput) => Record<string,
 
 /** The environment of the detection run for `d.engine`. */
 export function execEnv(
-  d: DetectionInput,
+  detectionInput: DetectionInput,
   crushModel: string,
   crushProvider: string,
 ): Record<string, YValue> {
-  return ENV_BY_ENGINE[d.engine]({ d, crushModel, crushProvider });
+  return ENV_BY_ENGINE[detectionInput.engine]({ d: detectionInput, crushModel, crushProvider });
 }
