@@ -54,8 +54,8 @@ const CONTENT_EVENTS = [
 ];
 
 /** The `on:` gates: who may run the workflow, until when, on which conditions. */
-export async function activationGates(w: Planning): Promise<Gates> {
-  const { o, data, imports, triggers, lockPath, pinSteps } = w;
+export async function activationGates(planning: Planning): Promise<Gates> {
+  const { o, data, imports, triggers, lockPath, pinSteps } = planning;
   // gh-aw-only `on:` keys (skip-if-*, github-app…) may also come from imports; the main workflow wins.
   const rawOn: Record<string, unknown> = { ...triggers.raw };
   for (const imp of imports) {
@@ -119,8 +119,8 @@ export async function activationGates(w: Planning): Promise<Gates> {
 }
 
 /** The `pre_activation` job. */
-export function planPreActivation(w: Planning, g: Gates): void {
-  const { ctx, data, triggers, jobs } = w;
+export function planPreActivation(planning: Planning, g: Gates): void {
+  const { ctx, data, triggers, jobs } = planning;
   const { rawOn, roles, stopTime, commands, prLabelNames } = g;
   const { skipIfMatch, skipIfNoMatch, onSteps, preExtras } = g;
   const perms: Record<string, string> = {
@@ -159,8 +159,8 @@ export function planPreActivation(w: Planning, g: Gates): void {
 }
 
 /** What the activation job's prompt step reads: runtime imports, substituted expressions, inlined body. */
-function promptInputs(w: Planning, g: Gates) {
-  const { source, file, data, imports, triggers } = w;
+function promptInputs(planning: Planning, g: Gates) {
+  const { source, file, data, imports, triggers } = planning;
   const { rawJobs } = g;
   // Runtime imports: every import, then `{{#runtime-import …}}` macros of the main body, then the body.
   const bodyMacros = [...file.split.body.matchAll(/^\{\{#runtime-import\s+([^}\s]+)\s*\}\}/gm)]
@@ -211,12 +211,15 @@ function promptInputs(w: Planning, g: Gates) {
 }
 
 /** The `activation` job: the prompt's runtime imports and expressions, reactions, status comment. */
-export function planActivation(w: Planning, g: Gates): { beforeActivation: string[]; inlined: boolean } {
-  const { file, data, imports, merged, triggers, engine, safeOutputs, ctx, network, jobs } = w;
-  const { frontmatterHash } = w;
+export function planActivation(
+  planning: Planning,
+  g: Gates,
+): { beforeActivation: string[]; inlined: boolean } {
+  const { file, data, imports, merged, triggers, engine, safeOutputs, ctx, network, jobs } = planning;
+  const { frontmatterHash } = planning;
   const { rawOn, commands, prLabelNames, hasPre } = g;
   const { runtimeImports, inlined, promptText, beforeActivation, activationIf, bodyExprs } = promptInputs(
-    w,
+    planning,
     g,
   );
   jobs.activation = activationJob({

@@ -15,9 +15,10 @@ import { cacheSteps, checkoutWith, sortRecord, toY } from "./workflow_values.ts"
 import type { Planning } from "./planning.ts";
 
 /** The `agent` job; returns the container images it pulls (for the header). */
-export async function planAgent(w: Planning): Promise<string[]> {
-  const { o, source, data, imports, merged, engine, safeOutputs, ctx, network, jobs, pinText, pinSteps } = w;
-  const { frontmatterHash, timeout, triggers } = w;
+export async function planAgent(planning: Planning): Promise<string[]> {
+  const { o, source, data, imports, merged, engine, safeOutputs, ctx, network, jobs, pinText, pinSteps } =
+    planning;
+  const { frontmatterHash, timeout, triggers } = planning;
   const containers = applyContainerPins(
     mcpContainerImages({
       ctx,
@@ -107,8 +108,8 @@ export async function planAgent(w: Planning): Promise<string[]> {
 }
 
 /** The threat-detection job, when safe outputs are reviewed. */
-export async function planDetection(w: Planning): Promise<void> {
-  const { data, engine, safeOutputs, ctx, jobs, pinText, frontmatterHash } = w;
+export async function planDetection(planning: Planning): Promise<void> {
+  const { data, engine, safeOutputs, ctx, jobs, pinText, frontmatterHash } = planning;
   if (safeOutputs.threatDetection) {
     // Every built-in engine reviews with its own CLI; an engine without one would fall back to the Copilot CLI.
     const own = DETECTION_ENGINES.includes(engine.info.id);

@@ -10,8 +10,8 @@ import { toY } from "./workflow_values.ts";
 import type { Gates, Planning } from "./planning.ts";
 
 /** `safe_outputs`, the custom safe-output jobs, memory/asset/experiment jobs and `conclusion`. */
-export async function planOutputJobs(w: Planning): Promise<void> {
-  const { data, merged, engine, safeOutputs, ctx, network, jobs, pinText, pinSteps, timeout } = w;
+export async function planOutputJobs(planning: Planning): Promise<void> {
+  const { data, merged, engine, safeOutputs, ctx, network, jobs, pinText, pinSteps, timeout } = planning;
   const rawJobs = (data.jobs && typeof data.jobs === "object" ? data.jobs : {}) as Record<
     string,
     Record<string, unknown>
@@ -95,8 +95,12 @@ export async function planOutputJobs(w: Planning): Promise<void> {
 }
 
 /** The workflow's own `jobs:` and the check of `safe-outputs.needs`. */
-export async function planCustomJobs(w: Planning, g: Gates, beforeActivation: string[]): Promise<void> {
-  const { source, file, data, safeOutputs, diagnostics, jobs, pinSteps } = w;
+export async function planCustomJobs(
+  planning: Planning,
+  g: Gates,
+  beforeActivation: string[],
+): Promise<void> {
+  const { source, file, data, safeOutputs, diagnostics, jobs, pinSteps } = planning;
   const { rawJobs } = g;
   // Custom jobs.
   for (const jobName of customJobNames(rawJobs)) {

@@ -1,7 +1,7 @@
 /**
  * The `agent` job (engine inside the AWF firewall, MCP gateway, safe-outputs MCP server): its outline —
  * the order of its step groups, its needs, env and outputs, and the redaction of exactly the secrets it
- * references. The step groups are in agent_steps.ts.
+ * references. The step groups are in agent_job_steps.ts.
  */
 import type { JobPlan, StepPlan } from "../types.ts";
 import { TRACE_OUTPUTS } from "../steps.ts";
@@ -19,7 +19,7 @@ import {
   toolServerSteps,
   userAndMemorySteps,
   workspaceSteps,
-} from "./agent_steps.ts";
+} from "./agent_job_steps.ts";
 
 export type { AgentInput } from "../agent/input.ts";
 
