@@ -245,6 +245,58 @@ export function planActivation(
     permissions: { actions: "read", contents: "read" },
     emoji: typeof data.emoji === "string" ? data.emoji : undefined,
     strict: data.strict !== false,
+    ...promptFragmentsOf(planning),
+    cliProxy: (data.features as Record<string, unknown> | undefined)?.["cli-proxy"] === true ||
+      (merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy",
+    repoMemory: merged.tools["repo-memory"] && typeof merged.tools["repo-memory"] === "object" &&
+        !Array.isArray(merged.tools["repo-memory"])
+      ? merged.tools["repo-memory"] as Record<string, unknown>
+      : merged.tools["repo-memory"] === true || merged.tools["repo-memory"] === null
+      ? {}
+      : undefined,
+    commands,
+    forkGuard: triggers.events.includes("pull_request"),
+    workflowRunGuard: triggers.events.includes("workflow_run"),
+    routerDispatch: !!triggers.slashCommand?.centralized ||
+      (!!triggers.labelCommand && triggers.labelCommand.decentralized === false),
+    labelNames: triggers.labelCommand?.decentralized ? undefined : prLabelNames,
+    experiments: experimentsSpec(data.experiments),
+    reaction: reactionOf(rawOn, triggers),
+    activationEvents: [...new Set([...triggers.events, ...(triggers.slashCommand?.events ?? [])])],
+    labelRemoval: triggers.labelCommand?.removeLabel
+      ? { names: triggers.labelCommand.names, events: triggers.labelCommand.events }
+      : undefined,
+    githubToken: typeof rawOn["github-token"] === "string" ? rawOn["github-token"] : undefined,
+    statusComment: rawOn["status-comment"] === true ||
+      ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOn["status-comment"] !== false),
+    // gh-aw: the prompt reads the sanitized text, or the frontmatter `on:` names a content event.
+    sanitize:
+      /\$\{\{ (steps\.sanitized|needs\.activation)\.outputs\.(text|title|body) \}\}/.test(promptText) ||
+      (!!data.on && typeof data.on === "object" && !Array.isArray(data.on) &&
+        Object.keys(data.on).some((e) => CONTENT_EVENTS.includes(e))),
+    messages: messagesJson(safeOutputs.raw.messages),
+    // The text sanitizer allows what the safe-output handlers allow (agent allowlist + safe-outputs.allowed-domains).
+    allowedDomains: [...new Set([...network.allowed, ...expandEcosystems(safeOutputs.allowedDomains ?? [])])]
+      .sort(),
+    // gh-aw: only when it adds the agent checkout itself (no checkout among the custom steps).
+    prContext: needsPrContext(planning),
+    checkouts: merged.checkout,
+    cacheMemory: merged.tools["cache-memory"],
+    repoMemoryList: isMultiMemory(merged.tools["repo-memory"]) ? merged.tools["repo-memory"] : undefined,
+    prContextPushGuidance: safeOutputs.types.includes("push-to-pull-request-branch"),
+    mcpCliServers: mcpCliServersOf(planning),
+    inlinedBody: inlined
+      ? [...imports.map((i) => i.file.split.body.trim()), file.split.body.trim()].filter(Boolean).join("\n\n")
+      : undefined,
+  });
+  return { beforeActivation, inlined };
+}
+
+/** The prompt fragments the tools and safe outputs add (Playwright, memories, code pushes…). */
+function promptFragmentsOf(
+  { merged, safeOutputs }: Planning,
+): { promptFragments: string[]; safeOutputFragments: string[] } {
+  return {
     promptFragments: [
       ...(merged.tools.playwright !== undefined && merged.tools.playwright !== false
         ? ["playwright_prompt.md"]
@@ -264,71 +316,46 @@ export function planActivation(
         ? ["safe_outputs_comment_memory.md"]
         : []),
     ],
-    cliProxy: (data.features as Record<string, unknown> | undefined)?.["cli-proxy"] === true ||
-      (merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy",
-    repoMemory: merged.tools["repo-memory"] && typeof merged.tools["repo-memory"] === "object" &&
-        !Array.isArray(merged.tools["repo-memory"])
-      ? merged.tools["repo-memory"] as Record<string, unknown>
-      : merged.tools["repo-memory"] === true || merged.tools["repo-memory"] === null
-      ? {}
-      : undefined,
-    commands,
-    forkGuard: triggers.events.includes("pull_request"),
-    workflowRunGuard: triggers.events.includes("workflow_run"),
-    routerDispatch: !!triggers.slashCommand?.centralized ||
-      (!!triggers.labelCommand && triggers.labelCommand.decentralized === false),
-    labelNames: triggers.labelCommand?.decentralized ? undefined : prLabelNames,
-    experiments: experimentsSpec(data.experiments),
-    reaction: typeof rawOn.reaction === "string" || typeof rawOn.reaction === "number"
-      ? (rawOn.reaction === "none" ? undefined : String(rawOn.reaction))
-      : triggers.slashCommand || triggers.labelCommand
-      ? "eyes"
-      : undefined,
-    activationEvents: [...new Set([...triggers.events, ...(triggers.slashCommand?.events ?? [])])],
-    labelRemoval: triggers.labelCommand?.removeLabel
-      ? { names: triggers.labelCommand.names, events: triggers.labelCommand.events }
-      : undefined,
-    githubToken: typeof rawOn["github-token"] === "string" ? rawOn["github-token"] : undefined,
-    statusComment: rawOn["status-comment"] === true ||
-      ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOn["status-comment"] !== false),
-    // gh-aw: the prompt reads the sanitized text, or the frontmatter `on:` names a content event.
-    sanitize:
-      /\$\{\{ (steps\.sanitized|needs\.activation)\.outputs\.(text|title|body) \}\}/.test(promptText) ||
-      (!!data.on && typeof data.on === "object" && !Array.isArray(data.on) &&
-        Object.keys(data.on).some((e) => CONTENT_EVENTS.includes(e))),
-    messages: messagesJson(safeOutputs.raw.messages),
-    // The text sanitizer allows what the safe-output handlers allow (agent allowlist + safe-outputs.allowed-domains).
-    allowedDomains: [...new Set([...network.allowed, ...expandEcosystems(safeOutputs.allowedDomains ?? [])])]
-      .sort(),
-    // gh-aw: only when it adds the agent checkout itself (no checkout among the custom steps).
-    prContext: hasContentsRead(data.permissions) && data.checkout !== false &&
-      !JSON.stringify([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]).includes(
-        "actions/checkout",
-      ) &&
-      (triggers.events.some((e) =>
-        ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
-      ) || !!triggers.slashCommand),
-    checkouts: merged.checkout,
-    cacheMemory: merged.tools["cache-memory"],
-    repoMemoryList: isMultiMemory(merged.tools["repo-memory"]) ? merged.tools["repo-memory"] : undefined,
-    prContextPushGuidance: safeOutputs.types.includes("push-to-pull-request-branch"),
-    mcpCliServers: [
-      // Infrastructure servers are always CLI-mounted; user-facing ones only with `tools.cli-proxy: true`.
-      "safeoutputs",
-      ...(data["mcp-scripts"] !== undefined || imports.some((i) => i.frontmatter["mcp-scripts"] !== undefined)
-        ? ["mcpscripts"]
-        : []),
-      ...(merged.tools["cli-proxy"] === true
-        ? [
-          ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
-          ...Object.keys(merged.mcpServers),
-          ...(merged.tools.serena !== undefined ? ["serena"] : []),
-        ]
-        : []),
-    ].filter((v, i, arr) => arr.indexOf(v) === i).sort(),
-    inlinedBody: inlined
-      ? [...imports.map((i) => i.file.split.body.trim()), file.split.body.trim()].filter(Boolean).join("\n\n")
-      : undefined,
-  });
-  return { beforeActivation, inlined };
+  };
+}
+
+/** MCP servers mounted as CLIs (sorted): the infrastructure ones always, the user's with `tools.cli-proxy`. */
+function mcpCliServersOf({ data, imports, merged }: Planning): string[] {
+  return [
+    // Infrastructure servers are always CLI-mounted; user-facing ones only with `tools.cli-proxy: true`.
+    "safeoutputs",
+    ...(data["mcp-scripts"] !== undefined || imports.some((i) => i.frontmatter["mcp-scripts"] !== undefined)
+      ? ["mcpscripts"]
+      : []),
+    ...(merged.tools["cli-proxy"] === true
+      ? [
+        ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
+        ...Object.keys(merged.mcpServers),
+        ...(merged.tools.serena !== undefined ? ["serena"] : []),
+      ]
+      : []),
+  ].filter((v, i, arr) => arr.indexOf(v) === i).sort();
+}
+
+/**
+ * Whether the prompt gets the PR context: the agent checkout is the compiler's own (no checkout among the
+ * custom steps) and a PR-comment event or a slash command can trigger the run.
+ */
+function needsPrContext({ data, merged, triggers }: Planning): boolean {
+  return hasContentsRead(data.permissions) && data.checkout !== false &&
+    !JSON.stringify([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]).includes(
+      "actions/checkout",
+    ) &&
+    (triggers.events.some((e) =>
+      ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
+    ) || !!triggers.slashCommand);
+}
+
+/** The reaction added to the triggering item: `on.reaction` (`none` for none), else 👀 for commands. */
+function reactionOf(rawOn: Record<string, unknown>, triggers: Planning["triggers"]): string | undefined {
+  return typeof rawOn.reaction === "string" || typeof rawOn.reaction === "number"
+    ? (rawOn.reaction === "none" ? undefined : String(rawOn.reaction))
+    : triggers.slashCommand || triggers.labelCommand
+    ? "eyes"
+    : undefined;
 }
