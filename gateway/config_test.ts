@@ -134,7 +134,7 @@ Deno.test("provider misconfigurations stop start-up naming each key", () => {
   assert.match(error.problems.find((p) => p.key.endsWith("wrong.preset"))!.message, /groq, deepseek/);
   const second = (() => {
     try {
-      readGatewayConfig({ GATEWAY_CONFIG: "g.yaml", K: "k" }, () => yaml.replace(/  wrong:.*\n/, ""));
+      readGatewayConfig({ GATEWAY_CONFIG: "g.yaml", K: "k" }, () => yaml.replace(/ {2}wrong:.*\n/, ""));
     } catch (e) {
       return e as ConfigError;
     }
