@@ -15,7 +15,8 @@ import {
 } from "@switchyard/lib/config.ts";
 import { type GatewayFile, parseGatewayFile } from "./config_file.ts";
 import type { ProviderSettings } from "./providers/contract.ts";
-import { OPENAI_COMPATIBLE_QUIRKS, OPENAI_QUIRKS } from "./providers/openai.ts";
+import { OPENAI_QUIRKS } from "./providers/openai.ts";
+import { fileProviders } from "./config_providers.ts";
 
 function positiveIntSetting(defaultValue: number) {
   return z.string().default(String(defaultValue)).transform((raw, ctx) => {
@@ -119,31 +120,6 @@ function builtinProviders(env: GatewayEnvConfig): ProviderSettings[] {
   return out;
 }
 
-function fileProviders(file: GatewayFile, rawEnv: Env): ProviderSettings[] {
-  const out: ProviderSettings[] = [];
-  for (const [name, p] of Object.entries(file.providers ?? {})) {
-    const apiKey = p.api_key_env ? rawEnv[p.api_key_env] : undefined;
-    if (p.api_key_env && !apiKey) continue; // declared credential missing: not offered
-    const q = p.quirks ?? {};
-    const base = OPENAI_COMPATIBLE_QUIRKS;
-    out.push({
-      name,
-      kind: "openai-compatible",
-      baseUrl: p.base_url.replace(/\/+$/, ""),
-      apiKey,
-      quirks: {
-        streamOptions: q.stream_options ?? base.streamOptions,
-        parallelToolCalls: q.parallel_tool_calls ?? base.parallelToolCalls,
-        maxTokensField: q.max_tokens_field ?? base.maxTokensField,
-        nineCharToolIds: q.nine_char_tool_ids ?? base.nineCharToolIds,
-        toolChoiceAny: q.tool_choice_any ?? base.toolChoiceAny,
-        structuredOutputs: q.structured_outputs ?? base.structuredOutputs,
-      },
-    });
-  }
-  return out;
-}
-
 /** Fallback targets must name offered providers (a typo would otherwise surface only during an outage). */
 function fallbackProblems(file: GatewayFile, providers: readonly ProviderSettings[]): ConfigProblem[] {
   const offered = new Set(providers.map((p) => p.name));
@@ -191,8 +167,9 @@ export function readGatewayConfig(
     }
   }
   if (problems.length || !parsed) throw new ConfigError(problems, "gateway configuration");
-  const providers = [...builtinProviders(parsed), ...fileProviders(file, env)];
-  problems.push(...fallbackProblems(file, providers));
+  const declared = fileProviders(file, env);
+  const providers = [...builtinProviders(parsed), ...declared.providers];
+  problems.push(...declared.problems, ...fallbackProblems(file, providers));
   if (problems.length) throw new ConfigError(problems, "gateway configuration");
   const proxied = PROXY_VARIABLES.some((name) => env[name] || env[name.toLowerCase()]);
   const upstreamClient = parsed.GATEWAY_UPSTREAM_CLIENT ?? (proxied ? "fetch" : "builtin");

@@ -3,6 +3,7 @@ import type { Provider, ProviderDeps, ProviderKind, ProviderSettings } from "./c
 import { createAnthropicProvider } from "./anthropic.ts";
 import { createGeminiProvider } from "./gemini.ts";
 import { createOpenAiProvider } from "./openai.ts";
+import { createOpenAiResponsesProvider } from "./openai_responses.ts";
 
 /** Module factory per provider family. */
 export const PROVIDER_MODULES: Readonly<
@@ -12,6 +13,7 @@ export const PROVIDER_MODULES: Readonly<
   openai: createOpenAiProvider,
   gemini: createGeminiProvider,
   "openai-compatible": createOpenAiProvider,
+  "openai-responses": createOpenAiResponsesProvider,
 };
 
 /** Instantiates every configured provider, keyed by routing name. */
