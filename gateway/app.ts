@@ -28,6 +28,7 @@ import { PriceTable } from "./pricing.ts";
 import type { Kysely } from "kysely";
 import type { UsageDatabase, UsageLedger } from "./usage/ledger.ts";
 import { parseUsageFilters, usageReport } from "./usage/report.ts";
+import { createGatewayTracer } from "./tracing.ts";
 import { createMessagesRoute, MESSAGES_PATHS, pathOf, providerCall } from "./messages_route.ts";
 import {
   authenticate,
@@ -162,6 +163,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     limits,
     prices,
     ledger: deps.usage?.ledger,
+    tracer: config.OTEL_DENO ? createGatewayTracer({ content: config.GATEWAY_TRACE_CONTENT }) : undefined,
     attempts: new UpstreamAttempts(
       router,
       config.file.fallbacks ?? {},
