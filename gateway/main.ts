@@ -35,7 +35,12 @@ function getApp(): ReturnType<typeof createGatewayApp> {
     const sink = createBatchedSink();
     globalThis.addEventListener("unload", () => sink.flush());
     const logger = createLogger({ level: config.LOG_LEVEL, base: { service: GATEWAY_SERVICE_NAME }, sink });
-    const ledger = new UsageLedger({ db, logger, retentionDays: config.GATEWAY_USAGE_RETENTION_DAYS });
+    const ledger = new UsageLedger({
+      db,
+      logger,
+      retentionDays: config.GATEWAY_USAGE_RETENTION_DAYS,
+      flushMs: config.GATEWAY_USAGE_FLUSH_MS,
+    });
     flushOnSigterm(ledger);
     app = createGatewayApp(config, { logger, keys, usage: { ledger, db } });
   }
