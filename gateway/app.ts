@@ -27,7 +27,7 @@ import { RedisCounters } from "./limits/redis_counters.ts";
 import { PriceTable } from "./pricing.ts";
 import type { Kysely } from "kysely";
 import type { UsageDatabase, UsageLedger } from "./usage/ledger.ts";
-import { parseUsageFilters, usageReport } from "./usage/report.ts";
+import { parseUsageFilters, spentSince, usageReport } from "./usage/report.ts";
 import { createGatewayTracer } from "./tracing.ts";
 import { createMessagesRoute, MESSAGES_PATHS, pathOf, providerCall } from "./messages_route.ts";
 import {
@@ -148,10 +148,11 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
   });
   const router = new ModelRouter(providers, config.file.aliases ?? {});
   const prices = new PriceTable(config.file.pricing ?? {});
+  const usage = deps.usage;
   const limits = new LimitEnforcer(deps.counters ?? countersFor(config), prices, logger, {
     rateLimits: config.GATEWAY_REDIS_RATE_LIMITS_ON_FAILURE,
     budgets: config.GATEWAY_REDIS_BUDGETS_ON_FAILURE,
-  });
+  }, { spentSince: usage && (async (keyId, since) => spentSince(await usage.db(), keyId, since)) });
   const catalogue: ModelInfo[] = buildCatalogue(config.providers, config.file, (m) => router.routes(m));
   const messages = createMessagesRoute({
     router,

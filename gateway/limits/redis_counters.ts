@@ -215,6 +215,19 @@ export class RedisCounters implements LimitCounters {
     return view;
   }
 
+  async seedSpend(keyId: string, period: string, micros: number, periodTtlMs: number): Promise<void> {
+    await this.#ready();
+    const spend = this.#keys(keyId, period)[3];
+    await this.#within(this.#client.sendCommand([
+      "SET",
+      spend,
+      String(Math.max(0, Math.round(micros))),
+      "NX",
+      "PX",
+      String(Math.max(1, Math.ceil(periodTtlMs))),
+    ]));
+  }
+
   async close(): Promise<void> {
     if (this.#client.isOpen) await this.#client.close().catch(() => {});
   }

@@ -85,3 +85,25 @@ Deno.test("a SIGTERM writes every queued usage row before the gateway process ex
     await h.close();
   }
 });
+
+Deno.test("a key's spent budget stays spent when the gateway process restarts", e2e, async () => {
+  // fx-text costs $0.0013 a request at these prices; a $0.002 daily budget admits two.
+  const h = await startHarness({}, `pricing:\n  openai/fx-text: { input: 10, output: 20 }\n`);
+  const { key } = await h.store.create("budget", { budgetUsd: 0.002, budgetPeriod: "day" });
+  const statusOf = async (url: string) => {
+    const r = await post(url, key);
+    await r.body?.cancel();
+    return r.status;
+  };
+  let gateway = await spawnGateway(h.env);
+  try {
+    assert.deepEqual([await statusOf(gateway.url), await statusOf(gateway.url)], [200, 200]);
+    assert.equal(await statusOf(gateway.url), 402);
+    assert.equal(await gateway.stop("SIGTERM"), 143);
+    gateway = await spawnGateway(h.env);
+    assert.equal(await statusOf(gateway.url), 402, "the restarted gateway starts from the ledger's spend");
+  } finally {
+    await gateway.stop("SIGKILL");
+    await h.close();
+  }
+});

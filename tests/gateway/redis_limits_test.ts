@@ -172,3 +172,22 @@ Deno.test("a concurrent burst across two instances admits the limit ± 1 in one 
     await redis.close();
   }
 });
+
+Deno.test(
+  "a Redis that lost a budget's counter starts it from the seed, and never overwrites one it holds",
+  e2e,
+  async () => {
+    const redis = await startRedis();
+    const counters = new RedisCounters({ url: redis.url, timeoutMs: 2_000 });
+    try {
+      const period = periodOf("day", Date.now());
+      await counters.seedSpend("key_seed", period.name, 1_500_000, period.ttlMs);
+      assert.equal((await counters.snapshot("key_seed", period.name)).spentMicros, 1_500_000);
+      await counters.seedSpend("key_seed", period.name, 42, period.ttlMs);
+      assert.equal((await counters.snapshot("key_seed", period.name)).spentMicros, 1_500_000);
+    } finally {
+      await counters.close();
+      await redis.close();
+    }
+  },
+);
