@@ -243,7 +243,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
       return hono.fetch(request, env);
     },
     close: async () => {
-      await deps.usage?.ledger.flush();
+      await deps.usage?.ledger.close();
       await limits.counters.close();
     },
   };
