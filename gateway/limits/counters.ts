@@ -85,6 +85,8 @@ export interface LimitCounters {
   seedSpend(keyId: string, period: string, micros: number, periodTtlMs: number): Promise<void>;
   /** Releases connections. */
   close(): Promise<void>;
+  /** The store's clock in epoch ms, when it has its own (Redis: shared by every instance). */
+  now?(): number;
 }
 
 /** The first limit that `state` would exceed by one more request, if any. */

@@ -198,7 +198,8 @@ export class LimitEnforcer {
   ): Promise<Admission> {
     const limits = policy.limits;
     if (!limits) return NOTHING;
-    const now = this.#now();
+    // The store's clock when it has one (Redis), so every instance names the same budget period.
+    const now = this.#counters.now?.() ?? this.#now();
     const period = periodOf(limits.budgetPeriod ?? "month", now);
     const reservedTokens = Math.ceil(request.inputTokens);
     const reservedMicros = Math.ceil(
