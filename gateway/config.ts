@@ -9,6 +9,7 @@ import {
   type ConfigProblem,
   databaseUrlSetting,
   type Env,
+  flagSetting,
   httpUrlSetting,
   logLevelSetting,
   readConfig,
@@ -68,6 +69,12 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_REDIS_TIMEOUT_MS: positiveIntSetting(250),
   /** Days of usage ledger rows kept. */
   GATEWAY_USAGE_RETENTION_DAYS: positiveIntSetting(90),
+  /** Longest a usage row waits in memory before its batch is written. */
+  GATEWAY_USAGE_FLUSH_MS: positiveIntSetting(1_000),
+  /** Deno's built-in OpenTelemetry export (read by Deno itself); on, the gateway adds its GenAI spans. */
+  OTEL_DENO: flagSetting(false),
+  /** Record prompt and completion text in spans (off: never, as they may hold personal data). */
+  GATEWAY_TRACE_CONTENT: flagSetting(false),
   /** `builtin` (the pooled HTTP/1.1 client of providers/http1_client.ts) or `fetch` (Deno's, with proxies). */
   GATEWAY_UPSTREAM_CLIENT: z.enum(["builtin", "fetch"]).optional(),
   LOG_LEVEL: logLevelSetting,
