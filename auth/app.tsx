@@ -28,7 +28,7 @@ import { isPublicAuthRoute, routeNotFound } from "./edge/route_allowlist.ts";
 import { requestLimits } from "./edge/limits.ts";
 import { RateLimiter } from "./edge/rate_limit.ts";
 import { withoutSessionToken } from "./edge/session_response.ts";
-import { idTokenSigner } from "./id_token_signer.ts";
+import { idTokenSigner } from "./signing/id_token_signer.ts";
 import { GroupCommit } from "@switchyard/lib/group_commit.ts";
 import { staticDocuments } from "./static_documents.ts";
 import { installGitHubStandIn } from "./github_stand_in.ts";

@@ -1,6 +1,6 @@
 /** What the OAuth shims share: their dependencies, the forward function, and small request helpers. */
 import type { Client } from "@libsql/client";
-import type { JwtSigner } from "./id_token_signer.ts";
+import type { JwtSigner } from "./signing/id_token_signer.ts";
 import type { GroupCommit } from "@switchyard/lib/group_commit.ts";
 
 /** What the shims need. */
@@ -11,7 +11,7 @@ export interface ShimDeps {
   issuer: string;
   /** Shared write transactions for the grants the service answers itself. */
   writes: GroupCommit;
-  /** Signs ID tokens with the current key (auth/id_token_signer.ts). */
+  /** Signs ID tokens with the current key (auth/signing/id_token_signer.ts). */
   signJwt: JwtSigner;
   /** The request's session (creation time in ms, user id), if any. */
   currentSession(request: Request): Promise<{ createdAt: number; userId: string } | undefined>;

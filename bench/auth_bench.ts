@@ -34,8 +34,13 @@ interface Started {
 /** Spawns a server script and reads its first stdout line (JSON); measures spawn → first discovery 200. */
 async function spawn(script: string, args: string[], discoveryPath: string): Promise<Started> {
   const started = performance.now();
+  // AUTH_BENCH_CPU_PROF=<dir> profiles the service's processes (written when the bench stops them).
+  const profileDir = Deno.env.get("AUTH_BENCH_CPU_PROF");
+  const profile = profileDir && script.includes("auth_bench_server")
+    ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]
+    : [];
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(script, import.meta.url).pathname, ...args],
+    args: ["run", "-A", ...profile, new URL(script, import.meta.url).pathname, ...args],
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -358,4 +363,6 @@ for (const t of targets) {
 }
 const widths = header.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
 for (const row of rows) console.log(row.map((cell, i) => (cell ?? "").padEnd(widths[i])).join("  "));
-for (const t of targets) t.started.child.kill();
+// SIGTERM: the service script exits through Deno.exit, so a requested CPU profile is written.
+for (const t of targets) t.started.child.kill("SIGTERM");
+await Promise.all(targets.map((t) => t.started.child.status));

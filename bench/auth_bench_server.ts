@@ -80,6 +80,8 @@ const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder
 const cookieName = deployed ? "__Secure-svc.session_token" : "svc.session_token";
 const cookie = `${cookieName}=${encodeURIComponent(`${sessionToken}.${btoa(String.fromCharCode(...mac))}`)}`;
 handler = (request, info) => app.fetch(request, { info });
+// Exit normally on SIGTERM so that `--cpu-prof` (AUTH_BENCH_CPU_PROF) writes its profile.
+Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
 console.log(JSON.stringify({
   url,
   issuer: `${config.AUTH_BASE_URL}/api/auth`,

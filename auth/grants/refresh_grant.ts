@@ -11,7 +11,7 @@
  */
 import type { Client } from "@libsql/client";
 import { oauthError, sha256Base64Url } from "../oauth_client_auth.ts";
-import type { JwtSigner } from "../id_token_signer.ts";
+import type { JwtSigner } from "../signing/id_token_signer.ts";
 import type { GroupCommit } from "@switchyard/lib/group_commit.ts";
 
 const ACCESS_TOKEN_SECONDS = 3600;

@@ -135,7 +135,9 @@ Deno.test("a replaced key leaves the JWKS once its publication window is over, a
   );
   assert.ok(Date.parse(first.signs_from) <= Date.now(), "the first key of an empty table signs at once");
   const second = jsonOf<{ kid: string }>(
-    await task("auth:keys", ["rotate", "--publish-lead", "2", "--json"], env),
+    // A lead far longer than the subprocesses below take on a loaded machine (2 s made the next key current
+    // before `--retire` ran); its end is then moved by hand.
+    await task("auth:keys", ["rotate", "--publish-lead", "600", "--json"], env),
   );
   const pending = jsonOf<SigningKeyInfo[]>(await task("auth:keys", ["list", "--json"], env));
   assert.deepEqual(pending.map((k) => [k.kid, k.status]), [[second.kid, "next"], [first.kid, "current"]]);
@@ -149,6 +151,11 @@ Deno.test("a replaced key leaves the JWKS once its publication window is over, a
     [first.kid, second.kid].sort(),
     "next key published",
   );
+  // The lead is over: the next key signs from now on.
+  await svc.database.client.execute({
+    sql: "UPDATE jwks SET created_at = ? WHERE id = ?",
+    args: [Date.now() - 1000, second.kid],
+  });
   // Move the replaced key's end of signing back past the publication window.
   await svc.database.client.execute({
     sql: "UPDATE jwks SET expires_at = ? WHERE id = ?",

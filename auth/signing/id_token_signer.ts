@@ -1,19 +1,18 @@
 /**
  * ID-token signing without per-token key work, for the grants the service answers itself. Better Auth
  * 1.6.23 signs each token by reading every row of `jwks`, decrypting the newest private key with the
- * service secret and importing it — about a millisecond before the RSA signature itself. Here the imported
- * key is kept per `kid`, and which key is current (the newest usable row, as Better Auth chooses it) is
- * looked up at most once a second, so a key added by rotation in another process signs within a second.
+ * service secret and importing it — about a millisecond before the RSA signature itself. Here the decrypted
+ * key is kept per `kid`, which key is current (the newest usable row, as Better Auth chooses it) is looked up
+ * at most once a second, so a key added by rotation in another process signs within a second, and the RSA
+ * signature itself runs on the signing thread (off_thread_signer.ts).
  */
 import { symmetricDecrypt } from "better-auth/crypto";
-import { importJWK, type JWTPayload, SignJWT } from "jose";
+import type { JWTPayload } from "jose";
 import type { Client } from "@libsql/client";
+import { type KeySigner, offThreadSigner } from "./off_thread_signer.ts";
 
 /** How long the current key's id is trusted before the table is asked again. */
 const CURRENT_KEY_TTL_MS = 1000;
-
-/** An imported private key, as jose returns it. */
-type SigningKey = Awaited<ReturnType<typeof importJWK>>;
 
 interface KeyRow {
   id: string;
@@ -30,6 +29,8 @@ export interface IdTokenSignerDeps {
   ensureKey(): Promise<unknown>;
   /** Clock, for tests. */
   now?: () => number;
+  /** Signs with a decrypted key (default: on a worker thread, this thread when none can run). */
+  signer?: KeySigner;
 }
 
 /** Signs a JWT with the current RS256 key (`kid` in the header). */
@@ -38,7 +39,8 @@ export type JwtSigner = (payload: JWTPayload) => Promise<string>;
 /** Creates a signer over the service's `jwks` table. */
 export function idTokenSigner(deps: IdTokenSignerDeps): JwtSigner {
   const now = deps.now ?? Date.now;
-  const imported = new Map<string, Promise<SigningKey>>();
+  const signer = deps.signer ?? offThreadSigner();
+  const decrypted = new Map<string, Promise<Record<string, unknown>>>();
   let current: { row: KeyRow; checkedAt: number } | undefined;
 
   const latestKey = async (): Promise<KeyRow | undefined> => {
@@ -65,25 +67,20 @@ export function idTokenSigner(deps: IdTokenSignerDeps): JwtSigner {
     return row;
   };
 
-  const cryptoKey = (row: KeyRow): Promise<SigningKey> => {
-    let key = imported.get(row.id);
-    if (!key) {
-      key = (async () => {
-        const jwk = JSON.parse(
-          await symmetricDecrypt({ key: deps.secret, data: JSON.parse(row.privateKey) }),
-        );
-        return await importJWK(jwk, "RS256");
-      })();
-      key.catch(() => imported.delete(row.id));
-      imported.set(row.id, key);
+  const privateJwk = (row: KeyRow): Promise<Record<string, unknown>> => {
+    let jwk = decrypted.get(row.id);
+    if (!jwk) {
+      jwk = symmetricDecrypt({ key: deps.secret, data: JSON.parse(row.privateKey) }).then((text) =>
+        JSON.parse(text) as Record<string, unknown>
+      );
+      jwk.catch(() => decrypted.delete(row.id));
+      decrypted.set(row.id, jwk);
     }
-    return key;
+    return jwk;
   };
 
   return async (payload) => {
     const row = await currentKey();
-    return await new SignJWT(payload).setProtectedHeader({ alg: "RS256", kid: row.id }).sign(
-      await cryptoKey(row),
-    );
+    return await signer(row.id, await privateJwk(row), payload);
   };
 }
