@@ -75,7 +75,11 @@ export async function planAgent(planning: Planning): Promise<string[]> {
       ) as Record<string, Record<string, unknown>>
       : undefined,
     containers,
-    customSteps: await pinSteps([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]),
+    // gh-aw marshals these without UseLiteralStyleIfMultiline (user_steps.ts).
+    customSteps: await pinSteps(
+      [...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])],
+      "goccy-default",
+    ),
     checkouts,
     cacheSteps: await cacheSteps(data.cache, pinText),
     env: {},

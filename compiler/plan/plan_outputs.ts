@@ -6,6 +6,7 @@ import { safeOutputsJob } from "./jobs/safe_outputs.ts";
 import { conclusionJob } from "./jobs/conclusion.ts";
 import { diagnostic } from "../source/diagnostics.ts";
 import { toY } from "./workflow_values.ts";
+import { effectiveCacheMemory, guardPolicyOf } from "./agent/memory.ts";
 
 import type { Gates, Planning } from "./planning.ts";
 
@@ -58,13 +59,8 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
       ctx,
       safeOutputs.threatDetection,
       await pinText("actions/cache/save", "v5.0.5"),
-      (() => {
-        const c = merged.tools["cache-memory"];
-        return c && typeof c === "object" && !Array.isArray(c) &&
-            typeof (c as Record<string, unknown>).key === "string"
-          ? (c as Record<string, string>).key
-          : undefined;
-      })(),
+      effectiveCacheMemory((data.tools ?? {}) as Record<string, unknown>, merged.tools),
+      guardPolicyOf(merged.tools.github),
     );
     conclusionExtra.push("update_cache_memory");
   }

@@ -16,7 +16,7 @@ import { resolveEngine } from "./engines.ts";
 import { planSafeOutputs } from "./safe_outputs/plan.ts";
 import { computeAllowedDomains } from "./network.ts";
 import { type JobCtx, type Refs } from "./steps.ts";
-import { userStepValue } from "./user_steps.ts";
+import { type MultilineStyle, userStepValue } from "./user_steps.ts";
 import type { StepPlan } from "./types.ts";
 import { plain, type YValue } from "../yaml/writer.ts";
 import { diagnostic } from "../source/diagnostics.ts";
@@ -71,7 +71,7 @@ export async function planWorkflow(
     ctx,
     network,
     timeout: (data["timeout-minutes"] as number | string | undefined) ?? 20,
-    pinSteps: (steps) => pinUserSteps(steps, pinText),
+    pinSteps: (steps, style) => pinUserSteps(steps, pinText, style),
     jobs: {},
   };
   const gates = await activationGates(w);
@@ -236,11 +236,12 @@ function jobContext(
 async function pinUserSteps(
   steps: unknown,
   pinText: (repo: string, version: string) => Promise<string>,
+  style: MultilineStyle = "literal",
 ): Promise<StepPlan[]> {
   const out: StepPlan[] = [];
   for (const s of (Array.isArray(steps) ? steps : []) as Record<string, unknown>[]) {
     const step: StepPlan = {};
-    for (const k of Object.keys(s).sort()) step[k] = userStepValue(s[k]);
+    for (const k of Object.keys(s).sort()) step[k] = userStepValue(s[k], style);
     if (
       typeof s.uses === "string" && !s.uses.startsWith("./") && !s.uses.startsWith("docker://") &&
       s.uses.includes("@")

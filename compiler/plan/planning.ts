@@ -10,6 +10,7 @@ import type { TriggerInfo } from "./triggers.ts";
 import type { EngineConfig } from "./engines.ts";
 import type { SafeOutputsPlan } from "./safe_outputs/plan.ts";
 import type { preActivationExtras } from "./jobs/custom.ts";
+import type { MultilineStyle } from "./user_steps.ts";
 
 /** Options of planning one workflow (the run's settings). */
 export interface PlanOptions {
@@ -44,7 +45,8 @@ export interface Planning {
   ctx: JobCtx;
   network: ReturnType<typeof computeAllowedDomains>;
   timeout: number | string;
-  pinSteps: (steps: unknown) => Promise<StepPlan[]>;
+  /** Pins a list of user steps; `style` picks how their multi-line strings are written (user_steps.ts). */
+  pinSteps: (steps: unknown, style?: MultilineStyle) => Promise<StepPlan[]>;
   jobs: Record<string, JobPlan>;
 }
 

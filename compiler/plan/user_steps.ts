@@ -1,21 +1,46 @@
 /**
- * The workflow's own `steps:` as gh-aw re-serialises them into the agent job: mapping keys sorted
- * alphabetically at every level (Go maps), multi-line scripts kept as literal blocks unless they contain an
- * empty line, in which case they are written as one double-quoted line (what gh-aw's YAML library does).
+ * The workflow's own steps as gh-aw re-serialises them: mapping keys sorted alphabetically at every level
+ * (Go maps) and multi-line scripts written the way gh-aw's YAML library (goccy/go-yaml v1.19) writes them.
+ *
+ * goccy's encoder quotes a string when `token.IsNeedQuoted` says so, unless the encoder was built with
+ * `UseLiteralStyleIfMultiline(true)`, in which case every multi-line string becomes a literal block. gh-aw
+ * marshals the agent job's custom steps (the workflow's `steps:` and imported steps) without that option, and
+ * every other user step (custom `jobs:`, `safe-outputs.jobs`, `on.steps`) with it; so a multi-line script
+ * holding `#`, `\`, `: ` or `- ` is one double-quoted line in the agent job and a literal block elsewhere.
  */
 import { dq, lit, type YValue } from "../yaml/writer.ts";
 
+/** How multi-line strings of a step are written: goccy's default encoder, or its literal-if-multiline mode. */
+export type MultilineStyle = "goccy-default" | "literal";
+
+/**
+ * goccy/go-yaml's `token.IsNeedQuoted` for a multi-line value (reserved words, numbers and timestamps
+ * cannot span lines, so only the character rules apply): a leading indicator, a trailing `:` or space,
+ * a `#` or `\` anywhere, or `:`/`-` followed by a space.
+ */
+export function goccyNeedsQuotes(s: string): boolean {
+  if (s === "" || s === "-") return true;
+  if ("*&[{}],!|>%'\"@ `".includes(s[0])) return true;
+  if (s.endsWith(":") || s.endsWith(" ")) return true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === "#" || c === "\\") return true;
+    if ((c === ":" || c === "-") && s[i + 1] === " ") return true;
+  }
+  return false;
+}
+
 /** Converts one step value (recursively) to the writer's form. */
-export function userStepValue(v: unknown): YValue {
+export function userStepValue(v: unknown, style: MultilineStyle): YValue {
   if (v === undefined) return null;
   if (typeof v === "string") {
     if (!v.includes("\n")) return v;
-    return v.includes("\n\n") ? dq(v) : lit(v);
+    return style === "goccy-default" && goccyNeedsQuotes(v) ? dq(v) : lit(v);
   }
-  if (Array.isArray(v)) return v.map(userStepValue);
+  if (Array.isArray(v)) return v.map((x) => userStepValue(x, style));
   if (v && typeof v === "object") {
     const out: Record<string, YValue> = {};
-    for (const k of Object.keys(v).sort()) out[k] = userStepValue((v as Record<string, unknown>)[k]);
+    for (const k of Object.keys(v).sort()) out[k] = userStepValue((v as Record<string, unknown>)[k], style);
     return out;
   }
   return v as YValue;

@@ -73,6 +73,11 @@ export const DIAGNOSTICS = {
   },
   // Validate.
   "unknown-key": { severity: "error", means: "a frontmatter key the compiler does not know" },
+  "newer-key-unsupported": {
+    severity: "error",
+    means: "a key gh-aw added after v0.76 that the runtime awc pins cannot honour",
+    hint: "docs/compiler-differences.md lists the newer keys and what awc does with each",
+  },
   "missing-key": { severity: "error", means: "a required frontmatter key is missing" },
   "invalid-value": { severity: "error", means: "a frontmatter value does not match the schema" },
   "unknown-engine": { severity: "error", means: "`engine:` names no known engine" },

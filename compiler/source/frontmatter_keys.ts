@@ -28,6 +28,7 @@ export const TOP_LEVEL_KEYS = [
   "labels",
   "max-effective-tokens",
   "max-runs",
+  "max-turns",
   "mcp-scripts",
   "mcp-servers",
   "metadata",
@@ -257,3 +258,41 @@ export const ENGINE_KEYS = [
 
 /** Engine ids accepted. */
 export const ENGINE_IDS = ["copilot", "claude", "codex", "gemini", "crush", "antigravity", "opencode", "pi"];
+
+/** Where the newer-key facts come from: gh-aw's frontmatter schema after v0.76. */
+export const NEWER_SCHEMA_SOURCE = "gh-aw main at 00c16a5 (v0.89 era)";
+
+/**
+ * Top-level keys gh-aw added after v0.76 that awc refuses, each with why the runtime awc pins (AWF v0.25.58,
+ * the gh-aw v0.76 actions) cannot honour it. A refused key is an error that names the key, where gh-aw added
+ * it and this reason — never "unknown key". Keys gh-aw added that awc supports are in TOP_LEVEL_KEYS instead.
+ */
+export const NEWER_REFUSED_KEYS: Readonly<Record<string, string>> = {
+  "intent":
+    "gh-aw renders it as a lock-file comment; awc has no such header line yet, and silently dropping " +
+    "a statement of purpose would mislead reviewers — move it to `description:`",
+  "threat-detection-suppress":
+    "its CTR-nnn rules are the later compiler's threat-detection checks, which the " +
+    "pinned compiler does not run, so a suppression would silence nothing",
+  "ambient-folders":
+    "needs the later activation artifact layout; the pinned actions neither bundle nor restore " +
+    "such folders",
+  "runner": "`runner.topology` is read by AWF releases after the pinned v0.25.58, which has no arc-dind mode",
+  "max-tool-denials": "enforced by the later Copilot SDK / Pi drivers; the pinned engines run their CLIs, " +
+    "which have no denial counter",
+  "max-tool-calls": "enforced by the later Copilot SDK / Pi drivers; the pinned engines run their CLIs, " +
+    "which have no tool-call budget",
+  "max-ai-credits": "the pinned AWF v0.25.58 API proxy budgets effective tokens (`max-effective-tokens`, " +
+    "default 25,000,000), not AI Credits; awc will not pretend to enforce a credit limit — set " +
+    "`max-effective-tokens` instead",
+  "max-daily-ai-credits":
+    "a 24-hour AI Credits guardrail needs the later AWF credit accounting; the pinned " +
+    "AWF v0.25.58 counts effective tokens per run only",
+  "max-turn-cache-misses": "maps to `apiProxy.maxCacheMisses`, which the pinned AWF v0.25.58 does not read",
+  "excluded-env": "passed to AWF as `--exclude-env`, a flag the pinned AWF v0.25.58 does not have",
+  "model": "a workflow-wide default model arrived with later engine wiring; set `engine.model` instead",
+  "graders": "experimental run graders need the later gh-aw actions (grader scripts), which the pinned " +
+    "v0.76 actions do not ship",
+  "evals":
+    "experimental BinEval jobs need the later gh-aw actions, which the pinned v0.76 actions do not ship",
+};

@@ -13,6 +13,8 @@ import { diagnostic } from "./diagnostics.ts";
 import {
   ENGINE_IDS,
   ENGINE_KEYS,
+  NEWER_REFUSED_KEYS,
+  NEWER_SCHEMA_SOURCE,
   ON_KEYS,
   SAFE_OUTPUT_KEYS,
   TOOL_KEYS,
@@ -103,6 +105,8 @@ export const frontmatterSchema = z.object({
   "github-app": anyValue.optional(),
   "max-effective-tokens": anyValue.optional(),
   "max-runs": anyValue.optional(),
+  // Later gh-aw's name for the AWF turn cap (`apiProxy.maxRuns`); `max-runs` is its deprecated alias.
+  "max-turns": anyValue.optional(),
   "rate-limit": anyValue.optional(),
   "user-rate-limit": anyValue.optional(),
   "check-for-updates": anyValue.optional(),
@@ -172,6 +176,18 @@ function unknownKeys(
   for (const key of Object.keys(obj)) {
     if (allowed.includes(key)) continue;
     const [line, column] = file.locate([...path, key], true);
+    const refused = path.length === 0 ? NEWER_REFUSED_KEYS[key] : undefined;
+    if (refused !== undefined) {
+      out.push(
+        diagnostic(
+          "newer-key-unsupported",
+          { file: file.path, line, column },
+          `"${key}" was added to gh-aw's frontmatter after v0.76 (${NEWER_SCHEMA_SOURCE}); awc cannot honour ` +
+            `it with the runtime it pins: ${refused}`,
+        ),
+      );
+      continue;
+    }
     const guess = didYouMean(key, allowed);
     out.push(
       diagnostic(

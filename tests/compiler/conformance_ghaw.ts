@@ -1,7 +1,8 @@
 /**
  * `deno task conformance:ghaw` — compiles every workflow of the gh-aw corpus in dev mode (seed `dev/…`)
  * and compares with the committed locks: compile success, hash and cron agreement, byte-identical,
- * YAML-equal, per-job equality and the most common differing paths. A measurement, not a gate; skips
+ * YAML-equal, per-job equality, the most common differing paths overall and per job kind (`TOP_PER_JOB`
+ * rows each, default 8). A measurement, not a gate; skips
  * cleanly when the corpus folder is absent. Paths listed in docs/compiler-differences.md (block
  * `conformance-ignore`) are intentional differences and are excluded from the YAML comparisons.
  */
@@ -126,6 +127,13 @@ function diffPaths(a: unknown, b: unknown, path: string, out: Set<string>, depth
   }
 }
 
+/** The kind a job is counted under: gh-aw's built-in job names, every other job as "(other)". */
+function jobKind(job: string): string {
+  return ["activation", "agent", "conclusion", "detection", "pre_activation", "safe_outputs"].includes(job)
+    ? job
+    : "(other)";
+}
+
 const t0 = performance.now();
 const result = await compile({ repoRoot: root, actionMode: "dev" });
 const ms = performance.now() - t0;
@@ -141,6 +149,8 @@ let ok = 0,
   allJobs = 0;
 const topEq: Record<string, number> = {};
 const paths = new Map<string, number>();
+/** Per job kind, the differing paths inside the job (workflows affected). */
+const kindPaths = new Map<string, Map<string, number>>();
 const failures: string[] = [];
 const cronMiss: string[] = [];
 const perJob: Record<string, [number, number]> = {};
@@ -180,10 +190,7 @@ for (const w of result.workflows) {
   let all = true;
   for (const j of Object.keys(ej)) {
     jobsTotal++;
-    const kind =
-      ["activation", "agent", "conclusion", "detection", "pre_activation", "safe_outputs"].includes(j)
-        ? j
-        : "(other)";
+    const kind = jobKind(j);
     perJob[kind] ??= [0, 0];
     perJob[kind][1]++;
     if (isDeepStrictEqual(ej[j], gj[j])) {
@@ -196,6 +203,19 @@ for (const w of result.workflows) {
   diffPaths(ey, gy, "", d);
   for (const key of new Set([...d].map((p) => p.split("/").slice(0, 5).join("/")))) {
     paths.set(key, (paths.get(key) ?? 0) + 1);
+  }
+  // Keyed by job kind, so custom jobs of every name pool their differences under "(other)".
+  const seen = new Set<string>();
+  for (const p of d) {
+    if (!p.startsWith("/jobs/")) continue;
+    const [job, ...rest] = p.split("/").slice(2, 5);
+    const kind = jobKind(job);
+    const key = `${kind}\0${rest.join("/")}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const m = kindPaths.get(kind) ?? new Map<string, number>();
+    m.set(rest.join("/"), (m.get(rest.join("/")) ?? 0) + 1);
+    kindPaths.set(kind, m);
   }
 }
 const n = result.workflows.length;
@@ -225,6 +245,16 @@ for (
   ) => b[1] - a[1]).slice(0, Number(Deno.env.get("TOP") ?? 25))
 ) {
   console.log(`| \`${p}\` | ${c} |`);
+}
+const perKind = Number(Deno.env.get("TOP_PER_JOB") ?? 8);
+console.log("\nTop differing paths per job kind (workflows affected; the next gap of each job):");
+for (const [kind, m] of [...kindPaths.entries()].sort()) {
+  console.log(`\n\`${kind}\`\n\n| path | count |\n|---|---|`);
+  for (
+    const [p, c] of [...m.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, perKind)
+  ) {
+    console.log(`| \`${p || "(job)"}\` | ${c} |`);
+  }
 }
 if (cronMiss.length) console.log("\nCron differences:\n" + cronMiss.join("\n"));
 if (failures.length) console.log("\nFailures:\n" + failures.slice(0, 20).join("\n"));

@@ -97,7 +97,8 @@ export function awfConfigInput(agentInput: AgentInput): AwfConfigInput {
   return {
     allowDomains: agentInput.allowedDomains,
     blockDomains: agentInput.blockedDomains,
-    maxRuns: num(fm["max-runs"]),
+    // `max-turns` (later gh-aw) and its deprecated alias `max-runs` set the same AWF cap; the new name wins.
+    maxRuns: num(fm["max-turns"]) ?? num(fm["max-runs"]),
     maxEffectiveTokens: num(fm["max-effective-tokens"]),
     firewall: agentInput.ctx.firewall,
     models: agentInput.ctx.models,

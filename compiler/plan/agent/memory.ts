@@ -34,6 +34,19 @@ export function cacheMemoryEntries(raw: unknown): CacheMemoryEntry[] {
   return [one(raw, "default")];
 }
 
+/**
+ * The cache memories a workflow runs with: its own `tools.cache-memory` setting wins over an imported one (even
+ * `true` over an object), so the agent's restore and the `update_cache_memory` save use the same keys.
+ */
+export function effectiveCacheMemory(
+  ownTools: Readonly<Record<string, unknown>>,
+  mergedTools: Readonly<Record<string, unknown>>,
+): CacheMemoryEntry[] {
+  return cacheMemoryEntries(
+    "cache-memory" in ownTools ? ownTools["cache-memory"] : mergedTools["cache-memory"],
+  );
+}
+
 /** The GitHub tool's guard policy, which namespaces cache keys so memories never cross integrity levels. */
 export interface GuardPolicy {
   minIntegrity?: string;

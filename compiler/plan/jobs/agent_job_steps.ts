@@ -13,11 +13,11 @@ import { gitCredentialsStep, otlpMaskSteps, scriptStep, setupSteps, shStep } fro
 import { BlankLine, dq, lit, plain, type YValue } from "../../yaml/writer.ts";
 import type { AgentInput } from "../agent/input.ts";
 import {
-  cacheMemoryEntries,
   type CacheMemoryEntry,
   cacheMemoryPostSteps,
   type CacheMemoryRefs,
   cacheMemorySetupSteps,
+  effectiveCacheMemory,
   type GuardPolicy,
   guardPolicyOf,
 } from "../agent/memory.ts";
@@ -90,11 +90,10 @@ export interface AgentMemory {
 /** Reads the job's memories from the merged tools. */
 export function agentMemory(agent: AgentInput): AgentMemory {
   const { ctx } = agent;
-  // The workflow's own `cache-memory` setting wins over an imported one (even `true` over an object).
-  const ownTools = (agent.frontmatter.tools ?? {}) as Record<string, unknown>;
   return {
-    caches: cacheMemoryEntries(
-      "cache-memory" in ownTools ? ownTools["cache-memory"] : agent.merged.tools["cache-memory"],
+    caches: effectiveCacheMemory(
+      (agent.frontmatter.tools ?? {}) as Record<string, unknown>,
+      agent.merged.tools,
     ),
     cacheRefs: agent.cacheRefs && {
       ...agent.cacheRefs,

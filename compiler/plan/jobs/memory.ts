@@ -1,5 +1,6 @@
 /** The `update_cache_memory` job: saves the agent's cache-memory folder to the Actions cache after a good run. */
 import { repoMemoryBranch } from "../agent/repo_memory.ts";
+import { cacheMemoryDir, type CacheMemoryEntry, cacheMemoryKey, type GuardPolicy } from "../agent/memory.ts";
 import type { JobPlan, StepPlan } from "../types.ts";
 import {
   gitCredentialsStep,
@@ -10,13 +11,46 @@ import {
 } from "../steps.ts";
 import { dq, folded, lit, plain, sq } from "../../yaml/writer.ts";
 
-/** Builds `update_cache_memory` for the default cache memory. */
+/**
+ * Builds `update_cache_memory`: for each writable cache the agent uploaded, download it and save it under the
+ * same key the agent restored (same entries, same guard-policy prefix).
+ */
 export function updateCacheMemoryJob(
   ctx: JobCtx,
   detection: boolean,
   cacheSaveRef: string,
-  userKey?: string,
+  entries: CacheMemoryEntry[],
+  policy: GuardPolicy,
 ): JobPlan {
+  const steps: StepPlan[] = [...setupSteps(ctx, true)];
+  for (const e of entries.filter((x) => !x.restoreOnly)) {
+    const dir = cacheMemoryDir(e.id);
+    const stepId = e.id.replace(/-/g, "_");
+    steps.push(
+      {
+        name: `Download cache-memory artifact (${e.id})`,
+        id: `download_cache_${stepId}`,
+        uses: plain(ctx.refs.download),
+        "continue-on-error": true,
+        with: { name: e.id === "default" ? "cache-memory" : `cache-memory-${e.id}`, path: dir },
+      },
+      {
+        name: `Check if cache-memory folder has content (${e.id})`,
+        id: `check_cache_${stepId}`,
+        shell: "bash",
+        run: lit(
+          `if [ -d "${dir}" ] && [ "$(ls -A ${dir} 2>/dev/null)" ]; then\n` +
+            '  echo "has_content=true" >> "$GITHUB_OUTPUT"\nelse\n  echo "has_content=false" >> "$GITHUB_OUTPUT"\nfi\n',
+        ),
+      },
+      {
+        name: `Save cache-memory to cache (${e.id})`,
+        if: plain(`steps.check_cache_${stepId}.outputs.has_content == 'true'`),
+        uses: plain(cacheSaveRef),
+        with: { key: plain(cacheMemoryKey(e, policy)), path: dir },
+      },
+    );
+  }
   return {
     needs: ["activation", "agent", ...(detection ? ["detection"] : [])],
     if: plain(
@@ -27,38 +61,7 @@ export function updateCacheMemoryJob(
     "runs-on": "ubuntu-slim",
     permissions: { contents: "read" },
     env: { GH_AW_WORKFLOW_ID_SANITIZED: ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase() },
-    steps: [
-      ...setupSteps(ctx, true),
-      {
-        name: "Download cache-memory artifact (default)",
-        id: "download_cache_default",
-        uses: plain(ctx.refs.download),
-        "continue-on-error": true,
-        with: { name: "cache-memory", path: "/tmp/gh-aw/cache-memory" },
-      },
-      {
-        name: "Check if cache-memory folder has content (default)",
-        id: "check_cache_default",
-        shell: "bash",
-        run: lit(
-          'if [ -d "/tmp/gh-aw/cache-memory" ] && [ "$(ls -A /tmp/gh-aw/cache-memory 2>/dev/null)" ]; then\n' +
-            '  echo "has_content=true" >> "$GITHUB_OUTPUT"\nelse\n  echo "has_content=false" >> "$GITHUB_OUTPUT"\nfi\n',
-        ),
-      },
-      {
-        name: "Save cache-memory to cache (default)",
-        if: plain("steps.check_cache_default.outputs.has_content == 'true'"),
-        uses: plain(cacheSaveRef),
-        with: {
-          key: plain(
-            `memory-none-nopolicy-${
-              userKey ?? "${{ env.GH_AW_WORKFLOW_ID_SANITIZED }}"
-            }-\${{ github.run_id }}`,
-          ),
-          path: "/tmp/gh-aw/cache-memory",
-        },
-      },
-    ],
+    steps,
   };
 }
 
