@@ -1,7 +1,8 @@
 /**
  * The gateway's configuration, validated once at start-up: environment keys (named as each vendor's SDK
  * names them) plus the optional GATEWAY_CONFIG file, resolved into the list of offered providers. A
- * provider without credentials is simply not offered.
+ * provider without credentials is simply not offered, except a declared Bedrock or Vertex provider, which
+ * stops start-up naming what it lacks (config_cloud.ts).
  */
 import { z } from "zod";
 import {
@@ -14,6 +15,7 @@ import {
   readConfig,
 } from "@switchyard/lib/config.ts";
 import { type GatewayFile, parseGatewayFile } from "./config_file.ts";
+import { bedrockTargetProblems, type CloudEntry, resolveCloudProviders } from "./config_cloud.ts";
 import type { ProviderSettings } from "./providers/contract.ts";
 import { OPENAI_COMPATIBLE_QUIRKS, OPENAI_QUIRKS } from "./providers/openai.ts";
 
@@ -122,6 +124,7 @@ function builtinProviders(env: GatewayEnvConfig): ProviderSettings[] {
 function fileProviders(file: GatewayFile, rawEnv: Env): ProviderSettings[] {
   const out: ProviderSettings[] = [];
   for (const [name, p] of Object.entries(file.providers ?? {})) {
+    if (p.type !== "openai-compatible") continue; // see config_cloud.ts
     const apiKey = p.api_key_env ? rawEnv[p.api_key_env] : undefined;
     if (p.api_key_env && !apiKey) continue; // declared credential missing: not offered
     const q = p.quirks ?? {};
@@ -140,6 +143,18 @@ function fileProviders(file: GatewayFile, rawEnv: Env): ProviderSettings[] {
         structuredOutputs: q.structured_outputs ?? base.structuredOutputs,
       },
     });
+  }
+  return out;
+}
+
+/** Every `provider/model` target of the file (aliases, fallbacks), keyed by where it is written. */
+function modelTargets(file: GatewayFile): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const [alias, target] of Object.entries(file.aliases ?? {})) {
+    out.push([`GATEWAY_CONFIG: aliases.${alias}`, target]);
+  }
+  for (const [key, targets] of Object.entries(file.fallbacks ?? {})) {
+    targets.forEach((target, i) => out.push([`GATEWAY_CONFIG: fallbacks.${key}.${i}`, target]));
   }
   return out;
 }
@@ -191,8 +206,14 @@ export function readGatewayConfig(
     }
   }
   if (problems.length || !parsed) throw new ConfigError(problems, "gateway configuration");
-  const providers = [...builtinProviders(parsed), ...fileProviders(file, env)];
+  const cloudEntries = Object.entries(file.providers ?? {}).filter((entry): entry is [string, CloudEntry] =>
+    entry[1].type === "bedrock" || entry[1].type === "vertex"
+  );
+  const cloud = resolveCloudProviders(cloudEntries, env, readFile);
+  problems.push(...cloud.problems);
+  const providers = [...builtinProviders(parsed), ...fileProviders(file, env), ...cloud.providers];
   problems.push(...fallbackProblems(file, providers));
+  problems.push(...bedrockTargetProblems(modelTargets(file), providers));
   if (problems.length) throw new ConfigError(problems, "gateway configuration");
   const proxied = PROXY_VARIABLES.some((name) => env[name] || env[name.toLowerCase()]);
   const upstreamClient = parsed.GATEWAY_UPSTREAM_CLIENT ?? (proxied ? "fetch" : "builtin");

@@ -1,11 +1,13 @@
 /**
- * The optional gateway config file (`GATEWAY_CONFIG`, YAML or JSON): extra OpenAI-compatible providers,
+ * The optional gateway config file (`GATEWAY_CONFIG`, YAML or JSON): extra OpenAI-compatible, Bedrock and
+ * Vertex providers,
  * the alias table and the model catalogue listed by `/v1/models`. Credentials never live in the file: a
  * provider names the environment variable holding its key (`api_key_env`).
  */
 import { z } from "zod";
 import { parse as parseYaml } from "yaml";
 import { type ConfigProblem } from "@switchyard/lib/config.ts";
+import { bedrockProviderSchema, vertexProviderSchema } from "./config_cloud.ts";
 
 const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -19,8 +21,8 @@ const quirksSchema = z.object({
   structured_outputs: z.boolean().optional(),
 }).strict();
 
-const providerSchema = z.object({
-  type: z.literal("openai-compatible", { error: 'expected "openai-compatible"' }),
+const openAiCompatibleSchema = z.object({
+  type: z.literal("openai-compatible"),
   base_url: z.string().refine((raw) => /^https?:\/\/[^/]/.test(raw), {
     error: "expected an absolute http(s) URL such as https://api.groq.com/openai/v1",
   }),
@@ -28,6 +30,12 @@ const providerSchema = z.object({
   quirks: quirksSchema.optional(),
   models: z.array(z.string().min(1)).optional(),
 }).strict();
+
+const providerSchema = z.discriminatedUnion(
+  "type",
+  [openAiCompatibleSchema, bedrockProviderSchema, vertexProviderSchema],
+  { error: 'expected type "openai-compatible", "bedrock" or "vertex"' },
+);
 
 const modelSchema = z.object({
   id: z.string().min(1),

@@ -1,8 +1,10 @@
 /** The explicit provider registry: which module serves which provider family. */
 import type { Provider, ProviderDeps, ProviderKind, ProviderSettings } from "./contract.ts";
 import { createAnthropicProvider } from "./anthropic.ts";
+import { createBedrockProvider } from "./bedrock.ts";
 import { createGeminiProvider } from "./gemini.ts";
 import { createOpenAiProvider } from "./openai.ts";
+import { createVertexProvider } from "./vertex.ts";
 
 /** Module factory per provider family. */
 export const PROVIDER_MODULES: Readonly<
@@ -12,6 +14,8 @@ export const PROVIDER_MODULES: Readonly<
   openai: createOpenAiProvider,
   gemini: createGeminiProvider,
   "openai-compatible": createOpenAiProvider,
+  bedrock: createBedrockProvider,
+  vertex: createVertexProvider,
 };
 
 /** Instantiates every configured provider, keyed by routing name. */
