@@ -83,11 +83,12 @@ export function resolveCloudProviders(
   const problems: ConfigProblem[] = [];
   for (const [name, entry] of entries) {
     const key = `GATEWAY_CONFIG: providers.${name}`;
-    const before = problems.length;
     const settings = entry.type === "bedrock"
       ? bedrockSettings(name, key, entry, env, problems)
       : vertexSettings(name, key, entry, env, readFile, problems);
-    if (settings && problems.length === before) providers.push(settings);
+    // Kept even with a problem elsewhere (a bad model) so alias and fallback checks see the provider;
+    // any problem stops start-up anyway.
+    if (settings) providers.push(settings);
   }
   return { providers, problems };
 }
