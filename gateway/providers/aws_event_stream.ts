@@ -22,6 +22,7 @@ export interface EventStreamMessage {
 /** Largest message accepted; Bedrock's are a few KiB, and a corrupt length must not make us buffer GiBs. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 const PRELUDE_BYTES = 12;
+const EMPTY = new Uint8Array(0);
 const MIN_MESSAGE_BYTES = 16;
 
 const CRC_TABLE = (() => {
@@ -43,6 +44,17 @@ export function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number 
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
 
+/** Decodes a header name or value: short ASCII (every name, most values) without a TextDecoder call. */
+function text(bytes: Uint8Array): string {
+  if (bytes.length > 64) return utf8.decode(bytes);
+  let out = "";
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] > 0x7f) return utf8.decode(bytes);
+    out += String.fromCharCode(bytes[i]);
+  }
+  return out;
+}
+
 /** Parses the header block; throws on a truncated or unknown-typed header. */
 export function parseHeaders(bytes: Uint8Array): Record<string, EventStreamHeaderValue> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -55,7 +67,7 @@ export function parseHeaders(bytes: Uint8Array): Record<string, EventStreamHeade
     need(1);
     const nameLength = bytes[at++];
     need(nameLength + 1);
-    const name = utf8.decode(bytes.subarray(at, at + nameLength));
+    const name = text(bytes.subarray(at, at + nameLength));
     at += nameLength;
     const type = bytes[at++];
     let value: EventStreamHeaderValue;
@@ -92,7 +104,7 @@ export function parseHeaders(bytes: Uint8Array): Record<string, EventStreamHeade
         at += 2;
         need(length);
         const raw = bytes.subarray(at, at + length);
-        value = type === 7 ? utf8.decode(raw) : raw.slice();
+        value = type === 7 ? text(raw) : raw.slice();
         at += length;
         break;
       }
@@ -114,11 +126,11 @@ export function createEventStreamDecoder(
   onMessage: (message: EventStreamMessage) => void,
   onError: (reason: string) => void,
 ): { feed(chunk: Uint8Array): void; end(): void } {
-  let buffer = new Uint8Array(0);
+  let buffer: Uint8Array = EMPTY;
   let failed = false;
   const fail = (reason: string) => {
     failed = true;
-    buffer = new Uint8Array(0);
+    buffer = EMPTY;
     onError(reason);
   };
   const drain = () => {
@@ -147,12 +159,13 @@ export function createEventStreamDecoder(
       at = end;
       onMessage({ headers, payload });
     }
-    if (at > 0 && !failed) buffer = buffer.slice(at);
+    if (at > 0 && !failed) buffer = at === buffer.length ? EMPTY : buffer.slice(at);
   };
   return {
     feed(chunk) {
       if (failed || chunk.length === 0) return;
-      if (buffer.length === 0) buffer = chunk.slice();
+      // Whole messages are decoded straight from the caller's chunk; only an unfinished tail is copied.
+      if (buffer.length === 0) buffer = chunk;
       else {
         const joined = new Uint8Array(buffer.length + chunk.length);
         joined.set(buffer);
@@ -160,6 +173,7 @@ export function createEventStreamDecoder(
         buffer = joined;
       }
       drain();
+      if (buffer === chunk) buffer = chunk.slice();
     },
     end() {
       if (!failed && buffer.length > 0) {
