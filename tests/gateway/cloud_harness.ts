@@ -50,8 +50,8 @@ export interface CloudHarness {
   close(): Promise<void>;
 }
 
-/** Starts the cloud harness. */
-export async function startCloudHarness(): Promise<CloudHarness> {
+/** Starts the cloud harness; `env` overrides gateway settings (`GATEWAY_UPSTREAM_CLIENT`, ...). */
+export async function startCloudHarness(env: Record<string, string> = {}): Promise<CloudHarness> {
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
   const tokens = await startTokenEndpoint(CLIENT_EMAIL, publicKey);
@@ -94,6 +94,7 @@ aliases:
     GATEWAY_CONFIG: `${dir}/gateway.yaml`,
     GATEWAY_PING_INTERVAL_MS: "1000",
     GATEWAY_DATABASE_URL: `file:${dir}/gateway.db`,
+    ...env,
   });
   const { client, db } = await openDatabase<KeysDatabase>({ url: config.GATEWAY_DATABASE_URL });
   await migrateDirectory(client, DATABASE_TARGETS.find((t) => t.name === "gateway")!.migrationsDir);
