@@ -9,11 +9,14 @@
  * round interleaving direct and gateway requests one by one after a warm-up; the added p50/p99 reported is
  * the median over rounds of (gateway percentile − direct percentile), with the best round beside it. The
  * quantity is the one issue 5 defines (c=1, gateway vs the mock upstream directly); only the aggregation
- * over repeated runs is more robust. `--only c1,fallback,throughput,stream,inprocess` runs a subset; the
- * `fallback` lane measures the added latency of a fallback after a 503.
+ * over repeated runs is more robust. `--only c1,fallback,throughput,stream,inprocess,limits,ledger` runs a
+ * subset; the `fallback` lane measures the added latency of a fallback after a 503; `limits` what a key
+ * with limits adds in-process (in-process counters, then Redis on loopback; see gateway_limits.ts);
+ * `ledger` c=32 throughput of a gateway process with the usage ledger on against one with it off.
  */
 import { parseArgs } from "node:util";
 import { measureInProcess } from "./gateway_inprocess.ts";
+import { measureLimits } from "./gateway_limits.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -22,7 +25,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "5" },
     seconds: { type: "string", default: "5" },
     streams: { type: "string", default: "200" },
-    only: { type: "string", default: "c1,fallback,throughput,stream,inprocess" },
+    only: { type: "string", default: "c1,fallback,throughput,stream,inprocess,limits,ledger" },
     "access-log": { type: "boolean", default: false },
   },
 });
@@ -74,6 +77,9 @@ const { child, info } = await spawnServer(
   ...(logFile ? ["--access-log", logFile] : []),
 );
 const { url: gateway, key } = info;
+const withLedger = ONLY.has("ledger")
+  ? await spawnServer("./gateway_bench_server.ts", "--ledger")
+  : undefined;
 const nullProxy = await spawnServer("./gateway_null_proxy.ts");
 const nullBuiltin = await spawnServer("./gateway_null_proxy.ts", "--client", "builtin");
 
@@ -342,6 +348,40 @@ if (ONLY.has("stream")) {
   }
 }
 const rssAfter = rssMb(child.pid);
+let ledgerLine = "ledger lane not run";
+if (withLedger) {
+  // Alternating rounds (off, on, off, on, …) so drift on a shared machine hits both alike.
+  const on = { ...lanes.translated, url: `${withLedger.info.url}/v1/messages` };
+  on.headers = { ...gwHeaders, "x-api-key": withLedger.info.key };
+  const off: number[] = [], onRates: number[] = [];
+  await throughput(lanes.translated, 32, 1);
+  await throughput(on, 32, 1);
+  for (let r = 0; r < ROUNDS; r++) {
+    off.push(await throughput(lanes.translated, 32, SECONDS));
+    onRates.push(await throughput(on, 32, SECONDS));
+  }
+  const [a, b] = [median(off), median(onRates)];
+  ledgerLine =
+    `throughput c=32 translated, usage ledger off ${a.toFixed(0)} req/s, on ${b.toFixed(0)} req/s ` +
+    `(on/off ${(b / a).toFixed(3)}; medians of ${ROUNDS} alternating ${SECONDS} s rounds; target ≥ 0.90)`;
+}
+if (ONLY.has("limits")) {
+  const cost = await measureLimits(anthropicBody("claude-bench"), N, ROUNDS);
+  for (
+    const [name, c, target] of [
+      ["limited key vs unlimited, in-process counters (gateway work only)", cost.memory, "p50 ≤ 0.1"],
+      ["limited key vs unlimited, Redis on loopback (gateway work only)", cost.redis, "p50 ≤ 0.5"],
+    ] as const
+  ) {
+    rows.push([
+      name,
+      "—",
+      `${ms(c.freeP50)} (unlimited p50)`,
+      `${ms(c.added[0])} / ${ms(c.added[1])}`,
+      target,
+    ]);
+  }
+}
 if (ONLY.has("inprocess")) {
   const inProcess = await measureInProcess(anthropicBody, N);
   for (
@@ -375,6 +415,7 @@ console.log(
     rpsGateway.toFixed(0)
   } req/s; gateway pass-through ${rpsPass.toFixed(0)} req/s`,
 );
+console.log(ledgerLine);
 console.log(
   `gateway RSS: idle ${rssIdle.toFixed(1)} MB, after throughput ${rssLoaded.toFixed(1)} MB, ` +
     `after streams ${rssAfter.toFixed(1)} MB`,
@@ -382,8 +423,9 @@ console.log(
 
 console.log(`load average at the end: ${Deno.loadavg().map((v) => v.toFixed(2)).join(", ")}`);
 
-for (const c of [child, nullProxy.child, nullBuiltin.child]) c.kill();
-await Promise.all([child.status, nullProxy.child.status, nullBuiltin.child.status]);
+const children = [child, nullProxy.child, nullBuiltin.child, ...(withLedger ? [withLedger.child] : [])];
+for (const c of children) c.kill();
+await Promise.all(children.map((c) => c.status));
 if (logFile) {
   const lines = (await Deno.readTextFile(logFile)).split("\n").filter((l) => l.includes('"msg":"request"'));
   console.log(`access log ON: ${lines.length} request lines written (JSON lines to a file, batched sink)`);

@@ -12,6 +12,8 @@ import { readGatewayConfig } from "../gateway/config.ts";
 import { ApiKeyStore, type KeysDatabase } from "../gateway/keys/store.ts";
 import { KeyVerifier } from "../gateway/keys/verifier.ts";
 import { createBatchedSink } from "../gateway/log_sink.ts";
+import { type UsageDatabase, UsageLedger } from "../gateway/usage/ledger.ts";
+import { workerLedgerStore } from "../gateway/usage/ledger_store.ts";
 
 const upstream = Deno.args[0];
 const dir = await Deno.makeTempDir({ prefix: "gateway-bench-" });
@@ -29,7 +31,7 @@ const config = readGatewayConfig({
   ANTHROPIC_BASE_URL: upstream,
   GATEWAY_DATABASE_URL: `file:${dir}/gateway.db`,
 });
-const { client, db } = await openDatabase<KeysDatabase>({ url: config.GATEWAY_DATABASE_URL });
+const { client, db } = await openDatabase<KeysDatabase & UsageDatabase>({ url: config.GATEWAY_DATABASE_URL });
 await migrateDirectory(client, DATABASE_TARGETS.find((t) => t.name === "gateway")!.migrationsDir);
 const store = new ApiKeyStore(db);
 const { key } = await store.create("bench");
@@ -42,7 +44,19 @@ const sink = accessLog
   ? createBatchedSink(Deno.openSync(Deno.args[logIndex + 1], { write: true, create: true, append: true }))
   : createBatchedSink();
 const logger = createLogger({ level: accessLog ? "info" : "warn", base: { service: "gateway" }, sink });
-const app = createGatewayApp(config, { logger, keys });
+// `--ledger`: the usage ledger on (one row per request, batched into the temp libSQL file, as in main.ts).
+const usage = Deno.args.includes("--ledger")
+  ? {
+    ledger: new UsageLedger({
+      db: () => Promise.resolve(db),
+      store: workerLedgerStore(config.GATEWAY_DATABASE_URL),
+      logger,
+      retentionDays: 90,
+    }),
+    db: () => Promise.resolve(db),
+  }
+  : undefined;
+const app = createGatewayApp(config, { logger, keys, usage });
 const server = await startServer(app.fetch, { port: 0 });
 console.log(JSON.stringify({ url: server.url, key }));
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));

@@ -30,7 +30,8 @@ const chunk = encoder.encode(
   `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "tok" } }] })}\n\n`,
 );
 
-const instantFetch = ((url: string, init: RequestInit) => {
+/** An upstream that answers at once, without sockets. */
+export const instantFetch = ((url: string, init: RequestInit) => {
   const stream = JSON.parse(String(init.body)).stream === true;
   if (stream) {
     return Promise.resolve(

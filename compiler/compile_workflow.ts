@@ -24,14 +24,14 @@ export interface WorkflowCompileOptions {
 }
 
 /** Compiles a single workflow file. */
-export async function compileWorkflow(o: WorkflowCompileOptions): Promise<CompiledWorkflow> {
-  const lockPath = o.source.replace(/\.md$/, ".lock.yml");
+export async function compileWorkflow(options: WorkflowCompileOptions): Promise<CompiledWorkflow> {
+  const lockPath = options.source.replace(/\.md$/, ".lock.yml");
   const diagnostics: Diagnostic[] = [];
-  const dependencies = [o.source];
-  const result: CompiledWorkflow = { source: o.source, lockPath, dependencies, diagnostics };
-  const source = await loadWorkflowSource(o.source, o.read, diagnostics, dependencies);
+  const dependencies = [options.source];
+  const result: CompiledWorkflow = { source: options.source, lockPath, dependencies, diagnostics };
+  const source = await loadWorkflowSource(options.source, options.read, diagnostics, dependencies);
   if (!source) return result;
-  const plan = await planWorkflow(source, o, diagnostics);
+  const plan = await planWorkflow(source, options, diagnostics);
   if (!plan) return result;
   return { ...result, lockContent: emitLock(plan) };
 }

@@ -27,7 +27,8 @@ import { RedisCounters } from "./limits/redis_counters.ts";
 import { PriceTable } from "./pricing.ts";
 import type { Kysely } from "kysely";
 import type { UsageDatabase, UsageLedger } from "./usage/ledger.ts";
-import { parseUsageFilters, usageReport } from "./usage/report.ts";
+import { parseUsageFilters, spentSince, usageReport } from "./usage/report.ts";
+import { createGatewayTracer } from "./tracing.ts";
 import { createMessagesRoute, MESSAGES_PATHS, pathOf, providerCall } from "./messages_route.ts";
 import {
   authenticate,
@@ -147,10 +148,11 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
   });
   const router = new ModelRouter(providers, config.file.aliases ?? {});
   const prices = new PriceTable(config.file.pricing ?? {});
+  const usage = deps.usage;
   const limits = new LimitEnforcer(deps.counters ?? countersFor(config), prices, logger, {
     rateLimits: config.GATEWAY_REDIS_RATE_LIMITS_ON_FAILURE,
     budgets: config.GATEWAY_REDIS_BUDGETS_ON_FAILURE,
-  });
+  }, { spentSince: usage && (async (keyId, since) => spentSince(await usage.db(), keyId, since)) });
   const catalogue: ModelInfo[] = buildCatalogue(config.providers, config.file, (m) => router.routes(m));
   const messages = createMessagesRoute({
     router,
@@ -162,6 +164,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     limits,
     prices,
     ledger: deps.usage?.ledger,
+    tracer: config.OTEL_DENO ? createGatewayTracer({ content: config.GATEWAY_TRACE_CONTENT }) : undefined,
     attempts: new UpstreamAttempts(
       router,
       config.file.fallbacks ?? {},
@@ -240,7 +243,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
       return hono.fetch(request, env);
     },
     close: async () => {
-      await deps.usage?.ledger.flush();
+      await deps.usage?.ledger.close();
       await limits.counters.close();
     },
   };

@@ -10,14 +10,16 @@ import {
   type ConfigProblem,
   databaseUrlSetting,
   type Env,
+  flagSetting,
   httpUrlSetting,
   logLevelSetting,
   readConfig,
 } from "@switchyard/lib/config.ts";
 import { type GatewayFile, parseGatewayFile } from "./config_file.ts";
-import { bedrockTargetProblems, type CloudEntry, resolveCloudProviders } from "./config_cloud.ts";
+import { bedrockTargetProblems, resolveCloudProviders } from "./config_cloud.ts";
 import type { ProviderSettings } from "./providers/contract.ts";
-import { OPENAI_COMPATIBLE_QUIRKS, OPENAI_QUIRKS } from "./providers/openai.ts";
+import { OPENAI_QUIRKS } from "./providers/openai.ts";
+import { fileProviders } from "./config_providers.ts";
 
 function positiveIntSetting(defaultValue: number) {
   return z.string().default(String(defaultValue)).transform((raw, ctx) => {
@@ -69,6 +71,12 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_REDIS_TIMEOUT_MS: positiveIntSetting(250),
   /** Days of usage ledger rows kept. */
   GATEWAY_USAGE_RETENTION_DAYS: positiveIntSetting(90),
+  /** Longest a usage row waits in memory before its batch is written. */
+  GATEWAY_USAGE_FLUSH_MS: positiveIntSetting(1_000),
+  /** Deno's built-in OpenTelemetry export (read by Deno itself); on, the gateway adds its GenAI spans. */
+  OTEL_DENO: flagSetting(false),
+  /** Record prompt and completion text in spans (off: never, as they may hold personal data). */
+  GATEWAY_TRACE_CONTENT: flagSetting(false),
   /** `builtin` (the pooled HTTP/1.1 client of providers/http1_client.ts) or `fetch` (Deno's, with proxies). */
   GATEWAY_UPSTREAM_CLIENT: z.enum(["builtin", "fetch"]).optional(),
   LOG_LEVEL: logLevelSetting,
@@ -116,32 +124,6 @@ function builtinProviders(env: GatewayEnvConfig): ProviderSettings[] {
       baseUrl: env.GEMINI_BASE_URL,
       apiKey: env.GEMINI_API_KEY,
       quirks: OPENAI_QUIRKS,
-    });
-  }
-  return out;
-}
-
-function fileProviders(file: GatewayFile, rawEnv: Env): ProviderSettings[] {
-  const out: ProviderSettings[] = [];
-  for (const [name, p] of Object.entries(file.providers ?? {})) {
-    if (p.type !== "openai-compatible") continue; // see config_cloud.ts
-    const apiKey = p.api_key_env ? rawEnv[p.api_key_env] : undefined;
-    if (p.api_key_env && !apiKey) continue; // declared credential missing: not offered
-    const q = p.quirks ?? {};
-    const base = OPENAI_COMPATIBLE_QUIRKS;
-    out.push({
-      name,
-      kind: "openai-compatible",
-      baseUrl: p.base_url.replace(/\/+$/, ""),
-      apiKey,
-      quirks: {
-        streamOptions: q.stream_options ?? base.streamOptions,
-        parallelToolCalls: q.parallel_tool_calls ?? base.parallelToolCalls,
-        maxTokensField: q.max_tokens_field ?? base.maxTokensField,
-        nineCharToolIds: q.nine_char_tool_ids ?? base.nineCharToolIds,
-        toolChoiceAny: q.tool_choice_any ?? base.toolChoiceAny,
-        structuredOutputs: q.structured_outputs ?? base.structuredOutputs,
-      },
     });
   }
   return out;
@@ -206,13 +188,10 @@ export function readGatewayConfig(
     }
   }
   if (problems.length || !parsed) throw new ConfigError(problems, "gateway configuration");
-  const cloudEntries = Object.entries(file.providers ?? {}).filter((entry): entry is [string, CloudEntry] =>
-    entry[1].type === "bedrock" || entry[1].type === "vertex"
-  );
-  const cloud = resolveCloudProviders(cloudEntries, env, readFile);
-  problems.push(...cloud.problems);
-  const providers = [...builtinProviders(parsed), ...fileProviders(file, env), ...cloud.providers];
-  problems.push(...fallbackProblems(file, providers));
+  const declared = fileProviders(file, env);
+  const cloud = resolveCloudProviders(file, env, readFile);
+  const providers = [...builtinProviders(parsed), ...declared.providers, ...cloud.providers];
+  problems.push(...declared.problems, ...cloud.problems, ...fallbackProblems(file, providers));
   problems.push(...bedrockTargetProblems(modelTargets(file), providers));
   if (problems.length) throw new ConfigError(problems, "gateway configuration");
   const proxied = PROXY_VARIABLES.some((name) => env[name] || env[name.toLowerCase()]);

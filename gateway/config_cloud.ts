@@ -1,6 +1,6 @@
 /**
- * The cloud providers of the config file (`type: bedrock`, `type: vertex`): their entry schemas, and their
- * resolution into ProviderSettings with credentials from the environment (AWS_*) or a service-account JSON
+ * The cloud providers of the config file (`type: bedrock`, `type: vertex`; fields in config_cloud_fields.ts):
+ * their resolution into ProviderSettings with credentials from the environment (AWS_*) or a service-account JSON
  * key file (credentials_file, else GOOGLE_APPLICATION_CREDENTIALS). A declared cloud provider that cannot
  * work — no region, no credentials, an unreadable or malformed key file, a bad model ARN — stops start-up
  * with a problem naming the key, instead of failing on its first request.
@@ -8,49 +8,27 @@
 import { createPrivateKey } from "node:crypto";
 import { z } from "zod";
 import type { ConfigProblem, Env } from "@switchyard/lib/config.ts";
+import type { GatewayFile, ProviderEntry } from "./config_file.ts";
 import type { ProviderSettings, ServiceAccountKey, VertexAuth } from "./providers/contract.ts";
 import { bedrockModelFor } from "./providers/bedrock_model.ts";
 import { OPENAI_QUIRKS } from "./providers/openai.ts";
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const REGION = /^[a-z]{2,}(?:-[a-z]+)+-\d+$/;
-const baseUrl = z.string().refine((raw) => /^https?:\/\/[^/]/.test(raw), {
-  error: "expected an absolute http(s) URL",
-});
+const AWS_REGION = /^[a-z]{2,}(?:-[a-z]+)+-\d+$/;
+const GOOGLE_LOCATION = /^(?:global|[a-z]+-[a-z]+\d+)$/;
 
-/** Schema of a `type: bedrock` provider entry. */
-export const bedrockProviderSchema = z.object({
-  type: z.literal("bedrock"),
-  /** The AWS region; AWS_REGION when absent. */
-  region: z.string().regex(REGION, { error: "expected an AWS region such as us-east-1" }).optional(),
-  /** Replaces `https://bedrock-runtime.REGION.amazonaws.com` (VPC endpoints, tests). */
-  base_url: baseUrl.optional(),
-  models: z.array(z.string().min(1)).optional(),
-}).strict();
-
-/** Schema of a `type: vertex` provider entry. */
-export const vertexProviderSchema = z.object({
-  type: z.literal("vertex"),
-  /** The Google Cloud location, or `global`. */
-  region: z.string().regex(/^(?:global|[a-z]+-[a-z]+\d+)$/, {
-    error: "expected a Google Cloud location such as us-east5, europe-west1 or global",
-  }).optional(),
-  /** The project; the service account's `project_id` when absent. */
-  project: z.string().regex(/^[a-z][a-z0-9-]{4,61}[a-z0-9]$/, { error: "expected a project id" }).optional(),
-  /** A service-account JSON key file; GOOGLE_APPLICATION_CREDENTIALS when absent. */
-  credentials_file: z.string().min(1).optional(),
-  /** An environment variable holding an OAuth access token (used instead of a service account). */
-  access_token_env: z.string().regex(ENV_NAME, { error: "expected an environment variable name" }).optional(),
-  /** Replaces `https://REGION-aiplatform.googleapis.com` (Private Service Connect, tests). */
-  base_url: baseUrl.optional(),
-  models: z.array(z.string().min(1)).optional(),
-}).strict();
-
-type BedrockEntry = z.output<typeof bedrockProviderSchema>;
-type VertexEntry = z.output<typeof vertexProviderSchema>;
-
-/** A cloud provider entry of the config file. */
-export type CloudEntry = BedrockEntry | VertexEntry;
+/** Entry fields each cloud type refuses: they belong to other provider types. */
+const FOREIGN_FIELDS: Readonly<Record<"bedrock" | "vertex", ReadonlyArray<keyof ProviderEntry>>> = {
+  bedrock: [
+    "preset",
+    "api_key_env",
+    "auth_header",
+    "quirks",
+    "project",
+    "credentials_file",
+    "access_token_env",
+  ],
+  vertex: ["preset", "api_key_env", "auth_header", "quirks"],
+};
 
 const serviceAccountSchema = z.object({
   type: z.literal("service_account", {
@@ -75,14 +53,20 @@ export interface CloudResolution {
 
 /** Resolves every `bedrock` and `vertex` entry of the file. */
 export function resolveCloudProviders(
-  entries: ReadonlyArray<[string, CloudEntry]>,
+  file: GatewayFile,
   env: Env,
   readFile: (path: string) => string,
 ): CloudResolution {
   const providers: ProviderSettings[] = [];
   const problems: ConfigProblem[] = [];
-  for (const [name, entry] of entries) {
+  for (const [name, entry] of Object.entries(file.providers ?? {})) {
+    if (entry.type !== "bedrock" && entry.type !== "vertex") continue;
     const key = `GATEWAY_CONFIG: providers.${name}`;
+    for (const field of FOREIGN_FIELDS[entry.type]) {
+      if (entry[field] !== undefined) {
+        problems.push({ key: `${key}.${field}`, message: `does not apply to ${entry.type} providers` });
+      }
+    }
     const settings = entry.type === "bedrock"
       ? bedrockSettings(name, key, entry, env, problems)
       : vertexSettings(name, key, entry, env, readFile, problems);
@@ -96,15 +80,18 @@ export function resolveCloudProviders(
 function bedrockSettings(
   name: string,
   key: string,
-  entry: BedrockEntry,
+  entry: ProviderEntry,
   env: Env,
   problems: ConfigProblem[],
 ): ProviderSettings | undefined {
   const region = entry.region ?? env.AWS_REGION;
   if (!region) {
     problems.push({ key: `${key}.region`, message: "Bedrock needs a region: set region here or AWS_REGION" });
-  } else if (!REGION.test(region)) {
-    problems.push({ key: "AWS_REGION", message: "expected an AWS region such as us-east-1" });
+  } else if (!AWS_REGION.test(region)) {
+    problems.push({
+      key: entry.region ? `${key}.region` : "AWS_REGION",
+      message: "expected an AWS region such as us-east-1",
+    });
   }
   const accessKeyId = env.AWS_ACCESS_KEY_ID;
   const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
@@ -116,7 +103,7 @@ function bedrockSettings(
     const parsed = region ? bedrockModelFor(model, region) : undefined;
     if (typeof parsed === "string") problems.push({ key: `${key}.models.${i}`, message: parsed });
   });
-  if (!region || !accessKeyId || !secretAccessKey) return undefined;
+  if (!region || !AWS_REGION.test(region) || !accessKeyId || !secretAccessKey) return undefined;
   const sessionToken = env.AWS_SESSION_TOKEN || undefined;
   return {
     name,
@@ -170,11 +157,17 @@ function readServiceAccount(
 function vertexSettings(
   name: string,
   key: string,
-  entry: VertexEntry,
+  entry: ProviderEntry,
   env: Env,
   readFile: (path: string) => string,
   problems: ConfigProblem[],
 ): ProviderSettings | undefined {
+  if (entry.region && !GOOGLE_LOCATION.test(entry.region)) {
+    problems.push({
+      key: `${key}.region`,
+      message: "expected a Google Cloud location such as us-east5 or global",
+    });
+  }
   if (!entry.region) {
     problems.push({
       key: `${key}.region`,
@@ -216,7 +209,7 @@ function vertexSettings(
       message: "Vertex needs a project (or a key file with project_id)",
     });
   }
-  if (!entry.region || !auth || !project) return undefined;
+  if (!entry.region || !GOOGLE_LOCATION.test(entry.region) || !auth || !project) return undefined;
   const host = entry.region === "global"
     ? "https://aiplatform.googleapis.com"
     : `https://${entry.region}-aiplatform.googleapis.com`;

@@ -133,8 +133,33 @@ providers:
 
 Deno.test("an unknown provider type is refused listing the types there are", () => {
   const problems = problemsOf({}, { "gw.yaml": "providers:\n  x: { type: azure }\n" });
+  assert.match(problems.get("GATEWAY_CONFIG: providers.x.type") ?? "", /"bedrock", "vertex"/);
+});
+
+Deno.test("fields of one provider type on another are refused naming the field", () => {
+  const yaml = `
+providers:
+  aws: { type: bedrock, region: us-east-1, api_key_env: AWS_KEY, project: my-project }
+  gcp: { type: vertex, region: global, access_token_env: TOKEN, preset: groq }
+  groq: { type: openai-compatible, base_url: "https://api.groq.com/openai/v1", region: us-east-1 }
+`;
+  const problems = problemsOf({ ...AWS_ENV, TOKEN: "ya29.token-for-tests" }, { "gw.yaml": yaml });
+  assert.match(problems.get("GATEWAY_CONFIG: providers.aws.api_key_env") ?? "", /does not apply to bedrock/);
+  assert.match(problems.get("GATEWAY_CONFIG: providers.aws.project") ?? "", /does not apply to bedrock/);
+  assert.match(problems.get("GATEWAY_CONFIG: providers.gcp.preset") ?? "", /does not apply to vertex/);
   assert.match(
-    problems.get("GATEWAY_CONFIG: providers.x.type") ?? "",
-    /"openai-compatible", "bedrock" or "vertex"/,
+    problems.get("GATEWAY_CONFIG: providers.groq.region") ?? "",
+    /bedrock and vertex providers only/,
   );
+});
+
+Deno.test("a region of the wrong cloud's shape is refused naming it", () => {
+  const yaml =
+    "providers:\n  aws: { type: bedrock, region: global }\n  gcp: { type: vertex, region: us-east-1 }\n";
+  const problems = problemsOf({ ...AWS_ENV, GOOGLE_APPLICATION_CREDENTIALS: "sa.json" }, {
+    "gw.yaml": yaml,
+    "sa.json": serviceAccount(),
+  });
+  assert.match(problems.get("GATEWAY_CONFIG: providers.aws.region") ?? "", /AWS region/);
+  assert.match(problems.get("GATEWAY_CONFIG: providers.gcp.region") ?? "", /Google Cloud location/);
 });

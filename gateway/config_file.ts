@@ -1,13 +1,14 @@
 /**
- * The optional gateway config file (`GATEWAY_CONFIG`, YAML or JSON): extra OpenAI-compatible, Bedrock and
- * Vertex providers,
+ * The optional gateway config file (`GATEWAY_CONFIG`, YAML or JSON): extra providers (OpenAI-compatible
+ * servers, directly or through a preset, OpenAI Responses API endpoints, Amazon Bedrock and Google Vertex AI),
  * the alias table and the model catalogue listed by `/v1/models`. Credentials never live in the file: a
  * provider names the environment variable holding its key (`api_key_env`).
  */
 import { z } from "zod";
 import { parse as parseYaml } from "yaml";
 import { type ConfigProblem } from "@switchyard/lib/config.ts";
-import { bedrockProviderSchema, vertexProviderSchema } from "./config_cloud.ts";
+import { PRESET_NAMES } from "./providers/presets.ts";
+import { CLOUD_ENTRY_FIELDS } from "./config_cloud_fields.ts";
 
 const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -19,23 +20,38 @@ const quirksSchema = z.object({
   nine_char_tool_ids: z.boolean().optional(),
   tool_choice_any: z.enum(["required", "any"]).optional(),
   structured_outputs: z.boolean().optional(),
+  forced_tool_choice: z.boolean().optional(),
+  reasoning_field: z.enum(["reasoning_content", "reasoning", "any"]).optional(),
+  reasoning_request: z.enum(["reasoning_effort", "reasoning_max_tokens", "none"]).optional(),
+  unsupported_params: z.object({
+    temperature: z.enum(["drop", "refuse"]).optional(),
+    top_p: z.enum(["drop", "refuse"]).optional(),
+    stop: z.enum(["drop", "refuse"]).optional(),
+    user: z.enum(["drop", "refuse"]).optional(),
+  }).strict().optional(),
 }).strict();
 
-const openAiCompatibleSchema = z.object({
-  type: z.literal("openai-compatible"),
+/** Provider types the config file declares (the built-in three come from the environment). */
+export const FILE_PROVIDER_TYPES = ["openai-compatible", "openai-responses", "bedrock", "vertex"] as const;
+
+const providerSchema = z.object({
+  /** Omitted: `openai-compatible` when a preset is named (or the entry's name is a preset's). */
+  type: z.enum(FILE_PROVIDER_TYPES, {
+    error: `expected one of ${FILE_PROVIDER_TYPES.map((t) => JSON.stringify(t)).join(", ")}`,
+  }).optional(),
+  preset: z.enum(PRESET_NAMES, { error: `expected a preset: ${PRESET_NAMES.join(", ")}` }).optional(),
   base_url: z.string().refine((raw) => /^https?:\/\/[^/]/.test(raw), {
     error: "expected an absolute http(s) URL such as https://api.groq.com/openai/v1",
-  }),
+  }).optional(),
   api_key_env: z.string().regex(ENV_NAME, { error: "expected an environment variable name" }).optional(),
+  auth_header: z.string().regex(/^[A-Za-z0-9-]+$/, { error: "expected an HTTP header name" }).optional(),
   quirks: quirksSchema.optional(),
   models: z.array(z.string().min(1)).optional(),
+  ...CLOUD_ENTRY_FIELDS,
 }).strict();
 
-const providerSchema = z.discriminatedUnion(
-  "type",
-  [openAiCompatibleSchema, bedrockProviderSchema, vertexProviderSchema],
-  { error: 'expected type "openai-compatible", "bedrock" or "vertex"' },
-);
+/** One validated `providers:` entry. */
+export type ProviderEntry = z.output<typeof providerSchema>;
 
 const modelSchema = z.object({
   id: z.string().min(1),

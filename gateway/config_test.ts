@@ -74,3 +74,75 @@ Deno.test("fallback targets must name offered providers", () => {
     /fallbacks\.openai\/gpt-4\.1\.1.*nowhere/s,
   );
 });
+
+Deno.test("a preset entry needs only its name and the key in the host's usual variable", () => {
+  const yaml =
+    "providers:\n  groq: {}\n  fast: { preset: groq, api_key_env: FAST_KEY, quirks: { stream_options: false } }\n";
+  const config = readGatewayConfig(
+    { GATEWAY_CONFIG: "g.yaml", GROQ_API_KEY: "gsk-1", FAST_KEY: "gsk-2" },
+    () => yaml,
+  );
+  const [groq, fast] = config.providers;
+  assert.equal(groq.name, "groq");
+  assert.equal(groq.kind, "openai-compatible");
+  assert.equal(groq.baseUrl, "https://api.groq.com/openai/v1");
+  assert.equal(groq.apiKey, "gsk-1");
+  assert.equal(groq.authHeader, "authorization");
+  assert.equal(groq.quirks.maxTokensField, "max_completion_tokens");
+  assert.equal(groq.quirks.streamOptions, true);
+  assert.equal(fast.apiKey, "gsk-2", "the key variable is overridable");
+  assert.equal(fast.quirks.streamOptions, false, "so is every quirk");
+  assert.equal(fast.quirks.reasoningField, "reasoning", "the rest still comes from the preset");
+  const missing = readGatewayConfig({ GATEWAY_CONFIG: "g.yaml" }, () => "providers:\n  groq: {}\n");
+  assert.equal(missing.providers.length, 0, "no key: not offered");
+});
+
+Deno.test("an openai-responses entry defaults to OpenAI's URL and key and takes a base_url", () => {
+  const yaml = "providers:\n  responses: { type: openai-responses }\n  private: { type: openai-responses, " +
+    'base_url: "http://10.0.0.5:8080/v1/", api_key_env: PRIVATE_KEY }\n';
+  const config = readGatewayConfig(
+    { GATEWAY_CONFIG: "g.yaml", OPENAI_API_KEY: "sk-1", PRIVATE_KEY: "sk-2" },
+    () => yaml,
+  );
+  const [, responses, priv] = config.providers;
+  assert.deepEqual([responses.kind, responses.baseUrl, responses.apiKey], [
+    "openai-responses",
+    "https://api.openai.com/v1",
+    "sk-1",
+  ]);
+  assert.deepEqual([priv.baseUrl, priv.apiKey], ["http://10.0.0.5:8080/v1", "sk-2"]);
+});
+
+Deno.test("provider misconfigurations stop start-up naming each key", () => {
+  const yaml = `providers:
+  nameless: { api_key_env: K }
+  bare: { type: openai-compatible, api_key_env: K }
+  wrong: { preset: grok }
+  mixed: { type: openai-responses, preset: groq }
+  tuned: { type: openai-responses, quirks: { stream_options: false } }
+`;
+  const error = (() => {
+    try {
+      readGatewayConfig({ GATEWAY_CONFIG: "g.yaml", K: "k" }, () => yaml);
+    } catch (e) {
+      return e;
+    }
+  })();
+  assert.ok(error instanceof ConfigError);
+  const keys = error.problems.map((p) => p.key);
+  assert.ok(keys.includes("GATEWAY_CONFIG: providers.wrong.preset"), keys.join());
+  assert.match(error.problems.find((p) => p.key.endsWith("wrong.preset"))!.message, /groq, deepseek/);
+  const second = (() => {
+    try {
+      readGatewayConfig({ GATEWAY_CONFIG: "g.yaml", K: "k" }, () => yaml.replace(/ {2}wrong:.*\n/, ""));
+    } catch (e) {
+      return e as ConfigError;
+    }
+  })()!;
+  assert.deepEqual(second.problems.map((p) => p.key), [
+    "GATEWAY_CONFIG: providers.nameless.type",
+    "GATEWAY_CONFIG: providers.bare.base_url",
+    "GATEWAY_CONFIG: providers.mixed.preset",
+    "GATEWAY_CONFIG: providers.tuned.quirks",
+  ]);
+});

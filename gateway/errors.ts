@@ -187,5 +187,11 @@ export async function upstreamHttpError(
     }`;
   const retryAfter = retryAfterFrom(response.headers) ?? (type === "rate_limit_error" ? "1" : undefined);
   const retryable = response.status === 429 || response.status >= 500;
-  return new GatewayError(type, message, { retryAfter, detail: safeExcerpt(text, redact, 2000), retryable });
+  return new GatewayError(type, message, {
+    retryAfter,
+    detail: safeExcerpt(text, redact, 2000),
+    retryable,
+    // The gateway's own upstream credential was refused: a bad gateway, not the client's request.
+    status: response.status === 401 ? 502 : undefined,
+  });
 }

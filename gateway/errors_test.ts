@@ -4,7 +4,7 @@ import { errorResponse, GatewayError, retryAfterFrom, upstreamHttpError } from "
 Deno.test("upstream failures are mapped onto Anthropic types without passing the body through", async () => {
   const cases: Array<[number, string, number]> = [
     [400, "invalid_request_error", 400],
-    [401, "api_error", 500],
+    [401, "api_error", 502],
     [403, "permission_error", 403],
     [404, "not_found_error", 404],
     [413, "request_too_large", 413],

@@ -12,6 +12,7 @@ import type { UsageDatabase } from "./usage/ledger.ts";
 import { KeyVerifier } from "./keys/verifier.ts";
 import { createBatchedSink } from "./log_sink.ts";
 import { UsageLedger } from "./usage/ledger.ts";
+import { workerLedgerStore } from "./usage/ledger_store.ts";
 
 let app: ReturnType<typeof createGatewayApp> | undefined;
 
@@ -35,7 +36,16 @@ function getApp(): ReturnType<typeof createGatewayApp> {
     const sink = createBatchedSink();
     globalThis.addEventListener("unload", () => sink.flush());
     const logger = createLogger({ level: config.LOG_LEVEL, base: { service: GATEWAY_SERVICE_NAME }, sink });
-    const ledger = new UsageLedger({ db, logger, retentionDays: config.GATEWAY_USAGE_RETENTION_DAYS });
+    const ledger = new UsageLedger({
+      db,
+      logger,
+      retentionDays: config.GATEWAY_USAGE_RETENTION_DAYS,
+      flushMs: config.GATEWAY_USAGE_FLUSH_MS,
+      // A local file's native client writes synchronously: on a worker thread, off the request path.
+      store: config.GATEWAY_DATABASE_URL.startsWith("file:")
+        ? workerLedgerStore(config.GATEWAY_DATABASE_URL)
+        : undefined,
+    });
     flushOnSigterm(ledger);
     app = createGatewayApp(config, { logger, keys, usage: { ledger, db } });
   }

@@ -14,6 +14,8 @@ import { type MessagesRequest, type Usage, usageOf } from "./messages/types.ts";
 import type { Admission, LimitEnforcer } from "./limits/enforcer.ts";
 import type { PriceTable } from "./pricing.ts";
 import type { UsageLedger } from "./usage/ledger.ts";
+import type { GatewayTracer, RequestSpans } from "./tracing.ts";
+import { tapStreamText } from "./messages/stream_text_tap.ts";
 import { topLevelValue } from "./providers/json_peek.ts";
 import { parseJsonBody, validateMessagesRequest } from "./messages/validate.ts";
 import { type Provider, type ProviderCall, RawJson, type TraceIds } from "./providers/contract.ts";
@@ -55,6 +57,8 @@ export interface MessagesRouteDeps {
   ledger?: UsageLedger;
   /** The most output tokens a model accepts (`provider/model` or the name asked for), when known. */
   maxTokensOf?: (requested: string, target: string) => number | undefined;
+  /** OpenTelemetry spans, when OTEL_DENO is on (absent: no tracing work at all). */
+  tracer?: GatewayTracer;
 }
 
 /** What the access line of one request needs. */
@@ -85,6 +89,14 @@ interface AccessLine {
   ttftMs?: number;
   /** The error type of a request that failed before its response. */
   errorType?: string;
+  /** The request's spans, when tracing. */
+  spans?: RequestSpans;
+  /** The completion's content, kept only when content is traced. */
+  completion?: unknown;
+  /** A traced stream's text tap: `open` until the client's copy of the stream has ended. */
+  tap?: { open: boolean; text: string[] };
+  /** True once the response has ended (usage settled). */
+  settled?: boolean;
 }
 
 /** The usage of a whole (non-streamed) answer. */
@@ -96,6 +108,22 @@ function usageOfAnswer(message: Message | RawJson): Usage | undefined {
 /** Settles the line's admission with what the upstream reported (nothing when it never answered). */
 function settle(line: AccessLine): void {
   line.admission?.settle(line.usage, line.upstream ?? line.target ?? "");
+  line.settled = true;
+  if (line.spans) endSpans(line);
+}
+
+/** Ends the request's spans once it has settled and a traced stream's text has all been seen. */
+function endSpans(line: AccessLine): void {
+  if (!line.settled || line.tap?.open) return;
+  const errorType = line.end?.outcome === "upstream_error"
+    ? line.end.errorType ?? "api_error"
+    : line.errorType;
+  line.spans!.end({
+    served: line.upstream,
+    usage: line.usage,
+    errorType,
+    completion: () => line.tap ? [{ type: "text", text: line.tap.text.join("") }] : line.completion,
+  });
 }
 
 /** `gw-upstream` (who answered; a stream: whose headers were accepted) and `gw-attempts`. */
@@ -209,6 +237,14 @@ export function createMessagesRoute(
       target,
     });
     const stream = body.stream === true;
+    line.spans = deps.tracer?.request({
+      model: body.model,
+      maxTokens: body.max_tokens,
+      stream,
+      keyId,
+      trace,
+      prompt: () => ({ system: body.system, messages: body.messages }),
+    });
     logger.info("messages", {
       request_id: requestId,
       trace_id: trace.traceId,
@@ -218,6 +254,8 @@ export function createMessagesRoute(
       provider: provider.name,
       stream,
     });
+    // A traced stream's spans wait for its text, which the client's copy carries (see `answer`).
+    if (stream && line.spans?.content) line.tap = { open: true, text: [] };
     if (stream) {
       // The pipe may finish reading a quick upstream before the response is even built (a stream pulls
       // once on creation): the outcome then waits for `streaming`.
@@ -243,7 +281,13 @@ export function createMessagesRoute(
     line: AccessLine,
     run: (provider: Provider, call: ProviderCall) => Promise<T>,
   ): Promise<T> => {
-    const result = await attempts.run(call, provider, run);
+    const spans = line.spans;
+    const result = await attempts.run(
+      call,
+      provider,
+      run,
+      spans && ((target, index) => spans.attempt(target, index)),
+    );
     line.attempts = result.attempts;
     if (result.ok) {
       line.upstream = result.target;
@@ -262,10 +306,17 @@ export function createMessagesRoute(
     const requestId = line.requestId;
     if (stream) {
       const upstream = attempt(call, provider, line, (p, c) => p.streamMessage(c));
-      const events = await deferStream(upstream, pingIntervalMs, call.abort, call.onStreamEnd);
+      let events = await deferStream(upstream, pingIntervalMs, call.abort, call.onStreamEnd);
       line.ttftMs = performance.now() - line.started;
       line.streaming = true;
       if (line.end) logStreamOnce(line);
+      const tap = line.tap;
+      if (tap) {
+        events = tapStreamText(events, tap.text, () => {
+          tap.open = false;
+          endSpans(line);
+        });
+      }
       return new Response(events, {
         headers: traceResponseHeaders(trace, {
           "content-type": "text/event-stream; charset=utf-8",
@@ -279,6 +330,9 @@ export function createMessagesRoute(
     }
     const message = await attempt(call, provider, line, (p, c) => p.createMessage(c));
     line.usage = usageOfAnswer(message);
+    if (line.spans?.content) {
+      line.completion = message instanceof RawJson ? topLevelValue(message.text, "content") : message.content;
+    }
     settle(line);
     return new Response(message instanceof RawJson ? message.text : JSON.stringify(message), {
       headers: traceResponseHeaders(trace, {
@@ -368,6 +422,7 @@ export function createMessagesRoute(
     } catch (error) {
       line.streaming = false;
       line.errorType = error instanceof GatewayError ? error.type : "api_error";
+      line.tap = undefined; // no stream reached the client
       settle(line);
       response = renderError(
         error,

@@ -27,7 +27,23 @@ const ANTHROPIC = "https://www.anthropic.com/pricing#api";
 const OPENAI = "https://platform.openai.com/docs/pricing";
 const GEMINI = "https://ai.google.dev/gemini-api/docs/pricing";
 
-/** Built-in prices (standard tier; Gemini Pro at its ≤200k-token prompt rate). */
+/**
+ * Built-in prices (standard tier; Gemini Pro at its ≤200k-token prompt rate).
+ *
+ * Checked on 2026-11-25 (no direct access to the vendors' pages from the build machine; a search over
+ * stored copies of public pages):
+ * - against Anthropic's own pricing page (docs.anthropic.com/en/docs/about-claude/pricing):
+ *   claude-opus-4-1, claude-opus-4, claude-sonnet-4, claude-3-5-haiku (input, output, 5-minute cache
+ *   write, cache read: all equal);
+ * - against third-party summaries that cite the vendors' pages (deploybase.ai, benchlm.ai, dated
+ *   2026-01 to 2026-04): claude-opus-4-5, claude-sonnet-4-5, claude-haiku-4-5, gpt-5, gpt-5-mini,
+ *   gpt-5-nano, gpt-4.1, gpt-4.1-mini, gpt-4.1-nano, gpt-4o, gpt-4o-mini, o3, o4-mini, gemini-2.5-pro,
+ *   gemini-2.5-flash, gemini-2.5-flash-lite (input and output equal; cache rates not all shown there);
+ * - from memory, not confirmed by this check: the cache-read rates of the OpenAI and Gemini entries, the
+ *   cache-write rates of claude-opus-4-5, claude-sonnet-4-5 and claude-haiku-4-5, and gemini-2.0-flash.
+ * Newer models (Claude Opus/Sonnet 4.6, GPT-5.1–5.5, Gemini 3) are not built in: price them in
+ * GATEWAY_CONFIG `pricing:` from the vendor's page until they are added here.
+ */
 export const BUILTIN_PRICES: Readonly<Record<string, ModelPrice>> = Object.freeze({
   "claude-opus-4-5": {
     input: 5,

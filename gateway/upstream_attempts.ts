@@ -122,17 +122,22 @@ export class UpstreamAttempts {
     return Math.min(this.#policy.maxBackoffMs, Math.max(backoff, after));
   }
 
-  /** Calls `attempt` on each target in turn until one answers or a failure may not be retried. */
+  /**
+   * Calls `attempt` on each target in turn until one answers or a failure may not be retried; `observe`
+   * (tracing) is told of each call made, and of its failure.
+   */
   async run<T>(
     call: ProviderCall,
     provider: Provider,
     attempt: (provider: Provider, call: ProviderCall) => Promise<T>,
+    observe?: (target: string, index: number) => { fail(errorType: string): void },
   ): Promise<AttemptsResult<T>> {
     const chain = this.#chain(call, provider);
     const attempts: AttemptRecord[] = [];
     const started = Date.now();
     const failuresOf = new Map<string, number>();
     let lastError: unknown;
+    let calls = 0;
     for (let i = 0; i < chain.length; i++) {
       const target = chain[i];
       const name = target.provider.name;
@@ -150,6 +155,7 @@ export class UpstreamAttempts {
       } else if (i > 0 && Date.now() - started > this.#policy.deadlineMs) break;
       if (clientLeft(call)) break;
       const at = Date.now();
+      const observed = observe?.(target.label, ++calls);
       try {
         const value = await attempt(target.provider, chain.length === 1 ? call : callFor(call, target));
         this.#breakers.success(name);
@@ -160,10 +166,12 @@ export class UpstreamAttempts {
         // A 429 says the provider is alive; a 4xx or a client that left says nothing either way.
         if (retryable && error.type !== "rate_limit_error") this.#breakers.failure(name);
         else this.#breakers.release(name);
+        const errorType = error instanceof GatewayError ? error.type : "api_error";
+        observed?.fail(errorType);
         attempts.push({
           target: target.label,
           outcome: "error",
-          error_type: error instanceof GatewayError ? error.type : "api_error",
+          error_type: errorType,
           duration_ms: Date.now() - at,
         });
         lastError = error;

@@ -1,7 +1,9 @@
 /** Planning of the gates, `pre_activation` and `activation` (the prompt's inputs included). */
 import { posix } from "node:path";
 import { expandEcosystems } from "./network.ts";
-import { activationJob, bodyExpressions, eventCondition, exprEnvName } from "./jobs/activation.ts";
+import { activationJob } from "./jobs/activation.ts";
+import { bodyExpressions, exprEnvName } from "./jobs/activation_prompt.ts";
+import { eventCondition } from "./jobs/conditions.ts";
 import { preActivationJob } from "./jobs/pre_activation.ts";
 import {
   customJobNames,
@@ -9,7 +11,7 @@ import {
   preActivationExtras,
   referencedCustomJobs,
 } from "./jobs/custom.ts";
-import { messagesJson } from "./jobs/safe_outputs.ts";
+import { messagesJson } from "./safe_outputs/messages.ts";
 import {
   experimentsSpec,
   hasContentsRead,
@@ -52,12 +54,12 @@ const CONTENT_EVENTS = [
 ];
 
 /** The `on:` gates: who may run the workflow, until when, on which conditions. */
-export async function activationGates(w: Planning): Promise<Gates> {
-  const { o, data, imports, triggers, lockPath, pinSteps } = w;
+export async function activationGates(planning: Planning): Promise<Gates> {
+  const { o, data, imports, triggers, lockPath, pinSteps } = planning;
   // gh-aw-only `on:` keys (skip-if-*, github-app…) may also come from imports; the main workflow wins.
   const rawOn: Record<string, unknown> = { ...triggers.raw };
   for (const imp of imports) {
-    const io = imp.file.data.on;
+    const io = imp.frontmatter.on;
     if (!io || typeof io !== "object") continue;
     for (const [k, v] of Object.entries(io as Record<string, unknown>)) {
       if (/^skip-|^github-app$|^github-token$/.test(k) && rawOn[k] === undefined) rawOn[k] = v;
@@ -117,8 +119,8 @@ export async function activationGates(w: Planning): Promise<Gates> {
 }
 
 /** The `pre_activation` job. */
-export function planPreActivation(w: Planning, g: Gates): void {
-  const { ctx, data, triggers, jobs } = w;
+export function planPreActivation(planning: Planning, g: Gates): void {
+  const { ctx, data, triggers, jobs } = planning;
   const { rawOn, roles, stopTime, commands, prLabelNames } = g;
   const { skipIfMatch, skipIfNoMatch, onSteps, preExtras } = g;
   const perms: Record<string, string> = {
@@ -157,8 +159,8 @@ export function planPreActivation(w: Planning, g: Gates): void {
 }
 
 /** What the activation job's prompt step reads: runtime imports, substituted expressions, inlined body. */
-function promptInputs(w: Planning, g: Gates) {
-  const { source, file, data, imports, triggers } = w;
+function promptInputs(planning: Planning, g: Gates) {
+  const { source, file, data, imports, triggers } = planning;
   const { rawJobs } = g;
   // Runtime imports: every import, then `{{#runtime-import …}}` macros of the main body, then the body.
   const bodyMacros = [...file.split.body.matchAll(/^\{\{#runtime-import\s+([^}\s]+)\s*\}\}/gm)]
@@ -209,12 +211,15 @@ function promptInputs(w: Planning, g: Gates) {
 }
 
 /** The `activation` job: the prompt's runtime imports and expressions, reactions, status comment. */
-export function planActivation(w: Planning, g: Gates): { beforeActivation: string[]; inlined: boolean } {
-  const { file, data, imports, merged, triggers, engine, safeOutputs, ctx, network, jobs } = w;
-  const { frontmatterHash } = w;
+export function planActivation(
+  planning: Planning,
+  g: Gates,
+): { beforeActivation: string[]; inlined: boolean } {
+  const { file, data, imports, merged, triggers, engine, safeOutputs, ctx, network, jobs } = planning;
+  const { frontmatterHash } = planning;
   const { rawOn, commands, prLabelNames, hasPre } = g;
   const { runtimeImports, inlined, promptText, beforeActivation, activationIf, bodyExprs } = promptInputs(
-    w,
+    planning,
     g,
   );
   jobs.activation = activationJob({
@@ -240,6 +245,58 @@ export function planActivation(w: Planning, g: Gates): { beforeActivation: strin
     permissions: { actions: "read", contents: "read" },
     emoji: typeof data.emoji === "string" ? data.emoji : undefined,
     strict: data.strict !== false,
+    ...promptFragmentsOf(planning),
+    cliProxy: (data.features as Record<string, unknown> | undefined)?.["cli-proxy"] === true ||
+      (merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy",
+    repoMemory: merged.tools["repo-memory"] && typeof merged.tools["repo-memory"] === "object" &&
+        !Array.isArray(merged.tools["repo-memory"])
+      ? merged.tools["repo-memory"] as Record<string, unknown>
+      : merged.tools["repo-memory"] === true || merged.tools["repo-memory"] === null
+      ? {}
+      : undefined,
+    commands,
+    forkGuard: triggers.events.includes("pull_request"),
+    workflowRunGuard: triggers.events.includes("workflow_run"),
+    routerDispatch: !!triggers.slashCommand?.centralized ||
+      (!!triggers.labelCommand && triggers.labelCommand.decentralized === false),
+    labelNames: triggers.labelCommand?.decentralized ? undefined : prLabelNames,
+    experiments: experimentsSpec(data.experiments),
+    reaction: reactionOf(rawOn, triggers),
+    activationEvents: [...new Set([...triggers.events, ...(triggers.slashCommand?.events ?? [])])],
+    labelRemoval: triggers.labelCommand?.removeLabel
+      ? { names: triggers.labelCommand.names, events: triggers.labelCommand.events }
+      : undefined,
+    githubToken: typeof rawOn["github-token"] === "string" ? rawOn["github-token"] : undefined,
+    statusComment: rawOn["status-comment"] === true ||
+      ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOn["status-comment"] !== false),
+    // gh-aw: the prompt reads the sanitized text, or the frontmatter `on:` names a content event.
+    sanitize:
+      /\$\{\{ (steps\.sanitized|needs\.activation)\.outputs\.(text|title|body) \}\}/.test(promptText) ||
+      (!!data.on && typeof data.on === "object" && !Array.isArray(data.on) &&
+        Object.keys(data.on).some((e) => CONTENT_EVENTS.includes(e))),
+    messages: messagesJson(safeOutputs.raw.messages),
+    // The text sanitizer allows what the safe-output handlers allow (agent allowlist + safe-outputs.allowed-domains).
+    allowedDomains: [...new Set([...network.allowed, ...expandEcosystems(safeOutputs.allowedDomains ?? [])])]
+      .sort(),
+    // gh-aw: only when it adds the agent checkout itself (no checkout among the custom steps).
+    prContext: needsPrContext(planning),
+    checkouts: merged.checkout,
+    cacheMemory: merged.tools["cache-memory"],
+    repoMemoryList: isMultiMemory(merged.tools["repo-memory"]) ? merged.tools["repo-memory"] : undefined,
+    prContextPushGuidance: safeOutputs.types.includes("push-to-pull-request-branch"),
+    mcpCliServers: mcpCliServersOf(planning),
+    inlinedBody: inlined
+      ? [...imports.map((i) => i.file.split.body.trim()), file.split.body.trim()].filter(Boolean).join("\n\n")
+      : undefined,
+  });
+  return { beforeActivation, inlined };
+}
+
+/** The prompt fragments the tools and safe outputs add (Playwright, memories, code pushes…). */
+function promptFragmentsOf(
+  { merged, safeOutputs }: Planning,
+): { promptFragments: string[]; safeOutputFragments: string[] } {
+  return {
     promptFragments: [
       ...(merged.tools.playwright !== undefined && merged.tools.playwright !== false
         ? ["playwright_prompt.md"]
@@ -259,71 +316,46 @@ export function planActivation(w: Planning, g: Gates): { beforeActivation: strin
         ? ["safe_outputs_comment_memory.md"]
         : []),
     ],
-    cliProxy: (data.features as Record<string, unknown> | undefined)?.["cli-proxy"] === true ||
-      (merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy",
-    repoMemory: merged.tools["repo-memory"] && typeof merged.tools["repo-memory"] === "object" &&
-        !Array.isArray(merged.tools["repo-memory"])
-      ? merged.tools["repo-memory"] as Record<string, unknown>
-      : merged.tools["repo-memory"] === true || merged.tools["repo-memory"] === null
-      ? {}
-      : undefined,
-    commands,
-    forkGuard: triggers.events.includes("pull_request"),
-    workflowRunGuard: triggers.events.includes("workflow_run"),
-    routerDispatch: !!triggers.slashCommand?.centralized ||
-      (!!triggers.labelCommand && triggers.labelCommand.decentralized === false),
-    labelNames: triggers.labelCommand?.decentralized ? undefined : prLabelNames,
-    experiments: experimentsSpec(data.experiments),
-    reaction: typeof rawOn.reaction === "string" || typeof rawOn.reaction === "number"
-      ? (rawOn.reaction === "none" ? undefined : String(rawOn.reaction))
-      : triggers.slashCommand || triggers.labelCommand
-      ? "eyes"
-      : undefined,
-    activationEvents: [...new Set([...triggers.events, ...(triggers.slashCommand?.events ?? [])])],
-    labelRemoval: triggers.labelCommand?.removeLabel
-      ? { names: triggers.labelCommand.names, events: triggers.labelCommand.events }
-      : undefined,
-    githubToken: typeof rawOn["github-token"] === "string" ? rawOn["github-token"] : undefined,
-    statusComment: rawOn["status-comment"] === true ||
-      ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOn["status-comment"] !== false),
-    // gh-aw: the prompt reads the sanitized text, or the frontmatter `on:` names a content event.
-    sanitize:
-      /\$\{\{ (steps\.sanitized|needs\.activation)\.outputs\.(text|title|body) \}\}/.test(promptText) ||
-      (!!data.on && typeof data.on === "object" && !Array.isArray(data.on) &&
-        Object.keys(data.on).some((e) => CONTENT_EVENTS.includes(e))),
-    messages: messagesJson(safeOutputs.raw.messages),
-    // The text sanitizer allows what the safe-output handlers allow (agent allowlist + safe-outputs.allowed-domains).
-    allowedDomains: [...new Set([...network.allowed, ...expandEcosystems(safeOutputs.allowedDomains ?? [])])]
-      .sort(),
-    // gh-aw: only when it adds the agent checkout itself (no checkout among the custom steps).
-    prContext: hasContentsRead(data.permissions) && data.checkout !== false &&
-      !JSON.stringify([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]).includes(
-        "actions/checkout",
-      ) &&
-      (triggers.events.some((e) =>
-        ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
-      ) || !!triggers.slashCommand),
-    checkouts: merged.checkout,
-    cacheMemory: merged.tools["cache-memory"],
-    repoMemoryList: isMultiMemory(merged.tools["repo-memory"]) ? merged.tools["repo-memory"] : undefined,
-    prContextPushGuidance: safeOutputs.types.includes("push-to-pull-request-branch"),
-    mcpCliServers: [
-      // Infrastructure servers are always CLI-mounted; user-facing ones only with `tools.cli-proxy: true`.
-      "safeoutputs",
-      ...(data["mcp-scripts"] !== undefined || imports.some((i) => i.file.data["mcp-scripts"] !== undefined)
-        ? ["mcpscripts"]
-        : []),
-      ...(merged.tools["cli-proxy"] === true
-        ? [
-          ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
-          ...Object.keys(merged.mcpServers),
-          ...(merged.tools.serena !== undefined ? ["serena"] : []),
-        ]
-        : []),
-    ].filter((v, i, arr) => arr.indexOf(v) === i).sort(),
-    inlinedBody: inlined
-      ? [...imports.map((i) => i.file.split.body.trim()), file.split.body.trim()].filter(Boolean).join("\n\n")
-      : undefined,
-  });
-  return { beforeActivation, inlined };
+  };
+}
+
+/** MCP servers mounted as CLIs (sorted): the infrastructure ones always, the user's with `tools.cli-proxy`. */
+function mcpCliServersOf({ data, imports, merged }: Planning): string[] {
+  return [
+    // Infrastructure servers are always CLI-mounted; user-facing ones only with `tools.cli-proxy: true`.
+    "safeoutputs",
+    ...(data["mcp-scripts"] !== undefined || imports.some((i) => i.frontmatter["mcp-scripts"] !== undefined)
+      ? ["mcpscripts"]
+      : []),
+    ...(merged.tools["cli-proxy"] === true
+      ? [
+        ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
+        ...Object.keys(merged.mcpServers),
+        ...(merged.tools.serena !== undefined ? ["serena"] : []),
+      ]
+      : []),
+  ].filter((v, i, arr) => arr.indexOf(v) === i).sort();
+}
+
+/**
+ * Whether the prompt gets the PR context: the agent checkout is the compiler's own (no checkout among the
+ * custom steps) and a PR-comment event or a slash command can trigger the run.
+ */
+function needsPrContext({ data, merged, triggers }: Planning): boolean {
+  return hasContentsRead(data.permissions) && data.checkout !== false &&
+    !JSON.stringify([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]).includes(
+      "actions/checkout",
+    ) &&
+    (triggers.events.some((e) =>
+      ["issue_comment", "pull_request_review_comment", "pull_request_review"].includes(e)
+    ) || !!triggers.slashCommand);
+}
+
+/** The reaction added to the triggering item: `on.reaction` (`none` for none), else 👀 for commands. */
+function reactionOf(rawOn: Record<string, unknown>, triggers: Planning["triggers"]): string | undefined {
+  return typeof rawOn.reaction === "string" || typeof rawOn.reaction === "number"
+    ? (rawOn.reaction === "none" ? undefined : String(rawOn.reaction))
+    : triggers.slashCommand || triggers.labelCommand
+    ? "eyes"
+    : undefined;
 }

@@ -5,7 +5,8 @@ import { ENGINES } from "./engines.ts";
 import { mcpContainerImages } from "./mcp/github.ts";
 import { agentJob } from "./jobs/agent.ts";
 import { detectRuntimes, runtimeSetupSteps } from "./agent/runtimes.ts";
-import { DETECTION_ENGINES, type DetectionEngine, detectionJob } from "./jobs/detection.ts";
+import { detectionJob } from "./jobs/detection.ts";
+import { DETECTION_ENGINES, type DetectionEngine } from "./jobs/detection_engines.ts";
 import { applyContainerPins } from "../source/container_pins.ts";
 import { applyWorkflowTargets, readWorkflowTargets } from "./safe_outputs/dynamic_tools.ts";
 import { applyCommentMemory } from "./safe_outputs/agent_steps.ts";
@@ -14,9 +15,10 @@ import { cacheSteps, checkoutWith, sortRecord, toY } from "./workflow_values.ts"
 import type { Planning } from "./planning.ts";
 
 /** The `agent` job; returns the container images it pulls (for the header). */
-export async function planAgent(w: Planning): Promise<string[]> {
-  const { o, source, data, imports, merged, engine, safeOutputs, ctx, network, jobs, pinText, pinSteps } = w;
-  const { frontmatterHash, timeout, triggers } = w;
+export async function planAgent(planning: Planning): Promise<string[]> {
+  const { o, source, data, imports, merged, engine, safeOutputs, ctx, network, jobs, pinText, pinSteps } =
+    planning;
+  const { frontmatterHash, timeout, triggers } = planning;
   const containers = applyContainerPins(
     mcpContainerImages({
       ctx,
@@ -64,11 +66,11 @@ export async function planAgent(w: Planning): Promise<string[]> {
       : undefined,
     // Undefined unless the workflow or an import declares `mcp-scripts` (then merged, the workflow winning).
     mcpScripts: data["mcp-scripts"] !== undefined || imports.some((i) =>
-        i.file.data["mcp-scripts"] !== undefined
+        i.frontmatter["mcp-scripts"] !== undefined
       )
       ? Object.assign(
         {},
-        ...imports.map((i) => i.file.data["mcp-scripts"] ?? {}),
+        ...imports.map((i) => i.frontmatter["mcp-scripts"] ?? {}),
         data["mcp-scripts"] ?? {},
       ) as Record<string, Record<string, unknown>>
       : undefined,
@@ -106,8 +108,8 @@ export async function planAgent(w: Planning): Promise<string[]> {
 }
 
 /** The threat-detection job, when safe outputs are reviewed. */
-export async function planDetection(w: Planning): Promise<void> {
-  const { data, engine, safeOutputs, ctx, jobs, pinText, frontmatterHash } = w;
+export async function planDetection(planning: Planning): Promise<void> {
+  const { data, engine, safeOutputs, ctx, jobs, pinText, frontmatterHash } = planning;
   if (safeOutputs.threatDetection) {
     // Every built-in engine reviews with its own CLI; an engine without one would fall back to the Copilot CLI.
     const own = DETECTION_ENGINES.includes(engine.info.id);

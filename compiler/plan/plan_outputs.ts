@@ -2,15 +2,16 @@
 import { pushExperimentsStateJob, pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs/memory.ts";
 import { uploadAssetsJob } from "./jobs/assets.ts";
 import { customJob, customJobNames, safeJob } from "./jobs/custom.ts";
-import { conclusionJob, safeOutputsJob } from "./jobs/safe_outputs.ts";
+import { safeOutputsJob } from "./jobs/safe_outputs.ts";
+import { conclusionJob } from "./jobs/conclusion.ts";
 import { diagnostic } from "../source/diagnostics.ts";
 import { toY } from "./workflow_values.ts";
 
 import type { Gates, Planning } from "./planning.ts";
 
 /** `safe_outputs`, the custom safe-output jobs, memory/asset/experiment jobs and `conclusion`. */
-export async function planOutputJobs(w: Planning): Promise<void> {
-  const { data, merged, engine, safeOutputs, ctx, network, jobs, pinText, pinSteps, timeout } = w;
+export async function planOutputJobs(planning: Planning): Promise<void> {
+  const { data, merged, engine, safeOutputs, ctx, network, jobs, pinText, pinSteps, timeout } = planning;
   const rawJobs = (data.jobs && typeof data.jobs === "object" ? data.jobs : {}) as Record<
     string,
     Record<string, unknown>
@@ -85,19 +86,21 @@ export async function planOutputJobs(w: Planning): Promise<void> {
     conclusionExtra.push("push_repo_memory");
   }
   conclusionExtra.push(...customJobNames(rawJobs));
-  jobs.conclusion = conclusionJob(
-    ctx,
-    safeOutputs,
-    timeout,
-    conclusionExtra,
-    network.engineApiHosts,
-    engine.secrets.length > 0,
-  );
+  jobs.conclusion = conclusionJob(ctx, safeOutputs, {
+    timeoutMinutes: timeout,
+    extraNeeds: conclusionExtra,
+    apiHosts: network.engineApiHosts,
+    hasSecrets: engine.secrets.length > 0,
+  });
 }
 
 /** The workflow's own `jobs:` and the check of `safe-outputs.needs`. */
-export async function planCustomJobs(w: Planning, g: Gates, beforeActivation: string[]): Promise<void> {
-  const { source, file, data, safeOutputs, diagnostics, jobs, pinSteps } = w;
+export async function planCustomJobs(
+  planning: Planning,
+  g: Gates,
+  beforeActivation: string[],
+): Promise<void> {
+  const { source, file, data, safeOutputs, diagnostics, jobs, pinSteps } = planning;
   const { rawJobs } = g;
   // Custom jobs.
   for (const jobName of customJobNames(rawJobs)) {

@@ -33,27 +33,27 @@ import { firstHeading, hasContentsRead, otlpEnv, toY, versionOfSha } from "./wor
 /** Plans one workflow; undefined when a diagnostic is an error (they are in `diagnostics`). */
 export async function planWorkflow(
   src: WorkflowSource,
-  o: PlanOptions,
+  options: PlanOptions,
   diagnostics: Diagnostic[],
 ): Promise<WorkflowPlan | undefined> {
   const { path: source, id, file, frontmatter: data, merged } = src;
-  const { name, triggers, engine, safeOutputs } = await planBasics(src, o, diagnostics);
+  const { name, triggers, engine, safeOutputs } = await planBasics(src, options, diagnostics);
   if (diagnostics.some((d) => d.severity === "error")) return undefined;
 
-  const frontmatterHash = await computeFrontmatterHash(source, src.content, o.read);
-  const bodyHash = await computeBodyHash(source, src.content, o.read);
-  const { pinText, refs } = await actionRefs(source, o, diagnostics, file.split);
-  const ctx = jobContext(src, o, { name, triggers, engine, refs });
+  const frontmatterHash = await computeFrontmatterHash(source, src.content, options.read);
+  const bodyHash = await computeBodyHash(source, src.content, options.read);
+  const { pinText, refs } = await actionRefs(source, options, diagnostics, file.split);
+  const ctx = jobContext(src, options, { name, triggers, engine, refs });
   const network = computeAllowedDomains(merged.network, engine.info.id, merged.mcpServers, [
     ...Object.keys(data.runtimes && typeof data.runtimes === "object" ? data.runtimes : {}),
     ...src.imports.flatMap((i) =>
       Object.keys(
-        i.file.data.runtimes && typeof i.file.data.runtimes === "object" ? i.file.data.runtimes : {},
+        i.frontmatter.runtimes && typeof i.frontmatter.runtimes === "object" ? i.frontmatter.runtimes : {},
       )
     ),
   ], merged.tools);
   const w: Planning = {
-    o,
+    o: options,
     diagnostics,
     source,
     id,
@@ -114,10 +114,16 @@ export async function planWorkflow(
 }
 
 /** The workflow's name, triggers, engine and safe outputs, with the skill and plugin checks. */
-async function planBasics(src: WorkflowSource, o: PlanOptions, diagnostics: Diagnostic[]) {
+async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics: Diagnostic[]) {
   const { path: source, id, file, frontmatter: data, merged } = src;
   const name = typeof data.name === "string" ? data.name : firstHeading(file.split.body) ?? id;
-  const triggers = processTriggers(data.on, `${o.seedPrefix}${source}`, source, file.locate, diagnostics);
+  const triggers = processTriggers(
+    data.on,
+    `${options.seedPrefix}${source}`,
+    source,
+    file.locate,
+    diagnostics,
+  );
   const engine = resolveEngine(data.engine, data.permissions, source, file.locate, diagnostics);
   for (const [index, item] of (Array.isArray(data.skills) ? data.skills : []).entries()) {
     const skill = parseSkill(String(item));
@@ -125,7 +131,7 @@ async function planBasics(src: WorkflowSource, o: PlanOptions, diagnostics: Diag
     const at = { file: source, line, column, severity: "error" as const };
     if (typeof skill === "string") {
       diagnostics.push(diagnostic("invalid-skill", at, skill));
-    } else if (skill.kind === "local" && (await o.read(`${skill.path}/SKILL.md`)) === undefined) {
+    } else if (skill.kind === "local" && (await options.read(`${skill.path}/SKILL.md`)) === undefined) {
       diagnostics.push(
         diagnostic("skill-not-found", at, `skill "${item}" has no ${skill.path}/SKILL.md in the repository`),
       );
@@ -152,7 +158,7 @@ async function planBasics(src: WorkflowSource, o: PlanOptions, diagnostics: Diag
 /** Pins the actions every lock references; `pinText` pins any other on demand. */
 async function actionRefs(
   source: string,
-  o: PlanOptions,
+  options: PlanOptions,
   diagnostics: Diagnostic[],
   split: { frontmatterText: string; frontmatterStartLine: number },
 ) {
@@ -166,19 +172,19 @@ async function actionRefs(
       : { file: source, line: split.frontmatterStartLine + index, column: lines[index].indexOf(needle) + 1 };
   };
   const pinText = async (repo: string, version: string): Promise<string> => {
-    const p = await o.pins.pin(repo, version, diagnostics, usesAt(repo, version));
+    const p = await options.pins.pin(repo, version, diagnostics, usesAt(repo, version));
     if (!p) return `${repo}@${version}`;
     // A SHA names the version it is pinned as; a resolved shorter ref is noted as gh-aw does.
-    if (p.version === p.sha) return `${repo}@${p.sha} # ${versionOfSha(o.pins, repo, p.sha) ?? p.sha}`;
+    if (p.version === p.sha) return `${repo}@${p.sha} # ${versionOfSha(options.pins, repo, p.sha) ?? p.sha}`;
     return `${repo}@${p.sha} # ${p.version}${p.version !== version ? ` (source ${version})` : ""}`;
   };
   const refs: Refs = {
     checkout: await pinText("actions/checkout", "v6.0.2"),
     githubScript: await pinText("actions/github-script", "v9.0.0"),
-    upload: o.ghes
+    upload: options.ghes
       ? await pinText("actions/upload-artifact", "v3.2.2")
       : await pinText("actions/upload-artifact", "v7.0.1"),
-    download: o.ghes
+    download: options.ghes
       ? await pinText("actions/download-artifact", "v3.1.0")
       : await pinText("actions/download-artifact", "v8.0.1"),
   };
@@ -186,14 +192,14 @@ async function actionRefs(
   refs.githubScriptV9 = /# v9\.\d+\.\d+$/.test(refs.githubScript)
     ? `${refs.githubScript} (source v9)`
     : refs.githubScript;
-  if (o.actionMode === "release") refs.setup = await pinText("github/gh-aw-actions/setup", "v0.76.1");
+  if (options.actionMode === "release") refs.setup = await pinText("github/gh-aw-actions/setup", "v0.76.1");
   return { pinText, refs };
 }
 
 /** The settings every job builder reads. */
 function jobContext(
   src: WorkflowSource,
-  o: PlanOptions,
+  options: PlanOptions,
   { name, triggers, engine, refs }: { name: string; triggers: TriggerInfo; engine: EngineConfig; refs: Refs },
 ): JobCtx {
   const { id, frontmatter: data, merged, imports } = src;
@@ -216,10 +222,10 @@ function jobContext(
     engineId: engine.info.id,
     engineVersion: engine.info.version,
     firewall: data.sandbox !== undefined ? firewallOf(data.sandbox) : undefined,
-    models: modelCatalogOf(data, imports.map((i) => i.file.data)),
-    actionMode: o.actionMode,
+    models: modelCatalogOf(data, imports.map((i) => i.frontmatter)),
+    actionMode: options.actionMode,
     refs,
-    failureIssueExpires: o.failureIssueExpires,
+    failureIssueExpires: options.failureIssueExpires,
     source: typeof data.source === "string" ? data.source : undefined,
     trackerId: typeof data["tracker-id"] === "string" ? data["tracker-id"] : undefined,
     workflowCall: "workflow_call" in triggers.on,

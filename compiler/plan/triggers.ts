@@ -1,33 +1,13 @@
 /**
  * `on:` processing: string shorthands, fuzzy schedules (scattered), slash/label commands, the injected
  * `aw_context` dispatch input, and the gh-aw-only keys that are removed from (or commented out of) the
- * emitted `on:`.
+ * emitted `on:`. How the result is written (sorting, comments) lives in triggers_render.ts.
  */
 import type { Diagnostic } from "../api.ts";
 import { parseSchedule } from "./schedule.ts";
-import { Comment, Commented, dq, writeYaml, type YValue } from "../yaml/writer.ts";
+import { dq, writeYaml, type YValue } from "../yaml/writer.ts";
 import { diagnostic } from "../source/diagnostics.ts";
-
-/** gh-aw keys shown as comments in the emitted `on:` (key → reason). */
-const COMMENTED: Record<string, string> = {
-  permissions: "Permissions applied to pre-activation job",
-  roles: "Roles processed as role check in pre-activation job",
-  "skip-author-associations": "Skip-author-associations compiled into pre-activation job if condition",
-  "skip-bots": "Skip-bots processed as bot check in pre-activation job",
-  "skip-if-check-failing": "Skip-if-check-failing processed as check status gate in pre-activation job",
-  "skip-if-match": "Skip-if-match processed as search check in pre-activation job",
-  "skip-if-no-match": "Skip-if-no-match processed as search check in pre-activation job",
-  "skip-roles": "Skip-roles processed as role check in pre-activation job",
-  steps: "Steps injected into pre-activation job",
-};
-
-/** gh-aw keys under an event (e.g. `pull_request.names`) shown as comments. */
-const EVENT_COMMENTED: Record<string, string> = {
-  names: "Label filtering applied via job conditions",
-  forks: "Fork filtering applied via job conditions",
-  "lock-for-agent": "Lock-for-agent processed as issue locking in activation job",
-  state: "State filtering compiled into if condition",
-};
+import { AW_CONTEXT, COMMENTED, type ParsedSchedules, renderOn } from "./triggers_render.ts";
 
 /** gh-aw keys removed entirely from the emitted `on:`. */
 const REMOVED = [
@@ -69,25 +49,8 @@ const SLASH_EVENTS: Record<string, string[]> = {
   discussion_comment: ["created", "edited"],
 };
 
-const AW_CONTEXT = {
-  default: dq(""),
-  description: dq("Agent caller context (used internally by Agentic Workflows)."),
-  required: false,
-  type: "string",
-};
-
 function asList(v: unknown): string[] {
   return v === undefined || v === null ? [] : Array.isArray(v) ? v.map(String) : [String(v)];
-}
-
-function sortKeys(v: unknown): YValue {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === "object") {
-    const out: Record<string, YValue> = {};
-    for (const k of Object.keys(v).sort()) out[k] = sortKeys((v as Record<string, unknown>)[k]);
-    return out;
-  }
-  return v as YValue;
 }
 
 /** The `item_number` dispatch input gh-aw adds for label-driven workflows. */
@@ -127,6 +90,124 @@ export function expandOnString(s: string): Record<string, unknown> | undefined {
   return undefined;
 }
 
+/** Where schedule errors are reported: the workflow file and a locator of frontmatter paths in it. */
+interface ScheduleDiagnostics {
+  file: string;
+  locate: (path: (string | number)[]) => [number, number];
+  diags: Diagnostic[];
+}
+
+/** The `on:` object as written: a string shorthand expanded (a bare schedule also runs by hand), else a copy. */
+function normaliseOn(rawOn: unknown): Record<string, unknown> {
+  if (typeof rawOn !== "string") return { ...(rawOn as Record<string, unknown>) };
+  return expandOnString(rawOn) ?? { schedule: rawOn, workflow_dispatch: null };
+}
+
+/** The triggers GitHub sees: `raw` without the gh-aw keys (removed, or rendered as comments later). */
+function githubTriggers(raw: Record<string, unknown>): Record<string, unknown> {
+  const on: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (REMOVED.includes(key) || COMMENTED[key]) continue;
+    on[key] = value;
+  }
+  return on;
+}
+
+/**
+ * Replaces `on.schedule` with validated crons (fuzzy ones scattered by `seed`); an invalid entry is
+ * reported and dropped. Fuzzy schedules can always be run by hand too.
+ */
+function applySchedules(
+  on: Record<string, unknown>,
+  schedule: unknown,
+  seed: string,
+  report: ScheduleDiagnostics,
+): ParsedSchedules {
+  const parsed: ParsedSchedules = { crons: [], friendly: [] };
+  const items = typeof schedule === "string"
+    ? [{ cron: schedule }]
+    : Array.isArray(schedule)
+    ? schedule.map((x) => (typeof x === "string" ? { cron: x } : x as Record<string, unknown>))
+    : [];
+  const entries: Record<string, unknown>[] = [];
+  items.forEach((item, index) => {
+    const result = parseSchedule(String(item.cron ?? ""), seed);
+    if (result.kind === "error") {
+      const [line, column] = report.locate(
+        typeof schedule === "string" ? ["on", "schedule"] : ["on", "schedule", index, "cron"],
+      );
+      report.diags.push(
+        diagnostic("invalid-schedule", { file: report.file, line, column }, result.message, result.hint),
+      );
+      return;
+    }
+    parsed.crons.push(result.cron);
+    parsed.friendly.push(result.kind === "fuzzy" ? result.friendly : undefined);
+    entries.push({ cron: result.cron });
+  });
+  on.schedule = entries;
+  if (parsed.friendly.some((f) => f !== undefined)) on.workflow_dispatch = on.workflow_dispatch ?? null;
+  return parsed;
+}
+
+/**
+ * Reads `slash_command` (or its old name `command`) and adds its triggers: a centralized command is
+ * routed through `workflow_dispatch`, otherwise the comment and body events it listens to.
+ */
+function applySlashCommand(
+  raw: Record<string, unknown>,
+  on: Record<string, unknown>,
+): TriggerInfo["slashCommand"] {
+  const command = raw.slash_command ?? raw.command;
+  if (command === undefined) return undefined;
+  const o = typeof command === "string" ? { name: command } : (command ?? {}) as Record<string, unknown>;
+  const events = o.events === undefined || asList(o.events).includes("*")
+    ? Object.keys(SLASH_EVENTS)
+    : asList(o.events).flatMap((e) =>
+      e === "pull_request_comment" ? ["issue_comment"] : e === "issue_comment" ? ["issue_comment"] : [e]
+    );
+  const centralized = o.strategy === "centralized";
+  const slashCommand = { names: asList(o.name), events: [...new Set(events)], centralized };
+  if (centralized) {
+    on.workflow_dispatch = on.workflow_dispatch ?? null;
+  } else {
+    for (const event of Object.keys(SLASH_EVENTS)) {
+      if (slashCommand.events.includes(event)) on[event] = { types: SLASH_EVENTS[event] };
+    }
+  }
+  return slashCommand;
+}
+
+/**
+ * Reads `label_command` and adds its `labeled` triggers (unless decentralized) and a dispatch trigger
+ * taking the `item_number` to work on.
+ */
+function applyLabelCommand(
+  raw: Record<string, unknown>,
+  on: Record<string, unknown>,
+  hasSlashCommand: boolean,
+): TriggerInfo["labelCommand"] {
+  const command = raw.label_command;
+  if (command === undefined) return undefined;
+  const o = typeof command === "string" ? { name: command } : (command ?? {}) as Record<string, unknown>;
+  const events = o.events ? asList(o.events) : ["issues", "pull_request", "discussion"];
+  const decentralized = o.strategy === "decentralized";
+  if (!decentralized) { for (const event of events) on[event] = { types: ["labeled"] }; }
+  // With a slash command too, the dispatch trigger is the command router's (no item_number).
+  on.workflow_dispatch = hasSlashCommand
+    ? on.workflow_dispatch ?? null
+    : withItemNumber(on.workflow_dispatch);
+  return { names: asList(o.name ?? o.names), events, removeLabel: o.remove_label !== false, decentralized };
+}
+
+/** Adds gh-aw's `aw_context` input to a `workflow_dispatch` trigger (a declared one is kept). */
+function addAwContextInput(on: Record<string, unknown>): void {
+  if (!("workflow_dispatch" in on)) return;
+  const dispatch = (on.workflow_dispatch ?? {}) as Record<string, unknown>;
+  const inputs = { ...((dispatch.inputs ?? {}) as Record<string, unknown>) };
+  on.workflow_dispatch = { ...dispatch, inputs: { aw_context: AW_CONTEXT, ...inputs } };
+}
+
 /** Processes `on:`; `seed` is the scattering seed. */
 export function processTriggers(
   rawOn: unknown,
@@ -135,147 +216,17 @@ export function processTriggers(
   locate: (p: (string | number)[]) => [number, number],
   diags: Diagnostic[],
 ): TriggerInfo {
-  let raw: Record<string, unknown>;
-  const crons: string[] = [];
-  const friendly: (string | undefined)[] = [];
-  if (typeof rawOn === "string") {
-    const expanded = expandOnString(rawOn);
-    if (expanded) raw = expanded;
-    else raw = { schedule: rawOn, workflow_dispatch: null };
-  } else raw = { ...(rawOn as Record<string, unknown>) };
-
-  const on: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) {
-    if (REMOVED.includes(k) || COMMENTED[k]) continue;
-    on[k] = v;
-  }
-  // Schedules.
-  if (raw.schedule !== undefined) {
-    const items = typeof raw.schedule === "string"
-      ? [{ cron: raw.schedule }]
-      : Array.isArray(raw.schedule)
-      ? raw.schedule.map((x) => (typeof x === "string" ? { cron: x } : x as Record<string, unknown>))
-      : [];
-    const out: Record<string, unknown>[] = [];
-    items.forEach((item, i) => {
-      const res = parseSchedule(String(item.cron ?? ""), seed);
-      if (res.kind === "error") {
-        const [line, column] = locate(
-          typeof raw.schedule === "string" ? ["on", "schedule"] : ["on", "schedule", i, "cron"],
-        );
-        diags.push(diagnostic("invalid-schedule", { file, line, column }, res.message, res.hint));
-        return;
-      }
-      crons.push(res.cron);
-      friendly.push(res.kind === "fuzzy" ? res.friendly : undefined);
-      out.push({ cron: res.cron });
-    });
-    on.schedule = out;
-    // Fuzzy schedules can always be run by hand too.
-    if (friendly.some((f) => f !== undefined)) on.workflow_dispatch = on.workflow_dispatch ?? null;
-  }
-  // Slash command.
-  let slashCommand: TriggerInfo["slashCommand"];
-  const sc = raw.slash_command ?? raw.command;
-  if (sc !== undefined) {
-    const o = typeof sc === "string" ? { name: sc } : (sc ?? {}) as Record<string, unknown>;
-    const names = asList(o.name);
-    const events = o.events === undefined || asList(o.events).includes("*")
-      ? Object.keys(SLASH_EVENTS)
-      : asList(o.events).flatMap((e) =>
-        e === "pull_request_comment" ? ["issue_comment"] : e === "issue_comment" ? ["issue_comment"] : [e]
-      );
-    const centralized = o.strategy === "centralized";
-    slashCommand = { names, events: [...new Set(events)], centralized };
-    if (centralized) {
-      on.workflow_dispatch = on.workflow_dispatch ?? null;
-    } else {
-      for (const ev of Object.keys(SLASH_EVENTS)) {
-        if (slashCommand.events.includes(ev)) on[ev] = { types: SLASH_EVENTS[ev] };
-      }
-    }
-  }
-  // Label command.
-  let labelCommand: TriggerInfo["labelCommand"];
-  if (raw.label_command !== undefined) {
-    const lc = raw.label_command;
-    const o = typeof lc === "string" ? { name: lc } : (lc ?? {}) as Record<string, unknown>;
-    const names = asList(o.name ?? o.names);
-    const events = o.events ? asList(o.events) : ["issues", "pull_request", "discussion"];
-    const decentralized = o.strategy === "decentralized";
-    labelCommand = { names, events, removeLabel: o.remove_label !== false, decentralized };
-    if (!decentralized) { for (const ev of events) on[ev] = { types: ["labeled"] }; }
-    // With a slash command too, the dispatch trigger is the command router's (no item_number).
-    on.workflow_dispatch = slashCommand ? on.workflow_dispatch ?? null : withItemNumber(on.workflow_dispatch);
-  }
-  // aw_context on every workflow_dispatch.
-  if ("workflow_dispatch" in on) {
-    const wd = (on.workflow_dispatch ?? {}) as Record<string, unknown>;
-    const inputs = { ...((wd.inputs ?? {}) as Record<string, unknown>) };
-    on.workflow_dispatch = { ...wd, inputs: { aw_context: AW_CONTEXT, ...inputs } };
-  }
-
-  // Render: sorted keys, friendly-format comments after crons, commented gh-aw keys.
-  const rendered: Record<string, YValue> = {};
-  const keys = [...Object.keys(on), ...Object.keys(raw).filter((k) => COMMENTED[k])].sort();
-  for (const k of keys) {
-    if (COMMENTED[k]) {
-      rendered[`__commented_${k}`] = new Commented(k, sortKeys(raw[k]), COMMENTED[k]);
-      continue;
-    }
-    if (k === "schedule") {
-      const seq: YValue[] = [];
-      (on.schedule as Record<string, unknown>[]).forEach((item, i) => {
-        const entry: Record<string, YValue> = { cron: dq(String(item.cron)) };
-        const f = friendly[i];
-        const rawCron = String(
-          ((Array.isArray(raw.schedule) ? raw.schedule[i] : raw.schedule) as Record<string, unknown>)?.cron ??
-            raw.schedule,
-        );
-        if (f !== undefined) entry.__c = new Comment(`Friendly format: ${f} (scattered)`);
-        else if (rawCron !== crons[i] && typeof rawCron === "string") {
-          entry.__c = new Comment(`Friendly format: ${rawCron.trim()}`);
-        }
-        seq.push(entry);
-      });
-      rendered.schedule = seq;
-      continue;
-    }
-    const v = on[k];
-    if (v && typeof v === "object" && !Array.isArray(v) && k !== "workflow_dispatch") {
-      const ev: Record<string, YValue> = {};
-      if (k === "workflow_run") {
-        ev.__zizmor = new Comment(
-          "zizmor: ignore[dangerous-triggers] - workflow_run trigger is secured with role and fork validation",
-        );
-      }
-      const obj = v as Record<string, unknown>;
-      for (const sk of Object.keys(obj).sort()) {
-        if (EVENT_COMMENTED[sk]) {
-          ev[`__commented_${sk}`] = new Commented(sk, sortKeys(obj[sk]), EVENT_COMMENTED[sk]);
-        } else ev[sk] = sortKeys(obj[sk]);
-      }
-      rendered[k] = ev;
-    } else if (k === "workflow_dispatch") {
-      const wd = v as Record<string, unknown>;
-      const inner = sortKeys({ ...wd, inputs: undefined }) as Record<string, YValue>;
-      delete inner.inputs;
-      const inputs: Record<string, YValue> = {};
-      const inObj = wd.inputs as Record<string, unknown>;
-      // gh-aw lists its own aw_context input first, then the inputs by name.
-      for (
-        const name of Object.keys(inObj).sort((
-          a,
-          b,
-        ) => (a === "aw_context" ? -1 : b === "aw_context" ? 1 : a < b ? -1 : 1))
-      ) {
-        inputs[name] = name === "aw_context" ? AW_CONTEXT as unknown as YValue : sortKeys(inObj[name]);
-      }
-      rendered[k] = { ...inner, inputs };
-    } else rendered[k] = sortKeys(v);
-  }
-  const events = Object.keys(on);
-  return { on: rendered, raw, crons, slashCommand, labelCommand, events };
+  const raw = normaliseOn(rawOn);
+  const on = githubTriggers(raw);
+  // Each step adds its triggers to `on` in turn; `events` keeps that insertion order.
+  const schedules = raw.schedule === undefined
+    ? { crons: [], friendly: [] }
+    : applySchedules(on, raw.schedule, seed, { file, locate, diags });
+  const slashCommand = applySlashCommand(raw, on);
+  const labelCommand = applyLabelCommand(raw, on, slashCommand !== undefined);
+  addAwContextInput(on);
+  const rendered = renderOn(on, raw, schedules);
+  return { on: rendered, raw, crons: schedules.crons, slashCommand, labelCommand, events: Object.keys(on) };
 }
 
 /**

@@ -148,7 +148,10 @@ export const DIAGNOSTICS = {
     hint:
       "add it to .github/aw/actions-lock.json, reference a 40-hex SHA, or compile online with GITHUB_TOKEN",
   },
-  "unknown-safe-output": { severity: "warning", means: "a safe-output type without a permission mapping" },
+  "unknown-safe-output": {
+    severity: "warning",
+    means: "a `safe-outputs:` key that is no registered safe-output type",
+  },
   "unknown-job": { severity: "error", means: "`safe-outputs.needs` names a job that does not exist" },
 } as const satisfies Record<string, DiagnosticSpec>;
 

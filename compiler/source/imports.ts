@@ -6,7 +6,7 @@
 import { posix } from "node:path";
 import type { Diagnostic, FileReader } from "../api.ts";
 import { type ParsedFile, parseWorkflowFile } from "./parse.ts";
-import { validateFrontmatter } from "./schema.ts";
+import { type Frontmatter, validateFrontmatter } from "./schema.ts";
 import { diagnostic } from "./diagnostics.ts";
 
 /** One resolved import. */
@@ -19,6 +19,11 @@ export interface ResolvedImport {
   displayPath: string;
   /** Parsed file (after input substitution). */
   file: ParsedFile;
+  /**
+   * The validated frontmatter (the empty model for `.github/agents/` files, whose frontmatter is the
+   * agent's own and not a workflow's).
+   */
+  frontmatter: Frontmatter;
   /** `with:` inputs. */
   inputs: Record<string, unknown>;
   /** Paths of the files this import itself imports (edges of the import graph). */
@@ -74,18 +79,26 @@ export function importPath(spec: string, importerPath: string): { path: string; 
  * what another sees.
  */
 const MEMO_LIMIT = 512;
-const parsedImports = new Map<string, { parsed: ParsedFile; diagnostics: Diagnostic[] }>();
+interface ParsedImport {
+  parsed: ParsedFile;
+  diagnostics: Diagnostic[];
+  frontmatter: Frontmatter;
+}
+const parsedImports = new Map<string, ParsedImport>();
 
-function parseImport(path: string, content: string): { parsed: ParsedFile; diagnostics: Diagnostic[] } {
+function parseImport(path: string, content: string): ParsedImport {
   const key = `${path}\0${content}`;
   let hit = parsedImports.get(key);
   if (!hit) {
     const parsed = parseWorkflowFile(path, content);
     const diagnostics = [...parsed.diagnostics];
+    let frontmatter: Frontmatter = { on: {} };
     if (parsed.diagnostics.length === 0 && !path.startsWith(".github/agents/")) {
-      diagnostics.push(...validateFrontmatter(parsed, true).filter((d) => d.code !== "missing-key"));
+      const validated = validateFrontmatter(parsed, true);
+      diagnostics.push(...validated.diagnostics.filter((d) => d.code !== "missing-key"));
+      frontmatter = validated.frontmatter;
     }
-    hit = { parsed, diagnostics };
+    hit = { parsed, diagnostics, frontmatter };
     if (parsedImports.size >= MEMO_LIMIT) parsedImports.delete(parsedImports.keys().next().value!);
     parsedImports.set(key, hit);
   }
@@ -96,6 +109,7 @@ function parseImport(path: string, content: string): { parsed: ParsedFile; diagn
       diagnostics: [...hit.parsed.diagnostics],
     },
     diagnostics: hit.diagnostics.map((d) => ({ ...d })),
+    frontmatter: structuredClone(hit.frontmatter),
   };
 }
 
@@ -196,10 +210,21 @@ export async function resolveImports(
           );
         }
       }
-      const { parsed, diagnostics: importDiagnostics } = parseImport(path, substituteInputs(content, inputs));
+      const { parsed, diagnostics: importDiagnostics, frontmatter } = parseImport(
+        path,
+        substituteInputs(content, inputs),
+      );
       diagnostics.push(...importDiagnostics);
       const displayPath = remote ? ref.spec : posix.relative(".github/workflows", path);
-      imports.push({ spec: ref.spec, path, displayPath, file: parsed, inputs: ref.inputs, dependsOn: [] });
+      imports.push({
+        spec: ref.spec,
+        path,
+        displayPath,
+        file: parsed,
+        frontmatter,
+        inputs: ref.inputs,
+        dependsOn: [],
+      });
       queue.push({ file: parsed, chain: [...chain, path] });
     }
   }
@@ -210,7 +235,9 @@ export async function resolveImports(
  * The order gh-aw lists resolved imports in the lock header: dependencies before the files that import them
  * (Kahn's algorithm), choosing the alphabetically first ready file each time.
  */
-export function headerImportOrder(imports: ResolvedImport[]): string[] {
+export function headerImportOrder(
+  imports: Pick<ResolvedImport, "path" | "displayPath" | "dependsOn">[],
+): string[] {
   const byPath = new Map(imports.map((i) => [i.path, i]));
   const pending = new Map(imports.map((i) => [i.path, new Set(i.dependsOn.filter((d) => byPath.has(d)))]));
   const out: string[] = [];

@@ -56,7 +56,15 @@ Deno.test("missing local and uncached remote imports name the path and a fix", a
 
 Deno.test("the header lists plain imports dependencies-first, choosing the first name when several are ready", () => {
   const imp = (path: string, dependsOn: string[] = []) =>
-    ({ spec: path, path, displayPath: path, file: {} as never, inputs: {}, dependsOn }) as ResolvedImport;
+    ({
+      spec: path,
+      path,
+      displayPath: path,
+      file: {} as never,
+      frontmatter: { on: {} },
+      inputs: {},
+      dependsOn,
+    }) as ResolvedImport;
   assertEquals(
     headerImportOrder([
       imp("shared/charts.md", ["shared/base.md", "shared/trending.md"]),

@@ -52,6 +52,186 @@ function mergeTool(a: unknown, b: unknown): unknown {
   return a;
 }
 
+/** Frontmatter section of one file (an import's parsed data or the main workflow's). */
+type Frontmatter = Record<string, unknown>;
+
+/** The `mcp-servers` a file declares, top-level and under `tools:` (the latter wins a shared name). */
+function mcpServersOf(data: Frontmatter): Record<string, unknown> {
+  return { ...obj(data["mcp-servers"]), ...obj(obj(data.tools)["mcp-servers"]) };
+}
+
+/** Tools: the main workflow's, then each import's deep-merged in (MCP servers are merged apart). */
+function mergeTools(main: Frontmatter, imports: ResolvedImport[]): Record<string, unknown> {
+  const tools: Record<string, unknown> = { ...obj(main.tools) };
+  delete tools["mcp-servers"];
+  for (const imp of imports) {
+    for (const [name, config] of Object.entries(obj(imp.file.data.tools))) {
+      if (name === "mcp-servers") continue;
+      tools[name] = name in tools ? mergeTool(tools[name], config) : config;
+    }
+  }
+  return tools;
+}
+
+/** MCP servers: the main workflow's, then each import's new ones (the first definition of a name wins). */
+function mergeMcpServers(main: Frontmatter, imports: ResolvedImport[]): MergedConfig["mcpServers"] {
+  const servers: MergedConfig["mcpServers"] = {};
+  for (const [name, config] of Object.entries(mcpServersOf(main))) servers[name] = obj(config);
+  for (const imp of imports) {
+    for (const [name, config] of Object.entries(mcpServersOf(imp.file.data))) {
+      if (!(name in servers)) servers[name] = obj(config);
+    }
+  }
+  return servers;
+}
+
+/** Network: the main workflow's, with imported `allowed` lists unioned in (sorted) when any import has one. */
+function mergeNetwork(mainNetwork: unknown, imports: ResolvedImport[]): unknown {
+  const allowed = new Set<string>();
+  let importedNetwork = false;
+  for (const imp of imports) {
+    const network = obj(imp.file.data.network);
+    if (Array.isArray(network.allowed)) {
+      importedNetwork = true;
+      for (const domain of network.allowed) allowed.add(String(domain));
+    }
+  }
+  if (!importedNetwork) return mainNetwork;
+  const base = mainNetwork === undefined || mainNetwork === "defaults"
+    ? ["defaults"]
+    : (obj(mainNetwork).allowed as string[] | undefined) ?? [];
+  return { ...obj(mainNetwork), allowed: [...new Set([...base, ...allowed])].sort() };
+}
+
+/** Safe-outputs merge state across imports. */
+interface SafeOutputsMerge {
+  /** The main workflow's own section (copied), undefined when it has none. */
+  own: Record<string, unknown> | undefined;
+  /** The merged section; it *is* `own` when the main workflow has one (see mergeImportedSafeOutputs). */
+  merged: Record<string, unknown> | undefined;
+  /** Which import first defined each safe-output type. */
+  origin: Map<string, string>;
+}
+
+/** The safe-outputs merge state before any import. */
+function ownSafeOutputs(main: Frontmatter): SafeOutputsMerge {
+  const own = main["safe-outputs"] === undefined ? undefined : { ...obj(main["safe-outputs"]) };
+  return { own, merged: own, origin: new Map() };
+}
+
+/**
+ * Merges one import's safe-outputs: `jobs`/`messages`/`mentions` combine (earlier wins a key), the main
+ * workflow's types win, and a type defined by two imports is an error. Because `merged` aliases `own`
+ * when the main workflow has the section, an imported type then counts as the main's for later imports
+ * (first wins, without an error). That is the existing behaviour, kept as is.
+ */
+function mergeImportedSafeOutputs(
+  state: SafeOutputsMerge,
+  imp: ResolvedImport,
+  source: string,
+  diags: Diagnostic[],
+): void {
+  const imported = imp.file.data["safe-outputs"];
+  if (imported === undefined) return;
+  const merged = state.merged = state.merged ?? {};
+  for (const [type, config] of Object.entries(obj(imported))) {
+    if (type === "jobs" || type === "messages" || type === "mentions") {
+      merged[type] = { ...obj(config), ...obj(merged[type]) };
+      continue;
+    }
+    if (state.own && type in state.own) continue;
+    if (state.origin.has(type) && !["allowed-domains", "messages", "mentions", "needs"].includes(type)) {
+      diags.push(
+        diagnostic(
+          "duplicate-safe-output",
+          { file: source, line: 1, column: 1 },
+          `safe output "${type}" is defined by both ${state.origin.get(type)} and ${imp.spec}`,
+        ),
+      );
+      continue;
+    }
+    state.origin.set(type, imp.spec);
+    merged[type] = config;
+  }
+}
+
+/** Imported env merge state: the values taken so far and which import set each. */
+interface EnvMerge {
+  values: Record<string, unknown>;
+  origin: Map<string, string>;
+}
+
+/** Merges one import's env: the main workflow's names win, a name set by two imports is an error. */
+function mergeImportedEnv(
+  state: EnvMerge,
+  mainEnv: unknown,
+  imp: ResolvedImport,
+  source: string,
+  diags: Diagnostic[],
+): void {
+  for (const [name, value] of Object.entries(obj(imp.file.data.env))) {
+    if (mainEnv && typeof mainEnv === "object" && name in mainEnv) continue;
+    if (state.origin.has(name)) {
+      diags.push(
+        diagnostic(
+          "duplicate-env",
+          { file: source, line: 1, column: 1 },
+          `env ${name} is set by both ${state.origin.get(name)} and ${imp.spec}`,
+        ),
+      );
+      continue;
+    }
+    state.origin.set(name, imp.spec);
+    state.values[name] = value;
+  }
+}
+
+/** An import's steps that run before the agent: its `pre-agent-steps`, then its `steps`. */
+function importedPreAgentSteps(data: Frontmatter): unknown[] {
+  return [
+    ...(Array.isArray(data["pre-agent-steps"]) ? data["pre-agent-steps"] : []),
+    ...(Array.isArray(data.steps) ? data.steps : []),
+  ];
+}
+
+/** A file's `checkout:` entries (one object or a list). */
+function checkoutsOf(data: Frontmatter): Record<string, unknown>[] {
+  const checkout = data.checkout;
+  if (Array.isArray(checkout)) return checkout.map(obj);
+  return checkout && typeof checkout === "object" ? [obj(checkout)] : [];
+}
+
+/** OTLP endpoints: the main workflow's, then each import's whose URL is new. */
+function mergeOtlp(main: Frontmatter, imports: ResolvedImport[]): MergedConfig["otlpEndpoints"] {
+  const endpoints = otlpOf(main);
+  for (const imp of imports) {
+    for (const endpoint of otlpOf(imp.file.data)) {
+      if (!endpoints.some((known) => known.url === endpoint.url)) endpoints.push(endpoint);
+    }
+  }
+  return endpoints;
+}
+
+/** The merged `tools.github` settings (toolsets expanded), undefined when it is turned off. */
+function githubToolConfig(githubTool: unknown): MergedConfig["github"] {
+  if (githubTool === false) return undefined;
+  const config = obj(githubTool);
+  const toolsets = config.toolsets;
+  const list = Array.isArray(toolsets)
+    ? toolsets.map(String)
+    : typeof toolsets === "string"
+    ? toolsets.split(",")
+    : ["default"];
+  const expanded = list.flatMap((toolset) =>
+    toolset === "default" ? ["context", "repos", "issues", "pull_requests"] : [toolset]
+  );
+  return {
+    toolsets: [...new Set(expanded)].join(","),
+    readOnly: config["read-only"] !== false,
+    minIntegrity: typeof config["min-integrity"] === "string" ? config["min-integrity"] : undefined,
+  };
+}
+
 /** Merges the main frontmatter with its imports. */
 export function mergeImports(
   main: Record<string, unknown>,
@@ -59,120 +239,23 @@ export function mergeImports(
   source: string,
   diags: Diagnostic[],
 ): MergedConfig {
-  const tools: Record<string, unknown> = { ...obj(main.tools) };
-  const mcpServers: Record<string, Record<string, unknown>> = {};
-  for (
-    const [k, v] of Object.entries({ ...obj(main["mcp-servers"]), ...obj(obj(main.tools)["mcp-servers"]) })
-  ) {
-    mcpServers[k] = obj(v);
-  }
-  delete tools["mcp-servers"];
-  let network = main.network;
-  const allowed = new Set<string>();
-  let importedNetwork = false;
-  const safeOutputs: Record<string, unknown> | undefined = main["safe-outputs"] === undefined
-    ? undefined
-    : { ...obj(main["safe-outputs"]) };
-  let mergedSafe = safeOutputs;
-  const soOrigin = new Map<string, string>();
-  const env: Record<string, unknown> = {};
-  const envOrigin = new Map<string, string>();
-  const preAgentSteps: unknown[] = [];
-  const checkout: Record<string, unknown>[] = [];
-  const mainCheckout = main.checkout;
-  if (Array.isArray(mainCheckout)) checkout.push(...mainCheckout.map(obj));
-  else if (mainCheckout && typeof mainCheckout === "object") checkout.push(obj(mainCheckout));
-
-  const otlpEndpoints = otlpOf(main);
+  const safeOutputs = ownSafeOutputs(main);
+  const env: EnvMerge = { values: {}, origin: new Map() };
+  // Both report duplicates: one pass keeps their diagnostics in import order.
   for (const imp of imports) {
-    const d = imp.file.data;
-    for (const e of otlpOf(d)) if (!otlpEndpoints.some((x) => x.url === e.url)) otlpEndpoints.push(e);
-    for (const [k, v] of Object.entries(obj(d.tools))) {
-      if (k === "mcp-servers") continue;
-      tools[k] = k in tools ? mergeTool(tools[k], v) : v;
-    }
-    for (const [k, v] of Object.entries({ ...obj(d["mcp-servers"]), ...obj(obj(d.tools)["mcp-servers"]) })) {
-      if (!(k in mcpServers)) mcpServers[k] = obj(v);
-    }
-    const n = obj(d.network);
-    if (Array.isArray(n.allowed)) {
-      importedNetwork = true;
-      for (const a of n.allowed) allowed.add(String(a));
-    }
-    if (d["safe-outputs"] !== undefined) {
-      mergedSafe = mergedSafe ?? {};
-      for (const [k, v] of Object.entries(obj(d["safe-outputs"]))) {
-        if (k === "jobs" || k === "messages" || k === "mentions") {
-          mergedSafe[k] = { ...obj(v), ...obj(mergedSafe[k]) };
-          continue;
-        }
-        if (safeOutputs && k in safeOutputs) continue;
-        if (soOrigin.has(k) && !["allowed-domains", "messages", "mentions", "needs"].includes(k)) {
-          diags.push(
-            diagnostic(
-              "duplicate-safe-output",
-              { file: source, line: 1, column: 1 },
-              `safe output "${k}" is defined by both ${soOrigin.get(k)} and ${imp.spec}`,
-            ),
-          );
-          continue;
-        }
-        soOrigin.set(k, imp.spec);
-        mergedSafe[k] = v;
-      }
-    }
-    for (const [k, v] of Object.entries(obj(d.env))) {
-      if (main.env && typeof main.env === "object" && k in (main.env as object)) continue;
-      if (envOrigin.has(k)) {
-        diags.push(
-          diagnostic(
-            "duplicate-env",
-            { file: source, line: 1, column: 1 },
-            `env ${k} is set by both ${envOrigin.get(k)} and ${imp.spec}`,
-          ),
-        );
-        continue;
-      }
-      envOrigin.set(k, imp.spec);
-      env[k] = v;
-    }
-    if (Array.isArray(d["pre-agent-steps"])) preAgentSteps.push(...d["pre-agent-steps"]);
-    if (Array.isArray(d.steps)) preAgentSteps.push(...d.steps);
-    const c = d.checkout;
-    if (Array.isArray(c)) checkout.push(...c.map(obj));
-    else if (c && typeof c === "object") checkout.push(obj(c));
+    mergeImportedSafeOutputs(safeOutputs, imp, source, diags);
+    mergeImportedEnv(env, main.env, imp, source, diags);
   }
-  Object.assign(env, obj(main.env));
-  if (importedNetwork) {
-    const base = network === undefined || network === "defaults"
-      ? ["defaults"]
-      : (obj(network).allowed as string[] | undefined) ?? [];
-    network = { ...obj(network), allowed: [...new Set([...base, ...allowed])].sort() };
-  }
-  const gh = tools.github;
-  let github: MergedConfig["github"];
-  if (gh !== false) {
-    const g = obj(gh);
-    const ts = g.toolsets;
-    const list = Array.isArray(ts) ? ts.map(String) : typeof ts === "string" ? ts.split(",") : ["default"];
-    const expanded = list.flatMap((
-      t,
-    ) => (t === "default" ? ["context", "repos", "issues", "pull_requests"] : [t]));
-    github = {
-      toolsets: [...new Set(expanded)].join(","),
-      readOnly: g["read-only"] !== false,
-      minIntegrity: typeof g["min-integrity"] === "string" ? g["min-integrity"] : undefined,
-    };
-  }
+  const tools = mergeTools(main, imports);
   return {
     tools,
-    mcpServers,
-    network,
-    safeOutputs: mergedSafe,
-    env,
-    preAgentSteps,
-    checkout,
-    github,
-    otlpEndpoints,
+    mcpServers: mergeMcpServers(main, imports),
+    network: mergeNetwork(main.network, imports),
+    safeOutputs: safeOutputs.merged,
+    env: Object.assign(env.values, obj(main.env)),
+    preAgentSteps: imports.flatMap((imp) => importedPreAgentSteps(imp.file.data)),
+    checkout: [main, ...imports.map((imp) => imp.file.data)].flatMap(checkoutsOf),
+    github: githubToolConfig(tools.github),
+    otlpEndpoints: mergeOtlp(main, imports),
   };
 }

@@ -10,273 +10,40 @@ import { sandboxSchema } from "./sandbox.ts";
 import type { Diagnostic } from "../api.ts";
 import type { ParsedFile } from "./parse.ts";
 import { diagnostic } from "./diagnostics.ts";
+import {
+  ENGINE_IDS,
+  ENGINE_KEYS,
+  ON_KEYS,
+  SAFE_OUTPUT_KEYS,
+  TOOL_KEYS,
+  TOP_LEVEL_KEYS,
+} from "./frontmatter_keys.ts";
 
-/** Top-level frontmatter keys (gh-aw's 56 + the spec's additions). */
-export const TOP_LEVEL_KEYS = [
-  "cache",
-  "check-for-updates",
-  "checkout",
-  "concurrency",
-  "container",
-  "description",
-  "disable-model-invocation",
-  "emoji",
-  "engine",
-  "env",
-  "environment",
-  "experiments",
-  "features",
-  "github-app",
-  "if",
-  "import-schema",
-  "imports",
-  "inline-sub-agents",
-  "inlined-imports",
-  "jobs",
-  "labels",
-  "max-effective-tokens",
-  "max-runs",
-  "mcp-scripts",
-  "mcp-servers",
-  "metadata",
-  "models",
-  "name",
-  "network",
-  "observability",
-  "on",
-  "permissions",
-  "post-steps",
-  "pre-agent-steps",
-  "pre-steps",
-  "private",
-  "rate-limit",
-  "redirect",
-  "resources",
-  "run-install-scripts",
-  "run-name",
-  "runs-on",
-  "runs-on-slim",
-  "runtimes",
-  "safe-outputs",
-  "sandbox",
-  "secret-masking",
-  "secrets",
-  "services",
-  "source",
-  "steps",
-  "strict",
-  "timeout-minutes",
-  "tools",
-  "tracker-id",
-  "user-rate-limit",
-  // spec additions
-  "skills",
-  "plugins",
-  "providers",
-  "footer",
-] as const;
-
-/** Keys allowed under `on:`. */
-export const ON_KEYS = [
-  "allow-bot-authored-trigger-comment",
-  "bots",
-  "branch_protection_rule",
-  "check_run",
-  "check_suite",
-  "command",
-  "create",
-  "delete",
-  "deployment",
-  "deployment_status",
-  "discussion",
-  "discussion_comment",
-  "fork",
-  "github-app",
-  "github-token",
-  "gollum",
-  "issue_comment",
-  "issues",
-  "label",
-  "label_command",
-  "labels",
-  "manual-approval",
-  "merge_group",
-  "milestone",
-  "needs",
-  "page_build",
-  "permissions",
-  "public",
-  "pull_request",
-  "pull_request_review",
-  "pull_request_review_comment",
-  "pull_request_target",
-  "push",
-  "reaction",
-  "registry_package",
-  "release",
-  "repository_dispatch",
-  "roles",
-  "schedule",
-  "skip-author-associations",
-  "skip-bots",
-  "skip-if-check-failing",
-  "skip-if-match",
-  "skip-if-no-match",
-  "skip-roles",
-  "slash_command",
-  "stale-check",
-  "status",
-  "status-comment",
-  "steps",
-  "stop-after",
-  "watch",
-  "workflow_call",
-  "workflow_dispatch",
-  "workflow_run",
-  "lock-for-agent",
-];
-
-/** Safe-output keys. */
-export const SAFE_OUTPUT_KEYS = [
-  "actions",
-  "activation-comments",
-  "add-comment",
-  "add-labels",
-  "add-reviewer",
-  "allowed-domains",
-  "allowed-github-references",
-  "assign-milestone",
-  "assign-to-agent",
-  "assign-to-user",
-  "autofix-code-scanning-alert",
-  "call-workflow",
-  "close-discussion",
-  "close-issue",
-  "close-pull-request",
-  "concurrency-group",
-  "create-agent-session",
-  "create-agent-task",
-  "create-check-run",
-  "create-code-scanning-alert",
-  "create-discussion",
-  "create-issue",
-  "create-project",
-  "create-project-status-update",
-  "create-pull-request",
-  "create-pull-request-review-comment",
-  "dispatch-workflow",
-  "dispatch_repository",
-  "env",
-  "environment",
-  "failure-issue-repo",
-  "footer",
-  "github-app",
-  "github-token",
-  "group-reports",
-  "hide-comment",
-  "id-token",
-  "jobs",
-  "link-sub-issue",
-  "mark-pull-request-as-ready-for-review",
-  "max-bot-mentions",
-  "max-patch-files",
-  "max-patch-size",
-  "mentions",
-  "merge-pull-request",
-  "messages",
-  "missing-data",
-  "missing-tool",
-  "needs",
-  "noop",
-  "push-to-pull-request-branch",
-  "remove-labels",
-  "reply-to-pull-request-review-comment",
-  "report-failure-as-issue",
-  "report-incomplete",
-  "resolve-pull-request-review-thread",
-  "runs-on",
-  "scripts",
-  "set-issue-field",
-  "set-issue-type",
-  "staged",
-  "steps",
-  "submit-pull-request-review",
-  "threat-detection",
-  "unassign-from-user",
-  "update-discussion",
-  "update-issue",
-  "update-project",
-  "update-pull-request",
-  "update-release",
-  "upload-artifact",
-  "upload-asset",
-  "comment-memory",
-];
-
-/** Tool keys (`mcp-servers` is accepted under tools as the spec places it there). */
-export const TOOL_KEYS = [
-  "agentic-workflows",
-  "bash",
-  "cache-memory",
-  "cli-proxy",
-  "comment-memory",
-  "edit",
-  "github",
-  "grep",
-  "playwright",
-  "repo-memory",
-  "serena",
-  "startup-timeout",
-  "timeout",
-  "web-fetch",
-  "web-search",
-  "mcp-servers",
-];
-
-/** Engine object keys. */
-export const ENGINE_KEYS = [
-  "agent",
-  "api-target",
-  "args",
-  "auth",
-  "bare",
-  "command",
-  "concurrency",
-  "config",
-  "description",
-  "display-name",
-  "env",
-  "harness",
-  "id",
-  "max-continuations",
-  "max-turns",
-  "mcp",
-  "model",
-  "models",
-  "options",
-  "permission-mode",
-  "provider",
-  "runtime",
-  "runtime-id",
-  "token-weights",
-  "user-agent",
-  "version",
-];
-
-/** Engine ids accepted. */
-export const ENGINE_IDS = ["copilot", "claude", "codex", "gemini", "crush", "antigravity", "opencode", "pi"];
+export { ENGINE_IDS, ENGINE_KEYS, ON_KEYS, SAFE_OUTPUT_KEYS, TOOL_KEYS, TOP_LEVEL_KEYS };
 
 const expr = z.string().regex(/^\$\{\{.*\}\}$/s);
 const intOrExpr = z.union([z.number().int(), expr]);
 const permissionLevel = z.enum(["read", "write", "none"]);
 const stringList = z.array(z.string());
 
-/** The zod schema of the values the compiler interprets. Unlisted keys are accepted as any value. */
+/** A mapping whose values the planner reads key by key. */
+const mapping = z.record(z.string(), z.unknown());
+/** A value the planner passes through or narrows itself (its shape rules live in value_types.ts). */
+const anyValue = z.unknown();
+
+/**
+ * The zod schema of the frontmatter: every top-level key of {@link TOP_LEVEL_KEYS}, typed as the planner
+ * reads it. Keys the planner only passes through, or narrows where it reads them, are `unknown`; unknown
+ * keys are reported above (with a did-you-mean) and dropped from the typed model.
+ */
 export const frontmatterSchema = z.object({
   name: z.string().optional(),
   description: z.string().optional(),
   emoji: z.string().optional(),
-  on: z.union([z.string(), z.record(z.string(), z.unknown())]),
+  source: z.string().optional(),
+  "tracker-id": z.string().optional(),
+  "run-name": anyValue.optional(),
+  on: z.union([z.string(), mapping]),
   if: z.string().optional(),
   env: z.union([z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), z.string()]).optional(),
   permissions: z.union([
@@ -285,12 +52,9 @@ export const frontmatterSchema = z.object({
   ]).optional(),
   engine: z.union([z.string(), z.object({ id: z.string().optional() }).passthrough()]).optional(),
   "timeout-minutes": intOrExpr.optional(),
-  "runs-on": z.union([z.string(), stringList, z.record(z.string(), z.unknown())]).optional(),
-  imports: z.union([
-    z.array(z.union([z.string(), z.record(z.string(), z.unknown())])),
-    z.record(z.string(), z.unknown()),
-  ])
-    .optional(),
+  "runs-on": z.union([z.string(), stringList, mapping]).optional(),
+  "runs-on-slim": anyValue.optional(),
+  imports: z.union([z.array(z.union([z.string(), mapping])), mapping]).optional(),
   "inlined-imports": z.boolean().optional(),
   strict: z.boolean().optional(),
   network: z.union([
@@ -300,8 +64,11 @@ export const frontmatterSchema = z.object({
       blocked: stringList.optional(),
     }).passthrough(),
   ]).optional(),
-  steps: z.array(z.record(z.string(), z.unknown())).optional(),
-  jobs: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  steps: z.array(mapping).optional(),
+  "pre-steps": anyValue.optional(),
+  "pre-agent-steps": anyValue.optional(),
+  "post-steps": anyValue.optional(),
+  jobs: z.record(z.string(), mapping).optional(),
   sandbox: sandboxSchema.optional(),
   skills: stringList.optional(),
   plugins: z.array(
@@ -318,9 +85,41 @@ export const frontmatterSchema = z.object({
   footer: z.boolean().optional(),
   models: modelsSchema.optional(),
   providers: providersSchema.optional(),
-  "safe-outputs": z.record(z.string(), z.unknown()).nullable().optional(),
-  tools: z.record(z.string(), z.unknown()).nullable().optional(),
-}).passthrough();
+  "safe-outputs": mapping.nullable().optional(),
+  tools: mapping.nullable().optional(),
+  "mcp-servers": anyValue.optional(),
+  "mcp-scripts": anyValue.optional(),
+  runtimes: anyValue.optional(),
+  experiments: anyValue.optional(),
+  features: anyValue.optional(),
+  cache: anyValue.optional(),
+  checkout: anyValue.optional(),
+  concurrency: anyValue.optional(),
+  container: anyValue.optional(),
+  services: anyValue.optional(),
+  environment: anyValue.optional(),
+  secrets: anyValue.optional(),
+  "secret-masking": anyValue.optional(),
+  "github-app": anyValue.optional(),
+  "max-effective-tokens": anyValue.optional(),
+  "max-runs": anyValue.optional(),
+  "rate-limit": anyValue.optional(),
+  "user-rate-limit": anyValue.optional(),
+  "check-for-updates": anyValue.optional(),
+  "disable-model-invocation": anyValue.optional(),
+  "import-schema": anyValue.optional(),
+  "inline-sub-agents": anyValue.optional(),
+  labels: anyValue.optional(),
+  metadata: anyValue.optional(),
+  observability: anyValue.optional(),
+  private: anyValue.optional(),
+  redirect: anyValue.optional(),
+  resources: anyValue.optional(),
+  "run-install-scripts": anyValue.optional(),
+});
+
+/** The validated frontmatter: what the planner reads. */
+export type Frontmatter = z.output<typeof frontmatterSchema>;
 
 /** zod's terse messages ("Invalid input") in plain words naming what was found. */
 function plainWords(message: string, value: unknown): string {
@@ -385,8 +184,19 @@ function unknownKeys(
   }
 }
 
-/** Validates a parsed file's frontmatter. `shared` files (imports) need no `on:`. */
-export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnostic[] {
+/** A validated frontmatter and what validation found. */
+export interface ValidatedFrontmatter {
+  /** Errors and warnings, located. */
+  diagnostics: Diagnostic[];
+  /**
+   * The typed model the planner reads. Meaningful only when `diagnostics` holds no error: an invalid
+   * document yields the empty model so that nothing downstream reads unvalidated values.
+   */
+  frontmatter: Frontmatter;
+}
+
+/** Validates a parsed file's frontmatter into the typed model. `shared` files (imports) need no `on:`. */
+export function validateFrontmatter(file: ParsedFile, shared: boolean): ValidatedFrontmatter {
   const out: Diagnostic[] = [];
   const data = file.data;
   unknownKeys(file, data, [], TOP_LEVEL_KEYS, "the frontmatter", out);
@@ -400,6 +210,8 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
   }
   const schema = shared ? frontmatterSchema.partial({ on: true }) : frontmatterSchema;
   const res = schema.safeParse(data);
+  // A shared file has no `on:` of its own; the model's `on` is then the empty trigger map.
+  const frontmatter: Frontmatter = res.success ? { on: {}, ...res.data } : { on: {} };
   if (!shared && data.on === undefined) {
     out.push(
       diagnostic(
@@ -410,7 +222,9 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
       ),
     );
   }
+  const reportedPaths = new Set<string>();
   for (const problem of valueTypeProblems(data)) {
+    reportedPaths.add(problem.path.join("\0"));
     const [line, column] = file.locate(problem.path);
     out.push(diagnostic("invalid-value", { file: file.path, line, column }, problem.message, problem.hint));
   }
@@ -418,7 +232,8 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
     for (const issue of res.error.issues) {
       if (issue.path[0] === "on" && data.on === undefined) continue;
       const p = issue.path.map((x) => (typeof x === "symbol" ? String(x) : x)) as (string | number)[];
-      if (ruleCovers(p)) continue; // reported above, in plain words
+      // Reported above in plain words (a rule laxer than the schema that found nothing here does not hide it).
+      if (ruleCovers(p) && reportedPaths.has(p.join("\0"))) continue;
       const [line, column] = file.locate(p);
       // zod leaves `input` unset on some issues (catchall values), so look the value up in the document.
       const value = p.reduce<unknown>(
@@ -468,5 +283,5 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Diagnost
       );
     }
   }
-  return out;
+  return { diagnostics: out, frontmatter };
 }

@@ -2,8 +2,9 @@ import { assert, assertEquals } from "../test_assert.ts";
 import { parseWorkflowFile } from "./parse.ts";
 import { didYouMean, validateFrontmatter } from "./schema.ts";
 
-const check = (fm: string, shared = false) =>
+const validate = (fm: string, shared = false) =>
   validateFrontmatter(parseWorkflowFile(".github/workflows/w.md", `---\n${fm}\n---\nBody\n`), shared);
+const check = (fm: string, shared = false) => validate(fm, shared).diagnostics;
 
 Deno.test("an unknown top-level key is rejected with its position and a did-you-mean hint", () => {
   const d = check("on: daily\npermisions:\n  contents: read");
@@ -52,4 +53,32 @@ Deno.test("spec keys skills, plugins and footer validate their shapes", () => {
 
 Deno.test("did-you-mean stays quiet for distant words", () => {
   assertEquals(didYouMean("zzzzzz", ["permissions", "engine"]), undefined);
+});
+
+Deno.test("a valid frontmatter becomes the typed model, and unknown keys do not reach it", () => {
+  const { diagnostics, frontmatter } = validate(
+    "on: daily\nname: Triage\ntimeout-minutes: 12\nstrict: false\nenv:\n  A: x\ntools:\n  bash: true",
+  );
+  assertEquals(diagnostics, []);
+  assertEquals(frontmatter.name, "Triage");
+  assertEquals(frontmatter["timeout-minutes"], 12);
+  assertEquals(frontmatter.strict, false);
+  assertEquals(frontmatter.env, { A: "x" });
+  assertEquals(frontmatter.tools, { bash: true });
+  const typo = validate("on: daily\nnmae: Triage");
+  assert(typo.diagnostics.some((d) => d.code === "unknown-key"));
+  assertEquals(Object.keys(typo.frontmatter).includes("nmae"), false);
+});
+
+Deno.test("an invalid frontmatter yields errors and the empty model, never the unvalidated values", () => {
+  const { diagnostics, frontmatter } = validate("on: daily\nname: Triage\ntimeout-minutes: soon");
+  assert(diagnostics.some((d) => d.severity === "error" && d.code === "invalid-value"));
+  assertEquals(frontmatter, { on: {} });
+});
+
+Deno.test("a shared file without on: validates to a model with the empty trigger map", () => {
+  const { diagnostics, frontmatter } = validate("tools:\n  github:\n    toolsets: [issues]", true);
+  assertEquals(diagnostics, []);
+  assertEquals(frontmatter.on, {});
+  assertEquals(frontmatter.tools, { github: { toolsets: ["issues"] } });
 });

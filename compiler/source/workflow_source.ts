@@ -4,11 +4,16 @@
  */
 import { posix } from "node:path";
 import type { Diagnostic, FileReader } from "../api.ts";
-import { parseWorkflowFile } from "./parse.ts";
-import { validateFrontmatter } from "./schema.ts";
-import { resolveImports } from "./imports.ts";
+import { type ParsedFile, parseWorkflowFile } from "./parse.ts";
+import { type Frontmatter, validateFrontmatter } from "./schema.ts";
+import { type ResolvedImport, resolveImports } from "./imports.ts";
 import { mergeImports } from "./merge.ts";
 import { diagnostic } from "./diagnostics.ts";
+
+/** A parsed file as the planner sees it: text split and locator, not the raw data. */
+export type PlannedFile = Omit<ParsedFile, "data">;
+/** An import as the planner sees it: its typed frontmatter, not its raw data. */
+export type PlannedImport = Omit<ResolvedImport, "file"> & { file: PlannedFile };
 
 /** A workflow read, validated and merged with its imports. */
 export interface WorkflowSource {
@@ -20,12 +25,12 @@ export interface WorkflowSource {
   lockPath: string;
   /** The file's text (the hashes are computed from it). */
   content: string;
-  /** The parsed file: frontmatter, body, and a locator of key paths. */
-  file: ReturnType<typeof parseWorkflowFile>;
-  /** The validated frontmatter. */
-  frontmatter: Record<string, unknown>;
+  /** The parsed file's text split and its locator of key paths (its raw data stays in source/). */
+  file: PlannedFile;
+  /** The validated frontmatter: the typed model the planner reads. */
+  frontmatter: Frontmatter;
   /** The resolved imports, in resolution order. */
-  imports: Awaited<ReturnType<typeof resolveImports>>["imports"];
+  imports: PlannedImport[];
   /** The frontmatter merged with its imports. */
   merged: ReturnType<typeof mergeImports>;
 }
@@ -57,8 +62,8 @@ export async function loadWorkflowSource(
     );
   }
   if (diagnostics.some((d) => d.severity === "error")) return undefined;
-  const data = file.data;
-  diagnostics.push(...validateFrontmatter(file, false));
+  const validated = validateFrontmatter(file, false);
+  diagnostics.push(...validated.diagnostics);
   if (!file.split.body.trim()) {
     diagnostics.push(
       diagnostic(
@@ -73,6 +78,6 @@ export async function loadWorkflowSource(
   dependencies.push(...imports.map((i) => i.path));
   if (diagnostics.some((d) => d.severity === "error")) return undefined;
 
-  const merged = mergeImports(data, imports, source, diagnostics);
-  return { path: source, id, lockPath, content, file, frontmatter: data, imports, merged };
+  const merged = mergeImports(file.data, imports, source, diagnostics);
+  return { path: source, id, lockPath, content, file, frontmatter: validated.frontmatter, imports, merged };
 }

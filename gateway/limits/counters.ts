@@ -78,8 +78,15 @@ export interface LimitCounters {
   settle(request: SettleRequest): Promise<void>;
   /** The key's current usage. */
   snapshot(keyId: string, period: string): Promise<UsageSnapshot>;
+  /**
+   * Sets the spend of `period` to `micros` unless a counter for it exists already (the store's own count
+   * wins): how a restarted instance, or a Redis that lost its data, picks the spend up from the ledger.
+   */
+  seedSpend(keyId: string, period: string, micros: number, periodTtlMs: number): Promise<void>;
   /** Releases connections. */
   close(): Promise<void>;
+  /** The store's clock in epoch ms, when it has its own (Redis: shared by every instance). */
+  now?(): number;
 }
 
 /** The first limit that `state` would exceed by one more request, if any. */
@@ -195,6 +202,16 @@ export class MemoryCounters implements LimitCounters {
 
   snapshot(keyId: string, period: string): Promise<UsageSnapshot> {
     return Promise.resolve(this.#view(this.#state(keyId), period, this.#now()));
+  }
+
+  seedSpend(keyId: string, period: string, micros: number, periodTtlMs: number): Promise<void> {
+    const now = this.#now();
+    const state = this.#state(keyId);
+    const spend = state.spend.get(period);
+    if (!spend || spend.endsAt <= now) {
+      state.spend.set(period, { used: Math.max(0, Math.round(micros)), endsAt: now + periodTtlMs });
+    }
+    return Promise.resolve();
   }
 
   close(): Promise<void> {

@@ -105,6 +105,17 @@ function refusal(
   });
 }
 
+/** Optional parts of a {@link LimitEnforcer}. */
+export interface EnforcerOptions {
+  /** The clock (tests pass their own). */
+  now?: () => number;
+  /**
+   * USD the key spent since `sinceMs` by the usage ledger: a budget's counter starts from it the first time
+   * this instance sees the key in a period, so a restart does not hand a key its budget again.
+   */
+  spentSince?: (keyId: string, sinceMs: number) => Promise<number>;
+}
+
 /** Applies key policies on the messages route. */
 export class LimitEnforcer {
   #counters: LimitCounters;
@@ -112,21 +123,40 @@ export class LimitEnforcer {
   #logger: Logger;
   #failure: FailurePolicy;
   #now: () => number;
+  #spentSince: EnforcerOptions["spentSince"];
+  /** Budget counters already started from the ledger, by key and period (a failed load is retried). */
+  #seeded = new Map<string, Promise<void>>();
   #down = false;
 
-  /** `now` is the clock (tests pass their own). */
+  /** Enforces with `counters`; see {@link EnforcerOptions}. */
   constructor(
     counters: LimitCounters,
     prices: PriceTable,
     logger: Logger,
     failure: FailurePolicy,
-    now: () => number = Date.now,
+    options: EnforcerOptions = {},
   ) {
     this.#counters = counters;
     this.#prices = prices;
     this.#logger = logger;
     this.#failure = failure;
-    this.#now = now;
+    this.#now = options.now ?? Date.now;
+    this.#spentSince = options.spentSince;
+  }
+
+  /** Starts the budget's counter for this period from the ledger, once per key and period. */
+  #seed(keyId: string, budgetPeriod: BudgetPeriod, period: { name: string; ttlMs: number }, now: number) {
+    const id = `${keyId}\0${period.name}`;
+    let seeding = this.#seeded.get(id);
+    if (!seeding) {
+      const start = periodBounds(budgetPeriod, now).start;
+      seeding = this.#spentSince!(keyId, start).then((usd) =>
+        this.#counters.seedSpend(keyId, period.name, usd * 1e6, period.ttlMs)
+      );
+      seeding.catch(() => this.#seeded.delete(id));
+      this.#seeded.set(id, seeding);
+    }
+    return seeding;
   }
 
   /** The counter store. */
@@ -168,7 +198,8 @@ export class LimitEnforcer {
   ): Promise<Admission> {
     const limits = policy.limits;
     if (!limits) return NOTHING;
-    const now = this.#now();
+    // The store's clock when it has one (Redis), so every instance names the same budget period.
+    const now = this.#counters.now?.() ?? this.#now();
     const period = periodOf(limits.budgetPeriod ?? "month", now);
     const reservedTokens = Math.ceil(request.inputTokens);
     const reservedMicros = Math.ceil(
@@ -182,6 +213,9 @@ export class LimitEnforcer {
     const ticket = crypto.randomUUID();
     let seen: AdmitResult;
     try {
+      if (limits.budgetUsd !== undefined && this.#spentSince) {
+        await this.#seed(policy.id, limits.budgetPeriod!, period, now);
+      }
       seen = await this.#counters.admit({
         keyId: policy.id,
         limits,

@@ -85,7 +85,12 @@ export interface RedisCountersOptions {
   url: string;
   /** Longest wait for one command. */
   timeoutMs: number;
+  /** This machine's clock (tests skew it). */
+  localNow?: () => number;
 }
+
+/** How often the offset between this machine's clock and Redis's is measured again. */
+const CLOCK_SYNC_MS = 60_000;
 
 /** Counters in Redis. */
 export class RedisCounters implements LimitCounters {
@@ -93,10 +98,14 @@ export class RedisCounters implements LimitCounters {
   #connecting: Promise<unknown> | undefined;
   #timeoutMs: number;
   #sha = new Map<string, string>();
+  #localNow: () => number;
+  #offsetMs = 0;
+  #syncedAt = -Infinity;
 
   /** Connects lazily, on the first command; reconnects in the background after a failure. */
   constructor(options: RedisCountersOptions) {
     this.#timeoutMs = options.timeoutMs;
+    this.#localNow = options.localNow ?? Date.now;
     this.#client = createClient({
       url: options.url,
       // Commands fail at once while disconnected instead of queueing behind a dead connection.
@@ -110,13 +119,33 @@ export class RedisCounters implements LimitCounters {
     this.#client.on("error", () => {});
   }
 
+  /**
+   * Redis's clock, as this machine's plus the offset last measured with `TIME`: budget periods are named by
+   * it, so instances whose clocks disagree around midnight still count into one period.
+   */
+  now(): number {
+    return this.#localNow() + this.#offsetMs;
+  }
+
+  async #syncClock(): Promise<void> {
+    this.#syncedAt = this.#localNow();
+    const before = this.#localNow();
+    const [seconds, micros] = await this.#within(this.#client.sendCommand(["TIME"])) as [string, string];
+    const after = this.#localNow();
+    this.#offsetMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - (before + after) / 2;
+  }
+
   async #ready(): Promise<void> {
-    if (this.#client.isReady) return;
+    if (this.#client.isReady) {
+      if (this.#localNow() - this.#syncedAt > CLOCK_SYNC_MS) await this.#syncClock();
+      return;
+    }
     if (!this.#client.isOpen) {
       this.#connecting ??= this.#client.connect().finally(() => this.#connecting = undefined);
     }
     if (this.#connecting) await this.#within(this.#connecting);
     if (!this.#client.isReady) throw new Error("redis is not connected");
+    await this.#syncClock();
   }
 
   #within<T>(promise: Promise<T>): Promise<T> {
@@ -213,6 +242,19 @@ export class RedisCounters implements LimitCounters {
       leaseMs: 1,
     }, false);
     return view;
+  }
+
+  async seedSpend(keyId: string, period: string, micros: number, periodTtlMs: number): Promise<void> {
+    await this.#ready();
+    const spend = this.#keys(keyId, period)[3];
+    await this.#within(this.#client.sendCommand([
+      "SET",
+      spend,
+      String(Math.max(0, Math.round(micros))),
+      "NX",
+      "PX",
+      String(Math.max(1, Math.ceil(periodTtlMs))),
+    ]));
   }
 
   async close(): Promise<void> {

@@ -181,6 +181,17 @@ export class AnthropicEventWriter {
     this.#emit(head + this.#delta({ type: "signature_delta", signature }));
   }
 
+  /**
+   * Closes the open block, if any, so the next output starts a block of its own (two reasoning items in a
+   * row are two thinking blocks, each with its own signature).
+   */
+  endBlock(): void {
+    if (this.#ended || this.#open === null) return;
+    const frames = this.#close();
+    if (frames === null) return void this.#invalidArgs();
+    this.#emit(frames);
+  }
+
   /** Opens a tool_use block (closing whatever was open). */
   toolStart(id: string, name: string): void {
     if (this.#ended) return;

@@ -8,7 +8,14 @@ import type { StreamOutcome } from "../messages/stream_pipe.ts";
 import type { UpstreamLimits } from "./upstream_guard.ts";
 
 /** The provider families the registry knows. */
-export type ProviderKind = "anthropic" | "openai" | "gemini" | "openai-compatible" | "bedrock" | "vertex";
+export type ProviderKind =
+  | "anthropic"
+  | "openai"
+  | "gemini"
+  | "openai-compatible"
+  | "openai-responses"
+  | "bedrock"
+  | "vertex";
 
 /** Tracing identifiers of one request. */
 export interface TraceIds {
@@ -99,6 +106,11 @@ export interface ProviderSettings {
   baseUrl: string;
   /** Upstream credential; absent for keyless local servers. */
   apiKey?: string;
+  /**
+   * The header carrying `apiKey` (OpenAI-compatible providers): `authorization` sends `Bearer <key>`, any
+   * other name the bare key. Default `authorization`.
+   */
+  authHeader?: string;
   /** Per-provider differences from the OpenAI wire format. */
   quirks: OpenAiQuirks;
   /** Further credentials the redactor must know (a cloud provider's secret key, private key, token). */
@@ -168,7 +180,21 @@ export interface OpenAiQuirks {
   toolChoiceAny: "required" | "any";
   /** Honours `response_format: json_schema` (structured outputs); if not, such requests are refused. */
   structuredOutputs: boolean;
+  /** Honours a forced `tool_choice` (`required`/`any` or a named function); if not, such requests are refused. */
+  forcedToolChoice: boolean;
+  /** The message/delta field reasoning text arrives in (`any`: whichever is present). */
+  reasoningField: "reasoning_content" | "reasoning" | "any";
+  /**
+   * How `thinking` is asked for: `reasoning_effort` (OpenAI's low/medium/high), `reasoning_max_tokens`
+   * (OpenRouter's `reasoning: {max_tokens}` from `budget_tokens`), or `none` (the model decides).
+   */
+  reasoningRequest: "reasoning_effort" | "reasoning_max_tokens" | "none";
+  /** Optional parameters the server rejects: `drop` them silently, or `refuse` the request with a 400. */
+  unsupportedParams: Readonly<Partial<Record<OptionalChatParam, "drop" | "refuse">>>;
 }
+
+/** Optional Chat Completions parameters a server may not accept. */
+export type OptionalChatParam = "temperature" | "top_p" | "stop" | "user";
 
 /** One provider module's implementation. */
 export interface Provider {

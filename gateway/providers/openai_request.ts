@@ -15,7 +15,7 @@ import type {
 } from "../messages/types.ts";
 import { outputSchemaOf } from "../messages/output_format.ts";
 import { toolReferenceText } from "../messages/types.ts";
-import type { OpenAiQuirks } from "./contract.ts";
+import type { OpenAiQuirks, OptionalChatParam } from "./contract.ts";
 
 type ChatPart =
   | { type: "text"; text: string }
@@ -186,13 +186,19 @@ export function toChatRequest(
     if (quirks.streamOptions) body.stream_options = { include_usage: true };
   }
   // OpenAI reasoning models reject sampling parameters; older clients still send them.
-  const reasoningModel = quirks.maxTokensField === "max_completion_tokens" && /^(o\d|gpt-5)/.test(model);
-  if (request.temperature !== undefined && !reasoningModel) body.temperature = request.temperature;
-  if (request.top_p !== undefined && !reasoningModel) body.top_p = request.top_p;
-  if (request.stop_sequences?.length) body.stop = request.stop_sequences;
-  if (request.metadata?.user_id) body.user = request.metadata.user_id;
-  if (request.thinking?.type === "enabled" && quirks.maxTokensField === "max_completion_tokens") {
-    body.reasoning_effort = reasoningEffort(request.thinking.budget_tokens);
+  const reasoningModel = quirks.reasoningRequest === "reasoning_effort" && /^(o\d|gpt-5)/.test(model);
+  // Parameters the server rejects are not sent (`refuse` ones were refused before: see openai.ts).
+  const sends = (param: OptionalChatParam) => quirks.unsupportedParams[param] === undefined;
+  if (request.temperature !== undefined && !reasoningModel && sends("temperature")) {
+    body.temperature = request.temperature;
+  }
+  if (request.top_p !== undefined && !reasoningModel && sends("top_p")) body.top_p = request.top_p;
+  if (request.stop_sequences?.length && sends("stop")) body.stop = request.stop_sequences;
+  if (request.metadata?.user_id && sends("user")) body.user = request.metadata.user_id;
+  if (request.thinking?.type === "enabled") {
+    const budget = request.thinking.budget_tokens;
+    if (quirks.reasoningRequest === "reasoning_effort") body.reasoning_effort = reasoningEffort(budget);
+    else if (quirks.reasoningRequest === "reasoning_max_tokens") body.reasoning = { max_tokens: budget };
   }
   const schema = outputSchemaOf(request);
   if (schema) {

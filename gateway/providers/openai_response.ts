@@ -6,6 +6,7 @@
  */
 import type { SseEvent } from "@switchyard/lib/sse.ts";
 import { errorTypeForUpstreamStatus, GatewayError } from "../errors.ts";
+import type { OpenAiQuirks } from "./contract.ts";
 import { estimateTextTokens } from "../messages/count_tokens.ts";
 import type { StreamTranslator } from "../messages/stream_pipe.ts";
 import { type AnthropicEventWriter, isJsonObject } from "../messages/stream_writer.ts";
@@ -54,8 +55,11 @@ export function stopReasonFromOpenAi(reason: string | null | undefined): StopRea
   }
 }
 
-function reasoningOf(source: Record<string, unknown>): string {
-  const value = source.reasoning_content ?? source.reasoning;
+/** The field reasoning text arrives in (see OpenAiQuirks.reasoningField). */
+export type ReasoningField = OpenAiQuirks["reasoningField"];
+
+function reasoningOf(source: Record<string, unknown>, field: ReasoningField): string {
+  const value = field === "any" ? source.reasoning_content ?? source.reasoning : source[field];
   return typeof value === "string" ? value : "";
 }
 
@@ -65,12 +69,13 @@ export function messageFromChatCompletion(
   body: Record<string, unknown>,
   model: string,
   inputEstimate: number,
+  reasoningField: ReasoningField = "any",
 ): Message {
   const choice = (body.choices as Array<Record<string, unknown>> | undefined)?.[0];
   if (!choice) throw new GatewayError("api_error", `upstream provider ${provider} returned no choices`);
   const message = (choice.message ?? {}) as Record<string, unknown>;
   const content: ContentBlock[] = [];
-  const reasoning = reasoningOf(message);
+  const reasoning = reasoningOf(message, reasoningField);
   if (reasoning) content.push({ type: "thinking", thinking: reasoning, signature: "" });
   const text = (typeof message.content === "string" ? message.content : "") +
     (typeof message.refusal === "string" ? message.refusal : "");
@@ -131,11 +136,13 @@ export class OpenAiStreamTranslator implements StreamTranslator {
   #usage: Usage | null = null;
   #calls = new Map<number, PendingCall>();
   #current: number | null = null;
+  #reasoningField: ReasoningField;
 
-  /** `inputEstimate` stands in for usage if the upstream never reports it. */
-  constructor(provider: string, inputEstimate: number) {
+  /** `inputEstimate` stands in for usage if the upstream never reports it; `reasoningField` names reasoning. */
+  constructor(provider: string, inputEstimate: number, reasoningField: ReasoningField = "any") {
     this.#provider = provider;
     this.#inputEstimate = inputEstimate;
+    this.#reasoningField = reasoningField;
   }
 
   /** Handles one `data:` chunk. */
@@ -153,7 +160,7 @@ export class OpenAiStreamTranslator implements StreamTranslator {
     const choice = (chunk.choices as Array<Record<string, unknown>> | undefined)?.[0];
     if (!choice) return;
     const delta = (choice.delta ?? {}) as Record<string, unknown>;
-    const reasoning = reasoningOf(delta);
+    const reasoning = reasoningOf(delta, this.#reasoningField);
     if (reasoning) writer.thinking(reasoning);
     if (typeof delta.content === "string" && delta.content) writer.text(delta.content);
     if (typeof delta.refusal === "string" && delta.refusal) writer.text(delta.refusal);

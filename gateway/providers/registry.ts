@@ -4,6 +4,7 @@ import { createAnthropicProvider } from "./anthropic.ts";
 import { createBedrockProvider } from "./bedrock.ts";
 import { createGeminiProvider } from "./gemini.ts";
 import { createOpenAiProvider } from "./openai.ts";
+import { createOpenAiResponsesProvider } from "./openai_responses.ts";
 import { createVertexProvider } from "./vertex.ts";
 
 /** Module factory per provider family. */
@@ -14,6 +15,7 @@ export const PROVIDER_MODULES: Readonly<
   openai: createOpenAiProvider,
   gemini: createGeminiProvider,
   "openai-compatible": createOpenAiProvider,
+  "openai-responses": createOpenAiResponsesProvider,
   bedrock: createBedrockProvider,
   vertex: createVertexProvider,
 };

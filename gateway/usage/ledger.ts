@@ -1,12 +1,14 @@
 /**
  * The usage ledger's writer: rows are queued by the request path (an array push) and written in batches of
- * one multi-row INSERT, every `flushMs` or once `batchSize` are waiting. A failed write keeps its rows and
+ * one multi-row INSERT, every `flushMs` or once `batchSize` are waiting, through a {@link LedgerStore} (a
+ * worker thread for a local file, whose native client would block the request path). A failed write keeps its rows and
  * is retried with backoff (a user's request never waits for or fails on the ledger); past `maxQueued` the
  * oldest rows are dropped with an error log. `flush()` drains everything (SIGTERM). Rows older than the
  * retention are deleted at most once an hour.
  */
 import type { Kysely } from "kysely";
 import type { Logger } from "@switchyard/lib/log.ts";
+import { kyselyLedgerStore, type LedgerStore } from "./ledger_store.ts";
 
 /** One ledger row, as stored. */
 export interface UsageRow {
@@ -40,6 +42,8 @@ export interface UsageDatabase {
 export interface UsageLedgerOptions {
   /** Opens (once) the database the rows go to. */
   db: () => Promise<Kysely<UsageDatabase>>;
+  /** Where batches are written instead of `db` (a worker thread for a local file: see ledger_store.ts). */
+  store?: LedgerStore;
   /** Logs write failures. */
   logger: Logger;
   /** Days rows are kept. */
@@ -56,7 +60,8 @@ export interface UsageLedgerOptions {
 
 /** Batches ledger rows into the database. */
 export class UsageLedger {
-  #options: Required<Omit<UsageLedgerOptions, "now">> & { now: () => number };
+  #options: Required<Omit<UsageLedgerOptions, "now" | "store">> & { now: () => number };
+  #store: LedgerStore;
   #queue: UsageRow[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #writing: Promise<void> | undefined;
@@ -68,6 +73,7 @@ export class UsageLedger {
   /** Rows are written to `options.db()`. */
   constructor(options: UsageLedgerOptions) {
     this.#options = { flushMs: 1_000, batchSize: 200, maxQueued: 100_000, now: Date.now, ...options };
+    this.#store = options.store ?? kyselyLedgerStore(options.db);
   }
 
   /** Queues a row (never throws, never waits). */
@@ -102,11 +108,10 @@ export class UsageLedger {
     const batch = this.#queue.splice(0, this.#options.batchSize);
     if (!batch.length) return;
     try {
-      const db = await this.#options.db();
-      await db.insertInto("gateway_usage").values(batch).execute();
+      await this.#store.insert(batch);
       this.written += batch.length;
       this.#failures = 0;
-      await this.#prune(db);
+      await this.#prune();
     } catch (error) {
       this.#queue.unshift(...batch);
       if (this.#failures++ === 0) {
@@ -115,12 +120,11 @@ export class UsageLedger {
     }
   }
 
-  async #prune(db: Kysely<UsageDatabase>): Promise<void> {
+  async #prune(): Promise<void> {
     const now = this.#options.now();
     if (now - this.#prunedAt < 3_600_000) return;
     this.#prunedAt = now;
-    await db.deleteFrom("gateway_usage").where("at", "<", now - this.#options.retentionDays * 86_400_000)
-      .execute();
+    await this.#store.prune(now - this.#options.retentionDays * 86_400_000);
   }
 
   /** Writes every queued row (retrying failed writes up to `attempts` times). */
@@ -136,6 +140,12 @@ export class UsageLedger {
       }
       if (this.#queue.length) await new Promise((r) => setTimeout(r, 100 * (i + 1)));
     }
+  }
+
+  /** Writes what is queued, then releases the store. */
+  async close(): Promise<void> {
+    await this.flush();
+    this.#store.close();
   }
 
   /** Rows waiting to be written. */

@@ -161,3 +161,13 @@ export async function usageReport(db: Kysely<UsageDatabase>, filters: UsageFilte
   }
   return report;
 }
+
+/** USD the key spent from `since` (epoch ms) on, by the ledger: where a budget's counter starts. */
+export async function spentSince(db: Kysely<UsageDatabase>, keyId: string, since: number): Promise<number> {
+  const row = await db.selectFrom("gateway_usage")
+    .select((eb) => eb.fn.sum<number | null>("cost_usd").as("usd"))
+    .where("key_id", "=", keyId)
+    .where("at", ">=", since)
+    .executeTakeFirst();
+  return Number(row?.usd ?? 0);
+}

@@ -30,6 +30,8 @@ export interface Harness {
   store: ApiKeyStore;
   /** The gateway's configuration (to start another instance on the same database). */
   config: GatewayConfig;
+  /** The environment the configuration was read from (to start a gateway process like it). */
+  env: Record<string, string>;
   /** The usage ledger (flush it before reading rows). */
   ledger: UsageLedger;
   /** The gateway database. */
@@ -77,7 +79,7 @@ export async function startHarness(
   const anthropic = await startAnthropicMock(ANTHROPIC_FIXTURES, "sk-ant-test");
   const dir = await Deno.makeTempDir({ prefix: "gateway-test-" });
   await Deno.writeTextFile(`${dir}/gateway.yaml`, CONFIG(compat.url) + extraConfig);
-  const config = readGatewayConfig({
+  const rawEnv: Record<string, string> = {
     OPENAI_API_KEY: "sk-openai-test",
     OPENAI_BASE_URL: `${openai.url}/v1`,
     GEMINI_API_KEY: "gemini-test-key",
@@ -90,7 +92,8 @@ export async function startHarness(
     GATEWAY_KEY_CACHE_TTL_MS: "150",
     GATEWAY_DATABASE_URL: `file:${dir}/gateway.db`,
     ...env,
-  });
+  };
+  const config = readGatewayConfig(rawEnv);
   const { client, db } = await openDatabase<KeysDatabase & UsageDatabase>({
     url: config.GATEWAY_DATABASE_URL,
   });
@@ -112,6 +115,7 @@ export async function startHarness(
     key,
     store,
     config,
+    env: rawEnv,
     ledger,
     db,
     openai,

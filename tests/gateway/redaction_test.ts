@@ -93,7 +93,7 @@ Deno.test(
     try {
       await t.step(
         "a 401 quoting the key",
-        () => expectError({ model: "openai/quote-401", ...ask }, 500, "api_error", false),
+        () => expectError({ model: "openai/quote-401", ...ask }, 502, "api_error", false),
       );
       await t.step(
         "a 400 quoting the key keeps a redacted excerpt",

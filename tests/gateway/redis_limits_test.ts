@@ -9,7 +9,10 @@ import { startServer } from "@switchyard/lib/serve.ts";
 import { createGatewayApp } from "../../gateway/app.ts";
 import { KeyVerifier } from "../../gateway/keys/verifier.ts";
 import { RedisCounters } from "../../gateway/limits/redis_counters.ts";
-import { periodOf } from "../../gateway/limits/enforcer.ts";
+import { LimitEnforcer, periodOf } from "../../gateway/limits/enforcer.ts";
+import type { KeyPolicy } from "../../gateway/limits/policy.ts";
+import { GatewayError } from "../../gateway/errors.ts";
+import { PriceTable } from "../../gateway/pricing.ts";
 import { type Harness, startHarness } from "./harness.ts";
 import { freePort, startRedis } from "./redis_server.ts";
 
@@ -172,3 +175,69 @@ Deno.test("a concurrent burst across two instances admits the limit ± 1 in one 
     await redis.close();
   }
 });
+
+Deno.test(
+  "a Redis that lost a budget's counter starts it from the seed, and never overwrites one it holds",
+  e2e,
+  async () => {
+    const redis = await startRedis();
+    const counters = new RedisCounters({ url: redis.url, timeoutMs: 2_000 });
+    try {
+      const period = periodOf("day", Date.now());
+      await counters.seedSpend("key_seed", period.name, 1_500_000, period.ttlMs);
+      assert.equal((await counters.snapshot("key_seed", period.name)).spentMicros, 1_500_000);
+      await counters.seedSpend("key_seed", period.name, 42, period.ttlMs);
+      assert.equal((await counters.snapshot("key_seed", period.name)).spentMicros, 1_500_000);
+    } finally {
+      await counters.close();
+      await redis.close();
+    }
+  },
+);
+
+Deno.test(
+  "instances whose clocks disagree by a day still share one daily budget, named by Redis's clock",
+  e2e,
+  async () => {
+    const redis = await startRedis();
+    const logger = createLogger({ level: "silent" });
+    const prices = new PriceTable({ "p/m": { input: 10, output: 20 } });
+    const failure = { rateLimits: "open", budgets: "closed" } as const;
+    const a = new RedisCounters({ url: redis.url, timeoutMs: 2_000 });
+    const skewed = () => Date.now() + 86_400_000; // instance b's machine is a day ahead
+    const b = new RedisCounters({
+      url: redis.url,
+      timeoutMs: 2_000,
+      localNow: skewed,
+    });
+    try {
+      for (const counters of [a, b]) await counters.snapshot("warm", "day:warm"); // connect: clocks measured
+      const [onA, onB] = [
+        new LimitEnforcer(a, prices, logger, failure),
+        new LimitEnforcer(b, prices, logger, failure, { now: skewed }),
+      ];
+      // 300 micro-USD reserved and spent per request; a 500 micro-USD daily budget.
+      const policy: KeyPolicy = {
+        id: "key_skew",
+        admin: false,
+        limits: { budgetUsd: 0.0005, budgetPeriod: "day" },
+      };
+      const request = { inputTokens: 10, maxTokens: 10, target: "p/m" };
+      const usage = {
+        input_tokens: 10,
+        output_tokens: 10,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      };
+      (await onA.admit(policy, request)).settle(usage, "p/m");
+      (await onB.admit(policy, request)).settle(usage, "p/m");
+      await new Promise((r) => setTimeout(r, 50)); // settlements are written in the background
+      const refused = await onA.admit(policy, request).then(() => undefined, (e) => e);
+      assert.ok(refused instanceof GatewayError && refused.type === "billing_error", `got ${refused}`);
+    } finally {
+      await a.close();
+      await b.close();
+      await redis.close();
+    }
+  },
+);

@@ -53,27 +53,27 @@ export const AWF_HOST_PREPARATION: readonly string[] = [
 ];
 
 /** The AWF config JSON (one line). */
-export function awfConfigJson(c: AwfConfigInput): string {
-  const network: Record<string, unknown> = { allowDomains: c.allowDomains };
-  if (c.blockDomains?.length) network.blockDomains = c.blockDomains;
+export function awfConfigJson(config: AwfConfigInput): string {
+  const network: Record<string, unknown> = { allowDomains: config.allowDomains };
+  if (config.blockDomains?.length) network.blockDomains = config.blockDomains;
   const apiProxy: Record<string, unknown> = {
     enabled: true,
     enableTokenSteering: true,
-    maxRuns: c.maxRuns ?? 500,
-    maxEffectiveTokens: c.maxEffectiveTokens ?? 25000000,
+    maxRuns: config.maxRuns ?? 500,
+    maxEffectiveTokens: config.maxEffectiveTokens ?? 25000000,
   };
-  if (c.targets) apiProxy.targets = c.targets;
-  apiProxy.models = proxyAliases(AWF_MODEL_ALIASES, c.models);
-  if (hasCosts(c.models) && awfReadsProviders(c.firewall?.version ?? VERSIONS.awf)) {
-    apiProxy.providers = JSON.parse(costTableJson(c.models)).providers;
+  if (config.targets) apiProxy.targets = config.targets;
+  apiProxy.models = proxyAliases(AWF_MODEL_ALIASES, config.models);
+  if (hasCosts(config.models) && awfReadsProviders(config.firewall?.version ?? VERSIONS.awf)) {
+    apiProxy.providers = JSON.parse(costTableJson(config.models)).providers;
   }
   return JSON.stringify({
     $schema: `https://github.com/github/gh-aw-firewall/releases/download/${
-      c.firewall?.version ?? VERSIONS.awf
+      config.firewall?.version ?? VERSIONS.awf
     }/awf-config.schema.json`,
     network,
     apiProxy,
-    container: { imageTag: c.firewall?.imageTag ?? VERSIONS.awfImageTag },
+    container: { imageTag: config.firewall?.imageTag ?? VERSIONS.awfImageTag },
   });
 }
 
@@ -109,29 +109,29 @@ export const MCP_CLI_PATH = `export PATH="\${RUNNER_TEMP}/gh-aw/mcp-cli/bin:$PAT
 const LOG = "/tmp/gh-aw/agent-stdio.log";
 
 /** The whole `run:` script of the engine execution step (ends with a newline). */
-export function awfScript(i: AwfScriptInput): string {
+export function awfScript(script: AwfScriptInput): string {
   const awf = [
     'sudo -E awf --config "${RUNNER_TEMP}/gh-aw/awf-config.json" --container-workdir "${GITHUB_WORKSPACE}"',
     '--mount "${RUNNER_TEMP}/gh-aw:${RUNNER_TEMP}/gh-aw:ro" --mount "${RUNNER_TEMP}/gh-aw:/host${RUNNER_TEMP}/gh-aw:ro"',
-    ...i.extraArgs,
+    ...script.extraArgs,
     '${GH_AW_TOOL_CACHE_MOUNT:+--mount "$GH_AW_TOOL_CACHE_MOUNT"} ${GH_AW_DOCKER_HOST_PATH_PREFIX_ARGS}',
-    ...(i.tty ? ["--tty"] : []),
+    ...(script.tty ? ["--tty"] : []),
     "--env-all",
-    ...[...new Set(i.excludeEnv)].sort().map((e) => `--exclude-env ${e}`),
-    ...(i.mounts ?? []),
+    ...[...new Set(script.excludeEnv)].sort().map((e) => `--exclude-env ${e}`),
+    ...(script.mounts ?? []),
     "--log-level info --proxy-logs-dir /tmp/gh-aw/sandbox/firewall/logs --audit-dir /tmp/gh-aw/sandbox/firewall/audit --enable-host-access --allow-host-ports 80,443,8080 --skip-pull",
-    ...(i.cliProxy
+    ...(script.cliProxy
       ? ["--difc-proxy-host host.docker.internal:18443 --difc-proxy-ca-cert /tmp/gh-aw/difc-proxy-tls/ca.crt"]
       : []),
   ].join(" ");
   return [
     "set -o pipefail",
     `printf '%s' "$(date +%s%3N)" > /tmp/gh-aw/agent_cli_start_ms.txt`,
-    ...i.setup,
+    ...script.setup,
     `(umask 177 && touch ${LOG})`,
-    `printf '%s\\n' '${awfConfigJson(i.config)}' > "\${RUNNER_TEMP}/gh-aw/awf-config.json"`,
+    `printf '%s\\n' '${awfConfigJson(script.config)}' > "\${RUNNER_TEMP}/gh-aw/awf-config.json"`,
     ...AWF_HOST_PREPARATION,
     `${awf} \\`,
-    `  -- /bin/bash -c '${i.command.replace(/'/g, "'\\''")}' 2>&1 | tee -a ${LOG}`,
+    `  -- /bin/bash -c '${script.command.replace(/'/g, "'\\''")}' 2>&1 | tee -a ${LOG}`,
   ].join("\n") + "\n";
 }

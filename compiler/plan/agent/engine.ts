@@ -13,17 +13,17 @@ import { otherExecute } from "./engine_experimental.ts";
 import { obj } from "./engine_env.ts";
 
 /** The `Setup Node.js` step engines installed with npm need. */
-function setupNodeStep(a: AgentInput): StepPlan {
+function setupNodeStep(agentInput: AgentInput): StepPlan {
   return {
     name: "Setup Node.js",
-    uses: plain(a.setupNodeRef ?? "actions/setup-node@v6.4.0"),
+    uses: plain(agentInput.setupNodeRef ?? "actions/setup-node@v6.4.0"),
     with: { "node-version": sq("24"), "package-manager-cache": false },
   };
 }
 
 /** Steps installing playwright-cli when `tools.playwright.mode: cli`. */
-function playwrightCliSteps(a: AgentInput): StepPlan[] {
-  const p = obj(a.merged.tools.playwright);
+function playwrightCliSteps(agentInput: AgentInput): StepPlan[] {
+  const p = obj(agentInput.merged.tools.playwright);
   if (p.mode !== "cli") return [];
   return [
     {
@@ -42,29 +42,33 @@ function playwrightCliSteps(a: AgentInput): StepPlan[] {
 }
 
 /** The steps that install the engine CLI and the AWF binary. */
-export function engineInstallSteps(a: AgentInput): StepPlan[] {
-  const info = a.engine.info;
+export function engineInstallSteps(agentInput: AgentInput): StepPlan[] {
+  const info = agentInput.engine.info;
   const install: StepPlan = { name: `Install ${info.cliName}`, run: plain(info.agentInstall.run) };
   if (info.agentInstall.env) {
     install.env = Object.fromEntries(
       Object.entries(info.agentInstall.env).map(([k, v]) => [k, /^\d+$/.test(v) ? sq(v) : v]),
     );
   }
-  const awf = shStep("Install AWF binary", "install_awf_binary", a.ctx.firewall?.version ?? VERSIONS.awf);
-  const steps: StepPlan[] = info.needsNode ? [setupNodeStep(a)] : [];
-  if (typeof obj(a.frontmatter.engine).command === "string") steps.push(awf); // custom command: no CLI install
+  const awf = shStep(
+    "Install AWF binary",
+    "install_awf_binary",
+    agentInput.ctx.firewall?.version ?? VERSIONS.awf,
+  );
+  const steps: StepPlan[] = info.needsNode ? [setupNodeStep(agentInput)] : [];
+  if (typeof obj(agentInput.frontmatter.engine).command === "string") steps.push(awf); // custom command: no CLI install
   else steps.push(...(info.installAfterAwf ? [awf, install] : [install, awf]));
   if (info.id === "crush") {
     steps.push({ name: "Verify Crush CLI installation", run: plain("crush --version") });
   }
-  steps.push(...playwrightCliSteps(a));
+  steps.push(...playwrightCliSteps(agentInput));
   return steps;
 }
 
 /** The step running the engine inside the AWF firewall, then "Detect agent errors". */
-export function engineExecuteSteps(a: AgentInput): StepPlan[] {
-  if (a.engine.info.id !== "copilot") return legacyExecute(a);
-  return [copilotExecute(a), {
+export function engineExecuteSteps(agentInput: AgentInput): StepPlan[] {
+  if (agentInput.engine.info.id !== "copilot") return legacyExecute(agentInput);
+  return [copilotExecute(agentInput), {
     name: "Detect agent errors",
     if: plain("always()"),
     id: "detect-agent-errors",
@@ -73,10 +77,10 @@ export function engineExecuteSteps(a: AgentInput): StepPlan[] {
   }];
 }
 
-function legacyExecute(a: AgentInput): StepPlan[] {
-  if (a.engine.info.id === "claude") return [claudeExecute(a)];
-  if (a.engine.info.id === "codex") return [codexExecute(a)];
-  return [otherExecute(a)];
+function legacyExecute(agentInput: AgentInput): StepPlan[] {
+  if (agentInput.engine.info.id === "claude") return [claudeExecute(agentInput)];
+  if (agentInput.engine.info.id === "codex") return [codexExecute(agentInput)];
+  return [otherExecute(agentInput)];
 }
 
 /** Agent-job outputs read from the "Detect agent errors" step. */
@@ -88,13 +92,13 @@ export const DETECT_ERROR_OUTPUTS = [
 ];
 
 /** Whether the engine's run is followed by "Detect agent errors" (whose outputs the agent job exposes). */
-export function engineDetectsErrors(a: AgentInput): boolean {
-  return a.engine.info.id === "copilot";
+export function engineDetectsErrors(agentInput: AgentInput): boolean {
+  return agentInput.engine.info.id === "copilot";
 }
 
 /** Engine-specific steps after the run (session state, log parsing for the step summary). */
-export function engineLogSteps(a: AgentInput): StepPlan[] {
-  const info = a.engine.info;
+export function engineLogSteps(agentInput: AgentInput): StepPlan[] {
+  const info = agentInput.engine.info;
   const steps: StepPlan[] = [];
   if (info.id === "copilot") {
     steps.push({
@@ -105,7 +109,7 @@ export function engineLogSteps(a: AgentInput): StepPlan[] {
     });
   }
   if (info.logParser) {
-    steps.push(scriptStep(a.ctx, "Parse agent logs for step summary", info.logParser.module, {
+    steps.push(scriptStep(agentInput.ctx, "Parse agent logs for step summary", info.logParser.module, {
       if: plain("always()"),
       env: { GH_AW_AGENT_OUTPUT: info.logParser.output },
     }));

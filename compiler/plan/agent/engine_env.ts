@@ -37,7 +37,7 @@ export function sorted(env: Record<string, YValue>): Record<string, YValue> {
 
 /** Env shared by every engine's execution step (before the engine-specific additions). */
 export function commonEnv(
-  a: AgentInput,
+  agentInput: AgentInput,
   tools: Record<string, unknown>,
   mcpEnv = true,
 ): Record<string, YValue> {
@@ -52,9 +52,9 @@ export function commonEnv(
     RUNNER_TEMP: plain("${{ runner.temp }}"),
     ...GIT_IDENTITY,
   };
-  if (a.safeOutputs.staged) env.GH_AW_SAFE_OUTPUTS_STAGED = plain("true");
-  if (a.safeOutputs.types.includes("upload-asset")) {
-    const u = obj(a.safeOutputs.raw["upload-asset"]);
+  if (agentInput.safeOutputs.staged) env.GH_AW_SAFE_OUTPUTS_STAGED = plain("true");
+  if (agentInput.safeOutputs.types.includes("upload-asset")) {
+    const u = obj(agentInput.safeOutputs.raw["upload-asset"]);
     env.GH_AW_ASSETS_BRANCH = dq(String(u.branch ?? "assets/${{ github.workflow }}"));
     env.GH_AW_ASSETS_MAX_SIZE_KB = plain(String(u["max-size"] ?? 10240));
     env.GH_AW_ASSETS_ALLOWED_EXTS = dq(
@@ -65,9 +65,9 @@ export function commonEnv(
     const token = obj(tools.github)["github-token"];
     env.GITHUB_MCP_SERVER_TOKEN = plain(typeof token === "string" ? token : DEFAULT_GITHUB_TOKEN);
   }
-  if (mcpEnv) { for (const [k, v] of Object.entries(mcpSecretEnv(a))) env[k] = plain(v); }
-  if (cliProxyEnabled(a)) env.GH_TOKEN = plain(CLI_PROXY_TOKEN);
-  for (const [k, v] of Object.entries(a.engineEnv)) env[k] = v;
+  if (mcpEnv) { for (const [k, v] of Object.entries(mcpSecretEnv(agentInput))) env[k] = plain(v); }
+  if (cliProxyEnabled(agentInput)) env.GH_TOKEN = plain(CLI_PROXY_TOKEN);
+  for (const [k, v] of Object.entries(agentInput.engineEnv)) env[k] = v;
   return env;
 }
 
@@ -80,36 +80,40 @@ export function secretNames(env: Record<string, YValue>): string[] {
 }
 
 /** The agent's tools with gh-aw's defaults applied. */
-export function agentTools(a: AgentInput): Record<string, unknown> {
-  return effectiveTools(a.merged.tools, a.safeOutputs.types, obj(a.frontmatter.tools));
+export function agentTools(agentInput: AgentInput): Record<string, unknown> {
+  return effectiveTools(
+    agentInput.merged.tools,
+    agentInput.safeOutputs.types,
+    obj(agentInput.frontmatter.tools),
+  );
 }
 
 /** The AWF config inputs of the workflow (domains, API-proxy limits). */
-export function awfConfigInput(a: AgentInput): AwfConfigInput {
-  const fm = a.frontmatter;
+export function awfConfigInput(agentInput: AgentInput): AwfConfigInput {
+  const fm = agentInput.frontmatter;
   const num = (
     v: unknown,
   ) => (typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? +v : undefined);
   return {
-    allowDomains: a.allowedDomains,
-    blockDomains: a.blockedDomains,
+    allowDomains: agentInput.allowedDomains,
+    blockDomains: agentInput.blockedDomains,
     maxRuns: num(fm["max-runs"]),
     maxEffectiveTokens: num(fm["max-effective-tokens"]),
-    firewall: a.ctx.firewall,
-    models: a.ctx.models,
+    firewall: agentInput.ctx.firewall,
+    models: agentInput.ctx.models,
   };
 }
 
 /** Extra AWF arguments: upload-artifact staging mount, service ports. */
-export function extraAwfArgs(a: AgentInput): string[] {
+export function extraAwfArgs(agentInput: AgentInput): string[] {
   const out: string[] = [];
-  if (a.safeOutputs.types.includes("upload-artifact")) {
+  if (agentInput.safeOutputs.types.includes("upload-artifact")) {
     out.push(
       '--mount "${RUNNER_TEMP}/gh-aw/safeoutputs/upload-artifacts:${RUNNER_TEMP}/gh-aw/safeoutputs/upload-artifacts:rw"',
     );
   }
   const ports: string[] = [];
-  for (const [id, svc] of Object.entries(obj(a.frontmatter.services))) {
+  for (const [id, svc] of Object.entries(obj(agentInput.frontmatter.services))) {
     for (const p of Array.isArray(obj(svc).ports) ? obj(svc).ports as unknown[] : []) {
       const container = String(p).split(":").at(-1)!.split("/")[0];
       ports.push(`\${{ job.services['${id}'].ports['${container}'] }}`);
@@ -120,13 +124,13 @@ export function extraAwfArgs(a: AgentInput): string[] {
 }
 
 /** Custom `--mount` arguments of `sandbox.agent.mounts` (sorted). */
-export function customMounts(a: AgentInput): string[] {
-  const mounts = obj(obj(obj(a.frontmatter.sandbox).agent)).mounts;
+export function customMounts(agentInput: AgentInput): string[] {
+  const mounts = obj(obj(obj(agentInput.frontmatter.sandbox).agent)).mounts;
   return Array.isArray(mounts) ? mounts.map(String).sort().map((m) => `--mount ${m}`) : [];
 }
 
 /** Tool-timeout env shared by engines: `tools.timeout` seconds (default 60). */
-export function toolTimeout(a: AgentInput): number | undefined {
-  const t = a.merged.tools.timeout;
+export function toolTimeout(agentInput: AgentInput): number | undefined {
+  const t = agentInput.merged.tools.timeout;
   return typeof t === "number" ? t : typeof t === "string" && /^\d+$/.test(t) ? +t : undefined;
 }

@@ -41,10 +41,10 @@ function engineCommandSetup(command: string): string[] {
 }
 
 /** The Copilot CLI execution step. */
-export function copilotExecute(a: AgentInput): StepPlan {
-  const tools = agentTools(a);
-  const toolArgs = copilotToolArgs(a, tools);
-  const eng = a.engine;
+export function copilotExecute(agentInput: AgentInput): StepPlan {
+  const tools = agentTools(agentInput);
+  const toolArgs = copilotToolArgs(agentInput, tools);
+  const eng = agentInput.engine;
   const args = [
     "--add-dir",
     "/tmp/gh-aw/",
@@ -59,19 +59,19 @@ export function copilotExecute(a: AgentInput): StepPlan {
   const cont = Number(eng.maxContinuations ?? 0);
   if (cont > 1) args.push("--autopilot", "--max-autopilot-continues", String(cont));
   args.push(...toolArgs);
-  for (const dir of cacheMemoryDirs(a)) args.push("--add-dir", dir);
+  for (const dir of cacheMemoryDirs(agentInput)) args.push("--add-dir", dir);
   if (tools.edit !== undefined && tools.edit !== false) args.push("--allow-all-paths");
-  if (obj(a.frontmatter.engine).bare === true) args.push("--no-custom-instructions");
-  const byok = "COPILOT_PROVIDER_BASE_URL" in a.engineEnv;
-  const custom = typeof obj(a.frontmatter.engine).command === "string"
-    ? String(obj(a.frontmatter.engine).command)
+  if (obj(agentInput.frontmatter.engine).bare === true) args.push("--no-custom-instructions");
+  const byok = "COPILOT_PROVIDER_BASE_URL" in agentInput.engineEnv;
+  const custom = typeof obj(agentInput.frontmatter.engine).command === "string"
+    ? String(obj(agentInput.frontmatter.engine).command)
     : undefined;
   const command = `${MCP_CLI_PATH} && ${NODE_PATH_SETUP} \${RUNNER_TEMP}/gh-aw/actions/copilot_harness.cjs ` +
     `${custom ? "/tmp/gh-aw/engine-command.sh" : "/usr/local/bin/copilot"} ${
       args.map(shellArg).join(" ")
     } --add-dir "\${GITHUB_WORKSPACE}" --prompt-file ${PROMPT}`;
   const env: Record<string, YValue> = {
-    ...commonEnv(a, tools),
+    ...commonEnv(agentInput, tools),
     AWF_REFLECT_ENABLED: plain("1"),
     COPILOT_AGENT_RUNNER_TYPE: "STANDALONE",
     COPILOT_DUMMY_BYOK: "dummy-byok-key-for-offline-mode",
@@ -86,23 +86,23 @@ export function copilotExecute(a: AgentInput): StepPlan {
   };
   if (!byok) {
     env.COPILOT_GITHUB_TOKEN = plain(
-      a.usesCopilotRequests ? "${{ github.token }}" : "${{ secrets.COPILOT_GITHUB_TOKEN }}",
+      agentInput.usesCopilotRequests ? "${{ github.token }}" : "${{ secrets.COPILOT_GITHUB_TOKEN }}",
     );
   }
-  if (a.usesCopilotRequests) env.S2STOKENS = plain("true");
-  const toolTimeout = a.merged.tools.timeout;
+  if (agentInput.usesCopilotRequests) env.S2STOKENS = plain("true");
+  const toolTimeout = agentInput.merged.tools.timeout;
   if (toolTimeout !== undefined) env.GH_AW_TOOL_TIMEOUT = plain(String(toolTimeout));
-  for (const [k, v] of Object.entries(a.engineEnv)) env[k] = v;
+  for (const [k, v] of Object.entries(agentInput.engineEnv)) env[k] = v;
   const exclude = ["MCP_GATEWAY_API_KEY", ...secretNames(env)];
   if (!byok) exclude.push("COPILOT_GITHUB_TOKEN");
-  if (cliProxyEnabled(a)) exclude.push("GH_TOKEN");
+  if (cliProxyEnabled(agentInput)) exclude.push("GH_TOKEN");
   const step: StepPlan = { name: `Execute ${eng.info.cliName}`, id: "agentic_execution" };
   step["#"] = new Comment("Copilot CLI tool arguments (sorted):");
   for (let i = 0; i + 1 < toolArgs.length; i += 2) {
     step[`#${i}`] = new Comment(`${toolArgs[i]} ${toolArgs[i + 1]}`);
   }
-  step["timeout-minutes"] = a.timeoutMinutes;
-  step.run = agentAwfScript(a, {
+  step["timeout-minutes"] = agentInput.timeoutMinutes;
+  step.run = agentAwfScript(agentInput, {
     setup: [
       ...(custom ? engineCommandSetup(custom) : []),
       `touch ${STEP_SUMMARY}`,
@@ -119,15 +119,15 @@ export function copilotExecute(a: AgentInput): StepPlan {
 }
 
 /** `--add-dir` folders of the cache memories. */
-function cacheMemoryDirs(a: AgentInput): string[] {
-  return cacheMemoryDirNames(a.merged.tools["cache-memory"]).map((d) => `${d}/`);
+function cacheMemoryDirs(agentInput: AgentInput): string[] {
+  return cacheMemoryDirNames(agentInput.merged.tools["cache-memory"]).map((d) => `${d}/`);
 }
 
 /** The Claude Code execution step. */
-export function claudeExecute(a: AgentInput): StepPlan {
-  const tools = agentTools(a);
-  const allowed = claudeAllowedTools(a, tools);
-  const eng = a.engine;
+export function claudeExecute(agentInput: AgentInput): StepPlan {
+  const tools = agentTools(agentInput);
+  const allowed = claudeAllowedTools(agentInput, tools);
+  const eng = agentInput.engine;
   const args = ["--print", "--no-chrome"];
   if (eng.maxTurns !== undefined) args.push("--max-turns", String(eng.maxTurns));
   args.push(
@@ -141,15 +141,15 @@ export function claudeExecute(a: AgentInput): StepPlan {
     "--output-format",
     "stream-json",
   );
-  if (obj(a.frontmatter.engine).bare === true) args.push("--bare");
+  if (obj(agentInput.frontmatter.engine).bare === true) args.push("--bare");
   const command =
     `${MCP_CLI_PATH} && ${NODE_PATH_SETUP} \${RUNNER_TEMP}/gh-aw/actions/claude_harness.cjs claude ` +
     `${args.map(shellArg).join(" ")} --mcp-config "\${RUNNER_TEMP}/gh-aw/mcp-config/mcp-servers.json" ` +
     `--prompt-file ${PROMPT}\${GH_AW_MODEL_AGENT_CLAUDE:+ --model "$GH_AW_MODEL_AGENT_CLAUDE"}`;
-  const timeout = toolTimeout(a);
+  const timeout = toolTimeout(agentInput);
   const ms = plain(String((timeout ?? 60) * 1000));
   const env: Record<string, YValue> = {
-    ...commonEnv(a, tools, false),
+    ...commonEnv(agentInput, tools, false),
     ANTHROPIC_API_KEY: plain("${{ secrets.ANTHROPIC_API_KEY }}"),
     BASH_DEFAULT_TIMEOUT_MS: ms,
     BASH_MAX_TIMEOUT_MS: ms,
@@ -166,28 +166,28 @@ export function claudeExecute(a: AgentInput): StepPlan {
   };
   if (eng.maxTurns !== undefined) env.GH_AW_MAX_TURNS = plain(String(eng.maxTurns));
   if (timeout !== undefined) env.GH_AW_TOOL_TIMEOUT = plain(String(timeout));
-  for (const [k, v] of Object.entries(a.engineEnv)) env[k] = v;
+  for (const [k, v] of Object.entries(agentInput.engineEnv)) env[k] = v;
   const exclude = [
     "ANTHROPIC_API_KEY",
     "MCP_GATEWAY_API_KEY",
     ...secretNames(env),
-    ...Object.keys(mcpSecretEnv(a)),
+    ...Object.keys(mcpSecretEnv(agentInput)),
   ];
   if (tools.github !== undefined) exclude.push("GITHUB_MCP_SERVER_TOKEN");
-  if (cliProxyEnabled(a)) exclude.push("GH_TOKEN");
+  if (cliProxyEnabled(agentInput)) exclude.push("GH_TOKEN");
   const step: StepPlan = { name: `Execute ${eng.info.cliName}`, id: "agentic_execution" };
   step["#"] = new Comment("Allowed tools (sorted):");
   allowed.forEach((t, i) => (step[`#${i}`] = new Comment(`- ${t}`)));
-  step["timeout-minutes"] = a.timeoutMinutes;
-  step.run = agentAwfScript(a, { setup: [`touch ${STEP_SUMMARY}`], tty: true, exclude, command });
+  step["timeout-minutes"] = agentInput.timeoutMinutes;
+  step.run = agentAwfScript(agentInput, { setup: [`touch ${STEP_SUMMARY}`], tty: true, exclude, command });
   step.env = sorted(env);
   return step;
 }
 
 /** The Codex execution step. */
-export function codexExecute(a: AgentInput): StepPlan {
-  const tools = agentTools(a);
-  const eng = a.engine;
+export function codexExecute(agentInput: AgentInput): StepPlan {
+  const tools = agentTools(agentInput);
+  const eng = agentInput.engine;
   const webSearch = tools["web-search"] !== undefined && tools["web-search"] !== false;
   const webFetch = tools["web-fetch"] !== undefined && tools["web-fetch"] !== false;
   const command =
@@ -197,7 +197,7 @@ export function codexExecute(a: AgentInput): StepPlan {
     ` --dangerously-bypass-approvals-and-sandbox --skip-git-repo-check  --prompt-file ${PROMPT}`;
   const key = plain("${{ secrets.CODEX_API_KEY || secrets.OPENAI_API_KEY }}");
   const env: Record<string, YValue> = {
-    ...commonEnv(a, tools, false),
+    ...commonEnv(agentInput, tools, false),
     CODEX_API_KEY: key,
     CODEX_HOME: "/tmp/gh-aw/mcp-config",
     GH_AW_MCP_CONFIG: plain("${{ runner.temp }}/gh-aw/mcp-config/config.toml"),
@@ -208,14 +208,14 @@ export function codexExecute(a: AgentInput): StepPlan {
     ),
   };
   delete env.GITHUB_WORKSPACE;
-  for (const [k, v] of Object.entries(a.engineEnv)) env[k] = v;
-  const exclude = ["MCP_GATEWAY_API_KEY", ...secretNames(env), ...Object.keys(mcpSecretEnv(a))];
+  for (const [k, v] of Object.entries(agentInput.engineEnv)) env[k] = v;
+  const exclude = ["MCP_GATEWAY_API_KEY", ...secretNames(env), ...Object.keys(mcpSecretEnv(agentInput))];
   if (tools.github !== undefined) exclude.push("GITHUB_MCP_SERVER_TOKEN");
-  if (cliProxyEnabled(a)) exclude.push("GH_TOKEN");
+  if (cliProxyEnabled(agentInput)) exclude.push("GH_TOKEN");
   return {
     name: `Execute ${eng.info.cliName}`,
     id: "agentic_execution",
-    run: agentAwfScript(a, {
+    run: agentAwfScript(agentInput, {
       setup: [`mkdir -p "$CODEX_HOME/logs" && touch ${STEP_SUMMARY}`],
       tty: false,
       exclude,
@@ -227,17 +227,17 @@ export function codexExecute(a: AgentInput): StepPlan {
 
 /** The AWF run script of an agent engine: the workflow's firewall config, mounts and CLI proxy, plus the engine's part. */
 function agentAwfScript(
-  a: AgentInput,
+  agentInput: AgentInput,
   e: { setup: string[]; tty: boolean; exclude: string[]; command: string },
 ): ReturnType<typeof lit> {
   return lit(awfScript({
     setup: e.setup,
-    config: awfConfigInput(a),
-    extraArgs: extraAwfArgs(a),
+    config: awfConfigInput(agentInput),
+    extraArgs: extraAwfArgs(agentInput),
     tty: e.tty,
     excludeEnv: e.exclude,
-    mounts: customMounts(a),
-    cliProxy: cliProxyEnabled(a),
+    mounts: customMounts(agentInput),
+    cliProxy: cliProxyEnabled(agentInput),
     command: e.command,
   }));
 }

@@ -64,26 +64,36 @@ interface Shape {
   config: AwfConfigInput;
 }
 
-function fullEnvShape(a: AgentInput, command: string, extra: Record<string, YValue>, keys: string[]): Shape {
-  const tools = agentTools(a);
-  const env: Record<string, YValue> = { ...commonEnv(a, tools, false), ...extra };
-  for (const [k, v] of Object.entries(a.engineEnv)) env[k] = v;
-  const exclude = ["MCP_GATEWAY_API_KEY", ...keys, ...secretNames(env), ...Object.keys(mcpSecretEnv(a))];
+function fullEnvShape(
+  agentInput: AgentInput,
+  command: string,
+  extra: Record<string, YValue>,
+  keys: string[],
+): Shape {
+  const tools = agentTools(agentInput);
+  const env: Record<string, YValue> = { ...commonEnv(agentInput, tools, false), ...extra };
+  for (const [k, v] of Object.entries(agentInput.engineEnv)) env[k] = v;
+  const exclude = [
+    "MCP_GATEWAY_API_KEY",
+    ...keys,
+    ...secretNames(env),
+    ...Object.keys(mcpSecretEnv(agentInput)),
+  ];
   if (tools.github !== undefined) exclude.push("GITHUB_MCP_SERVER_TOKEN");
-  if (cliProxyEnabled(a)) exclude.push("GH_TOKEN");
-  return { setup: [`touch ${STEP_SUMMARY}`], command, env, exclude, config: awfConfigInput(a) };
+  if (cliProxyEnabled(agentInput)) exclude.push("GH_TOKEN");
+  return { setup: [`touch ${STEP_SUMMARY}`], command, env, exclude, config: awfConfigInput(agentInput) };
 }
 
-function shapeOf(a: AgentInput): Shape {
-  const id = a.engine.info.id;
-  const model = a.engine.model ?? "";
+function shapeOf(agentInput: AgentInput): Shape {
+  const id = agentInput.engine.info.id;
+  const model = agentInput.engine.model ?? "";
   const prompt = `"$(cat ${PROMPT})"`;
   if (id === "gemini" || id === "antigravity") {
     const g = id === "gemini";
     const key = g ? "GEMINI_API_KEY" : "ANTIGRAVITY_API_KEY";
     const upper = g ? "GEMINI" : "ANTIGRAVITY";
     const shape = fullEnvShape(
-      a,
+      agentInput,
       g
         ? `gemini --yolo --skip-trust --output-format stream-json --prompt ${prompt}`
         : `agy --dangerously-skip-permissions --prompt ${prompt}`,
@@ -102,7 +112,7 @@ function shapeOf(a: AgentInput): Shape {
   }
   if (id === "pi") {
     return fullEnvShape(
-      a,
+      agentInput,
       piCommand(model),
       {
         AWF_REFLECT_ENABLED: plain("1"),
@@ -125,7 +135,7 @@ function shapeOf(a: AgentInput): Shape {
     [`${id.toUpperCase()}_MODEL`]: model,
   };
   for (const [k, v] of Object.entries(PROVIDER_ENV[provider] ?? {})) env[k] = plain(v);
-  for (const [k, v] of Object.entries(a.engineEnv)) env[k] = v;
+  for (const [k, v] of Object.entries(agentInput.engineEnv)) env[k] = v;
   return {
     setup: [],
     command: id === "crush"
@@ -133,25 +143,25 @@ function shapeOf(a: AgentInput): Shape {
       : `opencode run --print-logs --log-level DEBUG ${prompt}`,
     env,
     exclude: [],
-    config: awfConfigInput(a),
+    config: awfConfigInput(agentInput),
     cliProxy: false,
   };
 }
 
 /** The execution step of an experimental engine. */
-export function otherExecute(a: AgentInput): StepPlan {
-  const s = shapeOf(a);
+export function otherExecute(agentInput: AgentInput): StepPlan {
+  const s = shapeOf(agentInput);
   return {
-    name: `Execute ${a.engine.info.cliName}`,
+    name: `Execute ${agentInput.engine.info.cliName}`,
     id: "agentic_execution",
     run: lit(awfScript({
       setup: s.setup,
       config: s.config,
-      extraArgs: extraAwfArgs(a),
+      extraArgs: extraAwfArgs(agentInput),
       tty: false,
       excludeEnv: s.exclude,
-      mounts: customMounts(a),
-      cliProxy: s.cliProxy ?? cliProxyEnabled(a),
+      mounts: customMounts(agentInput),
+      cliProxy: s.cliProxy ?? cliProxyEnabled(agentInput),
       command: `${MCP_CLI_PATH} && ${TOOL_PATH_SETUP} && ${s.command}`,
     })),
     env: sorted(s.env),

@@ -107,25 +107,25 @@ export function shellArg(arg: string): string {
 }
 
 /** Whether `tools.github` is used through the `gh` CLI proxy instead of the MCP server. */
-export function cliProxyEnabled(a: AgentInput): boolean {
-  const features = a.frontmatter.features as Record<string, unknown> | undefined;
+export function cliProxyEnabled(agentInput: AgentInput): boolean {
+  const features = agentInput.frontmatter.features as Record<string, unknown> | undefined;
   if (features?.["cli-proxy"] === true) return true;
   // A bare `github:` in the workflow itself replaces an imported `mode: gh-proxy`.
-  if ((a.frontmatter.tools as Record<string, unknown> | undefined)?.github === null) return false;
-  return (a.merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy";
+  if ((agentInput.frontmatter.tools as Record<string, unknown> | undefined)?.github === null) return false;
+  return (agentInput.merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy";
 }
 
 /** MCP servers mounted as CLI commands inside the sandbox. */
-export function mountedCliServers(a: AgentInput): string[] {
-  const tools = a.merged.tools;
-  const hasScripts = a.mcpScripts !== undefined;
+export function mountedCliServers(agentInput: AgentInput): string[] {
+  const tools = agentInput.merged.tools;
+  const hasScripts = agentInput.mcpScripts !== undefined;
   return [
     "safeoutputs",
     ...(hasScripts ? ["mcpscripts"] : []),
     ...(tools["cli-proxy"] === true
       ? [
         ...(tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
-        ...Object.keys(a.merged.mcpServers),
+        ...Object.keys(agentInput.merged.mcpServers),
         ...(tools.serena !== undefined ? ["serena"] : []),
       ]
       : []),
@@ -139,7 +139,7 @@ export function playwrightCliMode(tools: Record<string, unknown>): boolean {
 }
 
 /** Copilot's `--allow-tool` values (sorted, unique), or `["--allow-all-tools"]` for unrestricted bash. */
-export function copilotToolArgs(a: AgentInput, tools: Record<string, unknown>): string[] {
+export function copilotToolArgs(agentInput: AgentInput, tools: Record<string, unknown>): string[] {
   if (bashWildcard(tools)) return ["--allow-all-tools"];
   const values: string[] = [];
   const bash = tools.bash;
@@ -153,17 +153,17 @@ export function copilotToolArgs(a: AgentInput, tools: Record<string, unknown>): 
         } else values.push(`shell(${cmd.includes("'") ? cmd.split("'")[0].trimEnd() : cmd})`);
       }
       if (bash.length > 0) {
-        for (const s of mountedCliServers(a)) values.push(`shell(${s}:*)`);
+        for (const s of mountedCliServers(agentInput)) values.push(`shell(${s}:*)`);
         if (playwrightCliMode(tools)) values.push("shell(playwright-cli:*)");
-        if (cliProxyEnabled(a)) values.push("shell(gh:*)");
+        if (cliProxyEnabled(agentInput)) values.push("shell(gh:*)");
       }
     } else values.push("shell");
   }
   if ("edit" in tools && tools.edit !== false) values.push("write");
   values.push("safeoutputs");
-  if (a.mcpScripts !== undefined) values.push("mcpscripts");
+  if (agentInput.mcpScripts !== undefined) values.push("mcpscripts");
   if (tools["web-fetch"] !== undefined && tools["web-fetch"] !== false) values.push("web_fetch");
-  const servers: Record<string, unknown> = { ...tools, ...a.merged.mcpServers };
+  const servers: Record<string, unknown> = { ...tools, ...agentInput.merged.mcpServers };
   for (const [name, cfg] of Object.entries(servers)) {
     if (COPILOT_BUILTINS.has(name) || cfg === false) continue;
     const c = cfg && typeof cfg === "object" ? cfg as Record<string, unknown> : undefined;
@@ -176,7 +176,7 @@ export function copilotToolArgs(a: AgentInput, tools: Record<string, unknown>): 
       }
       continue;
     }
-    if (!c || !isMcpServer(name, c, a)) continue;
+    if (!c || !isMcpServer(name, c, agentInput)) continue;
     const allowed = Array.isArray(c.allowed) ? c.allowed as string[] : undefined;
     if (allowed) {
       for (const t of allowed) {
@@ -190,15 +190,15 @@ export function copilotToolArgs(a: AgentInput, tools: Record<string, unknown>): 
   return values.filter((v, i) => i === 0 || values[i - 1] !== v).flatMap((v) => ["--allow-tool", v]);
 }
 
-function isMcpServer(name: string, c: Record<string, unknown>, a: AgentInput): boolean {
-  return name in a.merged.mcpServers || c.command !== undefined || c.url !== undefined ||
+function isMcpServer(name: string, c: Record<string, unknown>, agentInput: AgentInput): boolean {
+  return name in agentInput.merged.mcpServers || c.command !== undefined || c.url !== undefined ||
     c.container !== undefined || c.type !== undefined;
 }
 
 /** Env entries carrying secrets that MCP servers and mcp-scripts need at run time (`NAME: ${{ … }}`). */
-export function mcpSecretEnv(a: AgentInput): Record<string, string> {
+export function mcpSecretEnv(agentInput: AgentInput): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const cfg of Object.values(a.merged.mcpServers)) {
+  for (const cfg of Object.values(agentInput.merged.mcpServers)) {
     const headers = cfg.headers && typeof cfg.headers === "object"
       ? cfg.headers as Record<string, unknown>
       : {};
@@ -208,7 +208,7 @@ export function mcpSecretEnv(a: AgentInput): Record<string, string> {
       }
     }
   }
-  for (const tool of Object.values(a.mcpScripts ?? {})) {
+  for (const tool of Object.values(agentInput.mcpScripts ?? {})) {
     const tenv = tool && typeof tool === "object" ? (tool as Record<string, unknown>).env : undefined;
     for (const [k, v] of Object.entries(tenv && typeof tenv === "object" ? tenv : {})) {
       if (String(v).includes("${{ secrets.")) env[k] ??= String(v);
@@ -227,16 +227,16 @@ export function mergedMcpScripts(
 }
 
 /** Claude's `--allowed-tools` entries (sorted, unique). */
-export function claudeAllowedTools(a: AgentInput, tools: Record<string, unknown>): string[] {
+export function claudeAllowedTools(agentInput: AgentInput, tools: Record<string, unknown>): string[] {
   const out: string[] = ["Task", "Glob", "Grep", "ExitPlanMode", "TodoWrite", "LS", "Read", "NotebookRead"];
   const bash = tools.bash;
   if (bash !== undefined) {
     if (Array.isArray(bash) && !bashWildcard(tools)) {
       for (const c of bash) if (typeof c === "string") out.push(`Bash(${normalizeBash(c)})`);
       if (bash.length > 0) {
-        for (const s of mountedCliServers(a)) out.push(`Bash(${s}:*)`);
+        for (const s of mountedCliServers(agentInput)) out.push(`Bash(${s}:*)`);
         if (playwrightCliMode(tools)) out.push("Bash(playwright-cli:*)");
-        if (cliProxyEnabled(a)) out.push("Bash(gh:*)");
+        if (cliProxyEnabled(agentInput)) out.push("Bash(gh:*)");
       }
     } else out.push("Bash");
     out.push("KillBash", "BashOutput");
@@ -244,7 +244,7 @@ export function claudeAllowedTools(a: AgentInput, tools: Record<string, unknown>
   if (tools["web-fetch"] !== undefined && tools["web-fetch"] !== false) out.push("WebFetch");
   if (tools["web-search"] !== undefined && tools["web-search"] !== false) out.push("WebSearch");
   if ("edit" in tools && tools.edit !== false) out.push("Edit", "MultiEdit", "NotebookEdit", "Write");
-  const servers: Record<string, unknown> = { ...tools, ...a.merged.mcpServers };
+  const servers: Record<string, unknown> = { ...tools, ...agentInput.merged.mcpServers };
   for (const [name, cfg] of Object.entries(servers)) {
     if (["bash", "edit", "web-fetch", "web-search", "cli-proxy", "timeout"].includes(name) || cfg === false) {
       continue;
@@ -265,7 +265,7 @@ export function claudeAllowedTools(a: AgentInput, tools: Record<string, unknown>
       else out.push(...(allowed?.length ? allowed : GITHUB_DEFAULT_TOOLS).map((t) => `mcp__github__${t}`));
     } else if (name === "playwright") {
       out.push(...PLAYWRIGHT_TOOLS.map((t) => `mcp__playwright__${t}`));
-    } else if (name === "serena" || isMcpServer(name, c, a)) {
+    } else if (name === "serena" || isMcpServer(name, c, agentInput)) {
       if (!allowed || allowed.includes("*")) out.push(`mcp__${name}`);
       else out.push(...allowed.map((t) => `mcp__${name}__${t}`));
     }
@@ -274,7 +274,7 @@ export function claudeAllowedTools(a: AgentInput, tools: Record<string, unknown>
     for (const t of ["Read", "Write", "Edit", "MultiEdit"]) out.push(`${t}(${dir}/*)`);
   }
   out.push("mcp__safeoutputs", "Write");
-  if (a.mcpScripts !== undefined) out.push("mcp__mcpscripts");
+  if (agentInput.mcpScripts !== undefined) out.push("mcp__mcpscripts");
   return [...new Set(out)].sort();
 }
 

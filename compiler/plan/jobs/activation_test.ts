@@ -1,5 +1,8 @@
 import { assert, assertEquals } from "../../test_assert.ts";
-import { activationWrites, checkoutLines, eventCondition, FORK_GUARD, goFixed2 } from "./activation.ts";
+import { activationWrites } from "./activation.ts";
+import { checkoutLines } from "./activation_prompt.ts";
+import { eventCondition, FORK_GUARD } from "./conditions.ts";
+import { goFixed2 } from "./go_format.ts";
 import { repoMemoryBranch } from "../agent/repo_memory.ts";
 
 const LABELS = "github.event_name != 'pull_request' || github.event.action != 'labeled' || " +

@@ -102,9 +102,9 @@ export interface CustomJobInput {
 }
 
 /** Builds one custom job: automatic `needs: activation`, the GH_HOST step, sorted outputs. */
-export function customJob(c: CustomJobInput): JobPlan {
-  const { raw, toY } = c;
-  const needs = explicitNeeds(raw) ?? (c.beforeActivation ? [] : ["activation"]);
+export function customJob(jobInput: CustomJobInput): JobPlan {
+  const { raw, toY } = jobInput;
+  const needs = explicitNeeds(raw) ?? (jobInput.beforeActivation ? [] : ["activation"]);
   const job: JobPlan = { "runs-on": toY(raw["runs-on"] ?? "ubuntu-latest"), steps: [] };
   if (needs.length > 0) job.needs = [...new Set(needs)].sort();
   for (const [k, v] of Object.entries(raw)) {
@@ -122,7 +122,7 @@ export function customJob(c: CustomJobInput): JobPlan {
       job.outputs = Object.fromEntries(Object.keys(o).sort().map((x) => [x, toY(o[x])]));
     } else job[k] = toY(v);
   }
-  if (Array.isArray(raw.steps)) job.steps = [ghHostStep(), ...c.steps.map(orderStepKeys)];
+  if (Array.isArray(raw.steps)) job.steps = [ghHostStep(), ...jobInput.steps.map(orderStepKeys)];
   else delete (job as Record<string, unknown>).steps;
   return job;
 }
@@ -158,14 +158,14 @@ export interface SafeJobInput {
  * A custom safe-output job (`safe-outputs.jobs.<name>`): runs after the agent (and detection) when the
  * agent emitted its type, downloads the agent output and hands it to each step as `GH_AW_AGENT_OUTPUT`.
  */
-export function safeJob(c: SafeJobInput): JobPlan {
-  const { raw, toY } = c;
+export function safeJob(jobInput: SafeJobInput): JobPlan {
+  const { raw, toY } = jobInput;
   const base = `(!cancelled()) && needs.agent.result != 'skipped' && ` +
-    `contains(needs.agent.outputs.output_types, '${c.name}')`;
+    `contains(needs.agent.outputs.output_types, '${jobInput.name}')`;
   const userIf = raw.if === undefined ? undefined : String(stripWrapper(raw.if));
   const job: JobPlan = {
     ...(typeof raw.name === "string" ? { name: raw.name } : {}),
-    needs: ["agent", ...(c.threatDetection ? ["detection"] : []), ...(explicitNeeds(raw) ?? [])],
+    needs: ["agent", ...(jobInput.threatDetection ? ["detection"] : []), ...(explicitNeeds(raw) ?? [])],
     if: toY(userIf ? `${base} && (${userIf})` : base),
     "runs-on": toY(raw["runs-on"] ?? "ubuntu-latest"),
     steps: [],
@@ -182,10 +182,10 @@ export function safeJob(c: SafeJobInput): JobPlan {
   const steps: StepPlan[] = [{
     name: "Download agent output artifact",
     "continue-on-error": true,
-    uses: plain(c.download),
+    uses: plain(jobInput.download),
     with: { name: "agent", path: toY("${{ runner.temp }}/gh-aw/safe-jobs/") },
   }];
-  for (const s of c.steps) {
+  for (const s of jobInput.steps) {
     const env = { ...((s.env ?? {}) as Record<string, YValue>) };
     for (const [k, v] of Object.entries(extraEnv)) if (env[k] === undefined) env[k] = toY(v);
     const sorted = Object.fromEntries(Object.keys(env).sort().map((k) => [k, env[k]]));

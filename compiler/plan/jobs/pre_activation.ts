@@ -3,7 +3,8 @@ import type { JobPlan, StepPlan } from "../types.ts";
 import { type JobCtx, scriptStep, setupSteps, TRACE_OUTPUTS } from "../steps.ts";
 import { dq, plain, sq, type YValue } from "../../yaml/writer.ts";
 
-import { jobIf, sortedRecord } from "./activation.ts";
+import { jobIf } from "./conditions.ts";
+import { sortedRecord } from "./go_format.ts";
 
 /** Inputs of the pre-activation job. */
 export interface PreActivationInput {
@@ -21,68 +22,68 @@ export interface PreActivationInput {
 }
 
 /** Builds the pre_activation job (gates `activation` through its `activated` output). */
-export function preActivationJob(p: PreActivationInput): JobPlan {
-  const { ctx } = p;
+export function preActivationJob(preActivationInput: PreActivationInput): JobPlan {
+  const { ctx } = preActivationInput;
   const steps: StepPlan[] = [...setupSteps(ctx, false)];
   const checks: string[] = [];
-  if (p.roles) {
-    const memberStep = p.commands
+  if (preActivationInput.roles) {
+    const memberStep = preActivationInput.commands
       ? "Check team membership for command workflow"
       : "Check team membership for workflow";
     steps.push(scriptStep(ctx, memberStep, "check_membership", {
       id: "check_membership",
-      env: { GH_AW_REQUIRED_ROLES: dq(p.roles.join(",")) },
+      env: { GH_AW_REQUIRED_ROLES: dq(preActivationInput.roles.join(",")) },
       token: "${{ secrets.GITHUB_TOKEN }}",
     }));
     checks.push("steps.check_membership.outputs.is_team_member == 'true'");
   }
-  if (p.stopTime) {
+  if (preActivationInput.stopTime) {
     steps.push(scriptStep(ctx, "Check stop-time limit", "check_stop_time", {
       id: "check_stop_time",
-      env: { GH_AW_STOP_TIME: dq(p.stopTime), GH_AW_WORKFLOW_NAME: dq(ctx.name) },
+      env: { GH_AW_STOP_TIME: dq(preActivationInput.stopTime), GH_AW_WORKFLOW_NAME: dq(ctx.name) },
     }));
     checks.push("steps.check_stop_time.outputs.stop_time_ok == 'true'");
   }
-  if (p.skipIfMatch) {
+  if (preActivationInput.skipIfMatch) {
     steps.push(scriptStep(ctx, "Check skip-if-match query", "check_skip_if_match", {
       id: "check_skip_if_match",
       env: {
-        GH_AW_SKIP_QUERY: dq(p.skipIfMatch.query),
+        GH_AW_SKIP_QUERY: dq(preActivationInput.skipIfMatch.query),
         GH_AW_WORKFLOW_NAME: dq(ctx.name),
-        GH_AW_SKIP_MAX_MATCHES: dq(String(p.skipIfMatch.max ?? 1)),
+        GH_AW_SKIP_MAX_MATCHES: dq(String(preActivationInput.skipIfMatch.max ?? 1)),
       },
     }));
     checks.push("steps.check_skip_if_match.outputs.skip_check_ok == 'true'");
   }
-  if (p.skipIfNoMatch) {
+  if (preActivationInput.skipIfNoMatch) {
     steps.push(scriptStep(ctx, "Check skip-if-no-match query", "check_skip_if_no_match", {
       id: "check_skip_if_no_match",
       env: {
-        GH_AW_SKIP_QUERY: dq(p.skipIfNoMatch.query),
+        GH_AW_SKIP_QUERY: dq(preActivationInput.skipIfNoMatch.query),
         GH_AW_WORKFLOW_NAME: dq(ctx.name),
-        GH_AW_SKIP_MIN_MATCHES: dq(String(p.skipIfNoMatch.min ?? 1)),
+        GH_AW_SKIP_MIN_MATCHES: dq(String(preActivationInput.skipIfNoMatch.min ?? 1)),
       },
     }));
     checks.push("steps.check_skip_if_no_match.outputs.skip_no_match_check_ok == 'true'");
   }
-  if (p.commands) {
+  if (preActivationInput.commands) {
     steps.push(scriptStep(ctx, "Check command position", "check_command_position", {
       id: "check_command_position",
-      env: { GH_AW_COMMANDS: dq(JSON.stringify(p.commands)) },
+      env: { GH_AW_COMMANDS: dq(JSON.stringify(preActivationInput.commands)) },
     }));
     checks.push("steps.check_command_position.outputs.command_position_ok == 'true'");
   }
-  steps.push(...p.extraSteps);
+  steps.push(...preActivationInput.extraSteps);
   const job: JobPlan = { "runs-on": "ubuntu-slim", steps };
-  if (p.ifCondition) job.if = jobIf(p.ifCondition);
-  job.permissions = p.permissions;
+  if (preActivationInput.ifCondition) job.if = jobIf(preActivationInput.ifCondition);
+  job.permissions = preActivationInput.permissions;
   job.outputs = {
     activated: plain(`\${{ ${checks.length > 0 ? checks.join(" && ") : "'true' == 'true'"} }}`),
-    matched_command: p.commands
+    matched_command: preActivationInput.commands
       ? plain("${{ steps.check_command_position.outputs.matched_command }}")
       : sq(""),
     ...TRACE_OUTPUTS,
-    ...p.extraOutputs,
+    ...preActivationInput.extraOutputs,
   };
   job.outputs = sortedRecord(job.outputs);
   return job;

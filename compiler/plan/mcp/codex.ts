@@ -23,7 +23,7 @@ const q = (s: string) => `"${s.replace(/"/g, '\\"')}"`;
 const inline = (xs: string[]) => `[${xs.map(q).join(", ")}]`;
 
 /** `[shell_environment_policy] include_only`: the variables Codex's shell may see. */
-function includeOnly(s: CodexServers): string {
+function includeOnly(servers: CodexServers): string {
   const names = [
     "CODEX_API_KEY",
     "GH_AW_ASSETS_ALLOWED_EXTS",
@@ -36,8 +36,8 @@ function includeOnly(s: CodexServers): string {
     "OPENAI_API_KEY",
     "PATH",
   ];
-  if (s.github) names.push("GITHUB_PERSONAL_ACCESS_TOKEN");
-  if (s.agenticWorkflows) names.push("GITHUB_TOKEN");
+  if (servers.github) names.push("GITHUB_PERSONAL_ACCESS_TOKEN");
+  if (servers.agenticWorkflows) names.push("GITHUB_TOKEN");
   return `include_only = ${inline(names.sort().map((n) => `^${n}$`))}`;
 }
 
@@ -84,12 +84,12 @@ function customLines(name: string, cfg: Record<string, unknown>): string[] {
 }
 
 /** The `config.toml` heredoc body (without delimiters). */
-function codexToml(a: AgentInput, s: CodexServers): string[] {
+function codexToml(agentInput: AgentInput, servers: CodexServers): string[] {
   const sections: [string, string[]][] = [];
-  if (s.agenticWorkflows) {
+  if (servers.agenticWorkflows) {
     sections.push(["agenticworkflows", [
       "[mcp_servers.agenticworkflows]",
-      ...(a.ctx.actionMode === "dev"
+      ...(agentInput.ctx.actionMode === "dev"
         ? [
           'container = "localhost/gh-aw:dev"',
           'mounts = ["\\${GITHUB_WORKSPACE}:\\${GITHUB_WORKSPACE}:rw", "/tmp/gh-aw:/tmp/gh-aw:rw"]',
@@ -103,14 +103,14 @@ function codexToml(a: AgentInput, s: CodexServers): string[] {
           '"\\${GITHUB_WORKSPACE}:\\${GITHUB_WORKSPACE}:rw", "/tmp/gh-aw:/tmp/gh-aw:rw"]',
         ]),
       'env_vars = ["DEBUG", "GH_TOKEN", "GITHUB_TOKEN", "GITHUB_ACTOR", "GITHUB_REPOSITORY"]',
-      ...sinkLines("agenticworkflows", s.sink),
+      ...sinkLines("agenticworkflows", servers.sink),
     ]]);
   }
-  if (s.github) {
-    const g = s.github;
+  if (servers.github) {
+    const g = servers.github;
     const lines = [
       "[mcp_servers.github]",
-      `user_agent = ${q(slug(a.ctx.name))}`,
+      `user_agent = ${q(slug(agentInput.ctx.name))}`,
       "startup_timeout_sec = 120",
       "tool_timeout_sec = 60",
     ];
@@ -143,12 +143,14 @@ function codexToml(a: AgentInput, s: CodexServers): string[] {
     "",
     `[mcp_servers.${name}.headers]`,
     `Authorization = "$${key}"`,
-    ...sinkLines(name, s.sink),
+    ...sinkLines(name, servers.sink),
   ]];
-  if (s.mcpScripts) sections.push(http("mcpscripts", "GH_AW_MCP_SCRIPTS_PORT", "GH_AW_MCP_SCRIPTS_API_KEY"));
+  if (servers.mcpScripts) {
+    sections.push(http("mcpscripts", "GH_AW_MCP_SCRIPTS_PORT", "GH_AW_MCP_SCRIPTS_API_KEY"));
+  }
   sections.push(http("safeoutputs", "GH_AW_SAFE_OUTPUTS_PORT", "GH_AW_SAFE_OUTPUTS_API_KEY"));
-  for (const [name, cfg] of s.custom) {
-    sections.push([name, [...customLines(name, cfg), ...sinkLines(name, s.sink)]]);
+  for (const [name, cfg] of servers.custom) {
+    sections.push([name, [...customLines(name, cfg), ...sinkLines(name, servers.sink)]]);
   }
   sections.sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
   return [
@@ -157,17 +159,17 @@ function codexToml(a: AgentInput, s: CodexServers): string[] {
     "",
     "[shell_environment_policy]",
     'inherit = "core"',
-    includeOnly(s),
+    includeOnly(servers),
     ...sections.flatMap(([, lines]) => ["", ...lines]),
   ];
 }
 
 /** Script lines between the docker command and the gateway JSON: the TOML heredoc. */
-export function codexPrelude(a: AgentInput, s: CodexServers): string[] {
-  const delim = heredocDelimiter("MCP_CONFIG", a.frontmatterHash);
+export function codexPrelude(agentInput: AgentInput, servers: CodexServers): string[] {
+  const delim = heredocDelimiter("MCP_CONFIG", agentInput.frontmatterHash);
   return [
     `cat > "\${RUNNER_TEMP}/gh-aw/mcp-config/config.toml" << ${delim}`,
-    ...codexToml(a, s),
+    ...codexToml(agentInput, servers),
     delim,
     "",
     "# Generate JSON config for MCP gateway",
@@ -175,8 +177,8 @@ export function codexPrelude(a: AgentInput, s: CodexServers): string[] {
 }
 
 /** Script lines after the gateway JSON: the AWF OpenAI proxy provider merged into `CODEX_HOME`. */
-export function codexTail(a: AgentInput, s: CodexServers): string[] {
-  const delim = heredocDelimiter("CODEX_SHELL_POLICY", a.frontmatterHash);
+export function codexTail(agentInput: AgentInput, servers: CodexServers): string[] {
+  const delim = heredocDelimiter("CODEX_SHELL_POLICY", agentInput.frontmatterHash);
   const target = "/tmp/gh-aw/mcp-config/config.toml";
   return [
     "",
@@ -193,7 +195,7 @@ export function codexTail(a: AgentInput, s: CodexServers): string[] {
     "supports_websockets = false",
     "[shell_environment_policy]",
     'inherit = "core"',
-    includeOnly(s),
+    includeOnly(servers),
     delim,
     ...codexConfigMergeLines(target),
   ];

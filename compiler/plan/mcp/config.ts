@@ -8,26 +8,26 @@ import { InlineJson, type JsonValue, RawJson, renderJson, ShallowJson } from "./
 import { githubServer, type GithubTool, githubToolConfig, obj } from "./github.ts";
 
 /** Whether `tools.cli-proxy` (the MCP-CLI feature) is on. */
-export function cliProxyEnabled(a: AgentInput): boolean {
-  const v = a.merged.tools["cli-proxy"];
+export function cliProxyEnabled(agentInput: AgentInput): boolean {
+  const v = agentInput.merged.tools["cli-proxy"];
   return v !== undefined && v !== false;
 }
 
 /** The `mcp-scripts:` tools, when configured. */
-export function mcpScripts(a: AgentInput): Record<string, Record<string, unknown>> | undefined {
-  const m = obj(a.mcpScripts ?? a.frontmatter["mcp-scripts"]);
+export function mcpScripts(agentInput: AgentInput): Record<string, Record<string, unknown>> | undefined {
+  const m = obj(agentInput.mcpScripts ?? agentInput.frontmatter["mcp-scripts"]);
   return Object.keys(m).length > 0 ? m as Record<string, Record<string, unknown>> : undefined;
 }
 
 /** Whether `tools.agentic-workflows` is on. */
-export function agenticWorkflows(a: AgentInput): boolean {
-  const v = a.merged.tools["agentic-workflows"];
+export function agenticWorkflows(agentInput: AgentInput): boolean {
+  const v = agentInput.merged.tools["agentic-workflows"];
   return v !== undefined && v !== false;
 }
 
 /** Whether the engine gets copilot's config dialect (`\${VAR}` references, explicit `"type": "stdio"`). */
-export function copilotStyle(a: AgentInput): boolean {
-  return a.ctx.engineId === "copilot";
+export function copilotStyle(agentInput: AgentInput): boolean {
+  return agentInput.ctx.engineId === "copilot";
 }
 
 /** Variables an expression-bearing value needs, each mapped to the expression that sets it. */
@@ -50,14 +50,14 @@ interface CustomServer {
 }
 
 /** A `mcp-servers:` entry rendered for the gateway, with the step env its expressions need. */
-function customServer(a: AgentInput, cfg: Record<string, unknown>): CustomServer {
+function customServer(agentInput: AgentInput, cfg: Record<string, unknown>): CustomServer {
   const env: [string, string][] = [];
   const add = (vars: [string, string][]) => {
     for (const v of vars) if (!env.some(([k]) => k === v[0])) env.push(v);
   };
   const s: Record<string, JsonValue> = {};
   const allowed = Array.isArray(cfg.allowed) ? cfg.allowed.map(String) : undefined;
-  const tools = allowed ?? (copilotStyle(a) ? ["*"] : undefined);
+  const tools = allowed ?? (copilotStyle(agentInput) ? ["*"] : undefined);
   const envCfg = obj(cfg.env);
   if (cfg.url !== undefined) {
     s.type = "http";
@@ -107,7 +107,7 @@ function customServer(a: AgentInput, cfg: Record<string, unknown>): CustomServer
         const raw = String(envCfg[k]);
         const x = expressionVars(raw);
         // Copilot's dialect escapes every reference; the others expand only whole-value expressions.
-        if (copilotStyle(a)) e[k] = x.text;
+        if (copilotStyle(agentInput)) e[k] = x.text;
         else {e[k] = x.vars.length > 0 && /^\$\{\{\s*secrets\.[^}]*\}\}$/.test(raw.trim())
             ? `\${${x.vars[0][0]}}`
             : raw;}
@@ -128,8 +128,8 @@ export function writeSink(gh: GithubTool | undefined): JsonValue | undefined {
   return { "write-sink": { accept } };
 }
 
-function githubJson(a: AgentInput, gh: GithubTool): Record<string, JsonValue> {
-  const cp = copilotStyle(a);
+function githubJson(agentInput: AgentInput, gh: GithubTool): Record<string, JsonValue> {
+  const cp = copilotStyle(agentInput);
   const ref = (v: string) => (cp ? `\\\${${v}}` : `$${v}`);
   const s: Record<string, JsonValue> = {};
   if (gh.mode === "remote") {
@@ -178,10 +178,10 @@ function githubJson(a: AgentInput, gh: GithubTool): Record<string, JsonValue> {
 }
 
 /** The gateway's servers (sorted by name) and the step env their expressions need. */
-function servers(a: AgentInput): { json: Record<string, JsonValue>; env: [string, string][] } {
-  const cp = copilotStyle(a);
+function servers(agentInput: AgentInput): { json: Record<string, JsonValue>; env: [string, string][] } {
+  const cp = copilotStyle(agentInput);
   const ref = (v: string) => (cp ? `\\\${${v}}` : `$${v}`);
-  const gh = githubToolConfig(a);
+  const gh = githubToolConfig(agentInput);
   const sink = writeSink(gh);
   const list: [string, Record<string, JsonValue>][] = [];
   const env: [string, string][] = [];
@@ -190,11 +190,11 @@ function servers(a: AgentInput): { json: Record<string, JsonValue>; env: [string
     url: `http://host.docker.internal:$${port}`,
     headers: { Authorization: ref(key) },
   });
-  if (agenticWorkflows(a)) {
+  if (agenticWorkflows(agentInput)) {
     const s: Record<string, JsonValue> = {};
     if (cp) s.type = "stdio";
     const workspace = "\\${GITHUB_WORKSPACE}:\\${GITHUB_WORKSPACE}:rw";
-    if (a.ctx.actionMode === "dev") {
+    if (agentInput.ctx.actionMode === "dev") {
       // Dev mode runs the image built from source (agenticWorkflowsBuildSteps).
       s.container = "localhost/gh-aw:dev";
       s.mounts = new InlineJson([workspace, "/tmp/gh-aw:/tmp/gh-aw:rw"]);
@@ -219,13 +219,15 @@ function servers(a: AgentInput): { json: Record<string, JsonValue>; env: [string
     };
     list.push(["agenticworkflows", s]);
   }
-  const ghs = githubServer(a);
-  if (ghs) list.push(["github", githubJson(a, ghs)]);
-  if (mcpScripts(a)) list.push(["mcpscripts", http("GH_AW_MCP_SCRIPTS_PORT", "GH_AW_MCP_SCRIPTS_API_KEY")]);
+  const ghs = githubServer(agentInput);
+  if (ghs) list.push(["github", githubJson(agentInput, ghs)]);
+  if (mcpScripts(agentInput)) {
+    list.push(["mcpscripts", http("GH_AW_MCP_SCRIPTS_PORT", "GH_AW_MCP_SCRIPTS_API_KEY")]);
+  }
   list.push(["safeoutputs", http("GH_AW_SAFE_OUTPUTS_PORT", "GH_AW_SAFE_OUTPUTS_API_KEY")]);
   const custom = new Set<string>();
-  for (const [name, cfg] of Object.entries(a.mcpServers)) {
-    const c = customServer(a, cfg);
+  for (const [name, cfg] of Object.entries(agentInput.mcpServers)) {
+    const c = customServer(agentInput, cfg);
     list.push([name, c.json]);
     custom.add(name);
     for (const v of c.env) if (!env.some(([k]) => k === v[0])) env.push(v);
@@ -234,27 +236,27 @@ function servers(a: AgentInput): { json: Record<string, JsonValue>; env: [string
   const json: Record<string, JsonValue> = {};
   for (const [name, s] of list) {
     if (name !== "github" && sink) s["guard-policies"] = sink;
-    json[name] = custom.has(name) && a.ctx.engineId === "codex" ? new ShallowJson(s) : s;
+    json[name] = custom.has(name) && agentInput.ctx.engineId === "codex" ? new ShallowJson(s) : s;
   }
   return { json, env };
 }
 
 /** The names mounted as CLIs (`GH_AW_MCP_CLI_SERVERS`), when the MCP-CLI feature is on. */
-export function cliServerNames(a: AgentInput): string[] {
-  if (!cliProxyEnabled(a)) return [];
-  return Object.keys(servers(a).json).filter((n) => n !== "github");
+export function cliServerNames(agentInput: AgentInput): string[] {
+  if (!cliProxyEnabled(agentInput)) return [];
+  return Object.keys(servers(agentInput).json).filter((n) => n !== "github");
 }
 
 /** The "Start MCP Gateway" step env, sorted by name. */
-export function gatewayEnv(a: AgentInput): [string, string][] {
+export function gatewayEnv(agentInput: AgentInput): [string, string][] {
   const env = new Map<string, string>();
-  const gh = githubToolConfig(a);
-  if (a.safeOutputs.types.includes("upload-asset")) {
+  const gh = githubToolConfig(agentInput);
+  if (agentInput.safeOutputs.types.includes("upload-asset")) {
     for (const k of ["GH_AW_ASSETS_ALLOWED_EXTS", "GH_AW_ASSETS_BRANCH", "GH_AW_ASSETS_MAX_SIZE_KB"]) {
       env.set(k, `\${{ env.${k} }}`);
     }
   }
-  const scripts = mcpScripts(a);
+  const scripts = mcpScripts(agentInput);
   if (scripts) {
     env.set("GH_AW_MCP_SCRIPTS_API_KEY", "${{ steps.mcp-scripts-start.outputs.api_key }}");
     env.set("GH_AW_MCP_SCRIPTS_PORT", "${{ steps.mcp-scripts-start.outputs.port }}");
@@ -268,36 +270,36 @@ export function gatewayEnv(a: AgentInput): [string, string][] {
   env.set("GH_AW_SAFE_OUTPUTS", "${{ steps.set-runtime-paths.outputs.GH_AW_SAFE_OUTPUTS }}");
   env.set("GH_AW_SAFE_OUTPUTS_API_KEY", "${{ steps.safe-outputs-start.outputs.api_key }}");
   env.set("GH_AW_SAFE_OUTPUTS_PORT", "${{ steps.safe-outputs-start.outputs.port }}");
-  if (gh && githubServer(a) && !gh.guardConfigured && !gh.app) {
+  if (gh && githubServer(agentInput) && !gh.guardConfigured && !gh.app) {
     env.set(
       "GITHUB_MCP_GUARD_MIN_INTEGRITY",
       "${{ steps.determine-automatic-lockdown.outputs.min_integrity }}",
     );
     env.set("GITHUB_MCP_GUARD_REPOS", "${{ steps.determine-automatic-lockdown.outputs.repos }}");
   }
-  if (githubServer(a)) env.set("GITHUB_MCP_SERVER_TOKEN", gh!.token);
-  if (agenticWorkflows(a)) env.set("GITHUB_TOKEN", "${{ secrets.GITHUB_TOKEN }}");
-  if (a.ctx.engineId === "codex") env.set("CODEX_HOME", "/tmp/gh-aw/mcp-config");
-  for (const [k, v] of servers(a).env) if (!env.has(k)) env.set(k, v);
+  if (githubServer(agentInput)) env.set("GITHUB_MCP_SERVER_TOKEN", gh!.token);
+  if (agenticWorkflows(agentInput)) env.set("GITHUB_TOKEN", "${{ secrets.GITHUB_TOKEN }}");
+  if (agentInput.ctx.engineId === "codex") env.set("CODEX_HOME", "/tmp/gh-aw/mcp-config");
+  for (const [k, v] of servers(agentInput).env) if (!env.has(k)) env.set(k, v);
   return [...env.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
 }
 
 /** The configuration piped into start_mcp_gateway.cjs. */
-export function gatewayConfigJson(a: AgentInput): string {
+export function gatewayConfigJson(agentInput: AgentInput): string {
   const gateway: Record<string, JsonValue> = {
     port: new RawJson("$MCP_GATEWAY_PORT"),
     domain: "${MCP_GATEWAY_DOMAIN}",
     apiKey: "${MCP_GATEWAY_API_KEY}",
     payloadDir: "${MCP_GATEWAY_PAYLOAD_DIR}",
   };
-  const keepalive = obj(obj(a.frontmatter.sandbox).mcp)["keepalive-interval"];
+  const keepalive = obj(obj(agentInput.frontmatter.sandbox).mcp)["keepalive-interval"];
   if (typeof keepalive === "number") gateway.keepaliveInterval = keepalive;
-  if (a.ctx.otlp) {
+  if (agentInput.ctx.otlp) {
     gateway.opentelemetry = {
       endpoint: "${OTEL_EXPORTER_OTLP_ENDPOINT}",
       traceId: "${GITHUB_AW_OTEL_TRACE_ID}",
       spanId: "${GITHUB_AW_OTEL_PARENT_SPAN_ID}",
     };
   }
-  return renderJson({ mcpServers: servers(a).json, gateway });
+  return renderJson({ mcpServers: servers(agentInput).json, gateway });
 }

@@ -64,17 +64,17 @@ export const GATEWAY_DOCKER_ENV: readonly string[] = [
 ];
 
 /** The `-e` flags of the gateway container. */
-function dockerEnv(a: AgentInput): string[] {
+function dockerEnv(agentInput: AgentInput): string[] {
   const out = [...GATEWAY_DOCKER_ENV];
-  const gh = githubServer(a);
-  if (gh?.mode === "remote" && copilotStyle(a)) out.push("GITHUB_PERSONAL_ACCESS_TOKEN");
-  if (mcpScripts(a)) out.push("GH_AW_MCP_SCRIPTS_PORT", "GH_AW_MCP_SCRIPTS_API_KEY");
+  const gh = githubServer(agentInput);
+  if (gh?.mode === "remote" && copilotStyle(agentInput)) out.push("GITHUB_PERSONAL_ACCESS_TOKEN");
+  if (mcpScripts(agentInput)) out.push("GH_AW_MCP_SCRIPTS_PORT", "GH_AW_MCP_SCRIPTS_API_KEY");
   out.push("GH_AW_SAFE_OUTPUTS_PORT", "GH_AW_SAFE_OUTPUTS_API_KEY");
-  if (a.ctx.otlp) {
+  if (agentInput.ctx.otlp) {
     out.push("GITHUB_AW_OTEL_TRACE_ID", "GITHUB_AW_OTEL_PARENT_SPAN_ID", "OTEL_EXPORTER_OTLP_HEADERS");
   }
   const added = new Set(out.map((e) => e.split("=")[0]));
-  for (const [k] of gatewayEnv(a)) if (!added.has(k)) out.push(k);
+  for (const [k] of gatewayEnv(agentInput)) if (!added.has(k)) out.push(k);
   return out;
 }
 
@@ -128,10 +128,10 @@ export function gatewayDockerLines(dockerCommand: string): string[] {
 }
 
 /** The full `run:` text of "Start MCP Gateway". */
-export function gatewayScript(a: AgentInput): string {
-  const delim = heredocDelimiter("MCP_CONFIG", a.frontmatterHash);
-  const lines = gatewayExportLines(a.ctx.engineId);
-  const cli = cliServerNames(a);
+export function gatewayScript(agentInput: AgentInput): string {
+  const delim = heredocDelimiter("MCP_CONFIG", agentInput.frontmatterHash);
+  const lines = gatewayExportLines(agentInput.ctx.engineId);
+  const cli = cliServerNames(agentInput);
   if (cli.length > 0) {
     const list = JSON.stringify(cli);
     lines.push(
@@ -139,22 +139,22 @@ export function gatewayScript(a: AgentInput): string {
       `echo GH_AW_MCP_CLI_SERVERS='${list}' >> "$GITHUB_ENV"`,
     );
   }
-  if (githubServer(a)?.mode === "remote" && copilotStyle(a)) {
+  if (githubServer(agentInput)?.mode === "remote" && copilotStyle(agentInput)) {
     lines.push('export GITHUB_PERSONAL_ACCESS_TOKEN="$GITHUB_MCP_SERVER_TOKEN"');
   }
-  lines.push(...gatewayDockerLines(gatewayDockerCommand(dockerEnv(a))));
+  lines.push(...gatewayDockerLines(gatewayDockerCommand(dockerEnv(agentInput))));
   // Pi reads no gateway config of its own: the script ends after the docker command.
-  if (a.ctx.engineId === "pi") return lines.join("\n") + "\n";
-  const codex = a.ctx.engineId === "codex" ? codexServers(a) : undefined;
-  if (a.ctx.engineId === "copilot") lines.push("mkdir -p /home/runner/.copilot");
-  if (codex) lines.push(...codexPrelude(a, codex));
+  if (agentInput.ctx.engineId === "pi") return lines.join("\n") + "\n";
+  const codex = agentInput.ctx.engineId === "codex" ? codexServers(agentInput) : undefined;
+  if (agentInput.ctx.engineId === "copilot") lines.push("mkdir -p /home/runner/.copilot");
+  if (codex) lines.push(...codexPrelude(agentInput, codex));
   lines.push(
     "GH_AW_NODE=$(which node 2>/dev/null || command -v node 2>/dev/null || echo node)",
     `cat << ${delim} | "$GH_AW_NODE" "\${RUNNER_TEMP}/gh-aw/actions/start_mcp_gateway.cjs"`,
-    gatewayConfigJson(a),
+    gatewayConfigJson(agentInput),
     delim,
   );
-  if (codex) lines.push(...codexTail(a, codex));
+  if (codex) lines.push(...codexTail(agentInput, codex));
   return lines.join("\n") + "\n";
 }
 
@@ -169,14 +169,14 @@ export function withoutMarkers(script: string): string {
 }
 
 /** What Codex's TOML config lists. */
-function codexServers(a: AgentInput): CodexServers {
-  const gh = githubServer(a);
-  const sink = writeSink(githubToolConfig(a)) as { "write-sink": { accept: string[] } } | undefined;
+function codexServers(agentInput: AgentInput): CodexServers {
+  const gh = githubServer(agentInput);
+  const sink = writeSink(githubToolConfig(agentInput)) as { "write-sink": { accept: string[] } } | undefined;
   return {
-    agenticWorkflows: agenticWorkflows(a),
+    agenticWorkflows: agenticWorkflows(agentInput),
     github: gh ? { mode: gh.mode, readOnly: gh.readOnly, toolsets: gh.toolsets } : undefined,
-    mcpScripts: mcpScripts(a) !== undefined,
-    custom: Object.entries(a.mcpServers),
+    mcpScripts: mcpScripts(agentInput) !== undefined,
+    custom: Object.entries(agentInput.mcpServers),
     sink: sink?.["write-sink"].accept,
   };
 }

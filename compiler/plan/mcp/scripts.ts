@@ -69,18 +69,20 @@ const SERVER_JS = [
 ];
 
 /** The shell tools (`run:`) in name order. */
-function shellTools(a: AgentInput): [string, Record<string, unknown>][] {
-  return Object.entries(mcpScripts(a) ?? {}).map(([k, v]) => [k, obj(v)] as [string, Record<string, unknown>])
+function shellTools(agentInput: AgentInput): [string, Record<string, unknown>][] {
+  return Object.entries(mcpScripts(agentInput) ?? {}).map(([k, v]) =>
+    [k, obj(v)] as [string, Record<string, unknown>]
+  )
     .filter(([, c]) => typeof c.run === "string")
     .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
 }
 
 /** "Write MCP Scripts Config" … "Start MCP Scripts HTTP Server", before the gateway starts. */
-export function mcpScriptsSteps(a: AgentInput): StepPlan[] {
-  const scripts = mcpScripts(a);
+export function mcpScriptsSteps(agentInput: AgentInput): StepPlan[] {
+  const scripts = mcpScripts(agentInput);
   if (!scripts) return [];
-  const hash = a.frontmatterHash;
-  const tools = shellTools(a);
+  const hash = agentInput.frontmatterHash;
+  const tools = shellTools(agentInput);
   const toolsJson = goJson({
     serverName: "mcpscripts",
     version: "1.0.0",
@@ -151,12 +153,12 @@ export function mcpScriptsSteps(a: AgentInput): StepPlan[] {
 }
 
 /** "Parse MCP Scripts logs for step summary". */
-export function mcpScriptsLogSteps(a: AgentInput): StepPlan[] {
-  if (!mcpScripts(a)) return [];
+export function mcpScriptsLogSteps(agentInput: AgentInput): StepPlan[] {
+  if (!mcpScripts(agentInput)) return [];
   return [{
     name: "Parse MCP Scripts logs for step summary",
     if: plain("always()"),
-    uses: plain(a.ctx.refs.githubScript),
+    uses: plain(agentInput.ctx.refs.githubScript),
     with: { script: scriptBody("parse_mcp_scripts_logs") },
   }];
 }

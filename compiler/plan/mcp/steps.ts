@@ -22,14 +22,14 @@ const GATEWAY_OUTPUT = (k: string) => plain(`\${{ steps.start-mcp-gateway.output
  * policy (`min-integrity` / `allowed-repos`) is left to be chosen from the repository's visibility;
  * otherwise "Parse integrity filter lists" (and "Stop DIFC Proxy") take its place.
  */
-export function lockdownSteps(a: AgentInput): StepPlan[] {
-  const gh = githubToolConfig(a);
-  if (!gh || gh.guardConfigured || gh.app) return guardListSteps(a);
+export function lockdownSteps(agentInput: AgentInput): StepPlan[] {
+  const gh = githubToolConfig(agentInput);
+  if (!gh || gh.guardConfigured || gh.app) return guardListSteps(agentInput);
   return [{
     name: "Determine automatic lockdown mode for GitHub MCP Server",
     id: "determine-automatic-lockdown",
     // gh-aw resolves this action through its "source" pin; the comment names both versions.
-    uses: plain(`${a.ctx.refs.githubScript} (source v9)`),
+    uses: plain(`${agentInput.ctx.refs.githubScript} (source v9)`),
     env: {
       GH_AW_GITHUB_TOKEN: plain("${{ secrets.GH_AW_GITHUB_TOKEN }}"),
       GH_AW_GITHUB_MCP_SERVER_TOKEN: plain("${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN }}"),
@@ -44,13 +44,13 @@ export function lockdownSteps(a: AgentInput): StepPlan[] {
 }
 
 /** The MCP Scripts server steps, "Start MCP Gateway" and "Mount MCP servers as CLIs". */
-export function mcpGatewaySteps(a: AgentInput): StepPlan[] {
+export function mcpGatewaySteps(agentInput: AgentInput): StepPlan[] {
   const env: Record<string, YValue> = {};
-  for (const [k, v] of gatewayEnv(a)) env[k] = plain(v);
-  const script = gatewayScript(a);
+  for (const [k, v] of gatewayEnv(agentInput)) env[k] = plain(v);
+  const script = gatewayScript(agentInput);
   const bare = bareBlankLines(script);
   return [
-    ...mcpScriptsSteps(a),
+    ...mcpScriptsSteps(agentInput),
     {
       name: "Start MCP Gateway",
       id: "start-mcp-gateway",
@@ -69,7 +69,7 @@ export function mcpGatewaySteps(a: AgentInput): StepPlan[] {
         MCP_GATEWAY_DOMAIN: GATEWAY_OUTPUT("gateway-domain"),
         MCP_GATEWAY_PORT: GATEWAY_OUTPUT("gateway-port"),
       },
-      uses: plain(a.ctx.refs.githubScript),
+      uses: plain(agentInput.ctx.refs.githubScript),
       with: { script: lit(MOUNT_SCRIPT) },
     },
   ];
@@ -91,12 +91,12 @@ export function mcpGatewayStopSteps(_a: AgentInput): StepPlan[] {
 }
 
 /** "Parse MCP Scripts logs…" (when configured) and "Parse MCP Gateway logs for step summary" (its outputs feed the job's effective-token outputs). */
-export function mcpGatewayLogSteps(a: AgentInput): StepPlan[] {
-  return [...mcpScriptsLogSteps(a), {
+export function mcpGatewayLogSteps(agentInput: AgentInput): StepPlan[] {
+  return [...mcpScriptsLogSteps(agentInput), {
     name: "Parse MCP Gateway logs for step summary",
     if: plain("always()"),
     id: "parse-mcp-gateway",
-    uses: plain(a.ctx.refs.githubScript),
+    uses: plain(agentInput.ctx.refs.githubScript),
     with: { script: scriptBody("parse_mcp_gateway_log") },
   }];
 }
@@ -119,14 +119,14 @@ function proxyEnv(gh: GithubTool, kind: "CLI" | "DIFC"): Record<string, YValue> 
 }
 
 /** Whether `gh` runs through the CLI proxy (`tools.github.mode: gh-proxy`). */
-function ghProxy(a: AgentInput): GithubTool | undefined {
-  const gh = githubToolConfig(a);
+function ghProxy(agentInput: AgentInput): GithubTool | undefined {
+  const gh = githubToolConfig(agentInput);
   return gh && gh.mode === "gh-proxy" ? gh : undefined;
 }
 
 /** "Start CLI Proxy", right before the engine runs. */
-export function cliProxyStartSteps(a: AgentInput): StepPlan[] {
-  const gh = ghProxy(a);
+export function cliProxyStartSteps(agentInput: AgentInput): StepPlan[] {
+  const gh = ghProxy(agentInput);
   if (!gh) return [];
   return [{
     name: "Start CLI Proxy",
@@ -136,8 +136,8 @@ export function cliProxyStartSteps(a: AgentInput): StepPlan[] {
 }
 
 /** "Stop CLI Proxy", right after the engine ran. */
-export function cliProxyStopSteps(a: AgentInput): StepPlan[] {
-  if (!ghProxy(a)) return [];
+export function cliProxyStopSteps(agentInput: AgentInput): StepPlan[] {
+  if (!ghProxy(agentInput)) return [];
   return [{
     name: "Stop CLI Proxy",
     if: plain("always()"),
@@ -147,16 +147,16 @@ export function cliProxyStopSteps(a: AgentInput): StepPlan[] {
 }
 
 /** Whether the workflow's own steps run behind the DIFC proxy (guarded `gh-proxy` mode, steps calling GitHub). */
-function difcProxy(a: AgentInput): GithubTool | undefined {
-  const gh = githubToolConfig(a);
+function difcProxy(agentInput: AgentInput): GithubTool | undefined {
+  const gh = githubToolConfig(agentInput);
   // Only steps that call GitHub (they carry a GH_TOKEN) are filtered.
-  const callsGitHub = a.customSteps.some((s) => JSON.stringify(s).includes("GH_TOKEN"));
+  const callsGitHub = agentInput.customSteps.some((s) => JSON.stringify(s).includes("GH_TOKEN"));
   return gh && gh.mode === "gh-proxy" && gh.guardConfigured && callsGitHub ? gh : undefined;
 }
 
 /** "Start DIFC Proxy", before the workflow's own steps. */
-export function difcProxyStartSteps(a: AgentInput): StepPlan[] {
-  const gh = difcProxy(a);
+export function difcProxyStartSteps(agentInput: AgentInput): StepPlan[] {
+  const gh = difcProxy(agentInput);
   if (!gh) return [];
   return [{
     name: "Start DIFC Proxy",
@@ -179,8 +179,8 @@ const DIFC_STEP_ENV: Record<string, YValue> = {
  * (merged over its own, keys sorted, written last), and its multi-line script is re-written with empty blank
  * lines, as gh-aw re-marshals such a step. Unchanged when no DIFC proxy runs.
  */
-export function stepsThroughDifcProxy(a: AgentInput, steps: StepPlan[]): StepPlan[] {
-  if (!difcProxy(a)) return steps;
+export function stepsThroughDifcProxy(agentInput: AgentInput, steps: StepPlan[]): StepPlan[] {
+  if (!difcProxy(agentInput)) return steps;
   return steps.map((step) => {
     const out: StepPlan = {};
     for (const [k, v] of Object.entries(step)) {
@@ -199,8 +199,8 @@ export function stepsThroughDifcProxy(a: AgentInput, steps: StepPlan[]): StepPla
 }
 
 /** "Parse integrity filter lists" (user/label lists of a configured guard policy) and "Stop DIFC Proxy". */
-function guardListSteps(a: AgentInput): StepPlan[] {
-  const gh = githubToolConfig(a);
+function guardListSteps(agentInput: AgentInput): StepPlan[] {
+  const gh = githubToolConfig(agentInput);
   if (!gh?.guardConfigured) return [];
   const raw = gh.raw;
   const extra = (k: string) => {
@@ -223,7 +223,7 @@ function guardListSteps(a: AgentInput): StepPlan[] {
     env,
     run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/parse_guard_list.sh"'),
   }];
-  if (difcProxy(a)) {
+  if (difcProxy(agentInput)) {
     steps.push({
       name: "Stop DIFC Proxy",
       if: plain("always()"),
@@ -235,8 +235,8 @@ function guardListSteps(a: AgentInput): StepPlan[] {
 }
 
 /** Whether `tools.agentic-workflows` is on (the `gh aw` MCP server). */
-function agenticWorkflowsOn(a: AgentInput): boolean {
-  const v = a.merged.tools["agentic-workflows"];
+function agenticWorkflowsOn(agentInput: AgentInput): boolean {
+  const v = agentInput.merged.tools["agentic-workflows"];
   return v !== undefined && v !== false;
 }
 
@@ -244,12 +244,14 @@ function agenticWorkflowsOn(a: AgentInput): boolean {
  * Dev mode builds the `gh aw` MCP server's image from the checked-out source, right after the checkout:
  * "Setup Go for CLI build", "Build gh-aw CLI", "Setup Docker Buildx", "Build gh-aw Docker image".
  */
-export function agenticWorkflowsBuildSteps(a: AgentInput): StepPlan[] {
-  if (!agenticWorkflowsOn(a) || a.ctx.actionMode !== "dev" || !a.mcpRefs) return [];
+export function agenticWorkflowsBuildSteps(agentInput: AgentInput): StepPlan[] {
+  if (!agenticWorkflowsOn(agentInput) || agentInput.ctx.actionMode !== "dev" || !agentInput.mcpRefs) {
+    return [];
+  }
   return [
     {
       name: "Setup Go for CLI build",
-      uses: plain(a.mcpRefs.setupGo),
+      uses: plain(agentInput.mcpRefs.setupGo),
       with: { "go-version-file": "go.mod", cache: true },
     },
     {
@@ -262,10 +264,10 @@ export function agenticWorkflowsBuildSteps(a: AgentInput): StepPlan[] {
           'chmod +x ./gh-aw\necho "✓ Built gh-aw CLI successfully"\n',
       ),
     },
-    { name: "Setup Docker Buildx", uses: plain(a.mcpRefs.buildx) },
+    { name: "Setup Docker Buildx", uses: plain(agentInput.mcpRefs.buildx) },
     {
       name: "Build gh-aw Docker image",
-      uses: plain(a.mcpRefs.buildPush),
+      uses: plain(agentInput.mcpRefs.buildPush),
       with: {
         context: ".",
         platforms: "linux/amd64",
@@ -291,9 +293,9 @@ const COPY_GH_AW = "# Copy the gh-aw binary to ${RUNNER_TEMP}/gh-aw for MCP serv
   '  echo "::error::Failed to find gh-aw binary for MCP server"\n  exit 1\nfi\n';
 
 /** Installs `gh aw` (dev: from source) before the MCP servers start, and stages its binary for the server. */
-export function agenticWorkflowsInstallSteps(a: AgentInput): StepPlan[] {
-  if (!agenticWorkflowsOn(a)) return [];
-  if (a.ctx.actionMode === "dev") {
+export function agenticWorkflowsInstallSteps(agentInput: AgentInput): StepPlan[] {
+  if (!agenticWorkflowsOn(agentInput)) return [];
+  if (agentInput.ctx.actionMode === "dev") {
     return [ghAwFromSource(), {
       name: "Copy gh-aw binary for MCP server",
       run: lit("gh aw --version\n" + COPY_GH_AW),

@@ -65,16 +65,16 @@ export function applyCommentMemory(so: AgentInput["safeOutputs"], commentMemory:
  * "Prepare comment memory files" (with `tools.comment-memory`): fetches the memory comments into
  * /tmp/gh-aw/comment-memory; it comes right after "Download activation artifact".
  */
-export function commentMemorySteps(a: AgentInput): StepPlan[] {
-  if (!commentMemoryConfig(a.merged.tools["comment-memory"])) return [];
-  return [scriptStep(a.ctx, "Prepare comment memory files", "setup_comment_memory_files", {
+export function commentMemorySteps(agentInput: AgentInput): StepPlan[] {
+  if (!commentMemoryConfig(agentInput.merged.tools["comment-memory"])) return [];
+  return [scriptStep(agentInput.ctx, "Prepare comment memory files", "setup_comment_memory_files", {
     token: "${{ secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}",
   })];
 }
 
 /** The contents of safeoutputs/config.json: the handler config plus agent-side settings, keys sorted. */
-export function safeOutputsConfigJson(a: AgentInput): string {
-  const so = a.safeOutputs;
+export function safeOutputsConfigJson(agentInput: AgentInput): string {
+  const so = agentInput.safeOutputs;
   const cfg: Obj = { ...so.handlerConfig, ...safeJobsConfig(so) };
   // A type's own token is part of the agent-side config (the step resolves it through its env).
   for (const [t, c] of Object.entries(so.handlerConfig)) {
@@ -84,9 +84,9 @@ export function safeOutputsConfigJson(a: AgentInput): string {
   }
   const botMentions = so.raw["max-bot-mentions"];
   if (botMentions !== undefined) cfg.max_bot_mentions = botMentions;
-  const commentMemory = commentMemoryConfig(a.merged.tools["comment-memory"]);
+  const commentMemory = commentMemoryConfig(agentInput.merged.tools["comment-memory"]);
   if (commentMemory && !cfg.comment_memory) cfg.comment_memory = commentMemory;
-  const memory = repoMemoryConfig(a.merged.tools["repo-memory"]);
+  const memory = repoMemoryConfig(agentInput.merged.tools["repo-memory"]);
   if (memory) cfg.push_repo_memory = memory;
   return goJson(sortDeep(cfg));
 }
@@ -136,16 +136,16 @@ export function configEnv(config: string): { env: Record<string, string>; text: 
 }
 
 /** "Generate Safe Outputs Config": writes config.json (expressions come in through the step env). */
-function configStep(a: AgentInput): StepPlan {
-  const { env, text } = configEnv(safeOutputsConfigJson(a));
-  const delim = heredocDelimiter("SAFE_OUTPUTS_CONFIG", a.frontmatterHash);
+function configStep(agentInput: AgentInput): StepPlan {
+  const { env, text } = configEnv(safeOutputsConfigJson(agentInput));
+  const delim = heredocDelimiter("SAFE_OUTPUTS_CONFIG", agentInput.frontmatterHash);
   const quoted = Object.keys(env).length ? delim : `'${delim}'`;
   const dirs = [
     '"${RUNNER_TEMP}/gh-aw/safeoutputs"',
     "/tmp/gh-aw/safeoutputs",
     "/tmp/gh-aw/mcp-logs/safeoutputs",
   ];
-  if (a.safeOutputs.handlerConfig.upload_artifact) {
+  if (agentInput.safeOutputs.handlerConfig.upload_artifact) {
     dirs.push('"${RUNNER_TEMP}/gh-aw/safeoutputs/upload-artifacts"');
   }
   const step: StepPlan = { name: "Generate Safe Outputs Config" };
@@ -160,14 +160,16 @@ function configStep(a: AgentInput): StepPlan {
 }
 
 /** "Generate Safe Outputs Tools": tool constraints, dynamic tools and field validation for the runtime. */
-function toolsStep(a: AgentInput): StepPlan {
-  const so = a.safeOutputs;
-  const step = scriptStep(a.ctx, "Generate Safe Outputs Tools", "generate_safe_outputs_tools");
-  const enabled = Object.keys(safeOutputsConfigObject(a));
+function toolsStep(agentInput: AgentInput): StepPlan {
+  const so = agentInput.safeOutputs;
+  const step = scriptStep(agentInput.ctx, "Generate Safe Outputs Tools", "generate_safe_outputs_tools");
+  const enabled = Object.keys(safeOutputsConfigObject(agentInput));
   return {
     name: step.name,
     env: {
-      GH_AW_TOOLS_META_JSON: lit(toolsMetaJson(so, dynamicTools(a.safeOutputs, a.workflowTargets)) + "\n"),
+      GH_AW_TOOLS_META_JSON: lit(
+        toolsMetaJson(so, dynamicTools(agentInput.safeOutputs, agentInput.workflowTargets)) + "\n",
+      ),
       GH_AW_VALIDATION_JSON: lit(validationJson(enabled) + "\n"),
     },
     uses: step.uses,
@@ -175,8 +177,8 @@ function toolsStep(a: AgentInput): StepPlan {
   };
 }
 
-function safeOutputsConfigObject(a: AgentInput): Obj {
-  return JSON.parse(safeOutputsConfigJson(a));
+function safeOutputsConfigObject(agentInput: AgentInput): Obj {
+  return JSON.parse(safeOutputsConfigJson(agentInput));
 }
 
 const SERVER_ENV: [string, YValue][] = [
@@ -190,10 +192,10 @@ const SERVER_ENV: [string, YValue][] = [
 ];
 
 /** The steps that write the safe-outputs config and tools and start the safe-outputs MCP HTTP server. */
-export function safeOutputsServerSteps(a: AgentInput): StepPlan[] {
+export function safeOutputsServerSteps(agentInput: AgentInput): StepPlan[] {
   return [
-    configStep(a),
-    toolsStep(a),
+    configStep(agentInput),
+    toolsStep(agentInput),
     {
       name: "Generate Safe Outputs MCP Server Config",
       id: "safe-outputs-config",
@@ -220,19 +222,21 @@ export function safeOutputsServerSteps(a: AgentInput): StepPlan[] {
 }
 
 /** Domains the output sanitizer keeps links to: the agent's allowlist plus `safe-outputs.allowed-domains`. */
-export function sanitizerDomains(a: AgentInput): string[] {
-  const extra = expandEcosystems(a.safeOutputs.allowedDomains ?? []);
-  return [...new Set([...a.allowedDomains, ...extra])].sort();
+export function sanitizerDomains(agentInput: AgentInput): string[] {
+  const extra = expandEcosystems(agentInput.safeOutputs.allowedDomains ?? []);
+  return [...new Set([...agentInput.allowedDomains, ...extra])].sort();
 }
 
 /** "Copy Safe Outputs" and "Ingest agent output" after the run. */
-export function safeOutputsIngestSteps(a: AgentInput): StepPlan[] {
-  const { ctx } = a;
+export function safeOutputsIngestSteps(agentInput: AgentInput): StepPlan[] {
+  const { ctx } = agentInput;
   const env: Record<string, YValue> = {
     GH_AW_SAFE_OUTPUTS: plain("${{ steps.set-runtime-paths.outputs.GH_AW_SAFE_OUTPUTS }}"),
-    GH_AW_ALLOWED_DOMAINS: dq(sanitizerDomains(a).join(",")),
+    GH_AW_ALLOWED_DOMAINS: dq(sanitizerDomains(agentInput).join(",")),
   };
-  if (a.allowedReferences !== undefined) env.GH_AW_ALLOWED_GITHUB_REFS = dq(a.allowedReferences.join(","));
+  if (agentInput.allowedReferences !== undefined) {
+    env.GH_AW_ALLOWED_GITHUB_REFS = dq(agentInput.allowedReferences.join(","));
+  }
   env.GITHUB_SERVER_URL = plain("${{ github.server_url }}");
   env.GITHUB_API_URL = plain("${{ github.api_url }}");
   // A slash command without a name is named after the workflow.
@@ -258,9 +262,9 @@ export function safeOutputsIngestSteps(a: AgentInput): StepPlan[] {
  * Uploads the files staged by `upload_asset` and `upload_artifact` for their jobs; they come right
  * before "Upload agent artifacts".
  */
-export function safeOutputsUploadSteps(a: AgentInput): StepPlan[] {
-  const { ctx } = a;
-  const hc = a.safeOutputs.handlerConfig;
+export function safeOutputsUploadSteps(agentInput: AgentInput): StepPlan[] {
+  const { ctx } = agentInput;
+  const hc = agentInput.safeOutputs.handlerConfig;
   const steps: StepPlan[] = [];
   const upload = (name: string, artifact: string, path: string): StepPlan => ({
     name,
@@ -290,13 +294,13 @@ export function safeOutputsUploadSteps(a: AgentInput): StepPlan[] {
 }
 
 /** Safe-outputs files uploaded with the agent artifact (the comment-memory files, when enabled). */
-export function safeOutputsArtifactPaths(a: AgentInput): string[] {
-  return commentMemoryConfig(a.merged.tools["comment-memory"]) ? ["/tmp/gh-aw/comment-memory/"] : [];
+export function safeOutputsArtifactPaths(agentInput: AgentInput): string[] {
+  return commentMemoryConfig(agentInput.merged.tools["comment-memory"]) ? ["/tmp/gh-aw/comment-memory/"] : [];
 }
 
 /** The agent job's `GH_AW_ASSETS_*` env: the upload-asset branch, size limit and extensions (empty without it). */
-export function assetsEnv(a: AgentInput): Record<string, YValue> {
-  const asset = a.safeOutputs.handlerConfig.upload_asset;
+export function assetsEnv(agentInput: AgentInput): Record<string, YValue> {
+  const asset = agentInput.safeOutputs.handlerConfig.upload_asset;
   if (!asset) {
     return { GH_AW_ASSETS_ALLOWED_EXTS: dq(""), GH_AW_ASSETS_BRANCH: dq(""), GH_AW_ASSETS_MAX_SIZE_KB: 0 };
   }

@@ -1,0 +1,408 @@
+/**
+ * The prompt the `activation` job assembles: the built-in context block, the body's `${{ … }}` expressions
+ * passed through `env:` (never expanded inside a script), the memory and checkout notes, and the steps that
+ * create, interpolate and substitute it.
+ */
+import { createHash } from "node:crypto";
+import type { StepPlan } from "../types.ts";
+import { scriptStep } from "../steps.ts";
+import { Comment, dq, lit, plain, sq, type YValue } from "../../yaml/writer.ts";
+import { repoMemoryBranch } from "../agent/repo_memory.ts";
+import type { ActivationInput } from "./activation_input.ts";
+import { goFixed2 } from "./go_format.ts";
+
+/** The comment gh-aw puts before `run:` of steps that execute checked-out content. */
+const POUTINE = new Comment("poutine:ignore untrusted_checkout_exec");
+import { heredocDelimiter } from "../../source/hash.ts";
+
+const CTX = "fromJSON(github.event.inputs.aw_context || github.event.client_payload.aw_context || '{}')";
+
+/** Built-in context expressions offered in the `<github-context>` block. */
+const CONTEXT_EXPRS: [string, string, string][] = [
+  [
+    "discussion",
+    `github.event.discussion.number || (${CTX}.item_type == 'discussion' && ${CTX}.item_number)`,
+    "",
+  ],
+  [
+    "pull_request",
+    `github.event.pull_request.number || (${CTX}.item_type == 'pull_request' && ${CTX}.item_number)`,
+    "",
+  ],
+  ["issue", `github.event.issue.number || (${CTX}.item_type == 'issue' && ${CTX}.item_number)`, ""],
+  ["comment", `github.event.comment.id || ${CTX}.comment_id`, ""],
+];
+
+/** The folder an engine reads agents and skills from. */
+export function engineDir(engine: string): string {
+  return ({ claude: ".claude", codex: ".codex", gemini: ".gemini" } as Record<string, string>)[engine] ??
+    ".github";
+}
+
+/** Env-var name for an expression: `GH_AW_<CHAIN>` for simple property chains, else a hashed name. */
+export function exprEnvName(expr: string): string {
+  const e = expr.trim();
+  if (/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(e)) {
+    return "GH_AW_" + e.replace(/\./g, "_").toUpperCase();
+  }
+  return "GH_AW_EXPR_" + createHash("sha256").update(e).digest("hex").slice(0, 8).toUpperCase();
+}
+
+/** Collects `${{ … }}` expressions of the body (and imported bodies) → env map. */
+export function bodyExpressions(bodies: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const body of bodies) {
+    // gh-aw lists each file's expressions sorted by their `${{ … }}` text (byte order), first file first.
+    const found = [...body.matchAll(/\$\{\{\s*([^}]+?)\s*\}\}/g)]
+      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    for (const m of found) {
+      if (/^(experiments|secrets|vars)\./.test(m[1])) continue;
+      const name = exprEnvName(m[1]);
+      if (!out.has(name)) out.set(name, m[1]);
+    }
+  }
+  return out;
+}
+
+/** The expressions the prompt substitutes (env name → expression). */
+export function promptExpressions(activationInput: ActivationInput): Map<string, string> {
+  const exprEnv = new Map<string, string>(activationInput.bodyExprs);
+  for (const n of activationInput.experiments?.names ?? []) {
+    exprEnv.set(
+      `GH_AW_EXPERIMENTS_${n.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`,
+      `steps.pick-experiment.outputs.${n}`,
+    );
+  }
+  for (const [, e] of CONTEXT_EXPRS) exprEnv.set(exprEnvName(e), e);
+  for (const e of ["github.actor", "github.repository", "github.run_id", "github.workspace"]) {
+    exprEnv.set(exprEnvName(e), e);
+  }
+  if (activationInput.repoMemory && activationInput.repoMemory.wiki !== true) {
+    exprEnv.set("GH_AW_WIKI_NOTE", "''");
+  }
+  const promptExprs = new Map(exprEnv);
+  if (activationInput.prContext) {
+    promptExprs.set("GH_AW_IS_PR_COMMENT", "github.event.issue.pull_request && 'true' || ''");
+  }
+  return promptExprs;
+}
+
+/** "Create prompt with built-in context": the system prompt fragments, the context block and the body. */
+export function createPromptStep(
+  activationInput: ActivationInput,
+  promptExprs: Map<string, string>,
+): StepPlan {
+  const delim = heredocDelimiter("PROMPT", activationInput.frontmatterHash);
+  const promptEnv: Record<string, YValue> = {
+    GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+    GH_AW_SAFE_OUTPUTS: plain("${{ runner.temp }}/gh-aw/safeoutputs/outputs.jsonl"),
+  };
+  for (const k of [...promptExprs.keys()].sort()) promptEnv[k] = plain(`\${{ ${promptExprs.get(k)} }}`);
+  const lines: string[] = ['bash "${RUNNER_TEMP}/gh-aw/actions/create_prompt_first.sh"', "{"];
+  // Parts: literal text (adjacent texts share one quoted heredoc) or a runtime prompt fragment file.
+  const parts: ({ text: string } | { file: string } | { raw: string[] })[] = [];
+  const block = (text: string) => parts.push({ text });
+  const cat = (f: string) => parts.push({ file: f });
+  block("<system>");
+  cat("xpia.md");
+  cat("temp_folder_prompt.md");
+  cat("markdown.md");
+  for (const f of activationInput.promptFragments) cat(f);
+  cat("safe_outputs_prompt.md");
+  block(`<safe-output-tools>\nTools: ${activationInput.safeOutputTools.join(", ")}`);
+  if (activationInput.safeOutputTools.some((t) => t.startsWith("upload_asset"))) {
+    block(
+      "\nupload_asset: provide a file path; returns a URL; assets are published after the workflow completes (safeoutputs).",
+    );
+  }
+  if (activationInput.autoCreateIssue) cat("safe_outputs_auto_create_issue.md");
+  for (const f of activationInput.safeOutputFragments) cat(f);
+  block("</safe-output-tools>");
+  cat("mcp_cli_tools_prompt.md");
+  block(githubContextBlock(activationInput));
+  cat(
+    activationInput.cliProxy
+      ? "cli_proxy_with_safeoutputs_prompt.md"
+      : "github_mcp_tools_with_safeoutputs_prompt.md",
+  );
+  if (activationInput.prContext) {
+    parts.push({
+      raw: [
+        'if [ "$GITHUB_EVENT_NAME" = "issue_comment" ] && [ -n "$GH_AW_IS_PR_COMMENT" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review_comment" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review" ]; then',
+        '  cat "${RUNNER_TEMP}/gh-aw/prompts/pr_context_prompt.md"',
+        "fi",
+      ],
+    });
+    if (activationInput.prContextPushGuidance) {
+      parts.push({
+        raw: [
+          'if [ "$GITHUB_EVENT_NAME" = "issue_comment" ] && [ -n "$GH_AW_IS_PR_COMMENT" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review_comment" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review" ]; then',
+          '  cat "${RUNNER_TEMP}/gh-aw/prompts/pr_context_push_to_pr_branch_guidance.md"',
+          "fi",
+        ],
+      });
+    }
+  }
+  if (activationInput.inlinedBody !== undefined) block(`</system>\n${activationInput.inlinedBody}`);
+  else {
+    block(
+      [
+        "</system>",
+        ...activationInput.runtimeImports.map((
+          p,
+        ) => (typeof p === "string" ? `{{#runtime-import ${p}}}` : `${p.inline}\n\n`)),
+      ].join("\n"),
+    );
+  }
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if ("file" in p) {
+      lines.push(`cat "\${RUNNER_TEMP}/gh-aw/prompts/${p.file}"`);
+      continue;
+    }
+    if ("raw" in p) {
+      lines.push(...p.raw);
+      continue;
+    }
+    const texts = [p.text];
+    while (i + 1 < parts.length && "text" in parts[i + 1]) texts.push((parts[++i] as { text: string }).text);
+    lines.push(`cat << '${delim}'`, ...texts.join("\n").split("\n"), delim);
+  }
+  lines.push('} > "$GH_AW_PROMPT"');
+  return {
+    name: "Create prompt with built-in context",
+    env: promptEnv,
+    "#": POUTINE,
+    run: lit(lines.join("\n") + "\n"),
+  };
+}
+
+/** The `<github-context>` block of the prompt. */
+export function githubContextBlock(activationInput: ActivationInput): string {
+  const ctxLines = [
+    "<github-context>",
+    "The following GitHub context information is available for this workflow:",
+    "{{#if github.actor}}",
+    "- **actor**: __GH_AW_GITHUB_ACTOR__",
+    "{{/if}}",
+    "{{#if github.repository}}",
+    "- **repository**: __GH_AW_GITHUB_REPOSITORY__",
+    "{{/if}}",
+    "{{#if github.workspace}}",
+    "- **workspace**: __GH_AW_GITHUB_WORKSPACE__",
+    "{{/if}}",
+  ];
+  for (const [kind, e] of [CONTEXT_EXPRS[2], CONTEXT_EXPRS[0], CONTEXT_EXPRS[1]]) {
+    const cond = e.replace(new RegExp(CTX.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g"), "github.aw.context");
+    const label = kind === "pull_request" ? "pull-request" : kind;
+    ctxLines.push(`{{#if ${cond}}}`, `- **${label}-number**: #__${exprEnvName(e)}__`, "{{/if}}");
+  }
+  ctxLines.push(
+    `{{#if github.event.comment.id || github.aw.context.comment_id}}`,
+    `- **comment-id**: __${exprEnvName(CONTEXT_EXPRS[3][1])}__`,
+    "{{/if}}",
+    "{{#if github.run_id}}",
+    "- **workflow-run-id**: __GH_AW_GITHUB_RUN_ID__",
+    "{{/if}}",
+    ...checkoutLines(activationInput.checkouts ?? []),
+    "</github-context>",
+    "",
+  );
+  return ctxLines.join("\n");
+}
+
+/** "Interpolate variables and render templates". */
+export function interpolateStep(activationInput: ActivationInput): StepPlan {
+  const { ctx } = activationInput;
+  return scriptStep(ctx, "Interpolate variables and render templates", "interpolate_prompt", {
+    env: {
+      GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+      GH_AW_ENGINE_ID: dq(ctx.engineId),
+      ...Object.fromEntries(
+        [...activationInput.bodyExprs.keys()].map((
+          k,
+        ) => [k, plain(`\${{ ${activationInput.bodyExprs.get(k)} }}`)]),
+      ),
+      ...Object.fromEntries(
+        (activationInput.experiments?.names ?? []).map((n) => [
+          `GH_AW_EXPERIMENTS_${n.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`,
+          plain(`\${{ steps.pick-experiment.outputs.${n} }}`),
+        ]),
+      ),
+    },
+  });
+}
+
+/** "Substitute placeholders": every `__GH_AW_…__` placeholder of the prompt and its value. */
+export function substituteStep(activationInput: ActivationInput, promptExprs: Map<string, string>): StepPlan {
+  const { ctx } = activationInput;
+  const subEnv: Record<string, YValue> = { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" };
+  const cliList = activationInput.mcpCliServers.map((n) =>
+    `- \`${n}\` — run \`${n} --help\` to see available tools`
+  ).join(
+    "\n",
+  );
+  const subVars = new Map<string, YValue>();
+  for (const k of promptExprs.keys()) subVars.set(k, plain(`\${{ ${promptExprs.get(k)} }}`));
+  subVars.set("GH_AW_MCP_CLI_SERVERS_LIST", cliList.includes("\n") ? dq(cliList) : sq(cliList));
+  if (activationInput.hasPreActivation) {
+    subVars.set(
+      "GH_AW_NEEDS_PRE_ACTIVATION_OUTPUTS_ACTIVATED",
+      plain("${{ needs.pre_activation.outputs.activated }}"),
+    );
+    if (activationInput.commands) {
+      subVars.set(
+        "GH_AW_NEEDS_PRE_ACTIVATION_OUTPUTS_MATCHED_COMMAND",
+        plain("${{ needs.pre_activation.outputs.matched_command }}"),
+      );
+    }
+  }
+  memoryPlaceholders(activationInput, subVars);
+  const subKeys = [...subVars.keys()].sort();
+  for (const k of subKeys) subEnv[k] = subVars.get(k)!;
+  const subs = subKeys.map((k) => `    ${k}: process.env.${k}`).join(",\n");
+  return {
+    name: "Substitute placeholders",
+    uses: plain(ctx.refs.githubScript),
+    env: subEnv,
+    with: {
+      script: lit(
+        "const { setupGlobals } = require('${{ runner.temp }}/gh-aw/actions/setup_globals.cjs');\n" +
+          "setupGlobals(core, github, context, exec, io, getOctokit);\n\n" +
+          "const substitutePlaceholders = require('${{ runner.temp }}/gh-aw/actions/substitute_placeholders.cjs');\n\n" +
+          "// Call the substitution function\nreturn await substitutePlaceholders({\n  file: process.env.GH_AW_PROMPT,\n" +
+          `  substitutions: {\n${subs}\n  }\n});\n`,
+      ),
+    },
+  };
+}
+
+/** The repo-memory and cache-memory placeholders. */
+export function memoryPlaceholders(activationInput: ActivationInput, subVars: Map<string, YValue>): void {
+  const { ctx } = activationInput;
+  if (activationInput.repoMemory) {
+    const m = activationInput.repoMemory;
+    const num = (v: unknown, d: number) => (typeof v === "number" ? v : Number(v) || d);
+    const fileSize = num(m["max-file-size"], 102400);
+    const patch = num(m["max-patch-size"], 10240);
+    const count = num(m["max-file-count"], 100);
+    const globs = Array.isArray(m["file-glob"])
+      ? m["file-glob"].map(String)
+      : typeof m["file-glob"] === "string"
+      ? [m["file-glob"]]
+      : [];
+    const constraints = "\n\n**Constraints:**\n" +
+      (globs.length ? `- **Allowed Files**: Only files matching patterns: ${globs.join(", ")}\n` : "") +
+      `- **Max File Size**: ${fileSize} bytes (${goFixed2(fileSize / 1048576)} MB) per file\n` +
+      `- **Max File Count**: ${count} files per commit\n` +
+      `- **Max Patch Size**: ${patch} bytes (${Math.round(patch / 1024)} KB) total per push (max: 1024 KB)\n`;
+    const wiki = m.wiki === true;
+    subVars.set("GH_AW_MEMORY_BRANCH_NAME", sq(repoMemoryBranch(m, ctx.id)));
+    subVars.set("GH_AW_MEMORY_CONSTRAINTS", dq(constraints));
+    subVars.set("GH_AW_MEMORY_DESCRIPTION", sq(m.description ? ` ${m.description}` : ""));
+    subVars.set("GH_AW_MEMORY_DIR", sq("/tmp/gh-aw/repo-memory/default/"));
+    subVars.set("GH_AW_MEMORY_TARGET_REPO", sq(" of the current repository"));
+    subVars.set("GH_AW_WIKI_NOTE", wiki ? dq(WIKI_NOTE) : sq(""));
+  }
+  if (activationInput.repoMemoryList) {
+    subVars.set("GH_AW_MEMORY_ALLOWED_EXTENSIONS", sq(""));
+    subVars.set(
+      "GH_AW_MEMORY_LIST",
+      dq(
+        activationInput.repoMemoryList.map((m) => {
+          const id = String(m.id ?? "default");
+          return `- **${id}**: \`/tmp/gh-aw/repo-memory/${id}/\` (branch: \`${
+            String(m["branch-name"] ?? `memory/${id}`)
+          }\`)\n`;
+        }).join(""),
+      ),
+    );
+  }
+  if (
+    activationInput.promptFragments.includes("cache_memory_prompt_multi.md") &&
+    Array.isArray(activationInput.cacheMemory)
+  ) {
+    const dirs = (activationInput.cacheMemory as Record<string, unknown>[]).map((c) => {
+      const id = String(c?.id ?? "default");
+      return [id, id === "default" ? "/tmp/gh-aw/cache-memory/" : `/tmp/gh-aw/cache-memory-${id}/`];
+    });
+    subVars.set("GH_AW_ALLOWED_EXTENSIONS", sq(""));
+    subVars.set(
+      "GH_AW_CACHE_EXAMPLES",
+      dq(
+        dirs.map(([, d]) =>
+          `- \`${d}notes.txt\` - general notes and observations\n` +
+          `- \`${d}notes.md\` - markdown formatted notes\n` +
+          `- \`${d}preferences.json\` - user preferences and settings\n` +
+          `- \`${d}history.jsonl\` - activity history in JSON Lines format\n` +
+          `- \`${d}data.csv\` - tabular data\n` +
+          `- \`${d}state/\` - organized state files in subdirectories (with allowed file types)\n`
+        ).join(""),
+      ),
+    );
+    subVars.set("GH_AW_CACHE_LIST", dq(dirs.map(([id, d]) => `- **${id}**: \`${d}\`\n`).join("")));
+  } else if (activationInput.promptFragments.some((f) => f.startsWith("cache_memory_prompt"))) {
+    const cfg = activationInput.cacheMemory && typeof activationInput.cacheMemory === "object" &&
+        !Array.isArray(activationInput.cacheMemory)
+      ? activationInput.cacheMemory as Record<string, unknown>
+      : {};
+    const exts = Array.isArray(cfg["allowed-extensions"]) ? cfg["allowed-extensions"].map(String) : [];
+    subVars.set(
+      "GH_AW_ALLOWED_EXTENSIONS",
+      exts.length ? lit(`\n<allowed-extensions>${exts.join(",")}</allowed-extensions>`) : sq(""),
+    );
+    subVars.set("GH_AW_CACHE_DESCRIPTION", sq(""));
+    subVars.set("GH_AW_CACHE_DIR", sq("/tmp/gh-aw/cache-memory/"));
+  }
+}
+
+/** The `- **checkouts**` lines of the GitHub context (gh-aw v0.76 wording), one per configured checkout. */
+export function checkoutLines(checkouts: Record<string, unknown>[]): string[] {
+  if (checkouts.length === 0) return [];
+  const out = [
+    "- **checkouts**: The following repositories have been checked out and are available in the workspace:",
+  ];
+  for (const c of checkouts) {
+    let rel = typeof c.path === "string" ? c.path.replace(/^\.\//, "") : "";
+    if (rel === ".") rel = "";
+    let repo = typeof c.repository === "string" && c.repository
+      ? c.repository
+      : "__GH_AW_GITHUB_REPOSITORY__";
+    if (c.wiki === true && !repo.endsWith(".wiki")) repo += ".wiki";
+    let line = `  - repo \`${repo}\` → \`$GITHUB_WORKSPACE${rel ? "/" + rel : ""}\``;
+    if (!rel) line += " (cwd)";
+    if (c.wiki === true) line += " (wiki)";
+    if (c.current === true) {
+      line += " (**current** - this is the repository you are working on; use this as the target for all " +
+        "GitHub operations unless otherwise specified)";
+    }
+    const depth = c["fetch-depth"];
+    if (depth === 0) line += " [full history, all branches available as remote-tracking refs]";
+    else if (typeof depth === "number") line += ` [shallow clone, fetch-depth=${depth}]`;
+    else line += " [shallow clone, fetch-depth=1 (default)]";
+    const fetch = c.fetch === undefined
+      ? []
+      : Array.isArray(c.fetch)
+      ? c.fetch.map(String)
+      : [String(c.fetch)];
+    if (fetch.length > 0) line += ` [additional refs fetched: ${fetch.join(", ")}]`;
+    if (typeof c["sparse-checkout"] === "string" && c["sparse-checkout"].trim() !== "") {
+      line += " [sparse checkout enabled]";
+    }
+    out.push(line);
+  }
+  out.push(
+    "  - **Note**: If a branch you need is not in the list above and is not listed as an additional fetched ref, " +
+      "it has NOT been checked out. For private repositories you cannot fetch it without proper authentication. " +
+      "If the branch is required and not available, exit with an error and ask the user to add it to the " +
+      '`fetch:` option of the `checkout:` configuration (e.g., `fetch: ["refs/pulls/open/*"]` for all open PR refs, ' +
+      'or `fetch: ["main", "feature/my-branch"]` for specific branches).',
+  );
+  return out;
+}
+
+/** Prompt note gh-aw substitutes when `repo-memory.wiki` backs the memory with the repository wiki. */
+const WIKI_NOTE = "\n\n> **GitHub Wiki**: This memory is backed by the GitHub Wiki for this repository. " +
+  "Files use GitHub Wiki Markdown syntax. Follow GitHub Wiki conventions when creating or editing pages " +
+  "(e.g., use standard Markdown headers, use `[[Page Name]]` syntax for internal wiki links, name page " +
+  "files with spaces replaced by hyphens or use the wiki page title as the filename).";

@@ -1,0 +1,387 @@
+/**
+ * The `agent` job's step groups, in the order the job runs them: workspace, user steps and memories,
+ * engine install, agent configuration, tool servers, the engine run, and what follows it (summaries,
+ * memories saved, artifacts uploaded). agent.ts strings the groups together and owns the job's outline;
+ * the safe-outputs, MCP and engine steps themselves come from ../safe_outputs/agent_steps.ts,
+ * ../mcp/steps.ts and ../agent/engine.ts.
+ */
+import { parseSkill, skillInstallSteps, type SkillRef } from "../agent/skills.ts";
+import { pluginInstallSteps, pluginRefs } from "../agent/plugins.ts";
+import { pinnedImagesStep } from "../../source/sandbox.ts";
+import type { StepPlan } from "../types.ts";
+import { gitCredentialsStep, otlpMaskSteps, scriptStep, setupSteps, shStep } from "../steps.ts";
+import { BlankLine, dq, lit, plain, type YValue } from "../../yaml/writer.ts";
+import type { AgentInput } from "../agent/input.ts";
+import {
+  cacheMemoryEntries,
+  type CacheMemoryEntry,
+  cacheMemoryPostSteps,
+  type CacheMemoryRefs,
+  cacheMemorySetupSteps,
+  type GuardPolicy,
+  guardPolicyOf,
+} from "../agent/memory.ts";
+import {
+  repoMemoryCloneSteps,
+  repoMemoryEntries,
+  type RepoMemoryEntry,
+  repoMemoryUploadSteps,
+} from "../agent/repo_memory.ts";
+import {
+  commentMemorySteps,
+  safeOutputsArtifactPaths,
+  safeOutputsIngestSteps,
+  safeOutputsServerSteps,
+  safeOutputsUploadSteps,
+} from "../safe_outputs/agent_steps.ts";
+import {
+  agenticWorkflowsBuildSteps,
+  agenticWorkflowsInstallSteps,
+  cliProxyStartSteps,
+  cliProxyStopSteps,
+  difcProxyStartSteps,
+  lockdownSteps,
+  mcpGatewayLogSteps,
+  mcpGatewaySteps,
+  mcpGatewayStopSteps,
+  stepsThroughDifcProxy,
+} from "../mcp/steps.ts";
+import { engineExecuteSteps, engineInstallSteps, engineLogSteps } from "../agent/engine.ts";
+
+const ALWAYS = plain("always()");
+
+/** Agent instruction folders and files restored from the base branch after a PR checkout (never the PR's). */
+const AGENT_FOLDERS = ".agents .antigravity .claude .codex .crush .gemini .github .opencode .pi";
+const AGENT_FILES = ".crush.json AGENTS.md ANTIGRAVITY.md CLAUDE.md GEMINI.md PI.md opencode.jsonc";
+
+/** Where each engine leaves its own logs, uploaded with the `agent` artifact (none for the others). */
+const ENGINE_LOG_PATHS: Record<string, string> = {
+  copilot: "/tmp/gh-aw/sandbox/agent/logs/",
+  codex: "/tmp/gh-aw/mcp-config/logs/",
+  gemini: "/tmp/gh-aw/gemini-client-error-*.json",
+  antigravity: "/tmp/gh-aw/antigravity-client-error-*.json",
+  pi: "/tmp/gh-aw/pi-streaming.jsonl",
+};
+
+/** Engines whose output goes through the URL redaction that writes `redacted-urls.log`. */
+const URL_REDACTING_ENGINES = new Set(["copilot", "codex", "gemini", "antigravity", "pi"]);
+
+/** Agent instruction folders per engine (sub-agents, their file extension, skills); others use GitHub's. */
+const AGENT_DIRS: Record<string, { agents: string; ext: string; skills: string }> = {
+  claude: { agents: ".claude/agents", ext: ".md", skills: ".claude/skills" },
+  codex: { agents: ".codex/agents", ext: ".md", skills: ".codex/skills" },
+  gemini: { agents: ".gemini/agents", ext: ".md", skills: ".gemini/skills" },
+};
+const GITHUB_AGENT_DIRS = { agents: ".github/agents", ext: ".agent.md", skills: ".github/skills" };
+
+const MCP_TOKEN =
+  "${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}";
+
+/** The job's memories: cache-memory entries and where their actions are pinned, repo-memory entries. */
+export interface AgentMemory {
+  caches: CacheMemoryEntry[];
+  /** The cache, upload and github-script actions; undefined when `cache-memory` is not configured. */
+  cacheRefs: CacheMemoryRefs | undefined;
+  repos: RepoMemoryEntry[];
+  /** The GitHub tool's guard policy (cache keys depend on it; a min-integrity adds proxy logs). */
+  policy: GuardPolicy;
+}
+
+/** Reads the job's memories from the merged tools. */
+export function agentMemory(agent: AgentInput): AgentMemory {
+  const { ctx } = agent;
+  // The workflow's own `cache-memory` setting wins over an imported one (even `true` over an object).
+  const ownTools = (agent.frontmatter.tools ?? {}) as Record<string, unknown>;
+  return {
+    caches: cacheMemoryEntries(
+      "cache-memory" in ownTools ? ownTools["cache-memory"] : agent.merged.tools["cache-memory"],
+    ),
+    cacheRefs: agent.cacheRefs && {
+      ...agent.cacheRefs,
+      upload: ctx.refs.upload,
+      githubScript: ctx.refs.githubScript,
+    },
+    repos: repoMemoryEntries(agent.merged.tools["repo-memory"], ctx.id),
+    policy: guardPolicyOf(agent.merged.tools.github),
+  };
+}
+
+function checkoutSteps(agent: AgentInput): StepPlan[] {
+  const { ctx } = agent;
+  if (agent.frontmatter.checkout === false) return [];
+  if (agent.checkouts.length === 0) {
+    return [{
+      name: "Checkout repository",
+      uses: plain(ctx.refs.checkout),
+      with: { "persist-credentials": false },
+    }];
+  }
+  return agent.checkouts.map((c) => ({
+    name: c.repository ? `Checkout ${String(c.repository)}` : "Checkout repository",
+    uses: plain(ctx.refs.checkout),
+    with: { "persist-credentials": false, ...c },
+  }));
+}
+
+/** Sets up the runner: actions, runtime paths, the repository checkout, runtimes, gh and the DIFC proxy. */
+export function workspaceSteps(agent: AgentInput): StepPlan[] {
+  const { ctx } = agent;
+  return [
+    ...setupSteps(ctx, true),
+    {
+      name: "Set runtime paths",
+      id: "set-runtime-paths",
+      run: lit(
+        '{\n  echo "GH_AW_SAFE_OUTPUTS=${RUNNER_TEMP}/gh-aw/safeoutputs/outputs.jsonl"\n' +
+          '  echo "GH_AW_SAFE_OUTPUTS_CONFIG_PATH=${RUNNER_TEMP}/gh-aw/safeoutputs/config.json"\n' +
+          '  echo "GH_AW_SAFE_OUTPUTS_TOOLS_PATH=${RUNNER_TEMP}/gh-aw/safeoutputs/tools.json"\n} >> "$GITHUB_OUTPUT"\n',
+      ),
+    },
+    ...otlpMaskSteps(ctx),
+    ...checkoutSteps(agent),
+    ...agenticWorkflowsBuildSteps(agent),
+    ...agent.runtimeSteps ?? [],
+    shStep("Create gh-aw temp directory", "create_gh_aw_tmp_dir"),
+    {
+      ...shStep("Configure gh CLI for GitHub Enterprise", "configure_gh_for_ghe"),
+      env: { GH_TOKEN: plain("${{ github.token }}") },
+    },
+    ...difcProxyStartSteps(agent),
+  ];
+}
+
+/** User steps run first, then the frontmatter caches and memories are restored. */
+export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): StepPlan[] {
+  return [
+    ...stepsThroughDifcProxy(agent, agent.customSteps),
+    // gh-aw leaves an empty line after the block of user steps.
+    ...(agent.customSteps.length > 0 ? [new BlankLine() as unknown as StepPlan] : []),
+    ...agent.cacheSteps,
+    ...(memory.cacheRefs
+      ? cacheMemorySetupSteps(
+        memory.caches,
+        memory.policy,
+        agent.safeOutputs.threatDetection,
+        memory.cacheRefs,
+      )
+      : []) as StepPlan[],
+    ...repoMemoryCloneSteps(memory.repos) as StepPlan[],
+  ];
+}
+
+/** "Checkout PR branch": on pull-request events the agent works on the PR's head. */
+function checkoutPrStep(agent: AgentInput): StepPlan {
+  return scriptStep(agent.ctx, "Checkout PR branch", "checkout_pr_branch", {
+    id: "checkout-pr",
+    if: lit("github.event.pull_request || github.event.issue.pull_request\n"),
+    env: { GH_TOKEN: plain(MCP_TOKEN) },
+    token: MCP_TOKEN,
+  });
+}
+
+/** Git credentials, the PR head, then the engine and its plugins (and the GitHub lockdown check). */
+export function engineSetupSteps(agent: AgentInput): StepPlan[] {
+  return [
+    gitCredentialsStep(),
+    // Without read access to contents there is no pull-request head to check out.
+    ...(agent.ctx.contentsRead !== false ? [checkoutPrStep(agent)] : []),
+    ...engineInstallSteps(agent),
+    // Plugins install with the engine's own CLI, so after it and before anything the agent runs.
+    ...pluginInstallSteps(agent.ctx.engineId, pluginRefs(agent.frontmatter.plugins)),
+    ...lockdownSteps(agent),
+  ];
+}
+
+/** Restores agent configuration from the activation artifact and the base branch. */
+function restoreSteps(engineId: string, prCheckout: boolean): StepPlan[] {
+  const dirs = AGENT_DIRS[engineId] ?? GITHUB_AGENT_DIRS;
+  const fromBase: StepPlan[] = [
+    {
+      name: "Restore agent config folders from base branch",
+      if: plain("steps.checkout-pr.outcome == 'success'"),
+      env: { GH_AW_AGENT_FOLDERS: dq(AGENT_FOLDERS), GH_AW_AGENT_FILES: dq(AGENT_FILES) },
+      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/restore_base_github_folders.sh"'),
+    },
+  ];
+  return [
+    ...(prCheckout ? fromBase : []),
+    {
+      name: "Restore inline sub-agents from activation artifact",
+      env: { GH_AW_SUB_AGENT_DIR: dq(dirs.agents), GH_AW_SUB_AGENT_EXT: dq(dirs.ext) },
+      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/restore_inline_sub_agents.sh"'),
+    },
+    {
+      name: "Restore inline skills from activation artifact",
+      env: { GH_AW_SKILL_DIR: dq(dirs.skills) },
+      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/restore_inline_skills.sh"'),
+    },
+  ];
+}
+
+/** What the agent reads: the activation artifact, comment memory, sub-agents and skills, container images. */
+export function agentConfigSteps(agent: AgentInput): StepPlan[] {
+  const { ctx } = agent;
+  const skills = (Array.isArray(agent.frontmatter.skills) ? agent.frontmatter.skills : [])
+    .map((s) => parseSkill(String(s)))
+    .filter((s): s is SkillRef => typeof s !== "string");
+  const pinned = pinnedImagesStep(ctx.firewall);
+  return [
+    {
+      name: "Download activation artifact",
+      uses: plain(ctx.refs.download),
+      with: { name: "activation", path: "/tmp/gh-aw" },
+    },
+    ...commentMemorySteps(agent),
+    ...restoreSteps(ctx.engineId, ctx.contentsRead !== false),
+    ...skillInstallSteps(skills, (AGENT_DIRS[ctx.engineId] ?? GITHUB_AGENT_DIRS).skills),
+    shStep("Download container images", "download_docker_images", agent.containers.join(" ")),
+    ...(pinned ? [{ name: pinned.name, run: lit(pinned.run) }] : []),
+  ];
+}
+
+/** The tool servers the agent talks to (agentic-workflows, safe outputs, MCP gateway), then a clean workspace. */
+export function toolServerSteps(agent: AgentInput): StepPlan[] {
+  return [
+    ...agenticWorkflowsInstallSteps(agent),
+    ...safeOutputsServerSteps(agent),
+    ...mcpGatewaySteps(agent),
+    shStep("Clean credentials", "clean_git_credentials", "", { "continue-on-error": true }),
+    shStep("Audit pre-agent workspace", "audit_pre_agent_workspace", "", {
+      id: "pre_agent_audit",
+      "continue-on-error": true,
+    }),
+  ];
+}
+
+const isCopyStep = (step: StepPlan) => step.name !== undefined && String(step.name).startsWith("Copy");
+
+/** The engine run (the CLI proxy stopped right after "Execute …"), then its logs copied and the gateway stopped. */
+export function engineRunSteps(agent: AgentInput): StepPlan[] {
+  const proxyStart = cliProxyStartSteps(agent);
+  const exec = engineExecuteSteps(agent);
+  const ran = exec.findIndex((s) => String(s.name ?? "").startsWith("Execute ")) + 1;
+  return [
+    ...proxyStart,
+    ...exec.slice(0, ran),
+    ...cliProxyStopSteps(agent),
+    ...exec.slice(ran),
+    gitCredentialsStep(),
+    ...engineLogSteps(agent).filter(isCopyStep),
+    ...mcpGatewayStopSteps(agent),
+  ];
+}
+
+/** "Redact secrets in logs": every secret the job can see is scrubbed from the files it uploads. */
+export function redactStep(agent: AgentInput, secretNames: string[]): StepPlan {
+  const env: Record<string, YValue> = { GH_AW_SECRET_NAMES: plain(`'${secretNames.join(",")}'`) };
+  for (const s of secretNames) env[`SECRET_${s}`] = plain(`\${{ secrets.${s} }}`);
+  const step = scriptStep(agent.ctx, "Redact secrets in logs", "redact_secrets", { if: ALWAYS });
+  return { ...step, env };
+}
+
+/** Steps after the run that summarise what happened (firewall, tokens, AWF reflection, observability). */
+function summarySteps(agent: AgentInput): StepPlan[] {
+  const { ctx } = agent;
+  return [
+    {
+      name: "Print firewall logs",
+      if: ALWAYS,
+      "continue-on-error": true,
+      env: { AWF_LOGS_DIR: "/tmp/gh-aw/sandbox/firewall/logs" },
+      run: lit(
+        "# Fix permissions on firewall logs/audit dirs so they can be uploaded as artifacts\n" +
+          "# AWF runs with sudo, creating files owned by root\n" +
+          "sudo chmod -R a+rX /tmp/gh-aw/sandbox/firewall 2>/dev/null || true\n" +
+          "# Only run awf logs summary if awf command exists (it may not be installed if workflow failed before install step)\n" +
+          "if command -v awf &> /dev/null; then\n" +
+          '  awf logs summary | tee -a "$GITHUB_STEP_SUMMARY"\n' +
+          "else\n" +
+          "  echo 'AWF binary not installed, skipping firewall log summary'\n" +
+          "fi\n",
+      ),
+    },
+    scriptStep(ctx, "Parse token usage for step summary", "parse_token_usage", {
+      if: ALWAYS,
+      continueOnError: true,
+    }),
+    scriptStep(ctx, "Print AWF reflect summary", "awf_reflect_summary", {
+      if: ALWAYS,
+      continueOnError: true,
+    }),
+    ...(ctx.otlp
+      ? [scriptStep(ctx, "Generate observability summary", "generate_observability_summary", {
+        if: ALWAYS,
+        call: "await main(core);",
+      })]
+      : []),
+    {
+      name: "Write agent output placeholder if missing",
+      if: ALWAYS,
+      run: lit(
+        "if [ ! -f /tmp/gh-aw/agent_output.json ]; then\n" +
+          "  echo '{\"items\":[]}' > /tmp/gh-aw/agent_output.json\nfi\n",
+      ),
+    },
+  ];
+}
+
+/** Paths uploaded as the `agent` artifact (missing ones are ignored), in gh-aw's order. */
+function agentArtifactPaths(agent: AgentInput, guarded: boolean): string[] {
+  const engine = agent.ctx.engineId;
+  // Patches and bundles go to threat detection, so they are uploaded whenever detection is configured (gh-aw
+  // keeps them with `engine: false` too).
+  const patch = agent.safeOutputs.threatDetectionConfigured;
+  return [
+    "/tmp/gh-aw/aw-prompts/prompt.txt",
+    ...(ENGINE_LOG_PATHS[engine] ? [ENGINE_LOG_PATHS[engine]] : []),
+    ...(URL_REDACTING_ENGINES.has(engine) ? ["/tmp/gh-aw/redacted-urls.log"] : []),
+    "/tmp/gh-aw/mcp-logs/",
+    ...(guarded ? ["/tmp/gh-aw/proxy-logs/", "!/tmp/gh-aw/proxy-logs/proxy-tls/"] : []),
+    ...(agent.mcpScripts && Object.keys(agent.mcpScripts).length > 0 ? ["/tmp/gh-aw/mcp-scripts/logs/"] : []),
+    "/tmp/gh-aw/agent_usage.json",
+    "/tmp/gh-aw/agent-stdio.log",
+    "/tmp/gh-aw/pre-agent-audit.txt",
+    "/tmp/gh-aw/agent/",
+    "/tmp/gh-aw/github_rate_limits.jsonl",
+    ...(agent.ctx.otlp ? ["/tmp/gh-aw/otel.jsonl", "/tmp/gh-aw/otlp-export-errors.jsonl"] : []),
+    "/tmp/gh-aw/safeoutputs.jsonl",
+    "/tmp/gh-aw/agent_output.json",
+    ...safeOutputsArtifactPaths(agent),
+    ...(patch ? ["/tmp/gh-aw/aw-*.patch", "/tmp/gh-aw/aw-*.bundle"] : []),
+    "/tmp/gh-aw/awf-config.json",
+    "/tmp/gh-aw/sandbox/firewall/logs/",
+    "/tmp/gh-aw/sandbox/firewall/audit/",
+    "/tmp/gh-aw/sandbox/firewall/awf-reflect.json",
+  ];
+}
+
+/**
+ * After the run: the step summary, safe outputs collected, logs parsed and summarised, memories saved and
+ * the artifacts uploaded.
+ */
+export function afterRunSteps(agent: AgentInput, memory: AgentMemory): StepPlan[] {
+  const { ctx } = agent;
+  return [
+    shStep("Append agent step summary", "append_agent_step_summary", "", { if: ALWAYS }),
+    ...safeOutputsIngestSteps(agent),
+    ...engineLogSteps(agent).filter((step) => !isCopyStep(step)),
+    ...mcpGatewayLogSteps(agent),
+    ...summarySteps(agent),
+    ...repoMemoryUploadSteps(memory.repos, ctx.refs.upload) as StepPlan[],
+    ...(memory.cacheRefs
+      ? cacheMemoryPostSteps(memory.caches, agent.safeOutputs.threatDetection, memory.cacheRefs)
+      : []),
+    ...safeOutputsUploadSteps(agent),
+    {
+      name: "Upload agent artifacts",
+      if: ALWAYS,
+      "continue-on-error": true,
+      uses: plain(ctx.refs.upload),
+      with: {
+        name: "agent",
+        path: lit(agentArtifactPaths(agent, memory.policy.minIntegrity !== undefined).join("\n") + "\n"),
+        "if-no-files-found": "ignore",
+      },
+    },
+  ];
+}

@@ -1,0 +1,25 @@
+/** `safe-outputs.add-comment`. */
+import type { SafeOutputType } from "./contract.ts";
+import { BODY, ISSUE_OR_PR, REPO } from "./fields.ts";
+import { inRepo, maxSentence, target } from "./sentences.ts";
+
+/** The `add-comment` safe output. */
+export const addComment: SafeOutputType = {
+  key: "add-comment",
+  permissions: { contents: "read", discussions: "write", issues: "write", "pull-requests": "write" },
+  handler: (out) => {
+    if (out.discussions === undefined) out.discussions = false;
+    if (out.issues === undefined) delete out.issues;
+  },
+  sentences: (c, m) => [
+    ...maxSentence(m, "comment(s) can be added"),
+    ...target(c),
+    ...inRepo(c, "Comments will be added"),
+    "Supports reply_to_id for discussion threading.",
+  ],
+  validation: {
+    defaultMax: 1,
+    fields: { body: BODY, item_number: ISSUE_OR_PR, reply_to_id: REPO, repo: REPO },
+  },
+  jobOutputs: () => ({ comment_id: "comment_id", comment_url: "comment_url" }),
+};

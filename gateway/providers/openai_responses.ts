@@ -1,0 +1,53 @@
+/**
+ * The `openai-responses` provider: OpenAI's Responses API at `{baseUrl}/responses`, Bearer auth. Token counts
+ * are local estimates, as on the Chat Completions lane.
+ */
+import { translateStream } from "../messages/stream_pipe.ts";
+import { newMessageId } from "../messages/types.ts";
+import {
+  bodyReaderOf,
+  type Provider,
+  type ProviderCall,
+  type ProviderDeps,
+  type ProviderSettings,
+} from "./contract.ts";
+import { pipeOptions, postUpstream, readUpstreamJson, traceHeaders } from "./http.ts";
+import { toResponsesRequest } from "./openai_responses_request.ts";
+import { messageFromResponse, ResponsesStreamTranslator } from "./openai_responses_response.ts";
+
+/** Creates a Responses API provider. */
+export function createOpenAiResponsesProvider(settings: ProviderSettings, deps: ProviderDeps): Provider {
+  const url = `${settings.baseUrl}/responses`;
+  const headers = (call: ProviderCall): Record<string, string> => {
+    const h = traceHeaders(call);
+    if (settings.apiKey) h.authorization = `Bearer ${settings.apiKey}`;
+    h["x-client-request-id"] = call.trace.traceId;
+    return h;
+  };
+  return {
+    name: settings.name,
+    kind: settings.kind,
+    async createMessage(call) {
+      const body = toResponsesRequest(settings.name, call.request, call.upstreamModel, false);
+      const response = await postUpstream(deps, settings.name, url, headers(call), body, call);
+      const json = await readUpstreamJson(settings.name, response);
+      return messageFromResponse(settings.name, json, call.requestedModel);
+    },
+    async streamMessage(call) {
+      const body = toResponsesRequest(settings.name, call.request, call.upstreamModel, true);
+      const response = await postUpstream(deps, settings.name, url, headers(call), body, call);
+      return translateStream(
+        bodyReaderOf(response),
+        new ResponsesStreamTranslator(settings.name),
+        pipeOptions(
+          deps,
+          call,
+          (writer) => writer.start(newMessageId(), call.requestedModel, call.inputTokensEstimate),
+        ),
+      );
+    },
+    countTokens(call) {
+      return Promise.resolve(call.inputTokensEstimate);
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Where the usage ledger's batches go: straight to Kysely (remote libSQL, whose client is asynchronous
+ * network I/O), or, for a local `file:` database, to a worker thread (ledger_worker.ts) so the native
+ * client's synchronous writes never block the request path.
+ */
+import type { Kysely } from "kysely";
+import type { UsageDatabase, UsageRow } from "./ledger.ts";
+
+/** Writes and prunes ledger rows. */
+export interface LedgerStore {
+  /** Inserts `rows` in one statement; resolves once committed. */
+  insert(rows: UsageRow[]): Promise<void>;
+  /** Deletes rows older than `before` (epoch ms). */
+  prune(before: number): Promise<void>;
+  /** Releases the store (the worker thread). */
+  close(): void;
+}
+
+/** A store over a Kysely database opened on first use. */
+export function kyselyLedgerStore(db: () => Promise<Kysely<UsageDatabase>>): LedgerStore {
+  return {
+    insert: async (rows) => {
+      await (await db()).insertInto("gateway_usage").values(rows).execute();
+    },
+    prune: async (before) => {
+      await (await db()).deleteFrom("gateway_usage").where("at", "<", before).execute();
+    },
+    close: () => {},
+  };
+}
+
+/** A store whose writes run on a worker thread with its own connection to the `file:` database `url`. */
+export function workerLedgerStore(url: string): LedgerStore {
+  let worker: Worker | undefined;
+  let nextId = 0;
+  const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  const send = (message: { rows?: UsageRow[]; before?: number }): Promise<void> => {
+    if (!worker) {
+      worker = new Worker(new URL("./ledger_worker.ts", import.meta.url), { type: "module" });
+      worker.onmessage = (event: MessageEvent<{ id: number; error?: string }>) => {
+        const done = waiting.get(event.data.id);
+        waiting.delete(event.data.id);
+        if (event.data.error === undefined) done?.resolve();
+        else done?.reject(new Error(event.data.error));
+      };
+    }
+    const id = nextId++;
+    const { promise, resolve, reject } = Promise.withResolvers<void>();
+    waiting.set(id, { resolve, reject });
+    worker.postMessage({ id, url, ...message });
+    return promise;
+  };
+  return {
+    insert: (rows) => send({ rows }),
+    prune: (before) => send({ before }),
+    close: () => {
+      worker?.terminate();
+      worker = undefined;
+      for (const done of waiting.values()) done.reject(new Error("usage ledger store closed"));
+      waiting.clear();
+    },
+  };
+}
