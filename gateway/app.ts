@@ -135,7 +135,7 @@ function breakerPolicy(config: GatewayConfig): BreakerPolicy {
 /** Builds the gateway application. */
 export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): GatewayApp {
   const redact = createRedactor([
-    ...config.providers.map((p) => p.apiKey),
+    ...config.providers.flatMap((p) => [p.apiKey, ...(p.secrets ?? [])]),
     config.GATEWAY_DATABASE_AUTH_TOKEN,
   ]);
   // Every log line of the gateway passes the redactor: upstream errors and causes may quote a credential.

@@ -1,7 +1,8 @@
 /**
  * The gateway's configuration, validated once at start-up: environment keys (named as each vendor's SDK
  * names them) plus the optional GATEWAY_CONFIG file, resolved into the list of offered providers. A
- * provider without credentials is simply not offered.
+ * provider without credentials is simply not offered, except a declared Bedrock or Vertex provider, which
+ * stops start-up naming what it lacks (config_cloud.ts).
  */
 import { z } from "zod";
 import {
@@ -15,6 +16,7 @@ import {
   readConfig,
 } from "@switchyard/lib/config.ts";
 import { type GatewayFile, parseGatewayFile } from "./config_file.ts";
+import { bedrockTargetProblems, resolveCloudProviders } from "./config_cloud.ts";
 import type { ProviderSettings } from "./providers/contract.ts";
 import { OPENAI_QUIRKS } from "./providers/openai.ts";
 import { fileProviders } from "./config_providers.ts";
@@ -127,6 +129,18 @@ function builtinProviders(env: GatewayEnvConfig): ProviderSettings[] {
   return out;
 }
 
+/** Every `provider/model` target of the file (aliases, fallbacks), keyed by where it is written. */
+function modelTargets(file: GatewayFile): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const [alias, target] of Object.entries(file.aliases ?? {})) {
+    out.push([`GATEWAY_CONFIG: aliases.${alias}`, target]);
+  }
+  for (const [key, targets] of Object.entries(file.fallbacks ?? {})) {
+    targets.forEach((target, i) => out.push([`GATEWAY_CONFIG: fallbacks.${key}.${i}`, target]));
+  }
+  return out;
+}
+
 /** Fallback targets must name offered providers (a typo would otherwise surface only during an outage). */
 function fallbackProblems(file: GatewayFile, providers: readonly ProviderSettings[]): ConfigProblem[] {
   const offered = new Set(providers.map((p) => p.name));
@@ -175,8 +189,10 @@ export function readGatewayConfig(
   }
   if (problems.length || !parsed) throw new ConfigError(problems, "gateway configuration");
   const declared = fileProviders(file, env);
-  const providers = [...builtinProviders(parsed), ...declared.providers];
-  problems.push(...declared.problems, ...fallbackProblems(file, providers));
+  const cloud = resolveCloudProviders(file, env, readFile);
+  const providers = [...builtinProviders(parsed), ...declared.providers, ...cloud.providers];
+  problems.push(...declared.problems, ...cloud.problems, ...fallbackProblems(file, providers));
+  problems.push(...bedrockTargetProblems(modelTargets(file), providers));
   if (problems.length) throw new ConfigError(problems, "gateway configuration");
   const proxied = PROXY_VARIABLES.some((name) => env[name] || env[name.toLowerCase()]);
   const upstreamClient = parsed.GATEWAY_UPSTREAM_CLIENT ?? (proxied ? "fetch" : "builtin");

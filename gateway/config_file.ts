@@ -1,6 +1,6 @@
 /**
  * The optional gateway config file (`GATEWAY_CONFIG`, YAML or JSON): extra providers (OpenAI-compatible
- * servers, directly or through a preset, and OpenAI Responses API endpoints),
+ * servers, directly or through a preset, OpenAI Responses API endpoints, Amazon Bedrock and Google Vertex AI),
  * the alias table and the model catalogue listed by `/v1/models`. Credentials never live in the file: a
  * provider names the environment variable holding its key (`api_key_env`).
  */
@@ -8,6 +8,7 @@ import { z } from "zod";
 import { parse as parseYaml } from "yaml";
 import { type ConfigProblem } from "@switchyard/lib/config.ts";
 import { PRESET_NAMES } from "./providers/presets.ts";
+import { CLOUD_ENTRY_FIELDS } from "./config_cloud_fields.ts";
 
 const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -31,7 +32,7 @@ const quirksSchema = z.object({
 }).strict();
 
 /** Provider types the config file declares (the built-in three come from the environment). */
-export const FILE_PROVIDER_TYPES = ["openai-compatible", "openai-responses"] as const;
+export const FILE_PROVIDER_TYPES = ["openai-compatible", "openai-responses", "bedrock", "vertex"] as const;
 
 const providerSchema = z.object({
   /** Omitted: `openai-compatible` when a preset is named (or the entry's name is a preset's). */
@@ -46,6 +47,7 @@ const providerSchema = z.object({
   auth_header: z.string().regex(/^[A-Za-z0-9-]+$/, { error: "expected an HTTP header name" }).optional(),
   quirks: quirksSchema.optional(),
   models: z.array(z.string().min(1)).optional(),
+  ...CLOUD_ENTRY_FIELDS,
 }).strict();
 
 /** One validated `providers:` entry. */

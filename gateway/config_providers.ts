@@ -6,6 +6,7 @@
  */
 import type { ConfigProblem, Env } from "@switchyard/lib/config.ts";
 import type { GatewayFile, ProviderEntry } from "./config_file.ts";
+import { CLOUD_FIELD_NAMES } from "./config_cloud_fields.ts";
 import type { OpenAiQuirks, ProviderSettings } from "./providers/contract.ts";
 import {
   isPresetName,
@@ -50,7 +51,12 @@ function resolveEntry(
   entry: ProviderEntry,
   env: Env,
 ): { settings?: ProviderSettings; problem?: ConfigProblem } {
+  if (entry.type === "bedrock" || entry.type === "vertex") return {}; // resolved by config_cloud.ts
   const key = (field: string) => `GATEWAY_CONFIG: providers.${name}${field ? `.${field}` : ""}`;
+  const cloudField = CLOUD_FIELD_NAMES.find((field) => entry[field] !== undefined);
+  if (cloudField) {
+    return { problem: { key: key(cloudField), message: "applies to bedrock and vertex providers only" } };
+  }
   const presetName = presetNameOf(name, entry);
   const preset: ProviderPreset | undefined = presetName && isPresetName(presetName)
     ? PROVIDER_PRESETS[presetName]
@@ -60,7 +66,7 @@ function resolveEntry(
     return {
       problem: {
         key: key("type"),
-        message: `expected type openai-compatible or openai-responses, or preset: one of ${
+        message: `expected type openai-compatible, openai-responses, bedrock or vertex, or preset: one of ${
           Object.keys(PROVIDER_PRESETS).join(", ")
         }`,
       },

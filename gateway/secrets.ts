@@ -16,8 +16,12 @@ export const REDACTED = "[redacted]";
 /** Secrets shorter than this are not searched for: they would mangle ordinary words. */
 const MIN_SECRET_LENGTH = 8;
 
-/** Credential shapes redacted wherever they appear (OpenAI/Anthropic `sk-`, gateway `sy_`, Google `AIza`). */
-const CREDENTIAL_SHAPES = /\b(?:sk-[\w-]{16,}|sy_[\w-]{20,}|AIza[\w-]{30,})|\bBearer\s+[\w.~+/=-]{8,}/g;
+/**
+ * Credential shapes redacted wherever they appear (OpenAI/Anthropic `sk-`, gateway `sy_`, Google `AIza` keys
+ * and `ya29.` OAuth access tokens, which Vertex providers mint at run time and so cannot list up front).
+ */
+const CREDENTIAL_SHAPES =
+  /\b(?:sk-[\w-]{16,}|sy_[\w-]{20,}|AIza[\w-]{30,}|ya29\.[\w.-]{16,})|\bBearer\s+[\w.~+/=-]{8,}/g;
 
 /** The forms a secret can take inside upstream text: raw, JSON-escaped, percent-encoded. */
 function formsOf(secret: string): string[] {
@@ -35,7 +39,10 @@ export function createRedactor(secrets: Iterable<string | undefined>): Redactor 
     let out = text;
     for (const form of forms) if (out.includes(form)) out = out.replaceAll(form, REDACTED);
     // Cheap pre-check: the shape net runs only when something like a credential may be present.
-    if (out.includes("sk-") || out.includes("sy_") || out.includes("AIza") || out.includes("Bearer")) {
+    if (
+      out.includes("sk-") || out.includes("sy_") || out.includes("AIza") || out.includes("Bearer") ||
+      out.includes("ya29.")
+    ) {
       out = out.replace(CREDENTIAL_SHAPES, REDACTED);
     }
     return out;

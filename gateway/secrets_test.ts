@@ -15,6 +15,7 @@ Deno.test("the redactor also removes credential shapes it was not told about", (
   assert.equal(redact("key sk-ant-api03-abcdefghijklmnop0123 used"), "key [redacted] used");
   assert.equal(redact("Authorization: Bearer abc.def-ghi_jkl"), "Authorization: [redacted]");
   assert.equal(redact("AIza" + "x".repeat(35)), "[redacted]");
+  assert.equal(redact('{"token":"ya29.a0AfB_byC-minted.at.run-time"}'), '{"token":"[redacted]"}');
 });
 
 Deno.test("a safe excerpt is redacted, single-line and bounded", () => {

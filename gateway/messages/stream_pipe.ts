@@ -5,7 +5,7 @@
  * keep-alives while the upstream is silent, turns a broken upstream into `event: error`, and aborts the
  * upstream request when the client goes away.
  */
-import { createSseDecoder, type SseEvent } from "@switchyard/lib/sse.ts";
+import { createSseDecoder, type SseDecoder, type SseEvent } from "@switchyard/lib/sse.ts";
 import { GatewayError } from "../errors.ts";
 import { AnthropicEventWriter } from "./stream_writer.ts";
 import { checkPeriod, tickerFor } from "./ticker.ts";
@@ -32,6 +32,11 @@ export interface TranslateStreamOptions {
   redact?: (text: string) => string;
   /** Told once how the stream ended (for the access log). */
   report?: (outcome: StreamOutcome) => void;
+  /**
+   * Decodes the upstream body into events; SSE when absent. Bedrock's binary event-stream framing plugs in
+   * here, so its translators share this pipeline (pings, backpressure, errors) instead of repeating it.
+   */
+  decoder?: (onEvent: (event: SseEvent) => void) => SseDecoder;
 }
 
 /** How a stream ended: its final event, or the client leaving first. */
@@ -84,7 +89,7 @@ export function translateStream(
   const writer = new AnthropicEventWriter((frames) => {
     pending += frames;
   }, options.redact);
-  const decoder = createSseDecoder((event) => {
+  const decoder = (options.decoder ?? createSseDecoder)((event) => {
     if (writer.ended) return;
     try {
       translator.onEvent(event, writer);

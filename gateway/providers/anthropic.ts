@@ -44,15 +44,18 @@ function upstreamBody(call: ProviderCall, stream: boolean): string | Record<stri
   return { ...request, model: call.upstreamModel, stream };
 }
 
-class AnthropicRelay implements StreamTranslator {
+/** Relays a native Anthropic stream (re-stamping the model, mapping errors); Bedrock and Vertex reuse it. */
+export class AnthropicRelay implements StreamTranslator {
   #model: string;
   #provider: string;
 
+  /** `provider` names the upstream in errors; `model` is the name echoed to the client. */
   constructor(provider: string, model: string) {
     this.#provider = provider;
     this.#model = model;
   }
 
+  /** Relays one event. */
   onEvent(event: SseEvent, writer: AnthropicEventWriter): void {
     const name = event.event ?? "message";
     if (name === "message_start") {
@@ -79,6 +82,7 @@ class AnthropicRelay implements StreamTranslator {
     }
   }
 
+  /** A stream without `message_stop` is an error. */
   onEnd(writer: AnthropicEventWriter): void {
     if (!writer.ended) {
       writer.error(

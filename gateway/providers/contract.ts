@@ -8,7 +8,14 @@ import type { StreamOutcome } from "../messages/stream_pipe.ts";
 import type { UpstreamLimits } from "./upstream_guard.ts";
 
 /** The provider families the registry knows. */
-export type ProviderKind = "anthropic" | "openai" | "gemini" | "openai-compatible" | "openai-responses";
+export type ProviderKind =
+  | "anthropic"
+  | "openai"
+  | "gemini"
+  | "openai-compatible"
+  | "openai-responses"
+  | "bedrock"
+  | "vertex";
 
 /** Tracing identifiers of one request. */
 export interface TraceIds {
@@ -106,6 +113,57 @@ export interface ProviderSettings {
   authHeader?: string;
   /** Per-provider differences from the OpenAI wire format. */
   quirks: OpenAiQuirks;
+  /** Further credentials the redactor must know (a cloud provider's secret key, private key, token). */
+  secrets?: readonly string[];
+  /** Amazon Bedrock settings (kind `bedrock`). */
+  bedrock?: BedrockSettings;
+  /** Google Vertex AI settings (kind `vertex`). */
+  vertex?: VertexSettings;
+}
+
+/** AWS credentials, as the standard environment variables give them. */
+export interface AwsCredentials {
+  /** `AWS_ACCESS_KEY_ID`. */
+  accessKeyId: string;
+  /** `AWS_SECRET_ACCESS_KEY`. */
+  secretAccessKey: string;
+  /** `AWS_SESSION_TOKEN`, for temporary credentials. */
+  sessionToken?: string;
+}
+
+/** Settings of a `bedrock` provider. */
+export interface BedrockSettings {
+  /** The AWS region signed for and (without `base_url`) addressed. */
+  region: string;
+  /** The signing credentials. */
+  credentials: AwsCredentials;
+}
+
+/** A Google service account's key, from its JSON key file. */
+export interface ServiceAccountKey {
+  /** `client_email`: the JWT's issuer. */
+  clientEmail: string;
+  /** `private_key`: PKCS#8 PEM, RS256. */
+  privateKey: string;
+  /** `private_key_id`: the JWT's `kid`, when given. */
+  privateKeyId?: string;
+  /** `token_uri`: where the JWT bearer grant is POSTed. */
+  tokenUri: string;
+}
+
+/** How a `vertex` provider authenticates. */
+export type VertexAuth =
+  | { type: "service_account"; key: ServiceAccountKey }
+  | { type: "token"; token: string };
+
+/** Settings of a `vertex` provider. */
+export interface VertexSettings {
+  /** The Google Cloud project. */
+  project: string;
+  /** The location (`us-east5`, `europe-west1`, `global`). */
+  region: string;
+  /** The credential. */
+  auth: VertexAuth;
 }
 
 /** Differences of OpenAI-compatible servers from OpenAI itself. */

@@ -29,8 +29,23 @@ export function traceHeaders(call: ProviderCall): Record<string, string> {
 }
 
 /**
+ * The error for an upstream that refused the gateway's own credentials (HTTP 401 or 403 from a cloud API
+ * whose 403 means a bad signature or a missing permission, never the client's fault): 502 `api_error`
+ * naming the provider and the upstream's error code, never the credential.
+ */
+export function credentialsRefused(provider: string, status: number, code?: string): GatewayError {
+  const safeCode = code && /^[\w.:-]{1,80}$/.test(code) ? ` ${code}` : "";
+  return new GatewayError(
+    "api_error",
+    `upstream provider ${provider} refused the gateway's credentials (HTTP ${status}${safeCode})`,
+    { status: 502 },
+  );
+}
+
+/**
  * POSTs JSON upstream; resolves with a 2xx response or throws the mapped GatewayError. A string `body` is
- * already JSON text and is sent as is; anything else is serialized.
+ * already JSON text and is sent as is; anything else is serialized. `refused` may claim a failed response
+ * (a cloud provider's credential refusal) before the generic mapping.
  */
 export async function postUpstream(
   deps: ProviderDeps,
@@ -39,6 +54,7 @@ export async function postUpstream(
   headers: Record<string, string>,
   body: unknown,
   call: ProviderCall,
+  refused?: (response: UpstreamResponse) => GatewayError | undefined,
 ): Promise<UpstreamResponse> {
   let response: UpstreamResponse;
   const watch = new UpstreamWatch(provider, deps.limits, call.abort);
@@ -69,7 +85,14 @@ export async function postUpstream(
   }
   watch.headersReceived();
   const guarded = guardedResponse(provider, response, deps.limits, watch);
-  if (!guarded.ok) throw await upstreamHttpError(provider, guarded, deps.redact);
+  if (!guarded.ok) {
+    const claimed = refused?.(guarded);
+    if (claimed) {
+      await guarded.text().catch(() => ""); // read so the connection can be reused; never shown
+      throw claimed;
+    }
+    throw await upstreamHttpError(provider, guarded, deps.redact);
+  }
   return guarded;
 }
 
