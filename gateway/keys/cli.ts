@@ -14,6 +14,10 @@ import { type ApiKeyInfo, ApiKeyStore, type KeysDatabase } from "./store.ts";
 import { LIMIT_OPTIONS, type LimitFlags, parseLimitFlags } from "./cli_flags.ts";
 import { RedisCounters } from "../limits/redis_counters.ts";
 import { periodOf } from "../limits/enforcer.ts";
+import { periodBounds } from "../limits/policy.ts";
+import type { Kysely } from "kysely";
+import { ledgerUsage } from "../usage/report.ts";
+import type { UsageDatabase } from "../usage/ledger.ts";
 import type { BudgetPeriod } from "../limits/policy.ts";
 
 const USAGE = `Usage: deno task gateway:keys <command>
@@ -35,7 +39,8 @@ Limits (all optional; without them a key is unlimited):
   --admin                         an admin key: calls the admin API (usage report), not the model API
 
 The database is GATEWAY_DATABASE_URL (default file:.data/gateway.db); with GATEWAY_REDIS_URL, list shows
-the current windows of every gateway instance.`;
+the current windows of every gateway instance, without it what the usage ledger recorded (finished requests
+of the last minute, spend this budget period).`;
 
 const cliSchema = z.object({
   GATEWAY_DATABASE_URL: databaseUrlSetting("file:.data/gateway.db"),
@@ -43,10 +48,21 @@ const cliSchema = z.object({
   GATEWAY_REDIS_URL: z.string().optional(),
 });
 
-/** A listed key's usage from Redis (null without Redis). */
-async function usageOf(keys: ApiKeyInfo[], redisUrl: string | undefined) {
+/**
+ * A listed key's usage: the live windows of every instance from Redis, or without Redis what the usage
+ * ledger recorded (finished requests in the last minute, spend this budget period).
+ */
+async function usageOf(keys: ApiKeyInfo[], redisUrl: string | undefined, db: Kysely<UsageDatabase>) {
   const usage = new Map<string, unknown>();
-  if (!redisUrl) return usage;
+  if (!redisUrl) {
+    const now = Date.now();
+    for (const key of keys) {
+      if (key.revokedAt) continue;
+      const { start } = periodBounds((key.budgetPeriod ?? "month") as BudgetPeriod, now);
+      usage.set(key.id, { source: "ledger", ...await ledgerUsage(db, key.id, now, start) });
+    }
+    return usage;
+  }
   const counters = new RedisCounters({ url: redisUrl, timeoutMs: 2_000 });
   try {
     for (const key of keys) {
@@ -54,6 +70,7 @@ async function usageOf(keys: ApiKeyInfo[], redisUrl: string | undefined) {
       const period = periodOf((key.budgetPeriod ?? "month") as BudgetPeriod, Date.now());
       const seen = await counters.snapshot(key.id, period.name);
       usage.set(key.id, {
+        source: "redis",
         requestsThisWindow: seen.requests.used,
         tokensThisWindow: seen.tokens.used,
         inFlight: seen.inFlight,
@@ -165,7 +182,7 @@ export async function runKeysCli(
     }
     if (command === "list") {
       const keys = await store.list();
-      const usage = await usageOf(keys, config.GATEWAY_REDIS_URL);
+      const usage = await usageOf(keys, config.GATEWAY_REDIS_URL, db as unknown as Kysely<UsageDatabase>);
       if (values.json) out(JSON.stringify(keys.map((k) => ({ ...k, usage: usage.get(k.id) ?? null }))));
       else if (!keys.length) err("no keys; create one with: deno task gateway:keys create --name <name>");
       else {

@@ -171,3 +171,44 @@ export async function spentSince(db: Kysely<UsageDatabase>, keyId: string, since
     .executeTakeFirst();
   return Number(row?.usd ?? 0);
 }
+
+/** A key's recent use as the ledger records it (finished requests only). */
+export interface LedgerUsage {
+  /** Requests that ended in the last minute. */
+  requestsLastMinute: number;
+  /** Their tokens (input, output and cache, as rate limits count them). */
+  tokensLastMinute: number;
+  /** USD spent since `periodStart`. */
+  spentUsd: number;
+}
+
+/**
+ * A key's use from the ledger: what `gateway:keys list` shows without Redis, when the in-process counters of
+ * a running gateway are out of reach. Rows are written in batches, so the last second or so may be missing.
+ */
+export async function ledgerUsage(
+  db: Kysely<UsageDatabase>,
+  keyId: string,
+  now: number,
+  periodStart: number,
+): Promise<LedgerUsage> {
+  const recent = await db.selectFrom("gateway_usage")
+    .select((eb) => [
+      eb.fn.countAll<number>().as("requests"),
+      eb.fn.sum<number | null>(
+        eb(
+          eb(eb("input_tokens", "+", eb.ref("output_tokens")), "+", eb.ref("cache_read_tokens")),
+          "+",
+          eb.ref("cache_write_tokens"),
+        ),
+      ).as("tokens"),
+    ])
+    .where("key_id", "=", keyId)
+    .where("at", ">", now - 60_000)
+    .executeTakeFirst();
+  return {
+    requestsLastMinute: Number(recent?.requests ?? 0),
+    tokensLastMinute: Number(recent?.tokens ?? 0),
+    spentUsd: await spentSince(db, keyId, periodStart),
+  };
+}

@@ -90,3 +90,59 @@ Deno.test("gateway:keys refuses invalid limit values, naming each flag", async (
   assert.equal(update.code, 2);
   assert.match(update.err, /--budget-usd needs --budget-period/);
 });
+
+Deno.test("without Redis, gateway:keys list shows what the usage ledger recorded for each key", async () => {
+  await using dir = await tempDir();
+  const env = { GATEWAY_DATABASE_URL: `file:${dir.path}/keys.db` };
+  const created = await run([
+    "create",
+    "--name",
+    "team-b",
+    "--budget-usd",
+    "5",
+    "--budget-period",
+    "day",
+    "--json",
+  ], env);
+  const { id } = JSON.parse(created.out[0]);
+  const other = JSON.parse((await run(["create", "--name", "team-c", "--json"], env)).out[0]).id;
+  // Rows as a gateway writes them: two in the last minute, one earlier today, one yesterday, one of another key.
+  const { openClient } = await import("@switchyard/lib/db.ts");
+  const client = await openClient({ url: env.GATEWAY_DATABASE_URL });
+  const now = Date.now();
+  const startOfDay = Date.UTC(
+    new Date(now).getUTCFullYear(),
+    new Date(now).getUTCMonth(),
+    new Date(now).getUTCDate(),
+  );
+  const rows: [number, string, number, number][] = [
+    [now - 5_000, id, 100, 0.25],
+    [now - 20_000, id, 50, 0.5],
+    // Earlier today, but not in the last minute (just after midnight there is no such moment: then it is
+    // written into the last minute of yesterday's spend instead, and not counted).
+    [now - startOfDay > 120_000 ? startOfDay + 1 : startOfDay - 1, id, 1_000, 1],
+    [startOfDay - 3_600_000, id, 7, 4],
+    [now - 1_000, other, 9, 2],
+  ];
+  for (const [at, key, tokens, usd] of rows) {
+    await client.execute({
+      sql:
+        "INSERT INTO gateway_usage (at, key_id, model, attempts, input_tokens, output_tokens, cache_read_tokens, " +
+        "cache_write_tokens, cost_usd, status, latency_ms, stream, trace_id, request_id) " +
+        "VALUES (?, ?, 'm', 1, ?, 1, 0, 0, ?, 200, 1, 0, 't', 'r')",
+      args: [at, key, tokens, usd],
+    });
+  }
+  client.close();
+  const listed = JSON.parse((await run(["list", "--json"], env)).out[0]) as {
+    id: string;
+    usage: { source: string; requestsLastMinute: number; tokensLastMinute: number; spentUsd: number };
+  }[];
+  const usage = listed.find((k) => k.id === id)!.usage;
+  assert.equal(usage.source, "ledger");
+  assert.equal(usage.requestsLastMinute, 2);
+  assert.equal(usage.tokensLastMinute, 152);
+  // Today's spend only: the row of yesterday and the other key's row do not count.
+  assert.equal(usage.spentUsd, now - startOfDay > 120_000 ? 1.75 : 0.75);
+  assert.equal(listed.find((k) => k.id === other)!.usage.spentUsd, 2);
+});
