@@ -79,8 +79,13 @@ export function expiresHours(v: unknown): unknown {
 }
 
 /** A type's handler config: the author's settings snake-cased, its implicit max, then its own rules. */
+/** A type's settings as written (`{}` for a bare key). */
+function settingsOf(raw: unknown): Record<string, unknown> {
+  return raw && typeof raw === "object" ? raw as Record<string, unknown> : {};
+}
+
 function typeConfig(type: SafeOutputType, raw: unknown, engineId: string): Record<string, unknown> {
-  const settings = raw && typeof raw === "object" ? raw as Record<string, unknown> : {};
+  const settings = settingsOf(raw);
   const out: Record<string, unknown> = {};
   const key = (
     k: string,
@@ -161,8 +166,9 @@ export function planSafeOutputs(
       continue;
     }
     handlerConfig[snakeCase(key)] = typeConfig(type, effective[key], engineId);
-    if (staged || !type.permissions) continue;
-    for (const [scope, level] of Object.entries(type.permissions)) {
+    const scopes = type.permissionsFor?.(settingsOf(effective[key])) ?? type.permissions;
+    if (staged || !scopes) continue;
+    for (const [scope, level] of Object.entries(scopes)) {
       if (permissions[scope] !== "write") permissions[scope] = level;
     }
   }
