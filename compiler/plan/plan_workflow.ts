@@ -156,7 +156,14 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     const [line, column] = file.locate(["plugins"], true);
     diagnostics.push(diagnostic("plugins-unsupported", { file: source, line, column }, pluginProblem));
   }
-  const safeOutputs = planSafeOutputs(merged.safeOutputs, id, source, diagnostics, engine.info.id);
+  const safeOutputs = planSafeOutputs(
+    merged.safeOutputs,
+    id,
+    source,
+    diagnostics,
+    engine.info.id,
+    data.footer,
+  );
   return { name, triggers, engine, safeOutputs };
 }
 
