@@ -28,6 +28,7 @@ import type { Planning, PlanOptions } from "./planning.ts";
 import { activationGates, planActivation, planPreActivation } from "./plan_activation.ts";
 import { planAgent, planDetection } from "./plan_agent.ts";
 import { planCustomJobs, planOutputJobs } from "./plan_outputs.ts";
+import { scriptExpressionProblems } from "./script_expressions.ts";
 import { firstHeading, hasContentsRead, otlpEnv, toY, versionOfSha } from "./workflow_values.ts";
 
 /** Plans one workflow; undefined when a diagnostic is an error (they are in `diagnostics`). */
@@ -81,6 +82,10 @@ export async function planWorkflow(
   await planDetection(w);
   await planOutputJobs(w);
   await planCustomJobs(w, gates, beforeActivation);
+  diagnostics.push(...scriptExpressionProblems(w.jobs, [
+    { path: source, ...file.split, frontmatter: data },
+    ...src.imports.map((i) => ({ path: i.path, ...i.file.split, frontmatter: i.frontmatter })),
+  ]));
   if (diagnostics.some((d) => d.severity === "error")) return undefined;
 
   const env: Record<string, YValue> = {};
@@ -151,7 +156,14 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     const [line, column] = file.locate(["plugins"], true);
     diagnostics.push(diagnostic("plugins-unsupported", { file: source, line, column }, pluginProblem));
   }
-  const safeOutputs = planSafeOutputs(merged.safeOutputs, id, source, diagnostics, engine.info.id);
+  const safeOutputs = planSafeOutputs(
+    merged.safeOutputs,
+    id,
+    source,
+    diagnostics,
+    engine.info.id,
+    data.footer,
+  );
   return { name, triggers, engine, safeOutputs };
 }
 

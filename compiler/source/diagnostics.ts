@@ -140,6 +140,12 @@ export const DIAGNOSTICS = {
     hint: "set it once, or in the main workflow (main wins)",
   },
   // Plan.
+  "expression-in-script": {
+    severity: "error",
+    means: "an expression reading event data or inputs would be expanded inside a generated shell script",
+    hint:
+      "GitHub expands ${{ … }} before the script runs, so event text would become shell code; remove the expression from this value or set it through `env:` in your own step",
+  },
   "invalid-schedule": { severity: "error", means: "a schedule is neither a cron nor a fuzzy schedule" },
   "unsupported-provider": { severity: "error", means: "`engine.model` names an unknown provider prefix" },
   "oauth-token-unsupported": {

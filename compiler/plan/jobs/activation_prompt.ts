@@ -64,6 +64,20 @@ export function bodyExpressions(bodies: string[]): Map<string, string> {
   return out;
 }
 
+/**
+ * Body text written into the prompt step's `run:` script: GitHub expands `${{ … }}` anywhere in a script,
+ * so an event field (an issue title, a dispatch input) would become shell source. Each expression the prompt
+ * substitutes becomes its `__GH_AW_…__` placeholder (the value then arrives through `env:`); any other one
+ * (secrets, vars, outputs of later jobs) stays literal text, its `$` written as an expression of its own so
+ * GitHub never evaluates the rest.
+ */
+export function inlinedPromptText(text: string, promptExprs: Map<string, string>): string {
+  return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (all, expr: string) => {
+    const name = exprEnvName(expr);
+    return promptExprs.has(name) ? `__${name}__` : "${{ '$' }}" + all.slice(1);
+  });
+}
+
 /** The expressions the prompt substitutes (env name → expression). */
 export function promptExpressions(activationInput: ActivationInput): Map<string, string> {
   const exprEnv = new Map<string, string>(activationInput.bodyExprs);
@@ -143,8 +157,9 @@ export function createPromptStep(
       });
     }
   }
-  if (activationInput.inlinedBody !== undefined) block(`</system>\n${activationInput.inlinedBody}`);
-  else {
+  if (activationInput.inlinedBody !== undefined) {
+    block(`</system>\n${inlinedPromptText(activationInput.inlinedBody, promptExprs)}`);
+  } else {
     block(
       [
         "</system>",

@@ -25,9 +25,16 @@ export function codePushTypes(so: SafeOutputsPlan): string[] {
 }
 
 /** Checkout and git setup for code-pushing safe outputs. */
+/** The token the job writes with: `safe-outputs.github-token` when the author sets one, else the default. */
+function writeTokenOf(so: SafeOutputsPlan): string {
+  const token = so.raw["github-token"];
+  return typeof token === "string" && token !== "" ? token : WRITE_TOKEN;
+}
+
 function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan, fetchDepth = 1): StepPlan[] {
   const types = codePushTypes(so);
   if (types.length === 0) return [];
+  const writeToken = writeTokenOf(so);
   const base = "(!cancelled()) && needs.agent.result != 'skipped'";
   const any = (suffix = "") =>
     types.map((t) => `${base} && contains(needs.agent.outputs.output_types, '${t}')${suffix}`).join(" || ");
@@ -52,7 +59,7 @@ function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan, fetchDepth = 1): StepPl
       uses: plain(ctx.refs.checkout),
       with: {
         ref: plain("${{ github.event.repository.default_branch }}"),
-        token: plain(WRITE_TOKEN),
+        token: plain(writeToken),
         "persist-credentials": false,
         "fetch-depth": fetchDepth,
       },
@@ -65,7 +72,7 @@ function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan, fetchDepth = 1): StepPl
         ref: plain(
           "${{ steps.extract-base-branch.outputs.base-branch || github.base_ref || github.event.pull_request.base.ref || github.ref_name || github.event.repository.default_branch }}",
         ),
-        token: plain(WRITE_TOKEN),
+        token: plain(writeToken),
         "persist-credentials": false,
         "fetch-depth": fetchDepth,
       },
@@ -76,7 +83,7 @@ function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan, fetchDepth = 1): StepPl
       env: {
         REPO_NAME: plain("${{ github.repository }}"),
         SERVER_URL: plain("${{ github.server_url }}"),
-        GIT_TOKEN: plain(WRITE_TOKEN),
+        GIT_TOKEN: plain(writeToken),
       },
       run: lit(
         'git config --global user.email "github-actions[bot]@users.noreply.github.com"\n' +
@@ -124,7 +131,7 @@ export function safeOutputsJob(
   steps.push(scriptStep(ctx, "Process Safe Outputs", "safe_output_handler_manager", {
     id: "process_safe_outputs",
     env,
-    token: WRITE_TOKEN,
+    token: writeTokenOf(so),
   }));
   // Staged runs only preview, so there are no processed items to upload.
   if (!so.staged) {

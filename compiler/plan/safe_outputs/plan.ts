@@ -79,8 +79,19 @@ export function expiresHours(v: unknown): unknown {
 }
 
 /** A type's handler config: the author's settings snake-cased, its implicit max, then its own rules. */
+/** A type's settings with `footer: false` added when the workflow turns footers off and the type is silent. */
+function withFooter(raw: unknown, footerOff: boolean): unknown {
+  const settings = settingsOf(raw);
+  return footerOff && settings.footer === undefined ? { ...settings, footer: false } : raw;
+}
+
+/** A type's settings as written (`{}` for a bare key). */
+function settingsOf(raw: unknown): Record<string, unknown> {
+  return raw && typeof raw === "object" ? raw as Record<string, unknown> : {};
+}
+
 function typeConfig(type: SafeOutputType, raw: unknown, engineId: string): Record<string, unknown> {
-  const settings = raw && typeof raw === "object" ? raw as Record<string, unknown> : {};
+  const settings = settingsOf(raw);
   const out: Record<string, unknown> = {};
   const key = (
     k: string,
@@ -128,6 +139,7 @@ export function planSafeOutputs(
   file: string,
   diags: Diagnostic[],
   engineId = "copilot",
+  topLevelFooter?: boolean,
 ): SafeOutputsPlan {
   const configuredTypes = raw ? Object.keys(raw).filter((k) => !GLOBAL_KEYS.has(k) && !isReporting(k)) : [];
   const hasJobs = !!raw && !!raw.jobs && typeof raw.jobs === "object" && Object.keys(raw.jobs).length > 0;
@@ -145,6 +157,9 @@ export function planSafeOutputs(
   const noopReportAsIssue = !(noopConfig && typeof noopConfig === "object" &&
     (noopConfig as Record<string, unknown>)["report-as-issue"] === false);
   const handlerConfig: Record<string, Record<string, unknown>> = {};
+  // `footer: false` (top level or under `safe-outputs:`) turns the footer off for every handler that does not
+  // set its own; the runtime reads it from each handler's config only.
+  const footerOff = (effective.footer ?? topLevelFooter) === false;
   const permissions: Record<string, string> = {};
   const staged = effective.staged === true;
   for (const key of types) {
@@ -160,9 +175,10 @@ export function planSafeOutputs(
       );
       continue;
     }
-    handlerConfig[snakeCase(key)] = typeConfig(type, effective[key], engineId);
-    if (staged || !type.permissions) continue;
-    for (const [scope, level] of Object.entries(type.permissions)) {
+    handlerConfig[snakeCase(key)] = typeConfig(type, withFooter(effective[key], footerOff), engineId);
+    const scopes = type.permissionsFor?.(settingsOf(effective[key])) ?? type.permissions;
+    if (staged || !scopes) continue;
+    for (const [scope, level] of Object.entries(scopes)) {
       if (permissions[scope] !== "write") permissions[scope] = level;
     }
   }

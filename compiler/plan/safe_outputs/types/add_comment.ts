@@ -7,6 +7,11 @@ import { inRepo, maxSentence, target } from "./sentences.ts";
 export const addComment: SafeOutputType = {
   key: "add-comment",
   permissions: { contents: "read", discussions: "write", issues: "write", "pull-requests": "write" },
+  // Spec: comments go to discussions only with `discussions: true` (default off), so only then the scope.
+  permissionsFor: (raw): Record<string, string> =>
+    raw.discussions === true
+      ? { contents: "read", discussions: "write", issues: "write", "pull-requests": "write" }
+      : { contents: "read", issues: "write", "pull-requests": "write" },
   handler: (out) => {
     if (out.discussions === undefined) out.discussions = false;
     if (out.issues === undefined) delete out.issues;

@@ -20,6 +20,8 @@ export interface SafeOutputType {
    * runs outside that job's token (an artifact upload, a call or dispatch the runtime makes itself).
    */
   permissions?: Record<string, string>;
+  /** The scopes when they depend on the author's settings (takes the place of `permissions`). */
+  permissionsFor?: (raw: RawTypeConfig) => Record<string, string>;
   /** A built-in reporting type (noop, missing-tool…): always offered, no handler entry of its own. */
   reporting?: true;
   /** Whether the agent is offered a tool for it (reporting types and artifact uploads are not). */
