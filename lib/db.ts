@@ -32,8 +32,9 @@ export async function openClient(location: DatabaseLocation): Promise<Client> {
   }
   if (isLocalDatabaseUrl(location.url)) {
     await ensureParentDirectory(location.url);
-    const { createClient } = await import("@libsql/client");
-    const client = createClient({ url: location.url });
+    // Statements prepared once per connection (lib/libsql_file_client.ts), not on every call.
+    const { libsqlFileClient } = await import("./libsql_file_client.ts");
+    const client = libsqlFileClient(location.url);
     await client.execute("PRAGMA foreign_keys = ON");
     await client.execute("PRAGMA busy_timeout = 5000");
     // Write-ahead log: one fsync per commit instead of the rollback journal's three plus a file create and

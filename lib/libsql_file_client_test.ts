@@ -1,0 +1,104 @@
+import assert from "node:assert/strict";
+import { tempDir } from "./testing.ts";
+import { filePathOf, libsqlFileClient } from "./libsql_file_client.ts";
+
+Deno.test("file: URLs name their path; hosts and query parameters are refused", () => {
+  assert.equal(filePathOf("file:.data/auth.db"), ".data/auth.db");
+  assert.equal(filePathOf("file:/tmp/a.db"), "/tmp/a.db");
+  assert.equal(filePathOf("file:///tmp/a%20b.db"), "/tmp/a b.db");
+  assert.equal(filePathOf("file://localhost/tmp/a.db"), "/tmp/a.db");
+  assert.equal(filePathOf("file::memory:"), ":memory:");
+  assert.throws(() => filePathOf("file://example.com/a.db"), /names no host/);
+  assert.throws(() => filePathOf("file:a.db?mode=ro"), /query parameters/);
+});
+
+Deno.test("rows read by name and index, integers as numbers, writes report changes and the new rowid", async () => {
+  await using dir = await tempDir();
+  const client = libsqlFileClient(`file:${dir.path}/t.db`);
+  try {
+    await client.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE, at INTEGER, blob BLOB)");
+    const insert = await client.execute({
+      sql: "INSERT INTO t (name, at, blob) VALUES (?, ?, ?)",
+      args: ["a", 1_700_000_000_000, new Uint8Array([1, 2, 3]).buffer],
+    });
+    assert.equal(insert.rowsAffected, 1);
+    assert.equal(insert.lastInsertRowid, 1n);
+    await client.execute({
+      sql: "INSERT INTO t (name, at) VALUES (:name, $at)",
+      args: { name: "b", $at: 2 },
+    });
+    for (let round = 0; round < 3; round++) {
+      // The same text again: served by the kept statement with new arguments each time.
+      const result = await client.execute({
+        sql: "SELECT id, name, at, blob FROM t WHERE name = ?",
+        args: ["a"],
+      });
+      assert.deepEqual(result.columns, ["id", "name", "at", "blob"]);
+      const row = result.rows[0];
+      assert.equal(row.name, "a");
+      assert.equal(row[1], "a");
+      assert.equal(row.at, 1_700_000_000_000);
+      assert.equal(typeof row.id, "number");
+      assert.deepEqual(new Uint8Array(row.blob as ArrayBuffer), new Uint8Array([1, 2, 3]));
+      assert.deepEqual(Object.keys(row), ["id", "name", "at", "blob"]);
+    }
+    const other = await client.execute({ sql: "SELECT name FROM t WHERE name = ?", args: ["b"] });
+    assert.equal(other.rows[0].name, "b");
+  } finally {
+    client.close();
+  }
+});
+
+Deno.test("a constraint violation is an error with SQLite's code and leaves the connection usable", async () => {
+  await using dir = await tempDir();
+  const client = libsqlFileClient(`file:${dir.path}/t.db`);
+  try {
+    await client.execute("CREATE TABLE t (name TEXT UNIQUE)");
+    await client.execute({ sql: "INSERT INTO t VALUES (?)", args: ["x"] });
+    await assert.rejects(
+      client.execute({ sql: "INSERT INTO t VALUES (?)", args: ["x"] }),
+      (error: Error & { code?: string }) =>
+        error.code === "SQLITE_CONSTRAINT_UNIQUE" && error.name === "LibsqlError",
+    );
+    await assert.rejects(
+      client.execute({ sql: "INSERT INTO t VALUES (?)", args: [undefined as never] }),
+      TypeError,
+    );
+    assert.equal((await client.execute("SELECT count(*) AS n FROM t")).rows[0].n, 1);
+  } finally {
+    client.close();
+  }
+});
+
+Deno.test("a batch commits all its statements or, when one fails, none", async () => {
+  await using dir = await tempDir();
+  const client = libsqlFileClient(`file:${dir.path}/t.db`);
+  try {
+    await client.execute("CREATE TABLE t (name TEXT UNIQUE)");
+    await client.batch(
+      [{ sql: "INSERT INTO t VALUES (?)", args: ["a"] }, "INSERT INTO t VALUES ('b')"],
+      "write",
+    );
+    await assert.rejects(client.batch(["INSERT INTO t VALUES ('c')", "INSERT INTO t VALUES ('a')"], "write"));
+    const names = (await client.execute("SELECT name FROM t ORDER BY name")).rows.map((r) => r.name);
+    assert.deepEqual(names, ["a", "b"]);
+  } finally {
+    client.close();
+  }
+});
+
+Deno.test("a script changes the schema and kept statements see the new columns", async () => {
+  await using dir = await tempDir();
+  const client = libsqlFileClient(`file:${dir.path}/t.db`);
+  try {
+    await client.executeMultiple("CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1);");
+    assert.deepEqual((await client.execute("SELECT * FROM t")).columns, ["a"]);
+    await client.executeMultiple("ALTER TABLE t ADD COLUMN b TEXT DEFAULT 'x';");
+    assert.deepEqual((await client.execute("SELECT * FROM t")).columns, ["a", "b"]);
+    client.close();
+    assert.equal(client.closed, true);
+    await assert.rejects(client.execute("SELECT 1"), /CLIENT_CLOSED/);
+  } finally {
+    client.close();
+  }
+});
