@@ -4,6 +4,14 @@
  * paths that was a third of the main thread's database time (bench:auth profile, docs/auth.md). Statements
  * are kept per SQL text (bounded), results have the library's shape (rows readable by index and by column
  * name), and errors carry SQLite's code. Transactions are serialized by lib/serialized_client.ts on top.
+ *
+ * Durable commits without blocking the event loop (`walSync`): the native client runs `COMMIT` inside a
+ * synchronous call, and with `synchronous = FULL` that call includes the WAL's fsync — a third of the auth
+ * service's main thread on the refresh path, during which nothing else is served. With `walSync` the
+ * connection runs `synchronous = NORMAL` (the commit writes the WAL without syncing it) and every call that
+ * committed waits, before it resolves, for an fdatasync of the WAL file on Deno's I/O threads; commits made
+ * while one sync runs share the next. No caller continues before its commit is on stable storage, as with
+ * FULL; unlike FULL, other requests of this process may read a commit in the moment before its sync ends.
  */
 import Database from "libsql";
 import { Buffer } from "node:buffer";
@@ -41,6 +49,8 @@ interface PreparedStatement {
 
 interface Prepared {
   statement: PreparedStatement;
+  /** Only reads (SELECT, VALUES, EXPLAIN, or WITH … without a data change): never needs a sync. */
+  readOnly: boolean;
   /** Column names and declared types; undefined for a statement that returns no rows. */
   columns?: string[];
   columnTypes?: string[];
@@ -68,11 +78,28 @@ export function filePathOf(url: string): string {
   return decodeURIComponent(path);
 }
 
+/** Options of {@link libsqlFileClient}. */
+export interface FileClientOptions {
+  /**
+   * Make each commit durable by syncing the WAL file off the event loop before the call resolves (the
+   * caller sets `journal_mode = WAL` and `synchronous = NORMAL`; see the module comment).
+   */
+  walSync?: boolean;
+  /** Syncs the WAL file (tests count the calls); default: fdatasync of `<path>-wal`. */
+  syncWal?: () => Promise<void>;
+}
+
 /** Opens a local database file as a {@link Client} (integers as JavaScript numbers). */
-export function libsqlFileClient(url: string): Client {
+export function libsqlFileClient(url: string, options: FileClientOptions = {}): Client {
   const path = filePathOf(url);
   let db: NativeDatabase | undefined = new Database(path) as unknown as NativeDatabase;
   const cache = new Map<string, Prepared>();
+  const walFile = options.walSync && !options.syncWal ? walFileSync(`${path}-wal`) : undefined;
+  const walSync = options.walSync && path !== ":memory:" && path !== ""
+    ? coalescedSync(options.syncWal ?? walFile!.sync)
+    : undefined;
+  /** A statement that may have written was committed (autocommit or COMMIT) and is not yet synced. */
+  let unsynced = false;
 
   const open = (): NativeDatabase => {
     if (!db) throw new LibsqlFileError("The client is closed", "CLIENT_CLOSED");
@@ -89,7 +116,7 @@ export function libsqlFileClient(url: string): Client {
     }
     const statement = open().prepare(sql);
     statement.safeIntegers(true);
-    entry = { statement };
+    entry = { statement, readOnly: isReadOnly(sql) };
     try {
       statement.raw(true); // throws for a statement that returns no rows
       const columns = statement.columns();
@@ -105,8 +132,10 @@ export function libsqlFileClient(url: string): Client {
 
   const run = (stmt: InStatement | string, extraArgs?: InArgs): ResultSet => {
     const { sql, args } = normalize(stmt, extraArgs);
+    let entry: Prepared | undefined;
     try {
-      const { statement, columns, columnTypes } = prepared(sql);
+      entry = prepared(sql);
+      const { statement, columns, columnTypes } = entry;
       if (columns) {
         const rows = statement.all(args).map((values) => rowOf(values, columns));
         return resultSet(columns, columnTypes!, rows, 0, undefined);
@@ -115,7 +144,17 @@ export function libsqlFileClient(url: string): Client {
       return resultSet([], [], [], info.changes, BigInt(info.lastInsertRowid));
     } catch (error) {
       throw mapError(error);
+    } finally {
+      // Out of a transaction after a statement that may write: it committed (or rolled back) just now.
+      if (walSync && !(entry?.readOnly ?? false) && db && !db.inTransaction) unsynced = true;
     }
+  };
+
+  /** Resolves once every commit made so far is on stable storage. */
+  const durable = (): Promise<void> => {
+    if (!unsynced || !walSync) return Promise.resolve();
+    unsynced = false;
+    return walSync();
   };
 
   const rollbackIfOpen = () => {
@@ -123,14 +162,14 @@ export function libsqlFileClient(url: string): Client {
   };
 
   const client: Client = {
-    execute: ((stmtOrSql: InStatement | string, args?: InArgs) => {
+    execute: (async (stmtOrSql: InStatement | string, args?: InArgs) => {
       try {
-        return Promise.resolve(run(stmtOrSql, args));
-      } catch (error) {
-        return Promise.reject(error);
+        return run(stmtOrSql, args);
+      } finally {
+        await durable();
       }
     }) as Client["execute"],
-    batch: (stmts, mode = "deferred") => {
+    batch: async (stmts, mode = "deferred") => {
       try {
         run(BEGIN[mode] ?? BEGIN.deferred);
         try {
@@ -141,47 +180,44 @@ export function libsqlFileClient(url: string): Client {
             return Array.isArray(stmt) ? run({ sql: stmt[0], args: stmt[1] ?? [] }) : run(stmt);
           });
           run("COMMIT");
-          return Promise.resolve(results);
+          return results;
         } finally {
           rollbackIfOpen();
         }
-      } catch (error) {
-        return Promise.reject(error);
+      } finally {
+        await durable();
       }
     },
-    migrate: (stmts) => {
+    migrate: async (stmts) => {
       try {
         run("PRAGMA foreign_keys=off");
         try {
           run(BEGIN.deferred);
           const results = stmts.map((stmt) => run(stmt));
           run("COMMIT");
-          return Promise.resolve(results);
+          return results;
         } finally {
           rollbackIfOpen();
           run("PRAGMA foreign_keys=on");
           cache.clear(); // the schema may have changed under the kept statements
         }
-      } catch (error) {
-        return Promise.reject(error);
+      } finally {
+        await durable();
       }
     },
     transaction: () =>
       // lib/serialized_client.ts runs transactions on this one connection itself.
       Promise.reject(new Error("use serializedClient(): it runs transactions on the one connection")),
-    executeMultiple: (sql) => {
+    executeMultiple: async (sql) => {
       try {
-        try {
-          open().exec(sql);
-        } catch (error) {
-          throw mapError(error);
-        } finally {
-          rollbackIfOpen();
-          cache.clear();
-        }
-        return Promise.resolve();
+        open().exec(sql);
       } catch (error) {
-        return Promise.reject(error);
+        throw mapError(error);
+      } finally {
+        rollbackIfOpen();
+        cache.clear();
+        if (walSync) unsynced = true;
+        await durable();
       }
     },
     sync: () => Promise.reject(new Error("a local database file has nothing to sync")),
@@ -189,6 +225,7 @@ export function libsqlFileClient(url: string): Client {
       cache.clear();
       db?.close();
       db = undefined;
+      walFile?.close();
     },
     reconnect: () => {
       cache.clear();
@@ -204,6 +241,63 @@ export function libsqlFileClient(url: string): Client {
     },
   };
   return client;
+}
+
+/** Whether a statement only reads (conservative: anything not plainly a query counts as a write). */
+export function isReadOnly(sql: string): boolean {
+  const text = sql.trimStart();
+  if (/^(SELECT|VALUES|EXPLAIN)\b/i.test(text)) return true;
+  return /^WITH\b/i.test(text) && !/\b(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(text);
+}
+
+/**
+ * Runs `sync` so that every caller waits for a sync that started after it called: a caller arriving while a
+ * sync runs shares the one queued behind it.
+ */
+export function coalescedSync(sync: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  const start = (): Promise<void> => {
+    const current = sync().finally(() => {
+      if (running === current) running = undefined;
+    });
+    running = current;
+    return current;
+  };
+  return () => {
+    if (!running) return start();
+    if (!queued) {
+      queued = running.catch(() => {}).then(() => {
+        queued = undefined;
+        return start();
+      });
+    }
+    return queued;
+  };
+}
+
+/** fdatasync of the WAL file, reopened when the file at its path is no longer the one held. */
+function walFileSync(walPath: string): { sync: () => Promise<void>; close: () => void } {
+  let file: Deno.FsFile | undefined;
+  let inode: number | null | undefined;
+  const close = () => {
+    file?.close();
+    file = undefined;
+  };
+  const sync = async () => {
+    const current = await Deno.stat(walPath).catch((error) => {
+      if (error instanceof Deno.errors.NotFound) return undefined;
+      throw error;
+    });
+    if (!current) return; // nothing was written through the log yet
+    if (!file || current.ino !== inode) {
+      file?.close();
+      file = await Deno.open(walPath, { read: true });
+      inode = (await file.stat()).ino;
+    }
+    await file.syncData();
+  };
+  return { sync, close };
 }
 
 function normalize(stmt: InStatement | string, extraArgs?: InArgs): { sql: string; args: unknown } {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { tempDir } from "./testing.ts";
-import { filePathOf, libsqlFileClient } from "./libsql_file_client.ts";
+import { filePathOf, isReadOnly, libsqlFileClient } from "./libsql_file_client.ts";
 
 Deno.test("file: URLs name their path; hosts and query parameters are refused", () => {
   assert.equal(filePathOf("file:.data/auth.db"), ".data/auth.db");
@@ -100,5 +100,116 @@ Deno.test("a script changes the schema and kept statements see the new columns",
     await assert.rejects(client.execute("SELECT 1"), /CLIENT_CLOSED/);
   } finally {
     client.close();
+  }
+});
+
+Deno.test("with walSync a committing call resolves only after a sync that began after its commit; reads never sync", async () => {
+  await using dir = await tempDir();
+  const started: number[] = [];
+  let release: (() => void) | undefined;
+  const syncWal = () => {
+    started.push(performance.now());
+    return new Promise<void>((resolve) => (release = resolve));
+  };
+  const client = libsqlFileClient(`file:${dir.path}/t.db`, { walSync: true, syncWal });
+  try {
+    const create = client.execute("CREATE TABLE t (n INTEGER)");
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(started.length, 1, "the DDL commit waits for a sync");
+    let created = false;
+    create.then(() => (created = true));
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(created, false, "not before the sync ends");
+    release!();
+    await create;
+    // Reads resolve without a sync.
+    assert.equal((await client.execute("SELECT count(*) AS n FROM t")).rows[0].n, 0);
+    assert.equal(started.length, 1);
+    // Three commits while one sync runs: they share the one queued behind it.
+    const first = client.execute({ sql: "INSERT INTO t VALUES (?)", args: [1] });
+    await new Promise((r) => setTimeout(r, 5));
+    const rest = [2, 3, 4].map((n) => client.execute({ sql: "INSERT INTO t VALUES (?)", args: [n] }));
+    await new Promise((r) => setTimeout(r, 5));
+    assert.equal(started.length, 2, "one sync running");
+    release!();
+    await first;
+    await new Promise((r) => setTimeout(r, 5));
+    assert.equal(started.length, 3, "the queued sync started after the first ended");
+    release!();
+    await Promise.all(rest);
+    assert.equal(started.length, 3, "three commits, one shared sync");
+  } finally {
+    client.close();
+  }
+});
+
+Deno.test("inside a transaction only the commit syncs", async () => {
+  await using dir = await tempDir();
+  let syncs = 0;
+  const client = libsqlFileClient(`file:${dir.path}/t.db`, {
+    walSync: true,
+    syncWal: () => {
+      syncs++;
+      return Promise.resolve();
+    },
+  });
+  try {
+    await client.execute("CREATE TABLE t (n INTEGER)");
+    const before = syncs;
+    await client.execute("BEGIN IMMEDIATE");
+    await client.execute({ sql: "INSERT INTO t VALUES (?)", args: [1] });
+    await client.execute({ sql: "INSERT INTO t VALUES (?) RETURNING n", args: [2] });
+    assert.equal(syncs, before, "no sync before the commit");
+    await client.execute("COMMIT");
+    assert.equal(syncs, before + 1);
+    await client.batch(["INSERT INTO t VALUES (3)", "INSERT INTO t VALUES (4)"], "write");
+    assert.equal(syncs, before + 2, "a batch syncs once, after its commit");
+  } finally {
+    client.close();
+  }
+});
+
+Deno.test("the real WAL sync keeps every commit across a reopen", async () => {
+  await using dir = await tempDir();
+  const url = `file:${dir.path}/t.db`;
+  const client = libsqlFileClient(url, { walSync: true });
+  await client.execute("PRAGMA journal_mode = WAL");
+  await client.execute("PRAGMA synchronous = NORMAL");
+  await client.execute("CREATE TABLE t (n INTEGER)");
+  await Promise.all(
+    Array.from({ length: 50 }, (_, n) => client.execute({ sql: "INSERT INTO t VALUES (?)", args: [n] })),
+  );
+  client.close();
+  const reopened = libsqlFileClient(url);
+  try {
+    assert.equal((await reopened.execute("SELECT count(*) AS n FROM t")).rows[0].n, 50);
+  } finally {
+    reopened.close();
+  }
+});
+
+Deno.test("statements that only read are told apart from those that may write", () => {
+  for (
+    const sql of [
+      "SELECT 1",
+      "  select * from t",
+      "VALUES (1)",
+      "EXPLAIN SELECT 1",
+      "WITH x AS (SELECT 1) SELECT * FROM x",
+    ]
+  ) {
+    assert.equal(isReadOnly(sql), true, sql);
+  }
+  for (
+    const sql of [
+      "INSERT INTO t VALUES (1)",
+      "UPDATE t SET n = 1",
+      "WITH x AS (SELECT 1) DELETE FROM t",
+      "PRAGMA user_version = 2",
+      "COMMIT",
+      "CREATE TABLE u (a)",
+    ]
+  ) {
+    assert.equal(isReadOnly(sql), false, sql);
   }
 });
