@@ -53,6 +53,8 @@ export interface GuardedServer extends RunningServer {
 
 /** How long a refused connection may linger (reading and discarding) so the refusal is not cut by a reset. */
 const REFUSAL_LINGER_MS = 500;
+/** Most refused connections lingering at once; beyond it (a flood) they are closed right after the write. */
+const MAX_LINGERING = 256;
 /** Pause after an accept error (out of file descriptors) before accepting again. */
 const ACCEPT_BACKOFF_MS = 50;
 
@@ -134,6 +136,7 @@ function guard(handler: FetchHandler, options: ConnectionGuardOptions): GuardedS
 
   let open = 0;
   let stopping = false;
+  const lingering = { count: 0 };
   const accepting = (async () => {
     while (!stopping) {
       let client: Deno.TcpConn;
@@ -145,7 +148,7 @@ function guard(handler: FetchHandler, options: ConnectionGuardOptions): GuardedS
         continue;
       }
       if (open >= options.maxConnections) {
-        refuse(client, options.refusal);
+        refuse(client, options.refusal, lingering);
         continue;
       }
       open++;
@@ -188,25 +191,33 @@ function guard(handler: FetchHandler, options: ConnectionGuardOptions): GuardedS
 }
 
 /** Writes the refusal, stops writing, and discards what the client sends for a moment before closing. */
-function refuse(client: Deno.TcpConn, refusal: Uint8Array): void {
-  const timer = setTimeout(() => close(), REFUSAL_LINGER_MS);
+function refuse(client: Deno.TcpConn, refusal: Uint8Array, lingering: { count: number }): void {
+  const linger = lingering.count < MAX_LINGERING;
+  if (linger) lingering.count++;
+  let closed = false;
   const close = () => {
+    if (closed) return;
+    closed = true;
     clearTimeout(timer);
+    if (linger) lingering.count--;
     try {
       client.close();
     } catch {
       // already closed
     }
   };
+  // Without a linger the refusal (a few hundred bytes) goes into the socket's send buffer and it is closed.
+  const timer = linger ? setTimeout(close, REFUSAL_LINGER_MS) : undefined;
   (async () => {
     try {
       let written = 0;
       while (written < refusal.length) written += await client.write(refusal.subarray(written));
+      if (!linger) return close();
       await client.closeWrite();
       const sink = new Uint8Array(1024);
       while ((await client.read(sink)) !== null);
     } catch {
-      // the client went first
+      // the client went first, or the linger ended
     }
     close();
   })();

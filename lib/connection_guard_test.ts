@@ -154,6 +154,19 @@ Deno.test("connections over the cap get the refusal and are closed", async () =>
   assert.match(after.received, /^HTTP\/1\.1 200/, "a slot freed is usable again");
 });
 
+Deno.test("a flood of refused connections all get the refusal, lingering or not", async () => {
+  await using g = await guarded(hello, { maxConnections: 1, headerTimeoutMs: 2_000, idleTimeoutMs: 2_000 });
+  const held = await Deno.connect({ hostname: "127.0.0.1", port: g.server.port });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // More than the 256 that may linger at once: the rest are closed right after the write.
+    const refused = await Promise.all(Array.from({ length: 400 }, () => talk(g.server.port, "", 3_000)));
+    assert.equal(refused.filter((r) => /^HTTP\/1\.1 503[\s\S]*busy$/.test(r.received)).length, 400);
+  } finally {
+    held.close();
+  }
+});
+
 Deno.test("keep-alive requests in a row are all served on one connection", async () => {
   await using g = await guarded((request) => new Response(new URL(request.url).pathname));
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: g.server.port });
