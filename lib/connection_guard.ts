@@ -49,6 +49,8 @@ export interface ConnectionGuardOptions {
 export interface GuardedServer extends RunningServer {
   /** Client connections open now. */
   openConnections(): number;
+  /** The internal `Deno.serve` port on 127.0.0.1 (diagnostics; requests not through the guard get 421). */
+  internalPort: number;
 }
 
 /** How long a refused connection may linger (reading and discarding) so the refusal is not cut by a reset. */
@@ -179,6 +181,7 @@ function guard(handler: FetchHandler, options: ConnectionGuardOptions): GuardedS
     }:${publicAddr.port}`,
     port: publicAddr.port,
     openConnections: () => open,
+    internalPort,
     async shutdown() {
       stopping = true;
       listener.close();

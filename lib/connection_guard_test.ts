@@ -167,6 +167,17 @@ Deno.test("a flood of refused connections all get the refusal, lingering or not"
   }
 });
 
+Deno.test("a request straight to the internal port, not through the guard, gets 421", async () => {
+  let called = false;
+  await using g = await guarded(() => {
+    called = true;
+    return new Response("ok");
+  });
+  const r = await talk(g.server.internalPort, "GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+  assert.match(r.received, /^HTTP\/1\.1 421/);
+  assert.equal(called, false);
+});
+
 Deno.test("keep-alive requests in a row are all served on one connection", async () => {
   await using g = await guarded((request) => new Response(new URL(request.url).pathname));
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: g.server.port });
