@@ -1,7 +1,8 @@
 /**
  * The local suite in one process: applies pending migrations to the local databases, then serves the auth
  * service (127.0.0.1:37960) and the gateway (127.0.0.1:37961). Each service is the same fetch handler its
- * edge entrypoint exports, so local and deployed behaviour cannot drift.
+ * edge entrypoint exports, so local and deployed behaviour cannot drift (the gateway behind the connection
+ * guard of gateway/serve.ts, which an edge platform replaces with its own socket limits).
  */
 import { ConfigError, type ConfigProblem, type Env } from "@switchyard/lib/config.ts";
 import { openClient } from "@switchyard/lib/db.ts";
@@ -11,20 +12,24 @@ import { type FetchHandler, type RunningServer, startServer } from "@switchyard/
 import auth from "./auth/main.ts";
 import gateway from "./gateway/main.ts";
 import { type AuthConfig, readAuthConfig } from "./auth/config.ts";
-import { readGatewayConfig } from "./gateway/config.ts";
+import { type GatewayConfig, readGatewayConfig } from "./gateway/config.ts";
+import { startGatewayServer } from "./gateway/serve.ts";
 import { readSuiteConfig } from "./suite_config.ts";
 import { withPreviewHostRules } from "./auth/preview_host_rules.ts";
 
 /** Validates every service's configuration up front so one run reports all bad keys. */
-function validateAll(env: Env): { suite: ReturnType<typeof readSuiteConfig>; auth: AuthConfig } {
+function validateAll(
+  env: Env,
+): { suite: ReturnType<typeof readSuiteConfig>; auth: AuthConfig; gateway: GatewayConfig } {
   const problems = new Map<string, ConfigProblem>();
   let suite: ReturnType<typeof readSuiteConfig> | undefined;
   let authConfig: AuthConfig | undefined;
+  let gatewayConfig: GatewayConfig | undefined;
   for (
     const read of [
       () => (suite = readSuiteConfig(env)),
       () => (authConfig = readAuthConfig(env)),
-      () => readGatewayConfig(env),
+      () => (gatewayConfig = readGatewayConfig(env)),
     ]
   ) {
     try {
@@ -35,7 +40,7 @@ function validateAll(env: Env): { suite: ReturnType<typeof readSuiteConfig>; aut
     }
   }
   if (problems.size) throw new ConfigError([...problems.values()], "configuration");
-  return { suite: suite!, auth: authConfig! };
+  return { suite: suite!, auth: authConfig!, gateway: gatewayConfig! };
 }
 
 /** Applies pending migrations to each local (`file:`) database; remote ones are migrated by deploy tooling. */
@@ -58,7 +63,7 @@ export async function startSuite(
   env: Env,
   options: { preview?: boolean } = {},
 ): Promise<{ auth: RunningServer; gateway: RunningServer }> {
-  const { suite: config, auth: authConfig } = validateAll(env);
+  const { suite: config, auth: authConfig, gateway: gatewayConfig } = validateAll(env);
   await migrateLocalDatabases(env);
   const hostname = config.LISTEN_HOSTNAME;
   const authFetch = options.preview
@@ -66,7 +71,8 @@ export async function startSuite(
     : auth.fetch as FetchHandler;
   const [authServer, gatewayServer] = await Promise.all([
     startServer(authFetch, { hostname, port: config.AUTH_PORT }),
-    startServer(gateway.fetch as FetchHandler, { hostname, port: config.GATEWAY_PORT }),
+    // Self-hosted, the gateway's sockets are bounded by the connection guard (GATEWAY_CONNECTION_GUARD).
+    startGatewayServer(gateway.fetch as FetchHandler, gatewayConfig, { hostname, port: config.GATEWAY_PORT }),
   ]);
   const authOnBoth = authConfig.AUTH_LOCAL_MODE
     ? await alsoOnIpv6Loopback(hostname, authServer, authFetch)

@@ -2,8 +2,11 @@
  * `deno task bench:gateway`: the gateway's added cost versus calling the mock upstream directly, on
  * loopback. Lanes: c=1 non-streaming pass-through (Anthropic → Anthropic) and translated (Anthropic →
  * OpenAI Chat Completions) p50/p99; throughput at c=32; streaming added time-to-first-token and per-frame
- * gap; the gateway process's RSS idle and after load. `--access-log` runs the gateway with its access log
- * on (JSON lines to a file through the batched sink of gateway/log_sink.ts). Prints a table. Not part of `deno task test`.
+ * gap; the gateway process's RSS idle and after load. The gateway runs as self-hosted, behind the
+ * connection guard; a second gateway process with GATEWAY_CONNECTION_GUARD=off runs beside it in every lane
+ * (rows "connection guard off"), so the guard's cost is read within one run. `--access-log` runs the
+ * gateway with its access log on (JSON lines to a file through the batched sink of gateway/log_sink.ts).
+ * Prints a table. Not part of `deno task test`.
  *
  * Noise (other processes on a shared 2-core machine): each c=1 lane is measured in `--rounds` rounds, each
  * round interleaving direct and gateway requests one by one after a warm-up; the added p50/p99 reported is
@@ -80,6 +83,8 @@ const { url: gateway, key } = info;
 const withLedger = ONLY.has("ledger")
   ? await spawnServer("./gateway_bench_server.ts", "--ledger")
   : undefined;
+// The same gateway on Deno.serve alone (GATEWAY_CONNECTION_GUARD=off): the guard's cost, measured in the same run.
+const unguarded = await spawnServer("./gateway_bench_server.ts", "--guard", "off");
 const nullProxy = await spawnServer("./gateway_null_proxy.ts");
 const nullBuiltin = await spawnServer("./gateway_null_proxy.ts", "--client", "builtin");
 
@@ -139,6 +144,16 @@ const lanes = {
   passThrough: { url: `${gateway}/v1/messages`, headers: gwHeaders, body: anthropicBody("claude-bench") },
   directOpenAi: { url: `${upstream}/v1/chat/completions`, headers: upHeaders, body: openAiBody() },
   translated: { url: `${gateway}/v1/messages`, headers: gwHeaders, body: anthropicBody("openai/gpt-bench") },
+  passThroughOff: {
+    url: `${unguarded.info.url}/v1/messages`,
+    headers: { ...gwHeaders, "x-api-key": unguarded.info.key },
+    body: anthropicBody("claude-bench"),
+  },
+  translatedOff: {
+    url: `${unguarded.info.url}/v1/messages`,
+    headers: { ...gwHeaders, "x-api-key": unguarded.info.key },
+    body: anthropicBody("openai/gpt-bench"),
+  },
   nullProxy: {
     url: `${nullProxy.info.url}/v1/messages`,
     headers: upHeaders,
@@ -271,12 +286,21 @@ const c1Row = (name: string, p: Paired, target: string) =>
     target,
   ]);
 if (ONLY.has("c1")) {
-  const [pass] = await pairedLatencies(lanes.directAnthropic, [lanes.passThrough], N);
+  const [pass, passOff] = await pairedLatencies(lanes.directAnthropic, [
+    lanes.passThrough,
+    lanes.passThroughOff,
+  ], N);
   c1Row("pass-through c=1 (Anthropic→Anthropic)", pass, "p50 ≤ 0.3, p99 ≤ 1");
+  c1Row("pass-through c=1, connection guard off", passOff, "");
 }
 if (ONLY.has("c1")) {
-  const [translated] = await pairedLatencies(lanes.directOpenAi, [lanes.translated], N);
+  const [translated, translatedOff] = await pairedLatencies(
+    lanes.directOpenAi,
+    [lanes.translated, lanes.translatedOff],
+    N,
+  );
   c1Row("translated c=1 (Anthropic→OpenAI)", translated, "p99 ≤ 1.5");
+  c1Row("translated c=1, connection guard off", translatedOff, "");
   const [floor, floorBuiltin] = await pairedLatencies(
     lanes.directAnthropic,
     [lanes.nullProxy, lanes.nullBuiltin],
@@ -295,11 +319,13 @@ if (ONLY.has("fallback")) {
   c1Row("fallback after a 503 (vs the translated lane through the gateway)", row, "");
 }
 
-let rpsDirect = NaN, rpsGateway = NaN, rpsPass = NaN;
+let rpsDirect = NaN, rpsGateway = NaN, rpsPass = NaN, rpsGatewayOff = NaN, rpsPassOff = NaN;
 if (ONLY.has("throughput")) {
   rpsDirect = await throughput(lanes.directOpenAi, 32, SECONDS);
   rpsGateway = await throughput(lanes.translated, 32, SECONDS);
   rpsPass = await throughput(lanes.passThrough, 32, SECONDS);
+  rpsGatewayOff = await throughput(lanes.translatedOff, 32, SECONDS);
+  rpsPassOff = await throughput(lanes.passThroughOff, 32, SECONDS);
 }
 const rssLoaded = rssMb(child.pid);
 
@@ -315,6 +341,19 @@ if (ONLY.has("stream")) {
       ms(percentile(s.g.ttft, 99) - percentile(s.d.ttft, 99))
     }`,
     "TTFT ≤ 1",
+  ]);
+  const off = await streamLane(streamDirect, {
+    ...lanes.translatedOff,
+    body: anthropicBody("openai/gpt-bench", true),
+  });
+  rows.push([
+    "stream TTFT, connection guard off",
+    `${ms(percentile(off.d.ttft, 50))} / ${ms(percentile(off.d.ttft, 99))}`,
+    `${ms(percentile(off.g.ttft, 50))} / ${ms(percentile(off.g.ttft, 99))}`,
+    `${ms(percentile(off.g.ttft, 50) - percentile(off.d.ttft, 50))} / ${
+      ms(percentile(off.g.ttft, 99) - percentile(off.d.ttft, 99))
+    }`,
+    "",
   ]);
   rows.push([
     "stream per-frame gap",
@@ -413,7 +452,9 @@ for (const row of rows) console.log(line(row));
 console.log(
   `\nthroughput c=32: direct mock ${rpsDirect.toFixed(0)} req/s; gateway translated ${
     rpsGateway.toFixed(0)
-  } req/s; gateway pass-through ${rpsPass.toFixed(0)} req/s`,
+  } req/s; gateway pass-through ${rpsPass.toFixed(0)} req/s; connection guard off: translated ${
+    rpsGatewayOff.toFixed(0)
+  } req/s, pass-through ${rpsPassOff.toFixed(0)} req/s`,
 );
 console.log(ledgerLine);
 console.log(
@@ -423,7 +464,13 @@ console.log(
 
 console.log(`load average at the end: ${Deno.loadavg().map((v) => v.toFixed(2)).join(", ")}`);
 
-const children = [child, nullProxy.child, nullBuiltin.child, ...(withLedger ? [withLedger.child] : [])];
+const children = [
+  child,
+  unguarded.child,
+  nullProxy.child,
+  nullBuiltin.child,
+  ...(withLedger ? [withLedger.child] : []),
+];
 for (const c of children) c.kill();
 await Promise.all(children.map((c) => c.status));
 if (logFile) {

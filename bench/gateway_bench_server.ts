@@ -1,14 +1,15 @@
 /**
  * The gateway as the benchmark runs it: its own process (so its RSS is its own), the real app and key
- * verifier over a temp libSQL file, upstreams pointed at the bench mock. Prints `{"url","key"}` on stdout.
+ * verifier over a temp libSQL file, upstreams pointed at the bench mock, served as self-hosted (behind the
+ * connection guard; `--guard off`: Deno.serve alone). Prints `{"url","key"}` on stdout.
  */
 import { createLogger } from "@switchyard/lib/log.ts";
 import { openDatabase } from "@switchyard/lib/db.ts";
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
-import { startServer } from "@switchyard/lib/serve.ts";
 import { createGatewayApp } from "../gateway/app.ts";
 import { readGatewayConfig } from "../gateway/config.ts";
+import { startGatewayServer } from "../gateway/serve.ts";
 import { ApiKeyStore, type KeysDatabase } from "../gateway/keys/store.ts";
 import { KeyVerifier } from "../gateway/keys/verifier.ts";
 import { createBatchedSink } from "../gateway/log_sink.ts";
@@ -30,6 +31,10 @@ const config = readGatewayConfig({
   ANTHROPIC_API_KEY: "sk-ant-bench",
   ANTHROPIC_BASE_URL: upstream,
   GATEWAY_DATABASE_URL: `file:${dir}/gateway.db`,
+  // `--guard off` serves on Deno.serve alone, to measure the connection guard's cost in the same run.
+  GATEWAY_CONNECTION_GUARD: Deno.args.includes("--guard")
+    ? Deno.args[Deno.args.indexOf("--guard") + 1]
+    : "on",
 });
 const { client, db } = await openDatabase<KeysDatabase & UsageDatabase>({ url: config.GATEWAY_DATABASE_URL });
 await migrateDirectory(client, DATABASE_TARGETS.find((t) => t.name === "gateway")!.migrationsDir);
@@ -57,7 +62,7 @@ const usage = Deno.args.includes("--ledger")
   }
   : undefined;
 const app = createGatewayApp(config, { logger, keys, usage });
-const server = await startServer(app.fetch, { port: 0 });
+const server = await startGatewayServer(app.fetch, config, { port: 0 });
 console.log(JSON.stringify({ url: server.url, key }));
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
 // Exit cleanly on SIGTERM (the bench's `child.kill()`) so unload handlers and --cpu-prof output run.

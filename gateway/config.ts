@@ -44,6 +44,14 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_KEY_CACHE_TTL_MS: positiveIntSetting(2_000),
   /** Longest a client may take to send its request body (408 after it). */
   GATEWAY_CLIENT_BODY_TIMEOUT_MS: positiveIntSetting(30_000),
+  /** `on`: the self-hosted server puts the connection guard (lib/connection_guard.ts) in front of Deno.serve. */
+  GATEWAY_CONNECTION_GUARD: z.enum(["on", "off"]).default("on"),
+  /** Longest a request head may take to reach the handler once it started (or since connect); then closed. */
+  GATEWAY_CLIENT_HEADER_TIMEOUT_MS: positiveIntSetting(10_000),
+  /** Longest a keep-alive connection may stay without a request; then closed. */
+  GATEWAY_CLIENT_IDLE_TIMEOUT_MS: positiveIntSetting(60_000),
+  /** Most open client connections (each costs three sockets in the process); more get 503 and are closed. */
+  GATEWAY_MAX_CONNECTIONS: positiveIntSetting(4_096),
   /** Longest wait for a new upstream connection (built-in client; `fetch` counts it in the headers wait). */
   GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS: positiveIntSetting(10_000),
   /** Longest wait for an upstream's response headers (Anthropic refuses non-streamed calls over 10 min). */

@@ -1,6 +1,8 @@
 /**
  * Edge entrypoint of the gateway: `export default { fetch }`. Health is answered before configuration is
  * read; the app is built once, on first use, and the key database is opened lazily on the first key check.
+ * Served this way (an edge platform, `deno serve`) there is no connection guard: the platform owns the sockets
+ * and bounds slow clients. The self-hosted process serves this same handler through gateway/serve.ts.
  */
 import { healthResponse, isHealthRequest } from "@switchyard/lib/health.ts";
 import { createLogger } from "@switchyard/lib/log.ts";

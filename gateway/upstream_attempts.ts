@@ -148,9 +148,10 @@ export class UpstreamAttempts {
       }
       const failures = failuresOf.get(name) ?? 0;
       if (failures > 0) {
-        // Retrying a provider that just failed: give it time (never past the deadline).
+        // Retrying a provider that just failed: give it time (never past the deadline). A retry that cannot
+        // start in time is skipped, not the end of the chain: a later target of another provider needs no wait.
         const wait = this.#wait(failures, lastError);
-        if (Date.now() + wait - started > this.#policy.deadlineMs) break;
+        if (Date.now() + wait - started > this.#policy.deadlineMs) continue;
         await pause(wait, call.abort.signal);
       } else if (i > 0 && Date.now() - started > this.#policy.deadlineMs) break;
       if (clientLeft(call)) break;

@@ -27,6 +27,37 @@ Deno.test("the local suite starts from the committed local.env, answers both hea
   }
 });
 
+Deno.test("the local suite serves the gateway behind the connection guard", async () => {
+  await using dir = await tempDir();
+  const { auth, gateway } = await startSuite({
+    ...await readLocalEnv(),
+    AUTH_PORT: "0",
+    GATEWAY_PORT: "0",
+    AUTH_LOCAL_MODE: "true",
+    AUTH_BASE_URL: "http://localhost:37960",
+    AUTH_DATABASE_URL: `file:${dir.path}/auth.db`,
+    GATEWAY_DATABASE_URL: `file:${dir.path}/gateway.db`,
+    GATEWAY_CLIENT_HEADER_TIMEOUT_MS: "200",
+  });
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: gateway.port });
+  try {
+    // A connection that never sends its request is closed after the header timeout (Deno.serve keeps it).
+    const started = performance.now();
+    const giveUp = setTimeout(() => conn.close(), 3_000);
+    const read = await conn.read(new Uint8Array(16)).catch(() => "given up");
+    clearTimeout(giveUp);
+    assert.equal(read, null, "the gateway closed the connection");
+    assert.ok(performance.now() - started < 2_000);
+  } finally {
+    try {
+      conn.close();
+    } catch {
+      // already closed
+    }
+    await Promise.all([auth.shutdown(), gateway.shutdown()]);
+  }
+});
+
 Deno.test("the local suite refuses to start with an invalid port or database URL, naming the keys", async () => {
   await assert.rejects(
     startSuite({ AUTH_PORT: "http", GATEWAY_DATABASE_URL: "mysql://x" }),

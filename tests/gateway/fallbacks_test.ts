@@ -40,7 +40,7 @@ Deno.test("fallbacks, retries and circuit breakers", e2e, async (t) => {
     if (model === "down") return Response.json({ error: { message: "overloaded" } }, { status: 503 });
     if (model === "bad") return Response.json({ error: { message: "bad request" } }, { status: 400 });
     if (model === "hang") await sleep(60_000, signal);
-    if (model === "slow-429") {
+    if (model.startsWith("slow-429")) {
       return Response.json({ error: { message: "slow down" } }, {
         status: 429,
         headers: { "retry-after": "5" },
@@ -97,6 +97,7 @@ fallbacks:
   openai/midstream: [backup/m1]
   openai/flaky: [openai/flaky]
   openai/slow-429: [openai/slow-429, backup/m1]
+  openai/slow-429-alone: [openai/slow-429-alone]
   dead: [backup/m1]
   slowpoke: [backup/m1]
 retry: { deadline_ms: 1200, backoff_ms: 10, max_backoff_ms: 1500 }
@@ -192,14 +193,32 @@ circuit_breaker: { failures: 3, cooldown_ms: 500 }
       assert.ok(performance.now() - started >= 950, `retried after ${performance.now() - started} ms`);
       assert.equal(r.headers.get("gw-attempts"), "2");
     });
-    await t.step("no wait goes past the deadline: a long retry-after ends the chain at once", async () => {
-      const started = performance.now();
-      const r = await gw.post({ model: "openai/slow-429", ...ask });
-      assert.equal(r.status, 429);
-      assert.equal(r.headers.get("retry-after"), "5");
-      await r.body?.cancel();
-      assert.ok(performance.now() - started < 600, `answered after ${performance.now() - started} ms`);
-    });
+    await t.step(
+      "a retry that cannot start before the deadline is skipped for the next provider",
+      async () => {
+        const started = performance.now();
+        const r = await gw.post({ model: "openai/slow-429", ...ask });
+        assert.equal(
+          r.status,
+          200,
+          "the 429's retry-after (5 s) is past the deadline: backup serves at once",
+        );
+        assert.match(await r.text(), /from backup/);
+        assert.equal(r.headers.get("gw-upstream"), "backup/m1");
+        assert.ok(performance.now() - started < 600, `answered after ${performance.now() - started} ms`);
+      },
+    );
+    await t.step(
+      "no wait goes past the deadline: with nothing else to try, the 429 is answered at once",
+      async () => {
+        const started = performance.now();
+        const r = await gw.post({ model: "openai/slow-429-alone", ...ask });
+        assert.equal(r.status, 429);
+        assert.equal(r.headers.get("retry-after"), "5");
+        await r.body?.cancel();
+        assert.ok(performance.now() - started < 600, `answered after ${performance.now() - started} ms`);
+      },
+    );
     await t.step("an open circuit skips a dead provider without a call", async () => {
       for (let i = 0; i < 3; i++) {
         const r = await gw.post({ model: "slowpoke/hang", ...ask });

@@ -10,6 +10,7 @@ import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { startServer } from "@switchyard/lib/serve.ts";
 import { createGatewayApp } from "../../gateway/app.ts";
 import { readGatewayConfig } from "../../gateway/config.ts";
+import { startGatewayServer } from "../../gateway/serve.ts";
 import { ApiKeyStore, type KeysDatabase } from "../../gateway/keys/store.ts";
 import { KeyVerifier } from "../../gateway/keys/verifier.ts";
 
@@ -108,7 +109,8 @@ export async function startFaultyGateway(
   const logs: string[] = [];
   const logger = createLogger({ level: "debug", sink: (line) => logs.push(line) });
   const app = createGatewayApp(config, { logger, keys });
-  const server = await startServer(app.fetch, { port: 0 });
+  // As self-hosted: behind the connection guard unless GATEWAY_CONNECTION_GUARD=off.
+  const server = await startGatewayServer(app.fetch, config, { port: 0 });
   return {
     url: server.url,
     key,

@@ -6,9 +6,9 @@ import { createLogger } from "@switchyard/lib/log.ts";
 import { openDatabase } from "@switchyard/lib/db.ts";
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
-import { startServer } from "@switchyard/lib/serve.ts";
 import { createGatewayApp } from "../../gateway/app.ts";
 import { type GatewayConfig, readGatewayConfig } from "../../gateway/config.ts";
+import { startGatewayServer } from "../../gateway/serve.ts";
 import { ApiKeyStore, type KeysDatabase } from "../../gateway/keys/store.ts";
 import { KeyVerifier } from "../../gateway/keys/verifier.ts";
 import type { LimitCounters } from "../../gateway/limits/counters.ts";
@@ -109,7 +109,8 @@ export async function startHarness(
     counters,
     usage: { ledger, db: () => Promise.resolve(db) },
   });
-  const server = await startServer(app.fetch, { port: 0 });
+  // As self-hosted: behind the connection guard unless GATEWAY_CONNECTION_GUARD=off.
+  const server = await startGatewayServer(app.fetch, config, { port: 0 });
   return {
     url: server.url,
     key,

@@ -1,7 +1,8 @@
 /**
  * Upstream deadlines: a hung upstream (no headers), a stream that goes silent, and a body that stalls halfway
  * each end in a bounded time with an Anthropic error — 504 `timeout_error` before the first byte, `event:
- * error` once streaming — and the gateway hangs up on the upstream.
+ * error` once streaming — and the gateway hangs up on the upstream; an upstream whose TCP connect never
+ * completes ends in `api_error` after the connect timeout.
  */
 import assert from "node:assert/strict";
 import { eventsOf, sleep, startFaultyGateway, startFaultyUpstream } from "./faulty.ts";
@@ -90,3 +91,53 @@ Deno.test("upstream timeouts end hung, silent and stalled calls with Anthropic e
     await upstream.close();
   }
 });
+
+/**
+ * A listener that never accepts, its accept queue filled: further connects get no answer to their SYN, as
+ * with a host that drops them. Returns its port and a function that releases everything.
+ */
+async function blackholePort(): Promise<{ port: number; release(): void }> {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  const fillers: Deno.Conn[] = [];
+  for (let i = 0; i < 4_096; i++) {
+    try {
+      fillers.push(await Deno.connect({ hostname: "127.0.0.1", port, signal: AbortSignal.timeout(100) }));
+    } catch {
+      break; // the queue is full
+    }
+  }
+  return {
+    port,
+    release() {
+      for (const conn of fillers) conn.close();
+      listener.close();
+    },
+  };
+}
+
+Deno.test(
+  "an upstream that never completes the TCP connect ends in api_error after the connect timeout",
+  e2e,
+  async () => {
+    const hole = await blackholePort();
+    const gw = await startFaultyGateway({
+      OPENAI_API_KEY: "sk-test-timeouts",
+      OPENAI_BASE_URL: `http://127.0.0.1:${hole.port}/v1`,
+      GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS: "300",
+    });
+    try {
+      const started = performance.now();
+      const r = await gw.post({ model: "openai/m", ...ask });
+      const ms = performance.now() - started;
+      const body = await r.json();
+      assert.equal(r.status, 500);
+      assert.equal(body.error.type, "api_error");
+      assert.match(body.error.message, /could not be reached within 300 ms/);
+      assert.ok(ms >= 250 && ms < 2_000, `answered after ${ms} ms`);
+    } finally {
+      await gw.close();
+      hole.release();
+    }
+  },
+);
