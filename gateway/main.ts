@@ -13,10 +13,17 @@ import { ApiKeyStore, type KeysDatabase } from "./keys/store.ts";
 import type { UsageDatabase } from "./usage/ledger.ts";
 import { KeyVerifier } from "./keys/verifier.ts";
 import { createBatchedSink } from "./log_sink.ts";
+import { errorEnvelope } from "./errors.ts";
 import { UsageLedger } from "./usage/ledger.ts";
 import { workerLedgerStore } from "./usage/ledger_store.ts";
 
 let app: ReturnType<typeof createGatewayApp> | undefined;
+/** Requests whose response has not been fully delivered yet (counted where the platform says when it is). */
+let inFlight = 0;
+/** Set by SIGTERM: new requests are refused while those under way finish. */
+let draining = false;
+/** Longest a SIGTERM waits for requests under way before the queued usage rows are written. */
+const DRAIN_LIMIT_MS = 10_000;
 
 function getApp(): ReturnType<typeof createGatewayApp> {
   if (!app) {
@@ -54,21 +61,44 @@ function getApp(): ReturnType<typeof createGatewayApp> {
   return app;
 }
 
-/** On SIGTERM, writes the ledger's queued rows before the process exits (where signals exist). */
+/**
+ * On SIGTERM (where signals exist): refuse new requests with a retryable 503, let those under way finish (at
+ * most DRAIN_LIMIT_MS: a stream can run for minutes), write every usage row — theirs included — and exit.
+ */
 function flushOnSigterm(ledger: UsageLedger): void {
   try {
-    Deno.addSignalListener("SIGTERM", () => {
-      ledger.flush().finally(() => Deno.exit(143));
+    Deno.addSignalListener("SIGTERM", async () => {
+      if (draining) return;
+      draining = true;
+      const deadline = Date.now() + DRAIN_LIMIT_MS;
+      while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      await ledger.flush().catch(() => {});
+      Deno.exit(143);
     });
   } catch {
     // No signals here (an edge isolate): rows are flushed by the batch timer.
   }
 }
 
+/** The answer to a request that arrives after SIGTERM: SDKs retry a 503 `overloaded_error` elsewhere. */
+function shuttingDown(): Response {
+  return Response.json(errorEnvelope("overloaded_error", "the gateway is shutting down; retry"), {
+    status: 503,
+    headers: { "retry-after": "1", connection: "close" },
+  });
+}
+
 /** Handles one request to the gateway. */
 export function fetch(request: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response> {
   if (isHealthRequest(request)) return healthResponse(GATEWAY_SERVICE_NAME);
-  return getApp().fetch(request, { info });
+  if (draining) return shuttingDown();
+  const handler = getApp();
+  if (info?.completed) {
+    inFlight++;
+    const done = () => void inFlight--;
+    info.completed.then(done, done);
+  }
+  return handler.fetch(request, { info });
 }
 
 export default { fetch };

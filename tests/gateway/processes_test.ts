@@ -86,6 +86,47 @@ Deno.test("a SIGTERM writes every queued usage row before the gateway process ex
   }
 });
 
+Deno.test(
+  "a SIGTERM lets the request under way finish and records it, and refuses new ones with a retryable 503",
+  e2e,
+  async () => {
+    const h = await startHarness();
+    const gateway = await spawnGateway({ ...h.env, GATEWAY_USAGE_FLUSH_MS: "60000" });
+    try {
+      const { id, key } = await h.store.create("drain");
+      await new Promise((r) => setTimeout(r, 400)); // past the key cache's refresh gap for new keys
+      // fx-slow-headers answers after 300 ms: the SIGTERM arrives while it is under way.
+      const slow = fetch(`${gateway.url}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": key },
+        body: JSON.stringify({
+          model: "openai/fx-slow-headers",
+          max_tokens: 64,
+          messages: [{ role: "user", content: "Hi" }],
+        }),
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      const exited = gateway.stop("SIGTERM");
+      await new Promise((r) => setTimeout(r, 50));
+      const late = await post(gateway.url, key).catch((error) => error as Error);
+      if (late instanceof Response) {
+        assert.equal(late.status, 503);
+        assert.equal((await late.json()).error.type, "overloaded_error");
+      } // else: the process had already exited, which refuses the connection — also not served.
+      const answered = await slow;
+      assert.equal(answered.status, 200);
+      assert.match((await answered.json()).content[0].text, /very late/);
+      assert.equal(await exited, 143);
+      const rows = await h.db.selectFrom("gateway_usage").selectAll().where("key_id", "=", id).execute();
+      assert.equal(rows.length, 1, "the request under way is in the ledger");
+      assert.equal(rows[0].status, 200);
+    } finally {
+      await gateway.stop("SIGKILL");
+      await h.close();
+    }
+  },
+);
+
 Deno.test("a key's spent budget stays spent when the gateway process restarts", e2e, async () => {
   // fx-text costs $0.0013 a request at these prices; a $0.002 daily budget admits two.
   const h = await startHarness({}, `pricing:\n  openai/fx-text: { input: 10, output: 20 }\n`);

@@ -26,6 +26,9 @@ async function tracedRun(content: boolean, stream: boolean) {
     OTEL_SERVICE_NAME: "switchyard-gateway-test",
     OTEL_BSP_SCHEDULE_DELAY: "100", // export within 0.1 s instead of 1 s
     GATEWAY_TRACE_CONTENT: String(content),
+    // A stream waits up to one ping interval for its upstream before committing to 200: long enough here for
+    // both attempts on a loaded machine, so `gw-attempts` is known when the headers leave.
+    GATEWAY_PING_INTERVAL_MS: "10000",
   });
   try {
     const traceId = `trace-otel-${content ? "content" : "plain"}-${stream ? "stream" : "whole"}`;
