@@ -5,13 +5,8 @@
  * Converse refuses unknown keys, unknown block types and tool results without their tool use); streams are
  * event-stream frames with real CRCs, written in small odd-sized pieces so frames split anywhere.
  */
-import {
-  anthropicEvents,
-  anthropicMessage,
-  converseBody,
-  converseEvents,
-  decideAnswer,
-} from "./cloud_answers.ts";
+import { anthropicEvents, anthropicMessage, converseBody, converseEvents } from "./cloud_answers.ts";
+import { anthropicView, converseView, decideAgentAnswer } from "./agent_script.ts";
 import { eventMessage, exceptionMessage, invokeChunk } from "./event_stream_body.ts";
 import { json, type MockUpstream, type RecordedRequest, startMock } from "./mock_server.ts";
 import { type SigV4Expectation, verifySigV4 } from "./sigv4_check.ts";
@@ -48,7 +43,6 @@ function awsError(status: number, code: string, message: string): Response {
 }
 
 type Body = Record<string, unknown>;
-type Turn = { role: string; content: unknown };
 
 function invokeProblem(body: Body): string | undefined {
   for (const key of Object.keys(body)) {
@@ -92,21 +86,6 @@ function converseProblem(body: Body): string | undefined {
   const maxTokens = (body.inferenceConfig as { maxTokens?: unknown } | undefined)?.maxTokens;
   if (maxTokens !== undefined && typeof maxTokens !== "number") {
     return "inferenceConfig.maxTokens: expected a number";
-  }
-  return undefined;
-}
-
-function lastToolResultText(messages: Turn[], converse: boolean): string | undefined {
-  const last = messages.at(-1);
-  if (!last || !Array.isArray(last.content)) return undefined;
-  for (const block of last.content as Body[]) {
-    if (converse && block.toolResult) {
-      return ((block.toolResult as { content: Array<{ text?: string }> }).content[0]?.text) ?? "";
-    }
-    if (!converse && block.type === "tool_result") {
-      const content = block.content;
-      return typeof content === "string" ? content : (content as Array<{ text?: string }>)?.[0]?.text ?? "";
-    }
   }
   return undefined;
 }
@@ -164,11 +143,7 @@ export function startBedrockMock(expect: SigV4Expectation): Promise<MockUpstream
     const converse = action.startsWith("converse");
     const invalid = converse ? converseProblem(body) : invokeProblem(body);
     if (invalid) return awsError(400, "ValidationException", invalid);
-    const tools = converse
-      ? (body.toolConfig as { tools?: Array<{ toolSpec: { name: string } }> } | undefined)?.tools?.[0]
-        ?.toolSpec.name
-      : (body.tools as Array<{ name: string }> | undefined)?.[0]?.name;
-    const answer = decideAnswer(tools, lastToolResultText(body.messages as Turn[], converse));
+    const answer = decideAgentAnswer(converse ? converseView(body) : anthropicView(body));
     if (action === "invoke") return json(anthropicMessage(answer, model));
     if (action === "converse") return json(converseBody(answer));
     const frames = converse
