@@ -25,7 +25,24 @@ const INVOKE_KEYS = new Set([
   "tool_choice",
   "thinking",
   "metadata",
+  "context_management",
+  "output_config",
 ]);
+/** The betas Bedrock documents for Claude (any other: "invalid beta flag"), as AWS's model-parameter pages list them. */
+const BEDROCK_BETAS = new Set([
+  "computer-use-2024-10-22",
+  "computer-use-2025-01-24",
+  "token-efficient-tools-2025-02-19",
+  "interleaved-thinking-2025-05-14",
+  "output-128k-2025-02-19",
+  "dev-full-thinking-2025-05-14",
+  "context-1m-2025-08-07",
+  "context-management-2025-06-27",
+  "effort-2025-11-24",
+  "tool-search-tool-2025-10-19",
+  "tool-examples-2025-10-29",
+]);
+const TOOL_KEYS = new Set(["name", "description", "input_schema", "type", "cache_control", "strict"]);
 const CONVERSE_KEYS = new Set([
   "messages",
   "system",
@@ -53,6 +70,20 @@ function invokeProblem(body: Body): string | undefined {
   }
   if (typeof body.max_tokens !== "number") return "max_tokens: required";
   if (!Array.isArray(body.messages)) return "messages: required";
+  const betas = (body.anthropic_beta ?? []) as string[];
+  if (betas.some((beta) => !BEDROCK_BETAS.has(beta))) return "invalid beta flag";
+  if (body.context_management !== undefined && !betas.includes("context-management-2025-06-27")) {
+    return "context_management: Extra inputs are not permitted";
+  }
+  for (const [i, tool] of ((body.tools ?? []) as Body[]).entries()) {
+    const extra = Object.keys(tool).find((key) => !TOOL_KEYS.has(key));
+    if (extra) return `tools.${i}.custom.${extra}: Extra inputs are not permitted`;
+  }
+  for (const [i, message] of (body.messages as Body[]).entries()) {
+    if (message.role !== "user" && message.role !== "assistant") {
+      return `messages.${i}.role: Input should be 'user' or 'assistant'`;
+    }
+  }
   return undefined;
 }
 
