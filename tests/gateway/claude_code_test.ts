@@ -78,6 +78,31 @@ async function runLane(h: AgentHarness, trap: EgressTrap, lane: AgentLane): Prom
   }
 }
 
+/**
+ * count_tokens with what Claude Code really sends: the first turn as the pass-through lane's stand-in
+ * received it (the gateway forwards the client's bytes), replayed to every lane with Claude Code's betas.
+ */
+async function countOnEveryLane(h: AgentHarness): Promise<void> {
+  const recorded = h.anthropic.requests.find((r) => /^\/v1\/messages(\?|$)/.test(r.path));
+  assert.ok(recorded, "the pass-through lane recorded Claude Code's request");
+  const { messages, system, tools, thinking } = recorded.body;
+  for (const lane of h.lanes) {
+    const response: Response = await fetch(`${h.gateway.url}/v1/messages/count_tokens?beta=true`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-api-key": h.gateway.key,
+        "anthropic-version": "2023-06-01",
+        "anthropic-beta": recorded.headers["anthropic-beta"] ?? "",
+      },
+      body: JSON.stringify({ model: lane.model, messages, system, tools, thinking }),
+    });
+    const text: string = await response.text();
+    assert.equal(response.status, 200, `${lane.name}: ${text}`);
+    assert.ok(JSON.parse(text).input_tokens > 0, `${lane.name}: ${text}`);
+  }
+}
+
 Deno.test({
   name: "Claude Code runs a Bash tool round trip through the gateway on every lane",
   ignore: "unavailable" in cli,
@@ -87,6 +112,7 @@ Deno.test({
     const trap = startEgressTrap();
     try {
       for (const lane of h.lanes) await t.step(lane.name, () => runLane(h, trap, lane));
+      await t.step("Claude Code's own request body is counted on every lane", () => countOnEveryLane(h));
     } finally {
       await trap.close();
       await h.close();
