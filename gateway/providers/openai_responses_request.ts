@@ -205,7 +205,10 @@ export function toResponsesRequest(
   if (request.top_p !== undefined && !reasoningModel) body.top_p = request.top_p;
   // A stable, opaque id for OpenAI's abuse detection; the client's own id never leaves the gateway.
   if (request.metadata?.user_id) body.safety_identifier = sha256Hex(request.metadata.user_id);
-  const thinking = request.thinking?.type === "enabled" || request.thinking?.type === "adaptive";
+  // Adaptive thinking leaves it to the model: one that cannot reason answers without (OpenAI refuses
+  // `reasoning` and encrypted reasoning for it). Claude Code asks for adaptive thinking on every turn.
+  const thinking = request.thinking?.type === "enabled" ||
+    (request.thinking?.type === "adaptive" && reasoningModel);
   if (thinking) {
     const effort = effortOf(request);
     body.reasoning = { ...(effort ? { effort } : {}), summary: "auto" };

@@ -224,6 +224,21 @@ Deno.test("requests reach the Responses API in its own shapes", e2e, async (t) =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
   const last = () => lane.mock.requests.at(-1)!.body;
   try {
+    await t.step(
+      "adaptive thinking asks a reasoning model to reason and a non-reasoning one not",
+      async () => {
+        // Claude Code sends `thinking: {type: "adaptive"}` whatever the model; OpenAI refuses `reasoning` and
+        // `include: [reasoning.encrypted_content]` for a model that cannot reason.
+        const adaptive = { type: "adaptive" } as unknown as Anthropic.ThinkingConfigParam;
+        const text = await lane.v1.messages.create({ model: "rx/rx-text", ...ask, thinking: adaptive });
+        assert.equal(text.stop_reason, "end_turn");
+        assert.equal(last().reasoning, undefined);
+        assert.equal(last().include, undefined);
+        await lane.v1.messages.create({ model: "rx/gpt-5-reasoning-tool", ...ask, thinking: adaptive });
+        assert.deepEqual(last().reasoning, { summary: "auto" });
+        assert.deepEqual(last().include, ["reasoning.encrypted_content"]);
+      },
+    );
     await t.step("system, images, documents and tool results with images map onto input items", async () => {
       await lane.v0.messages.create({
         model: "rx/rx-text",

@@ -3,7 +3,15 @@
  * native event list; the whole answer is the same events accumulated into a Message.
  */
 import { type Framing, namedFrame, sseBody } from "./sse_body.ts";
-import { cutJson, json, type MockUpstream, sse, startMock } from "./mock_server.ts";
+import {
+  cutJson,
+  type FixtureEntry,
+  fixtureFor,
+  json,
+  type MockUpstream,
+  sse,
+  startMock,
+} from "./mock_server.ts";
 
 /** One scripted generation as native events `[name, payload]`. */
 export interface AnthropicFixture {
@@ -53,7 +61,7 @@ export function accumulateAnthropic(fixture: AnthropicFixture): Record<string, u
 
 /** Starts the mock; requests must carry `x-api-key: <apiKey>`. */
 export function startAnthropicMock(
-  fixtures: Record<string, AnthropicFixture>,
+  fixtures: Record<string, FixtureEntry<AnthropicFixture>>,
   apiKey: string,
 ): Promise<MockUpstream> {
   return startMock((request, mock) => {
@@ -67,7 +75,7 @@ export function startAnthropicMock(
       return json({ input_tokens: 4242 });
     }
     const model = String(request.body.model);
-    const fixture = fixtures[model];
+    const fixture = fixtureFor(fixtures, model, request);
     if (!fixture) {
       return json({ type: "error", error: { type: "not_found_error", message: `model: ${model}` } }, 404);
     }

@@ -5,13 +5,8 @@
  * Converse refuses unknown keys, unknown block types and tool results without their tool use); streams are
  * event-stream frames with real CRCs, written in small odd-sized pieces so frames split anywhere.
  */
-import {
-  anthropicEvents,
-  anthropicMessage,
-  converseBody,
-  converseEvents,
-  decideAnswer,
-} from "./cloud_answers.ts";
+import { anthropicEvents, anthropicMessage, converseBody, converseEvents } from "./cloud_answers.ts";
+import { anthropicView, converseView, decideAgentAnswer } from "./agent_script.ts";
 import { eventMessage, exceptionMessage, invokeChunk } from "./event_stream_body.ts";
 import { json, type MockUpstream, type RecordedRequest, startMock } from "./mock_server.ts";
 import { type SigV4Expectation, verifySigV4 } from "./sigv4_check.ts";
@@ -30,7 +25,24 @@ const INVOKE_KEYS = new Set([
   "tool_choice",
   "thinking",
   "metadata",
+  "context_management",
+  "output_config",
 ]);
+/** The betas Bedrock documents for Claude (any other: "invalid beta flag"), as AWS's model-parameter pages list them. */
+const BEDROCK_BETAS = new Set([
+  "computer-use-2024-10-22",
+  "computer-use-2025-01-24",
+  "token-efficient-tools-2025-02-19",
+  "interleaved-thinking-2025-05-14",
+  "output-128k-2025-02-19",
+  "dev-full-thinking-2025-05-14",
+  "context-1m-2025-08-07",
+  "context-management-2025-06-27",
+  "effort-2025-11-24",
+  "tool-search-tool-2025-10-19",
+  "tool-examples-2025-10-29",
+]);
+const TOOL_KEYS = new Set(["name", "description", "input_schema", "type", "cache_control", "strict"]);
 const CONVERSE_KEYS = new Set([
   "messages",
   "system",
@@ -48,7 +60,6 @@ function awsError(status: number, code: string, message: string): Response {
 }
 
 type Body = Record<string, unknown>;
-type Turn = { role: string; content: unknown };
 
 function invokeProblem(body: Body): string | undefined {
   for (const key of Object.keys(body)) {
@@ -59,6 +70,20 @@ function invokeProblem(body: Body): string | undefined {
   }
   if (typeof body.max_tokens !== "number") return "max_tokens: required";
   if (!Array.isArray(body.messages)) return "messages: required";
+  const betas = (body.anthropic_beta ?? []) as string[];
+  if (betas.some((beta) => !BEDROCK_BETAS.has(beta))) return "invalid beta flag";
+  if (body.context_management !== undefined && !betas.includes("context-management-2025-06-27")) {
+    return "context_management: Extra inputs are not permitted";
+  }
+  for (const [i, tool] of ((body.tools ?? []) as Body[]).entries()) {
+    const extra = Object.keys(tool).find((key) => !TOOL_KEYS.has(key));
+    if (extra) return `tools.${i}.custom.${extra}: Extra inputs are not permitted`;
+  }
+  for (const [i, message] of (body.messages as Body[]).entries()) {
+    if (message.role !== "user" && message.role !== "assistant") {
+      return `messages.${i}.role: Input should be 'user' or 'assistant'`;
+    }
+  }
   return undefined;
 }
 
@@ -92,21 +117,6 @@ function converseProblem(body: Body): string | undefined {
   const maxTokens = (body.inferenceConfig as { maxTokens?: unknown } | undefined)?.maxTokens;
   if (maxTokens !== undefined && typeof maxTokens !== "number") {
     return "inferenceConfig.maxTokens: expected a number";
-  }
-  return undefined;
-}
-
-function lastToolResultText(messages: Turn[], converse: boolean): string | undefined {
-  const last = messages.at(-1);
-  if (!last || !Array.isArray(last.content)) return undefined;
-  for (const block of last.content as Body[]) {
-    if (converse && block.toolResult) {
-      return ((block.toolResult as { content: Array<{ text?: string }> }).content[0]?.text) ?? "";
-    }
-    if (!converse && block.type === "tool_result") {
-      const content = block.content;
-      return typeof content === "string" ? content : (content as Array<{ text?: string }>)?.[0]?.text ?? "";
-    }
   }
   return undefined;
 }
@@ -164,11 +174,7 @@ export function startBedrockMock(expect: SigV4Expectation): Promise<MockUpstream
     const converse = action.startsWith("converse");
     const invalid = converse ? converseProblem(body) : invokeProblem(body);
     if (invalid) return awsError(400, "ValidationException", invalid);
-    const tools = converse
-      ? (body.toolConfig as { tools?: Array<{ toolSpec: { name: string } }> } | undefined)?.tools?.[0]
-        ?.toolSpec.name
-      : (body.tools as Array<{ name: string }> | undefined)?.[0]?.name;
-    const answer = decideAnswer(tools, lastToolResultText(body.messages as Turn[], converse));
+    const answer = decideAgentAnswer(converse ? converseView(body) : anthropicView(body));
     if (action === "invoke") return json(anthropicMessage(answer, model));
     if (action === "converse") return json(converseBody(answer));
     const frames = converse

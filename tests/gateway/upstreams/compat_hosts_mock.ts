@@ -7,6 +7,8 @@
  */
 import { dataFrame, sseBody } from "./sse_body.ts";
 import { json, type MockUpstream, sse, startMock } from "./mock_server.ts";
+import { chatFixture, chatView, decideAgentAnswer } from "./agent_script.ts";
+import { accumulateChatCompletion } from "./openai_mock.ts";
 
 /** What one host accepts and how it answers. */
 export interface HostRules {
@@ -166,8 +168,11 @@ function check(rules: HostRules, body: Record<string, unknown>): Response | unde
   return undefined;
 }
 
-/** Starts the server. */
-export function startCompatHostsMock(): Promise<MockUpstream> {
+/**
+ * Starts the server. With `agent`, every host answers as the scripted agent (agent_script.ts: a tool call or
+ * the final text, decided from the conversation) instead of its fixed greeting, still under its own rules.
+ */
+export function startCompatHostsMock(agent = false): Promise<MockUpstream> {
   return startMock((request) => {
     const match = /^\/([a-z]+)\/v1\/chat\/completions$/.exec(request.path);
     const host = match?.[1] ?? "";
@@ -180,6 +185,17 @@ export function startCompatHostsMock(): Promise<MockUpstream> {
     if (refused) return refused;
     const model = String(request.body.model);
     const base = { id: "chatcmpl-host", object: "chat.completion.chunk", created: 1_700_000_000, model };
+    const asked = (request.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage;
+    if (agent) {
+      const fixture = chatFixture(decideAgentAnswer(chatView(request.body)));
+      if (request.body.stream !== true) return json(accumulateChatCompletion(fixture, model));
+      const frames = fixture.chunks.map((chunk) => dataFrame({ ...base, ...chunk }));
+      if (rules.streamUsage === "always" || asked) {
+        frames.push(dataFrame({ ...base, choices: [], usage: fixture.usage }));
+      }
+      frames.push(dataFrame("[DONE]"));
+      return sse(sseBody(frames));
+    }
     if (request.body.stream !== true) {
       return json({
         ...base,
@@ -199,7 +215,6 @@ export function startCompatHostsMock(): Promise<MockUpstream> {
       delta({ content: answerOf(host) }),
       delta({}, "stop"),
     ];
-    const asked = (request.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage;
     if (rules.streamUsage === "always" || asked) {
       frames.push(dataFrame({ ...base, choices: [], usage: USAGE }));
     }

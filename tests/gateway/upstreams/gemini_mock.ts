@@ -3,7 +3,15 @@
  * list of streamed `GenerateContentResponse`s; the whole answer merges them as Gemini does.
  */
 import { dataFrame, type Framing, sseBody } from "./sse_body.ts";
-import { cutJson, json, type MockUpstream, sse, startMock } from "./mock_server.ts";
+import {
+  cutJson,
+  type FixtureEntry,
+  fixtureFor,
+  json,
+  type MockUpstream,
+  sse,
+  startMock,
+} from "./mock_server.ts";
 
 /** One scripted generation. */
 export interface GeminiFixture {
@@ -48,7 +56,7 @@ export function mergeGemini(fixture: GeminiFixture): Record<string, unknown> {
 
 /** Starts the mock; requests must carry `x-goog-api-key: <apiKey>`. */
 export function startGeminiMock(
-  fixtures: Record<string, GeminiFixture>,
+  fixtures: Record<string, FixtureEntry<GeminiFixture>>,
   apiKey: string,
 ): Promise<MockUpstream> {
   return startMock((request, mock) => {
@@ -65,7 +73,7 @@ export function startGeminiMock(
         .length;
       return json({ totalTokens: Math.ceil(chars / 4) });
     }
-    const fixture = fixtures[model];
+    const fixture = fixtureFor(fixtures, model, request);
     if (!fixture) {
       return json(
         { error: { code: 404, message: `models/${model} is not found`, status: "NOT_FOUND" } },

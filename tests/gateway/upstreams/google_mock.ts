@@ -9,7 +9,8 @@
 import { Buffer } from "node:buffer";
 import { createVerify, type KeyObject } from "node:crypto";
 import { startServer } from "@switchyard/lib/serve.ts";
-import { anthropicEvents, anthropicMessage, decideAnswer, geminiChunks } from "./cloud_answers.ts";
+import { anthropicEvents, anthropicMessage, geminiChunks } from "./cloud_answers.ts";
+import { anthropicView, decideAgentAnswer, geminiView } from "./agent_script.ts";
 import { mergeGemini } from "./gemini_mock.ts";
 import { json, type MockUpstream, type RecordedRequest, sse, startMock } from "./mock_server.ts";
 import { dataFrame, namedFrame, sseBody } from "./sse_body.ts";
@@ -80,25 +81,6 @@ function googleError(status: number, message: string, code: string): Response {
   return json({ error: { code: status, message, status: code } }, status);
 }
 
-type Body = Record<string, unknown>;
-
-function anthropicToolResult(messages: Array<{ content: unknown }>): string | undefined {
-  const last = messages.at(-1)?.content;
-  if (!Array.isArray(last)) return undefined;
-  const result = (last as Body[]).find((b) => b.type === "tool_result");
-  if (!result) return undefined;
-  return typeof result.content === "string"
-    ? result.content
-    : (result.content as Array<{ text: string }>)[0].text;
-}
-
-function geminiToolResult(contents: Array<{ parts: Body[] }>): string | undefined {
-  const response = contents.at(-1)?.parts.find((p) => p.functionResponse)?.functionResponse as
-    | { response: { result: string } }
-    | undefined;
-  return response?.response.result;
-}
-
 /** Starts the Vertex stand-in for `project` and `region`, accepting the endpoint's tokens and `staticToken`. */
 export function startVertexMock(
   project: string,
@@ -138,8 +120,7 @@ export function startVertexMock(
           "INVALID_ARGUMENT",
         );
       }
-      const tool = (body.tools as Array<{ name: string }> | undefined)?.[0]?.name;
-      const answer = decideAnswer(tool, anthropicToolResult(body.messages as Array<{ content: unknown }>));
+      const answer = decideAgentAnswer(anthropicView(body));
       if (method === "rawPredict") return json(anthropicMessage(answer, model));
       return sse(
         sseBody(
@@ -160,13 +141,7 @@ export function startVertexMock(
         "INVALID_ARGUMENT",
       );
     }
-    const declarations = (body.tools as Array<{ functionDeclarations: Array<{ name: string }> }> | undefined)
-      ?.[0]
-      ?.functionDeclarations;
-    const answer = decideAnswer(
-      declarations?.[0]?.name,
-      geminiToolResult(body.contents as Array<{ parts: Body[] }>),
-    );
+    const answer = decideAgentAnswer(geminiView(body));
     const chunks = geminiChunks(answer);
     if (method === "generateContent") return json(mergeGemini({ chunks }));
     if (method !== "streamGenerateContent" || !alt) {

@@ -55,6 +55,22 @@ export async function startMock(
   return mock;
 }
 
+/**
+ * A fixture table entry: a fixed generation, or a scripted one decided from the request (the scripted agent
+ * of the Claude Code lanes answers a tool call or the final text depending on the conversation).
+ */
+export type FixtureEntry<F> = F | ((request: RecordedRequest) => F);
+
+/** The fixture for `model`, running a scripted entry on `request`. */
+export function fixtureFor<F>(
+  fixtures: Record<string, FixtureEntry<F>>,
+  model: string,
+  request: RecordedRequest,
+): F | undefined {
+  const entry = fixtures[model];
+  return typeof entry === "function" ? (entry as (request: RecordedRequest) => F)(request) : entry;
+}
+
 /** A JSON response. */
 export function json(value: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(value), {

@@ -4,7 +4,15 @@
  * it, so streamed and whole translations of one fixture must agree.
  */
 import { dataFrame, type Framing, sseBody } from "./sse_body.ts";
-import { cutJson, json, type MockUpstream, sse, startMock } from "./mock_server.ts";
+import {
+  cutJson,
+  type FixtureEntry,
+  fixtureFor,
+  json,
+  type MockUpstream,
+  sse,
+  startMock,
+} from "./mock_server.ts";
 
 /** One scripted generation. */
 export interface OpenAiFixture {
@@ -77,11 +85,13 @@ export function accumulateChatCompletion(fixture: OpenAiFixture, model: string):
 
 /** Starts the mock; requests must carry `Authorization: Bearer <apiKey>`. */
 export function startOpenAiMock(
-  fixtures: Record<string, OpenAiFixture>,
+  fixtures: Record<string, FixtureEntry<OpenAiFixture>>,
   apiKey: string,
 ): Promise<MockUpstream> {
   return startMock(async (request, mock) => {
-    const delay = fixtures[String(request.body.model)]?.headersDelayMs;
+    const model = String(request.body.model);
+    const fixture = fixtureFor(fixtures, model, request);
+    const delay = fixture?.headersDelayMs;
     if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
     if (request.headers.authorization !== `Bearer ${apiKey}`) {
       return json({ error: { message: "Incorrect API key provided", type: "invalid_request_error" } }, 401);
@@ -89,8 +99,6 @@ export function startOpenAiMock(
     if (!request.path.endsWith("/chat/completions")) {
       return json({ error: { message: "no such route" } }, 404);
     }
-    const model = String(request.body.model);
-    const fixture = fixtures[model];
     if (!fixture) {
       return json(
         { error: { message: `The model \`${model}\` does not exist`, code: "model_not_found" } },

@@ -7,7 +7,15 @@
  * and a replayed reasoning item must carry the encrypted content this server issued for its id.
  */
 import { type Framing, namedFrame, sseBody } from "./sse_body.ts";
-import { cutJson, json, type MockUpstream, sse, startMock } from "./mock_server.ts";
+import {
+  cutJson,
+  type FixtureEntry,
+  fixtureFor,
+  json,
+  type MockUpstream,
+  sse,
+  startMock,
+} from "./mock_server.ts";
 import { validateResponsesRequest } from "./responses_validate.ts";
 
 /** One output item a generation produces. */
@@ -228,7 +236,7 @@ function streamEvents(gen: ResponsesGeneration, whole: Record<string, unknown>):
 
 /** Starts the server; requests must carry `Authorization: Bearer <apiKey>`. */
 export function startResponsesMock(
-  fixtures: Record<string, ResponsesFixture>,
+  fixtures: Record<string, FixtureEntry<ResponsesFixture>>,
   apiKey: string,
 ): Promise<MockUpstream> {
   return startMock((request, mock) => {
@@ -262,7 +270,7 @@ export function startResponsesMock(
       }
     }
     const model = String(request.body.model);
-    const fixture = fixtures[model];
+    const fixture = fixtureFor(fixtures, model, request);
     if (!fixture) {
       return json(
         { error: { message: `The model '${model}' does not exist`, code: "model_not_found" } },
