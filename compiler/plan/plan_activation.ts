@@ -275,6 +275,7 @@ export function planActivation(
       ? { names: triggers.labelCommand.names, events: triggers.labelCommand.events }
       : undefined,
     githubToken: typeof rawOn["github-token"] === "string" ? rawOn["github-token"] : undefined,
+    noConfigCheckout: inlined && "workflow_call" in triggers.on,
     statusComment: rawOn["status-comment"] === true ||
       ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOn["status-comment"] !== false),
     // gh-aw: the prompt reads the sanitized text, or the frontmatter `on:` names a content event.

@@ -219,12 +219,17 @@ function applyLabelCommand(
   return { names: asList(o.name ?? o.names), events, removeLabel: o.remove_label !== false, decentralized };
 }
 
-/** Adds gh-aw's `aw_context` input to a `workflow_dispatch` trigger (a declared one is kept). */
+/**
+ * Adds gh-aw's `aw_context` input to a `workflow_dispatch` or `workflow_call` trigger (a declared one is
+ * kept): a dispatching or calling workflow passes its context through it.
+ */
 function addAwContextInput(on: Record<string, unknown>): void {
-  if (!("workflow_dispatch" in on)) return;
-  const dispatch = (on.workflow_dispatch ?? {}) as Record<string, unknown>;
-  const inputs = { ...((dispatch.inputs ?? {}) as Record<string, unknown>) };
-  on.workflow_dispatch = { ...dispatch, inputs: { aw_context: AW_CONTEXT, ...inputs } };
+  for (const event of ["workflow_dispatch", "workflow_call"]) {
+    if (!(event in on)) continue;
+    const trigger = (on[event] ?? {}) as Record<string, unknown>;
+    const inputs = { ...((trigger.inputs ?? {}) as Record<string, unknown>) };
+    on[event] = { ...trigger, inputs: { aw_context: AW_CONTEXT, ...inputs } };
+  }
 }
 
 /** Processes `on:`; `seed` is the scattering seed. */

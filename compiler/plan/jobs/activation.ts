@@ -148,19 +148,21 @@ function preflightSteps(activationInput: ActivationInput): StepPlan[] {
       env,
     });
   }
-  steps.push({
-    name: "Checkout .github and .agents folders",
-    uses: plain(ctx.refs.checkout),
-    with: {
-      "persist-credentials": false,
-      ...(activationInput.githubToken ? { token: plain(activationInput.githubToken) } : {}),
-      "sparse-checkout": lit(
-        ".github\n.agents\nactions/setup\n.antigravity\n.claude\n.codex\n.crush\n.gemini\n.opencode\n.pi\n",
-      ),
-      "sparse-checkout-cone-mode": true,
-      "fetch-depth": 1,
-    },
-  });
+  if (!activationInput.noConfigCheckout) {
+    steps.push({
+      name: "Checkout .github and .agents folders",
+      uses: plain(ctx.refs.checkout),
+      with: {
+        "persist-credentials": false,
+        ...(activationInput.githubToken ? { token: plain(activationInput.githubToken) } : {}),
+        "sparse-checkout": lit(
+          ".github\n.agents\nactions/setup\n.antigravity\n.claude\n.codex\n.crush\n.gemini\n.opencode\n.pi\n",
+        ),
+        "sparse-checkout-cone-mode": true,
+        "fetch-depth": 1,
+      },
+    });
+  }
   steps.push({
     name: "Save agent config folders for base branch restoration",
     env: {
