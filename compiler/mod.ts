@@ -115,14 +115,31 @@ function envHost(): string | undefined {
   }
 }
 
+/** The URL of the `origin` remote in a `.git/config` text. */
+function originRemoteUrl(gitConfig: string | undefined): string | undefined {
+  if (!gitConfig) return undefined;
+  const section = /\[remote "origin"\]([^\[]*)/.exec(gitConfig)?.[1] ?? "";
+  return /^\s*url\s*=\s*(\S+)\s*$/m.exec(section)?.[1];
+}
+
+/**
+ * `owner/repo` of the `origin` remote in a `.git/config` text (https, ssh:// or scp-like URLs): gh-aw's
+ * seed for scattering fuzzy schedules, so the same workflow in two repositories fires at different times.
+ */
+export function originSlug(gitConfig: string | undefined): string | undefined {
+  const url = originRemoteUrl(gitConfig);
+  const path = url &&
+    (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url.replace(/^[^/]*\/\/[^/]*/, "") : url.split(":")[1]);
+  const match = path?.match(/([^/:]+)\/([^/]+?)(?:\.git)?\/?$/);
+  return match ? `${match[1]}/${match[2]}` : undefined;
+}
+
 /**
  * The host of the repository's `origin` remote from `.git/config` (https, ssh:// or scp-like `git@host:`
  * URLs), so a clone of a GitHub Enterprise Server repository is recognised without GH_HOST.
  */
 export function originHost(gitConfig: string | undefined): string | undefined {
-  if (!gitConfig) return undefined;
-  const section = /\[remote "origin"\]([^\[]*)/.exec(gitConfig)?.[1] ?? "";
-  const url = /^\s*url\s*=\s*(\S+)\s*$/m.exec(section)?.[1];
+  const url = originRemoteUrl(gitConfig);
   if (!url) return undefined;
   const scp = /^(?:[\w.-]+@)?([\w.-]+):(?!\/\/)/.exec(url);
   if (scp && !/^[a-z]+:\/\//i.test(url)) return scp[1].toLowerCase();
@@ -166,7 +183,11 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
     ? options.workflows.map(normaliseTarget)
     : await listWorkflows(options.repoRoot);
   const actionMode = options.actionMode ?? "release";
-  const seedPrefix = actionMode === "dev" ? "dev/" : options.scheduleSeed ? `${options.scheduleSeed}/` : "";
+  // Fuzzy schedules are seeded by `owner/repo` (--schedule-seed, else the origin remote, as gh-aw); without
+  // either the path alone seeds them, which stays deterministic.
+  const seed = options.scheduleSeed ??
+    (actionMode === "dev" ? undefined : originSlug(await read(".git/config")));
+  const seedPrefix = actionMode === "dev" ? "dev/" : seed ? `${seed}/` : "";
   const workflows = [];
   for (const source of [...new Set(targets)].sort()) {
     const content = await read(source);

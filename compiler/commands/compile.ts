@@ -36,7 +36,7 @@ edit is not stale: the Markdown body is loaded at run time.`,
     "schedule-seed": {
       type: "string",
       value: "<owner/repo>",
-      description: "Seed for fuzzy schedule scattering",
+      description: "Seed for fuzzy schedule scattering (default: owner/repo of the origin remote)",
     },
     check: { type: "boolean", description: "Write nothing; exit 1 when a lock file is stale or missing" },
     watch: {

@@ -4,6 +4,11 @@ import { expandEcosystems } from "./network.ts";
 import { activationJob } from "./jobs/activation.ts";
 import { bodyExpressions, exprEnvName } from "./jobs/activation_prompt.ts";
 import { eventCondition } from "./jobs/conditions.ts";
+import {
+  commentAuthorGuard,
+  labelCommandCondition,
+  slashCommandCondition,
+} from "./jobs/command_conditions.ts";
 import { preActivationJob } from "./jobs/pre_activation.ts";
 import {
   customJobNames,
@@ -19,7 +24,6 @@ import {
   labelRouteCondition,
   memoryFragment,
   resolveStopTime,
-  slashCondition,
   sortRecord,
   stripExpr,
   toY,
@@ -145,15 +149,14 @@ export function planPreActivation(planning: Planning, g: Gates): void {
       ...Object.fromEntries(Object.entries(preExtras.outputs).map(([k, v]) => [k, toY(v)])),
     },
     permissions: sortRecord(perms),
-    ifCondition: commands && !triggers.slashCommand?.centralized
-      ? slashCondition(commands)
-      : triggers.labelCommand?.decentralized
+    ifCondition: triggers.labelCommand?.decentralized
       ? labelRouteCondition(triggers.labelCommand.names, triggers.labelCommand.events)
-      : eventCondition(
+      : commandGate(
+        triggers,
         // A frontmatter `if:` that reads job outputs cannot gate the job producing them.
         typeof data.if === "string" && !/\bneeds\./.test(data.if) ? stripExpr(data.if) : undefined,
-        triggers.events.includes("pull_request"),
         prLabelNames,
+        roles,
       ),
   });
 }
@@ -229,6 +232,8 @@ export function planActivation(
     hasPreActivation: hasPre,
     ifCondition: triggers.labelCommand?.decentralized
       ? labelRouteCondition(triggers.labelCommand.names, triggers.labelCommand.events)
+      : commandCondition(triggers) !== undefined
+      ? commandGate(triggers, activationIf, prLabelNames)
       : activationIf,
     engineDisplay: engine.info.displayName,
     engineModel: engine.model ?? engine.info.defaultModel,
@@ -255,11 +260,14 @@ export function planActivation(
       ? {}
       : undefined,
     commands,
-    forkGuard: triggers.events.includes("pull_request"),
+    // A command's own condition replaces the fork guard (as gh-aw): its role check gates fork authors.
+    forkGuard: triggers.events.includes("pull_request") && commandCondition(triggers) === undefined,
     workflowRunGuard: triggers.events.includes("workflow_run"),
     routerDispatch: !!triggers.slashCommand?.centralized ||
       (!!triggers.labelCommand && triggers.labelCommand.decentralized === false),
-    labelNames: triggers.labelCommand?.decentralized ? undefined : prLabelNames,
+    labelNames: triggers.labelCommand?.decentralized || commandCondition(triggers) !== undefined
+      ? undefined
+      : prLabelNames,
     experiments: experimentsSpec(data.experiments),
     reaction: reactionOf(rawOn, triggers),
     activationEvents: [...new Set([...triggers.events, ...(triggers.slashCommand?.events ?? [])])],
@@ -267,6 +275,7 @@ export function planActivation(
       ? { names: triggers.labelCommand.names, events: triggers.labelCommand.events }
       : undefined,
     githubToken: typeof rawOn["github-token"] === "string" ? rawOn["github-token"] : undefined,
+    noConfigCheckout: inlined && "workflow_call" in triggers.on,
     statusComment: rawOn["status-comment"] === true ||
       ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOn["status-comment"] !== false),
     // gh-aw: the prompt reads the sanitized text, or the frontmatter `on:` names a content event.
@@ -290,6 +299,41 @@ export function planActivation(
       : undefined,
   });
   return { beforeActivation, inlined };
+}
+
+/**
+ * The condition a command puts on its own triggers: a decentralized slash command's text match on the
+ * events it was narrowed to, or a label command's label-name match; undefined without either.
+ */
+function commandCondition(triggers: Planning["triggers"]): string | undefined {
+  const slash = triggers.slashCommand;
+  if (slash && !slash.centralized) return slashCommandCondition(slash.names, slash.ids, slash.hasOtherEvents);
+  const label = triggers.labelCommand;
+  if (label && !label.decentralized) {
+    return labelCommandCondition(label.names, label.events);
+  }
+  return undefined;
+}
+
+/**
+ * A gating job's condition for a command workflow: the user's `if:`, the comment-author guard (pre-activation
+ * only, given `roles`) and the command condition, combined as gh-aw combines conditions; without a command,
+ * the usual event condition (user `if:`, fork guard, `pull_request.names` filter).
+ */
+function commandGate(
+  triggers: Planning["triggers"],
+  userIf: string | undefined,
+  prLabelNames: string[] | undefined,
+  roles?: string[],
+): string | undefined {
+  const command = commandCondition(triggers);
+  if (command === undefined) {
+    return eventCondition(userIf, triggers.events.includes("pull_request"), prLabelNames);
+  }
+  const slash = triggers.slashCommand;
+  const guard = slash && !slash.centralized ? commentAuthorGuard(roles, slash.ids) : undefined;
+  return [userIf, guard, command].filter((c): c is string => !!c)
+    .reduce<string | undefined>((acc, c) => (acc ? `(${acc}) && (${c})` : c), undefined);
 }
 
 /** The prompt fragments the tools and safe outputs add (Playwright, memories, code pushes…). */

@@ -3,6 +3,7 @@
  * top-level sections and the facts the lock header states). `planWorkflow` runs the steps in gh-aw's
  * order; each step below reads what earlier ones decided from the {@link Planning} it is handed.
  */
+import { withCallerSecrets } from "./workflow_call.ts";
 import { parseSkill } from "./agent/skills.ts";
 import { pluginRefs, pluginSupportProblem } from "./agent/plugins.ts";
 import { firewallOf } from "../source/sandbox.ts";
@@ -91,13 +92,14 @@ export async function planWorkflow(
   const env: Record<string, YValue> = {};
   for (const [k, v] of Object.entries(merged.env)) env[k] = toY(v);
   Object.assign(env, otlpEnv(merged.otlpEndpoints, id, name, engine.info.id));
+  const concurrency = concurrencyFor(data.concurrency, triggers, toY);
   return {
     id,
     name,
     source,
     lockPath: src.lockPath,
-    on: triggers.on,
-    concurrency: concurrencyFor(data.concurrency, triggers, toY),
+    on: withCallerSecrets(triggers.on, [env, concurrency, w.jobs]),
+    concurrency,
     runName: typeof data["run-name"] === "string" ? data["run-name"] : name,
     env,
     jobs: w.jobs,

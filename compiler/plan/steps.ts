@@ -145,6 +145,14 @@ export function shStep(name: string, script: string, args = "", extra: Partial<S
   };
 }
 
+/**
+ * The gh-aw version the runtime scripts are told (`GH_AW_VERSION`): `dev` for a dev-mode lock (scripts from
+ * a gh-aw checkout), the pinned release for a release-mode lock, which must carry no dev-build details.
+ */
+export function ghAwVersion(ctx: Pick<JobCtx, "actionMode">): string {
+  return ctx.actionMode === "release" ? VERSIONS.ghAwRelease : "dev";
+}
+
 /** The setup prologue of every job (dev: checkout actions + local setup; release: the pinned setup action). */
 export function setupSteps(ctx: JobCtx, traced: boolean | string): StepPlan[] {
   const from = typeof traced === "string" ? traced : "activation";

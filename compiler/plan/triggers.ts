@@ -8,6 +8,7 @@ import { parseSchedule } from "./schedule.ts";
 import { dq, writeYaml, type YValue } from "../yaml/writer.ts";
 import { diagnostic } from "../source/diagnostics.ts";
 import { AW_CONTEXT, COMMENTED, type ParsedSchedules, renderOn } from "./triggers_render.ts";
+import { COMMAND_EVENT_IDS, type CommandEventId, githubEventOf } from "./jobs/command_conditions.ts";
 
 /** gh-aw keys removed entirely from the emitted `on:`. */
 const REMOVED = [
@@ -35,7 +36,16 @@ export interface TriggerInfo {
   raw: Record<string, unknown>;
   /** Scattered/validated crons in order. */
   crons: string[];
-  slashCommand?: { names: string[]; events: string[]; centralized: boolean };
+  slashCommand?: {
+    names: string[];
+    /** The GitHub events the command listens on. */
+    events: string[];
+    /** The command's event identifiers (`pull_request_comment` kept apart from `issue_comment`). */
+    ids: CommandEventId[];
+    centralized: boolean;
+    /** `on:` has triggers besides the command (events the command ignores then pass through). */
+    hasOtherEvents: boolean;
+  };
   labelCommand?: { names: string[]; events: string[]; removeLabel: boolean; decentralized?: boolean };
   events: string[];
 }
@@ -161,13 +171,22 @@ function applySlashCommand(
   const command = raw.slash_command ?? raw.command;
   if (command === undefined) return undefined;
   const o = typeof command === "string" ? { name: command } : (command ?? {}) as Record<string, unknown>;
-  const events = o.events === undefined || asList(o.events).includes("*")
-    ? Object.keys(SLASH_EVENTS)
-    : asList(o.events).flatMap((e) =>
-      e === "pull_request_comment" ? ["issue_comment"] : e === "issue_comment" ? ["issue_comment"] : [e]
-    );
+  const ids = o.events === undefined || asList(o.events).includes("*")
+    ? COMMAND_EVENT_IDS
+    : asList(o.events).filter((e): e is CommandEventId => COMMAND_EVENT_IDS.includes(e as CommandEventId));
+  const events: string[] = ids.map(githubEventOf);
   const centralized = o.strategy === "centralized";
-  const slashCommand = { names: asList(o.name), events: [...new Set(events)], centralized };
+  // gh-aw counts every other `on:` key (roles, workflow_dispatch…) as another event.
+  const hasOtherEvents = Object.keys(raw).some((k) =>
+    !["slash_command", "command", "reaction", "status-comment", "stop-after"].includes(k)
+  );
+  const slashCommand = {
+    names: asList(o.name),
+    events: [...new Set(events)],
+    ids,
+    centralized,
+    hasOtherEvents,
+  };
   if (centralized) {
     on.workflow_dispatch = on.workflow_dispatch ?? null;
   } else {
@@ -200,12 +219,17 @@ function applyLabelCommand(
   return { names: asList(o.name ?? o.names), events, removeLabel: o.remove_label !== false, decentralized };
 }
 
-/** Adds gh-aw's `aw_context` input to a `workflow_dispatch` trigger (a declared one is kept). */
+/**
+ * Adds gh-aw's `aw_context` input to a `workflow_dispatch` or `workflow_call` trigger (a declared one is
+ * kept): a dispatching or calling workflow passes its context through it.
+ */
 function addAwContextInput(on: Record<string, unknown>): void {
-  if (!("workflow_dispatch" in on)) return;
-  const dispatch = (on.workflow_dispatch ?? {}) as Record<string, unknown>;
-  const inputs = { ...((dispatch.inputs ?? {}) as Record<string, unknown>) };
-  on.workflow_dispatch = { ...dispatch, inputs: { aw_context: AW_CONTEXT, ...inputs } };
+  for (const event of ["workflow_dispatch", "workflow_call"]) {
+    if (!(event in on)) continue;
+    const trigger = (on[event] ?? {}) as Record<string, unknown>;
+    const inputs = { ...((trigger.inputs ?? {}) as Record<string, unknown>) };
+    on[event] = { ...trigger, inputs: { aw_context: AW_CONTEXT, ...inputs } };
+  }
 }
 
 /** Processes `on:`; `seed` is the scattering seed. */

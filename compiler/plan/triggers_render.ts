@@ -66,7 +66,7 @@ export function renderOn(
       rendered[`__commented_${key}`] = new Commented(key, sortKeys(raw[key]), COMMENTED[key]);
     } else if (key === "schedule") {
       rendered.schedule = renderSchedule(on.schedule as Record<string, unknown>[], raw.schedule, schedules);
-    } else if (key === "workflow_dispatch") {
+    } else if (key === "workflow_dispatch" || key === "workflow_call") {
       rendered[key] = renderDispatch(on[key] as Record<string, unknown>);
     } else {
       const trigger = on[key];
@@ -121,7 +121,7 @@ function awContextFirst(a: string, b: string): number {
   return a === "aw_context" ? -1 : b === "aw_context" ? 1 : a < b ? -1 : 1;
 }
 
-/** `workflow_dispatch:` with its settings sorted and its inputs in gh-aw's order. */
+/** `workflow_dispatch:` (or `workflow_call:`) with its settings sorted and its inputs in gh-aw's order. */
 function renderDispatch(dispatch: Record<string, unknown>): Record<string, YValue> {
   const settings = sortKeys({ ...dispatch, inputs: undefined }) as Record<string, YValue>;
   delete settings.inputs;

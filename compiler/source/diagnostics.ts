@@ -81,6 +81,18 @@ export const DIAGNOSTICS = {
   "missing-key": { severity: "error", means: "a required frontmatter key is missing" },
   "invalid-value": { severity: "error", means: "a frontmatter value does not match the schema" },
   "unknown-engine": { severity: "error", means: "`engine:` names no known engine" },
+  "invalid-trigger": {
+    severity: "error",
+    means: "an `on:` event's filters or inputs do not follow GitHub's workflow syntax",
+  },
+  "invalid-job": { severity: "error", means: "a custom job does not follow GitHub's job syntax" },
+  "invalid-step": { severity: "error", means: "a step does not follow GitHub's step syntax" },
+  "invalid-runs-on": { severity: "error", means: "`runs-on` is not a runner label, label list or group" },
+  "invalid-service": {
+    severity: "error",
+    means: "`services` does not follow GitHub's service container syntax",
+  },
+  "invalid-container": { severity: "error", means: "`container` does not follow GitHub's container syntax" },
   "macos-runner": {
     severity: "error",
     means: "a job runs on macOS, which agentic workflows do not support",

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ruleCovers, valueTypeProblems } from "./value_types.ts";
+import { workflowSyntaxProblems } from "./workflow_syntax.ts";
 import { modelsSchema, providersSchema } from "./model_catalog.ts";
 import { sandboxSchema } from "./sandbox.ts";
 import type { Diagnostic } from "../api.ts";
@@ -244,12 +245,22 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Validate
     const [line, column] = file.locate(problem.path);
     out.push(diagnostic("invalid-value", { file: file.path, line, column }, problem.message, problem.hint));
   }
+  // GitHub syntax of what is copied into the lock (steps, jobs, filters…); the schema then stays quiet there.
+  const syntaxPaths: string[] = [];
+  for (const problem of workflowSyntaxProblems(data)) {
+    syntaxPaths.push(problem.path.join("\0"));
+    // At the offending key (not its value, which may start lines later).
+    const [line, column] = file.locate(problem.path, true);
+    out.push(diagnostic(problem.code, { file: file.path, line, column }, problem.message, problem.hint));
+  }
   if (!res.success) {
     for (const issue of res.error.issues) {
       if (issue.path[0] === "on" && data.on === undefined) continue;
       const p = issue.path.map((x) => (typeof x === "symbol" ? String(x) : x)) as (string | number)[];
       // Reported above in plain words (a rule laxer than the schema that found nothing here does not hide it).
       if (ruleCovers(p) && reportedPaths.has(p.join("\0"))) continue;
+      const at = p.join("\0");
+      if (syntaxPaths.some((reported) => at === reported || at.startsWith(reported + "\0"))) continue;
       const [line, column] = file.locate(p);
       // zod leaves `input` unset on some issues (catchall values), so look the value up in the document.
       const value = p.reduce<unknown>(

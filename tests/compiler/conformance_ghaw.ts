@@ -9,7 +9,7 @@
 import { parse } from "yaml";
 import { isDeepStrictEqual } from "node:util";
 import { compile, readLockMetadata } from "../../compiler/mod.ts";
-import { withoutWithheldGrants } from "./intentional_differences.ts";
+import { withAddedJobKeys, withoutWithheldGrants } from "./intentional_differences.ts";
 
 const root = Deno.env.get("GHAW_CORPUS") ?? new URL("../../../shared/ghaw-corpus", import.meta.url).pathname;
 try {
@@ -158,7 +158,9 @@ const perJob: Record<string, [number, number]> = {};
 for (const w of result.workflows) {
   const committed = await Deno.readTextFile(`${root}/${w.lockPath}`).catch(() => undefined);
   if (committed === undefined) continue;
-  const expected = w.lockContent ? withoutWithheldGrants(committed, w.lockContent) : committed;
+  const expected = w.lockContent
+    ? withAddedJobKeys(withoutWithheldGrants(committed, w.lockContent), w.lockContent)
+    : committed;
   if (!w.lockContent) {
     failures.push(
       `${w.source}: ${

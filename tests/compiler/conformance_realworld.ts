@@ -14,7 +14,7 @@
 import { parse } from "yaml";
 import { isDeepStrictEqual } from "node:util";
 import { compile, readLockMetadata } from "../../compiler/mod.ts";
-import { withoutWithheldGrants } from "./intentional_differences.ts";
+import { withAddedJobKeys, withoutWithheldGrants } from "./intentional_differences.ts";
 
 const root = Deno.env.get("REALWORLD_CORPUS") ??
   new URL("../../../shared/realworld-corpus", import.meta.url).pathname;
@@ -92,7 +92,10 @@ for (const [folder, repo] of Object.entries(SNAPSHOTS)) {
     if (!committed) continue;
     compared++;
     if (workflow.lockContent === undefined) continue;
-    const theirs = withoutWithheldGrants(committed, workflow.lockContent);
+    const theirs = withAddedJobKeys(
+      withoutWithheldGrants(committed, workflow.lockContent),
+      workflow.lockContent,
+    );
     compiled++;
     if (
       readLockMetadata(theirs)?.frontmatter_hash === readLockMetadata(workflow.lockContent)?.frontmatter_hash

@@ -37,3 +37,31 @@ export function withoutWithheldGrants(theirs: string, ours: string): string {
   }
   return out;
 }
+
+/** `job key` pairs: job-level keys awc adds where gh-aw has none (the `job-keys-added` block). */
+export const ADDED_JOB_KEYS: [string, string][] = (/```job-keys-added\n([\s\S]*?)```/.exec(docs)?.[1] ?? "")
+  .split("\n").map((l) => l.trim())
+  .filter((l) => l && !l.startsWith("#")).map((l) => l.split(/\s+/) as [string, string]);
+
+/**
+ * gh-aw's lock text with the job-level keys awc adds (`ours` has them, gh-aw's job lacks them) copied in at
+ * the same place (before the key that follows it in awc's job), so nothing else of the job is masked.
+ */
+export function withAddedJobKeys(theirs: string, ours: string): string {
+  let out = theirs;
+  for (const [job, key] of ADDED_JOB_KEYS) {
+    const mine = jobSection(ours, job);
+    const at = jobSection(out, job);
+    if (!mine || !at) continue;
+    const section = ours.slice(...mine);
+    const line = new RegExp(`\\n {4}${key}: [^\\n]*\\n`).exec(section);
+    const target = out.slice(...at);
+    if (!line || new RegExp(`\\n {4}${key}:`).test(target)) continue;
+    const next = /^ {4}([A-Za-z_][\w-]*):/m.exec(section.slice(line.index + line[0].length));
+    const before = next ? target.indexOf(`\n    ${next[1]}:`) : -1;
+    if (before < 0) continue;
+    const insertAt = at[0] + before;
+    out = out.slice(0, insertAt) + line[0].slice(0, -1) + out.slice(insertAt);
+  }
+  return out;
+}

@@ -3,6 +3,7 @@ import type { AgentInput } from "./input.ts";
 import { dq, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import { cliProxyEnabled, effectiveTools, mcpSecretEnv } from "./engine_tools.ts";
 import type { AwfConfigInput } from "./awf_command.ts";
+import { ghAwVersion } from "../steps.ts";
 
 /** Git identity of commits made by the agent. */
 export const GIT_IDENTITY: Record<string, YValue> = {
@@ -45,7 +46,7 @@ export function commonEnv(
     GH_AW_PHASE: "agent",
     GH_AW_PROMPT: PROMPT,
     GH_AW_SAFE_OUTPUTS: plain("${{ steps.set-runtime-paths.outputs.GH_AW_SAFE_OUTPUTS }}"),
-    GH_AW_VERSION: "dev",
+    GH_AW_VERSION: ghAwVersion(agentInput.ctx),
     GITHUB_AW: plain("true"),
     GITHUB_STEP_SUMMARY: STEP_SUMMARY,
     GITHUB_WORKSPACE: plain("${{ github.workspace }}"),

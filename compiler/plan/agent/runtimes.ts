@@ -91,8 +91,16 @@ export interface RuntimeNeed {
 }
 
 function commandWords(text: string): string[] {
-  return text.split(/[ |&;\n\t]+/).filter(Boolean);
+  return text.split(/[|&;\n]+/).flatMap((command) => {
+    const words = command.split(/[ \t]+/).filter(Boolean);
+    // Package names given to a system package manager (`apt-get install python3`) are not commands run.
+    const tool = words.find((w) => w !== "sudo" && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+    return tool !== undefined && PACKAGE_MANAGERS.includes(tool) ? [] : words;
+  });
 }
+
+/** System package managers whose arguments name packages, never runtimes the step runs. */
+const PACKAGE_MANAGERS = ["apt-get", "apt", "yum", "dnf", "apk", "brew", "zypper", "pacman"];
 
 /** Inputs of {@link detectRuntimes}. */
 export interface RuntimeSources {
@@ -134,6 +142,7 @@ export function detectRuntimes(s: RuntimeSources): RuntimeNeed[] {
   }
   // uv installs into a Python it does not provide.
   if (needs.has("uv")) add(RUNTIMES.find((r) => r.id === "python"));
+
   return [...needs.values()].sort((a, b) => a.def.id.localeCompare(b.def.id));
 }
 

@@ -15,6 +15,18 @@ Deno.test("commands in run steps and local MCP servers select runtimes; containe
   );
 });
 
+Deno.test("a runtime named as a system package to install is not a runtime the step runs", () => {
+  const only = (run: string) => ids({ steps: [{ run }], mcpServers: {}, runtimes: undefined });
+  assert.deepEqual(only("sudo apt-get install -y python3 jq"), []);
+  assert.deepEqual(
+    only("apt-get update\nDEBIAN_FRONTEND=noninteractive apt install -y python3-pip python3"),
+    [],
+  );
+  assert.deepEqual(only("brew install node"), []);
+  // The same word as a command after the install still selects the runtime.
+  assert.deepEqual(only("sudo apt-get install -y python3 && python3 tool.py"), ["python@default"]);
+});
+
 Deno.test("frontmatter runtimes add a runtime or pin its version", () => {
   assert.deepEqual(
     ids({

@@ -1,6 +1,7 @@
 /** The `activation` job: run info, preflight checks, trigger steps, the prompt and its artifact. */
 import type { JobPlan, StepPlan } from "../types.ts";
 import {
+  ghAwVersion,
   NO_FIREWALL_INFO_ENGINES,
   otlpMaskSteps,
   scriptStep,
@@ -84,6 +85,8 @@ function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
       : dq(activationInput.engineModel),
     GH_AW_INFO_VERSION: dq(ctx.engineVersion),
     GH_AW_INFO_AGENT_VERSION: dq(ctx.engineVersion),
+    // A release build names the gh-aw release the lock runs with; a dev build has no CLI version.
+    ...(ctx.actionMode === "release" ? { GH_AW_INFO_CLI_VERSION: dq(ghAwVersion(ctx)) } : {}),
     GH_AW_INFO_WORKFLOW_NAME: dq(ctx.name),
     GH_AW_INFO_EXPERIMENTAL: dq(String(activationInput.experimental === true)),
     GH_AW_INFO_SUPPORTS_TOOLS_ALLOWLIST: dq(String(!NO_TOOLS_ALLOWLIST.includes(ctx.engineId))),
@@ -145,19 +148,21 @@ function preflightSteps(activationInput: ActivationInput): StepPlan[] {
       env,
     });
   }
-  steps.push({
-    name: "Checkout .github and .agents folders",
-    uses: plain(ctx.refs.checkout),
-    with: {
-      "persist-credentials": false,
-      ...(activationInput.githubToken ? { token: plain(activationInput.githubToken) } : {}),
-      "sparse-checkout": lit(
-        ".github\n.agents\nactions/setup\n.antigravity\n.claude\n.codex\n.crush\n.gemini\n.opencode\n.pi\n",
-      ),
-      "sparse-checkout-cone-mode": true,
-      "fetch-depth": 1,
-    },
-  });
+  if (!activationInput.noConfigCheckout) {
+    steps.push({
+      name: "Checkout .github and .agents folders",
+      uses: plain(ctx.refs.checkout),
+      with: {
+        "persist-credentials": false,
+        ...(activationInput.githubToken ? { token: plain(activationInput.githubToken) } : {}),
+        "sparse-checkout": lit(
+          ".github\n.agents\nactions/setup\n.antigravity\n.claude\n.codex\n.crush\n.gemini\n.opencode\n.pi\n",
+        ),
+        "sparse-checkout-cone-mode": true,
+        "fetch-depth": 1,
+      },
+    });
+  }
   steps.push({
     name: "Save agent config folders for base branch restoration",
     env: {

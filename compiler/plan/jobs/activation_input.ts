@@ -48,6 +48,11 @@ export interface ActivationInput {
   labelRemoval?: { names: string[]; events: string[] };
   /** `on.github-token`: used by the reaction, lock-file check, status comment and label removal. */
   githubToken?: string;
+  /**
+   * Skip the `.github` checkout: a callable workflow with its imports inlined reads nothing from it, and a
+   * caller in another organisation could not check the callee's repository out (spec C, compiler errors).
+   */
+  noConfigCheckout?: boolean;
   /** Reaction added to the triggering item, if any. */
   reaction?: string;
   /** Whether a status comment with the run link is posted (and updated by the conclusion). */

@@ -23,6 +23,12 @@ import {
 
 export type { AgentInput } from "../agent/input.ts";
 
+/**
+ * Minutes the agent job may run beyond the engine's own `timeout-minutes`: the setup before the engine
+ * (images, CLIs, MCP gateway) and the uploads after it, so a timed-out engine still hands over its output.
+ */
+export const AGENT_JOB_OVERHEAD_MINUTES = 15;
+
 /** Builds the agent job. */
 export function agentJob(agent: AgentInput): JobPlan {
   const memory = agentMemory(agent);
@@ -57,6 +63,11 @@ function jobOutline(agent: AgentInput, steps: StepPlan[]): JobPlan {
   if (agent.environment !== undefined) job.environment = agent.environment;
   job.permissions = agent.permissions;
   if (agent.concurrency) job.concurrency = agent.concurrency;
+  // `timeout-minutes` bounds the whole job, not only the engine step (GitHub's default is 6 hours). An
+  // expression cannot be added to, and the engine step's own bound must not outlast the job: none then.
+  if (typeof agent.timeoutMinutes === "number") {
+    job["timeout-minutes"] = agent.timeoutMinutes + AGENT_JOB_OVERHEAD_MINUTES;
+  }
   job.env = {
     DEFAULT_BRANCH: plain("${{ github.event.repository.default_branch }}"),
     ...assetsEnv(agent),

@@ -10,7 +10,7 @@ import { pluginInstallSteps, pluginRefs } from "../agent/plugins.ts";
 import { pinnedImagesStep } from "../../source/sandbox.ts";
 import type { StepPlan } from "../types.ts";
 import { gitCredentialsStep, otlpMaskSteps, scriptStep, setupSteps, shStep } from "../steps.ts";
-import { BlankLine, dq, lit, plain, type YValue } from "../../yaml/writer.ts";
+import { BlankLine, dq, lit, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import type { AgentInput } from "../agent/input.ts";
 import {
   type CacheMemoryEntry,
@@ -105,10 +105,22 @@ export function agentMemory(agent: AgentInput): AgentMemory {
   };
 }
 
+/** A custom step checking out the workflow's own repository (an `actions/checkout` without `repository`). */
+function checksOutThisRepository(step: StepPlan): boolean {
+  const uses = step.uses instanceof Styled ? step.uses.value : step.uses;
+  return typeof uses === "string" && uses.startsWith("actions/checkout@") &&
+    step.with?.repository === undefined;
+}
+
+/**
+ * The agent's checkout of the repository: the `checkout:` entries, else one default checkout — unless the
+ * author's own steps already check the repository out (a second checkout would redo theirs, as gh-aw avoids).
+ */
 function checkoutSteps(agent: AgentInput): StepPlan[] {
   const { ctx } = agent;
   if (agent.frontmatter.checkout === false) return [];
   if (agent.checkouts.length === 0) {
+    if (agent.customSteps.some(checksOutThisRepository)) return [];
     return [{
       name: "Checkout repository",
       uses: plain(ctx.refs.checkout),

@@ -2,7 +2,7 @@
  * Job conditions shared by the activation jobs: the workflow_run and fork guards, the event guards of
  * reactions and status comments, the user's `if:` combined with them, and how gh-aw writes a job's `if:`.
  */
-import { folded, plain, type YValue } from "../../yaml/writer.ts";
+import { dq, folded, plain, type YValue } from "../../yaml/writer.ts";
 import { breakLongExpression, MAX_EXPRESSION_LINE } from "../../yaml/expr_break.ts";
 
 /**
@@ -38,8 +38,12 @@ export const EVENT_GUARD = DIRECT_EVENT_GUARD + " || github.event_name == 'workf
     .map((e) => `${AWC} == '${e}'`).join(" || ") +
   ")";
 
-/** A job-level `if:` as gh-aw writes it: long conditions as a folded block, short ones plain. */
+/**
+ * A job-level `if:` as gh-aw writes it: long conditions as a folded block, short ones plain, and one whose
+ * string literals hold a newline double-quoted (the only style that keeps it).
+ */
 export function jobIf(cond: string): YValue {
+  if (cond.includes("\n'")) return dq(cond);
   return cond.length > MAX_EXPRESSION_LINE && !cond.includes("startsWith(")
     ? folded(breakLongExpression(cond).join("\n") + "\n")
     : plain(cond);

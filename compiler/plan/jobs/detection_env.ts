@@ -6,13 +6,16 @@
 import { plain, type YValue } from "../../yaml/writer.ts";
 import { PROVIDER_ENV } from "../agent/engine_experimental.ts";
 import { CODEX_HOME, type DetectionEngine, type DetectionInput } from "./detection_engines.ts";
+import { ghAwVersion } from "../steps.ts";
 
-/** What every detection run is told about its phase and prompt. */
-export const PHASE_ENV = {
-  GH_AW_PHASE: "detection",
-  GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
-  GH_AW_VERSION: "dev",
-} as const;
+/** What every detection run is told about its phase, prompt and gh-aw version. */
+export function phaseEnv(d: DetectionInput): Record<string, YValue> {
+  return {
+    GH_AW_PHASE: "detection",
+    GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+    GH_AW_VERSION: ghAwVersion(d.ctx),
+  };
+}
 
 /** The commit identity of anything the review writes (gh-aw's bot). */
 export const GIT_IDENTITY = {
@@ -32,14 +35,14 @@ interface EnvInput {
 }
 
 /** Antigravity's CLI, pointed at the firewall's API proxy. */
-function antigravityEnv({}: EnvInput): Record<string, YValue> {
+function antigravityEnv({ d }: EnvInput): Record<string, YValue> {
   return {
     ANTIGRAVITY_API_BASE_URL: plain("http://host.docker.internal:10003"),
     ANTIGRAVITY_API_KEY: plain("${{ secrets.ANTIGRAVITY_API_KEY }}"),
     ANTIGRAVITY_CLI_TRUST_WORKSPACE: plain("true"),
     DEBUG: "antigravity-cli:*",
     GEMINI_API_KEY: plain("${{ secrets.ANTIGRAVITY_API_KEY }}"),
-    ...PHASE_ENV,
+    ...phaseEnv(d),
     GITHUB_AW: plain("true"),
     GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
     GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
@@ -49,14 +52,14 @@ function antigravityEnv({}: EnvInput): Record<string, YValue> {
 }
 
 /** Pi, with its agent directory and model. */
-function piEnv({ crushModel }: EnvInput): Record<string, YValue> {
+function piEnv({ d, crushModel }: EnvInput): Record<string, YValue> {
   return {
     AWF_REFLECT_ENABLED: plain("1"),
     COPILOT_GITHUB_TOKEN: plain("${{ secrets.COPILOT_GITHUB_TOKEN }}"),
     GH_AW_PHASE: "detection",
     GH_AW_PI_MODEL: plain(crushModel),
     GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
-    GH_AW_VERSION: "dev",
+    GH_AW_VERSION: ghAwVersion(d.ctx),
     GITHUB_AW: plain("true"),
     GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
     GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
@@ -80,13 +83,13 @@ function providerCliEnv({ d, crushModel, crushProvider }: EnvInput): Record<stri
 }
 
 /** Gemini's CLI, pointed at the firewall's API proxy. */
-function geminiEnv({}: EnvInput): Record<string, YValue> {
+function geminiEnv({ d }: EnvInput): Record<string, YValue> {
   return {
     DEBUG: "gemini-cli:*",
     GEMINI_API_BASE_URL: plain("http://host.docker.internal:10003"),
     GEMINI_API_KEY: plain("${{ secrets.GEMINI_API_KEY }}"),
     GEMINI_CLI_TRUST_WORKSPACE: plain("true"),
-    ...PHASE_ENV,
+    ...phaseEnv(d),
     GITHUB_AW: plain("true"),
     GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
     GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
@@ -105,7 +108,7 @@ function codexEnv({ d }: EnvInput): Record<string, YValue> {
     GH_AW_MODEL_DETECTION_CODEX: plain(
       d.model ?? "${{ vars.GH_AW_MODEL_DETECTION_CODEX || vars.GH_AW_DEFAULT_MODEL_CODEX || 'gpt-5.4' }}",
     ),
-    ...PHASE_ENV,
+    ...phaseEnv(d),
     GITHUB_AW: plain("true"),
     GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
     ...GIT_IDENTITY,
@@ -130,7 +133,7 @@ function claudeEnv({ d }: EnvInput): Record<string, YValue> {
     GH_AW_MODEL_DETECTION_CLAUDE: plain(
       d.model ?? "${{ vars.GH_AW_MODEL_DETECTION_CLAUDE || vars.GH_AW_DEFAULT_MODEL_CLAUDE || '' }}",
     ),
-    ...PHASE_ENV,
+    ...phaseEnv(d),
     GITHUB_AW: plain("true"),
     GITHUB_STEP_SUMMARY: "/tmp/gh-aw/agent-step-summary.md",
     GITHUB_WORKSPACE: plain("${{ github.workspace }}"),
@@ -154,7 +157,7 @@ function copilotEnv({ d }: EnvInput): Record<string, YValue> {
       ctx.copilotRequests ? "${{ github.token }}" : "${{ secrets.COPILOT_GITHUB_TOKEN }}",
     ),
     COPILOT_MODEL: plain(model),
-    ...PHASE_ENV,
+    ...phaseEnv(d),
     GITHUB_API_URL: plain("${{ github.api_url }}"),
     GITHUB_AW: plain("true"),
     GITHUB_COPILOT_INTEGRATION_ID: "agentic-workflows",
