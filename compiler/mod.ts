@@ -115,6 +115,22 @@ function envHost(): string | undefined {
   }
 }
 
+/**
+ * The repository's git config text: `.git/config`, or in a linked worktree (where `.git` is a file naming
+ * its git dir) the config of the main repository that dir shares (`commondir`). Read through `read`, with
+ * paths relative to the repository root.
+ */
+export async function gitConfigText(repoRoot: string, read: FileReader): Promise<string | undefined> {
+  const direct = await read(".git/config");
+  if (direct !== undefined) return direct;
+  const pointer = /^gitdir:\s*(.+?)\s*$/m.exec((await read(".git")) ?? "")?.[1];
+  if (!pointer) return undefined;
+  const root = posix.resolve(repoRoot);
+  const gitDir = posix.relative(root, posix.resolve(root, pointer));
+  const common = (await read(posix.join(gitDir, "commondir")))?.trim();
+  return await read(posix.join(gitDir, common ?? "", "config")) ?? await read(posix.join(gitDir, "config"));
+}
+
 /** The URL of the `origin` remote in a `.git/config` text. */
 function originRemoteUrl(gitConfig: string | undefined): string | undefined {
   if (!gitConfig) return undefined;
@@ -163,7 +179,8 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
   const diagnostics: Diagnostic[] = [];
   const repoConfig = await readRepoConfig(read, diagnostics);
   const ghes = options.ghes ?? repoConfig.ghes;
-  const host = envHost() ?? originHost(await read(".git/config")) ?? "github.com";
+  const gitConfig = await gitConfigText(options.repoRoot, read);
+  const host = envHost() ?? originHost(gitConfig) ?? "github.com";
   if (!ghes && host !== "github.com" && !host.endsWith(".ghe.com")) {
     diagnostics.push(
       diagnostic(
@@ -186,7 +203,7 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
   // Fuzzy schedules are seeded by `owner/repo` (--schedule-seed, else the origin remote, as gh-aw); without
   // either the path alone seeds them, which stays deterministic.
   const seed = options.scheduleSeed ??
-    (actionMode === "dev" ? undefined : originSlug(await read(".git/config")));
+    (actionMode === "dev" ? undefined : originSlug(gitConfig));
   const seedPrefix = actionMode === "dev" ? "dev/" : seed ? `${seed}/` : "";
   const workflows = [];
   for (const source of [...new Set(targets)].sort()) {

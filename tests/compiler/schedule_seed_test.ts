@@ -49,3 +49,31 @@ Deno.test("--schedule-seed wins over the remote, and no remote keeps the path se
   assertEquals(await cronOf(files, "given/seed"), expected(`given/seed/${PATH}`));
   assertEquals(await cronOf({ [PATH]: WORKFLOW }), expected(PATH));
 });
+
+Deno.test("in a linked worktree (.git is a file) the seed comes from the main repository's config", async () => {
+  // `git worktree add` writes `.git` as `gitdir: <main>/.git/worktrees/<name>`, whose `commondir` is `../..`.
+  const files = {
+    [PATH]: WORKFLOW,
+    ".git": "gitdir: /srv/main/.git/worktrees/feature\n",
+    "../main/.git/worktrees/feature/commondir": "../..\n",
+    "../main/.git/config": gitConfig("git@github.com:octo/widgets.git"),
+  };
+  const result = await compile({
+    repoRoot: "/srv/feature",
+    workflows: [PATH],
+    readFile: (path) => Promise.resolve(files[path as keyof typeof files]),
+  });
+  assertEquals(parse(result.workflows[0].lockContent!).on.schedule[0].cron, expected(`octo/widgets/${PATH}`));
+  // A relative gitdir resolves against the worktree, and no commondir means the git dir holds the config.
+  const relative = {
+    [PATH]: WORKFLOW,
+    ".git": "gitdir: ../elsewhere.git\n",
+    "../elsewhere.git/config": gitConfig("https://github.com/acme/tools"),
+  };
+  const second = await compile({
+    repoRoot: "/srv/feature",
+    workflows: [PATH],
+    readFile: (path) => Promise.resolve(relative[path as keyof typeof relative]),
+  });
+  assertEquals(parse(second.workflows[0].lockContent!).on.schedule[0].cron, expected(`acme/tools/${PATH}`));
+});
