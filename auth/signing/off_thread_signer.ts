@@ -1,7 +1,9 @@
 /**
- * RS256 signatures on a worker thread (sign_worker.ts), with the main thread signing as the fallback when no
- * worker can run (an edge isolate without Worker) or the worker fails. The worker starts on first use, so a
- * cold start pays nothing for it.
+ * RS256 signatures on worker threads (sign_worker.ts), with the main thread signing as the fallback when no
+ * worker can run (an edge isolate without Worker) or a worker fails. Deno's WebCrypto signs RSA
+ * synchronously on the calling thread (~0.5–3 ms a token), so one signing thread caps the service at a few
+ * hundred ID tokens a second: the pool has one thread per processor (at most 4), each request going to the
+ * thread with the fewest signatures pending. Threads start on first use, so a cold start pays nothing.
  */
 import { importJWK, type JWTPayload, SignJWT } from "jose";
 import type { SignReply, SignRequest } from "./sign_protocol.ts";
@@ -11,44 +13,60 @@ export type KeySigner = (kid: string, jwk: Record<string, unknown>, payload: JWT
 
 /** Options of {@link offThreadSigner}. */
 export interface OffThreadSignerOptions {
-  /** false: sign on the calling thread (tests, or a platform without workers). Default: a worker when available. */
+  /** false: sign on the calling thread (tests, or a platform without workers). Default: workers when available. */
   worker?: boolean;
-  /** Told once when the worker cannot be used and signing falls back to this thread. */
+  /** Signing threads (default: the processors, 1 to 4). */
+  threads?: number;
+  /** Told once when the workers cannot be used and signing falls back to this thread. */
   onFallback?: (reason: string) => void;
+}
+
+interface Waiter {
+  resolve: (jwt: string) => void;
+  reject: (error: Error) => void;
+}
+
+/** One signing thread and what it has been sent. */
+interface Thread {
+  worker: Worker;
+  sentKeys: Set<string>;
+  pending: Map<number, Waiter>;
 }
 
 /** A signer that keeps RSA work off the event loop. */
 export function offThreadSigner(options: OffThreadSignerOptions = {}): KeySigner & { close(): void } {
   const inThread = inThreadSigner();
-  let worker: Worker | undefined;
+  const size = Math.max(1, Math.min(4, options.threads ?? navigator.hardwareConcurrency ?? 1));
+  const threads: Thread[] = [];
   let broken = options.worker === false || typeof Worker === "undefined";
-  const sentKeys = new Set<string>();
-  const pending = new Map<number, { resolve: (jwt: string) => void; reject: (error: Error) => void }>();
   let nextId = 1;
 
   const fallBack = (reason: string) => {
     if (broken) return;
     broken = true;
     options.onFallback?.(reason);
-    worker?.terminate();
-    worker = undefined;
-    for (const waiter of pending.values()) waiter.reject(new Error(`the signing thread stopped: ${reason}`));
-    pending.clear();
+    for (const thread of threads.splice(0)) {
+      thread.worker.terminate();
+      for (const waiter of thread.pending.values()) {
+        waiter.reject(new Error(`the signing thread stopped: ${reason}`));
+      }
+    }
   };
 
-  const start = (): Worker | undefined => {
-    if (worker || broken) return worker;
+  const spawn = (): Thread | undefined => {
+    let worker: Worker;
     try {
       worker = new Worker(new URL("./sign_worker.ts", import.meta.url), { type: "module" });
     } catch (error) {
       fallBack(error instanceof Error ? error.message : String(error));
       return undefined;
     }
+    const thread: Thread = { worker, sentKeys: new Set(), pending: new Map() };
     worker.onmessage = (event: MessageEvent<SignReply>) => {
       const reply = event.data;
-      const waiter = pending.get(reply.id);
+      const waiter = thread.pending.get(reply.id);
       if (!waiter) return;
-      pending.delete(reply.id);
+      thread.pending.delete(reply.id);
       if (reply.jwt !== undefined) waiter.resolve(reply.jwt);
       else waiter.reject(new Error(reply.error));
     };
@@ -56,35 +74,44 @@ export function offThreadSigner(options: OffThreadSignerOptions = {}): KeySigner
       event.preventDefault();
       fallBack(event.message);
     };
-    return worker;
+    threads.push(thread);
+    return thread;
+  };
+
+  /** The least busy thread; a new one while the pool is not full and every thread has work. */
+  const pick = (): Thread | undefined => {
+    if (broken) return undefined;
+    let best: Thread | undefined;
+    for (const thread of threads) if (!best || thread.pending.size < best.pending.size) best = thread;
+    if (!best || (best.pending.size > 0 && threads.length < size)) return spawn() ?? best;
+    return best;
   };
 
   const signer = async (kid: string, jwk: Record<string, unknown>, payload: JWTPayload): Promise<string> => {
-    const thread = start();
+    const thread = pick();
     if (!thread) return await inThread(kid, jwk, payload);
     const id = nextId++;
     const request: SignRequest = { id, kid, payload: payload as Record<string, unknown> };
-    if (!sentKeys.has(kid)) {
+    if (!thread.sentKeys.has(kid)) {
       request.jwk = jwk;
-      sentKeys.add(kid);
+      thread.sentKeys.add(kid);
     }
     try {
       return await new Promise<string>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        thread.postMessage(request);
+        thread.pending.set(id, { resolve, reject });
+        thread.worker.postMessage(request);
       });
     } catch (error) {
-      // The worker stopped under this request: sign it here rather than fail the grant.
+      // The workers stopped under this request: sign it here rather than fail the grant.
       if (broken) return await inThread(kid, jwk, payload);
-      sentKeys.delete(kid); // the next request carries the key again
+      thread.sentKeys.delete(kid); // the next request to this thread carries the key again
       throw error;
     }
   };
   return Object.assign(signer, {
     close() {
-      worker?.terminate();
-      worker = undefined;
       broken = true;
+      for (const thread of threads.splice(0)) thread.worker.terminate();
     },
   });
 }
