@@ -14,6 +14,7 @@ import { type AuthConfig, readAuthConfig } from "./auth/config.ts";
 import { readGatewayConfig } from "./gateway/config.ts";
 import { readSuiteConfig } from "./suite_config.ts";
 import { withPreviewHostRules } from "./auth/preview_host_rules.ts";
+import { wireLocalConsole } from "./suite_console.ts";
 
 /** Validates every service's configuration up front so one run reports all bad keys. */
 function validateAll(env: Env): { suite: ReturnType<typeof readSuiteConfig>; auth: AuthConfig } {
@@ -68,6 +69,10 @@ export async function startSuite(
     startServer(authFetch, { hostname, port: config.AUTH_PORT }),
     startServer(gateway.fetch as FetchHandler, { hostname, port: config.GATEWAY_PORT }),
   ]);
+  // The gateway reads its environment on its first request, so the console keys set here reach it.
+  for (const [key, value] of Object.entries(await wireLocalConsole(env, gatewayServer.url))) {
+    Deno.env.set(key, value);
+  }
   const authOnBoth = authConfig.AUTH_LOCAL_MODE
     ? await alsoOnIpv6Loopback(hostname, authServer, authFetch)
     : authServer;
