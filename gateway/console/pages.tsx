@@ -10,13 +10,7 @@ import type { LimitCounters } from "../limits/counters.ts";
 import { periodOf } from "../limits/enforcer.ts";
 import { ApiKeyStore, type KeysDatabase } from "../keys/store.ts";
 import type { UsageDatabase } from "../usage/ledger.ts";
-import {
-  aggregateBy,
-  aggregateSeries,
-  aggregateTotals,
-  latestRequests,
-  requestsPerKey,
-} from "../usage/series.ts";
+import { aggregateBy, aggregateUsage, latestRequests, requestsPerKey } from "../usage/series.ts";
 import { htmlResponse, MessagePage } from "./layout.tsx";
 import type { FrameUser } from "./layout.tsx";
 import { EditKeyPage, type KeyRow, KeysPage, RevokeKeyPage } from "./keys_page.tsx";
@@ -126,12 +120,8 @@ export function createPages(deps: PageDeps) {
       const exportQuery = new URLSearchParams(values).toString();
       if (!query) return html(UsagePage({ user, values, errors, exportQuery }), 400);
       const db = await deps.db();
-      const [totals, series, groups, names] = await Promise.all([
-        aggregateTotals(db, query),
-        aggregateSeries(db, query, query.step),
-        aggregateBy(db, query, query.by),
-        query.by === "key" ? keyNames() : Promise.resolve(new Map<string, string>()),
-      ]);
+      const { totals, series, groups } = await aggregateUsage(db, query, query.step, query.by);
+      const names = query.by === "key" ? await keyNames() : new Map<string, string>();
       return html(
         UsagePage({
           user,
@@ -153,11 +143,7 @@ export function createPages(deps: PageDeps) {
         );
       }
       const db = await deps.db();
-      const [totals, series, groups] = await Promise.all([
-        aggregateTotals(db, query),
-        aggregateSeries(db, query, query.step),
-        aggregateBy(db, query, query.by),
-      ]);
+      const { totals, series, groups } = await aggregateUsage(db, query, query.step, query.by);
       const name = `usage-${values.since}-${values.until}-${query.step}`;
       const headers = {
         "cache-control": "no-store",
