@@ -16,6 +16,7 @@ import { type GatewayConfig, readGatewayConfig } from "./gateway/config.ts";
 import { startGatewayServer } from "./gateway/serve.ts";
 import { readSuiteConfig } from "./suite_config.ts";
 import { withPreviewHostRules } from "./auth/preview_host_rules.ts";
+import { wireLocalConsole } from "./suite_console.ts";
 
 /** Validates every service's configuration up front so one run reports all bad keys. */
 function validateAll(
@@ -74,6 +75,10 @@ export async function startSuite(
     // Self-hosted, the gateway's sockets are bounded by the connection guard (GATEWAY_CONNECTION_GUARD).
     startGatewayServer(gateway.fetch as FetchHandler, gatewayConfig, { hostname, port: config.GATEWAY_PORT }),
   ]);
+  // The gateway reads its environment on its first request, so the console keys set here reach it.
+  for (const [key, value] of Object.entries(await wireLocalConsole(env, gatewayServer.url))) {
+    Deno.env.set(key, value);
+  }
   const authOnBoth = authConfig.AUTH_LOCAL_MODE
     ? await alsoOnIpv6Loopback(hostname, authServer, authFetch)
     : authServer;

@@ -29,6 +29,8 @@ import type { Kysely } from "kysely";
 import type { UsageDatabase, UsageLedger } from "./usage/ledger.ts";
 import { parseUsageFilters, spentSince, usageReport } from "./usage/report.ts";
 import { createGatewayTracer } from "./tracing.ts";
+import { consoleSettings } from "./console/settings.ts";
+import { type ConsoleDeps, createConsole, isConsolePath } from "./console/app.ts";
 import { createMessagesRoute, MESSAGES_PATHS, pathOf, providerCall } from "./messages_route.ts";
 import {
   authenticate,
@@ -58,6 +60,8 @@ export interface GatewayDeps {
   counters?: LimitCounters;
   /** The usage ledger and the database it reports from (no ledger: no rows, no admin usage API). */
   usage?: { ledger: UsageLedger; db: () => Promise<Kysely<UsageDatabase>> };
+  /** How the admin console reaches the auth service (defaults to `fetch`). */
+  consoleFetch?: typeof fetch;
 }
 
 type Variables = RequestIdVariables & { trace: TraceIds; keyId: string };
@@ -137,6 +141,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
   const redact = createRedactor([
     ...config.providers.flatMap((p) => [p.apiKey, ...(p.secrets ?? [])]),
     config.GATEWAY_DATABASE_AUTH_TOKEN,
+    config.GATEWAY_CONSOLE_CLIENT_SECRET,
   ]);
   // Every log line of the gateway passes the redactor: upstream errors and causes may quote a credential.
   const logger = redactingLogger(deps.logger, redact);
@@ -153,6 +158,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     rateLimits: config.GATEWAY_REDIS_RATE_LIMITS_ON_FAILURE,
     budgets: config.GATEWAY_REDIS_BUDGETS_ON_FAILURE,
   }, { spentSince: usage && (async (keyId, since) => spentSince(await usage.db(), keyId, since)) });
+  const breakers = new CircuitBreakers(breakerPolicy(config));
   const catalogue: ModelInfo[] = buildCatalogue(config.providers, config.file, (m) => router.routes(m));
   const messages = createMessagesRoute({
     router,
@@ -168,7 +174,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     attempts: new UpstreamAttempts(
       router,
       config.file.fallbacks ?? {},
-      new CircuitBreakers(breakerPolicy(config)),
+      breakers,
       retryPolicy(config),
     ),
   });
@@ -234,8 +240,22 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     )
   );
   hono.onError((error, c) => renderError(error, c.get("requestId"), logger));
+  const settings = consoleSettings(config);
+  const adminConsole = settings && usage
+    ? createConsole({
+      settings,
+      db: usage.db as unknown as ConsoleDeps["db"],
+      counters: limits.counters,
+      breakers,
+      providers: config.providers,
+      keysChanged: () => void deps.keys.refresh?.().catch(() => {}),
+      logger,
+      fetch: deps.consoleFetch,
+    })
+    : undefined;
   return {
     fetch: (request, env) => {
+      if (adminConsole && isConsolePath(pathOf(request.url))) return adminConsole(request);
       if (request.method === "POST") {
         const path = pathOf(request.url);
         if (MESSAGES_PATHS.has(path)) return messages(request, path);

@@ -13,6 +13,15 @@ export interface BreakerPolicy {
   cooldownMs: number;
 }
 
+/** A circuit as the admin console shows it. */
+export interface BreakerState {
+  state: "closed" | "open" | "half-open";
+  /** Consecutive failures so far. */
+  failures: number;
+  /** Milliseconds until an open circuit lets a probe through. */
+  retryInMs: number;
+}
+
 interface State {
   failures: number;
   openUntil: number;
@@ -69,6 +78,19 @@ export class CircuitBreakers {
       state.openUntil = this.#now() + this.#policy.cooldownMs;
     }
     state.probing = false;
+  }
+
+  /** The circuit of `name` right now (read-only). */
+  stateOf(name: string): BreakerState {
+    const state = this.#states.get(name);
+    if (!state) return { state: "closed", failures: 0, retryInMs: 0 };
+    const retryInMs = Math.max(0, state.openUntil - this.#now());
+    const open = state.openUntil !== 0 && (retryInMs > 0 || !state.probing);
+    return {
+      state: state.openUntil === 0 ? "closed" : state.probing ? "half-open" : open ? "open" : "closed",
+      failures: state.failures,
+      retryInMs,
+    };
   }
 
   /** A call ended without telling anything about the upstream (the client left): free the probe slot. */

@@ -87,8 +87,39 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_TRACE_CONTENT: flagSetting(false),
   /** `builtin` (the pooled HTTP/1.1 client of providers/http1_client.ts) or `fetch` (Deno's, with proxies). */
   GATEWAY_UPSTREAM_CLIENT: z.enum(["builtin", "fetch"]).optional(),
+  /** The suite's auth service (OIDC issuer) the admin console signs in through; unset: no console. */
+  AUTH_ISSUER: z.url({ protocol: /^https?$/, error: "expected an http(s) issuer URL" }).optional(),
+  /** Public origin of the gateway as browsers reach it; the console's redirect URI is `{it}/admin/callback`. */
+  GATEWAY_CONSOLE_URL: z.url({ protocol: /^https?$/, error: "expected an http(s) origin" }).optional(),
+  /** The console's OAuth client id (`deno task oauth:register`). */
+  GATEWAY_CONSOLE_CLIENT_ID: z.string().min(1).optional(),
+  /** The console's OAuth client secret (secret). */
+  GATEWAY_CONSOLE_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Comma-separated auth user ids or emails allowed into the console. */
+  GATEWAY_ADMINS: z.string().optional(),
+  /** How long a console session lasts before the admin signs in again. */
+  GATEWAY_CONSOLE_SESSION_MINUTES: positiveIntSetting(480),
   LOG_LEVEL: logLevelSetting,
 });
+
+/** The console keys that must be set together (any one set turns the console on). */
+const CONSOLE_KEYS = [
+  "AUTH_ISSUER",
+  "GATEWAY_CONSOLE_URL",
+  "GATEWAY_CONSOLE_CLIENT_ID",
+  "GATEWAY_CONSOLE_CLIENT_SECRET",
+  "GATEWAY_ADMINS",
+] as const;
+
+/** A half-configured console is refused: every console key is named that is missing. */
+function consoleProblems(env: GatewayEnvConfig): ConfigProblem[] {
+  const set = CONSOLE_KEYS.filter((key) => env[key]);
+  if (!set.length) return [];
+  return CONSOLE_KEYS.filter((key) => !env[key]).map((key) => ({
+    key,
+    message: `is required for the admin console (set with ${set.join(", ")})`,
+  }));
+}
 
 /** Environment part of the configuration. */
 export type GatewayEnvConfig = z.output<typeof gatewayConfigSchema>;
@@ -200,7 +231,7 @@ export function readGatewayConfig(
   const cloud = resolveCloudProviders(file, env, readFile);
   const providers = [...builtinProviders(parsed), ...declared.providers, ...cloud.providers];
   problems.push(...declared.problems, ...cloud.problems, ...fallbackProblems(file, providers));
-  problems.push(...bedrockTargetProblems(modelTargets(file), providers));
+  problems.push(...bedrockTargetProblems(modelTargets(file), providers), ...consoleProblems(parsed));
   if (problems.length) throw new ConfigError(problems, "gateway configuration");
   const proxied = PROXY_VARIABLES.some((name) => env[name] || env[name.toLowerCase()]);
   const upstreamClient = parsed.GATEWAY_UPSTREAM_CLIENT ?? (proxied ? "fetch" : "builtin");

@@ -21,6 +21,8 @@ export const PLAIN_ID = /^[\w.:-]{1,128}$/;
 export interface KeyCheck {
   /** The key's policy when it is active, else null. */
   verify(key: string): Promise<KeyPolicy | null>;
+  /** Reloads the keys now (after the admin console changed one); optional. */
+  refresh?(): Promise<void>;
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));

@@ -11,6 +11,8 @@ export interface SuiteProcess extends AsyncDisposable {
   authPort: number;
   /** The auth base URL it was started with (`http://localhost:<port>`). */
   baseUrl: string;
+  /** The gateway's port on 127.0.0.1. */
+  gatewayPort: number;
   /** Everything it printed on stderr so far. */
   stderr(): string;
 }
@@ -22,21 +24,29 @@ function freePort(): number {
   return port;
 }
 
-/** Starts `deno task <name>` (dev or preview) and resolves once the auth service listens. */
-export async function startSuiteTask(name: "dev" | "preview"): Promise<SuiteProcess> {
+/**
+ * Starts `deno task <name>` (dev or preview) and resolves once both services listen; `env` adds keys (for
+ * example a provider pointed at a loopback mock).
+ */
+export async function startSuiteTask(
+  name: "dev" | "preview",
+  env: Record<string, string> = {},
+): Promise<SuiteProcess> {
   const dir = await Deno.makeTempDir({ prefix: `switchyard-${name}-` });
   const authPort = freePort();
+  const gatewayPort = freePort();
   const baseUrl = `http://localhost:${authPort}`;
   const child = new Deno.Command(Deno.execPath(), {
     args: ["task", "-q", name],
     cwd: ROOT,
     env: {
       AUTH_PORT: String(authPort),
-      GATEWAY_PORT: String(freePort()),
+      GATEWAY_PORT: String(gatewayPort),
       AUTH_BASE_URL: baseUrl,
       AUTH_DATABASE_URL: `file:${dir}/auth.db`,
       GATEWAY_DATABASE_URL: `file:${dir}/gateway.db`,
       LOG_LEVEL: "silent",
+      ...env,
     },
     stdin: "null",
     stdout: "null",
@@ -47,7 +57,7 @@ export async function startSuiteTask(name: "dev" | "preview"): Promise<SuiteProc
   const reading = (async () => {
     for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
       text += chunk;
-      if (text.includes("auth    listening on")) resolve();
+      if (text.includes("auth    listening on") && text.includes("gateway listening on")) resolve();
     }
     reject(new Error(`deno task ${name} exited before listening:\n${text}`));
   })();
@@ -73,7 +83,7 @@ export async function startSuiteTask(name: "dev" | "preview"): Promise<SuiteProc
   } finally {
     clearTimeout(timer);
   }
-  return { authPort, baseUrl, stderr: () => text, [Symbol.asyncDispose]: stop };
+  return { authPort, gatewayPort, baseUrl, stderr: () => text, [Symbol.asyncDispose]: stop };
 }
 
 /** A raw HTTP/1.1 answer. */

@@ -1,0 +1,240 @@
+/**
+ * Aggregates over the usage ledger computed by SQLite itself (GROUP BY over the `at` indexes), for the admin
+ * console and its exports: time buckets (hour or UTC day), breakdowns by key, model or provider, per-key
+ * request counts, per-provider error rates, and the latest rows. report.ts reads every matching row to get
+ * exact percentiles (fine for a CLI); pages must render in milliseconds over 100k rows, so they use this.
+ */
+import { type Kysely, sql } from "kysely";
+import type { UsageDatabase, UsageRow } from "./ledger.ts";
+
+/** Bucket widths. */
+export const STEPS = { hour: 3_600_000, day: 86_400_000 } as const;
+
+/** The groupings of a breakdown. */
+export const BREAKDOWNS = ["key", "model", "provider"] as const;
+
+/** Which rows an aggregate covers. */
+export interface SeriesFilters {
+  /** Epoch ms, inclusive. */
+  since: number;
+  /** Epoch ms, exclusive. */
+  until: number;
+  /** One key id, or all. */
+  key?: string;
+}
+
+/** Sums over a set of rows. */
+export interface Aggregate {
+  requests: number;
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  /** Mean latency (ms), null without rows. */
+  avg_latency_ms: number | null;
+  max_latency_ms: number | null;
+}
+
+const AGGREGATE = sql<Aggregate>`count(*) AS requests,
+  coalesce(sum(CASE WHEN status >= 400 THEN 1 ELSE 0 END), 0) AS errors,
+  coalesce(sum(input_tokens), 0) AS input_tokens,
+  coalesce(sum(output_tokens), 0) AS output_tokens,
+  coalesce(sum(cost_usd), 0) AS cost_usd,
+  avg(latency_ms) AS avg_latency_ms,
+  max(latency_ms) AS max_latency_ms`;
+
+function whereOf(filters: SeriesFilters) {
+  return filters.key
+    ? sql`WHERE key_id = ${filters.key} AND at >= ${filters.since} AND at < ${filters.until}`
+    : sql`WHERE at >= ${filters.since} AND at < ${filters.until}`;
+}
+
+function numbers<T extends Aggregate>(row: T): T {
+  return {
+    ...row,
+    requests: Number(row.requests),
+    errors: Number(row.errors),
+    input_tokens: Number(row.input_tokens),
+    output_tokens: Number(row.output_tokens),
+    cost_usd: Math.round(Number(row.cost_usd) * 1e6) / 1e6,
+    avg_latency_ms: row.avg_latency_ms === null ? null : Math.round(Number(row.avg_latency_ms) * 10) / 10,
+    max_latency_ms: row.max_latency_ms === null ? null : Number(row.max_latency_ms),
+  };
+}
+
+/** Totals over the filtered rows. */
+export async function aggregateTotals(db: Kysely<UsageDatabase>, filters: SeriesFilters): Promise<Aggregate> {
+  const result = await sql<Aggregate>`SELECT ${AGGREGATE} FROM gateway_usage ${whereOf(filters)}`.execute(db);
+  return numbers(result.rows[0]);
+}
+
+/** One bucket per `step` from `since` to `until` (empty buckets included, so charts keep their time axis). */
+export async function aggregateSeries(
+  db: Kysely<UsageDatabase>,
+  filters: SeriesFilters,
+  step: keyof typeof STEPS,
+): Promise<Array<{ start: number } & Aggregate>> {
+  const width = STEPS[step];
+  const result = await sql<
+    { bucket: number } & Aggregate
+  >`SELECT CAST(at / ${width} AS INTEGER) AS bucket, ${AGGREGATE}
+    FROM gateway_usage ${whereOf(filters)} GROUP BY bucket`.execute(db);
+  const byBucket = new Map(result.rows.map((r) => [Number(r.bucket), numbers(r)]));
+  const out: Array<{ start: number } & Aggregate> = [];
+  const empty: Aggregate = {
+    requests: 0,
+    errors: 0,
+    input_tokens: 0,
+    output_tokens: 0,
+    cost_usd: 0,
+    avg_latency_ms: null,
+    max_latency_ms: null,
+  };
+  for (let b = Math.floor(filters.since / width); b * width < filters.until; b++) {
+    out.push({ start: b * width, ...(byBucket.get(b) ?? empty) });
+  }
+  return out;
+}
+
+/** Totals per key, model or provider, busiest first. */
+export async function aggregateBy(
+  db: Kysely<UsageDatabase>,
+  filters: SeriesFilters,
+  by: typeof BREAKDOWNS[number],
+): Promise<Array<{ group: string } & Aggregate>> {
+  const column = sql.ref(by === "key" ? "key_id" : by);
+  const result = await sql<{ group: string | null } & Aggregate>`SELECT ${column} AS "group", ${AGGREGATE}
+    FROM gateway_usage ${whereOf(filters)} GROUP BY ${column} ORDER BY requests DESC LIMIT 200`.execute(db);
+  return result.rows.map((r) => ({ ...numbers(r), group: r.group ?? "(none)" }));
+}
+
+interface Cell {
+  bucket: number;
+  group: string | null;
+  requests: number;
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  latency_sum: number;
+  max_latency_ms: number | null;
+}
+
+/**
+ * Totals, the time series and the breakdown from one scan (one GROUP BY bucket and group, which the covering
+ * index of migration 0004 answers without reading the table), combined here.
+ */
+export async function aggregateUsage(
+  db: Kysely<UsageDatabase>,
+  filters: SeriesFilters,
+  step: keyof typeof STEPS,
+  by: typeof BREAKDOWNS[number],
+): Promise<{
+  totals: Aggregate;
+  series: Array<{ start: number } & Aggregate>;
+  groups: Array<{ group: string } & Aggregate>;
+}> {
+  const width = STEPS[step];
+  const column = sql.ref(by === "key" ? "key_id" : by);
+  const result = await sql<
+    Cell
+  >`SELECT CAST(at / ${width} AS INTEGER) AS bucket, ${column} AS "group", count(*) AS requests,
+      sum(CASE WHEN status >= 400 THEN 1 ELSE 0 END) AS errors, sum(input_tokens) AS input_tokens,
+      sum(output_tokens) AS output_tokens, sum(cost_usd) AS cost_usd, sum(latency_ms) AS latency_sum,
+      max(latency_ms) AS max_latency_ms
+    FROM gateway_usage ${whereOf(filters)} GROUP BY bucket, "group"`.execute(db);
+  type Sum = Omit<Aggregate, "avg_latency_ms"> & { latency_sum: number };
+  const zero = (): Sum => ({
+    requests: 0,
+    errors: 0,
+    input_tokens: 0,
+    output_tokens: 0,
+    cost_usd: 0,
+    latency_sum: 0,
+    max_latency_ms: null,
+  });
+  const add = (into: Sum, cell: Cell) => {
+    into.requests += Number(cell.requests);
+    into.errors += Number(cell.errors);
+    into.input_tokens += Number(cell.input_tokens);
+    into.output_tokens += Number(cell.output_tokens);
+    into.cost_usd += Number(cell.cost_usd);
+    into.latency_sum += Number(cell.latency_sum);
+    const max = cell.max_latency_ms === null ? null : Number(cell.max_latency_ms);
+    if (max !== null && (into.max_latency_ms === null || max > into.max_latency_ms)) {
+      into.max_latency_ms = max;
+    }
+  };
+  const finish = ({ latency_sum, ...sum }: Sum): Aggregate =>
+    numbers({ ...sum, avg_latency_ms: sum.requests ? latency_sum / sum.requests : null });
+  const total = zero();
+  const buckets = new Map<number, Sum>();
+  const groups = new Map<string, Sum>();
+  for (const cell of result.rows) {
+    add(total, cell);
+    const bucket = Number(cell.bucket);
+    if (!buckets.has(bucket)) buckets.set(bucket, zero());
+    add(buckets.get(bucket)!, cell);
+    const group = cell.group ?? "(none)";
+    if (!groups.has(group)) groups.set(group, zero());
+    add(groups.get(group)!, cell);
+  }
+  const series: Array<{ start: number } & Aggregate> = [];
+  for (let b = Math.floor(filters.since / width); b * width < filters.until; b++) {
+    series.push({ start: b * width, ...finish(buckets.get(b) ?? zero()) });
+  }
+  return {
+    totals: finish(total),
+    series,
+    groups: [...groups].map(([group, sum]) => ({ group, ...finish(sum) }))
+      .sort((a, b) => b.requests - a.requests),
+  };
+}
+
+/** Filters of the requests list. */
+export interface RequestFilters {
+  key?: string;
+  model?: string;
+  /** `ok` (< 400), `error` (>= 400), or one status code. */
+  status?: "ok" | "error" | number;
+  /** Only rows with a smaller id (the next page). */
+  before?: number;
+}
+
+/** A ledger row as listed (everything the ledger has; it never holds prompt or completion text). */
+export type ListedRow = UsageRow & { id: number };
+
+/** The latest `limit` rows matching `filters`, newest first. */
+export async function latestRequests(
+  db: Kysely<UsageDatabase>,
+  filters: RequestFilters,
+  limit = 50,
+): Promise<ListedRow[]> {
+  let query = db.selectFrom("gateway_usage").selectAll();
+  if (filters.key) query = query.where("key_id", "=", filters.key);
+  if (filters.model) query = query.where("model", "=", filters.model);
+  if (filters.status === "ok") query = query.where("status", "<", 400);
+  else if (filters.status === "error") query = query.where("status", ">=", 400);
+  else if (typeof filters.status === "number") query = query.where("status", "=", filters.status);
+  if (filters.before !== undefined) query = query.where("id", "<", filters.before);
+  const rows = await query.orderBy("id", "desc").limit(limit).execute();
+  return rows.map((r) => ({ ...r, id: Number(r.id) }) as ListedRow);
+}
+
+/** Requests and errors per key since `since`. */
+export async function requestsPerKey(
+  db: Kysely<UsageDatabase>,
+  since: number,
+): Promise<Map<string, { requests: number; errors: number; cost_usd: number }>> {
+  const result = await sql<{ key_id: string; requests: number; errors: number; cost_usd: number }>`
+    SELECT key_id, count(*) AS requests, sum(CASE WHEN status >= 400 THEN 1 ELSE 0 END) AS errors,
+      coalesce(sum(cost_usd), 0) AS cost_usd
+    FROM gateway_usage WHERE at >= ${since} GROUP BY key_id`.execute(db);
+  return new Map(
+    result.rows.map((r) => [r.key_id, {
+      requests: Number(r.requests),
+      errors: Number(r.errors),
+      cost_usd: Number(r.cost_usd),
+    }]),
+  );
+}
