@@ -66,15 +66,19 @@ function getApp(): ReturnType<typeof createGatewayApp> {
  * most DRAIN_LIMIT_MS: a stream can run for minutes), write every usage row — theirs included — and exit.
  */
 function flushOnSigterm(ledger: UsageLedger): void {
+  const onTerm = async () => {
+    if (draining) return;
+    draining = true;
+    const deadline = Date.now() + DRAIN_LIMIT_MS;
+    while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    await ledger.flush().catch(() => {});
+    // End by the signal's own default action, not Deno.exit: under `deno run --watch` (deno task dev)
+    // Deno.exit ends only the watched program and the watcher lives on; the signal ends the process.
+    Deno.removeSignalListener("SIGTERM", onTerm);
+    Deno.kill(Deno.pid, "SIGTERM");
+  };
   try {
-    Deno.addSignalListener("SIGTERM", async () => {
-      if (draining) return;
-      draining = true;
-      const deadline = Date.now() + DRAIN_LIMIT_MS;
-      while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-      await ledger.flush().catch(() => {});
-      Deno.exit(143);
-    });
+    Deno.addSignalListener("SIGTERM", onTerm);
   } catch {
     // No signals here (an edge isolate): rows are flushed by the batch timer.
   }
