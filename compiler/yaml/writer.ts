@@ -22,6 +22,15 @@ export class BlankLine {}
 /** An empty line inside a mapping (gh-aw leaves one after custom jobs' `permissions:`). */
 export class Blank {}
 
+/**
+ * A mapping written `extra` levels deeper than its key asks for. gh-aw re-renders some job-level blocks
+ * (the agent's permissions once it adds `contents: read`) at job indentation and then indents them again;
+ * the value parses the same, only the bytes differ.
+ */
+export class DeepMapping {
+  constructor(readonly value: { [key: string]: YValue }, readonly extra: number) {}
+}
+
 /** A key/value pair rendered commented out (`# key: value # reason`), as gh-aw shows its own `on:` keys. */
 export class Commented {
   constructor(readonly key: string, readonly value: YValue, readonly reason: string) {}
@@ -38,6 +47,7 @@ export type YValue =
   | BlankLine
   | Commented
   | Blank
+  | DeepMapping
   | YValue[]
   | { [key: string]: YValue };
 
@@ -196,6 +206,10 @@ export function writeYaml(
         continue;
       }
       const key = needsQuotes(k) ? goQuote(k) : k;
+      if (v instanceof DeepMapping) {
+        out.push(`${pad}${key}:`, ...writeYaml(v.value, level + 1 + v.extra, opts));
+        continue;
+      }
       if (Array.isArray(v)) {
         if (v.length === 0) out.push(`${pad}${key}: []`);
         else out.push(`${pad}${key}:`, ...writeYaml(v, opts.indentSequences ? level + 1 : level, opts));
