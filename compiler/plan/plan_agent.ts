@@ -81,6 +81,11 @@ export async function planAgent(planning: Planning): Promise<string[]> {
       [...merged.preAgentSteps, ...afterSectionRoundTrip(Array.isArray(data.steps) ? data.steps : [])],
       "goccy-default",
     ),
+    // gh-aw keeps these apart from `steps:`, with the same round trip of the section (user_steps.ts).
+    preAgentSteps: await pinSteps(
+      afterSectionRoundTrip(Array.isArray(data["pre-agent-steps"]) ? data["pre-agent-steps"] : []),
+      "goccy-default",
+    ),
     checkouts,
     cacheSteps: await cacheSteps(data.cache, pinText),
     env: {},
