@@ -1,6 +1,6 @@
 /** Stage 5 — emit: render the plan as YAML text (fixed key order, LF line ends, byte-stable). */
 import type { JobPlan, StepPlan } from "../plan/types.ts";
-import { BlankLine, Comment, dq, plain, writeYaml, type YValue } from "../yaml/writer.ts";
+import { BlankLine, Comment, dq, plain, writeYaml, writeYamlInto, type YValue } from "../yaml/writer.ts";
 
 const JOB_ORDER = [
   "name",
@@ -72,7 +72,7 @@ export function emitBody(b: LockBody): string {
   const jobLines = ["jobs:"];
   const names = Object.keys(b.jobs).sort();
   names.forEach((name, i) => {
-    jobLines.push(...writeYaml({ [name]: orderedJob(b.jobs[name]) }, 1));
+    writeYamlInto(jobLines, { [name]: orderedJob(b.jobs[name]) }, 1);
     if (i < names.length - 1) jobLines.push("");
   });
   parts.push(jobLines.join("\n"));

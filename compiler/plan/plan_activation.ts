@@ -79,7 +79,11 @@ export async function activationGates(planning: Planning): Promise<Gates> {
       // gh-aw counts `status-comment` as a (non-safe) event key of `on:`
       rawOn["status-comment"] !== undefined ||
       !!triggers.slashCommand || !!triggers.labelCommand);
-  const stopTime = resolveStopTime(rawOn["stop-after"], o.now, await o.read(lockPath));
+  // The previous lock (large) is read only when a stop time may be carried over from it.
+  const stopAfter = rawOn["stop-after"];
+  const stopTime = stopAfter === undefined || stopAfter === null
+    ? undefined
+    : resolveStopTime(stopAfter, o.now, await o.read(lockPath));
   const skipIfMatch = rawOn["skip-if-match"] === undefined
     ? undefined
     : typeof rawOn["skip-if-match"] === "string"

@@ -10,6 +10,7 @@ import { DETECTION_ENGINES, type DetectionEngine } from "./jobs/detection_engine
 import { applyContainerPins } from "../source/container_pins.ts";
 import { applyWorkflowTargets, readWorkflowTargets } from "./safe_outputs/dynamic_tools.ts";
 import { applyCommentMemory } from "./safe_outputs/agent_steps.ts";
+import { afterSectionRoundTrip } from "./user_steps.ts";
 import { cacheSteps, checkoutWith, sortRecord, toY } from "./workflow_values.ts";
 
 import type { Planning } from "./planning.ts";
@@ -75,9 +76,14 @@ export async function planAgent(planning: Planning): Promise<string[]> {
       ) as Record<string, Record<string, unknown>>
       : undefined,
     containers,
-    // gh-aw marshals these without UseLiteralStyleIfMultiline (user_steps.ts).
+    // gh-aw marshals these without UseLiteralStyleIfMultiline, after a round trip of `steps:` (user_steps.ts).
     customSteps: await pinSteps(
-      [...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])],
+      [...merged.preAgentSteps, ...afterSectionRoundTrip(Array.isArray(data.steps) ? data.steps : [])],
+      "goccy-default",
+    ),
+    // gh-aw keeps these apart from `steps:`, with the same round trip of the section (user_steps.ts).
+    preAgentSteps: await pinSteps(
+      afterSectionRoundTrip(Array.isArray(data["pre-agent-steps"]) ? data["pre-agent-steps"] : []),
       "goccy-default",
     ),
     checkouts,

@@ -153,6 +153,11 @@ export function ghAwVersion(ctx: Pick<JobCtx, "actionMode">): string {
   return ctx.actionMode === "release" ? VERSIONS.ghAwRelease : "dev";
 }
 
+/** Whether a job checks out gh-aw's `actions` folder to run its setup action (dev mode, or no release pin). */
+export function checksOutActionsFolder(ctx: JobCtx): boolean {
+  return ctx.actionMode !== "release" || !ctx.refs.setup;
+}
+
 /** The setup prologue of every job (dev: checkout actions + local setup; release: the pinned setup action). */
 export function setupSteps(ctx: JobCtx, traced: boolean | string): StepPlan[] {
   const from = typeof traced === "string" ? traced : "activation";
@@ -179,7 +184,7 @@ export function setupSteps(ctx: JobCtx, traced: boolean | string): StepPlan[] {
     GH_AW_INFO_ENGINE_ID: dq(ctx.engineId),
     ...(ctx.workflowCall ? { GH_AW_SETUP_AW_CONTEXT: plain("${{ inputs.aw_context }}") } : {}),
   };
-  if (ctx.actionMode === "release" && ctx.refs.setup) {
+  if (!checksOutActionsFolder(ctx) && ctx.refs.setup) {
     return [{ name: "Setup Scripts", id: "setup", uses: plain(ctx.refs.setup), with: withBlock, env }];
   }
   return [

@@ -1,5 +1,5 @@
 /** Stage 4 — the typed IR the planner produces and the emitter renders: jobs and steps, no YAML text. */
-import type { YValue } from "../yaml/writer.ts";
+import type { DeepMapping, YValue } from "../yaml/writer.ts";
 
 /** One step. `uses` holds a pinned reference (`repo@sha # vX`). */
 export interface StepPlan {
@@ -22,7 +22,8 @@ export interface JobPlan {
   if?: YValue;
   "runs-on": YValue;
   environment?: YValue;
-  permissions?: Record<string, string> | string;
+  /** A `DeepMapping` only where gh-aw writes the block deeper than usual (the agent's, see jobs/agent.ts). */
+  permissions?: Record<string, string> | string | DeepMapping;
   concurrency?: Record<string, YValue>;
   "timeout-minutes"?: number | string;
   "continue-on-error"?: boolean | string;

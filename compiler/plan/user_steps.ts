@@ -45,3 +45,33 @@ export function userStepValue(v: unknown, style: MultilineStyle): YValue {
   }
   return v as YValue;
 }
+
+/**
+ * The workflow's own `steps:` after gh-aw's round trip: it marshals the section, trims the document's final
+ * line break (`extractTopLevelYAMLSection`), then parses it again to merge it with imported steps. When the
+ * document's last scalar is a literal block, that trim eats the block's own final line break, so the last
+ * step's last value (keys in Go's sorted order) comes back one `\n` shorter: `|` turns `|-`, and a one-line
+ * script turns plain. A double-quoted last value keeps its text, as does anything but the document's end.
+ */
+export function afterSectionRoundTrip(steps: unknown[]): unknown[] {
+  if (steps.length === 0) return steps;
+  return [...steps.slice(0, -1), trimLastScalar(steps[steps.length - 1])];
+}
+
+function trimLastScalar(v: unknown): unknown {
+  if (typeof v === "string") {
+    const literal = v.includes("\n") && !goccyNeedsQuotes(v);
+    return literal && v.endsWith("\n") ? v.slice(0, -1) : v;
+  }
+  if (Array.isArray(v)) return afterSectionRoundTrip(v);
+  if (v && typeof v === "object") {
+    const keys = Object.keys(v).sort();
+    const last = keys[keys.length - 1];
+    if (last === undefined) return v;
+    return {
+      ...(v as Record<string, unknown>),
+      [last]: trimLastScalar((v as Record<string, unknown>)[last]),
+    };
+  }
+  return v;
+}

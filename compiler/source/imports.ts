@@ -86,7 +86,8 @@ interface ParsedImport {
 }
 const parsedImports = new Map<string, ParsedImport>();
 
-function parseImport(path: string, content: string): ParsedImport {
+/** The memoised parse of an import, shared between workflows: read it, never change it. */
+function sharedParse(path: string, content: string): ParsedImport {
   const key = `${path}\0${content}`;
   let hit = parsedImports.get(key);
   if (!hit) {
@@ -102,6 +103,12 @@ function parseImport(path: string, content: string): ParsedImport {
     if (parsedImports.size >= MEMO_LIMIT) parsedImports.delete(parsedImports.keys().next().value!);
     parsedImports.set(key, hit);
   }
+  return hit;
+}
+
+/** A parse of an import the caller may change (a copy of the memoised one). */
+function parseImport(path: string, content: string): ParsedImport {
+  const hit = sharedParse(path, content);
   return {
     parsed: {
       ...hit.parsed,
@@ -115,9 +122,11 @@ function parseImport(path: string, content: string): ParsedImport {
 
 /** The `import-schema` of a shared file (name → {type, required, default, description}). */
 function importSchema(path: string, content: string): Record<string, Record<string, unknown>> {
-  const data = parseImport(path, content).parsed.data;
-  const raw = data["import-schema"];
-  return raw && typeof raw === "object" ? raw as Record<string, Record<string, unknown>> : {};
+  // Only the schema is copied: cloning the whole parse for it cost more than the rest of the lookup.
+  const raw = sharedParse(path, content).parsed.data["import-schema"];
+  return raw && typeof raw === "object"
+    ? structuredClone(raw) as Record<string, Record<string, unknown>>
+    : {};
 }
 
 function substituteInputs(content: string, inputs: Record<string, unknown>): string {

@@ -22,6 +22,15 @@ export class BlankLine {}
 /** An empty line inside a mapping (gh-aw leaves one after custom jobs' `permissions:`). */
 export class Blank {}
 
+/**
+ * A mapping written `extra` levels deeper than its key asks for. gh-aw re-renders some job-level blocks
+ * (the agent's permissions once it adds `contents: read`) at job indentation and then indents them again;
+ * the value parses the same, only the bytes differ.
+ */
+export class DeepMapping {
+  constructor(readonly value: { [key: string]: YValue }, readonly extra: number) {}
+}
+
 /** A key/value pair rendered commented out (`# key: value # reason`), as gh-aw shows its own `on:` keys. */
 export class Commented {
   constructor(readonly key: string, readonly value: YValue, readonly reason: string) {}
@@ -38,6 +47,7 @@ export type YValue =
   | BlankLine
   | Commented
   | Blank
+  | DeepMapping
   | YValue[]
   | { [key: string]: YValue };
 
@@ -143,8 +153,22 @@ export function writeYaml(
   level = 0,
   opts: WriteOptions = { indentSequences: true },
 ): string[] {
-  const pad = "  ".repeat(level);
   const out: string[] = [];
+  writeYamlInto(out, value, level, opts);
+  return out;
+}
+
+/**
+ * {@link writeYaml} appending to `out`: nested values write into the one array, so a line is never copied
+ * once per level of nesting (the copying cost more than the rendering on large locks).
+ */
+export function writeYamlInto(
+  out: string[],
+  value: YValue,
+  level = 0,
+  opts: WriteOptions = { indentSequences: true },
+): void {
+  const pad = "  ".repeat(level);
   if (Array.isArray(value)) {
     for (const item of value) {
       if (item instanceof Comment) {
@@ -156,18 +180,20 @@ export function writeYaml(
         continue;
       }
       if (item !== null && typeof item === "object" && !(item instanceof Styled) && !Array.isArray(item)) {
-        const inner = writeYaml(item, level + 1, opts);
-        if (inner.length === 0) out.push(`${pad}- {}`);
-        else out.push(`${pad}- ${inner[0].slice(pad.length + 2)}`, ...inner.slice(1));
+        const start = out.length;
+        writeYamlInto(out, item, level + 1, opts);
+        if (out.length === start) out.push(`${pad}- {}`);
+        else out[start] = `${pad}- ${out[start].slice(pad.length + 2)}`;
       } else if (Array.isArray(item)) {
-        const inner = writeYaml(item, level + 1, opts);
-        out.push(`${pad}-`, ...inner);
+        out.push(`${pad}-`);
+        writeYamlInto(out, item, level + 1, opts);
       } else if (isBlock(item)) {
         const [head, ...rest] = blockLines(item, "  ".repeat(level + 1));
-        out.push(`${pad}- ${head}`, ...rest);
+        out.push(`${pad}- ${head}`);
+        for (const line of rest) out.push(line);
       } else out.push(`${pad}- ${scalar(item as string)}`);
     }
-    return out;
+    return;
   }
   if (
     value !== null && typeof value === "object" && !(value instanceof Styled) &&
@@ -196,21 +222,33 @@ export function writeYaml(
         continue;
       }
       const key = needsQuotes(k) ? goQuote(k) : k;
+      if (v instanceof DeepMapping) {
+        out.push(`${pad}${key}:`);
+        writeYamlInto(out, v.value, level + 1 + v.extra, opts);
+        continue;
+      }
       if (Array.isArray(v)) {
         if (v.length === 0) out.push(`${pad}${key}: []`);
-        else out.push(`${pad}${key}:`, ...writeYaml(v, opts.indentSequences ? level + 1 : level, opts));
+        else {
+          out.push(`${pad}${key}:`);
+          writeYamlInto(out, v, opts.indentSequences ? level + 1 : level, opts);
+        }
       } else if (v !== null && typeof v === "object" && !(v instanceof Styled)) {
         if (Object.keys(v).length === 0) out.push(`${pad}${key}: {}`);
-        else out.push(`${pad}${key}:`, ...writeYaml(v, level + 1, opts));
+        else {
+          out.push(`${pad}${key}:`);
+          writeYamlInto(out, v, level + 1, opts);
+        }
       } else if (isBlock(v)) {
         const [head, ...rest] = blockLinesOf(v, "  ".repeat(level + 1));
-        out.push(`${pad}${key}: ${head}`, ...rest);
+        out.push(`${pad}${key}: ${head}`);
+        for (const line of rest) out.push(line);
       } else if (v === undefined) continue;
       else out.push(`${pad}${key}: ${scalar(v)}`.trimEnd());
     }
-    return out;
+    return;
   }
-  return [pad + scalar(value as string)];
+  out.push(pad + scalar(value as string));
 }
 
 /** A literal block some of whose blank lines gh-aw writes without indentation (the value is the same). */

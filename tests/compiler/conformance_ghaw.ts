@@ -47,10 +47,6 @@ function normaliseHandlerConfig(y: Record<string, unknown>): void {
   }
 }
 
-/**
- * Removes the intentionally different handler-config keys from every JSON object of a safe-output type in the
- * lock text (the handler config env and the agent's config.json), so byte comparison applies the list too.
- */
 /** Heredoc names whose delimiters gh-aw draws at random in the detection job (docs/compiler-differences.md). */
 const randomDetectionDelimiters = (/```detection-random-delimiters\n([\s\S]*?)```/.exec(docs)?.[1] ?? "")
   .split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
@@ -70,20 +66,26 @@ function normaliseDetectionDelimiters(text: string): string {
   return text.slice(0, start) + section + text.slice(end);
 }
 
+/**
+ * Removes the intentionally different handler-config keys from every JSON object of a safe-output type in the
+ * lock text, so byte comparison applies the list too. The object appears raw (the agent's config.json heredoc)
+ * and escaped inside a double-quoted YAML scalar (`GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG: "{\"add_comment\":…}"`),
+ * so the quote may carry a backslash.
+ */
 function normaliseText(text: string): string {
   let out = normaliseDetectionDelimiters(text);
   for (const k of handlerIgnores) {
     const [type, key] = k.split(".");
-    const obj = new RegExp(`"${type}":\\{[^{}]*\\}`, "g");
-    out = out.replace(
-      obj,
-      (m) =>
-        m.replace(
-          new RegExp(`"${key}":(?:true|false|null|-?\\d+|"[^"]*")(,?)`),
-          (_all, comma) => comma ? "" : "",
-        )
-          .replace(/,\}$/, "}"),
-    );
+    const obj = new RegExp(`(\\\\?)"${type}\\1":\\{[^{}]*\\}`, "g");
+    out = out.replace(obj, (m, q: string) =>
+      m.replace(
+        new RegExp(
+          `${q ? "\\\\" : ""}"${key}${q ? "\\\\" : ""}":(?:true|false|null|-?\\d+|${
+            q ? '\\\\"[^"\\\\]*\\\\"' : '"[^"]*"'
+          }),?`,
+        ),
+        "",
+      ).replace(/,\}$/, "}"));
   }
   return out;
 }

@@ -35,6 +35,8 @@ export interface AgentInput {
   mcpScripts?: Record<string, Record<string, unknown>>;
   containers: string[];
   customSteps: StepPlan[];
+  /** The workflow's own `pre-agent-steps`, pinned; they run after the restore steps, before the MCP setup. */
+  preAgentSteps?: StepPlan[];
   checkouts: Record<string, YValue>[];
   cacheSteps: StepPlan[];
   env: Record<string, YValue>;

@@ -4,8 +4,8 @@
  * references. The step groups are in agent_job_steps.ts.
  */
 import type { JobPlan, StepPlan } from "../types.ts";
-import { TRACE_OUTPUTS } from "../steps.ts";
-import { plain, Styled, type YValue } from "../../yaml/writer.ts";
+import { checksOutActionsFolder, TRACE_OUTPUTS } from "../steps.ts";
+import { DeepMapping, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import type { AgentInput } from "../agent/input.ts";
 import { assetsEnv } from "../safe_outputs/agent_steps.ts";
 import { DETECT_ERROR_OUTPUTS, engineDetectsErrors } from "../agent/engine.ts";
@@ -61,7 +61,7 @@ function jobOutline(agent: AgentInput, steps: StepPlan[]): JobPlan {
   const cond = agent.frontmatter.if;
   if (typeof cond === "string" && pre.some((j) => cond.includes(`needs.${j}.`))) job.if = plain(cond);
   if (agent.environment !== undefined) job.environment = agent.environment;
-  job.permissions = agent.permissions;
+  job.permissions = jobPermissions(agent);
   if (agent.concurrency) job.concurrency = agent.concurrency;
   // `timeout-minutes` bounds the whole job, not only the engine step (GitHub's default is 6 hours). An
   // expression cannot be added to, and the engine step's own bound must not outlast the job: none then.
@@ -78,6 +78,23 @@ function jobOutline(agent: AgentInput, steps: StepPlan[]): JobPlan {
   return job;
 }
 
+/**
+ * The agent's permissions. Checking out gh-aw's `actions` folder needs `contents: read`, so where the workflow's
+ * permissions lack it gh-aw adds it to this job alone (the workflow's own checkouts still see none) and, having
+ * re-rendered the block at job indentation before indenting it again, writes it four spaces deeper.
+ */
+function jobPermissions(agent: AgentInput): Record<string, string> | string | DeepMapping {
+  const p = agent.permissions;
+  if (typeof p === "string" || agent.ctx.contentsRead !== false || !checksOutActionsFolder(agent.ctx)) {
+    return p;
+  }
+  const withContents: Record<string, string> = { ...p, contents: "read" };
+  return new DeepMapping(
+    Object.fromEntries(Object.keys(withContents).sort().map((k) => [k, withContents[k]])),
+    2,
+  );
+}
+
 /** The job's outputs: what the agent produced, token use, and the error findings downstream jobs read. */
 function agentOutputs(agent: AgentInput): Record<string, YValue> {
   const detect = (k: string) => plain(`\${{ steps.detect-agent-errors.outputs.${k} || 'false' }}`);
@@ -85,7 +102,10 @@ function agentOutputs(agent: AgentInput): Record<string, YValue> {
   const copilot = agent.ctx.engineId === "copilot";
   const outputs: Record<string, YValue> = {
     ...(copilot ? { agentic_engine_timeout: detect("agentic_engine_timeout") } : {}),
-    checkout_pr_success: plain("${{ steps.checkout-pr.outputs.checkout_pr_success || 'true' }}"),
+    // Only the PR checkout step (which needs the workflow's own `contents` read) sets it.
+    ...(agent.ctx.contentsRead !== false
+      ? { checkout_pr_success: plain("${{ steps.checkout-pr.outputs.checkout_pr_success || 'true' }}") }
+      : {}),
     effective_tokens: plain("${{ steps.parse-mcp-gateway.outputs.effective_tokens }}"),
     effective_tokens_rate_limit_error: plain(
       "${{ steps.parse-mcp-gateway.outputs.effective_tokens_rate_limit_error || 'false' }}",

@@ -245,6 +245,10 @@ export function agentConfigSteps(agent: AgentInput): StepPlan[] {
     ...commentMemorySteps(agent),
     ...restoreSteps(ctx.engineId, ctx.contentsRead !== false),
     ...skillInstallSteps(skills, (AGENT_DIRS[ctx.engineId] ?? GITHUB_AGENT_DIRS).skills),
+    // The workflow's own pre-agent steps: after the restores (so restored folders do not overwrite what they
+    // install), before the MCP setup (so they can prepare what its servers need); an empty line follows.
+    ...agent.preAgentSteps ?? [],
+    ...(agent.preAgentSteps?.length ? [new BlankLine() as unknown as StepPlan] : []),
     shStep("Download container images", "download_docker_images", agent.containers.join(" ")),
     ...(pinned ? [{ name: pinned.name, run: lit(pinned.run) }] : []),
   ];
