@@ -1,7 +1,9 @@
 /**
  * `deno task bench:admin`: server time of each admin console page over a ledger of 100k rows (30 days, 20
  * keys, 4 models, 3 providers, 5 % errors), in process on a local libSQL file, against the 50 ms target and,
- * as the in-run reference, the existing report.ts path (`GET /admin/api/usage`), which reads every row.
+ * as the in-run references, the Usage page's sums read from the ledger rows instead of the rollups of
+ * migration 0005 (what the page did before them) and the report.ts path (`GET /admin/api/usage`), which reads
+ * every row; then what the rollup trigger costs a ledger write (batches of 200 rows, with and without it).
  */
 import { openDatabase } from "@switchyard/lib/db.ts";
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
@@ -17,6 +19,9 @@ import { ApiKeyStore } from "../gateway/keys/store.ts";
 import { MemoryCounters } from "../gateway/limits/counters.ts";
 import { CircuitBreakers } from "../gateway/circuit_breaker.ts";
 import { usageReport } from "../gateway/usage/report.ts";
+import { aggregateUsage } from "../gateway/usage/series.ts";
+import { kyselyLedgerStore } from "../gateway/usage/ledger_store.ts";
+import type { UsageRow } from "../gateway/usage/ledger.ts";
 
 const ROWS = 100_000;
 const TARGET_MS = 50;
@@ -116,6 +121,57 @@ console.log(
   `| reference: report.ts usageReport (30 days by model, reads every row) | ${reference.p50.toFixed(1)} | ${
     reference.max.toFixed(1)
   } | ${reference.p50 < TARGET_MS ? "under" : "OVER"} |`,
+);
+const sinceMonth = Date.parse(`${day(now - 30 * DAY)}T00:00:00Z`);
+const untilToday = Date.parse(`${day(now)}T00:00:00Z`) + DAY;
+for (
+  const [label, step, by, since] of [
+    ["usage (30 days by model)", "day", "model", sinceMonth],
+    ["usage (7 days hourly by provider)", "hour", "provider", untilToday - 7 * DAY],
+  ] as const
+) {
+  for (const source of ["rollup", "ledger"] as const) {
+    const result = await timed(() => aggregateUsage(db, { since, until: untilToday }, step, by, source));
+    console.log(
+      `| ${label}: sums from the ${source === "rollup" ? "rollups" : "ledger rows"} | ${
+        result.p50.toFixed(1)
+      } | ${result.max.toFixed(1)} | ${result.p50 < TARGET_MS ? "under" : "OVER"} |`,
+    );
+  }
+}
+
+// The write side: a batch of 200 rows as the ledger writes it, with the rollup trigger and without.
+const ledgerStore = kyselyLedgerStore(() => Promise.resolve(db));
+let batchNumber = 0;
+const batch = (): UsageRow[] =>
+  Array.from({ length: 200 }, (_, i) => ({
+    at: now - i * 1000,
+    key_id: keyIds[i % 20],
+    model: `model-${i % 4}`,
+    provider: `provider-${i % 3}`,
+    served_model: null,
+    attempts: 1,
+    input_tokens: 100,
+    output_tokens: 20,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    cost_usd: 0.001,
+    status: 200,
+    error_type: null,
+    latency_ms: 100 + i,
+    ttft_ms: null,
+    stream: 0,
+    trace_id: `bench-${batchNumber}-${i}`,
+    request_id: `bench-${batchNumber++}-${i}`,
+    warning: null,
+  }));
+const withTrigger = await timed(() => ledgerStore.insert(batch()));
+await client.execute("DROP TRIGGER gateway_usage_rollup_insert");
+const withoutTrigger = await timed(() => ledgerStore.insert(batch()));
+console.log(
+  `| ledger write of 200 rows, with / without the rollup trigger | ${withTrigger.p50.toFixed(1)} / ${
+    withoutTrigger.p50.toFixed(1)
+  } | ${withTrigger.max.toFixed(1)} / ${withoutTrigger.max.toFixed(1)} | (off the request path) |`,
 );
 client.close();
 await Deno.remove(dir, { recursive: true });

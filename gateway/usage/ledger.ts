@@ -4,7 +4,7 @@
  * worker thread for a local file, whose native client would block the request path). A failed write keeps its rows and
  * is retried with backoff (a user's request never waits for or fails on the ledger); past `maxQueued` the
  * oldest rows are dropped with an error log. `flush()` drains everything (SIGTERM). Rows older than the
- * retention are deleted at most once an hour.
+ * retention (rounded down to a UTC day) are deleted at most once an hour.
  */
 import type { Kysely } from "kysely";
 import type { Logger } from "@switchyard/lib/log.ts";
@@ -111,20 +111,24 @@ export class UsageLedger {
       await this.#store.insert(batch);
       this.written += batch.length;
       this.#failures = 0;
-      await this.#prune();
     } catch (error) {
       this.#queue.unshift(...batch);
       if (this.#failures++ === 0) {
         this.#options.logger.error("usage ledger write failed; retrying", { error });
       }
+      return;
     }
+    // Apart from the insert: a failed prune must not queue the written rows again.
+    await this.#prune().catch((error) => this.#options.logger.error("usage ledger prune failed", { error }));
   }
 
   async #prune(): Promise<void> {
     const now = this.#options.now();
     if (now - this.#prunedAt < 3_600_000) return;
     this.#prunedAt = now;
-    await this.#store.prune(now - this.#options.retentionDays * 86_400_000);
+    // Whole UTC days, so the daily rollups stay equal to the ledger: a row is kept up to a day past retention.
+    const day = 86_400_000;
+    await this.#store.prune(Math.floor((now - this.#options.retentionDays * day) / day) * day);
   }
 
   /** Writes every queued row (retrying failed writes up to `attempts` times). */

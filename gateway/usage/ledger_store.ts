@@ -3,14 +3,14 @@
  * network I/O), or, for a local `file:` database, to a worker thread (ledger_worker.ts) so the native
  * client's synchronous writes never block the request path.
  */
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { UsageDatabase, UsageRow } from "./ledger.ts";
 
 /** Writes and prunes ledger rows. */
 export interface LedgerStore {
   /** Inserts `rows` in one statement; resolves once committed. */
   insert(rows: UsageRow[]): Promise<void>;
-  /** Deletes rows older than `before` (epoch ms). */
+  /** Deletes rows older than `before` (epoch ms, a UTC day boundary) and their rollups. */
   prune(before: number): Promise<void>;
   /** Releases the store (the worker thread). */
   close(): void;
@@ -22,11 +22,21 @@ export function kyselyLedgerStore(db: () => Promise<Kysely<UsageDatabase>>): Led
     insert: async (rows) => {
       await (await db()).insertInto("gateway_usage").values(rows).execute();
     },
-    prune: async (before) => {
-      await (await db()).deleteFrom("gateway_usage").where("at", "<", before).execute();
-    },
+    prune: async (before) => pruneLedger(await db(), before),
     close: () => {},
   };
+}
+
+/**
+ * Deletes ledger rows older than `before` and the rollup rows (migration 0005) of the same hours and days, in
+ * one transaction. `before` must be a UTC day boundary, or a daily rollup would keep rows the ledger lost.
+ */
+export async function pruneLedger(db: Kysely<UsageDatabase>, before: number): Promise<void> {
+  if (before % 86_400_000 !== 0) throw new Error(`pruneLedger needs a UTC day boundary, got ${before}`);
+  await db.transaction().execute(async (tx) => {
+    await tx.deleteFrom("gateway_usage").where("at", "<", before).execute();
+    await sql`DELETE FROM gateway_usage_rollup WHERE start < ${before}`.execute(tx);
+  });
 }
 
 /** A store whose writes run on a worker thread with its own connection to the `file:` database `url`. */

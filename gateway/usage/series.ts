@@ -120,29 +120,60 @@ interface Cell {
   max_latency_ms: number | null;
 }
 
+/** Where {@link aggregateUsage} sums: the rollups of migration 0005, or the ledger rows themselves. */
+export type UsageSource = "rollup" | "ledger";
+
 /**
- * Totals, the time series and the breakdown from one scan (one GROUP BY bucket and group, which the covering
- * index of migration 0004 answers without reading the table), combined here.
+ * The cells of one GROUP BY bucket and group. From the rollups when the range falls on their buckets (the
+ * console's ranges are whole UTC days): the daily rows for days, the hourly rows for hours, a few thousand
+ * rows at most. Otherwise, or with `source: "ledger"` (the reference of bench:admin and the tests), from the
+ * ledger's covering index of migration 0004, which reads every row of the range.
  */
+async function usageCells(
+  db: Kysely<UsageDatabase>,
+  filters: SeriesFilters,
+  width: number,
+  column: "key_id" | "model" | "provider",
+  source: UsageSource,
+): Promise<Cell[]> {
+  const rollup = source === "rollup" &&
+    [STEPS.day, STEPS.hour].find((w) => w <= width && filters.since % w === 0 && filters.until % w === 0);
+  if (rollup) {
+    const group = column === "provider" ? sql`nullif(provider, '')` : sql.ref(column);
+    const key = filters.key ? sql`AND key_id = ${filters.key}` : sql``;
+    const result = await sql<Cell>`SELECT CAST(start / ${width} AS INTEGER) AS bucket, ${group} AS "group",
+        sum(requests) AS requests, sum(errors) AS errors, sum(input_tokens) AS input_tokens,
+        sum(output_tokens) AS output_tokens, sum(cost_usd) AS cost_usd, sum(latency_sum) AS latency_sum,
+        max(max_latency_ms) AS max_latency_ms
+      FROM gateway_usage_rollup
+      WHERE width = ${rollup} AND start >= ${filters.since} AND start < ${filters.until} ${key}
+      GROUP BY bucket, "group"`.execute(db);
+    return result.rows;
+  }
+  const result = await sql<
+    Cell
+  >`SELECT CAST(at / ${width} AS INTEGER) AS bucket, ${sql.ref(column)} AS "group", count(*) AS requests,
+      sum(CASE WHEN status >= 400 THEN 1 ELSE 0 END) AS errors, sum(input_tokens) AS input_tokens,
+      sum(output_tokens) AS output_tokens, sum(cost_usd) AS cost_usd, sum(latency_ms) AS latency_sum,
+      max(latency_ms) AS max_latency_ms
+    FROM gateway_usage ${whereOf(filters)} GROUP BY bucket, "group"`.execute(db);
+  return result.rows;
+}
+
+/** Totals, the time series and the breakdown from one GROUP BY bucket and group, combined here. */
 export async function aggregateUsage(
   db: Kysely<UsageDatabase>,
   filters: SeriesFilters,
   step: keyof typeof STEPS,
   by: typeof BREAKDOWNS[number],
+  source: UsageSource = "rollup",
 ): Promise<{
   totals: Aggregate;
   series: Array<{ start: number } & Aggregate>;
   groups: Array<{ group: string } & Aggregate>;
 }> {
   const width = STEPS[step];
-  const column = sql.ref(by === "key" ? "key_id" : by);
-  const result = await sql<
-    Cell
-  >`SELECT CAST(at / ${width} AS INTEGER) AS bucket, ${column} AS "group", count(*) AS requests,
-      sum(CASE WHEN status >= 400 THEN 1 ELSE 0 END) AS errors, sum(input_tokens) AS input_tokens,
-      sum(output_tokens) AS output_tokens, sum(cost_usd) AS cost_usd, sum(latency_ms) AS latency_sum,
-      max(latency_ms) AS max_latency_ms
-    FROM gateway_usage ${whereOf(filters)} GROUP BY bucket, "group"`.execute(db);
+  const cells = await usageCells(db, filters, width, by === "key" ? "key_id" : by, source);
   type Sum = Omit<Aggregate, "avg_latency_ms"> & { latency_sum: number };
   const zero = (): Sum => ({
     requests: 0,
@@ -170,7 +201,7 @@ export async function aggregateUsage(
   const total = zero();
   const buckets = new Map<number, Sum>();
   const groups = new Map<string, Sum>();
-  for (const cell of result.rows) {
+  for (const cell of cells) {
     add(total, cell);
     const bucket = Number(cell.bucket);
     if (!buckets.has(bucket)) buckets.set(bucket, zero());

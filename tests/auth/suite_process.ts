@@ -4,6 +4,8 @@
  */
 
 const ROOT = new URL("../../", import.meta.url).pathname;
+/** Longest a suite may take to exit after SIGTERM (its drain waits up to 10 s for requests under way). */
+const STOP_MS = 15_000;
 
 /** A running suite process. */
 export interface SuiteProcess extends AsyncDisposable {
@@ -71,14 +73,31 @@ export async function startSuiteTask(
     } catch {
       // already exited
     }
+    // Bounded, so a suite that outlives SIGTERM (a watcher left running) fails its test instead of hanging it.
+    let timeout: ReturnType<typeof setTimeout> | undefined;
+    const exited = await Promise.race([
+      child.status.then(() => true),
+      new Promise<false>((r) => timeout = setTimeout(() => r(false), STOP_MS)),
+    ]);
+    clearTimeout(timeout);
+    if (!exited) child.kill("SIGKILL");
     await child.status;
     await reading.catch(() => {});
     await Deno.remove(dir, { recursive: true }).catch(() => {});
+    if (!exited) throw new Error(`deno task ${name} was still running ${STOP_MS} ms after SIGTERM`);
+    // The task runner exiting is not enough: a watched program left behind would still hold the ports.
+    for (const port of [authPort, gatewayPort]) {
+      const orphan = await Deno.connect({ hostname: "127.0.0.1", port }).then(
+        (c) => (c.close(), true),
+        () => false,
+      );
+      if (orphan) throw new Error(`deno task ${name} exited but 127.0.0.1:${port} still accepts connections`);
+    }
   };
   try {
     await listening;
   } catch (error) {
-    await stop();
+    await stop().catch(() => {});
     throw error;
   } finally {
     clearTimeout(timer);

@@ -32,8 +32,11 @@ export interface ConsoleHarness extends AsyncDisposable {
   ledger: UsageLedger;
 }
 
-/** Starts auth + gateway with the console; `admins` is GATEWAY_ADMINS. */
-export async function startConsoleHarness(admins = "local-developer"): Promise<ConsoleHarness> {
+/** Starts auth + gateway with the console; `admins` is GATEWAY_ADMINS, `env` adds gateway settings. */
+export async function startConsoleHarness(
+  admins = "local-developer",
+  env: Record<string, string> = {},
+): Promise<ConsoleHarness> {
   const auth = await startAuthService();
   const dir = await Deno.makeTempDir({ prefix: "gateway-console-" });
   let handler: (request: Request) => Response | Promise<Response> = () =>
@@ -59,6 +62,7 @@ export async function startConsoleHarness(admins = "local-developer"): Promise<C
     GATEWAY_CONSOLE_CLIENT_SECRET: client.client_secret!,
     GATEWAY_ADMINS: admins,
     LOG_LEVEL: "silent",
+    ...env,
   });
   const opened = await openDatabase<KeysDatabase & UsageDatabase & ConsoleDatabase>({
     url: config.GATEWAY_DATABASE_URL,

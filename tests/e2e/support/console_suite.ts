@@ -1,8 +1,7 @@
 /**
- * The real local suite (`deno task preview` as a subprocess: the same main.ts and console wiring as
- * `deno task dev`, without `--watch`, whose watcher outlives the gateway's SIGTERM handler and would keep
- * the process alive after the test; fresh databases) with Anthropic pointed at the
- * loopback mock upstream, and Debian's chromium (playwright-core) signed in to the gateway console through
+ * The real local suite (`deno task dev` as a subprocess, `--watch` included: the gateway ends its SIGTERM
+ * drain by the signal's default action, which stops the watcher too; fresh databases) with Anthropic pointed
+ * at the loopback mock upstream, and Debian's chromium (playwright-core) signed in to the gateway console through
  * the auth service's "Continue as local developer". Shared by the console's browser test and
  * `deno task docs:screenshots`.
  */
@@ -31,7 +30,7 @@ export async function startConsoleSuite(width = 1280): Promise<ConsoleSuite> {
     throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
   }
   const upstream = await startAnthropicMock(ANTHROPIC_FIXTURES, "sk-ant-test");
-  const suite = await startSuiteTask("preview", {
+  const suite = await startSuiteTask("dev", {
     ANTHROPIC_API_KEY: "sk-ant-test",
     ANTHROPIC_BASE_URL: upstream.url,
     GATEWAY_USAGE_FLUSH_MS: "50",
