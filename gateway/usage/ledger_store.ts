@@ -5,10 +5,11 @@
  */
 import { type Kysely, sql } from "kysely";
 import type { UsageDatabase, UsageRow } from "./ledger.ts";
+import { writeUsageBatch } from "./rollup.ts";
 
 /** Writes and prunes ledger rows. */
 export interface LedgerStore {
-  /** Inserts `rows` in one statement; resolves once committed. */
+  /** Inserts `rows` and adds them to the rollups in one transaction; resolves once committed. */
   insert(rows: UsageRow[]): Promise<void>;
   /** Deletes rows older than `before` (epoch ms, a UTC day boundary) and their rollups. */
   prune(before: number): Promise<void>;
@@ -20,7 +21,7 @@ export interface LedgerStore {
 export function kyselyLedgerStore(db: () => Promise<Kysely<UsageDatabase>>): LedgerStore {
   return {
     insert: async (rows) => {
-      await (await db()).insertInto("gateway_usage").values(rows).execute();
+      await writeUsageBatch(await db(), rows);
     },
     prune: async (before) => pruneLedger(await db(), before),
     close: () => {},

@@ -10,6 +10,7 @@ import type { Kysely } from "kysely";
 import { openDatabase } from "@switchyard/lib/db.ts";
 import type { UsageDatabase, UsageRow } from "./ledger.ts";
 import { pruneLedger } from "./ledger_store.ts";
+import { writeUsageBatch } from "./rollup.ts";
 
 let database: Promise<Kysely<UsageDatabase>> | undefined;
 
@@ -23,7 +24,7 @@ self.onmessage = async (
       database = undefined; // open again next time
       throw error;
     });
-    if (rows) await db.insertInto("gateway_usage").values(rows).execute();
+    if (rows) await writeUsageBatch(db, rows);
     if (before !== undefined) await pruneLedger(db, before);
     self.postMessage({ id });
   } catch (error) {

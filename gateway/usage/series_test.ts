@@ -1,6 +1,7 @@
 /**
  * The Usage page's rollups (migration 0005) sum to exactly what the ledger rows do, for every step, breakdown
- * and key filter, after rows written before the migration (its backfill), after more rows (its trigger) and
+ * and key filter, after rows written before the migration (its backfill), after more batches (written with their
+ * rollup increments) and
  * after a prune.
  */
 import assert from "node:assert/strict";
@@ -40,7 +41,7 @@ function rows(count: number, seed: number): UsageRow[] {
   }));
 }
 
-Deno.test("the usage rollups sum to the ledger rows through backfill, trigger and prune", async () => {
+Deno.test("the usage rollups sum to the ledger rows through backfill, batch writes and prune", async () => {
   const dir = await Deno.makeTempDir({ prefix: "usage-rollup-" });
   const { client, db } = await openDatabase<UsageDatabase>({ url: `file:${dir}/gateway.db` });
   try {
@@ -51,9 +52,11 @@ Deno.test("the usage rollups sum to the ledger rows through backfill, trigger an
     assert.ok(rollupAt > 0, "migration 0005 exists");
     await applyMigrations(client, files.slice(0, rollupAt));
     const store = kyselyLedgerStore(() => Promise.resolve(db));
-    await store.insert(rows(400, 1)); // before the rollups exist: the migration's backfill
+    // Rows an older gateway wrote before the rollups existed: the migration's backfill sums them.
+    await db.insertInto("gateway_usage").values(rows(400, 1)).execute();
     await applyMigrations(client, files);
-    await store.insert(rows(400, 2)); // after: the trigger
+    await store.insert(rows(250, 2)); // after: each batch adds itself to the rollups
+    await store.insert(rows(150, 3));
 
     const ranges: SeriesFilters[] = [
       { since: START, until: START + 10 * DAY },
@@ -72,7 +75,7 @@ Deno.test("the usage rollups sum to the ledger rows through backfill, trigger an
         }
       }
     };
-    await compare("backfill and trigger");
+    await compare("backfill and batch writes");
     const all = await aggregateUsage(db, ranges[0], "day", "provider");
     assert.equal(all.totals.requests, 800);
     assert.ok(all.groups.some((g) => g.group === "(none)"), "rows without a provider are their own group");

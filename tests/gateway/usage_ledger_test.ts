@@ -108,16 +108,22 @@ Deno.test(
 Deno.test("ledger writes that fail are retried without losing rows, and flush drains them", async () => {
   let failures = 2;
   const written: UsageRow[] = [];
+  // A database whose first two batch transactions fail; the rollup upsert of a batch is accepted as is.
+  const insertInto = (table: string) => ({
+    values: (rows: UsageRow[]) => {
+      const execute = () => {
+        if (table !== "gateway_usage") return Promise.resolve([]);
+        if (failures-- > 0) return Promise.reject(new Error("database is locked"));
+        written.push(...rows);
+        return Promise.resolve([]);
+      };
+      return { execute, onConflict: () => ({ execute }) };
+    },
+  });
+  const tx = { insertInto, withTables: () => tx };
   const db = {
-    insertInto: () => ({
-      values: (rows: UsageRow[]) => ({
-        execute: () => {
-          if (failures-- > 0) return Promise.reject(new Error("database is locked"));
-          written.push(...rows);
-          return Promise.resolve([]);
-        },
-      }),
-    }),
+    insertInto,
+    transaction: () => ({ execute: (work: (t: typeof tx) => Promise<unknown>) => work(tx) }),
     deleteFrom: () => ({ where: () => ({ execute: () => Promise.resolve([]) }) }),
   };
   const logs: string[] = [];
