@@ -4,6 +4,7 @@
  */
 import type { Diagnostic } from "../api.ts";
 import { diagnostic } from "../source/diagnostics.ts";
+import { type EngineAuth, resolveEngineAuth } from "./engine_auth.ts";
 
 /** Static facts of one engine. */
 export interface EngineInfo {
@@ -224,6 +225,8 @@ export interface EngineConfig {
   /** Whether `copilot-requests: write` lets copilot use the workflow token instead of a PAT. */
   usesCopilotRequests: boolean;
   agent?: string;
+  /** Workload identity federation replacing the engine's API-key secret (`engine.auth`). */
+  auth?: EngineAuth;
 }
 
 /** Names of subscription/OAuth token secrets that are refused. */
@@ -279,6 +282,20 @@ export function resolveEngine(
     }
     if (/_(API_)?KEY$/.test(k) && !secrets.includes(k)) secrets.push(k);
   }
+  const auth = resolveEngineAuth(obj.auth, id, file, locate, diags);
+  if (auth && typeof permissions === "string" && !permissions.startsWith("write")) {
+    const [line, column] = locate(["permissions"]);
+    diags.push(
+      diagnostic(
+        "engine-auth-invalid",
+        { file, line, column },
+        `engine.auth needs id-token: write, which permissions: ${permissions} cannot grant`,
+        "write permissions as a mapping (the agent job then gets id-token: write added)",
+      ),
+    );
+  }
+  // A federated engine reads no API-key secret: drop the engine's own (keys the author passes stay).
+  if (auth) secrets = secrets.filter((s) => !info.secrets.includes(s));
   const perms = permissions && typeof permissions === "object" ? permissions as Record<string, unknown> : {};
   const usesCopilotRequests = id === "copilot" && perms["copilot-requests"] === "write";
   if (obj["max-turns"] !== undefined && !info.supportsMaxTurns) {
@@ -301,5 +318,6 @@ export function resolveEngine(
     secrets: usesCopilotRequests ? [] : secrets,
     usesCopilotRequests,
     agent: typeof obj.agent === "string" ? obj.agent : undefined,
+    auth,
   };
 }

@@ -1,7 +1,7 @@
 /** Planning of the `agent` job and the threat-detection job. */
 import { posix } from "node:path";
 import { agentConcurrency } from "./triggers.ts";
-import { ENGINES } from "./engines.ts";
+import { type EngineConfig, ENGINES } from "./engines.ts";
 import { mcpContainerImages } from "./mcp/github.ts";
 import { agentJob } from "./jobs/agent.ts";
 import { detectRuntimes, runtimeSetupSteps } from "./agent/runtimes.ts";
@@ -14,6 +14,11 @@ import { afterSectionRoundTrip } from "./user_steps.ts";
 import { cacheSteps, checkoutWith, sortRecord, toY } from "./workflow_values.ts";
 
 import type { Planning } from "./planning.ts";
+
+/** The agent's permissions plus `id-token: write` when the engine federates (it mints the OIDC token). */
+function withFederation(permissions: Record<string, string>, engine: EngineConfig): Record<string, string> {
+  return engine.auth ? { ...permissions, "id-token": "write" } : permissions;
+}
 
 /** The `agent` job; returns the container images it pulls (for the header). */
 export async function planAgent(planning: Planning): Promise<string[]> {
@@ -39,9 +44,9 @@ export async function planAgent(planning: Planning): Promise<string[]> {
     ctx,
     frontmatterHash,
     runsOn: toY(data["runs-on"] ?? "ubuntu-latest"),
-    permissions: typeof data.permissions === "string"
-      ? data.permissions
-      : sortRecord((data.permissions ?? { contents: "read" }) as Record<string, string>),
+    permissions: typeof data.permissions === "string" ? data.permissions : sortRecord(
+      withFederation((data.permissions ?? { contents: "read" }) as Record<string, string>, engine),
+    ),
     install: engine.info.install,
     engineDisplay: engine.info.displayName,
     engineEnv: engine.env,
@@ -133,6 +138,7 @@ export async function planDetection(planning: Planning): Promise<void> {
         : "No description provided",
       setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
       model: own ? engine.model : undefined,
+      auth: own ? engine.auth : undefined,
       // These engines install without lifecycle scripts in detection, as in the agent job.
       install: ["codex", "gemini", "opencode", "pi", "antigravity"].includes(detector.id)
         ? detector.agentInstall?.run ?? detector.install

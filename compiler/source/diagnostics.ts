@@ -160,6 +160,10 @@ export const DIAGNOSTICS = {
   },
   "invalid-schedule": { severity: "error", means: "a schedule is neither a cron nor a fuzzy schedule" },
   "unsupported-provider": { severity: "error", means: "`engine.model` names an unknown provider prefix" },
+  "engine-auth-invalid": {
+    severity: "error",
+    means: "`engine.auth` (workload identity federation) is malformed or not available for the engine",
+  },
   "oauth-token-unsupported": {
     severity: "error",
     means: "a subscription OAuth token secret is passed to an engine",

@@ -4,6 +4,9 @@ import { dq, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import { cliProxyEnabled, effectiveTools, mcpSecretEnv } from "./engine_tools.ts";
 import type { AwfConfigInput } from "./awf_command.ts";
 import { ghAwVersion } from "../steps.ts";
+import { type EngineAuth, engineAuthEnv } from "../engine_auth.ts";
+
+export { OIDC_REQUEST_ENV } from "../engine_auth.ts";
 
 /** Git identity of commits made by the agent. */
 export const GIT_IDENTITY: Record<string, YValue> = {
@@ -135,4 +138,11 @@ export function customMounts(agentInput: AgentInput): string[] {
 export function toolTimeout(agentInput: AgentInput): number | undefined {
   const t = agentInput.merged.tools.timeout;
   return typeof t === "number" ? t : typeof t === "string" && /^\d+$/.test(t) ? +t : undefined;
+}
+
+/** The firewall step's federation variables (`engine.auth`), as YAML values (an expression stays plain). */
+export function federationEnv(auth: EngineAuth): Record<string, YValue> {
+  return Object.fromEntries(
+    Object.entries(engineAuthEnv(auth)).map(([k, v]) => [k, v.startsWith("${{") ? plain(v) : v]),
+  );
 }

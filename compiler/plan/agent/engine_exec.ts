@@ -17,7 +17,9 @@ import {
   commonEnv,
   customMounts,
   extraAwfArgs,
+  federationEnv,
   obj,
+  OIDC_REQUEST_ENV,
   PROMPT,
   secretNames,
   sorted,
@@ -166,9 +168,14 @@ export function claudeExecute(agentInput: AgentInput): StepPlan {
   };
   if (eng.maxTurns !== undefined) env.GH_AW_MAX_TURNS = plain(String(eng.maxTurns));
   if (timeout !== undefined) env.GH_AW_TOOL_TIMEOUT = plain(String(timeout));
+  if (eng.auth) {
+    delete env.ANTHROPIC_API_KEY;
+    Object.assign(env, federationEnv(eng.auth));
+  }
   for (const [k, v] of Object.entries(agentInput.engineEnv)) env[k] = v;
   const exclude = [
     "ANTHROPIC_API_KEY",
+    ...(eng.auth ? OIDC_REQUEST_ENV : []),
     "MCP_GATEWAY_API_KEY",
     ...secretNames(env),
     ...Object.keys(mcpSecretEnv(agentInput)),

@@ -14,6 +14,8 @@ import {
   commonEnv,
   customMounts,
   extraAwfArgs,
+  federationEnv,
+  OIDC_REQUEST_ENV,
   PROMPT,
   secretNames,
   sorted,
@@ -108,6 +110,12 @@ function shapeOf(agentInput: AgentInput): Shape {
       [key],
     );
     shape.config = { ...shape.config, targets: GEMINI_TARGET };
+    const auth = agentInput.engine.auth;
+    if (auth) {
+      delete shape.env[key];
+      Object.assign(shape.env, federationEnv(auth));
+      shape.exclude.push(...OIDC_REQUEST_ENV);
+    }
     return shape;
   }
   if (id === "pi") {

@@ -19,7 +19,7 @@ import {
   providerCliConfigScript,
   settingsMergeScript,
 } from "./detection_engines.ts";
-import { execEnv } from "./detection_env.ts";
+import { execEnv, federatedEnv } from "./detection_env.ts";
 
 const GUARD = plain("always() && steps.detection_guard.outputs.run_detection == 'true'");
 
@@ -93,6 +93,8 @@ export function detectionJob(detectionInput: DetectionInput): JobPlan {
     "runs-on": "ubuntu-latest",
     permissions: ctx.copilotRequests
       ? { contents: "read", "copilot-requests": "write" }
+      : detectionInput.auth
+      ? { contents: "read", "id-token": "write" }
       : { contents: "read" },
     outputs: {
       detection_conclusion: plain("${{ steps.detection_conclusion.outputs.conclusion }}"),
@@ -291,8 +293,12 @@ function execStep(detectionInput: DetectionInput, crushModel: string, crushProvi
     exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
   }
   if (detectionInput.engine === "copilot" || detectionInput.engine === "claude") exec["timeout-minutes"] = 20;
-  exec.run = lit(detectionRun(detectionInput.engine, ctx.firewall, crushProvider, crushModel));
+  const auth = detectionInput.auth;
+  exec.run = lit(
+    detectionRun(detectionInput.engine, ctx.firewall, crushProvider, crushModel, auth !== undefined),
+  );
   exec.env = execEnv(detectionInput, crushModel, crushProvider);
+  if (auth) exec.env = federatedEnv(exec.env, auth);
   return exec;
 }
 

@@ -3,6 +3,7 @@
  * and the configuration files it needs (codex's MCP gateway config, Gemini's settings, Crush/OpenCode
  * provider configs) merged over what the workspace holds.
  */
+import { type EngineAuth, OIDC_REQUEST_ENV } from "../engine_auth.ts";
 import { AWF_HOST_PREPARATION } from "../agent/awf_command.ts";
 import { heredocDelimiter } from "../../source/hash.ts";
 import { codexConfigMergeLines } from "../mcp/codex.ts";
@@ -43,6 +44,7 @@ export function detectionRun(
   fw: Firewall | undefined,
   provider: string,
   model: string,
+  federated = false,
 ): string {
   // Crush and OpenCode reach their provider's API and npm's registry (Crush also its catalogue at charm.land).
   const providerCli = engine === "crush" || engine === "opencode" || engine === "pi";
@@ -127,6 +129,8 @@ export function detectionRun(
       : providerCli
       ? "--env-all"
       : "--env-all --exclude-env COPILOT_GITHUB_TOKEN") +
+    // A federated engine's OIDC request variables stay with the API proxy (see engine_auth.ts).
+    (federated ? OIDC_REQUEST_ENV.map((v) => ` --exclude-env ${v}`).join("") : "") +
     " --log-level info --proxy-logs-dir /tmp/gh-aw/sandbox/firewall/logs --audit-dir /tmp/gh-aw/sandbox/firewall/audit --enable-host-access --allow-host-ports 80,443,8080 --skip-pull \\",
     `  -- /bin/bash -c '${inner}' 2>&1 | tee -a /tmp/gh-aw/threat-detection/detection.log`,
   ].join("\n") + "\n";
@@ -292,4 +296,6 @@ export interface DetectionInput {
   engine: DetectionEngine;
   /** Seeds codex's heredoc delimiters. */
   frontmatterHash: string;
+  /** The engine's workload identity federation, which the review uses too. */
+  auth?: EngineAuth;
 }

@@ -7,6 +7,8 @@ import { plain, type YValue } from "../../yaml/writer.ts";
 import { PROVIDER_ENV } from "../agent/engine_experimental.ts";
 import { CODEX_HOME, type DetectionEngine, type DetectionInput } from "./detection_engines.ts";
 import { ghAwVersion } from "../steps.ts";
+import { type EngineAuth } from "../engine_auth.ts";
+import { federationEnv } from "../agent/engine_env.ts";
 
 /** What every detection run is told about its phase, prompt and gh-aw version. */
 export function phaseEnv(d: DetectionInput): Record<string, YValue> {
@@ -192,4 +194,14 @@ export function execEnv(
   crushProvider: string,
 ): Record<string, YValue> {
   return ENV_BY_ENGINE[detectionInput.engine]({ d: detectionInput, crushModel, crushProvider });
+}
+
+/** The API-key secrets a federated review no longer reads. */
+const ENGINE_KEYS = ["ANTHROPIC_API_KEY", "GEMINI_API_KEY"];
+
+/** A detection env with the engine's API key replaced by its federation variables (sorted as gh-aw writes). */
+export function federatedEnv(env: Record<string, YValue>, auth: EngineAuth): Record<string, YValue> {
+  const out: Record<string, YValue> = { ...federationEnv(auth) };
+  for (const [k, v] of Object.entries(env)) if (!ENGINE_KEYS.includes(k)) out[k] = v;
+  return Object.fromEntries(Object.keys(out).sort().map((k) => [k, out[k]]));
 }
