@@ -25,8 +25,13 @@ export interface Diagnostic {
 /** Resolves an action reference (`owner/repo@tag`) to a 40-hex commit SHA; undefined when unknown. */
 export type ActionResolver = (repo: string, version: string) => Promise<string | undefined>;
 
-/** Reads a file; the core never touches the file system directly. Returns undefined when absent. */
-export type FileReader = (path: string) => Promise<string | undefined>;
+/**
+ * Reads a file; the core never touches the file system directly. Returns undefined when absent. A reader
+ * may also list a folder's entry names (`list`), which resolving a branch-pinned remote import needs.
+ */
+export type FileReader = ((path: string) => Promise<string | undefined>) & {
+  list?: (dir: string) => Promise<string[] | undefined>;
+};
 
 /** Options of one compile run. */
 export interface CompileOptions {

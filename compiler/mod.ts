@@ -31,13 +31,21 @@ export const ACTIONS_LOCK_PATH = ".github/aw/actions-lock.json";
 export function fsReader(root: string): FileReader {
   // A synchronous read: the files are small and read one after another, and each asynchronous read left
   // the event loop idle in between (an eighth of a corpus compile's wall time).
-  return (path: string) => {
+  const read: FileReader = (path: string) => {
     try {
       return Promise.resolve(Deno.readTextFileSync(posix.join(root, path)));
     } catch {
       return Promise.resolve(undefined);
     }
   };
+  read.list = (dir: string) => {
+    try {
+      return Promise.resolve([...Deno.readDirSync(posix.join(root, dir))].map((entry) => entry.name).sort());
+    } catch {
+      return Promise.resolve(undefined);
+    }
+  };
+  return read;
 }
 
 async function listWorkflows(root: string): Promise<string[]> {
@@ -178,6 +186,7 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
     if (!v) cache.set(p, v = baseRead(p));
     return v;
   };
+  read.list = baseRead.list;
   const diagnostics: Diagnostic[] = [];
   const repoConfig = await readRepoConfig(read, diagnostics);
   const ghes = options.ghes ?? repoConfig.ghes;

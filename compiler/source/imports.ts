@@ -58,6 +58,33 @@ function importRefs(data: Record<string, unknown>): ImportRef[] {
 }
 
 const REMOTE = /^([\w.-]+)\/([\w.-]+)\/(.+?)@([\w./-]+)$/;
+const COMMIT = /^[0-9a-f]{40}$/;
+
+/**
+ * A remote import pinned to a branch or tag (`owner/repo/path@main`): gh-aw files the cache under the commit
+ * the ref resolved to when it compiled, so offline the ref is found as the one cached commit that holds the
+ * file. Several cached commits holding it are ambiguous (which one the branch means today is not knowable
+ * offline) and refused, naming them.
+ */
+async function branchPinnedImport(
+  cachePath: string,
+  read: FileReader,
+): Promise<{ path?: string; problem?: string }> {
+  const m = /^(\.github\/aw\/imports\/[^/]+\/[^/]+)\/([^/]+)\/([^/]+)$/.exec(cachePath);
+  if (!m || COMMIT.test(m[2]) || !read.list) return {};
+  const [, repoDir, ref, file] = m;
+  const holding: string[] = [];
+  for (const name of (await read.list(repoDir)) ?? []) {
+    if (COMMIT.test(name) && (await read(`${repoDir}/${name}/${file}`)) !== undefined) holding.push(name);
+  }
+  if (holding.length === 1) return { path: `${repoDir}/${holding[0]}/${file}` };
+  if (holding.length > 1) {
+    return {
+      problem: `"${ref}" matches ${holding.length} cached commits (${holding.join(", ")}); pin one of them`,
+    };
+  }
+  return {};
+}
 
 /** Maps an import spec to the repository-relative path to read. */
 export function importPath(spec: string, importerPath: string): { path: string; remote: boolean } {
@@ -159,6 +186,15 @@ export async function resolveImports(
         continue;
       }
       let content = await read(path);
+      let cacheProblem: string | undefined;
+      if (content === undefined && remote) {
+        const pinned = await branchPinnedImport(path, read);
+        if (pinned.path) {
+          path = pinned.path;
+          content = await read(path);
+        }
+        cacheProblem = pinned.problem;
+      }
       if (content === undefined && !remote && !ref.spec.startsWith(".github/")) {
         // Nested imports may also be written relative to the workflows folder.
         const alt = posix.normalize(posix.join(".github/workflows", ref.spec.split("#")[0]));
@@ -174,8 +210,15 @@ export async function resolveImports(
             remote ? "import-not-cached" : "import-not-found",
             at,
             remote
-              ? `remote import "${ref.spec}" is not in the imports cache (${path})`
+              ? `remote import "${ref.spec}" is not in the imports cache (${path})${
+                cacheProblem ? `: ${cacheProblem}` : ""
+              }`
               : `import "${ref.spec}" not found (${path})`,
+            remote
+              ? "the cache files a remote import under the commit its ref resolved to " +
+                "(.github/aw/imports/<owner>/<repo>/<sha>/<path with / as _>): compile once online with gh aw to fill it, " +
+                "or pin the import to a cached commit"
+              : undefined,
           ),
         );
         continue;
