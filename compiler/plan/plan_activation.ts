@@ -173,7 +173,7 @@ function promptInputs(planning: Planning, g: Gates) {
   const bodyMacros = [...file.split.body.matchAll(/^\{\{#runtime-import\s+([^}\s]+)\s*\}\}/gm)]
     .map((m) => m[1].startsWith(".github/") ? m[1] : posix.normalize(posix.join(".github/workflows", m[1])));
   const runtimeImports = [
-    ...imports.filter((i) => !i.path.startsWith(".github/agents/") && Object.keys(i.inputs).length > 0).map((
+    ...imports.filter((i) => !i.path.startsWith(".github/agents/") && i.parameterised).map((
       i,
     ) => ({
       inline: i.file.split.body.trim().replace(
@@ -181,7 +181,7 @@ function promptInputs(planning: Planning, g: Gates) {
         (_all, e: string) => `__${exprEnvName(e)}__`,
       ),
     })),
-    ...imports.filter((i) => Object.keys(i.inputs).length === 0).map(
+    ...imports.filter((i) => !i.parameterised).map(
       (i) => i.path,
     ),
     ...bodyMacros,

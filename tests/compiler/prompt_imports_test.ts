@@ -1,0 +1,27 @@
+import { assert, assertEquals } from "../../compiler/test_assert.ts";
+import { compileOne } from "./helpers.ts";
+
+/** The `{{#runtime-import …}}` lines of the activation prompt, in order. */
+function runtimeImports(lock: string): string[] {
+  return [...lock.matchAll(/\{\{#runtime-import ([^}]+)\}\}/g)].map((m) => m[1]);
+}
+
+const schemaImport = `---
+import-schema:
+  level:
+    type: string
+    default: "approved"
+---
+`;
+
+Deno.test("an import whose inputs all come from import-schema defaults is inlined, not runtime-imported", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nengine: copilot\nimports:\n  - uses: shared/base.md\n  - shared/plain.md\n---\n# Task\n",
+    {
+      ".github/workflows/shared/base.md": schemaImport,
+      ".github/workflows/shared/plain.md": "Plain guidance.\n",
+    },
+  );
+  assertEquals(runtimeImports(lock), [".github/workflows/shared/plain.md", ".github/workflows/w.md"]);
+  assert(!lock.includes("shared/base.md}}"));
+});
