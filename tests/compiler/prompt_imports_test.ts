@@ -25,3 +25,23 @@ Deno.test("an import whose inputs all come from import-schema defaults is inline
   assertEquals(runtimeImports(lock), [".github/workflows/shared/plain.md", ".github/workflows/w.md"]);
   assert(!lock.includes("shared/base.md}}"));
 });
+
+Deno.test("a body runtime-import that repeats an import is listed again after the imports", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nengine: copilot\nimports:\n  - shared/note.md\n---\n# Task\n\n{{#runtime-import shared/note.md}}\n",
+    { ".github/workflows/shared/note.md": "A note.\n" },
+  );
+  assertEquals(runtimeImports(lock), [
+    ".github/workflows/shared/note.md",
+    ".github/workflows/shared/note.md",
+    ".github/workflows/w.md",
+  ]);
+});
+
+Deno.test("a body runtime-import inside an inline skill section is not listed in the prompt", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nengine: copilot\n---\n# Task\n\n## skill: `scoring`\n---\ndescription: rules\n---\n\n{{#runtime-import shared/note.md}}\n",
+    { ".github/workflows/shared/note.md": "A note.\n" },
+  );
+  assertEquals(runtimeImports(lock), [".github/workflows/w.md"]);
+});
