@@ -223,6 +223,8 @@ export interface EngineConfig {
   secrets: string[];
   /** Whether `copilot-requests: write` lets copilot use the workflow token instead of a PAT. */
   usesCopilotRequests: boolean;
+  /** Whether the workflow grants `copilot-requests: write`, whatever its engine. */
+  grantsCopilotRequests: boolean;
   agent?: string;
 }
 
@@ -280,7 +282,8 @@ export function resolveEngine(
     if (/_(API_)?KEY$/.test(k) && !secrets.includes(k)) secrets.push(k);
   }
   const perms = permissions && typeof permissions === "object" ? permissions as Record<string, unknown> : {};
-  const usesCopilotRequests = id === "copilot" && perms["copilot-requests"] === "write";
+  const grantsCopilotRequests = perms["copilot-requests"] === "write";
+  const usesCopilotRequests = id === "copilot" && grantsCopilotRequests;
   if (obj["max-turns"] !== undefined && !info.supportsMaxTurns) {
     const [line, column] = locate(["engine", "max-turns"]);
     diags.push(
@@ -300,6 +303,7 @@ export function resolveEngine(
     env,
     secrets: usesCopilotRequests ? [] : secrets,
     usesCopilotRequests,
+    grantsCopilotRequests,
     agent: typeof obj.agent === "string" ? obj.agent : undefined,
   };
 }

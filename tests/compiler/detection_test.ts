@@ -171,3 +171,10 @@ Deno.test("pi workflows detect threats with pi through the API proxy's models.js
   assertIncludes(exec.run!, "--exclude-env COPILOT_GITHUB_TOKEN");
   assertEquals(exec.env!.GH_AW_PI_MODEL, "copilot/gpt-5.4");
 });
+
+Deno.test("a copilot-requests grant reaches the detection job even when the engine is claude", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nengine: claude\npermissions:\n  contents: read\n  copilot-requests: write\nsafe-outputs:\n  create-issue: {}\n---\nFile one issue.\n",
+  );
+  assertEquals(parse(lock).jobs.detection.permissions, { contents: "read", "copilot-requests": "write" });
+});

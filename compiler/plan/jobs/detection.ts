@@ -91,7 +91,7 @@ export function detectionJob(detectionInput: DetectionInput): JobPlan {
       "always() && needs.agent.result != 'skipped' && (needs.agent.outputs.output_types != '' || needs.agent.outputs.has_patch == 'true')\n",
     ),
     "runs-on": "ubuntu-latest",
-    permissions: ctx.copilotRequests
+    permissions: ctx.grantsCopilotRequests
       ? { contents: "read", "copilot-requests": "write" }
       : { contents: "read" },
     outputs: {
