@@ -70,3 +70,10 @@ Deno.test("push-to-pull-request-branch's title guard is stated in the agent's to
   );
   assert.match(lock, /The target pull request title must start with \\+"\[bot\] \\+"/);
 });
+
+Deno.test("staged safe outputs are announced in the safe_outputs job's env as well as on its handler step", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nsafe-outputs:\n  staged: true\n  create-issue: {}\n---\nFile one issue.\n",
+  );
+  assert.equal(parse(lock).jobs.safe_outputs.env.GH_AW_SAFE_OUTPUTS_STAGED, "true");
+});

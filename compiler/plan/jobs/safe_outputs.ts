@@ -214,6 +214,8 @@ function jobEnv(ctx: JobCtx, so: SafeOutputsPlan, emoji: string | undefined): Re
     jenv.GH_AW_DETECTION_CONCLUSION = plain("${{ needs.detection.outputs.detection_conclusion }}");
     jenv.GH_AW_DETECTION_REASON = plain("${{ needs.detection.outputs.detection_reason }}");
   }
+  // gh-aw announces staged mode to the whole job as well as to the handler step.
+  if (so.staged) jenv.GH_AW_SAFE_OUTPUTS_STAGED = dq("true");
   const messages = messagesJson(so.raw.messages);
   if (messages) jenv.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
   if (emoji) jenv.GH_AW_WORKFLOW_EMOJI = dq(emoji);
