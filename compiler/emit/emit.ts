@@ -5,6 +5,7 @@ import { BlankLine, Comment, dq, plain, writeYaml, writeYamlInto, type YValue } 
 const JOB_ORDER = [
   "name",
   "needs",
+  "ifNote",
   "if",
   "runs-on",
   "environment",

@@ -46,3 +46,12 @@ Deno.test("repository_dispatch gets the role check like other triggers (anyone w
   const scheduled = parse(await lockOf("on:\n  schedule:\n    - cron: '0 5 * * *'")).jobs;
   assert.equal(scheduled.pre_activation, undefined, "a schedule still needs no role check");
 });
+
+Deno.test("workflow_run: the zizmor note stands above the guarded activation if", async () => {
+  const lock = await lockOf('on:\n  workflow_run:\n    workflows: ["CI"]\n    types: [completed]');
+  const activation = lock.slice(lock.indexOf("\n  activation:\n"));
+  assert.match(
+    activation,
+    /\n {4}needs: pre_activation\n {4}# zizmor: ignore\[dangerous-triggers\] - workflow_run trigger is secured with role and fork validation\n {4}if: /,
+  );
+});

@@ -13,6 +13,10 @@ export const WORKFLOW_RUN_GUARD = "github.event_name != 'workflow_run' || " +
   "github.event.workflow_run.repository.id == github.repository_id && " +
   "(!(github.event.workflow_run.repository.fork))";
 
+/** The zizmor suppression gh-aw writes beside the `workflow_run` trigger and above the guarded `if:`. */
+export const WORKFLOW_RUN_ZIZMOR_NOTE =
+  "zizmor: ignore[dangerous-triggers] - workflow_run trigger is secured with role and fork validation";
+
 /** Pull requests from forks never run the agent. */
 export const FORK_GUARD =
   "github.event_name != 'pull_request' || github.event.pull_request.head.repo.id == github.repository_id";
