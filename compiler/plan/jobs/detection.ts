@@ -291,7 +291,9 @@ function execStep(detectionInput: DetectionInput, crushModel: string, crushProvi
     exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
   }
   if (detectionInput.engine === "copilot" || detectionInput.engine === "claude") exec["timeout-minutes"] = 20;
-  exec.run = lit(detectionRun(detectionInput.engine, ctx.firewall, crushProvider, crushModel));
+  exec.run = lit(
+    detectionRun(detectionInput.engine, ctx.firewall, crushProvider, crushModel, ctx.maxEffectiveTokens),
+  );
   exec.env = execEnv(detectionInput, crushModel, crushProvider);
   return exec;
 }
