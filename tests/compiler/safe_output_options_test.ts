@@ -77,3 +77,16 @@ Deno.test("staged safe outputs are announced in the safe_outputs job's env as we
   );
   assert.equal(parse(lock).jobs.safe_outputs.env.GH_AW_SAFE_OUTPUTS_STAGED, "true");
 });
+
+Deno.test("the status comment's completion step reads the agent assignment error count", async () => {
+  const { lock } = await compileOne(
+    "---\non:\n  issues:\n    types: [opened]\n  status-comment: true\nsafe-outputs:\n  assign-to-agent: {}\n---\nAssign it.\n",
+  );
+  const step = parse(lock).jobs.conclusion.steps.find((s: { name?: string }) =>
+    s.name === "Update reaction comment with completion status"
+  );
+  assert.equal(
+    step.env.GH_AW_ASSIGNMENT_ERROR_COUNT,
+    "${{ needs.safe_outputs.outputs.assign_to_agent_assignment_error_count }}",
+  );
+});
