@@ -45,3 +45,12 @@ Deno.test("a body runtime-import inside an inline skill section is not listed in
   );
   assertEquals(runtimeImports(lock), [".github/workflows/w.md"]);
 });
+
+Deno.test("the upload_asset note follows the create-pull-request prompt fragment", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nsafe-outputs:\n  create-pull-request: {}\n  upload-asset: {}\n---\nDo it.\n",
+  );
+  const fragment = lock.indexOf("safe_outputs_create_pull_request.md");
+  const note = lock.indexOf("upload_asset: provide a file path");
+  assert(fragment > 0 && note > fragment, "the note comes after the fragment");
+});
