@@ -86,6 +86,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
       afterSectionRoundTrip(Array.isArray(data["pre-agent-steps"]) ? data["pre-agent-steps"] : []),
       "goccy-default",
     ),
+    preSteps: await pinSteps(afterSectionRoundTrip(merged.preSteps), "goccy-default"),
     checkouts,
     cacheSteps: await cacheSteps(data.cache, pinText),
     env: {},

@@ -16,6 +16,8 @@ export interface MergedConfig {
   safeOutputs: Record<string, unknown> | undefined;
   env: Record<string, unknown>;
   preAgentSteps: unknown[];
+  /** `pre-steps` of the imports, in import order, then the workflow's own. */
+  preSteps: unknown[];
   checkout: Record<string, unknown>[];
   github: { toolsets: string; readOnly: boolean; minIntegrity?: string } | undefined;
   /** OTLP endpoints from `observability.otlp.endpoint` (main first, then imports in order). */
@@ -254,6 +256,9 @@ export function mergeImports(
     safeOutputs: safeOutputs.merged,
     env: Object.assign(env.values, obj(main.env)),
     preAgentSteps: imports.flatMap((imp) => importedPreAgentSteps(imp.file.data)),
+    preSteps: [...imports.map((imp) => imp.file.data), main].flatMap((d) =>
+      Array.isArray(d["pre-steps"]) ? d["pre-steps"] : []
+    ),
     checkout: [main, ...imports.map((imp) => imp.file.data)].flatMap(checkoutsOf),
     github: githubToolConfig(tools.github),
     otlpEndpoints: mergeOtlp(main, imports),

@@ -37,6 +37,8 @@ export interface AgentInput {
   customSteps: StepPlan[];
   /** The workflow's own `pre-agent-steps`, pinned; they run after the restore steps, before the MCP setup. */
   preAgentSteps?: StepPlan[];
+  /** `pre-steps` (imports' first), pinned; they run right after the job's setup, before the checkout. */
+  preSteps?: StepPlan[];
   checkouts: Record<string, YValue>[];
   cacheSteps: StepPlan[];
   env: Record<string, YValue>;

@@ -149,6 +149,9 @@ export function workspaceSteps(agent: AgentInput): StepPlan[] {
       ),
     },
     ...otlpMaskSteps(ctx),
+    // `pre-steps` run before anything of the workflow's is checked out; an empty line follows, as gh-aw writes.
+    ...agent.preSteps ?? [],
+    ...(agent.preSteps?.length ? [new BlankLine() as unknown as StepPlan] : []),
     ...checkoutSteps(agent),
     ...agenticWorkflowsBuildSteps(agent),
     ...agent.runtimeSteps ?? [],
