@@ -4,7 +4,7 @@ import { bodyBeforeInlineSections } from "../source/inline_sections.ts";
 import { expandEcosystems } from "./network.ts";
 import { activationJob } from "./jobs/activation.ts";
 import { bodyExpressions, exprEnvName } from "./jobs/activation_prompt.ts";
-import { eventCondition } from "./jobs/conditions.ts";
+import { bothConditions, deploymentStateCondition, eventCondition } from "./jobs/conditions.ts";
 import {
   commentAuthorGuard,
   labelCommandCondition,
@@ -159,7 +159,10 @@ export function planPreActivation(planning: Planning, g: Gates): void {
       : commandGate(
         triggers,
         // A frontmatter `if:` that reads job outputs cannot gate the job producing them.
-        typeof data.if === "string" && !/\bneeds\./.test(data.if) ? stripExpr(data.if) : undefined,
+        bothConditions(
+          typeof data.if === "string" && !/\bneeds\./.test(data.if) ? stripExpr(data.if) : undefined,
+          deploymentStateCondition(rawOn),
+        ),
         prLabelNames,
         roles,
       ),
@@ -196,9 +199,12 @@ function promptInputs(planning: Planning, g: Gates) {
   const promptText = [...imports.map((i) => i.file.split.body), file.split.body].join("\n");
   const beforeActivation = jobsBeforeActivation(rawJobs, promptText);
   const ifReadsCustomJobs = typeof data.if === "string" && referencedCustomJobs(data.if, rawJobs).length > 0;
-  const activationIf = typeof data.if === "string" && (!ifReadsCustomJobs || beforeActivation.length > 0)
-    ? stripExpr(data.if)
-    : undefined;
+  const activationIf = bothConditions(
+    typeof data.if === "string" && (!ifReadsCustomJobs || beforeActivation.length > 0)
+      ? stripExpr(data.if)
+      : undefined,
+    deploymentStateCondition(g.rawOn),
+  );
   // Expressions of jobs that run after activation cannot be substituted into the prompt.
   const lateJobs = customJobNames(rawJobs).filter((n) => !beforeActivation.includes(n));
   // With a dispatch `item_number` input, entity numbers fall back to it (the env names stay).

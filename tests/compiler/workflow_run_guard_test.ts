@@ -55,3 +55,17 @@ Deno.test("workflow_run: the zizmor note stands above the guarded activation if"
     /\n {4}needs: pre_activation\n {4}# zizmor: ignore\[dangerous-triggers\] - workflow_run trigger is secured with role and fork validation\n {4}if: /,
   );
 });
+
+Deno.test("deployment_status state filters become the activation condition (GitHub has no such filter)", async () => {
+  const lock = await lockOf(
+    "on:\n  deployment_status:\n    state: [error, failure]\n  skip-if-match: is:issue is:open",
+  );
+  const jobs = parse(lock).jobs;
+  const state =
+    "github.event_name != 'deployment_status' || (github.event.deployment_status.state == 'error' || github.event.deployment_status.state == 'failure')";
+  assert.equal(jobs.pre_activation.if.trim(), state);
+  assert.equal(
+    jobs.activation.if.replace(/\s+/g, " ").trim(),
+    `needs.pre_activation.outputs.activated == 'true' && (${state})`,
+  );
+});
