@@ -69,6 +69,9 @@ function mergeTools(main: Frontmatter, imports: ResolvedImport[]): Record<string
   for (const imp of imports) {
     for (const [name, config] of Object.entries(obj(imp.file.data.tools))) {
       if (name === "mcp-servers") continue;
+      // A cache memory is one store: its first declaration (the workflow's, else the first import's) is kept
+      // whole, even a plain `true` before an import's `key:`, as gh-aw does.
+      if (name === "cache-memory" && name in tools) continue;
       tools[name] = name in tools ? mergeTool(tools[name], config) : config;
     }
   }
