@@ -8,6 +8,8 @@ const JOB_ORDER = [
   "ifNote",
   "if",
   "runs-on",
+  // gh-aw writes a job's service containers right after its runner.
+  "services",
   "environment",
   "permissions",
   "concurrency",
@@ -15,7 +17,6 @@ const JOB_ORDER = [
   "continue-on-error",
   "env",
   "outputs",
-  "services",
   "container",
   "strategy",
   "defaults",

@@ -11,7 +11,8 @@ import { applyContainerPins } from "../source/container_pins.ts";
 import { applyWorkflowTargets, readWorkflowTargets } from "./safe_outputs/dynamic_tools.ts";
 import { applyCommentMemory } from "./safe_outputs/agent_steps.ts";
 import { afterSectionRoundTrip } from "./user_steps.ts";
-import { cacheSteps, checkoutWith, sortRecord, toY } from "./workflow_values.ts";
+import { cacheSteps, checkoutWith, sortRecord, toSortedY, toY } from "./workflow_values.ts";
+import { UnindentedSequences } from "../yaml/writer.ts";
 
 import type { Planning } from "./planning.ts";
 
@@ -91,6 +92,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
     cacheSteps: await cacheSteps(data.cache, pinText),
     env: {},
     environment: data.environment !== undefined ? toY(data.environment) : undefined,
+    services: data.services !== undefined ? new UnindentedSequences(toSortedY(data.services)) : undefined,
     runtimeSteps: await (async () => {
       const needs = detectRuntimes({
         steps: [...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])],

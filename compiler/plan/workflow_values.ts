@@ -160,6 +160,17 @@ export function toY(v: unknown): YValue {
   return v as YValue;
 }
 
+/** {@link toY} with every mapping's keys sorted, as Go marshals a map. */
+export function toSortedY(v: unknown): YValue {
+  if (Array.isArray(v)) return v.map(toSortedY);
+  if (v && typeof v === "object") {
+    const out: Record<string, YValue> = {};
+    for (const k of Object.keys(v).sort()) out[k] = toSortedY((v as Record<string, unknown>)[k]);
+    return out;
+  }
+  return toY(v);
+}
+
 export function slashCondition(names: string[]): string {
   const n = names[0];
   const m = (b: string) => `(startsWith(${b}, '/${n} ') || startsWith(${b}, '/${n}\\n') || ${b} == '/${n}')`;

@@ -331,3 +331,16 @@ Deno.test("slash commands react, post a status comment and update it from the co
   });
   assert(step(j.conclusion, "Update reaction comment with completion status"));
 });
+
+Deno.test("frontmatter services run beside the agent job, written as gh-aw marshals them", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nservices:\n  redis:\n    image: redis:7\n    ports:\n      - 6379:6379\n" +
+      '    options: >-\n      --health-cmd "redis-cli ping"\n      --health-retries 5\n---\nPing redis.\n',
+  );
+  assertIncludes(
+    lock,
+    "    runs-on: ubuntu-latest\n    services:\n      redis:\n        image: redis:7\n" +
+      '        options: --health-cmd "redis-cli ping" --health-retries 5\n        ports:\n        - 6379:6379\n',
+  );
+  assertEquals(parse(lock).jobs.agent.services.redis.ports, ["6379:6379"]);
+});

@@ -44,6 +44,8 @@ export interface AgentInput {
   env: Record<string, YValue>;
   concurrency?: Record<string, YValue>;
   environment?: YValue;
+  /** Frontmatter `services:` (service containers beside the agent job). */
+  services?: YValue;
   /** The workflow's own frontmatter (after validation), for settings the agent job reads directly. */
   frontmatter: Record<string, unknown>;
   /** Frontmatter merged with its imports (tools, MCP servers, network, safe outputs, steps). */
