@@ -344,3 +344,16 @@ Deno.test("frontmatter services run beside the agent job, written as gh-aw marsh
   );
   assertEquals(parse(lock).jobs.agent.services.redis.ports, ["6379:6379"]);
 });
+
+Deno.test("a wiki repo-memory is pushed to the repository wiki's master branch", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\ntools:\n  repo-memory:\n    wiki: true\n---\nKeep the glossary.\n",
+  );
+  const job = parse(lock).jobs.push_repo_memory;
+  assertEquals(job.concurrency.group, "push-repo-memory-${{ github.repository }}|master");
+  const push = job.steps.find((s: { name?: string }) => s.name === "Push wiki-memory changes (default)");
+  assertEquals(push.env.TARGET_REPO, "${{ github.repository }}.wiki");
+  assertEquals(push.env.BRANCH_NAME, "master");
+  assertEquals(push.env.REPO_MEMORY_ALLOWED_REPOS, "${{ github.repository }}.wiki");
+  assert(job.steps.some((s: { name?: string }) => s.name === "Download wiki-memory artifact (default)"));
+});
