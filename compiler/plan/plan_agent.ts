@@ -40,6 +40,10 @@ export async function planAgent(planning: Planning): Promise<string[]> {
     ctx,
     frontmatterHash,
     runsOn: toY(data["runs-on"] ?? "ubuntu-latest"),
+    agentImport: imports.filter((i) => i.path.startsWith(".github/agents/")).map((i) => ({
+      file: i.path,
+      spec: i.spec,
+    }))[0],
     permissions: typeof data.permissions === "string"
       ? data.permissions
       : sortRecord((data.permissions ?? { contents: "read" }) as Record<string, string>),

@@ -357,3 +357,17 @@ Deno.test("a wiki repo-memory is pushed to the repository wiki's master branch",
   assertEquals(push.env.REPO_MEMORY_ALLOWED_REPOS, "${{ github.repository }}.wiki");
   assert(job.steps.some((s: { name?: string }) => s.name === "Download wiki-memory artifact (default)"));
 });
+
+Deno.test("an imported custom agent merges its .github folder right after the checkout", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nimports:\n  - ../agents/helper.agent.md\n---\nHelp.\n",
+    { ".github/agents/helper.agent.md": "---\ndescription: Helper\n---\nYou help.\n" },
+  );
+  const steps = parse(lock).jobs.agent.steps as { name?: string; env?: Record<string, string> }[];
+  const at = steps.findIndex((s) => s.name === "Merge remote .github folder");
+  assertEquals(steps[at - 1].name, "Checkout repository");
+  assertEquals(steps[at].env, {
+    GH_AW_AGENT_FILE: ".github/agents/helper.agent.md",
+    GH_AW_AGENT_IMPORT_SPEC: "../agents/helper.agent.md",
+  });
+});

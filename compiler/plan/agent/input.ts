@@ -44,6 +44,8 @@ export interface AgentInput {
   env: Record<string, YValue>;
   concurrency?: Record<string, YValue>;
   environment?: YValue;
+  /** The imported custom agent file (`.github/agents/…`): its repository path and the import as written. */
+  agentImport?: { file: string; spec: string };
   /** Frontmatter `services:` (service containers beside the agent job). */
   services?: YValue;
   /** The workflow's own frontmatter (after validation), for settings the agent job reads directly. */
