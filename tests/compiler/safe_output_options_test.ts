@@ -90,3 +90,15 @@ Deno.test("the status comment's completion step reads the agent assignment error
     "${{ needs.safe_outputs.outputs.assign_to_agent_assignment_error_count }}",
   );
 });
+
+Deno.test("project safe outputs hand the handler the project URL and the project token", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nsafe-outputs:\n  update-project:\n    project: https://github.com/orgs/o/projects/1\n---\nTriage.\n",
+  );
+  const step = parse(lock).jobs.safe_outputs.steps.find((s: { name?: string }) =>
+    s.name === "Process Safe Outputs"
+  );
+  assert.equal(step.env.GH_AW_PROJECT_URL, "https://github.com/orgs/o/projects/1");
+  assert.equal(step.env.GH_AW_PROJECT_GITHUB_TOKEN, "${{ secrets.GH_AW_PROJECT_GITHUB_TOKEN }}");
+  assert.equal(step.with["github-token"], "${{ secrets.GH_AW_PROJECT_GITHUB_TOKEN }}");
+});

@@ -25,6 +25,23 @@ export function codePushTypes(so: SafeOutputsPlan): string[] {
 }
 
 /** Checkout and git setup for code-pushing safe outputs. */
+/** Safe outputs that write to a GitHub Project, whose API the default token cannot reach. */
+const PROJECT_TYPES = ["update-project", "create-project-status-update", "create-project"];
+
+/**
+ * The project the handler works on and the token it uses for it: the first project type's `project:` URL
+ * and its `github-token` (gh-aw's GH_AW_PROJECT_GITHUB_TOKEN secret when unset).
+ */
+function projectAccess(so: SafeOutputsPlan): { url?: string; token: string } | undefined {
+  const key = PROJECT_TYPES.find((t) => so.types.includes(t));
+  if (key === undefined) return undefined;
+  const cfg = (so.raw[key] ?? {}) as Record<string, unknown>;
+  const token = typeof cfg["github-token"] === "string" && cfg["github-token"] !== ""
+    ? cfg["github-token"]
+    : "${{ secrets.GH_AW_PROJECT_GITHUB_TOKEN }}";
+  return { url: typeof cfg.project === "string" ? cfg.project : undefined, token };
+}
+
 /** The token the job writes with: `safe-outputs.github-token` when the author sets one, else the default. */
 function writeTokenOf(so: SafeOutputsPlan): string {
   const token = so.raw["github-token"];
@@ -131,7 +148,8 @@ export function safeOutputsJob(
   steps.push(scriptStep(ctx, "Process Safe Outputs", "safe_output_handler_manager", {
     id: "process_safe_outputs",
     env,
-    token: writeTokenOf(so),
+    // The handler's client must reach the project; the checkouts and git pushes keep the write token.
+    token: projectAccess(so)?.token ?? writeTokenOf(so),
   }));
   // Staged runs only preview, so there are no processed items to upload.
   if (!so.staged) {
@@ -194,6 +212,9 @@ function handlerEnv(so: SafeOutputsPlan, allowedDomains: string[]): Record<strin
   if (codePushTypes(so).length > 0) {
     env.GH_AW_CI_TRIGGER_TOKEN = plain("${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}");
   }
+  const project = projectAccess(so);
+  if (project?.url) env.GH_AW_PROJECT_URL = dq(project.url);
+  if (project) env.GH_AW_PROJECT_GITHUB_TOKEN = plain(project.token);
   return env;
 }
 
