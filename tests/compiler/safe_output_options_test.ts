@@ -102,3 +102,16 @@ Deno.test("project safe outputs hand the handler the project URL and the project
   assert.equal(step.env.GH_AW_PROJECT_GITHUB_TOKEN, "${{ secrets.GH_AW_PROJECT_GITHUB_TOKEN }}");
   assert.equal(step.with["github-token"], "${{ secrets.GH_AW_PROJECT_GITHUB_TOKEN }}");
 });
+
+Deno.test("a safe output type's own github-token stays in its handler config entry", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nsafe-outputs:\n  create-issue:\n    github-token: ${{ secrets.PAT }}\n---\nFile.\n",
+  );
+  const step = parse(lock).jobs.safe_outputs.steps.find((s: { name?: string }) =>
+    s.name === "Process Safe Outputs"
+  );
+  assert.equal(
+    JSON.parse(step.env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG).create_issue["github-token"],
+    "${{ secrets.PAT }}",
+  );
+});
