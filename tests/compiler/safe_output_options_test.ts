@@ -115,3 +115,10 @@ Deno.test("a safe output type's own github-token stays in its handler config ent
     "${{ secrets.PAT }}",
   );
 });
+
+Deno.test("the handler config escapes <, > and & as Go's encoding/json does", async () => {
+  const { lock } = await compileOne(
+    '---\non: workflow_dispatch\nsafe-outputs:\n  create-issue:\n    title-prefix: "<a&b> "\n---\nFile.\n',
+  );
+  assert.match(lock, /GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG: ".*\\\\u003ca\\\\u0026b\\\\u003e /);
+});

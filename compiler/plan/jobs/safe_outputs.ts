@@ -198,7 +198,13 @@ function handlerEnv(so: SafeOutputsPlan, allowedDomains: string[]): Record<strin
       ),
     );
   }
-  env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG = dq(JSON.stringify(so.handlerConfig));
+  // Go's encoding/json escapes <, > and & (HTML-safe) in the handler config it writes.
+  env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG = dq(
+    JSON.stringify(so.handlerConfig).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(
+      /&/g,
+      "\\u0026",
+    ),
+  );
   const agentToken = plain(
     "${{ secrets.GH_AW_AGENT_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}",
   );
