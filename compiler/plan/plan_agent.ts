@@ -4,7 +4,7 @@ import { agentConcurrency } from "./triggers.ts";
 import { ENGINES } from "./engines.ts";
 import { mcpContainerImages } from "./mcp/github.ts";
 import { agentJob } from "./jobs/agent.ts";
-import { detectRuntimes, runtimeSetupSteps } from "./agent/runtimes.ts";
+import { absorbUserSetupSteps, detectRuntimes, runtimeSetupSteps } from "./agent/runtimes.ts";
 import { detectionJob } from "./jobs/detection.ts";
 import { DETECTION_ENGINES, type DetectionEngine } from "./jobs/detection_engines.ts";
 import { applyContainerPins } from "../source/container_pins.ts";
@@ -36,6 +36,14 @@ export async function planAgent(planning: Planning): Promise<string[]> {
   const workflowTargets = await readWorkflowTargets(safeOutputs, posix.dirname(source), o.read);
   applyWorkflowTargets(safeOutputs, workflowTargets);
   applyCommentMemory(safeOutputs, merged.tools["comment-memory"]);
+  const userSteps = [...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])];
+  const runtimeNeeds = detectRuntimes({
+    steps: userSteps,
+    mcpServers: merged.mcpServers,
+    runtimes: data.runtimes,
+  });
+  // A user's own setup step for a runtime gh-aw sets up anyway is folded into gh-aw's step.
+  const absorbed = absorbUserSetupSteps(runtimeNeeds, userSteps);
   jobs.agent = agentJob({
     ctx,
     frontmatterHash,
@@ -83,7 +91,12 @@ export async function planAgent(planning: Planning): Promise<string[]> {
     containers,
     // gh-aw marshals these without UseLiteralStyleIfMultiline, after a round trip of `steps:` (user_steps.ts).
     customSteps: await pinSteps(
-      [...merged.preAgentSteps, ...afterSectionRoundTrip(Array.isArray(data.steps) ? data.steps : [])],
+      [
+        ...merged.preAgentSteps.filter((st) => absorbed.steps.includes(st)),
+        ...afterSectionRoundTrip(
+          (Array.isArray(data.steps) ? data.steps : []).filter((st) => absorbed.steps.includes(st)),
+        ),
+      ],
       "goccy-default",
     ),
     // gh-aw keeps these apart from `steps:`, with the same round trip of the section (user_steps.ts).
@@ -98,14 +111,9 @@ export async function planAgent(planning: Planning): Promise<string[]> {
     environment: data.environment !== undefined ? toY(data.environment) : undefined,
     services: data.services !== undefined ? new UnindentedSequences(toSortedY(data.services)) : undefined,
     runtimeSteps: await (async () => {
-      const needs = detectRuntimes({
-        steps: [...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])],
-        mcpServers: merged.mcpServers,
-        runtimes: data.runtimes,
-      });
       const pins: Record<string, string> = {};
-      for (const n of needs) pins[n.def.action] = await pinText(n.def.action, n.def.actionVersion);
-      return runtimeSetupSteps(needs, pins);
+      for (const n of runtimeNeeds) pins[n.def.action] = await pinText(n.def.action, n.def.actionVersion);
+      return runtimeSetupSteps(runtimeNeeds, pins, absorbed.carried);
     })(),
     cacheRefs: ctx.cacheMemory
       ? {

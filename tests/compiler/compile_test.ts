@@ -371,3 +371,18 @@ Deno.test("an imported custom agent merges its .github folder right after the ch
     GH_AW_AGENT_IMPORT_SPEC: "../agents/helper.agent.md",
   });
 });
+
+Deno.test("a user's own setup-node step is folded into gh-aw's Node.js setup, its inputs carried over", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nsteps:\n  - name: Setup Node.js\n    uses: actions/setup-node@v6.4.0\n    with:\n" +
+      '      node-version: "22"\n      cache: npm\n  - name: Install\n    run: npm ci\n---\nBuild.\n',
+  );
+  const steps = parse(lock).jobs.agent.steps as { name?: string; with?: Record<string, unknown> }[];
+  const setups = steps.filter((s) => s.name === "Setup Node.js" && s.with?.["node-version"] !== undefined);
+  assertEquals(setups.length, 1);
+  assertEquals(setups[0].with, { "node-version": "22", cache: "npm", "package-manager-cache": false });
+  assertIncludes(
+    lock,
+    "          node-version: '22'\n          cache: 'npm'\n          package-manager-cache: false\n",
+  );
+});
