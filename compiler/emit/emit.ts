@@ -5,8 +5,11 @@ import { BlankLine, Comment, dq, plain, writeYaml, writeYamlInto, type YValue } 
 const JOB_ORDER = [
   "name",
   "needs",
+  "ifNote",
   "if",
   "runs-on",
+  // gh-aw writes a job's service containers right after its runner.
+  "services",
   "environment",
   "permissions",
   "concurrency",
@@ -14,7 +17,6 @@ const JOB_ORDER = [
   "continue-on-error",
   "env",
   "outputs",
-  "services",
   "container",
   "strategy",
   "defaults",

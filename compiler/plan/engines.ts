@@ -224,6 +224,8 @@ export interface EngineConfig {
   secrets: string[];
   /** Whether `copilot-requests: write` lets copilot use the workflow token instead of a PAT. */
   usesCopilotRequests: boolean;
+  /** Whether the workflow grants `copilot-requests: write`, whatever its engine. */
+  grantsCopilotRequests: boolean;
   agent?: string;
   /** Workload identity federation replacing the engine's API-key secret (`engine.auth`). */
   auth?: EngineAuth;
@@ -297,7 +299,8 @@ export function resolveEngine(
   // A federated engine reads no API-key secret: drop the engine's own (keys the author passes stay).
   if (auth) secrets = secrets.filter((s) => !info.secrets.includes(s));
   const perms = permissions && typeof permissions === "object" ? permissions as Record<string, unknown> : {};
-  const usesCopilotRequests = id === "copilot" && perms["copilot-requests"] === "write";
+  const grantsCopilotRequests = perms["copilot-requests"] === "write";
+  const usesCopilotRequests = id === "copilot" && grantsCopilotRequests;
   if (obj["max-turns"] !== undefined && !info.supportsMaxTurns) {
     const [line, column] = locate(["engine", "max-turns"]);
     diags.push(
@@ -317,6 +320,7 @@ export function resolveEngine(
     env,
     secrets: usesCopilotRequests ? [] : secrets,
     usesCopilotRequests,
+    grantsCopilotRequests,
     agent: typeof obj.agent === "string" ? obj.agent : undefined,
     auth,
   };

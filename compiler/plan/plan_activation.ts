@@ -1,9 +1,10 @@
 /** Planning of the gates, `pre_activation` and `activation` (the prompt's inputs included). */
 import { posix } from "node:path";
+import { bodyBeforeInlineSections } from "../source/inline_sections.ts";
 import { expandEcosystems } from "./network.ts";
 import { activationJob } from "./jobs/activation.ts";
 import { bodyExpressions, exprEnvName } from "./jobs/activation_prompt.ts";
-import { eventCondition } from "./jobs/conditions.ts";
+import { bothConditions, deploymentStateCondition, eventCondition } from "./jobs/conditions.ts";
 import {
   commentAuthorGuard,
   labelCommandCondition,
@@ -158,7 +159,10 @@ export function planPreActivation(planning: Planning, g: Gates): void {
       : commandGate(
         triggers,
         // A frontmatter `if:` that reads job outputs cannot gate the job producing them.
-        typeof data.if === "string" && !/\bneeds\./.test(data.if) ? stripExpr(data.if) : undefined,
+        bothConditions(
+          typeof data.if === "string" && !/\bneeds\./.test(data.if) ? stripExpr(data.if) : undefined,
+          deploymentStateCondition(rawOn),
+        ),
         prLabelNames,
         roles,
       ),
@@ -169,11 +173,16 @@ export function planPreActivation(planning: Planning, g: Gates): void {
 function promptInputs(planning: Planning, g: Gates) {
   const { source, file, data, imports, triggers } = planning;
   const { rawJobs } = g;
-  // Runtime imports: every import, then `{{#runtime-import …}}` macros of the main body, then the body.
-  const bodyMacros = [...file.split.body.matchAll(/^\{\{#runtime-import\s+([^}\s]+)\s*\}\}/gm)]
-    .map((m) => m[1].startsWith(".github/") ? m[1] : posix.normalize(posix.join(".github/workflows", m[1])));
+  // Runtime imports: every import, then `{{#runtime-import …}}` macros of the main body, then the body. gh-aw
+  // reads the macros only before the inline agent/skill sections, and lists one that repeats an import again.
+  const bodyMacros = [
+    ...bodyBeforeInlineSections(file.split.body).matchAll(/^\{\{#runtime-import\s+([^}\s]+)\s*\}\}/gm),
+  ]
+    .map((m) => m[1].startsWith(".github/") ? m[1] : posix.normalize(posix.join(".github/workflows", m[1])))
+    .filter((p, i, all) => all.indexOf(p) === i);
+  const importPaths = imports.filter((i) => !i.parameterised).map((i) => i.path);
   const runtimeImports = [
-    ...imports.filter((i) => !i.path.startsWith(".github/agents/") && Object.keys(i.inputs).length > 0).map((
+    ...imports.filter((i) => !i.path.startsWith(".github/agents/") && i.parameterised).map((
       i,
     ) => ({
       inline: i.file.split.body.trim().replace(
@@ -181,20 +190,21 @@ function promptInputs(planning: Planning, g: Gates) {
         (_all, e: string) => `__${exprEnvName(e)}__`,
       ),
     })),
-    ...imports.filter((i) => Object.keys(i.inputs).length === 0).map(
-      (i) => i.path,
-    ),
-    ...bodyMacros,
+    ...importPaths.filter((p, i) => importPaths.indexOf(p) === i),
+    ...bodyMacros.filter((p) => p !== source),
     source,
-  ].filter((v, i, arr) => typeof v !== "string" ? v.inline !== "" : arr.indexOf(v) === i);
+  ].filter((v) => typeof v === "string" || v.inline !== "");
   const inlined = data["inlined-imports"] === true;
   // Custom jobs the prompt or the `if:` reads decide what `activation` waits for (as gh-aw orders them).
   const promptText = [...imports.map((i) => i.file.split.body), file.split.body].join("\n");
   const beforeActivation = jobsBeforeActivation(rawJobs, promptText);
   const ifReadsCustomJobs = typeof data.if === "string" && referencedCustomJobs(data.if, rawJobs).length > 0;
-  const activationIf = typeof data.if === "string" && (!ifReadsCustomJobs || beforeActivation.length > 0)
-    ? stripExpr(data.if)
-    : undefined;
+  const activationIf = bothConditions(
+    typeof data.if === "string" && (!ifReadsCustomJobs || beforeActivation.length > 0)
+      ? stripExpr(data.if)
+      : undefined,
+    deploymentStateCondition(g.rawOn),
+  );
   // Expressions of jobs that run after activation cannot be substituted into the prompt.
   const lateJobs = customJobNames(rawJobs).filter((n) => !beforeActivation.includes(n));
   // With a dispatch `item_number` input, entity numbers fall back to it (the env names stay).

@@ -4,14 +4,15 @@ import { agentConcurrency } from "./triggers.ts";
 import { type EngineConfig, ENGINES } from "./engines.ts";
 import { mcpContainerImages } from "./mcp/github.ts";
 import { agentJob } from "./jobs/agent.ts";
-import { detectRuntimes, runtimeSetupSteps } from "./agent/runtimes.ts";
+import { absorbUserSetupSteps, detectRuntimes, runtimeSetupSteps } from "./agent/runtimes.ts";
 import { detectionJob } from "./jobs/detection.ts";
 import { DETECTION_ENGINES, type DetectionEngine } from "./jobs/detection_engines.ts";
 import { applyContainerPins } from "../source/container_pins.ts";
 import { applyWorkflowTargets, readWorkflowTargets } from "./safe_outputs/dynamic_tools.ts";
 import { applyCommentMemory } from "./safe_outputs/agent_steps.ts";
 import { afterSectionRoundTrip } from "./user_steps.ts";
-import { cacheSteps, checkoutWith, sortRecord, toY } from "./workflow_values.ts";
+import { cacheSteps, checkoutWith, sortRecord, toSortedY, toY } from "./workflow_values.ts";
+import { UnindentedSequences } from "../yaml/writer.ts";
 
 import type { Planning } from "./planning.ts";
 
@@ -40,10 +41,22 @@ export async function planAgent(planning: Planning): Promise<string[]> {
   const workflowTargets = await readWorkflowTargets(safeOutputs, posix.dirname(source), o.read);
   applyWorkflowTargets(safeOutputs, workflowTargets);
   applyCommentMemory(safeOutputs, merged.tools["comment-memory"]);
+  const userSteps = [...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])];
+  const runtimeNeeds = detectRuntimes({
+    steps: userSteps,
+    mcpServers: merged.mcpServers,
+    runtimes: data.runtimes,
+  });
+  // A user's own setup step for a runtime gh-aw sets up anyway is folded into gh-aw's step.
+  const absorbed = absorbUserSetupSteps(runtimeNeeds, userSteps);
   jobs.agent = agentJob({
     ctx,
     frontmatterHash,
     runsOn: toY(data["runs-on"] ?? "ubuntu-latest"),
+    agentImport: imports.filter((i) => i.path.startsWith(".github/agents/")).map((i) => ({
+      file: i.path,
+      spec: i.spec,
+    }))[0],
     permissions: typeof data.permissions === "string" ? data.permissions : sortRecord(
       withFederation((data.permissions ?? { contents: "read" }) as Record<string, string>, engine),
     ),
@@ -83,7 +96,12 @@ export async function planAgent(planning: Planning): Promise<string[]> {
     containers,
     // gh-aw marshals these without UseLiteralStyleIfMultiline, after a round trip of `steps:` (user_steps.ts).
     customSteps: await pinSteps(
-      [...merged.preAgentSteps, ...afterSectionRoundTrip(Array.isArray(data.steps) ? data.steps : [])],
+      [
+        ...merged.preAgentSteps.filter((st) => absorbed.steps.includes(st)),
+        ...afterSectionRoundTrip(
+          (Array.isArray(data.steps) ? data.steps : []).filter((st) => absorbed.steps.includes(st)),
+        ),
+      ],
       "goccy-default",
     ),
     // gh-aw keeps these apart from `steps:`, with the same round trip of the section (user_steps.ts).
@@ -91,19 +109,16 @@ export async function planAgent(planning: Planning): Promise<string[]> {
       afterSectionRoundTrip(Array.isArray(data["pre-agent-steps"]) ? data["pre-agent-steps"] : []),
       "goccy-default",
     ),
+    preSteps: await pinSteps(afterSectionRoundTrip(merged.preSteps), "goccy-default"),
     checkouts,
     cacheSteps: await cacheSteps(data.cache, pinText),
     env: {},
     environment: data.environment !== undefined ? toY(data.environment) : undefined,
+    services: data.services !== undefined ? new UnindentedSequences(toSortedY(data.services)) : undefined,
     runtimeSteps: await (async () => {
-      const needs = detectRuntimes({
-        steps: [...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])],
-        mcpServers: merged.mcpServers,
-        runtimes: data.runtimes,
-      });
       const pins: Record<string, string> = {};
-      for (const n of needs) pins[n.def.action] = await pinText(n.def.action, n.def.actionVersion);
-      return runtimeSetupSteps(needs, pins);
+      for (const n of runtimeNeeds) pins[n.def.action] = await pinText(n.def.action, n.def.actionVersion);
+      return runtimeSetupSteps(runtimeNeeds, pins, absorbed.carried);
     })(),
     cacheRefs: ctx.cacheMemory
       ? {

@@ -230,6 +230,7 @@ function jobContext(
     model: engine.model,
     cacheMemory: merged.tools["cache-memory"] !== undefined && merged.tools["cache-memory"] !== false,
     copilotRequests: engine.usesCopilotRequests,
+    grantsCopilotRequests: engine.grantsCopilotRequests,
     id,
     name,
     lockFile: posix.basename(lockPath),

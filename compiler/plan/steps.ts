@@ -47,6 +47,11 @@ export interface JobCtx {
   cacheMemory?: boolean;
   /** Whether `permissions.copilot-requests: write` lets copilot use the workflow token. */
   copilotRequests?: boolean;
+  /**
+   * Whether the workflow's permissions grant `copilot-requests: write`; gh-aw passes the grant on to the
+   * detection job even when the engine is not copilot.
+   */
+  grantsCopilotRequests?: boolean;
   /** Whether OTLP export is configured (adds the header-masking step). */
   otlp?: boolean;
   /** The AWF firewall (`sandbox.agent.version` / `images`); the targeted release when absent. */

@@ -4,6 +4,7 @@
  * triggers.ts decides what `on:` holds; this module only decides how it reads.
  */
 import { Comment, Commented, dq, type YValue } from "../yaml/writer.ts";
+import { WORKFLOW_RUN_ZIZMOR_NOTE } from "./jobs/conditions.ts";
 
 /** gh-aw keys shown as comments in the emitted `on:` (key → reason). */
 export const COMMENTED: Record<string, string> = {
@@ -104,9 +105,7 @@ function renderSchedule(
 function renderEvent(name: string, settings: Record<string, unknown>): Record<string, YValue> {
   const rendered: Record<string, YValue> = {};
   if (name === "workflow_run") {
-    rendered.__zizmor = new Comment(
-      "zizmor: ignore[dangerous-triggers] - workflow_run trigger is secured with role and fork validation",
-    );
+    rendered.__zizmor = new Comment(WORKFLOW_RUN_ZIZMOR_NOTE);
   }
   for (const key of Object.keys(settings).sort()) {
     if (EVENT_COMMENTED[key]) {

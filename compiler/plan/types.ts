@@ -1,5 +1,5 @@
 /** Stage 4 — the typed IR the planner produces and the emitter renders: jobs and steps, no YAML text. */
-import type { DeepMapping, YValue } from "../yaml/writer.ts";
+import type { Comment, DeepMapping, YValue } from "../yaml/writer.ts";
 
 /** One step. `uses` holds a pinned reference (`repo@sha # vX`). */
 export interface StepPlan {
@@ -19,6 +19,8 @@ export interface StepPlan {
 /** One job. Keys render in gh-aw's order. */
 export interface JobPlan {
   needs?: string[] | string;
+  /** A comment written just above `if:`. */
+  ifNote?: Comment;
   if?: YValue;
   "runs-on": YValue;
   environment?: YValue;

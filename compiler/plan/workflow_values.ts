@@ -130,7 +130,8 @@ export function otlpEnv(
   };
   if (hdr(endpoints[0])) out.OTEL_EXPORTER_OTLP_HEADERS = hdr(endpoints[0]);
   const all = endpoints.map(hdr).filter(Boolean).join(",");
-  if (all) out.GH_AW_OTLP_ALL_HEADERS = all;
+  // The combined header list only matters when there is more than one endpoint to export to.
+  if (all && endpoints.length > 1) out.GH_AW_OTLP_ALL_HEADERS = all;
   out.GH_AW_OTLP_ENDPOINTS = sq(JSON.stringify(endpoints.map((e) => ({ url: e.url, headers: hdr(e) }))));
   return out;
 }
@@ -157,6 +158,17 @@ export function toY(v: unknown): YValue {
     return out;
   }
   return v as YValue;
+}
+
+/** {@link toY} with every mapping's keys sorted, as Go marshals a map. */
+export function toSortedY(v: unknown): YValue {
+  if (Array.isArray(v)) return v.map(toSortedY);
+  if (v && typeof v === "object") {
+    const out: Record<string, YValue> = {};
+    for (const k of Object.keys(v).sort()) out[k] = toSortedY((v as Record<string, unknown>)[k]);
+    return out;
+  }
+  return toY(v);
 }
 
 export function slashCondition(names: string[]): string {

@@ -26,6 +26,11 @@ export interface ResolvedImport {
   frontmatter: Frontmatter;
   /** `with:` inputs. */
   inputs: Record<string, unknown>;
+  /**
+   * Whether the file is parameterised: it gets inputs, from `with:` or from its `import-schema` defaults.
+   * gh-aw inlines such a file's body into the prompt (substituted) instead of runtime-importing it.
+   */
+  parameterised: boolean;
   /** Paths of the files this import itself imports (edges of the import graph). */
   dependsOn: string[];
 }
@@ -275,6 +280,7 @@ export async function resolveImports(
         file: parsed,
         frontmatter,
         inputs: ref.inputs,
+        parameterised: Object.keys(inputs).length > 0,
         dependsOn: [],
       });
       queue.push({ file: parsed, chain: [...chain, path] });

@@ -63,6 +63,7 @@ Deno.test("the header lists plain imports dependencies-first, choosing the first
       file: {} as never,
       frontmatter: { on: {} },
       inputs: {},
+      parameterised: false,
       dependsOn,
     }) as ResolvedImport;
   assertEquals(

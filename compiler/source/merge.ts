@@ -16,6 +16,8 @@ export interface MergedConfig {
   safeOutputs: Record<string, unknown> | undefined;
   env: Record<string, unknown>;
   preAgentSteps: unknown[];
+  /** `pre-steps` of the imports, in import order, then the workflow's own. */
+  preSteps: unknown[];
   checkout: Record<string, unknown>[];
   github: { toolsets: string; readOnly: boolean; minIntegrity?: string } | undefined;
   /** OTLP endpoints from `observability.otlp.endpoint` (main first, then imports in order). */
@@ -67,6 +69,9 @@ function mergeTools(main: Frontmatter, imports: ResolvedImport[]): Record<string
   for (const imp of imports) {
     for (const [name, config] of Object.entries(obj(imp.file.data.tools))) {
       if (name === "mcp-servers") continue;
+      // A cache memory is one store: its first declaration (the workflow's, else the first import's) is kept
+      // whole, even a plain `true` before an import's `key:`, as gh-aw does.
+      if (name === "cache-memory" && name in tools) continue;
       tools[name] = name in tools ? mergeTool(tools[name], config) : config;
     }
   }
@@ -254,6 +259,9 @@ export function mergeImports(
     safeOutputs: safeOutputs.merged,
     env: Object.assign(env.values, obj(main.env)),
     preAgentSteps: imports.flatMap((imp) => importedPreAgentSteps(imp.file.data)),
+    preSteps: [...imports.map((imp) => imp.file.data), main].flatMap((d) =>
+      Array.isArray(d["pre-steps"]) ? d["pre-steps"] : []
+    ),
     checkout: [main, ...imports.map((imp) => imp.file.data)].flatMap(checkoutsOf),
     github: githubToolConfig(tools.github),
     otlpEndpoints: mergeOtlp(main, imports),

@@ -31,6 +31,14 @@ export class DeepMapping {
   constructor(readonly value: { [key: string]: YValue }, readonly extra: number) {}
 }
 
+/**
+ * A block gh-aw marshals on its own with goccy's defaults, so its sequences sit at their key's indentation
+ * (`ports:\n- 6379:6379`) inside a job whose other sequences are indented.
+ */
+export class UnindentedSequences {
+  constructor(readonly value: YValue) {}
+}
+
 /** A key/value pair rendered commented out (`# key: value # reason`), as gh-aw shows its own `on:` keys. */
 export class Commented {
   constructor(readonly key: string, readonly value: YValue, readonly reason: string) {}
@@ -48,6 +56,7 @@ export type YValue =
   | Commented
   | Blank
   | DeepMapping
+  | UnindentedSequences
   | YValue[]
   | { [key: string]: YValue };
 
@@ -82,8 +91,10 @@ export function needsQuotes(s: string): boolean {
   if (s === "") return true;
   if (RESERVED.test(s) || NUMBER.test(s)) return true;
   if (/^[\s]|[\s]$/.test(s)) return true;
-  if (/^[-?:,\[\]{}#&*!|>'"%@`]/.test(s) && !/^-[^\s-]/.test(s)) return true;
-  if (/^-\s|^--/.test(s)) return true;
+  if (/^[?:,\[\]{}#&*!|>'"%@`]/.test(s)) return true;
+  // A leading dash is plain unless it reads as a sequence entry or a document marker: "-x" and "--flag"
+  // (as goccy writes service `options:`) stay plain; "-", "- x", "-- x" and "---" are quoted.
+  if (/^-(?:\s|$)|^--(?:\s|-|$)/.test(s)) return true;
   if (s.includes(": ") || s.includes(" #") || s.endsWith(":")) return true;
   for (const ch of s) if (ch.charCodeAt(0) < 0x20) return true;
   return false;
@@ -225,6 +236,11 @@ export function writeYamlInto(
       if (v instanceof DeepMapping) {
         out.push(`${pad}${key}:`);
         writeYamlInto(out, v.value, level + 1 + v.extra, opts);
+        continue;
+      }
+      if (v instanceof UnindentedSequences) {
+        out.push(`${pad}${key}:`);
+        writeYamlInto(out, v.value, level + 1, { ...opts, indentSequences: false });
         continue;
       }
       if (Array.isArray(v)) {

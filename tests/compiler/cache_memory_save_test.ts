@@ -38,3 +38,17 @@ Deno.test("update_cache_memory uses the workflow's own cache-memory setting over
     "memory-none-nopolicy-${{ env.GH_AW_WORKFLOW_ID_SANITIZED }}-${{ github.run_id }}",
   );
 });
+
+Deno.test("the first import declaring cache-memory decides it, even a plain true before another import's key", async () => {
+  const md = "---\non: workflow_dispatch\nimports:\n  - shared/plain.md\n  - shared/data.md\n---\nGo.\n";
+  const jobs = parse(
+    (await compileOne(md, {
+      ".github/workflows/shared/plain.md": "---\ntools:\n  cache-memory: true\n---\n",
+      ".github/workflows/shared/data.md": "---\ntools:\n  cache-memory:\n    key: shared-data\n---\n",
+    })).lock,
+  ).jobs;
+  assertEquals(
+    keysOf(jobs.agent.steps, "Restore cache-memory file share data")["/tmp/gh-aw/cache-memory"],
+    "memory-none-nopolicy-${{ env.GH_AW_WORKFLOW_ID_SANITIZED }}-${{ github.run_id }}",
+  );
+});

@@ -331,3 +331,58 @@ Deno.test("slash commands react, post a status comment and update it from the co
   });
   assert(step(j.conclusion, "Update reaction comment with completion status"));
 });
+
+Deno.test("frontmatter services run beside the agent job, written as gh-aw marshals them", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nservices:\n  redis:\n    image: redis:7\n    ports:\n      - 6379:6379\n" +
+      '    options: >-\n      --health-cmd "redis-cli ping"\n      --health-retries 5\n---\nPing redis.\n',
+  );
+  assertIncludes(
+    lock,
+    "    runs-on: ubuntu-latest\n    services:\n      redis:\n        image: redis:7\n" +
+      '        options: --health-cmd "redis-cli ping" --health-retries 5\n        ports:\n        - 6379:6379\n',
+  );
+  assertEquals(parse(lock).jobs.agent.services.redis.ports, ["6379:6379"]);
+});
+
+Deno.test("a wiki repo-memory is pushed to the repository wiki's master branch", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\ntools:\n  repo-memory:\n    wiki: true\n---\nKeep the glossary.\n",
+  );
+  const job = parse(lock).jobs.push_repo_memory;
+  assertEquals(job.concurrency.group, "push-repo-memory-${{ github.repository }}|master");
+  const push = job.steps.find((s: { name?: string }) => s.name === "Push wiki-memory changes (default)");
+  assertEquals(push.env.TARGET_REPO, "${{ github.repository }}.wiki");
+  assertEquals(push.env.BRANCH_NAME, "master");
+  assertEquals(push.env.REPO_MEMORY_ALLOWED_REPOS, "${{ github.repository }}.wiki");
+  assert(job.steps.some((s: { name?: string }) => s.name === "Download wiki-memory artifact (default)"));
+});
+
+Deno.test("an imported custom agent merges its .github folder right after the checkout", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nimports:\n  - ../agents/helper.agent.md\n---\nHelp.\n",
+    { ".github/agents/helper.agent.md": "---\ndescription: Helper\n---\nYou help.\n" },
+  );
+  const steps = parse(lock).jobs.agent.steps as { name?: string; env?: Record<string, string> }[];
+  const at = steps.findIndex((s) => s.name === "Merge remote .github folder");
+  assertEquals(steps[at - 1].name, "Checkout repository");
+  assertEquals(steps[at].env, {
+    GH_AW_AGENT_FILE: ".github/agents/helper.agent.md",
+    GH_AW_AGENT_IMPORT_SPEC: "../agents/helper.agent.md",
+  });
+});
+
+Deno.test("a user's own setup-node step is folded into gh-aw's Node.js setup, its inputs carried over", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nsteps:\n  - name: Setup Node.js\n    uses: actions/setup-node@v6.4.0\n    with:\n" +
+      '      node-version: "22"\n      cache: npm\n  - name: Install\n    run: npm ci\n---\nBuild.\n',
+  );
+  const steps = parse(lock).jobs.agent.steps as { name?: string; with?: Record<string, unknown> }[];
+  const setups = steps.filter((s) => s.name === "Setup Node.js" && s.with?.["node-version"] !== undefined);
+  assertEquals(setups.length, 1);
+  assertEquals(setups[0].with, { "node-version": "22", cache: "npm", "package-manager-cache": false });
+  assertIncludes(
+    lock,
+    "          node-version: '22'\n          cache: 'npm'\n          package-manager-cache: false\n",
+  );
+});

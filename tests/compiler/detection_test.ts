@@ -171,3 +171,19 @@ Deno.test("pi workflows detect threats with pi through the API proxy's models.js
   assertIncludes(exec.run!, "--exclude-env COPILOT_GITHUB_TOKEN");
   assertEquals(exec.env!.GH_AW_PI_MODEL, "copilot/gpt-5.4");
 });
+
+Deno.test("a copilot-requests grant reaches the detection job even when the engine is claude", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nengine: claude\npermissions:\n  contents: read\n  copilot-requests: write\nsafe-outputs:\n  create-issue: {}\n---\nFile one issue.\n",
+  );
+  assertEquals(parse(lock).jobs.detection.permissions, { contents: "read", "copilot-requests": "write" });
+});
+
+Deno.test("threat detection spends from the workflow's max-effective-tokens budget", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nmax-effective-tokens: 20000000\nsafe-outputs:\n  create-issue: {}\n---\nFile one issue.\n",
+  );
+  const steps = parse(lock).jobs.detection.steps as Step[];
+  const run = steps.find((s) => s.id === "detection_agentic_execution")!.run!;
+  assertIncludes(run, '"maxRuns":500,"maxEffectiveTokens":20000000');
+});

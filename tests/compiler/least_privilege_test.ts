@@ -68,3 +68,12 @@ Deno.test("add-comment without discussions: true grants no discussions: write (s
     "a discussion output still needs it",
   );
 });
+
+Deno.test("create-pull-request with fallback-as-issue: false grants no issues: write", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nsafe-outputs:\n  create-pull-request:\n    fallback-as-issue: false\n---\nOpen a PR.\n",
+  );
+  const jobs = parse(lock).jobs;
+  assert.deepEqual(jobs.safe_outputs.permissions, { contents: "write", "pull-requests": "write" });
+  assert.equal(jobs.conclusion.permissions.issues, undefined);
+});

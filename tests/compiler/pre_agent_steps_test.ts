@@ -21,3 +21,15 @@ Deno.test("the workflow's pre-agent steps run after the restores and before the 
     /- name: Warm up\n {8}run: \|-\n {10}echo one\n {10}echo two\n\n {6}- name: Download container images/,
   );
 });
+
+Deno.test("an import's pre-steps run right after the setup, before the repository is checked out", async () => {
+  const md = "---\non: workflow_dispatch\nimports:\n  - shared/guard.md\n---\nGo.\n";
+  const { lock } = await compileOne(md, {
+    ".github/workflows/shared/guard.md":
+      "---\npre-steps:\n  - name: Install guard\n    run: echo guard\n---\n",
+  });
+  const names: string[] = parse(lock).jobs.agent.steps.map((s: { name?: string }) => s.name);
+  assert.equal(names[names.indexOf("Install guard") + 1], "Checkout repository");
+  assert.ok(names.indexOf("Set runtime paths") < names.indexOf("Install guard"));
+  assert.match(lock, /- name: Install guard\n {8}run: echo guard\n\n {6}- name: Checkout repository/);
+});

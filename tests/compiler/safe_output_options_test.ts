@@ -70,3 +70,55 @@ Deno.test("push-to-pull-request-branch's title guard is stated in the agent's to
   );
   assert.match(lock, /The target pull request title must start with \\+"\[bot\] \\+"/);
 });
+
+Deno.test("staged safe outputs are announced in the safe_outputs job's env as well as on its handler step", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nsafe-outputs:\n  staged: true\n  create-issue: {}\n---\nFile one issue.\n",
+  );
+  assert.equal(parse(lock).jobs.safe_outputs.env.GH_AW_SAFE_OUTPUTS_STAGED, "true");
+});
+
+Deno.test("the status comment's completion step reads the agent assignment error count", async () => {
+  const { lock } = await compileOne(
+    "---\non:\n  issues:\n    types: [opened]\n  status-comment: true\nsafe-outputs:\n  assign-to-agent: {}\n---\nAssign it.\n",
+  );
+  const step = parse(lock).jobs.conclusion.steps.find((s: { name?: string }) =>
+    s.name === "Update reaction comment with completion status"
+  );
+  assert.equal(
+    step.env.GH_AW_ASSIGNMENT_ERROR_COUNT,
+    "${{ needs.safe_outputs.outputs.assign_to_agent_assignment_error_count }}",
+  );
+});
+
+Deno.test("project safe outputs hand the handler the project URL and the project token", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nsafe-outputs:\n  update-project:\n    project: https://github.com/orgs/o/projects/1\n---\nTriage.\n",
+  );
+  const step = parse(lock).jobs.safe_outputs.steps.find((s: { name?: string }) =>
+    s.name === "Process Safe Outputs"
+  );
+  assert.equal(step.env.GH_AW_PROJECT_URL, "https://github.com/orgs/o/projects/1");
+  assert.equal(step.env.GH_AW_PROJECT_GITHUB_TOKEN, "${{ secrets.GH_AW_PROJECT_GITHUB_TOKEN }}");
+  assert.equal(step.with["github-token"], "${{ secrets.GH_AW_PROJECT_GITHUB_TOKEN }}");
+});
+
+Deno.test("a safe output type's own github-token stays in its handler config entry", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nsafe-outputs:\n  create-issue:\n    github-token: ${{ secrets.PAT }}\n---\nFile.\n",
+  );
+  const step = parse(lock).jobs.safe_outputs.steps.find((s: { name?: string }) =>
+    s.name === "Process Safe Outputs"
+  );
+  assert.equal(
+    JSON.parse(step.env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG).create_issue["github-token"],
+    "${{ secrets.PAT }}",
+  );
+});
+
+Deno.test("the handler config escapes <, > and & as Go's encoding/json does", async () => {
+  const { lock } = await compileOne(
+    '---\non: workflow_dispatch\nsafe-outputs:\n  create-issue:\n    title-prefix: "<a&b> "\n---\nFile.\n',
+  );
+  assert.match(lock, /GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG: ".*\\\\u003ca\\\\u0026b\\\\u003e /);
+});

@@ -46,3 +46,26 @@ Deno.test("repository_dispatch gets the role check like other triggers (anyone w
   const scheduled = parse(await lockOf("on:\n  schedule:\n    - cron: '0 5 * * *'")).jobs;
   assert.equal(scheduled.pre_activation, undefined, "a schedule still needs no role check");
 });
+
+Deno.test("workflow_run: the zizmor note stands above the guarded activation if", async () => {
+  const lock = await lockOf('on:\n  workflow_run:\n    workflows: ["CI"]\n    types: [completed]');
+  const activation = lock.slice(lock.indexOf("\n  activation:\n"));
+  assert.match(
+    activation,
+    /\n {4}needs: pre_activation\n {4}# zizmor: ignore\[dangerous-triggers\] - workflow_run trigger is secured with role and fork validation\n {4}if: /,
+  );
+});
+
+Deno.test("deployment_status state filters become the activation condition (GitHub has no such filter)", async () => {
+  const lock = await lockOf(
+    "on:\n  deployment_status:\n    state: [error, failure]\n  skip-if-match: is:issue is:open",
+  );
+  const jobs = parse(lock).jobs;
+  const state =
+    "github.event_name != 'deployment_status' || (github.event.deployment_status.state == 'error' || github.event.deployment_status.state == 'failure')";
+  assert.equal(jobs.pre_activation.if.trim(), state);
+  assert.equal(
+    jobs.activation.if.replace(/\s+/g, " ").trim(),
+    `needs.pre_activation.outputs.activated == 'true' && (${state})`,
+  );
+});

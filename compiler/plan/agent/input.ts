@@ -37,11 +37,17 @@ export interface AgentInput {
   customSteps: StepPlan[];
   /** The workflow's own `pre-agent-steps`, pinned; they run after the restore steps, before the MCP setup. */
   preAgentSteps?: StepPlan[];
+  /** `pre-steps` (imports' first), pinned; they run right after the job's setup, before the checkout. */
+  preSteps?: StepPlan[];
   checkouts: Record<string, YValue>[];
   cacheSteps: StepPlan[];
   env: Record<string, YValue>;
   concurrency?: Record<string, YValue>;
   environment?: YValue;
+  /** The imported custom agent file (`.github/agents/…`): its repository path and the import as written. */
+  agentImport?: { file: string; spec: string };
+  /** Frontmatter `services:` (service containers beside the agent job). */
+  services?: YValue;
   /** The workflow's own frontmatter (after validation), for settings the agent job reads directly. */
   frontmatter: Record<string, unknown>;
   /** Frontmatter merged with its imports (tools, MCP servers, network, safe outputs, steps). */

@@ -146,14 +146,52 @@ export function detectRuntimes(s: RuntimeSources): RuntimeNeed[] {
   return [...needs.values()].sort((a, b) => a.def.id.localeCompare(b.def.id));
 }
 
-/** The setup steps of the needed runtimes; `pins` maps each action to its pinned reference. */
-export function runtimeSetupSteps(needs: RuntimeNeed[], pins: Record<string, string>): StepPlan[] {
+/**
+ * The user's own steps running a needed runtime's setup action: gh-aw drops them and carries their `with:`
+ * inputs into its setup step. Returns the remaining steps and, per runtime id, the inputs carried over.
+ */
+export function absorbUserSetupSteps(
+  needs: RuntimeNeed[],
+  steps: unknown[],
+): { steps: unknown[]; carried: Record<string, Record<string, unknown>> } {
+  const carried: Record<string, Record<string, unknown>> = {};
+  const kept = steps.filter((step) => {
+    const uses = step && typeof step === "object" ? (step as Record<string, unknown>).uses : undefined;
+    const need = typeof uses === "string"
+      ? needs.find((n) => uses.startsWith(`${n.def.action}@`))
+      : undefined;
+    if (!need) return true;
+    const withs = (step as Record<string, unknown>).with;
+    carried[need.def.id] = { ...carried[need.def.id], ...(withs && typeof withs === "object" ? withs : {}) };
+    return false;
+  });
+  return { steps: kept, carried };
+}
+
+/**
+ * The setup steps of the needed runtimes; `pins` maps each action to its pinned reference, `carried` the
+ * inputs taken over from the user's own setup steps (the version first, then the rest as written, quoted).
+ */
+export function runtimeSetupSteps(
+  needs: RuntimeNeed[],
+  pins: Record<string, string>,
+  carried: Record<string, Record<string, unknown>> = {},
+): StepPlan[] {
   const steps: StepPlan[] = [];
   for (const { def, version } of needs) {
     const step: StepPlan = { name: `Setup ${def.name}`, uses: plain(pins[def.action]) };
     const withs: Record<string, ReturnType<typeof sq> | string | boolean> = {};
-    if (def.versionField) withs[def.versionField] = sq(version ?? def.defaultVersion ?? "");
-    for (const [k, v] of Object.entries(def.extra ?? {})) withs[k] = v;
+    const own = carried[def.id] ?? {};
+    const ownVersion = def.versionField ? own[def.versionField] : undefined;
+    if (def.versionField) {
+      withs[def.versionField] = sq(
+        version ?? (ownVersion !== undefined ? String(ownVersion) : undefined) ?? def.defaultVersion ?? "",
+      );
+    }
+    for (const [k, v] of Object.entries(own)) {
+      if (k !== def.versionField) withs[k] = typeof v === "string" ? sq(v) : v as boolean;
+    }
+    for (const [k, v] of Object.entries(def.extra ?? {})) if (!(k in withs)) withs[k] = v;
     if (Object.keys(withs).length > 0) step.with = withs;
     steps.push(step);
     if (def.id === "go") {

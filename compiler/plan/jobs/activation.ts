@@ -13,7 +13,14 @@ import { Comment, dq, lit, plain, sq, type YValue } from "../../yaml/writer.ts";
 import { costTableJson, hasCosts } from "../../source/model_catalog.ts";
 
 import type { ActivationInput } from "./activation_input.ts";
-import { DIRECT_EVENT_GUARD, EVENT_GUARD, eventCondition, jobIf, WORKFLOW_RUN_GUARD } from "./conditions.ts";
+import {
+  DIRECT_EVENT_GUARD,
+  EVENT_GUARD,
+  eventCondition,
+  jobIf,
+  WORKFLOW_RUN_GUARD,
+  WORKFLOW_RUN_ZIZMOR_NOTE,
+} from "./conditions.ts";
 import {
   createPromptStep,
   engineDir,
@@ -62,6 +69,8 @@ export function activationJob(activationInput: ActivationInput): JobPlan {
     ? base ? `(${base}) && (${WORKFLOW_RUN_GUARD})` : WORKFLOW_RUN_GUARD
     : base;
   if (cond) job.if = jobIf(cond);
+  // The guard is what makes the workflow_run trigger safe, so gh-aw repeats the zizmor note above it.
+  if (activationInput.workflowRunGuard) job.ifNote = new Comment(WORKFLOW_RUN_ZIZMOR_NOTE);
   job.permissions = { ...activationInput.permissions, ...activationWrites(activationInput) };
   job.permissions = Object.fromEntries(
     Object.keys(job.permissions).sort().map((k) => [k, (job.permissions as Record<string, string>)[k]]),

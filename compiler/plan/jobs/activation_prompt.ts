@@ -124,13 +124,14 @@ export function createPromptStep(
   for (const f of activationInput.promptFragments) cat(f);
   cat("safe_outputs_prompt.md");
   block(`<safe-output-tools>\nTools: ${activationInput.safeOutputTools.join(", ")}`);
+  if (activationInput.autoCreateIssue) cat("safe_outputs_auto_create_issue.md");
+  for (const f of activationInput.safeOutputFragments) cat(f);
+  // The upload_asset note follows the per-type fragments (e.g. create_pull_request's), as gh-aw orders them.
   if (activationInput.safeOutputTools.some((t) => t.startsWith("upload_asset"))) {
     block(
       "\nupload_asset: provide a file path; returns a URL; assets are published after the workflow completes (safeoutputs).",
     );
   }
-  if (activationInput.autoCreateIssue) cat("safe_outputs_auto_create_issue.md");
-  for (const f of activationInput.safeOutputFragments) cat(f);
   block("</safe-output-tools>");
   cat("mcp_cli_tools_prompt.md");
   block(githubContextBlock(activationInput));

@@ -61,6 +61,7 @@ function jobOutline(agent: AgentInput, steps: StepPlan[]): JobPlan {
   const cond = agent.frontmatter.if;
   if (typeof cond === "string" && pre.some((j) => cond.includes(`needs.${j}.`))) job.if = plain(cond);
   if (agent.environment !== undefined) job.environment = agent.environment;
+  if (agent.services !== undefined) job.services = agent.services;
   job.permissions = jobPermissions(agent);
   if (agent.concurrency) job.concurrency = agent.concurrency;
   // `timeout-minutes` bounds the whole job, not only the engine step (GitHub's default is 6 hours). An

@@ -149,7 +149,11 @@ export function workspaceSteps(agent: AgentInput): StepPlan[] {
       ),
     },
     ...otlpMaskSteps(ctx),
+    // `pre-steps` run before anything of the workflow's is checked out; an empty line follows, as gh-aw writes.
+    ...agent.preSteps ?? [],
+    ...(agent.preSteps?.length ? [new BlankLine() as unknown as StepPlan] : []),
     ...checkoutSteps(agent),
+    ...mergeAgentFolderSteps(agent),
     ...agenticWorkflowsBuildSteps(agent),
     ...agent.runtimeSteps ?? [],
     shStep("Create gh-aw temp directory", "create_gh_aw_tmp_dir"),
@@ -158,6 +162,22 @@ export function workspaceSteps(agent: AgentInput): StepPlan[] {
       env: { GH_TOKEN: plain("${{ github.token }}") },
     },
     ...difcProxyStartSteps(agent),
+  ];
+}
+
+/**
+ * An imported custom agent brings its repository's `.github` folder: gh-aw merges it into the checkout
+ * before anything else reads the workspace.
+ */
+function mergeAgentFolderSteps(agent: AgentInput): StepPlan[] {
+  if (!agent.agentImport) return [];
+  return [
+    scriptStep(agent.ctx, "Merge remote .github folder", "merge_remote_agent_github_folder", {
+      env: {
+        GH_AW_AGENT_FILE: dq(agent.agentImport.file),
+        GH_AW_AGENT_IMPORT_SPEC: dq(agent.agentImport.spec),
+      },
+    }),
   ];
 }
 

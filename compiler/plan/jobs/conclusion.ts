@@ -274,6 +274,12 @@ function statusCommentStep(ctx: JobCtx, so: SafeOutputsPlan): StepPlan {
     GH_AW_SAFE_OUTPUTS_RESULT: plain("${{ needs.safe_outputs.result }}"),
   };
   if (so.threatDetection) Object.assign(env, DETECTION_ENV);
+  // gh-aw hands the completion comment the assignment error count too, so a failed assignment shows there.
+  if (so.types.includes("assign-to-agent")) {
+    env.GH_AW_ASSIGNMENT_ERROR_COUNT = plain(
+      "${{ needs.safe_outputs.outputs.assign_to_agent_assignment_error_count }}",
+    );
+  }
   const messages = messagesJson(so.raw.messages);
   if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
   return scriptStep(ctx, "Update reaction comment with completion status", "notify_comment_error", {

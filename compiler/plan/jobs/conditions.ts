@@ -13,6 +13,29 @@ export const WORKFLOW_RUN_GUARD = "github.event_name != 'workflow_run' || " +
   "github.event.workflow_run.repository.id == github.repository_id && " +
   "(!(github.event.workflow_run.repository.fork))";
 
+/** The zizmor suppression gh-aw writes beside the `workflow_run` trigger and above the guarded `if:`. */
+export const WORKFLOW_RUN_ZIZMOR_NOTE =
+  "zizmor: ignore[dangerous-triggers] - workflow_run trigger is secured with role and fork validation";
+
+/**
+ * `deployment_status: { state: [...] }`: GitHub has no such filter, so gh-aw runs the workflow only for the
+ * listed states (other events pass).
+ */
+export function deploymentStateCondition(rawOn: Record<string, unknown>): string | undefined {
+  const event = rawOn.deployment_status;
+  const raw = event && typeof event === "object" ? (event as Record<string, unknown>).state : undefined;
+  const states = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map(String);
+  if (states.length === 0) return undefined;
+  return `github.event_name != 'deployment_status' || (${
+    states.map((s) => `github.event.deployment_status.state == '${s}'`).join(" || ")
+  })`;
+}
+
+/** Both conditions, either alone when the other is absent (`(a) && (b)` as gh-aw joins them). */
+export function bothConditions(a: string | undefined, b: string | undefined): string | undefined {
+  return a && b ? `(${a}) && (${b})` : a ?? b;
+}
+
 /** Pull requests from forks never run the agent. */
 export const FORK_GUARD =
   "github.event_name != 'pull_request' || github.event.pull_request.head.repo.id == github.repository_id";

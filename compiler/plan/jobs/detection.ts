@@ -91,7 +91,7 @@ export function detectionJob(detectionInput: DetectionInput): JobPlan {
       "always() && needs.agent.result != 'skipped' && (needs.agent.outputs.output_types != '' || needs.agent.outputs.has_patch == 'true')\n",
     ),
     "runs-on": "ubuntu-latest",
-    permissions: ctx.copilotRequests
+    permissions: ctx.grantsCopilotRequests
       ? { contents: "read", "copilot-requests": "write" }
       : detectionInput.auth
       ? { contents: "read", "id-token": "write" }
@@ -295,7 +295,14 @@ function execStep(detectionInput: DetectionInput, crushModel: string, crushProvi
   if (detectionInput.engine === "copilot" || detectionInput.engine === "claude") exec["timeout-minutes"] = 20;
   const auth = detectionInput.auth;
   exec.run = lit(
-    detectionRun(detectionInput.engine, ctx.firewall, crushProvider, crushModel, auth !== undefined),
+    detectionRun(
+      detectionInput.engine,
+      ctx.firewall,
+      crushProvider,
+      crushModel,
+      ctx.maxEffectiveTokens,
+      auth !== undefined,
+    ),
   );
   exec.env = execEnv(detectionInput, crushModel, crushProvider);
   if (auth) exec.env = federatedEnv(exec.env, auth);

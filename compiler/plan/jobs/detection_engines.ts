@@ -38,12 +38,17 @@ export const CLAUDE_TOOLS = [
   "Write(/tmp/*)",
 ];
 
-/** The firewall-wrapped command line that runs the engine's CLI on the review prompt. */
+/**
+ * The firewall-wrapped command line that runs the engine's CLI on the review prompt. The review spends from
+ * the workflow's own `max-effective-tokens` budget (the firewall's default when unset); its run count stays
+ * the default.
+ */
 export function detectionRun(
   engine: DetectionEngine,
   fw: Firewall | undefined,
   provider: string,
   model: string,
+  maxEffectiveTokens: number | string | undefined,
   federated = false,
 ): string {
   // Crush and OpenCode reach their provider's API and npm's registry (Crush also its catalogue at charm.land).
@@ -67,7 +72,11 @@ export function detectionRun(
       enabled: true,
       enableTokenSteering: true,
       maxRuns: 500,
-      maxEffectiveTokens: 25000000,
+      maxEffectiveTokens: typeof maxEffectiveTokens === "number"
+        ? maxEffectiveTokens
+        : typeof maxEffectiveTokens === "string" && /^\d+$/.test(maxEffectiveTokens)
+        ? Number(maxEffectiveTokens)
+        : 25000000,
       ...(engine === "gemini" || engine === "antigravity"
         ? { targets: { gemini: { host: "generativelanguage.googleapis.com" } } }
         : {}),

@@ -67,7 +67,11 @@ export function updateCacheMemoryJob(
 
 /** Builds `push_repo_memory` for the default repo memory (`tools.repo-memory`). */
 export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, memory: Record<string, unknown>): JobPlan {
-  const branch = repoMemoryBranch({ ...memory, wiki: false }, ctx.id);
+  // A wiki memory pushes to the repository's wiki (its `master` branch) and names its steps so.
+  const wiki = memory.wiki === true;
+  const branch = repoMemoryBranch(memory, ctx.id);
+  const kind = wiki ? "wiki-memory" : "repo-memory";
+  const targetRepo = wiki ? "${{ github.repository }}.wiki" : "${{ github.repository }}";
   const num = (v: unknown, d: number) => (typeof v === "number" ? v : Number(v) || d);
   const globs = Array.isArray(memory["file-glob"])
     ? memory["file-glob"].map(String)
@@ -83,13 +87,13 @@ export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, memory: Recor
     },
     gitCredentialsStep(),
     {
-      name: "Download repo-memory artifact (default)",
+      name: `Download ${kind} artifact (default)`,
       uses: plain(ctx.refs.download),
       "continue-on-error": true,
       with: { name: "repo-memory-default", path: "/tmp/gh-aw/repo-memory/default" },
     },
     {
-      name: "Push repo-memory changes (default)",
+      name: `Push ${kind} changes (default)`,
       id: "push_repo_memory_default",
       if: plain("always()"),
       uses: plain(ctx.refs.githubScript),
@@ -99,8 +103,9 @@ export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, memory: Recor
         GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
         ARTIFACT_DIR: "/tmp/gh-aw/repo-memory/default",
         MEMORY_ID: "default",
-        TARGET_REPO: plain("${{ github.repository }}"),
+        TARGET_REPO: plain(targetRepo),
         BRANCH_NAME: plain(branch),
+        ...(wiki ? { REPO_MEMORY_ALLOWED_REPOS: plain(targetRepo) } : {}),
         MAX_FILE_SIZE: num(memory["max-file-size"], 102400),
         MAX_FILE_COUNT: num(memory["max-file-count"], 100),
         MAX_PATCH_SIZE: num(memory["max-patch-size"], 10240),

@@ -25,6 +25,23 @@ export function codePushTypes(so: SafeOutputsPlan): string[] {
 }
 
 /** Checkout and git setup for code-pushing safe outputs. */
+/** Safe outputs that write to a GitHub Project, whose API the default token cannot reach. */
+const PROJECT_TYPES = ["update-project", "create-project-status-update", "create-project"];
+
+/**
+ * The project the handler works on and the token it uses for it: the first project type's `project:` URL
+ * and its `github-token` (gh-aw's GH_AW_PROJECT_GITHUB_TOKEN secret when unset).
+ */
+function projectAccess(so: SafeOutputsPlan): { url?: string; token: string } | undefined {
+  const key = PROJECT_TYPES.find((t) => so.types.includes(t));
+  if (key === undefined) return undefined;
+  const cfg = (so.raw[key] ?? {}) as Record<string, unknown>;
+  const token = typeof cfg["github-token"] === "string" && cfg["github-token"] !== ""
+    ? cfg["github-token"]
+    : "${{ secrets.GH_AW_PROJECT_GITHUB_TOKEN }}";
+  return { url: typeof cfg.project === "string" ? cfg.project : undefined, token };
+}
+
 /** The token the job writes with: `safe-outputs.github-token` when the author sets one, else the default. */
 function writeTokenOf(so: SafeOutputsPlan): string {
   const token = so.raw["github-token"];
@@ -131,7 +148,8 @@ export function safeOutputsJob(
   steps.push(scriptStep(ctx, "Process Safe Outputs", "safe_output_handler_manager", {
     id: "process_safe_outputs",
     env,
-    token: writeTokenOf(so),
+    // The handler's client must reach the project; the checkouts and git pushes keep the write token.
+    token: projectAccess(so)?.token ?? writeTokenOf(so),
   }));
   // Staged runs only preview, so there are no processed items to upload.
   if (!so.staged) {
@@ -180,7 +198,13 @@ function handlerEnv(so: SafeOutputsPlan, allowedDomains: string[]): Record<strin
       ),
     );
   }
-  env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG = dq(JSON.stringify(so.handlerConfig));
+  // Go's encoding/json escapes <, > and & (HTML-safe) in the handler config it writes.
+  env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG = dq(
+    JSON.stringify(so.handlerConfig).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(
+      /&/g,
+      "\\u0026",
+    ),
+  );
   const agentToken = plain(
     "${{ secrets.GH_AW_AGENT_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}",
   );
@@ -194,6 +218,9 @@ function handlerEnv(so: SafeOutputsPlan, allowedDomains: string[]): Record<strin
   if (codePushTypes(so).length > 0) {
     env.GH_AW_CI_TRIGGER_TOKEN = plain("${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}");
   }
+  const project = projectAccess(so);
+  if (project?.url) env.GH_AW_PROJECT_URL = dq(project.url);
+  if (project) env.GH_AW_PROJECT_GITHUB_TOKEN = plain(project.token);
   return env;
 }
 
@@ -214,6 +241,8 @@ function jobEnv(ctx: JobCtx, so: SafeOutputsPlan, emoji: string | undefined): Re
     jenv.GH_AW_DETECTION_CONCLUSION = plain("${{ needs.detection.outputs.detection_conclusion }}");
     jenv.GH_AW_DETECTION_REASON = plain("${{ needs.detection.outputs.detection_reason }}");
   }
+  // gh-aw announces staged mode to the whole job as well as to the handler step.
+  if (so.staged) jenv.GH_AW_SAFE_OUTPUTS_STAGED = dq("true");
   const messages = messagesJson(so.raw.messages);
   if (messages) jenv.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
   if (emoji) jenv.GH_AW_WORKFLOW_EMOJI = dq(emoji);

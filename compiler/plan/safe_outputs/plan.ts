@@ -95,9 +95,12 @@ function typeConfig(type: SafeOutputType, raw: unknown, engineId: string): Recor
   const out: Record<string, unknown> = {};
   const key = (
     k: string,
-  ) => (type.kebabKeys || k === "target-repo" || k === "custom-agent" ? k : snakeCase(k));
+  ) => (type.kebabKeys || k === "target-repo" || k === "custom-agent" || k === "github-token"
+    ? k
+    : snakeCase(k));
   for (const [k, v] of Object.entries(settings)) {
-    if (k === "github-token" || k === "github-app" || k === "protected-files") continue;
+    // A type's own `github-token` stays in its handler entry (the handler writes with it); an app does not.
+    if (k === "github-app" || k === "protected-files") continue;
     if (k === "expires" && v === false) continue;
     if (Array.isArray(v) && v.length === 0 && k !== "allowed") continue;
     out[key(k)] = k === "expires" ? expiresHours(v) : v;

@@ -8,6 +8,11 @@ import { protectCodePush } from "./code_push.ts";
 export const createPullRequest: SafeOutputType = {
   key: "create-pull-request",
   permissions: { contents: "write", issues: "write", "pull-requests": "write" },
+  // The issues scope is for the fallback issue; with `fallback-as-issue: false` there is none to open.
+  permissionsFor: (raw): Record<string, string> =>
+    raw["fallback-as-issue"] === false
+      ? { contents: "write", "pull-requests": "write" }
+      : { contents: "write", issues: "write", "pull-requests": "write" },
   pushesCode: true,
   handler: (out, raw, { engineId }) => {
     // `fallback_as_issue` is left to the runtime default (true); an explicit false passes through.
