@@ -14,6 +14,7 @@
  */
 import type { BodyReader } from "./contract.ts";
 import { decoded, Http1Response, streamOf } from "./http1_response.ts";
+import { connectTls } from "./http1_tls.ts";
 import {
   BufferedReader,
   ChunkedDecoder,
@@ -25,6 +26,7 @@ import {
 } from "./http1_wire.ts";
 
 export { Http1Response };
+export { tlsRefusal, TlsRefusedError } from "./http1_tls.ts";
 
 /** Options of {@link createHttp1Client}. */
 export interface Http1ClientOptions {
@@ -34,6 +36,11 @@ export interface Http1ClientOptions {
   maxIdlePerOrigin?: number;
   /** Longest wait for a new connection (TCP, and TLS handshake); default 10 s. */
   connectTimeoutMs?: number;
+  /**
+   * PEM certificates trusted for `https://` upstreams instead of the process's root store (tests; in
+   * production the root store is Deno's, extended by `DENO_CERT` or `DENO_TLS_CA_STORE=system`).
+   */
+  caCerts?: string[];
 }
 
 /** A new connection was not established in time. */
@@ -202,10 +209,7 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
     let conn: Deno.Conn;
     try {
       conn = url.protocol === "https:"
-        ? await withSignal(
-          Deno.connectTls({ hostname, port: Number(url.port || 443), alpnProtocols: ["http/1.1"] }),
-          connectSignal,
-        )
+        ? await withSignal(connectTls(hostname, Number(url.port || 443), options.caCerts), connectSignal)
         : await Deno.connect({ hostname, port: Number(url.port || 80), signal: connectSignal });
     } catch (error) {
       if (timeout.aborted && !signal?.aborted) throw new ConnectTimeoutError(connectTimeoutMs);
