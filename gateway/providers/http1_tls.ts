@@ -10,7 +10,10 @@
  * store (or `caCerts`), SNI sent for host names, ALPN `http/1.1` only.
  */
 export async function connectTls(hostname: string, port: number, caCerts?: string[]): Promise<Deno.TlsConn> {
-  const conn = await Deno.connectTls({ hostname, port, caCerts, alpnProtocols: ["http/1.1"] });
+  // TCP first, so Nagle can be turned off (a TlsConn has no setNoDelay), then TLS over it.
+  const tcp = await Deno.connect({ hostname, port });
+  tcp.setNoDelay(true);
+  const conn = await Deno.startTls(tcp, { hostname, caCerts, alpnProtocols: ["http/1.1"] });
   try {
     await conn.handshake();
   } catch (error) {
