@@ -1,5 +1,5 @@
 /**
- * The gateway's upstream HTTP client: HTTP/1.1 over `Deno.connect` / `Deno.connectTls` with a keep-alive
+ * The gateway's upstream HTTP client: HTTP/1.1 over `Deno.connect` (TLS on top for https://) with a keep-alive
  * pool, exposing the part of `fetch` the providers use (string or URL, method, headers, string or byte
  * body, signal → a `Response`). Why not `fetch`: on loopback Deno's fetch costs ≈ 0.2 ms per request more
  * than one write and one read on a pooled socket (bench/, docs/gateway.md), and that was most of the
