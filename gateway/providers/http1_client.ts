@@ -155,19 +155,6 @@ function keepAliveOf(head: ResponseHead): { reuse: boolean; timeoutMs?: number }
   return { reuse, timeoutMs: hint ? Math.max(0, Number(hint[1]) * 1000 - 1000) : undefined };
 }
 
-/** `connecting`, or its signal's reason if that aborts first (a connection arriving later is closed). */
-function withSignal(connecting: Promise<Deno.Conn>, signal: AbortSignal): Promise<Deno.Conn> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    connecting.then((conn) => {
-      signal.removeEventListener("abort", onAbort);
-      if (signal.aborted) conn.close();
-      else resolve(conn);
-    }, reject);
-  });
-}
-
 /** Creates a pooled HTTP/1.1 client. */
 export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client {
   const idleTimeoutMs = options.idleTimeoutMs ?? 4_000;
@@ -209,7 +196,7 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
     let conn: Deno.Conn;
     try {
       conn = url.protocol === "https:"
-        ? await withSignal(connectTls(hostname, Number(url.port || 443), options.caCerts), connectSignal)
+        ? await connectTls(hostname, Number(url.port || 443), options.caCerts, connectSignal)
         : await Deno.connect({ hostname, port: Number(url.port || 80), signal: connectSignal });
     } catch (error) {
       if (timeout.aborted && !signal?.aborted) throw new ConnectTimeoutError(connectTimeoutMs);

@@ -1,27 +1,48 @@
 /**
- * TLS for the built-in upstream client (http1_client.ts): `Deno.connectTls` (rustls) with the handshake
- * awaited, and the one place that recognises a refused certificate in an error chain, so the gateway can say
- * so in its `api_error` (whichever client, built-in or `fetch`, met it).
+ * TLS for the built-in upstream client (http1_client.ts): `Deno.startTls` (rustls) over a TCP_NODELAY
+ * socket, the handshake awaited; and the one place that recognises a refused certificate in an error chain,
+ * so the gateway can say so in its `api_error` (whichever client, built-in or `fetch`, met it).
  */
 
 /**
  * A TLS connection with its handshake done (so the connect timeout covers it and a refused certificate fails
  * here, as a {@link TlsRefusedError}): certificate chain and host name verified by rustls against the root
- * store (or `caCerts`), SNI sent for host names, ALPN `http/1.1` only.
+ * store (or `caCerts`), SNI sent for host names, ALPN `http/1.1` only. `signal` (the request's abort and the
+ * connect timeout) ends the wait at any stage; a socket in mid-handshake is only released when the server
+ * hangs up (Deno's `close()` leaves it to the pending handshake), measured in tls_upstream_test.ts.
  */
-export async function connectTls(hostname: string, port: number, caCerts?: string[]): Promise<Deno.TlsConn> {
+export async function connectTls(
+  hostname: string,
+  port: number,
+  caCerts: string[] | undefined,
+  signal: AbortSignal,
+): Promise<Deno.TlsConn> {
   // TCP first, so Nagle can be turned off (a TlsConn has no setNoDelay), then TLS over it.
-  const tcp = await Deno.connect({ hostname, port });
+  const tcp = await Deno.connect({ hostname, port, signal });
   tcp.setNoDelay(true);
   const conn = await Deno.startTls(tcp, { hostname, caCerts, alpnProtocols: ["http/1.1"] });
+  // Closing a TlsConn does not settle a pending handshake, so the abort both closes it and rejects.
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
   try {
-    await conn.handshake();
+    signal.throwIfAborted();
+    await Promise.race([conn.handshake(), aborted]);
+    return conn;
   } catch (error) {
-    conn.close();
+    try {
+      conn.close();
+    } catch {
+      // already closed
+    }
+    if (signal.aborted) throw signal.reason;
     const reason = tlsRefusal(error);
     throw reason ? new TlsRefusedError(reason, error) : error;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
   }
-  return conn;
 }
 
 /** The upstream's TLS certificate was refused (unknown issuer, wrong host name, expired, ...). */

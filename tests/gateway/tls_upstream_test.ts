@@ -223,6 +223,27 @@ Deno.test(
   },
 );
 
+Deno.test("a server that never finishes the TLS handshake ends in the connect timeout", opts, async () => {
+  // Known limit: Deno cannot close a TlsConn in mid-handshake (close() leaves the socket to the pending
+  // handshake), so the socket is released when such a server hangs up; the request itself ends on time.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const accepted = listener.accept(); // reads nothing, answers nothing
+  const client = createHttp1Client({ connectTimeoutMs: 200 });
+  try {
+    const started = performance.now();
+    await assert.rejects(
+      client.fetch(`https://127.0.0.1:${listener.addr.port}/`, { method: "POST", body: "" }),
+      { name: "ConnectTimeoutError" },
+    );
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed < 1_000, `rejected after ${elapsed.toFixed(0)} ms`);
+  } finally {
+    client.close();
+    (await accepted).close();
+    listener.close();
+  }
+});
+
 Deno.test("an unknown CA and a wrong host name are refused by the built-in client", opts, async () => {
   const cert = await testCertificate();
   const server = tlsServer(cert, async (conn) => {
