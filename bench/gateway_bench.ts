@@ -12,14 +12,25 @@
  * round interleaving direct and gateway requests one by one after a warm-up; the added p50/p99 reported is
  * the median over rounds of (gateway percentile − direct percentile), with the best round beside it. The
  * quantity is the one issue 5 defines (c=1, gateway vs the mock upstream directly); only the aggregation
- * over repeated runs is more robust. `--only c1,fallback,throughput,stream,inprocess,limits,ledger` runs a
- * subset; the `fallback` lane measures the added latency of a fallback after a 503; `limits` what a key
+ * over repeated runs is more robust. `--only c1,fallback,throughput,stream,inprocess,limits,ledger,https`
+ * runs a subset; `https` the HTTPS lanes beside plain-HTTP ones (gateway_https.ts); the `fallback` lane measures the added latency of a fallback after a 503; `limits` what a key
  * with limits adds in-process (in-process counters, then Redis on loopback; see gateway_limits.ts);
  * `ledger` c=32 throughput of a gateway process with the usage ledger on against one with it off.
  */
 import { parseArgs } from "node:util";
 import { measureInProcess } from "./gateway_inprocess.ts";
 import { measureLimits } from "./gateway_limits.ts";
+import { makeTestCertificate } from "../tests/e2e/support/tls.ts";
+import { measureHttps } from "./gateway_https.ts";
+import {
+  median,
+  type Paired,
+  pairedGroups,
+  percentile,
+  streamTimes,
+  type Target,
+  throughput,
+} from "./gateway_measure.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -28,7 +39,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "5" },
     seconds: { type: "string", default: "5" },
     streams: { type: "string", default: "200" },
-    only: { type: "string", default: "c1,fallback,throughput,stream,inprocess,limits,ledger" },
+    only: { type: "string", default: "c1,fallback,throughput,stream,inprocess,limits,ledger,https" },
     "access-log": { type: "boolean", default: false },
   },
 });
@@ -46,12 +57,23 @@ const upstream: string = await new Promise((resolve) => {
   worker.postMessage({ frames: FRAMES, gapMs: GAP_MS });
 });
 
+/** A server process of the bench (a gateway or a null proxy) and what it printed on start. */
+interface Spawned {
+  /** The process. */
+  child: Deno.ChildProcess;
+  /** Its first stdout line, parsed (`url`, `key`). */
+  info: Record<string, string>;
+}
+
+/** Starts `script` in front of `upstream` (default: the plain-HTTP mock), `env` added to its environment. */
 async function spawnServer(
   script: string,
-  ...extra: string[]
-): Promise<{ child: Deno.ChildProcess; info: Record<string, string> }> {
+  extra: string[] = [],
+  options: { upstream?: string; env?: Record<string, string> } = {},
+): Promise<Spawned> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(script, import.meta.url).pathname, upstream, ...extra],
+    args: ["run", "-A", new URL(script, import.meta.url).pathname, options.upstream ?? upstream, ...extra],
+    env: options.env,
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -77,16 +99,16 @@ const logFile = values["access-log"]
   : undefined;
 const { child, info } = await spawnServer(
   "./gateway_bench_server.ts",
-  ...(logFile ? ["--access-log", logFile] : []),
+  logFile ? ["--access-log", logFile] : [],
 );
 const { url: gateway, key } = info;
 const withLedger = ONLY.has("ledger")
-  ? await spawnServer("./gateway_bench_server.ts", "--ledger")
+  ? await spawnServer("./gateway_bench_server.ts", ["--ledger"])
   : undefined;
 // The same gateway on Deno.serve alone (GATEWAY_CONNECTION_GUARD=off): the guard's cost, measured in the same run.
-const unguarded = await spawnServer("./gateway_bench_server.ts", "--guard", "off");
+const unguarded = await spawnServer("./gateway_bench_server.ts", ["--guard", "off"]);
 const nullProxy = await spawnServer("./gateway_null_proxy.ts");
-const nullBuiltin = await spawnServer("./gateway_null_proxy.ts", "--client", "builtin");
+const nullBuiltin = await spawnServer("./gateway_null_proxy.ts", ["--client", "builtin"]);
 
 function rssMb(pid: number): number {
   // `ps` rather than /proc so the task needs no --allow-all.
@@ -124,11 +146,6 @@ const openAiBody = (stream = false) =>
     ...(stream ? { stream_options: { include_usage: true } } : {}),
   });
 
-interface Target {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-}
 const gwHeaders = { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" };
 const upHeaders = {
   "content-type": "application/json",
@@ -166,94 +183,9 @@ const lanes = {
   },
 };
 
-async function once(target: Target): Promise<number> {
-  const t0 = performance.now();
-  const response = await fetch(target.url, { method: "POST", headers: target.headers, body: target.body });
-  await response.arrayBuffer();
-  if (!response.ok) throw new Error(`${target.url}: ${response.status}`);
-  return performance.now() - t0;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-/** One c=1 comparison: pooled percentiles of both targets, and the added p50/p99 aggregated over rounds. */
-interface Paired {
-  direct: number[];
-  via: number[];
-  /** Median over rounds of the added p50 and p99. */
-  added: [number, number];
-  /** The round with the smallest added p50, and its added p99. */
-  best: [number, number];
-}
-
-const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-
-/**
- * Interleaves the direct target with one or more gateway targets request by request, so drift (GC, CPU
- * contention) hits all equally, in ROUNDS rounds of n/ROUNDS requests each, each round after a warm-up.
- */
+/** The c=1 comparisons of `vias` with `direct`, interleaved (see gateway_measure.ts). */
 async function pairedLatencies(direct: Target, vias: Target[], n: number): Promise<Paired[]> {
-  const all = [direct, ...vias].map(() => [] as number[]);
-  const rounds = vias.map(() => [] as Array<[number, number]>);
-  const per = Math.ceil(n / ROUNDS);
-  const targets = [direct, ...vias];
-  for (let r = 0; r < ROUNDS; r++) {
-    for (let i = 0; i < 200; i++) for (const t of targets) await once(t);
-    const lists = targets.map(() => [] as number[]);
-    for (let i = 0; i < per; i++) {
-      for (let t = 0; t < targets.length; t++) lists[t].push(await once(targets[t]));
-    }
-    for (const l of lists) l.sort((x, y) => x - y);
-    vias.forEach((_, v) =>
-      rounds[v].push([
-        percentile(lists[v + 1], 50) - percentile(lists[0], 50),
-        percentile(lists[v + 1], 99) - percentile(lists[0], 99),
-      ])
-    );
-    lists.forEach((l, t) => all[t].push(...l));
-  }
-  for (const l of all) l.sort((x, y) => x - y);
-  return vias.map((_, v) => ({
-    direct: all[0],
-    via: all[v + 1],
-    added: [median(rounds[v].map((r) => r[0])), median(rounds[v].map((r) => r[1]))],
-    best: rounds[v].reduce((m, r) => (r[0] < m[0] ? r : m)),
-  }));
-}
-
-async function throughput(target: Target, concurrency: number, seconds: number): Promise<number> {
-  const end = performance.now() + seconds * 1000;
-  let done = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < end) {
-      await once(target);
-      done++;
-    }
-  }));
-  return done / seconds;
-}
-
-async function streamTimes(target: Target, marker: string): Promise<{ ttft: number; gaps: number[] }> {
-  const t0 = performance.now();
-  const response = await fetch(target.url, { method: "POST", headers: target.headers, body: target.body });
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let ttft = -1;
-  let last = 0;
-  const gaps: number[] = [];
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    const now = performance.now();
-    const text = decoder.decode(value, { stream: true });
-    if (!text.includes(marker)) continue;
-    if (ttft < 0) ttft = now - t0;
-    else gaps.push(now - last);
-    last = now;
-  }
-  return { ttft, gaps };
+  return (await pairedGroups([{ direct, vias }], n, ROUNDS))[0];
 }
 
 async function streamLane(direct: Target, viaGateway: Target, marker = "text_delta") {
@@ -431,6 +363,58 @@ if (ONLY.has("inprocess")) {
     ] as const
   ) rows.push([name, "—", "—", `${ms(p50)} / ${ms(p99)}`, ""]);
 }
+let httpsLines: string[] = [];
+const httpsChildren: Deno.ChildProcess[] = [];
+const wireWorkers: Worker[] = [];
+if (ONLY.has("https")) {
+  // A throwaway CA (openssl, at run time); the gateway processes trust it through DENO_CERT as a user would
+  // trust a private CA, the bench's direct calls through a client of their own.
+  const cert = await makeTestCertificate();
+  const caFile = await Deno.makeTempFile({ prefix: "gateway-bench-ca-", suffix: ".pem" });
+  await Deno.writeTextFile(caFile, cert.caPem);
+  // Both mocks on the same server code (gateway_mock_wire.ts), one plain, one TLS: the lanes differ by TLS.
+  const startWire = async (tls?: { cert: string; key: string }) => {
+    const w = new Worker(new URL("./gateway_mock_wire.ts", import.meta.url), { type: "module" });
+    wireWorkers.push(w);
+    return await new Promise<string>((resolve) => {
+      w.onmessage = (e) => resolve(e.data.url);
+      w.postMessage({ frames: FRAMES, gapMs: GAP_MS, tls });
+    });
+  };
+  const [plainUpstream, tlsUpstream] = [
+    await startWire(),
+    await startWire({ cert: cert.certPem, key: cert.keyPem }),
+  ];
+  const plain = await spawnServer("./gateway_bench_server.ts", [], { upstream: plainUpstream });
+  const overTls = (client: string) =>
+    spawnServer("./gateway_bench_server.ts", ["--client", client], {
+      upstream: tlsUpstream,
+      env: { DENO_CERT: caFile },
+    });
+  const [builtin, viaFetch] = [await overTls("builtin"), await overTls("fetch")];
+  httpsChildren.push(plain.child, builtin.child, viaFetch.child);
+  const client = Deno.createHttpClient({ caCerts: [cert.caPem] });
+  const result = await measureHttps({
+    http: { upstream: plainUpstream, gateway: { url: plain.info.url, key: plain.info.key } },
+    https: {
+      upstream: tlsUpstream,
+      client,
+      builtin: { url: builtin.info.url, key: builtin.info.key },
+      fetch: { url: viaFetch.info.url, key: viaFetch.info.key },
+    },
+    anthropicBody,
+    openAiBody,
+    upstreamHeaders: upHeaders,
+    n: N,
+    rounds: ROUNDS,
+    seconds: SECONDS,
+    streams: STREAMS,
+  });
+  rows.push(...result.rows);
+  httpsLines = result.lines;
+  client.close();
+  await Deno.remove(caFile);
+}
 const header = [
   "lane",
   "direct p50 / p99 ms",
@@ -457,6 +441,7 @@ console.log(
   } req/s, pass-through ${rpsPassOff.toFixed(0)} req/s`,
 );
 console.log(ledgerLine);
+for (const l of httpsLines) console.log(l);
 console.log(
   `gateway RSS: idle ${rssIdle.toFixed(1)} MB, after throughput ${rssLoaded.toFixed(1)} MB, ` +
     `after streams ${rssAfter.toFixed(1)} MB`,
@@ -470,6 +455,7 @@ const children = [
   nullProxy.child,
   nullBuiltin.child,
   ...(withLedger ? [withLedger.child] : []),
+  ...httpsChildren,
 ];
 for (const c of children) c.kill();
 await Promise.all(children.map((c) => c.status));
@@ -479,3 +465,4 @@ if (logFile) {
   await Deno.remove(logFile);
 } else console.log("access log OFF (run with --access-log to measure with it on)");
 worker.terminate();
+for (const w of wireWorkers) w.terminate();

@@ -1,7 +1,8 @@
 /**
  * The gateway as the benchmark runs it: its own process (so its RSS is its own), the real app and key
  * verifier over a temp libSQL file, upstreams pointed at the bench mock, served as self-hosted (behind the
- * connection guard; `--guard off`: Deno.serve alone). Prints `{"url","key"}` on stdout.
+ * connection guard; `--guard off`: Deno.serve alone). An `https://` upstream is trusted through DENO_CERT (the
+ * bench's test CA). Prints `{"url","key"}` on stdout.
  */
 import { createLogger } from "@switchyard/lib/log.ts";
 import { openDatabase } from "@switchyard/lib/db.ts";
@@ -35,6 +36,10 @@ const config = readGatewayConfig({
   GATEWAY_CONNECTION_GUARD: Deno.args.includes("--guard")
     ? Deno.args[Deno.args.indexOf("--guard") + 1]
     : "on",
+  // `--client builtin|fetch`: GATEWAY_UPSTREAM_CLIENT (the HTTPS lanes run one gateway of each).
+  ...(Deno.args.includes("--client")
+    ? { GATEWAY_UPSTREAM_CLIENT: Deno.args[Deno.args.indexOf("--client") + 1] }
+    : {}),
 });
 const { client, db } = await openDatabase<KeysDatabase & UsageDatabase>({ url: config.GATEWAY_DATABASE_URL });
 await migrateDirectory(client, DATABASE_TARGETS.find((t) => t.name === "gateway")!.migrationsDir);

@@ -15,7 +15,7 @@ import { parseJsonBody, validateCountTokensRequest } from "./messages/validate.t
 import { buildCatalogue, type ModelInfo, pageOf } from "./models.ts";
 import type { TraceIds, UpstreamFetch } from "./providers/contract.ts";
 import { createProviders } from "./providers/registry.ts";
-import { createHttp1Client } from "./providers/http1_client.ts";
+import { createUpstreamFetch } from "./providers/upstream_fetch.ts";
 import type { UpstreamLimits } from "./providers/upstream_guard.ts";
 import { ModelRouter } from "./routing.ts";
 import { createRedactor, redactingLogger } from "./secrets.ts";
@@ -89,17 +89,6 @@ export function countersFor(config: GatewayConfig): LimitCounters {
     : new MemoryCounters();
 }
 
-/**
- * The upstream client. The built-in HTTP/1.1 pool serves plain-HTTP upstreams (local and self-hosted model
- * servers, where its ~0.2 ms per call matters); TLS upstreams go through Deno's `fetch`, whose TLS, HTTP/2 and
- * certificate handling are battle-tested and whose cost is noise against an internet round trip.
- */
-function upstreamFetch(client: GatewayConfig["upstreamClient"], connectTimeoutMs: number): UpstreamFetch {
-  if (client === "fetch") return globalThis.fetch;
-  const http1 = createHttp1Client({ connectTimeoutMs }).fetch;
-  return (url, init) => url.startsWith("http://") ? http1(url, init) : globalThis.fetch(url, init);
-}
-
 /** Output-token limits declared in the config file's `models`, by id (`provider/model` or alias). */
 function maxTokensTable(
   file: GatewayConfig["file"],
@@ -146,7 +135,10 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
   // Every log line of the gateway passes the redactor: upstream errors and causes may quote a credential.
   const logger = redactingLogger(deps.logger, redact);
   const providers = createProviders(config.providers, {
-    fetch: deps.fetch ?? upstreamFetch(config.upstreamClient, config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS),
+    fetch: deps.fetch ??
+      createUpstreamFetch(config.upstreamClient, {
+        connectTimeoutMs: config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS,
+      }),
     pingIntervalMs: config.GATEWAY_PING_INTERVAL_MS,
     redact,
     limits: upstreamLimits(config),

@@ -3,7 +3,7 @@ import { GatewayError, upstreamHttpError } from "../errors.ts";
 import type { TranslateStreamOptions } from "../messages/stream_pipe.ts";
 import type { AnthropicEventWriter } from "../messages/stream_writer.ts";
 import type { ProviderCall, ProviderDeps, UpstreamResponse } from "./contract.ts";
-import { ConnectTimeoutError } from "./http1_client.ts";
+import { ConnectTimeoutError, tlsRefusal } from "./http1_client.ts";
 import { guardedResponse, UpstreamWatch } from "./upstream_guard.ts";
 
 /** The stream pipe's options for one call (abort, pings, redaction); `begin` writes `message_start`. */
@@ -71,6 +71,21 @@ export async function postUpstream(
     if (watch.expired) throw watch.expired;
     const connectTimeout = error instanceof ConnectTimeoutError ||
       (error instanceof Error && error.cause instanceof ConnectTimeoutError);
+    const refusedTls = tlsRefusal(error);
+    if (refusedTls) {
+      // Not the client's fault and not a transient failure of the network: say what was refused (a 502, as
+      // for refused credentials); a fallback of another provider may still serve.
+      throw new GatewayError(
+        "api_error",
+        `upstream provider ${provider} could not be reached over TLS: ${refusedTls}`,
+        {
+          status: 502,
+          cause: error,
+          detail: error instanceof Error ? error.message : String(error),
+          retryable: true,
+        },
+      );
+    }
     throw new GatewayError(
       "api_error",
       connectTimeout

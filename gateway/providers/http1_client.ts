@@ -1,5 +1,5 @@
 /**
- * The gateway's upstream HTTP client: HTTP/1.1 over `Deno.connect` / `Deno.connectTls` with a keep-alive
+ * The gateway's upstream HTTP client: HTTP/1.1 over `Deno.connect` (TLS on top for https://) with a keep-alive
  * pool, exposing the part of `fetch` the providers use (string or URL, method, headers, string or byte
  * body, signal → a `Response`). Why not `fetch`: on loopback Deno's fetch costs ≈ 0.2 ms per request more
  * than one write and one read on a pooled socket (bench/, docs/gateway.md), and that was most of the
@@ -14,6 +14,7 @@
  */
 import type { BodyReader } from "./contract.ts";
 import { decoded, Http1Response, streamOf } from "./http1_response.ts";
+import { connectTls } from "./http1_tls.ts";
 import {
   BufferedReader,
   ChunkedDecoder,
@@ -25,6 +26,7 @@ import {
 } from "./http1_wire.ts";
 
 export { Http1Response };
+export { tlsRefusal, TlsRefusedError } from "./http1_tls.ts";
 
 /** Options of {@link createHttp1Client}. */
 export interface Http1ClientOptions {
@@ -34,6 +36,11 @@ export interface Http1ClientOptions {
   maxIdlePerOrigin?: number;
   /** Longest wait for a new connection (TCP, and TLS handshake); default 10 s. */
   connectTimeoutMs?: number;
+  /**
+   * PEM certificates trusted for `https://` upstreams instead of the process's root store (tests; in
+   * production the root store is Deno's, extended by `DENO_CERT` or `DENO_TLS_CA_STORE=system`).
+   */
+  caCerts?: string[];
 }
 
 /** A new connection was not established in time. */
@@ -148,19 +155,6 @@ function keepAliveOf(head: ResponseHead): { reuse: boolean; timeoutMs?: number }
   return { reuse, timeoutMs: hint ? Math.max(0, Number(hint[1]) * 1000 - 1000) : undefined };
 }
 
-/** `connecting`, or its signal's reason if that aborts first (a connection arriving later is closed). */
-function withSignal(connecting: Promise<Deno.Conn>, signal: AbortSignal): Promise<Deno.Conn> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    connecting.then((conn) => {
-      signal.removeEventListener("abort", onAbort);
-      if (signal.aborted) conn.close();
-      else resolve(conn);
-    }, reject);
-  });
-}
-
 /** Creates a pooled HTTP/1.1 client. */
 export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client {
   const idleTimeoutMs = options.idleTimeoutMs ?? 4_000;
@@ -202,10 +196,7 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
     let conn: Deno.Conn;
     try {
       conn = url.protocol === "https:"
-        ? await withSignal(
-          Deno.connectTls({ hostname, port: Number(url.port || 443), alpnProtocols: ["http/1.1"] }),
-          connectSignal,
-        )
+        ? await connectTls(hostname, Number(url.port || 443), options.caCerts, connectSignal)
         : await Deno.connect({ hostname, port: Number(url.port || 80), signal: connectSignal });
     } catch (error) {
       if (timeout.aborted && !signal?.aborted) throw new ConnectTimeoutError(connectTimeoutMs);

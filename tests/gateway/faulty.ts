@@ -13,6 +13,7 @@ import { readGatewayConfig } from "../../gateway/config.ts";
 import { startGatewayServer } from "../../gateway/serve.ts";
 import { ApiKeyStore, type KeysDatabase } from "../../gateway/keys/store.ts";
 import { KeyVerifier } from "../../gateway/keys/verifier.ts";
+import type { UpstreamFetch } from "../../gateway/providers/contract.ts";
 
 /** One request a faulty upstream received. */
 export interface FaultyRequest {
@@ -88,10 +89,14 @@ export interface FaultyGateway {
   close(): Promise<void>;
 }
 
-/** Starts a gateway with `env` (upstream URLs and keys, limits) and an optional config file. */
+/**
+ * Starts a gateway with `env` (upstream URLs and keys, limits), an optional config file and an optional
+ * upstream fetch in place of the one GATEWAY_UPSTREAM_CLIENT selects.
+ */
 export async function startFaultyGateway(
   env: Record<string, string>,
   configYaml?: string,
+  upstreamFetch?: UpstreamFetch,
 ): Promise<FaultyGateway> {
   const dir = await Deno.makeTempDir({ prefix: "gateway-faulty-" });
   if (configYaml !== undefined) await Deno.writeTextFile(`${dir}/gateway.yaml`, configYaml);
@@ -108,7 +113,7 @@ export async function startFaultyGateway(
   const keys = new KeyVerifier(() => store.activeHashes(), { ttlMs: 1_000 });
   const logs: string[] = [];
   const logger = createLogger({ level: "debug", sink: (line) => logs.push(line) });
-  const app = createGatewayApp(config, { logger, keys });
+  const app = createGatewayApp(config, { logger, keys, fetch: upstreamFetch });
   // As self-hosted: behind the connection guard unless GATEWAY_CONNECTION_GUARD=off.
   const server = await startGatewayServer(app.fetch, config, { port: 0 });
   return {
