@@ -297,7 +297,15 @@ function walFileSync(walPath: string): { sync: () => Promise<void>; close: () =>
       if (!current) return; // nothing was written through the log yet
       if (!file || current.ino !== inode) {
         file?.close();
-        file = await Deno.open(walPath, { read: true });
+        file = undefined;
+        try {
+          file = await Deno.open(walPath, { read: true });
+        } catch (error) {
+          // Gone since the stat: the last connection of another process closed, checkpointed the log into
+          // the database (synced) and removed it, so there is nothing left here to sync.
+          if (error instanceof Deno.errors.NotFound) return;
+          throw error;
+        }
         inode = (await file.stat()).ino;
       }
       checkedAt = performance.now();
