@@ -12,6 +12,7 @@
 import type { Client } from "@libsql/client";
 import { oauthError, sha256Base64Url } from "../oauth_client_auth.ts";
 import type { JwtSigner } from "../signing/id_token_signer.ts";
+import { userClaims } from "../token_info.ts";
 import type { GroupCommit } from "@switchyard/lib/group_commit.ts";
 
 const ACCESS_TOKEN_SECONDS = 3600;
@@ -208,21 +209,8 @@ function idTokenClaims(
   endSession: unknown,
   iat: number,
 ): Record<string, unknown> {
-  const name = String(user.name ?? "");
-  const parts = name.split(" ").filter(Boolean);
-  const claims: Record<string, unknown> = { sub: String(user.id) };
-  if (scopes.includes("profile")) {
-    claims.name = user.name ?? undefined;
-    claims.picture = user.image ?? undefined;
-    if (parts.length > 1) {
-      claims.given_name = parts.slice(0, -1).join(" ");
-      claims.family_name = parts.at(-1);
-    }
-  }
-  if (scopes.includes("email")) {
-    claims.email = user.email ?? undefined;
-    claims.email_verified = Number(user.email_verified ?? 0) === 1;
-  }
+  // The same profile and email claims userinfo answers (token_info.ts).
+  const claims = userClaims(user, scopes);
   return {
     ...claims,
     ...(row.authTime !== null ? { auth_time: Math.floor(row.authTime / 1000) } : {}),
