@@ -2,23 +2,7 @@
 import assert from "node:assert/strict";
 import { createClient } from "@libsql/client";
 import { tempDir } from "@switchyard/lib/testing.ts";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
-
-async function task(name: string, args: string[], env: Record<string, string> = {}) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", name, ...args],
-    cwd: ROOT,
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: output.code,
-    stdout: new TextDecoder().decode(output.stdout),
-    stderr: new TextDecoder().decode(output.stderr),
-  };
-}
+import { task } from "./cli_task.ts";
 
 Deno.test("oauth:register --json creates a PKCE client in a fresh database that survives its one-use user", async () => {
   await using dir = await tempDir();
