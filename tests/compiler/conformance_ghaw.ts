@@ -155,6 +155,8 @@ const paths = new Map<string, number>();
 /** Per job kind, the differing paths inside the job (workflows affected). */
 const kindPaths = new Map<string, Map<string, number>>();
 const failures: string[] = [];
+/** With `LIST=1`, every workflow whose lock is not byte-identical, with its first differing paths. */
+const notIdentical: string[] = [];
 const cronMiss: string[] = [];
 const perJob: Record<string, [number, number]> = {};
 for (const w of result.workflows) {
@@ -173,7 +175,8 @@ for (const w of result.workflows) {
     continue;
   }
   ok++;
-  if (normaliseText(w.lockContent) === normaliseText(expected)) bytes++;
+  const identical = normaliseText(w.lockContent) === normaliseText(expected);
+  if (identical) bytes++;
   const em = readLockMetadata(expected), gm = readLockMetadata(w.lockContent);
   if (em?.frontmatter_hash === gm?.frontmatter_hash) fm++;
   if (em?.body_hash === gm?.body_hash) body++;
@@ -207,6 +210,9 @@ for (const w of result.workflows) {
   if (all && Object.keys(ej).length === Object.keys(gj).length) allJobs++;
   const d = new Set<string>();
   diffPaths(ey, gy, "", d);
+  if (!identical) {
+    notIdentical.push(`${w.source}: ${d.size ? [...d].slice(0, 6).join(" ") : "(YAML-equal; bytes differ)"}`);
+  }
   for (const key of new Set([...d].map((p) => p.split("/").slice(0, 5).join("/")))) {
     paths.set(key, (paths.get(key) ?? 0) + 1);
   }
@@ -243,6 +249,10 @@ for (const [k, [eq, tot]] of Object.entries(perJob).sort()) {
   console.log(`| job \`${k}\` YAML-equal | ${pct(eq, tot)} |`);
 }
 console.log(`| compile time (all workflows) | ${ms.toFixed(0)} ms |`);
+if (Deno.env.get("LIST")) {
+  console.log(`\nNot byte-identical (${notIdentical.length}):\n`);
+  for (const l of notIdentical) console.log(`- ${l}`);
+}
 console.log("\nTop differing paths (workflows affected):\n\n| path | count |\n|---|---|");
 for (
   const [p, c] of [...paths.entries()].filter(([p]) => p.includes(Deno.env.get("FILTER") ?? "")).sort((
