@@ -28,6 +28,7 @@ import { isPublicAuthRoute, routeNotFound } from "./edge/route_allowlist.ts";
 import { requestLimits } from "./edge/limits.ts";
 import { RateLimiter } from "./edge/rate_limit.ts";
 import { withoutSessionToken } from "./edge/session_response.ts";
+import { keySignerFor } from "./signing/key_signer.ts";
 import { idTokenSigner } from "./signing/id_token_signer.ts";
 import { GroupCommit } from "@switchyard/lib/group_commit.ts";
 import { staticDocuments } from "./static_documents.ts";
@@ -76,8 +77,11 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   const base = new URL(config.AUTH_BASE_URL);
   const issuer = issuerOf(config);
   const writes = new GroupCommit(client);
+  const keySigner = keySignerFor(config.AUTH_SIGNING_LIBCRYPTO);
+  logger.debug(keySigner.note);
   const signJwt = idTokenSigner({
     client,
+    signer: keySigner.signer,
     secret: config.AUTH_SECRET ?? LOCAL_MODE_SECRET,
     // Better Auth's JWKS endpoint mints the first key, once (auth/signing_key.ts).
     ensureKey: () => secure.api.getJwks(),

@@ -59,6 +59,11 @@ const authConfigSchema = z.object({
     }
     return parsed;
   }).optional(),
+  /**
+   * How ID tokens the service signs itself are signed (auth/signing/key_signer.ts): unset or `auto` uses the
+   * system's libcrypto 3 when it loads, a path names the library, `off` keeps WebCrypto.
+   */
+  AUTH_SIGNING_LIBCRYPTO: z.string().optional(),
   /** Read by Better Auth itself; must stay unset in local mode so the environment cannot widen trust. */
   BETTER_AUTH_TRUSTED_ORIGINS: z.string().optional(),
   LOG_LEVEL: logLevelSetting,

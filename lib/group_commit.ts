@@ -6,6 +6,7 @@
  */
 import type { Client, Transaction } from "@libsql/client";
 import { setImmediate } from "node:timers";
+import { commitInStages } from "./serialized_client.ts";
 
 interface Job<T> {
   work: (tx: Transaction) => Promise<T>;
@@ -54,11 +55,17 @@ export class GroupCommit {
             outcomes.push({ ok: false, error });
           }
         }
-        await tx.commit();
-        batch.forEach((job, i) => {
-          const outcome = outcomes[i];
-          if (outcome.ok) job.resolve(outcome.value);
-          else job.reject(outcome.error);
+        // A file connection is free once COMMIT has run (lib/serialized_client.ts): the next batch executes
+        // while this one's sync runs, and these jobs settle when their commit is durable.
+        const { ran, durable } = commitInStages(tx);
+        await ran;
+        durable.then(() =>
+          batch.forEach((job, i) => {
+            const outcome = outcomes[i];
+            if (outcome.ok) job.resolve(outcome.value);
+            else job.reject(outcome.error);
+          }), (error) => {
+          for (const job of batch) job.reject(error);
         });
       } catch (error) {
         await tx?.rollback().catch(() => {});

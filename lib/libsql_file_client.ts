@@ -16,6 +16,7 @@
 import Database from "libsql";
 import { Buffer } from "node:buffer";
 import type { Client, InArgs, InStatement, ResultSet, Row, TransactionMode } from "@libsql/client";
+import type { ImmediateClient } from "./serialized_client.ts";
 
 /** How many prepared statements a connection keeps (the services use a few dozen distinct texts). */
 const STATEMENT_CACHE_SIZE = 512;
@@ -90,7 +91,7 @@ export interface FileClientOptions {
 }
 
 /** Opens a local database file as a {@link Client} (integers as JavaScript numbers). */
-export function libsqlFileClient(url: string, options: FileClientOptions = {}): Client {
+export function libsqlFileClient(url: string, options: FileClientOptions = {}): ImmediateClient {
   const path = filePathOf(url);
   let db: NativeDatabase | undefined = new Database(path) as unknown as NativeDatabase;
   const cache = new Map<string, Prepared>();
@@ -161,7 +162,11 @@ export function libsqlFileClient(url: string, options: FileClientOptions = {}): 
     if (db?.inTransaction) run("ROLLBACK");
   };
 
-  const client: Client = {
+  const client: ImmediateClient = {
+    executeNow: (stmt) => {
+      const result = run(stmt);
+      return { result, durable: durable() };
+    },
     execute: (async (stmtOrSql: InStatement | string, args?: InArgs) => {
       try {
         return run(stmtOrSql, args);

@@ -9,6 +9,39 @@
  */
 import type { Client, InArgs, InStatement, ResultSet, Transaction, TransactionMode } from "@libsql/client";
 
+/**
+ * A client that can run a statement at once and hand back the promise of its durability, so a caller that
+ * holds the connection (below) can let others use it while the commit's WAL sync runs.
+ */
+export interface ImmediateClient extends Client {
+  /** Runs `stmt` before returning (errors are thrown); `durable` resolves once its commit is synced. */
+  executeNow(stmt: InStatement | string): { result: ResultSet; durable: Promise<void> };
+}
+
+/** The client's {@link ImmediateClient.executeNow}, when it has one. */
+export function immediateOf(client: Client): ImmediateClient | undefined {
+  return typeof (client as Partial<ImmediateClient>).executeNow === "function"
+    ? client as ImmediateClient
+    : undefined;
+}
+
+/** A transaction whose commit reports when the connection is free apart from when the commit is durable. */
+export interface StagedTransaction extends Transaction {
+  /**
+   * Commits: `ran` settles once COMMIT has run (the connection serves others from then on), `durable` once
+   * the commit is on stable storage (the same moment for a client without {@link immediateOf}).
+   */
+  commitInStages(): { ran: Promise<void>; durable: Promise<void> };
+}
+
+/** Commits `tx` in stages when it can, else as one step. */
+export function commitInStages(tx: Transaction): { ran: Promise<void>; durable: Promise<void> } {
+  const staged = (tx as Partial<StagedTransaction>).commitInStages;
+  if (staged) return staged.call(tx);
+  const committed = tx.commit();
+  return { ran: committed, durable: committed };
+}
+
 const BEGIN: Record<TransactionMode, string> = {
   write: "BEGIN IMMEDIATE",
   read: "BEGIN TRANSACTION READONLY",
@@ -20,6 +53,7 @@ export function serializedClient(inner: Client): Client {
   // The check for an open transaction and what follows it must happen in the same tick (no await between
   // them), or two waiters released together would both go ahead: hence the loops are written inline.
   let open: Promise<void> | undefined;
+  const immediate = immediateOf(inner);
   const statement = (stmtOrSql: InStatement | string, args?: InArgs): InStatement =>
     typeof stmtOrSql === "string" ? { sql: stmtOrSql, args: args ?? [] } : stmtOrSql;
 
@@ -40,7 +74,7 @@ export function serializedClient(inner: Client): Client {
       finish();
       throw error;
     }
-    const transaction: Transaction = {
+    const transaction: StagedTransaction = {
       execute: (stmt: InStatement) => inner.execute(stmt),
       batch: async (stmts: InStatement[]) => {
         const results: ResultSet[] = [];
@@ -59,7 +93,32 @@ export function serializedClient(inner: Client): Client {
           finish();
         }
       },
+      commitInStages: () => {
+        if (!immediate) {
+          const committed = transaction.commit();
+          return { ran: committed, durable: committed };
+        }
+        // The connection is free as soon as COMMIT has run: the next transaction executes while this
+        // one's WAL sync is under way, and its own sync covers both (the log is written in order).
+        try {
+          const { durable } = immediate.executeNow("COMMIT");
+          finish();
+          return { ran: Promise.resolve(), durable };
+        } catch (error) {
+          try {
+            immediate.executeNow("ROLLBACK");
+          } catch { /* the commit's error is the one to report */ }
+          finish();
+          // One promise for both, so a caller that awaits `ran` has handled the rejection.
+          const failed = Promise.reject(error);
+          return { ran: failed, durable: failed };
+        }
+      },
       commit: async () => {
+        if (immediate) {
+          await transaction.commitInStages().durable;
+          return;
+        }
         try {
           await inner.execute("COMMIT");
         } catch (error) {

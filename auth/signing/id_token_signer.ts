@@ -4,7 +4,7 @@
  * service secret and importing it — about a millisecond before the RSA signature itself. Here the decrypted
  * key is kept per `kid`, which key is current (the newest usable row, as Better Auth chooses it) is looked up
  * at most once a second, so a key added by rotation in another process signs within a second, and the RSA
- * signature itself runs on the signing thread (off_thread_signer.ts).
+ * signature itself runs off the event loop (key_signer.ts: libcrypto, else signing threads).
  */
 import { symmetricDecrypt } from "better-auth/crypto";
 import type { JWTPayload } from "jose";
@@ -29,7 +29,7 @@ export interface IdTokenSignerDeps {
   ensureKey(): Promise<unknown>;
   /** Clock, for tests. */
   now?: () => number;
-  /** Signs with a decrypted key (default: on a worker thread, this thread when none can run). */
+  /** Signs with a decrypted key (default: signing threads; the service passes key_signer.ts's choice). */
   signer?: KeySigner;
 }
 

@@ -1,9 +1,11 @@
 /**
  * RS256 signatures on worker threads (sign_worker.ts), with the main thread signing as the fallback when no
- * worker can run (an edge isolate without Worker) or a worker fails. Deno's WebCrypto signs RSA
- * synchronously on the calling thread (~0.5–3 ms a token), so one signing thread caps the service at a few
- * hundred ID tokens a second: the pool has one thread per processor (at most 4), each request going to the
- * thread with the fewest signatures pending. Threads start on first use, so a cold start pays nothing.
+ * worker can run (an edge isolate without Worker) or a worker fails. The signer where libcrypto cannot be
+ * loaded (key_signer.ts). Deno 2.9's WebCrypto does the RSA arithmetic (1.1–1.2 ms a 2048-bit token) on a
+ * blocking thread with 10–40 µs on the caller's; the jose work around it stays on the caller, and in the
+ * refresh bench the pool still answered a little more than signing in the main isolate (docs/auth.md): one
+ * thread per processor (at most 4), each request to the thread with the fewest signatures pending. Threads
+ * start on first use, so a cold start pays nothing.
  */
 import { importJWK, type JWTPayload, SignJWT } from "jose";
 import type { SignReply, SignRequest } from "./sign_protocol.ts";

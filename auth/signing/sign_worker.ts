@@ -1,7 +1,6 @@
 /**
- * The signing thread: holds the imported private keys and answers RS256 signatures. Deno's WebCrypto signs
- * RSA on the calling thread (~0.5–3 ms a token), so on the main thread every signature stalls every other
- * request; here it only occupies this worker (measured in docs/auth.md, Performance).
+ * A signing thread of off_thread_signer.ts: holds the imported private keys and answers RS256 signatures
+ * with jose over WebCrypto, so the jose work around each signature leaves the main thread.
  */
 /// <reference lib="deno.worker" />
 import { importJWK, type JWK, type JWTPayload, SignJWT } from "jose";
