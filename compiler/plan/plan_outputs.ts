@@ -4,6 +4,7 @@ import { uploadAssetsJob } from "./jobs/assets.ts";
 import { customJob, customJobNames, safeJob } from "./jobs/custom.ts";
 import { safeOutputsJob } from "./jobs/safe_outputs.ts";
 import { conclusionJob } from "./jobs/conclusion.ts";
+import { UPLOAD_SARIF_JOB, uploadSarifJob, uploadsSarif } from "./jobs/code_scanning.ts";
 import { diagnostic } from "../source/diagnostics.ts";
 import { toY } from "./workflow_values.ts";
 import { effectiveCacheMemory, guardPolicyOf } from "./agent/memory.ts";
@@ -17,19 +18,19 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     string,
     Record<string, unknown>
   >;
+  // The workflow's own checkout (no other repository) sets the depth of the code-push checkouts.
+  const ownCheckout = merged.checkout.find((c) => c.repository === undefined && (c.path ?? "") === "");
   jobs.safe_outputs = safeOutputsJob(
     ctx,
     safeOutputs,
     network.allowed,
     typeof data.emoji === "string" ? data.emoji : undefined,
     undefined,
-    (() => {
-      // The workflow's own checkout (no other repository) sets the depth of the code-push checkouts.
-      const own = merged.checkout.find((c) => c.repository === undefined && (c.path ?? "") === "");
-      return typeof own?.["fetch-depth"] === "number" ? own["fetch-depth"] as number : undefined;
-    })(),
+    typeof ownCheckout?.["fetch-depth"] === "number" ? ownCheckout["fetch-depth"] as number : undefined,
   );
   const conclusionExtra: string[] = [];
+  /** Jobs that carry out safe outputs beside `safe_outputs` (named to the status comment's update). */
+  const safeOutputJobs: string[] = [];
   // Custom safe-output jobs (safe-outputs.jobs, imports merged).
   const safeJobsRaw =
     (safeOutputs.raw.jobs && typeof safeOutputs.raw.jobs === "object" ? safeOutputs.raw.jobs : {}) as Record<
@@ -52,6 +53,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
       toY,
     });
     conclusionExtra.push(name);
+    safeOutputJobs.push(name);
   }
   // Without threat detection the agent's own actions/cache step saves the memory; no separate job is needed.
   if (ctx.cacheMemory && safeOutputs.threatDetection) {
@@ -67,6 +69,17 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
   if (safeOutputs.handlerConfig.upload_asset && !safeOutputs.staged) {
     jobs.upload_assets = uploadAssetsJob(ctx, safeOutputs.handlerConfig.upload_asset);
     conclusionExtra.push("upload_assets");
+  }
+  if (uploadsSarif(safeOutputs)) {
+    const token = ownCheckout?.["github-token"];
+    jobs[UPLOAD_SARIF_JOB] = uploadSarifJob(
+      ctx,
+      safeOutputs,
+      await pinText("github/codeql-action/upload-sarif", "v4.35.5"),
+      typeof token === "string" && token !== "" ? token : undefined,
+    );
+    conclusionExtra.push(UPLOAD_SARIF_JOB);
+    safeOutputJobs.push(UPLOAD_SARIF_JOB);
   }
   if (data.experiments && typeof data.experiments === "object") {
     jobs.push_experiments_state = pushExperimentsStateJob(ctx);
@@ -85,6 +98,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
   jobs.conclusion = conclusionJob(ctx, safeOutputs, {
     timeoutMinutes: timeout,
     extraNeeds: conclusionExtra,
+    safeOutputJobs,
     apiHosts: network.engineApiHosts,
     hasSecrets: engine.secrets.length > 0,
   });

@@ -29,6 +29,8 @@ export interface ConclusionInput {
   timeoutMinutes: number | string;
   /** Jobs beyond the standard ones it waits for (`push_repo_memory`, custom safe-output jobs…). */
   extraNeeds: string[];
+  /** Jobs besides `safe_outputs` that carry out safe outputs (custom jobs, SARIF upload, workflow calls). */
+  safeOutputJobs?: string[];
   /** The engine's API hosts, named in the failure issue when the firewall blocked one. */
   apiHosts: string;
   /** Whether activation verified secrets (its result is reported). */
@@ -45,7 +47,7 @@ export function conclusionJob(ctx: JobCtx, so: SafeOutputsPlan, input: Conclusio
     env: failureEnv(ctx, so, input),
     token: WRITE_TOKEN,
   }));
-  if (ctx.statusComment) steps.push(statusCommentStep(ctx, so));
+  if (ctx.statusComment) steps.push(statusCommentStep(ctx, so, input.safeOutputJobs ?? []));
   const job: JobPlan = {
     needs: [
       ...[
@@ -263,7 +265,7 @@ function conclusionPermissions(so: SafeOutputsPlan): Record<string, string> {
 }
 
 /** Updates the status comment (or reaction comment) with how the run ended. */
-function statusCommentStep(ctx: JobCtx, so: SafeOutputsPlan): StepPlan {
+function statusCommentStep(ctx: JobCtx, so: SafeOutputsPlan, safeOutputJobs: string[]): StepPlan {
   const env: Record<string, YValue> = {
     GH_AW_AGENT_OUTPUT: AGENT_OUTPUT,
     GH_AW_COMMENT_ID: plain("${{ needs.activation.outputs.comment_id }}"),
@@ -282,6 +284,12 @@ function statusCommentStep(ctx: JobCtx, so: SafeOutputsPlan): StepPlan {
   }
   const messages = messagesJson(so.raw.messages);
   if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
+  // The other safe-output jobs, so the update can tell their items from unhandled ones (none has a URL).
+  if (safeOutputJobs.length > 0) {
+    env.GH_AW_SAFE_OUTPUT_JOBS = dq(
+      JSON.stringify(Object.fromEntries([...safeOutputJobs].sort().map((j) => [j, ""]))),
+    );
+  }
   return scriptStep(ctx, "Update reaction comment with completion status", "notify_comment_error", {
     id: "conclusion",
     env,

@@ -17,6 +17,7 @@ import { snakeCase } from "../safe_outputs/types/contract.ts";
 import { expandEcosystems } from "../network.ts";
 import { ghHostStep } from "./custom.ts";
 import { messagesJson } from "../safe_outputs/messages.ts";
+import { sarifArtifactStep, uploadsSarif } from "./code_scanning.ts";
 
 /** Safe-output types that push code (they need a checkout and git credentials in `safe_outputs`). */
 export function codePushTypes(so: SafeOutputsPlan): string[] {
@@ -151,6 +152,7 @@ export function safeOutputsJob(
     // The handler's client must reach the project; the checkouts and git pushes keep the write token.
     token: projectAccess(so)?.token ?? writeTokenOf(so),
   }));
+  if (uploadsSarif(so)) steps.push(sarifArtifactStep(ctx));
   // Staged runs only preview, so there are no processed items to upload.
   if (!so.staged) {
     steps.push({

@@ -1,0 +1,65 @@
+/** Jobs gh-aw adds beside the standard ones, and what the conclusion job takes from them. */
+import { parse } from "yaml";
+import { assertEquals } from "../../compiler/test_assert.ts";
+import { compileOne } from "./helpers.ts";
+
+type Step = { name?: string; id?: string; if?: string; uses?: string; with?: Record<string, unknown> };
+type Job = {
+  needs?: string | string[];
+  if?: string;
+  permissions?: Record<string, string>;
+  outputs?: Record<string, string>;
+  steps: Step[];
+};
+
+async function jobsOf(md: string, extra: Record<string, string> = {}): Promise<Record<string, Job>> {
+  return parse((await compileOne(md, extra)).lock).jobs;
+}
+
+const stepNames = (job: Job) => job.steps.map((s) => s.name);
+
+Deno.test("create-code-scanning-alert uploads its SARIF file through the upload_code_scanning_sarif job", async () => {
+  const jobs = await jobsOf(
+    "---\non: workflow_dispatch\nsafe-outputs:\n  create-code-scanning-alert:\n    driver: Scanner\n---\nScan.\n",
+  );
+  const upload = jobs.safe_outputs.steps.find((s) => s.name === "Upload SARIF artifact")!;
+  assertEquals(upload.if, "steps.process_safe_outputs.outputs.sarif_file != ''");
+  assertEquals(upload.with?.name, "code-scanning-sarif");
+  assertEquals(jobs.safe_outputs.outputs?.sarif_file, "${{ steps.process_safe_outputs.outputs.sarif_file }}");
+  const job = jobs.upload_code_scanning_sarif;
+  assertEquals(job.needs, "safe_outputs");
+  assertEquals(job.if, "needs.safe_outputs.outputs.sarif_file != ''");
+  assertEquals(job.permissions, { contents: "read", "security-events": "write" });
+  assertEquals(stepNames(job), [
+    "Restore checkout to triggering commit",
+    "Download SARIF artifact",
+    "Upload SARIF to GitHub Code Scanning",
+  ]);
+  assertEquals(job.steps[2].with?.sarif_file, "/tmp/gh-aw/sarif/code-scanning-alert.sarif");
+  assertEquals((jobs.conclusion.needs as string[]).includes("upload_code_scanning_sarif"), true);
+});
+
+Deno.test("a staged create-code-scanning-alert has no SARIF upload and grants no scopes", async () => {
+  const jobs = await jobsOf(
+    "---\non: workflow_dispatch\nsafe-outputs:\n  create-code-scanning-alert:\n    staged: true\n" +
+      "  add-labels:\n---\nScan.\n",
+  );
+  assertEquals(jobs.upload_code_scanning_sarif, undefined);
+  assertEquals(stepNames(jobs.safe_outputs).includes("Upload SARIF artifact"), false);
+  assertEquals(jobs.safe_outputs.outputs?.sarif_file, undefined);
+  assertEquals(jobs.safe_outputs.permissions?.["security-events"], undefined);
+  assertEquals(jobs.conclusion.permissions?.["security-events"], undefined);
+});
+
+Deno.test("the status comment's update names the other safe-output jobs", async () => {
+  const jobs = await jobsOf(
+    "---\non:\n  issues:\n    types: [opened]\n  status-comment: true\nsafe-outputs:\n" +
+      "  create-code-scanning-alert:\n---\nScan.\n",
+  );
+  const step = jobs.conclusion.steps.find((s) =>
+    s.name === "Update reaction comment with completion status"
+  ) as
+    & Step
+    & { env: Record<string, string> };
+  assertEquals(step.env.GH_AW_SAFE_OUTPUT_JOBS, '{"upload_code_scanning_sarif":""}');
+});
