@@ -4,6 +4,7 @@ import { uploadAssetsJob } from "./jobs/assets.ts";
 import { customJob, customJobNames, safeJob } from "./jobs/custom.ts";
 import { safeOutputsJob } from "./jobs/safe_outputs.ts";
 import { conclusionJob } from "./jobs/conclusion.ts";
+import { callWorkflowJobs } from "./jobs/call_workflow.ts";
 import { UPLOAD_SARIF_JOB, uploadSarifJob, uploadsSarif } from "./jobs/code_scanning.ts";
 import { diagnostic } from "../source/diagnostics.ts";
 import { toY } from "./workflow_values.ts";
@@ -80,6 +81,18 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     );
     conclusionExtra.push(UPLOAD_SARIF_JOB);
     safeOutputJobs.push(UPLOAD_SARIF_JOB);
+  }
+  const declared = data.permissions && typeof data.permissions === "object"
+    ? Object.fromEntries(Object.entries(data.permissions).map(([k, v]) => [k, String(v)]))
+    : {};
+  for (
+    const [name, job] of Object.entries(
+      callWorkflowJobs(safeOutputs, planning.workflowTargets ?? [], declared),
+    )
+  ) {
+    jobs[name] = job;
+    conclusionExtra.push(name);
+    safeOutputJobs.push(name);
   }
   if (data.experiments && typeof data.experiments === "object") {
     jobs.push_experiments_state = pushExperimentsStateJob(ctx);

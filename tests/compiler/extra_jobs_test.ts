@@ -63,3 +63,33 @@ Deno.test("the status comment's update names the other safe-output jobs", async 
     & { env: Record<string, string> };
   assertEquals(step.env.GH_AW_SAFE_OUTPUT_JOBS, '{"upload_code_scanning_sarif":""}');
 });
+
+Deno.test("call-workflow fans out to one call-<worker> job per worker, with its inputs, secrets and scopes", async () => {
+  const worker = "name: W\non:\n  workflow_call:\n    inputs:\n      payload:\n        type: string\n" +
+    "      task-description:\n        type: string\n    secrets:\n      MY_TOKEN:\n        required: false\n" +
+    "jobs:\n  a:\n    permissions:\n      contents: read\n      issues: write\n    runs-on: x\n" +
+    "  b:\n    permissions:\n      actions: read\n    runs-on: x\n";
+  const md = "---\non: workflow_dispatch\npermissions:\n  contents: read\n  pull-requests: read\n" +
+    "safe-outputs:\n  call-workflow:\n    workflows:\n      - worker\n      - missing\n---\nCall.\n";
+  const jobs = await jobsOf(md, { ".github/workflows/worker.lock.yml": worker }) as unknown as Record<
+    string,
+    Record<string, unknown>
+  >;
+  assertEquals(jobs["call-worker"], {
+    needs: "safe_outputs",
+    if: "needs.safe_outputs.outputs.call_workflow_name == 'worker'",
+    permissions: { actions: "read", contents: "read", issues: "write", "pull-requests": "read" },
+    uses: "./.github/workflows/worker.lock.yml",
+    with: {
+      payload: "${{ needs.safe_outputs.outputs.call_workflow_payload }}",
+      "task-description":
+        "${{ fromJSON(needs.safe_outputs.outputs.call_workflow_payload).task-description }}",
+    },
+    secrets: { MY_TOKEN: "${{ secrets.MY_TOKEN }}" },
+  });
+  // A worker whose file is not there yet inherits the secrets and forwards no inputs.
+  assertEquals(jobs["call-missing"].secrets, "inherit");
+  assertEquals(jobs["call-missing"].with, undefined);
+  const needs = jobs.conclusion.needs as string[];
+  assertEquals(needs.includes("call-worker") && needs.includes("call-missing"), true);
+});
