@@ -1,5 +1,10 @@
 /** Planning of the jobs after the agent: safe outputs, memory, assets, experiments, conclusion, custom jobs. */
-import { pushExperimentsStateJob, pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs/memory.ts";
+import {
+  pushExperimentsStateJob,
+  pushRepoMemoryJob,
+  repoMemories,
+  updateCacheMemoryJob,
+} from "./jobs/memory.ts";
 import { uploadAssetsJob } from "./jobs/assets.ts";
 import { customJob, customJobNames, safeJob } from "./jobs/custom.ts";
 import { safeOutputsJob } from "./jobs/safe_outputs.ts";
@@ -99,12 +104,11 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     conclusionExtra.push("push_experiments_state");
   }
   const repoMemory = merged.tools["repo-memory"];
-  if (repoMemory !== undefined && repoMemory !== false && !Array.isArray(repoMemory)) {
-    jobs.push_repo_memory = pushRepoMemoryJob(
-      ctx,
-      safeOutputs.threatDetection,
-      repoMemory && typeof repoMemory === "object" ? repoMemory as Record<string, unknown> : {},
-    );
+  if (
+    repoMemory !== undefined && repoMemory !== false &&
+    !(Array.isArray(repoMemory) && repoMemory.length === 0)
+  ) {
+    jobs.push_repo_memory = pushRepoMemoryJob(ctx, safeOutputs.threatDetection, repoMemory);
     conclusionExtra.push("push_repo_memory");
   }
   conclusionExtra.push(...customJobNames(rawJobs));
@@ -112,6 +116,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     timeoutMinutes: timeout,
     extraNeeds: conclusionExtra,
     safeOutputJobs,
+    repoMemoryIds: jobs.push_repo_memory ? repoMemories(repoMemory).map((m) => m.id) : [],
     apiHosts: network.engineApiHosts,
     hasSecrets: engine.secrets.length > 0,
   });

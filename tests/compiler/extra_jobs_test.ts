@@ -93,3 +93,30 @@ Deno.test("call-workflow fans out to one call-<worker> job per worker, with its 
   const needs = jobs.conclusion.needs as string[];
   assertEquals(needs.includes("call-worker") && needs.includes("call-missing"), true);
 });
+
+Deno.test("a list of repo memories is pushed by push_repo_memory, one step per memory, and reported by the conclusion", async () => {
+  const md = "---\non: workflow_dispatch\nsafe-outputs:\n  create-issue:\ntools:\n  repo-memory:\n" +
+    "    - id: notes\n      branch-name: memory/notes\n    - id: audits\n      branch-name: memory/audits\n---\nGo.\n";
+  const jobs = await jobsOf(md) as unknown as Record<string, Job & Record<string, unknown>>;
+  const push = jobs.push_repo_memory;
+  assertEquals(
+    stepNames(push).filter((n) => n?.startsWith("Push repo-memory")),
+    ["Push repo-memory changes (notes)", "Push repo-memory changes (audits)"],
+  );
+  assertEquals(
+    (push.concurrency as Record<string, string>).group,
+    "push-repo-memory-${{ github.repository }}|memory/audits|memory/notes",
+  );
+  assertEquals(
+    push.outputs?.validation_failed_notes,
+    "${{ steps.push_repo_memory_notes.outputs.validation_failed }}",
+  );
+  const failure = jobs.conclusion.steps.find((s) => s.name === "Handle agent failure") as Step & {
+    env: Record<string, string>;
+  };
+  assertEquals(
+    failure.env.GH_AW_REPO_MEMORY_VALIDATION_ERROR_audits,
+    "${{ needs.push_repo_memory.outputs.validation_error_audits }}",
+  );
+  assertEquals((jobs.conclusion.needs as string[]).includes("push_repo_memory"), true);
+});

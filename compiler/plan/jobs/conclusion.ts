@@ -31,6 +31,8 @@ export interface ConclusionInput {
   extraNeeds: string[];
   /** Jobs besides `safe_outputs` that carry out safe outputs (custom jobs, SARIF upload, workflow calls). */
   safeOutputJobs?: string[];
+  /** The ids of the repo memories `push_repo_memory` pushes (none without that job). */
+  repoMemoryIds?: string[];
   /** The engine's API hosts, named in the failure issue when the firewall blocked one. */
   apiHosts: string;
   /** Whether activation verified secrets (its result is reported). */
@@ -179,7 +181,7 @@ function failureEnv(ctx: JobCtx, so: SafeOutputsPlan, input: ConclusionInput): R
   env.GH_AW_STALE_LOCK_FILE_FAILED = plain("${{ needs.activation.outputs.stale_lock_file_failed }}");
   const messages = messagesJson(so.raw.messages);
   if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
-  if (input.extraNeeds.includes("push_repo_memory")) Object.assign(env, repoMemoryEnv());
+  if (input.repoMemoryIds?.length) Object.assign(env, repoMemoryEnv(input.repoMemoryIds));
   Object.assign(env, {
     GH_AW_GROUP_REPORTS: dq(String(so.raw["group-reports"] === true)),
     GH_AW_FAILURE_REPORT_AS_ISSUE: dq(String(so.raw["report-failure-as-issue"] !== false)),
@@ -228,8 +230,8 @@ function safeOutputErrorEnv(so: SafeOutputsPlan): Record<string, YValue> {
   return env;
 }
 
-/** The repo-memory push job's result and its default memory's validation outputs. */
-function repoMemoryEnv(): Record<string, YValue> {
+/** The repo-memory push job's result and each memory's validation outputs. */
+function repoMemoryEnv(ids: string[]): Record<string, YValue> {
   const env: Record<string, YValue> = {
     GH_AW_PUSH_REPO_MEMORY_RESULT: plain("${{ needs.push_repo_memory.result }}"),
   };
@@ -238,10 +240,12 @@ function repoMemoryEnv(): Record<string, YValue> {
     ["VALIDATION_ERROR", "validation_error"],
     ["PATCH_SIZE_EXCEEDED", "patch_size_exceeded"],
   ];
-  for (const [suffix, output] of outputs) {
-    env[`GH_AW_REPO_MEMORY_${suffix}_default`] = plain(
-      `\${{ needs.push_repo_memory.outputs.${output}_default }}`,
-    );
+  for (const id of ids) {
+    for (const [suffix, output] of outputs) {
+      env[`GH_AW_REPO_MEMORY_${suffix}_${id}`] = plain(
+        `\${{ needs.push_repo_memory.outputs.${output}_${id} }}`,
+      );
+    }
   }
   return env;
 }
