@@ -72,8 +72,9 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     );
     conclusionExtra.push("update_cache_memory");
   }
-  if (safeOutputs.handlerConfig.upload_asset && !safeOutputs.staged) {
-    jobs.upload_assets = uploadAssetsJob(ctx, safeOutputs.handlerConfig.upload_asset);
+  // A staged run still has the job: the push script previews what it would publish.
+  if (safeOutputs.handlerConfig.upload_asset) {
+    jobs.upload_assets = uploadAssetsJob(ctx, safeOutputs);
     conclusionExtra.push("upload_assets");
   }
   if (uploadsSarif(safeOutputs)) {
@@ -116,6 +117,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     timeoutMinutes: timeout,
     extraNeeds: conclusionExtra,
     safeOutputJobs,
+    jobDiscriminator: (data.concurrency as Record<string, unknown> | undefined)?.["job-discriminator"],
     repoMemoryIds: jobs.push_repo_memory ? repoMemories(repoMemory).map((m) => m.id) : [],
     apiHosts: network.engineApiHosts,
     hasSecrets: engine.secrets.length > 0,

@@ -120,3 +120,23 @@ Deno.test("a list of repo memories is pushed by push_repo_memory, one step per m
   );
   assertEquals((jobs.conclusion.needs as string[]).includes("push_repo_memory"), true);
 });
+
+Deno.test("a staged run keeps upload_assets (told it is staged) and the safe_outputs type outputs", async () => {
+  const md =
+    "---\non: workflow_dispatch\nsafe-outputs:\n  staged: true\n  upload-asset:\n  add-comment:\n---\nGo.\n";
+  const jobs = await jobsOf(md);
+  const push = jobs.upload_assets.steps.find((s) => s.name === "Push assets") as Step & {
+    env: Record<string, string>;
+  };
+  assertEquals(push.env.GH_AW_SAFE_OUTPUTS_STAGED, "true");
+  assertEquals(jobs.safe_outputs.outputs?.comment_id, "${{ steps.process_safe_outputs.outputs.comment_id }}");
+  assertEquals((jobs.conclusion.needs as string[]).includes("upload_assets"), true);
+});
+
+Deno.test("concurrency.job-discriminator splits the conclusion's group as it splits the agent's", async () => {
+  const md =
+    "---\non:\n  schedule: daily\n  workflow_dispatch:\n    inputs:\n      org:\n        type: string\n" +
+    "concurrency:\n  job-discriminator: ${{ inputs.org || github.run_id }}\nsafe-outputs:\n  create-issue:\n---\nGo.\n";
+  const jobs = await jobsOf(md) as unknown as Record<string, { concurrency: { group: string } }>;
+  assertEquals(jobs.conclusion.concurrency.group, "gh-aw-conclusion-w-${{ inputs.org || github.run_id }}");
+});

@@ -31,6 +31,8 @@ export interface ConclusionInput {
   extraNeeds: string[];
   /** Jobs besides `safe_outputs` that carry out safe outputs (custom jobs, SARIF upload, workflow calls). */
   safeOutputJobs?: string[];
+  /** `concurrency.job-discriminator`: splits the job's group as it splits the agent's. */
+  jobDiscriminator?: unknown;
   /** The ids of the repo memories `push_repo_memory` pushes (none without that job). */
   repoMemoryIds?: string[];
   /** The engine's API hosts, named in the failure issue when the firewall blocked one. */
@@ -67,7 +69,15 @@ export function conclusionJob(ctx: JobCtx, so: SafeOutputsPlan, input: Conclusio
     ),
     "runs-on": "ubuntu-slim",
     permissions: conclusionPermissions(so),
-    concurrency: { group: dq(`gh-aw-conclusion-${ctx.id}`), "cancel-in-progress": false, queue: "max" },
+    concurrency: {
+      group: dq(
+        `gh-aw-conclusion-${ctx.id}${
+          input.jobDiscriminator !== undefined ? `-${input.jobDiscriminator}` : ""
+        }`,
+      ),
+      "cancel-in-progress": false,
+      queue: "max",
+    },
     steps,
   };
   if (so.configured) {

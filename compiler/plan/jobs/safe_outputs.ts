@@ -253,7 +253,7 @@ function jobEnv(ctx: JobCtx, so: SafeOutputsPlan, emoji: string | undefined): Re
   return sortedEnv;
 }
 
-/** The job's outputs (sorted): the processing step's results, per enabled type unless staged. */
+/** The job's outputs (sorted): the processing step's results, per enabled type (staged runs too). */
 function jobOutputs(so: SafeOutputsPlan): Record<string, YValue> {
   const o = (k: string, step = k) => plain(`\${{ steps.process_safe_outputs.outputs.${step} }}`);
   const outputs: Record<string, YValue> = {
@@ -262,12 +262,10 @@ function jobOutputs(so: SafeOutputsPlan): Record<string, YValue> {
     create_discussion_error_count: o("create_discussion_error_count"),
     create_discussion_errors: o("create_discussion_errors"),
   };
-  if (!so.staged) {
-    for (const type of SAFE_OUTPUT_TYPES) {
-      if (!type.jobOutputs || !so.types.includes(type.key)) continue;
-      const handler = so.handlerConfig[snakeCase(type.key)] ?? {};
-      for (const [name, step] of Object.entries(type.jobOutputs(handler))) outputs[name] = o("x", step);
-    }
+  for (const type of SAFE_OUTPUT_TYPES) {
+    if (!type.jobOutputs || !so.types.includes(type.key)) continue;
+    const handler = so.handlerConfig[snakeCase(type.key)] ?? {};
+    for (const [name, step] of Object.entries(type.jobOutputs(handler))) outputs[name] = o("x", step);
   }
   outputs.process_safe_outputs_processed_count = o("x", "processed_count");
   outputs.process_safe_outputs_temporary_id_map = o("x", "temporary_id_map");
