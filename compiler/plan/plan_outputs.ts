@@ -9,6 +9,7 @@ import { uploadAssetsJob } from "./jobs/assets.ts";
 import { customJob, customJobNames, safeJob } from "./jobs/custom.ts";
 import { safeOutputsJob } from "./jobs/safe_outputs.ts";
 import { conclusionJob } from "./jobs/conclusion.ts";
+import { locksForAgent, unlockJob } from "./jobs/unlock.ts";
 import { callWorkflowJobs } from "./jobs/call_workflow.ts";
 import { UPLOAD_SARIF_JOB, uploadSarifJob, uploadsSarif } from "./jobs/code_scanning.ts";
 import { diagnostic } from "../source/diagnostics.ts";
@@ -35,6 +36,12 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     typeof ownCheckout?.["fetch-depth"] === "number" ? ownCheckout["fetch-depth"] as number : undefined,
   );
   const conclusionExtra: string[] = [];
+  // The issue is unlocked before the safe outputs act on it, and the conclusion reports after both.
+  if (locksForAgent(data.on)) {
+    jobs.unlock = unlockJob(ctx, safeOutputs.threatDetection);
+    (jobs.safe_outputs.needs as string[]).push("unlock");
+    conclusionExtra.push("unlock");
+  }
   /** Jobs that carry out safe outputs beside `safe_outputs` (named to the status comment's update). */
   const safeOutputJobs: string[] = [];
   // Custom safe-output jobs (safe-outputs.jobs, imports merged).

@@ -140,3 +140,18 @@ Deno.test("concurrency.job-discriminator splits the conclusion's group as it spl
   const jobs = await jobsOf(md) as unknown as Record<string, { concurrency: { group: string } }>;
   assertEquals(jobs.conclusion.concurrency.group, "gh-aw-conclusion-w-${{ inputs.org || github.run_id }}");
 });
+
+Deno.test("lock-for-agent locks the issue in activation and the unlock job unlocks it before the safe outputs", async () => {
+  const md =
+    "---\non:\n  issues:\n    types: [opened]\n    lock-for-agent: true\nsafe-outputs:\n  add-comment:\n---\nGo.\n";
+  const jobs = await jobsOf(md);
+  const lock = jobs.activation.steps.find((s) => s.name === "Lock issue for agentic workflow")!;
+  assertEquals(lock.if, "github.event_name == 'issues' || github.event_name == 'issue_comment'");
+  assertEquals(jobs.activation.permissions?.issues, "write");
+  assertEquals(jobs.activation.outputs?.issue_locked, "${{ steps.lock-issue.outputs.locked }}");
+  assertEquals(jobs.unlock.needs, ["activation", "agent", "detection"]);
+  assertEquals(jobs.unlock.permissions, { contents: "read", issues: "write" });
+  assertEquals(stepNames(jobs.unlock).at(-1), "Unlock issue after agentic workflow");
+  assertEquals((jobs.safe_outputs.needs as string[]).includes("unlock"), true);
+  assertEquals((jobs.conclusion.needs as string[]).includes("unlock"), true);
+});
