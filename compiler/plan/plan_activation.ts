@@ -30,6 +30,7 @@ import {
   toY,
 } from "./workflow_values.ts";
 
+import { locksForAgent } from "./jobs/unlock.ts";
 import type { Gates, Planning } from "./planning.ts";
 
 /**
@@ -289,6 +290,7 @@ export function planActivation(
       ? { names: triggers.labelCommand.names, events: triggers.labelCommand.events }
       : undefined,
     githubToken: typeof rawOn["github-token"] === "string" ? rawOn["github-token"] : undefined,
+    lockForAgent: locksForAgent(rawOn),
     noConfigCheckout: inlined && "workflow_call" in triggers.on,
     statusComment: rawOn["status-comment"] === true ||
       ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOn["status-comment"] !== false),

@@ -40,6 +40,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
   const checkouts = merged.checkout.map(checkoutWith);
   const workflowTargets = await readWorkflowTargets(safeOutputs, posix.dirname(source), o.read);
   applyWorkflowTargets(safeOutputs, workflowTargets);
+  planning.workflowTargets = workflowTargets;
   applyCommentMemory(safeOutputs, merged.tools["comment-memory"]);
   const userSteps = [...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])];
   const runtimeNeeds = detectRuntimes({

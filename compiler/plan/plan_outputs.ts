@@ -1,9 +1,17 @@
 /** Planning of the jobs after the agent: safe outputs, memory, assets, experiments, conclusion, custom jobs. */
-import { pushExperimentsStateJob, pushRepoMemoryJob, updateCacheMemoryJob } from "./jobs/memory.ts";
+import {
+  pushExperimentsStateJob,
+  pushRepoMemoryJob,
+  repoMemories,
+  updateCacheMemoryJob,
+} from "./jobs/memory.ts";
 import { uploadAssetsJob } from "./jobs/assets.ts";
 import { customJob, customJobNames, safeJob } from "./jobs/custom.ts";
 import { safeOutputsJob } from "./jobs/safe_outputs.ts";
 import { conclusionJob } from "./jobs/conclusion.ts";
+import { locksForAgent, unlockJob } from "./jobs/unlock.ts";
+import { callWorkflowJobs } from "./jobs/call_workflow.ts";
+import { UPLOAD_SARIF_JOB, uploadSarifJob, uploadsSarif } from "./jobs/code_scanning.ts";
 import { diagnostic } from "../source/diagnostics.ts";
 import { toY } from "./workflow_values.ts";
 import { effectiveCacheMemory, guardPolicyOf } from "./agent/memory.ts";
@@ -17,19 +25,25 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     string,
     Record<string, unknown>
   >;
+  // The workflow's own checkout (no other repository) sets the depth of the code-push checkouts.
+  const ownCheckout = merged.checkout.find((c) => c.repository === undefined && (c.path ?? "") === "");
   jobs.safe_outputs = safeOutputsJob(
     ctx,
     safeOutputs,
     network.allowed,
     typeof data.emoji === "string" ? data.emoji : undefined,
     undefined,
-    (() => {
-      // The workflow's own checkout (no other repository) sets the depth of the code-push checkouts.
-      const own = merged.checkout.find((c) => c.repository === undefined && (c.path ?? "") === "");
-      return typeof own?.["fetch-depth"] === "number" ? own["fetch-depth"] as number : undefined;
-    })(),
+    typeof ownCheckout?.["fetch-depth"] === "number" ? ownCheckout["fetch-depth"] as number : undefined,
   );
   const conclusionExtra: string[] = [];
+  // The issue is unlocked before the safe outputs act on it, and the conclusion reports after both.
+  if (locksForAgent(data.on)) {
+    jobs.unlock = unlockJob(ctx, safeOutputs.threatDetection);
+    (jobs.safe_outputs.needs as string[]).push("unlock");
+    conclusionExtra.push("unlock");
+  }
+  /** Jobs that carry out safe outputs beside `safe_outputs` (named to the status comment's update). */
+  const safeOutputJobs: string[] = [];
   // Custom safe-output jobs (safe-outputs.jobs, imports merged).
   const safeJobsRaw =
     (safeOutputs.raw.jobs && typeof safeOutputs.raw.jobs === "object" ? safeOutputs.raw.jobs : {}) as Record<
@@ -52,6 +66,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
       toY,
     });
     conclusionExtra.push(name);
+    safeOutputJobs.push(name);
   }
   // Without threat detection the agent's own actions/cache step saves the memory; no separate job is needed.
   if (ctx.cacheMemory && safeOutputs.threatDetection) {
@@ -64,27 +79,53 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     );
     conclusionExtra.push("update_cache_memory");
   }
-  if (safeOutputs.handlerConfig.upload_asset && !safeOutputs.staged) {
-    jobs.upload_assets = uploadAssetsJob(ctx, safeOutputs.handlerConfig.upload_asset);
+  // A staged run still has the job: the push script previews what it would publish.
+  if (safeOutputs.handlerConfig.upload_asset) {
+    jobs.upload_assets = uploadAssetsJob(ctx, safeOutputs);
     conclusionExtra.push("upload_assets");
+  }
+  if (uploadsSarif(safeOutputs)) {
+    const token = ownCheckout?.["github-token"];
+    jobs[UPLOAD_SARIF_JOB] = uploadSarifJob(
+      ctx,
+      safeOutputs,
+      await pinText("github/codeql-action/upload-sarif", "v4.35.5"),
+      typeof token === "string" && token !== "" ? token : undefined,
+    );
+    conclusionExtra.push(UPLOAD_SARIF_JOB);
+    safeOutputJobs.push(UPLOAD_SARIF_JOB);
+  }
+  const declared = data.permissions && typeof data.permissions === "object"
+    ? Object.fromEntries(Object.entries(data.permissions).map(([k, v]) => [k, String(v)]))
+    : {};
+  for (
+    const [name, job] of Object.entries(
+      callWorkflowJobs(safeOutputs, planning.workflowTargets ?? [], declared),
+    )
+  ) {
+    jobs[name] = job;
+    conclusionExtra.push(name);
+    safeOutputJobs.push(name);
   }
   if (data.experiments && typeof data.experiments === "object") {
     jobs.push_experiments_state = pushExperimentsStateJob(ctx);
     conclusionExtra.push("push_experiments_state");
   }
   const repoMemory = merged.tools["repo-memory"];
-  if (repoMemory !== undefined && repoMemory !== false && !Array.isArray(repoMemory)) {
-    jobs.push_repo_memory = pushRepoMemoryJob(
-      ctx,
-      safeOutputs.threatDetection,
-      repoMemory && typeof repoMemory === "object" ? repoMemory as Record<string, unknown> : {},
-    );
+  if (
+    repoMemory !== undefined && repoMemory !== false &&
+    !(Array.isArray(repoMemory) && repoMemory.length === 0)
+  ) {
+    jobs.push_repo_memory = pushRepoMemoryJob(ctx, safeOutputs.threatDetection, repoMemory);
     conclusionExtra.push("push_repo_memory");
   }
   conclusionExtra.push(...customJobNames(rawJobs));
   jobs.conclusion = conclusionJob(ctx, safeOutputs, {
     timeoutMinutes: timeout,
     extraNeeds: conclusionExtra,
+    safeOutputJobs,
+    jobDiscriminator: (data.concurrency as Record<string, unknown> | undefined)?.["job-discriminator"],
+    repoMemoryIds: jobs.push_repo_memory ? repoMemories(repoMemory).map((m) => m.id) : [],
     apiHosts: network.engineApiHosts,
     hasSecrets: engine.secrets.length > 0,
   });

@@ -11,6 +11,7 @@ import type { EngineConfig } from "./engines.ts";
 import type { SafeOutputsPlan } from "./safe_outputs/plan.ts";
 import type { preActivationExtras } from "./jobs/custom.ts";
 import type { MultilineStyle } from "./user_steps.ts";
+import type { WorkflowTarget } from "./safe_outputs/dynamic_tools.ts";
 
 /** Options of planning one workflow (the run's settings). */
 export interface PlanOptions {
@@ -48,6 +49,8 @@ export interface Planning {
   /** Pins a list of user steps; `style` picks how their multi-line strings are written (user_steps.ts). */
   pinSteps: (steps: unknown, style?: MultilineStyle) => Promise<StepPlan[]>;
   jobs: Record<string, JobPlan>;
+  /** The workflows `dispatch-workflow` / `call-workflow` may start, as read when the agent was planned. */
+  workflowTargets?: WorkflowTarget[];
 }
 
 /** The `on:` gates decided before the jobs: role check, stop time, skip conditions, pre-activation steps. */

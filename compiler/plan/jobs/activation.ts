@@ -71,7 +71,11 @@ export function activationJob(activationInput: ActivationInput): JobPlan {
   if (cond) job.if = jobIf(cond);
   // The guard is what makes the workflow_run trigger safe, so gh-aw repeats the zizmor note above it.
   if (activationInput.workflowRunGuard) job.ifNote = new Comment(WORKFLOW_RUN_ZIZMOR_NOTE);
-  job.permissions = { ...activationInput.permissions, ...activationWrites(activationInput) };
+  job.permissions = {
+    ...activationInput.permissions,
+    ...activationWrites(activationInput),
+    ...(activationInput.lockForAgent ? { issues: "write" } : {}),
+  };
   job.permissions = Object.fromEntries(
     Object.keys(job.permissions).sort().map((k) => [k, (job.permissions as Record<string, string>)[k]]),
   );
@@ -192,6 +196,9 @@ function preflightSteps(activationInput: ActivationInput): StepPlan[] {
   return steps;
 }
 
+/** The events whose issue `lock-for-agent` locks. */
+export const ISSUE_EVENTS_GUARD = "github.event_name == 'issues' || github.event_name == 'issue_comment'";
+
 /** Steps the triggers and features ask for: experiments, sanitized text, status comment, label removal. */
 function triggerSteps(activationInput: ActivationInput): StepPlan[] {
   const { ctx } = activationInput;
@@ -247,6 +254,13 @@ function triggerSteps(activationInput: ActivationInput): StepPlan[] {
       id: "remove_trigger_label",
       env: { GH_AW_LABEL_NAMES: dq(JSON.stringify(activationInput.labelRemoval.names)) },
       token: activationInput.githubToken,
+    }));
+  }
+  // The issue stays locked while the agent works, so nobody can change the conversation it reads.
+  if (activationInput.lockForAgent) {
+    steps.push(scriptStep(ctx, "Lock issue for agentic workflow", "lock-issue", {
+      id: "lock-issue",
+      if: plain(ISSUE_EVENTS_GUARD),
     }));
   }
   return steps;
@@ -309,6 +323,9 @@ function activationOutputs(activationInput: ActivationInput): Record<string, YVa
       }
       : { comment_id: dq(""), comment_repo: dq("") }),
     engine_id: plain("${{ steps.generate_aw_info.outputs.engine_id }}"),
+    ...(activationInput.lockForAgent
+      ? { issue_locked: plain("${{ steps.lock-issue.outputs.locked }}") }
+      : {}),
     lockdown_check_failed: plain("${{ steps.generate_aw_info.outputs.lockdown_check_failed == 'true' }}"),
     model: plain("${{ steps.generate_aw_info.outputs.model }}"),
     ...(activationInput.secrets.length > 0

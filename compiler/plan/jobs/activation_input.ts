@@ -46,6 +46,8 @@ export interface ActivationInput {
   activationEvents?: string[];
   /** A label command whose trigger label is removed (names and the label events). */
   labelRemoval?: { names: string[]; events: string[] };
+  /** `lock-for-agent` on an issue trigger: the issue is locked while the agent works on it. */
+  lockForAgent?: boolean;
   /** `on.github-token`: used by the reaction, lock-file check, status comment and label removal. */
   githubToken?: string;
   /**

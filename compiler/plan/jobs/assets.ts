@@ -11,9 +11,12 @@ import {
   WRITE_TOKEN,
 } from "../steps.ts";
 import { dq, lit, plain, type YValue } from "../../yaml/writer.ts";
+import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
+import { messagesJson } from "../safe_outputs/messages.ts";
 
 /** Builds `upload_assets` from the `upload_asset` handler config. */
-export function uploadAssetsJob(ctx: JobCtx, cfg: Record<string, unknown>): JobPlan {
+export function uploadAssetsJob(ctx: JobCtx, so: SafeOutputsPlan): JobPlan {
+  const cfg = so.handlerConfig.upload_asset ?? {};
   const exts = Array.isArray(cfg["allowed-exts"]) ? cfg["allowed-exts"].map(String) : [];
   const env: Record<string, YValue> = {
     GH_AW_AGENT_OUTPUT: plain("${{ steps.setup-agent-output-env.outputs.GH_AW_AGENT_OUTPUT }}"),
@@ -26,6 +29,9 @@ export function uploadAssetsJob(ctx: JobCtx, cfg: Record<string, unknown>): JobP
     ...(ctx.engineId === "copilot" ? { GH_AW_ENGINE_VERSION: dq(ctx.engineVersion) } : {}),
     GH_AW_ENGINE_MODEL: ctx.model ? dq(ctx.model) : plain("${{ needs.agent.outputs.model }}"),
   };
+  if (so.staged) env.GH_AW_SAFE_OUTPUTS_STAGED = dq("true");
+  const messages = messagesJson(so.raw.messages);
+  if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
   const steps: StepPlan[] = [
     ...setupSteps(ctx, true),
     {

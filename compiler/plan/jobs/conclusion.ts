@@ -29,6 +29,12 @@ export interface ConclusionInput {
   timeoutMinutes: number | string;
   /** Jobs beyond the standard ones it waits for (`push_repo_memory`, custom safe-output jobs…). */
   extraNeeds: string[];
+  /** Jobs besides `safe_outputs` that carry out safe outputs (custom jobs, SARIF upload, workflow calls). */
+  safeOutputJobs?: string[];
+  /** `concurrency.job-discriminator`: splits the job's group as it splits the agent's. */
+  jobDiscriminator?: unknown;
+  /** The ids of the repo memories `push_repo_memory` pushes (none without that job). */
+  repoMemoryIds?: string[];
   /** The engine's API hosts, named in the failure issue when the firewall blocked one. */
   apiHosts: string;
   /** Whether activation verified secrets (its result is reported). */
@@ -45,7 +51,7 @@ export function conclusionJob(ctx: JobCtx, so: SafeOutputsPlan, input: Conclusio
     env: failureEnv(ctx, so, input),
     token: WRITE_TOKEN,
   }));
-  if (ctx.statusComment) steps.push(statusCommentStep(ctx, so));
+  if (ctx.statusComment) steps.push(statusCommentStep(ctx, so, input.safeOutputJobs ?? []));
   const job: JobPlan = {
     needs: [
       ...[
@@ -63,7 +69,15 @@ export function conclusionJob(ctx: JobCtx, so: SafeOutputsPlan, input: Conclusio
     ),
     "runs-on": "ubuntu-slim",
     permissions: conclusionPermissions(so),
-    concurrency: { group: dq(`gh-aw-conclusion-${ctx.id}`), "cancel-in-progress": false, queue: "max" },
+    concurrency: {
+      group: dq(
+        `gh-aw-conclusion-${ctx.id}${
+          input.jobDiscriminator !== undefined ? `-${input.jobDiscriminator}` : ""
+        }`,
+      ),
+      "cancel-in-progress": false,
+      queue: "max",
+    },
     steps,
   };
   if (so.configured) {
@@ -177,7 +191,7 @@ function failureEnv(ctx: JobCtx, so: SafeOutputsPlan, input: ConclusionInput): R
   env.GH_AW_STALE_LOCK_FILE_FAILED = plain("${{ needs.activation.outputs.stale_lock_file_failed }}");
   const messages = messagesJson(so.raw.messages);
   if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
-  if (input.extraNeeds.includes("push_repo_memory")) Object.assign(env, repoMemoryEnv());
+  if (input.repoMemoryIds?.length) Object.assign(env, repoMemoryEnv(input.repoMemoryIds));
   Object.assign(env, {
     GH_AW_GROUP_REPORTS: dq(String(so.raw["group-reports"] === true)),
     GH_AW_FAILURE_REPORT_AS_ISSUE: dq(String(so.raw["report-failure-as-issue"] !== false)),
@@ -226,8 +240,8 @@ function safeOutputErrorEnv(so: SafeOutputsPlan): Record<string, YValue> {
   return env;
 }
 
-/** The repo-memory push job's result and its default memory's validation outputs. */
-function repoMemoryEnv(): Record<string, YValue> {
+/** The repo-memory push job's result and each memory's validation outputs. */
+function repoMemoryEnv(ids: string[]): Record<string, YValue> {
   const env: Record<string, YValue> = {
     GH_AW_PUSH_REPO_MEMORY_RESULT: plain("${{ needs.push_repo_memory.result }}"),
   };
@@ -236,10 +250,12 @@ function repoMemoryEnv(): Record<string, YValue> {
     ["VALIDATION_ERROR", "validation_error"],
     ["PATCH_SIZE_EXCEEDED", "patch_size_exceeded"],
   ];
-  for (const [suffix, output] of outputs) {
-    env[`GH_AW_REPO_MEMORY_${suffix}_default`] = plain(
-      `\${{ needs.push_repo_memory.outputs.${output}_default }}`,
-    );
+  for (const id of ids) {
+    for (const [suffix, output] of outputs) {
+      env[`GH_AW_REPO_MEMORY_${suffix}_${id}`] = plain(
+        `\${{ needs.push_repo_memory.outputs.${output}_${id} }}`,
+      );
+    }
   }
   return env;
 }
@@ -263,7 +279,7 @@ function conclusionPermissions(so: SafeOutputsPlan): Record<string, string> {
 }
 
 /** Updates the status comment (or reaction comment) with how the run ended. */
-function statusCommentStep(ctx: JobCtx, so: SafeOutputsPlan): StepPlan {
+function statusCommentStep(ctx: JobCtx, so: SafeOutputsPlan, safeOutputJobs: string[]): StepPlan {
   const env: Record<string, YValue> = {
     GH_AW_AGENT_OUTPUT: AGENT_OUTPUT,
     GH_AW_COMMENT_ID: plain("${{ needs.activation.outputs.comment_id }}"),
@@ -282,6 +298,12 @@ function statusCommentStep(ctx: JobCtx, so: SafeOutputsPlan): StepPlan {
   }
   const messages = messagesJson(so.raw.messages);
   if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
+  // The other safe-output jobs, so the update can tell their items from unhandled ones (none has a URL).
+  if (safeOutputJobs.length > 0) {
+    env.GH_AW_SAFE_OUTPUT_JOBS = dq(
+      JSON.stringify(Object.fromEntries([...safeOutputJobs].sort().map((j) => [j, ""]))),
+    );
+  }
   return scriptStep(ctx, "Update reaction comment with completion status", "notify_comment_error", {
     id: "conclusion",
     env,

@@ -9,7 +9,7 @@ import {
   scriptBody,
   setupSteps,
 } from "../steps.ts";
-import { dq, folded, lit, plain, sq } from "../../yaml/writer.ts";
+import { dq, folded, lit, plain, sq, type YValue } from "../../yaml/writer.ts";
 
 /**
  * Builds `update_cache_memory`: for each writable cache the agent uploaded, download it and save it under the
@@ -65,8 +65,61 @@ export function updateCacheMemoryJob(
   };
 }
 
-/** Builds `push_repo_memory` for the default repo memory (`tools.repo-memory`). */
-export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, memory: Record<string, unknown>): JobPlan {
+/** Builds `push_repo_memory`: one download and push per memory of `tools.repo-memory`. */
+export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, raw: unknown): JobPlan {
+  const memories = repoMemories(raw);
+  const steps: StepPlan[] = [
+    ...setupSteps(ctx, true),
+    {
+      name: "Checkout repository",
+      uses: plain(ctx.refs.checkout),
+      with: { "persist-credentials": false, "sparse-checkout": "." },
+    },
+    gitCredentialsStep(),
+    ...memories.flatMap(({ id, settings }) => pushMemorySteps(ctx, id, settings)),
+  ];
+  steps.push(...restoreActionsFolderSteps(ctx));
+  // One group per set of branches written, so jobs pushing to other branches do not wait on this one.
+  const branches = memories.map(({ settings }) => {
+    const branch = repoMemoryBranch(settings, ctx.id);
+    return typeof settings["target-repo"] === "string" ? `${settings["target-repo"]}:${branch}` : branch;
+  }).sort();
+  const outputs: Record<string, YValue> = {};
+  for (const { id } of memories) {
+    for (const name of ["patch_size_exceeded", "validation_error", "validation_failed"]) {
+      outputs[`${name}_${id}`] = plain(`\${{ steps.push_repo_memory_${id}.outputs.${name} }}`);
+    }
+  }
+  return {
+    needs: ["activation", "agent", ...(detection ? ["detection"] : [])],
+    if: detection
+      ? folded(
+        "always() && (!cancelled()) && (needs.detection.result == 'success' || needs.detection.result == 'skipped') &&\nneeds.agent.result == 'success'\n",
+      )
+      : plain("always() && (!cancelled()) && needs.agent.result == 'success'"),
+    "runs-on": "ubuntu-slim",
+    permissions: { contents: "write" },
+    concurrency: {
+      group: dq(`push-repo-memory-\${{ github.repository }}|${branches.join("|")}`),
+      "cancel-in-progress": false,
+    },
+    outputs: Object.fromEntries(Object.keys(outputs).sort().map((k) => [k, outputs[k]])),
+    steps,
+  };
+}
+
+/** The memories of `tools.repo-memory` (`true`, one object, or a list of objects with `id`), by id. */
+export function repoMemories(raw: unknown): { id: string; settings: Record<string, unknown> }[] {
+  const asSettings = (v: unknown) => v && typeof v === "object" ? v as Record<string, unknown> : {};
+  const list = Array.isArray(raw) ? raw.map(asSettings) : [asSettings(raw)];
+  return list.map((settings) => ({
+    id: typeof settings.id === "string" && settings.id !== "" ? settings.id : "default",
+    settings,
+  }));
+}
+
+/** Downloads one memory's artifact and pushes it to its branch (or the wiki). */
+function pushMemorySteps(ctx: JobCtx, id: string, memory: Record<string, unknown>): StepPlan[] {
   // A wiki memory pushes to the repository's wiki (its `master` branch) and names its steps so.
   const wiki = memory.wiki === true;
   const branch = repoMemoryBranch(memory, ctx.id);
@@ -78,31 +131,25 @@ export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, memory: Recor
     : typeof memory["file-glob"] === "string"
     ? [memory["file-glob"]]
     : [];
-  const steps: StepPlan[] = [
-    ...setupSteps(ctx, true),
+  const dir = `/tmp/gh-aw/repo-memory/${id}`;
+  return [
     {
-      name: "Checkout repository",
-      uses: plain(ctx.refs.checkout),
-      with: { "persist-credentials": false, "sparse-checkout": "." },
-    },
-    gitCredentialsStep(),
-    {
-      name: `Download ${kind} artifact (default)`,
+      name: `Download ${kind} artifact (${id})`,
       uses: plain(ctx.refs.download),
       "continue-on-error": true,
-      with: { name: "repo-memory-default", path: "/tmp/gh-aw/repo-memory/default" },
+      with: { name: `repo-memory-${id}`, path: dir },
     },
     {
-      name: `Push ${kind} changes (default)`,
-      id: "push_repo_memory_default",
+      name: `Push ${kind} changes (${id})`,
+      id: `push_repo_memory_${id}`,
       if: plain("always()"),
       uses: plain(ctx.refs.githubScript),
       env: {
         GH_TOKEN: plain("${{ github.token }}"),
         GITHUB_RUN_ID: plain("${{ github.run_id }}"),
         GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
-        ARTIFACT_DIR: "/tmp/gh-aw/repo-memory/default",
-        MEMORY_ID: "default",
+        ARTIFACT_DIR: dir,
+        MEMORY_ID: id,
         TARGET_REPO: plain(targetRepo),
         BRANCH_NAME: plain(branch),
         ...(wiki ? { REPO_MEMORY_ALLOWED_REPOS: plain(targetRepo) } : {}),
@@ -117,27 +164,6 @@ export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, memory: Recor
       },
     },
   ];
-  steps.push(...restoreActionsFolderSteps(ctx));
-  return {
-    needs: ["activation", "agent", ...(detection ? ["detection"] : [])],
-    if: detection
-      ? folded(
-        "always() && (!cancelled()) && (needs.detection.result == 'success' || needs.detection.result == 'skipped') &&\nneeds.agent.result == 'success'\n",
-      )
-      : plain("always() && (!cancelled()) && needs.agent.result == 'success'"),
-    "runs-on": "ubuntu-slim",
-    permissions: { contents: "write" },
-    concurrency: {
-      group: dq(`push-repo-memory-\${{ github.repository }}|${branch}`),
-      "cancel-in-progress": false,
-    },
-    outputs: {
-      patch_size_exceeded_default: plain("${{ steps.push_repo_memory_default.outputs.patch_size_exceeded }}"),
-      validation_error_default: plain("${{ steps.push_repo_memory_default.outputs.validation_error }}"),
-      validation_failed_default: plain("${{ steps.push_repo_memory_default.outputs.validation_failed }}"),
-    },
-    steps,
-  };
 }
 
 /** Builds `push_experiments_state`: persists A/B experiment assignments to the `experiments/<id>` branch. */

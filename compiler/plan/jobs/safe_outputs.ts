@@ -17,6 +17,7 @@ import { snakeCase } from "../safe_outputs/types/contract.ts";
 import { expandEcosystems } from "../network.ts";
 import { ghHostStep } from "./custom.ts";
 import { messagesJson } from "../safe_outputs/messages.ts";
+import { sarifArtifactStep, uploadsSarif } from "./code_scanning.ts";
 
 /** Safe-output types that push code (they need a checkout and git credentials in `safe_outputs`). */
 export function codePushTypes(so: SafeOutputsPlan): string[] {
@@ -151,6 +152,7 @@ export function safeOutputsJob(
     // The handler's client must reach the project; the checkouts and git pushes keep the write token.
     token: projectAccess(so)?.token ?? writeTokenOf(so),
   }));
+  if (uploadsSarif(so)) steps.push(sarifArtifactStep(ctx));
   // Staged runs only preview, so there are no processed items to upload.
   if (!so.staged) {
     steps.push({
@@ -251,7 +253,7 @@ function jobEnv(ctx: JobCtx, so: SafeOutputsPlan, emoji: string | undefined): Re
   return sortedEnv;
 }
 
-/** The job's outputs (sorted): the processing step's results, per enabled type unless staged. */
+/** The job's outputs (sorted): the processing step's results, per enabled type (staged runs too). */
 function jobOutputs(so: SafeOutputsPlan): Record<string, YValue> {
   const o = (k: string, step = k) => plain(`\${{ steps.process_safe_outputs.outputs.${step} }}`);
   const outputs: Record<string, YValue> = {
@@ -260,12 +262,10 @@ function jobOutputs(so: SafeOutputsPlan): Record<string, YValue> {
     create_discussion_error_count: o("create_discussion_error_count"),
     create_discussion_errors: o("create_discussion_errors"),
   };
-  if (!so.staged) {
-    for (const type of SAFE_OUTPUT_TYPES) {
-      if (!type.jobOutputs || !so.types.includes(type.key)) continue;
-      const handler = so.handlerConfig[snakeCase(type.key)] ?? {};
-      for (const [name, step] of Object.entries(type.jobOutputs(handler))) outputs[name] = o("x", step);
-    }
+  for (const type of SAFE_OUTPUT_TYPES) {
+    if (!type.jobOutputs || !so.types.includes(type.key)) continue;
+    const handler = so.handlerConfig[snakeCase(type.key)] ?? {};
+    for (const [name, step] of Object.entries(type.jobOutputs(handler))) outputs[name] = o("x", step);
   }
   outputs.process_safe_outputs_processed_count = o("x", "processed_count");
   outputs.process_safe_outputs_temporary_id_map = o("x", "temporary_id_map");

@@ -84,6 +84,22 @@ export interface WorkflowTarget {
   extension: string;
   /** `on.workflow_dispatch.inputs` / `on.workflow_call.inputs` of that file. */
   inputs: Obj;
+  /** `on.workflow_call.secrets` of that file, by name. */
+  secrets?: string[];
+  /** The scopes its jobs ask for, joined (the higher level wins). */
+  jobPermissions?: Record<string, string>;
+}
+
+/** The scopes a workflow's jobs ask for, joined: `write` over `read` over anything else. */
+function jobPermissionsOf(doc: Obj): Record<string, string> {
+  const rank = (level: string | undefined) => level === "write" ? 2 : level === "read" ? 1 : 0;
+  const out: Record<string, string> = {};
+  for (const job of Object.values(asObj(doc.jobs))) {
+    for (const [scope, level] of Object.entries(asObj(asObj(job).permissions))) {
+      if (out[scope] === undefined || rank(String(level)) > rank(out[scope])) out[scope] = String(level);
+    }
+  }
+  return out;
 }
 
 /** Reads the targets of `dispatch-workflow` and `call-workflow` from the workflows folder (missing ones are skipped). */
@@ -116,7 +132,15 @@ export async function readWorkflowTargets(
         } catch {
           // unreadable workflow: no inputs
         }
-        out.push({ kind, name, extension, inputs: asObj(asObj(asObj(doc.on)[trigger]).inputs) });
+        const on = asObj(asObj(doc.on)[trigger]);
+        out.push({
+          kind,
+          name,
+          extension,
+          inputs: asObj(on.inputs),
+          secrets: Object.keys(asObj(on.secrets)),
+          jobPermissions: jobPermissionsOf(doc),
+        });
         break;
       }
     }

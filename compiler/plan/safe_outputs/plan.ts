@@ -180,7 +180,8 @@ export function planSafeOutputs(
     }
     handlerConfig[snakeCase(key)] = typeConfig(type, withFooter(effective[key], footerOff), engineId);
     const scopes = type.permissionsFor?.(settingsOf(effective[key])) ?? type.permissions;
-    if (staged || !scopes) continue;
+    // A staged type (globally or on its own) only previews: it needs no write scope.
+    if (staged || settingsOf(effective[key]).staged === true || !scopes) continue;
     for (const [scope, level] of Object.entries(scopes)) {
       if (permissions[scope] !== "write") permissions[scope] = level;
     }

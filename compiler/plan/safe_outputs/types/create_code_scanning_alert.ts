@@ -20,5 +20,7 @@ export const createCodeScanningAlert: SafeOutputType = {
       severity: oneOf(["error", "warning", "info", "note"], req),
     },
   },
-  jobOutputs: () => ({ sarif_file: "sarif_file" }),
+  // A staged handler writes no SARIF file, so there is nothing for the upload job.
+  jobOutputs: (handler): Record<string, string> =>
+    handler.staged === true ? {} : { sarif_file: "sarif_file" },
 };
