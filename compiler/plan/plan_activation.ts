@@ -18,6 +18,7 @@ import {
   referencedCustomJobs,
 } from "./jobs/custom.ts";
 import { messagesJson } from "./safe_outputs/messages.ts";
+import { githubCliPrompt, githubToolConfig, type McpView } from "./mcp/github.ts";
 import {
   experimentsSpec,
   hasContentsRead,
@@ -265,8 +266,7 @@ export function planActivation(
     emoji: typeof data.emoji === "string" ? data.emoji : undefined,
     strict: data.strict !== false,
     ...promptFragmentsOf(planning),
-    cliProxy: (data.features as Record<string, unknown> | undefined)?.["cli-proxy"] === true ||
-      (merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy",
+    ...githubPromptOf(planning),
     repoMemory: merged.tools["repo-memory"] && typeof merged.tools["repo-memory"] === "object" &&
         !Array.isArray(merged.tools["repo-memory"])
       ? merged.tools["repo-memory"] as Record<string, unknown>
@@ -375,6 +375,18 @@ function promptFragmentsOf(
         : []),
     ],
   };
+}
+
+/** Whether the prompt has the GitHub context and which GitHub tool guidance it gets (none without the tool). */
+function githubPromptOf({ ctx, data, merged }: Planning): { githubTool: boolean; cliProxy: boolean } {
+  const view: McpView = {
+    ctx,
+    merged,
+    frontmatter: data,
+    github: merged.github,
+    mcpServers: merged.mcpServers,
+  };
+  return { githubTool: githubToolConfig(view) !== undefined, cliProxy: githubCliPrompt(view) };
 }
 
 /** MCP servers mounted as CLIs (sorted): the infrastructure ones always, the user's with `tools.cli-proxy`. */

@@ -71,7 +71,9 @@ export interface ActivationInput {
   prContext: boolean;
   /** Adds the push-to-PR-branch preference after the PR context (push-to-pull-request-branch enabled). */
   prContextPushGuidance: boolean;
-  /** Whether the GitHub tool runs through the CLI proxy. */
+  /** Whether the GitHub tool is on (`tools.github` not `false`): the prompt's GitHub context and tool guidance. */
+  githubTool: boolean;
+  /** Whether the prompt's GitHub guidance is the `gh` CLI one (else the MCP one). */
   cliProxy: boolean;
   /** `tools.cache-memory` as configured (object, list or flag). */
   cacheMemory?: unknown;

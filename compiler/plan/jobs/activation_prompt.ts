@@ -87,9 +87,12 @@ export function promptExpressions(activationInput: ActivationInput): Map<string,
       `steps.pick-experiment.outputs.${n}`,
     );
   }
-  for (const [, e] of CONTEXT_EXPRS) exprEnv.set(exprEnvName(e), e);
-  for (const e of ["github.actor", "github.repository", "github.run_id", "github.workspace"]) {
-    exprEnv.set(exprEnvName(e), e);
+  // The GitHub context block (only with the GitHub tool) reads these.
+  if (activationInput.githubTool) {
+    for (const [, e] of CONTEXT_EXPRS) exprEnv.set(exprEnvName(e), e);
+    for (const e of ["github.actor", "github.repository", "github.run_id", "github.workspace"]) {
+      exprEnv.set(exprEnvName(e), e);
+    }
   }
   if (activationInput.repoMemory && activationInput.repoMemory.wiki !== true) {
     exprEnv.set("GH_AW_WIKI_NOTE", "''");
@@ -134,12 +137,10 @@ export function createPromptStep(
   }
   block("</safe-output-tools>");
   cat("mcp_cli_tools_prompt.md");
-  block(githubContextBlock(activationInput));
-  cat(
-    activationInput.cliProxy
-      ? "cli_proxy_with_safeoutputs_prompt.md"
-      : "github_mcp_tools_with_safeoutputs_prompt.md",
-  );
+  // Without the GitHub tool there is no context block; the `gh` CLI guidance stays with `features.cli-proxy`.
+  if (activationInput.githubTool) block(githubContextBlock(activationInput));
+  if (activationInput.cliProxy) cat("cli_proxy_with_safeoutputs_prompt.md");
+  else if (activationInput.githubTool) cat("github_mcp_tools_with_safeoutputs_prompt.md");
   if (activationInput.prContext) {
     parts.push({
       raw: [
