@@ -36,6 +36,7 @@ export interface Planning {
   data: WorkflowSource["frontmatter"];
   imports: WorkflowSource["imports"];
   merged: WorkflowSource["merged"];
+  macroBodies: WorkflowSource["macroBodies"];
   name: string;
   triggers: TriggerInfo;
   engine: EngineConfig;

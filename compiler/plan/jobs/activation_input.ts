@@ -23,6 +23,7 @@ export interface ActivationInput {
   autoCreateIssue: boolean;
   /** Prompt imports in order: a path is runtime-imported, `{ inline }` text (imports with inputs) is embedded. */
   runtimeImports: (string | { inline: string })[];
+  /** The prompt's own expressions (env name → expression) in gh-aw's order, experiment values included. */
   bodyExprs: Map<string, string>;
   permissions: Record<string, string>;
   emoji?: string;
