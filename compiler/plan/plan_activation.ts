@@ -1,9 +1,7 @@
 /** Planning of the gates, `pre_activation` and `activation` (the prompt's inputs included). */
-import { posix } from "node:path";
-import { bodyBeforeInlineSections } from "../source/inline_sections.ts";
 import { expandEcosystems } from "./network.ts";
 import { activationJob } from "./jobs/activation.ts";
-import { bodyExpressions, exprEnvName } from "./jobs/activation_prompt.ts";
+import { promptBody } from "./prompt_body.ts";
 import { bothConditions, deploymentStateCondition, eventCondition } from "./jobs/conditions.ts";
 import {
   commentAuthorGuard,
@@ -18,6 +16,7 @@ import {
   referencedCustomJobs,
 } from "./jobs/custom.ts";
 import { messagesJson } from "./safe_outputs/messages.ts";
+import { githubCliPrompt, githubToolConfig, type McpView } from "./mcp/github.ts";
 import {
   experimentsSpec,
   hasContentsRead,
@@ -172,29 +171,8 @@ export function planPreActivation(planning: Planning, g: Gates): void {
 
 /** What the activation job's prompt step reads: runtime imports, substituted expressions, inlined body. */
 function promptInputs(planning: Planning, g: Gates) {
-  const { source, file, data, imports, triggers } = planning;
+  const { file, data, imports, triggers } = planning;
   const { rawJobs } = g;
-  // Runtime imports: every import, then `{{#runtime-import …}}` macros of the main body, then the body. gh-aw
-  // reads the macros only before the inline agent/skill sections, and lists one that repeats an import again.
-  const bodyMacros = [
-    ...bodyBeforeInlineSections(file.split.body).matchAll(/^\{\{#runtime-import\s+([^}\s]+)\s*\}\}/gm),
-  ]
-    .map((m) => m[1].startsWith(".github/") ? m[1] : posix.normalize(posix.join(".github/workflows", m[1])))
-    .filter((p, i, all) => all.indexOf(p) === i);
-  const importPaths = imports.filter((i) => !i.parameterised).map((i) => i.path);
-  const runtimeImports = [
-    ...imports.filter((i) => !i.path.startsWith(".github/agents/") && i.parameterised).map((
-      i,
-    ) => ({
-      inline: i.file.split.body.trim().replace(
-        /\$\{\{\s*([^}]+?)\s*\}\}/g,
-        (_all, e: string) => `__${exprEnvName(e)}__`,
-      ),
-    })),
-    ...importPaths.filter((p, i) => importPaths.indexOf(p) === i),
-    ...bodyMacros.filter((p) => p !== source),
-    source,
-  ].filter((v) => typeof v === "string" || v.inline !== "");
   const inlined = data["inlined-imports"] === true;
   // Custom jobs the prompt or the `if:` reads decide what `activation` waits for (as gh-aw orders them).
   const promptText = [...imports.map((i) => i.file.split.body), file.split.body].join("\n");
@@ -206,26 +184,16 @@ function promptInputs(planning: Planning, g: Gates) {
       : undefined,
     deploymentStateCondition(g.rawOn),
   );
-  // Expressions of jobs that run after activation cannot be substituted into the prompt.
-  const lateJobs = customJobNames(rawJobs).filter((n) => !beforeActivation.includes(n));
-  // With a dispatch `item_number` input, entity numbers fall back to it (the env names stay).
   const wdInputs = ((triggers.on.workflow_dispatch ?? {}) as Record<string, unknown>).inputs as
     | Record<string, unknown>
     | undefined;
-  const itemFallback = wdInputs?.item_number !== undefined;
-  const bodyExprs = new Map(
-    [...bodyExpressions([...imports.map((i) => i.file.split.body), file.split.body])]
-      .filter(([, e]) => !lateJobs.some((n) => e.includes(`needs.${n}.`)))
-      .map(([k, e]) =>
-        [
-          k,
-          itemFallback && /^github\.event\.(pull_request|issue|discussion)\.number$/.test(e)
-            ? `${e} || inputs.item_number`
-            : e,
-        ] as [string, string]
-      ),
-  );
-  return { runtimeImports, inlined, promptText, beforeActivation, activationIf, bodyExprs };
+  const body = promptBody(planning, {
+    // Expressions of jobs that run after activation cannot be substituted into the prompt.
+    lateJobs: customJobNames(rawJobs).filter((n) => !beforeActivation.includes(n)),
+    itemFallback: wdInputs?.item_number !== undefined,
+    experiments: experimentsSpec(data.experiments)?.names ?? [],
+  });
+  return { ...body, inlined, promptText, beforeActivation, activationIf };
 }
 
 /** The `activation` job: the prompt's runtime imports and expressions, reactions, status comment. */
@@ -233,13 +201,14 @@ export function planActivation(
   planning: Planning,
   g: Gates,
 ): { beforeActivation: string[]; inlined: boolean } {
-  const { file, data, imports, merged, triggers, engine, safeOutputs, ctx, network, jobs } = planning;
+  const { data, merged, triggers, engine, safeOutputs, ctx, network, jobs } = planning;
   const { frontmatterHash } = planning;
   const { rawOn, commands, prLabelNames, hasPre } = g;
-  const { runtimeImports, inlined, promptText, beforeActivation, activationIf, bodyExprs } = promptInputs(
-    planning,
-    g,
-  );
+  const { runtimeImports, inlined, promptText, beforeActivation, activationIf, bodyExprs, inlinedBody } =
+    promptInputs(
+      planning,
+      g,
+    );
   jobs.activation = activationJob({
     beforeJobs: beforeActivation,
     ctx,
@@ -266,8 +235,7 @@ export function planActivation(
     emoji: typeof data.emoji === "string" ? data.emoji : undefined,
     strict: data.strict !== false,
     ...promptFragmentsOf(planning),
-    cliProxy: (data.features as Record<string, unknown> | undefined)?.["cli-proxy"] === true ||
-      (merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy",
+    ...githubPromptOf(planning),
     repoMemory: merged.tools["repo-memory"] && typeof merged.tools["repo-memory"] === "object" &&
         !Array.isArray(merged.tools["repo-memory"])
       ? merged.tools["repo-memory"] as Record<string, unknown>
@@ -310,9 +278,7 @@ export function planActivation(
     repoMemoryList: isMultiMemory(merged.tools["repo-memory"]) ? merged.tools["repo-memory"] : undefined,
     prContextPushGuidance: safeOutputs.types.includes("push-to-pull-request-branch"),
     mcpCliServers: mcpCliServersOf(planning),
-    inlinedBody: inlined
-      ? [...imports.map((i) => i.file.split.body.trim()), file.split.body.trim()].filter(Boolean).join("\n\n")
-      : undefined,
+    inlinedBody,
   });
   return { beforeActivation, inlined };
 }
@@ -377,6 +343,18 @@ function promptFragmentsOf(
         : []),
     ],
   };
+}
+
+/** Whether the prompt has the GitHub context and which GitHub tool guidance it gets (none without the tool). */
+function githubPromptOf({ ctx, data, merged }: Planning): { githubTool: boolean; cliProxy: boolean } {
+  const view: McpView = {
+    ctx,
+    merged,
+    frontmatter: data,
+    github: merged.github,
+    mcpServers: merged.mcpServers,
+  };
+  return { githubTool: githubToolConfig(view) !== undefined, cliProxy: githubCliPrompt(view) };
 }
 
 /** MCP servers mounted as CLIs (sorted): the infrastructure ones always, the user's with `tools.cli-proxy`. */

@@ -63,6 +63,7 @@ export async function planWorkflow(
     file,
     data,
     imports: src.imports,
+    macroBodies: src.macroBodies,
     merged,
     name,
     triggers,

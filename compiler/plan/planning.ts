@@ -37,6 +37,7 @@ export interface Planning {
   data: WorkflowSource["frontmatter"];
   imports: WorkflowSource["imports"];
   merged: WorkflowSource["merged"];
+  macroBodies: WorkflowSource["macroBodies"];
   name: string;
   triggers: TriggerInfo;
   engine: EngineConfig;

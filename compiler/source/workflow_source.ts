@@ -4,7 +4,8 @@
  */
 import { posix } from "node:path";
 import type { Diagnostic, FileReader } from "../api.ts";
-import { type ParsedFile, parseWorkflowFile } from "./parse.ts";
+import { type ParsedFile, parseWorkflowFile, splitFrontmatter } from "./parse.ts";
+import { bodyBeforeInlineSections } from "./inline_sections.ts";
 import { type Frontmatter, validateFrontmatter } from "./schema.ts";
 import { type ResolvedImport, resolveImports } from "./imports.ts";
 import { mergeImports } from "./merge.ts";
@@ -33,6 +34,11 @@ export interface WorkflowSource {
   imports: PlannedImport[];
   /** The frontmatter merged with its imports. */
   merged: ReturnType<typeof mergeImports>;
+  /**
+   * With `inlined-imports: true`, the Markdown (frontmatter removed) of each file a body
+   * `{{#runtime-import …}}` macro names that is not an import: gh-aw embeds it at compile time.
+   */
+  macroBodies: Record<string, string>;
 }
 
 /**
@@ -79,5 +85,46 @@ export async function loadWorkflowSource(
   if (diagnostics.some((d) => d.severity === "error")) return undefined;
 
   const merged = mergeImports(file.data, imports, source, diagnostics);
-  return { path: source, id, lockPath, content, file, frontmatter: validated.frontmatter, imports, merged };
+  const macroBodies = file.data["inlined-imports"] === true
+    ? await readMacroBodies(file.split.body, imports.map((i) => i.path), read, dependencies)
+    : {};
+  return {
+    path: source,
+    id,
+    lockPath,
+    content,
+    file,
+    frontmatter: validated.frontmatter,
+    imports,
+    merged,
+    macroBodies,
+  };
+}
+
+/** Repository path of a `{{#runtime-import …}}` macro's file (relative to `.github/workflows` unless under `.github/`). */
+export function macroPath(spec: string): string {
+  return spec.startsWith(".github/") ? spec : posix.normalize(posix.join(".github/workflows", spec));
+}
+
+/** The bodies of the files the body's runtime-import macros name, imports excepted (missing files skipped). */
+async function readMacroBodies(
+  body: string,
+  importPaths: string[],
+  read: FileReader,
+  dependencies: string[],
+): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const m of bodyBeforeInlineSections(body).matchAll(/^\{\{#runtime-import\s+([^}\s]+)\s*\}\}/gm)) {
+    const path = macroPath(m[1]);
+    if (importPaths.includes(path) || path in out) continue;
+    const text = await read(path);
+    if (text === undefined) continue;
+    dependencies.push(path);
+    try {
+      out[path] = splitFrontmatter(text).body;
+    } catch {
+      out[path] = text; // an unclosed frontmatter: gh-aw embeds the file as it is
+    }
+  }
+  return out;
 }

@@ -26,3 +26,15 @@ Deno.test("a job the prompt reads runs before activation and gates it", async ()
   assertEquals(jobs.activation.needs, "pre");
   assertIncludes(String(jobs.activation.if), "needs.pre.outputs.go == 'true'");
 });
+
+Deno.test("a job that needs both pre_activation and activation does not run before activation", async () => {
+  const md =
+    "---\non:\n  workflow_dispatch:\n  roles: [admin]\njobs:\n  early:\n    needs: [pre_activation]\n" +
+    "    runs-on: ubuntu-latest\n    steps:\n      - run: echo early\n  late:\n    needs: [pre_activation, activation]\n" +
+    "    runs-on: ubuntu-latest\n    outputs:\n      id: ${{ steps.s.outputs.id }}\n    steps:\n      - id: s\n" +
+    "        run: echo id=1 >> $GITHUB_OUTPUT\n---\nRelease ${{ needs.late.outputs.id }}\n";
+  const jobs = parse((await compileOne(md)).lock).jobs;
+  assertEquals(jobs.activation.needs, ["early", "pre_activation"]);
+  // The prompt cannot read an output of a job that runs after activation.
+  assert(!JSON.stringify(jobs.activation).includes("needs.late.outputs.id"));
+});

@@ -23,6 +23,7 @@ export interface ActivationInput {
   autoCreateIssue: boolean;
   /** Prompt imports in order: a path is runtime-imported, `{ inline }` text (imports with inputs) is embedded. */
   runtimeImports: (string | { inline: string })[];
+  /** The prompt's own expressions (env name → expression) in gh-aw's order, experiment values included. */
   bodyExprs: Map<string, string>;
   permissions: Record<string, string>;
   emoji?: string;
@@ -73,7 +74,9 @@ export interface ActivationInput {
   prContext: boolean;
   /** Adds the push-to-PR-branch preference after the PR context (push-to-pull-request-branch enabled). */
   prContextPushGuidance: boolean;
-  /** Whether the GitHub tool runs through the CLI proxy. */
+  /** Whether the GitHub tool is on (`tools.github` not `false`): the prompt's GitHub context and tool guidance. */
+  githubTool: boolean;
+  /** Whether the prompt's GitHub guidance is the `gh` CLI one (else the MCP one). */
   cliProxy: boolean;
   /** `tools.cache-memory` as configured (object, list or flag). */
   cacheMemory?: unknown;

@@ -3,13 +3,13 @@
  * passed through `env:` (never expanded inside a script), the memory and checkout notes, and the steps that
  * create, interpolate and substitute it.
  */
-import { createHash } from "node:crypto";
 import type { StepPlan } from "../types.ts";
 import { scriptStep } from "../steps.ts";
 import { Comment, dq, lit, plain, sq, type YValue } from "../../yaml/writer.ts";
 import { repoMemoryBranch } from "../agent/repo_memory.ts";
 import type { ActivationInput } from "./activation_input.ts";
 import { goFixed2 } from "./go_format.ts";
+import { exprEnvName } from "./prompt_markdown.ts";
 
 /** The comment gh-aw puts before `run:` of steps that execute checked-out content. */
 const POUTINE = new Comment("poutine:ignore untrusted_checkout_exec");
@@ -39,43 +39,15 @@ export function engineDir(engine: string): string {
     ".github";
 }
 
-/** Env-var name for an expression: `GH_AW_<CHAIN>` for simple property chains, else a hashed name. */
-export function exprEnvName(expr: string): string {
-  const e = expr.trim();
-  if (/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(e)) {
-    return "GH_AW_" + e.replace(/\./g, "_").toUpperCase();
-  }
-  return "GH_AW_EXPR_" + createHash("sha256").update(e).digest("hex").slice(0, 8).toUpperCase();
-}
-
-/** Collects `${{ … }}` expressions of the body (and imported bodies) → env map. */
-export function bodyExpressions(bodies: string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const body of bodies) {
-    // gh-aw lists each file's expressions sorted by their `${{ … }}` text (byte order), first file first.
-    const found = [...body.matchAll(/\$\{\{\s*([^}]+?)\s*\}\}/g)]
-      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    for (const m of found) {
-      if (/^(experiments|secrets|vars)\./.test(m[1])) continue;
-      const name = exprEnvName(m[1]);
-      if (!out.has(name)) out.set(name, m[1]);
-    }
-  }
-  return out;
-}
-
 /**
  * Body text written into the prompt step's `run:` script: GitHub expands `${{ … }}` anywhere in a script,
- * so an event field (an issue title, a dispatch input) would become shell source. Each expression the prompt
- * substitutes becomes its `__GH_AW_…__` placeholder (the value then arrives through `env:`); any other one
- * (secrets, vars, outputs of later jobs) stays literal text, its `$` written as an expression of its own so
- * GitHub never evaluates the rest.
+ * so an event field (an issue title, a dispatch input) would become shell source. The planner already put
+ * the `__GH_AW_…__` placeholder of each expression the prompt substitutes (the value then arrives through
+ * `env:`); any other one (secrets, vars, outputs of later jobs) stays literal text, its `$` written as an
+ * expression of its own so GitHub never evaluates the rest.
  */
-export function inlinedPromptText(text: string, promptExprs: Map<string, string>): string {
-  return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (all, expr: string) => {
-    const name = exprEnvName(expr);
-    return promptExprs.has(name) ? `__${name}__` : "${{ '$' }}" + all.slice(1);
-  });
+export function inlinedPromptText(text: string): string {
+  return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (all) => "${{ '$' }}" + all.slice(1));
 }
 
 /** The expressions the prompt substitutes (env name → expression). */
@@ -87,9 +59,12 @@ export function promptExpressions(activationInput: ActivationInput): Map<string,
       `steps.pick-experiment.outputs.${n}`,
     );
   }
-  for (const [, e] of CONTEXT_EXPRS) exprEnv.set(exprEnvName(e), e);
-  for (const e of ["github.actor", "github.repository", "github.run_id", "github.workspace"]) {
-    exprEnv.set(exprEnvName(e), e);
+  // The GitHub context block (only with the GitHub tool) reads these.
+  if (activationInput.githubTool) {
+    for (const [, e] of CONTEXT_EXPRS) exprEnv.set(exprEnvName(e), e);
+    for (const e of ["github.actor", "github.repository", "github.run_id", "github.workspace"]) {
+      exprEnv.set(exprEnvName(e), e);
+    }
   }
   if (activationInput.repoMemory && activationInput.repoMemory.wiki !== true) {
     exprEnv.set("GH_AW_WIKI_NOTE", "''");
@@ -134,12 +109,10 @@ export function createPromptStep(
   }
   block("</safe-output-tools>");
   cat("mcp_cli_tools_prompt.md");
-  block(githubContextBlock(activationInput));
-  cat(
-    activationInput.cliProxy
-      ? "cli_proxy_with_safeoutputs_prompt.md"
-      : "github_mcp_tools_with_safeoutputs_prompt.md",
-  );
+  // Without the GitHub tool there is no context block; the `gh` CLI guidance stays with `features.cli-proxy`.
+  if (activationInput.githubTool) block(githubContextBlock(activationInput));
+  if (activationInput.cliProxy) cat("cli_proxy_with_safeoutputs_prompt.md");
+  else if (activationInput.githubTool) cat("github_mcp_tools_with_safeoutputs_prompt.md");
   if (activationInput.prContext) {
     parts.push({
       raw: [
@@ -159,7 +132,7 @@ export function createPromptStep(
     }
   }
   if (activationInput.inlinedBody !== undefined) {
-    block(`</system>\n${inlinedPromptText(activationInput.inlinedBody, promptExprs)}`);
+    block(`</system>\n${inlinedPromptText(activationInput.inlinedBody)}`);
   } else {
     block(
       [
@@ -234,16 +207,9 @@ export function interpolateStep(activationInput: ActivationInput): StepPlan {
     env: {
       GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
       GH_AW_ENGINE_ID: dq(ctx.engineId),
+      // In gh-aw's extraction order (the planner places the experiment values among them).
       ...Object.fromEntries(
-        [...activationInput.bodyExprs.keys()].map((
-          k,
-        ) => [k, plain(`\${{ ${activationInput.bodyExprs.get(k)} }}`)]),
-      ),
-      ...Object.fromEntries(
-        (activationInput.experiments?.names ?? []).map((n) => [
-          `GH_AW_EXPERIMENTS_${n.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`,
-          plain(`\${{ steps.pick-experiment.outputs.${n} }}`),
-        ]),
+        [...activationInput.bodyExprs].map(([k, e]) => [k, plain(`\${{ ${e} }}`)]),
       ),
     },
   });

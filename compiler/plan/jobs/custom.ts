@@ -30,13 +30,15 @@ export function referencedCustomJobs(text: string, jobs: RawJobs): string[] {
 }
 
 /**
- * Custom jobs `activation` must wait for: those that explicitly need `pre_activation`, and those the
- * prompt reads (`needs.<job>.` in the body) that declare no `needs:` of their own.
+ * Custom jobs `activation` must wait for: those that explicitly need `pre_activation` but not `activation`,
+ * and those the prompt reads (`needs.<job>.` in the body) that declare no `needs:` of their own.
  */
 export function jobsBeforeActivation(jobs: RawJobs, promptText: string): string[] {
   const out = new Set<string>();
   for (const n of customJobNames(jobs)) {
-    if (explicitNeeds(jobs[n])?.includes("pre_activation")) out.add(n);
+    // A job that also needs `activation` runs after it, whatever else it needs.
+    const needs = explicitNeeds(jobs[n]);
+    if (needs?.includes("pre_activation") && !needs.includes("activation")) out.add(n);
   }
   for (const n of referencedCustomJobs(promptText, jobs)) {
     if (explicitNeeds(jobs[n]) === undefined) out.add(n);

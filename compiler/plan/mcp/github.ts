@@ -84,6 +84,18 @@ export function githubToolConfig(a: McpView): GithubTool | undefined {
   };
 }
 
+/**
+ * Whether the prompt steers the agent to the `gh` CLI (gh-aw's `isGitHubCLIModeEnabled`): the resolved mode is
+ * `gh-proxy`, or `features.cli-proxy` is on and the workflow names no MCP mode (`local`/`remote`) itself.
+ */
+export function githubCliPrompt(a: McpView): boolean {
+  const gh = githubToolConfig(a);
+  if (!gh) return false;
+  if (gh.mode === "gh-proxy") return true;
+  const ownMode = obj(obj(a.frontmatter.tools).github).mode;
+  return obj(a.frontmatter.features)["cli-proxy"] === true && !(ownMode === "local" || ownMode === "remote");
+}
+
 /** Whether the GitHub MCP server runs behind the gateway (on, and not replaced by the CLI proxy). */
 export function githubServer(a: McpView): GithubTool | undefined {
   const gh = githubToolConfig(a);
