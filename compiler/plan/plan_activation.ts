@@ -11,6 +11,7 @@ import {
   slashCommandCondition,
 } from "./jobs/command_conditions.ts";
 import { preActivationJob } from "./jobs/pre_activation.ts";
+import { rateLimitConfig, skipIfCheckFailingConfig } from "./jobs/pre_activation_checks.ts";
 import {
   customJobNames,
   jobsBeforeActivation,
@@ -45,6 +46,9 @@ const SAFE_EVENTS = [
   "delete",
 ];
 
+/** `on:` keys gh-aw leaves out when it asks whether only safe events start the workflow. */
+const NON_EVENT_ON_KEYS = ["command", "stop-after", "reaction"];
+
 /** `on:` keys whose events carry text the activation job sanitizes (gh-aw's content events). */
 const CONTENT_EVENTS = [
   "issues",
@@ -75,10 +79,12 @@ export async function activationGates(planning: Planning): Promise<Gates> {
     : rawOn.roles
     ? (Array.isArray(rawOn.roles) ? rawOn.roles.map(String) : [String(rawOn.roles)])
     : ["admin", "maintainer", "write"];
+  // gh-aw reads every key of `on:` (with the skip-if-* of imports merged in) as an event, but `command`,
+  // `stop-after` and `reaction`: any other gh-aw key (`roles`, `skip-if-*`, `status-comment`, `steps`…)
+  // makes the workflow unsafe too.
   const needsRoleCheck = roles !== undefined &&
-    (rawOn.roles !== undefined || triggers.events.some((e) => !SAFE_EVENTS.includes(e)) ||
-      // gh-aw counts `status-comment` as a (non-safe) event key of `on:`
-      rawOn["status-comment"] !== undefined ||
+    (triggers.events.some((e) => !SAFE_EVENTS.includes(e)) ||
+      Object.keys(rawOn).some((k) => !SAFE_EVENTS.includes(k) && !NON_EVENT_ON_KEYS.includes(k)) ||
       !!triggers.slashCommand || !!triggers.labelCommand);
   // The previous lock (large) is read only when a stop time may be carried over from it.
   const stopAfter = rawOn["stop-after"];
@@ -105,16 +111,23 @@ export async function activationGates(planning: Planning): Promise<Gates> {
     Record<string, unknown>
   >;
   const preExtras = preActivationExtras(rawJobs);
-  const onSteps = await pinSteps([...(Array.isArray(rawOn.steps) ? rawOn.steps : []), ...preExtras.steps]);
-  const otherGates =
-    ["skip-roles", "skip-bots", "skip-author-associations", "skip-if-check-failing"].some((k) =>
-      rawOn[k] !== undefined
-    ) || data["user-rate-limit"] !== undefined || data["rate-limit"] !== undefined;
+  const onSteps = await pinSteps(
+    [...(Array.isArray(rawOn.steps) ? rawOn.steps : []), ...preExtras.steps],
+    "convert-step",
+  );
+  const rateLimit = rateLimitConfig(data as Record<string, unknown>, triggers.events);
+  const skipIfCheckFailing = skipIfCheckFailingConfig(rawOn["skip-if-check-failing"]);
+  const otherGates = ["skip-roles", "skip-bots", "skip-author-associations"].some((k) =>
+    rawOn[k] !== undefined
+  );
   const hasPre = needsRoleCheck || !!stopTime || !!skipIfMatch || !!skipIfNoMatch || !!commands ||
-    onSteps.length > 0 || otherGates;
+    onSteps.length > 0 || otherGates || !!rateLimit || !!skipIfCheckFailing;
   return {
     rawOn,
     roles,
+    needsRoleCheck,
+    rateLimit,
+    skipIfCheckFailing,
     stopTime,
     commands,
     prLabelNames,
@@ -133,15 +146,19 @@ export function planPreActivation(planning: Planning, g: Gates): void {
   const { rawOn, roles, stopTime, commands, prLabelNames } = g;
   const { skipIfMatch, skipIfNoMatch, onSteps, preExtras } = g;
   const perms: Record<string, string> = {
+    // The rate limit counts the user's recent runs of the workflow through the Actions API.
+    ...(g.rateLimit ? { actions: "read" } : {}),
     contents: "read",
     ...((rawOn.permissions ?? {}) as Record<string, string>),
   };
   jobs.pre_activation = preActivationJob({
     ctx,
-    roles,
+    roles: g.needsRoleCheck ? roles : undefined,
     stopTime,
     skipIfMatch,
     skipIfNoMatch,
+    skipIfCheckFailing: g.skipIfCheckFailing,
+    rateLimit: g.rateLimit,
     commands,
     extraSteps: onSteps,
     extraOutputs: {
