@@ -53,8 +53,12 @@ function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan, fetchDepth = 1): StepPl
   if (types.length === 0) return [];
   const writeToken = writeTokenOf(so);
   const base = "(!cancelled()) && needs.agent.result != 'skipped'";
-  const any = (suffix = "") =>
-    types.map((t) => `${base} && contains(needs.agent.outputs.output_types, '${t}')${suffix}`).join(" || ");
+  const any = (suffix = "") => {
+    const alternatives = types.map((t) => `${base} && contains(needs.agent.outputs.output_types, '${t}')`);
+    // gh-aw ANDs the event test onto the whole disjunction, parenthesised once there are several types.
+    const either = alternatives.join(" || ");
+    return suffix && alternatives.length > 1 ? `(${either})${suffix}` : `${either}${suffix}`;
+  };
   const comment =
     " && (github.event_name == 'issue_comment' || github.event_name == 'pull_request_review_comment')";
   const notComment =
