@@ -135,7 +135,8 @@ export function safeOutputsJob(
     last.with = { ...(last.with ?? {}), "safe-output-artifact-client": sq("true") };
   }
   const steps: StepPlan[] = [...setup, ...otlpMaskSteps(ctx), ...agentOutputSteps(ctx)];
-  steps.push(...codePushSteps(ctx, so, typeof fetchDepth === "number" ? fetchDepth : 1));
+  // A staged run only previews its outputs: nothing is pushed, so nothing is checked out for it.
+  if (!so.staged) steps.push(...codePushSteps(ctx, so, typeof fetchDepth === "number" ? fetchDepth : 1));
   steps.push(ghHostStep());
   const env = handlerEnv(so, allowedDomains);
   if (artifacts) {
@@ -169,7 +170,7 @@ export function safeOutputsJob(
     });
   }
   // Only code-pushing handlers check out another tree over the workspace.
-  if (codePushTypes(so).length > 0) steps.push(...restoreActionsFolderSteps(ctx));
+  if (codePushTypes(so).length > 0 && !so.staged) steps.push(...restoreActionsFolderSteps(ctx));
   const needs = ["activation", "agent", ...(so.threatDetection ? ["detection"] : []), ...so.needs];
   const cond = "(!cancelled()) && needs.agent.result != 'skipped'" +
     (so.threatDetection ? " && needs.detection.result == 'success'" : "");
@@ -209,6 +210,8 @@ function handlerEnv(so: SafeOutputsPlan, allowedDomains: string[]): Record<strin
       "\\u0026",
     ),
   );
+  // Staged mode follows the handler config directly, ahead of the agent tokens.
+  if (so.staged) env.GH_AW_SAFE_OUTPUTS_STAGED = dq("true");
   const agentToken = plain(
     "${{ secrets.GH_AW_AGENT_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}",
   );
@@ -218,8 +221,7 @@ function handlerEnv(so: SafeOutputsPlan, allowedDomains: string[]): Record<strin
     env.GH_AW_ASSIGN_TO_AGENT_TOKEN = agentToken;
   } else if (so.types.includes("assign-to-agent")) env.GH_AW_ASSIGN_TO_AGENT_TOKEN = agentToken;
   if (so.types.includes("create-agent-session")) env.GH_AW_AGENT_SESSION_TOKEN = agentToken;
-  if (so.staged) env.GH_AW_SAFE_OUTPUTS_STAGED = dq("true");
-  if (codePushTypes(so).length > 0) {
+  if (codePushTypes(so).length > 0 && !so.staged) {
     env.GH_AW_CI_TRIGGER_TOKEN = plain("${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}");
   }
   const project = projectAccess(so);
@@ -255,7 +257,7 @@ function jobEnv(ctx: JobCtx, so: SafeOutputsPlan, emoji: string | undefined): Re
   return sortedEnv;
 }
 
-/** The job's outputs (sorted): the processing step's results, per enabled type unless staged. */
+/** The job's outputs (sorted): the processing step's results, per enabled type (staged runs too). */
 function jobOutputs(so: SafeOutputsPlan): Record<string, YValue> {
   const o = (k: string, step = k) => plain(`\${{ steps.process_safe_outputs.outputs.${step} }}`);
   const outputs: Record<string, YValue> = {
@@ -264,12 +266,10 @@ function jobOutputs(so: SafeOutputsPlan): Record<string, YValue> {
     create_discussion_error_count: o("create_discussion_error_count"),
     create_discussion_errors: o("create_discussion_errors"),
   };
-  if (!so.staged) {
-    for (const type of SAFE_OUTPUT_TYPES) {
-      if (!type.jobOutputs || !so.types.includes(type.key)) continue;
-      const handler = so.handlerConfig[snakeCase(type.key)] ?? {};
-      for (const [name, step] of Object.entries(type.jobOutputs(handler))) outputs[name] = o("x", step);
-    }
+  for (const type of SAFE_OUTPUT_TYPES) {
+    if (!type.jobOutputs || !so.types.includes(type.key)) continue;
+    const handler = so.handlerConfig[snakeCase(type.key)] ?? {};
+    for (const [name, step] of Object.entries(type.jobOutputs(handler))) outputs[name] = o("x", step);
   }
   outputs.process_safe_outputs_processed_count = o("x", "processed_count");
   outputs.process_safe_outputs_temporary_id_map = o("x", "temporary_id_map");
