@@ -154,6 +154,7 @@ export async function planDetection(planning: Planning): Promise<void> {
       setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
       model: own ? engine.model : undefined,
       auth: own ? engine.auth : undefined,
+      byokEnv: own && engine.byok ? engine.env : undefined,
       // These engines install without lifecycle scripts in detection, as in the agent job.
       install: ["codex", "gemini", "opencode", "pi", "antigravity"].includes(detector.id)
         ? detector.agentInstall?.run ?? detector.install

@@ -236,6 +236,7 @@ function jobContext(
     lockFile: posix.basename(lockPath),
     engineId: engine.info.id,
     engineVersion: engine.info.version,
+    engineCommand: engine.command !== undefined,
     firewall: data.sandbox !== undefined ? firewallOf(data.sandbox) : undefined,
     models: modelCatalogOf(data, imports.map((i) => i.frontmatter)),
     actionMode: options.actionMode,

@@ -241,7 +241,8 @@ function jobEnv(ctx: JobCtx, so: SafeOutputsPlan, emoji: string | undefined): Re
     GH_AW_WORKFLOW_NAME: dq(ctx.name),
     ...sourceEnvOf(ctx),
   };
-  if (ctx.engineId === "copilot") jenv.GH_AW_ENGINE_VERSION = dq(ctx.engineVersion);
+  // The version of the Copilot CLI the agent ran; the author's own command installs none.
+  if (ctx.engineId === "copilot" && !ctx.engineCommand) jenv.GH_AW_ENGINE_VERSION = dq(ctx.engineVersion);
   if (ctx.commands?.length) jenv.GH_AW_COMMANDS = dq(JSON.stringify(ctx.commands));
   if (so.threatDetection) {
     jenv.GH_AW_DETECTION_CONCLUSION = plain("${{ needs.detection.outputs.detection_conclusion }}");
