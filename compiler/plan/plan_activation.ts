@@ -294,8 +294,9 @@ export function planActivation(
     // A command's own condition replaces the fork guard (as gh-aw): its role check gates fork authors.
     forkGuard: triggers.events.includes("pull_request") && commandCondition(triggers) === undefined,
     workflowRunGuard: triggers.events.includes("workflow_run"),
-    routerDispatch: !!triggers.slashCommand?.centralized ||
-      (!!triggers.labelCommand && triggers.labelCommand.decentralized === false),
+    // Only the slash-command router re-dispatches with the original event in `aw_context`: gh-aw's
+    // reaction and comment guards read it for a centralized slash command, not for a label command.
+    routerDispatch: !!triggers.slashCommand?.centralized,
     labelNames: triggers.labelCommand?.decentralized || commandCondition(triggers) !== undefined
       ? undefined
       : prLabelNames,

@@ -192,10 +192,34 @@ function preflightSteps(activationInput: ActivationInput): StepPlan[] {
   return steps;
 }
 
-/** Steps the triggers and features ask for: experiments, sanitized text, status comment, label removal. */
+/** Steps the triggers and features ask for: sanitized text, status comment, label removal, experiments. */
 function triggerSteps(activationInput: ActivationInput): StepPlan[] {
   const { ctx } = activationInput;
   const steps: StepPlan[] = [];
+  if (activationInput.sanitize) {
+    steps.push(scriptStep(ctx, "Compute current body text", "compute_text", {
+      id: "sanitized",
+      env: { GH_AW_ALLOWED_DOMAINS: dq(activationInput.allowedDomains.join(",")) },
+    }));
+  }
+  if (activationInput.statusComment) {
+    const env: Record<string, YValue> = { GH_AW_WORKFLOW_NAME: dq(ctx.name) };
+    if (activationInput.messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(activationInput.messages);
+    steps.push(scriptStep(ctx, "Add comment with workflow run link", "add_workflow_run_comment", {
+      id: "add-comment",
+      if: plain(activationInput.routerDispatch ? EVENT_GUARD : DIRECT_EVENT_GUARD),
+      env,
+      token: activationInput.githubToken,
+    }));
+  }
+  if (activationInput.labelRemoval) {
+    steps.push(scriptStep(ctx, "Remove trigger label", "remove_trigger_label", {
+      id: "remove_trigger_label",
+      env: { GH_AW_LABEL_NAMES: dq(JSON.stringify(activationInput.labelRemoval.names)) },
+      token: activationInput.githubToken,
+    }));
+  }
+  // gh-aw picks the experiment variants after the text, comment and label steps.
   if (activationInput.experiments) {
     const sanitized = ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase();
     steps.push(scriptStep(ctx, "Restore experiment state from git", "load_experiment_state_from_repo", {
@@ -225,29 +249,6 @@ function triggerSteps(activationInput: ActivationInput): StepPlan[] {
         "retention-days": 30,
       },
     });
-  }
-  if (activationInput.sanitize) {
-    steps.push(scriptStep(ctx, "Compute current body text", "compute_text", {
-      id: "sanitized",
-      env: { GH_AW_ALLOWED_DOMAINS: dq(activationInput.allowedDomains.join(",")) },
-    }));
-  }
-  if (activationInput.statusComment) {
-    const env: Record<string, YValue> = { GH_AW_WORKFLOW_NAME: dq(ctx.name) };
-    if (activationInput.messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(activationInput.messages);
-    steps.push(scriptStep(ctx, "Add comment with workflow run link", "add_workflow_run_comment", {
-      id: "add-comment",
-      if: plain(activationInput.routerDispatch ? EVENT_GUARD : DIRECT_EVENT_GUARD),
-      env,
-      token: activationInput.githubToken,
-    }));
-  }
-  if (activationInput.labelRemoval) {
-    steps.push(scriptStep(ctx, "Remove trigger label", "remove_trigger_label", {
-      id: "remove_trigger_label",
-      env: { GH_AW_LABEL_NAMES: dq(JSON.stringify(activationInput.labelRemoval.names)) },
-      token: activationInput.githubToken,
-    }));
   }
   return steps;
 }
