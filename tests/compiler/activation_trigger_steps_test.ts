@@ -37,3 +37,16 @@ Deno.test("experiment variants are picked after the status comment and the label
   assertEquals(at("Add comment with workflow run link") < at("Remove trigger label"), true);
   assertEquals(at("Remove trigger label") < at("Restore experiment state from git"), true);
 });
+
+Deno.test("the completion comment is told the custom safe-output jobs, as the handler is", async () => {
+  const md = "---\non:\n  issues:\n    types: [opened]\n  status-comment: true\nsafe-outputs:\n  jobs:\n" +
+    "    send-slack-message:\n      description: Stub\n      runs-on: ubuntu-latest\n      steps:\n" +
+    "        - run: echo hi\n---\n# Task\n";
+  const { lock } = await compileOne(md);
+  const conclusion = lock.slice(lock.indexOf("\n  conclusion:\n"), lock.indexOf("\n  detection:\n"));
+  const step = conclusion.slice(conclusion.indexOf("- name: Update reaction comment with completion status"));
+  assertEquals(
+    /\n {10}GH_AW_SAFE_OUTPUT_JOBS: "\{\\"send_slack_message\\":\\"\\"\}"\n {8}with:\n/.test(step),
+    true,
+  );
+});

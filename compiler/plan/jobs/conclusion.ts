@@ -8,7 +8,7 @@ import { agentOutputSteps, type JobCtx, scriptStep, setupSteps, sourceEnvOf, WRI
 import { dq, folded, plain, type YValue } from "../../yaml/writer.ts";
 import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
 import { messagesJson } from "../safe_outputs/messages.ts";
-import { codePushTypes } from "./safe_outputs.ts";
+import { codePushTypes, safeOutputJobsJson } from "./safe_outputs.ts";
 
 /** How long a failure issue lives without an `aw.json` setting (gh-aw's default). */
 const DEFAULT_FAILURE_ISSUE_EXPIRES_HOURS = 168;
@@ -282,6 +282,9 @@ function statusCommentStep(ctx: JobCtx, so: SafeOutputsPlan): StepPlan {
   }
   const messages = messagesJson(so.raw.messages);
   if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
+  // The comment links what the custom safe-output jobs produced, so it is told which they are.
+  const customJobs = safeOutputJobsJson(so);
+  if (customJobs) env.GH_AW_SAFE_OUTPUT_JOBS = dq(customJobs);
   return scriptStep(ctx, "Update reaction comment with completion status", "notify_comment_error", {
     id: "conclusion",
     env,

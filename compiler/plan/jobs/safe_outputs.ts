@@ -183,6 +183,18 @@ export function safeOutputsJob(
   return job;
 }
 
+/**
+ * The custom safe-output jobs (`safe-outputs.jobs`) as gh-aw announces them to the handler manager and the
+ * completion comment: each job's tool name, sorted, with an empty URL output; undefined without any.
+ */
+export function safeOutputJobsJson(so: SafeOutputsPlan): string | undefined {
+  const customJobs = so.raw.jobs && typeof so.raw.jobs === "object" ? Object.keys(so.raw.jobs) : [];
+  if (customJobs.length === 0) return undefined;
+  return JSON.stringify(
+    Object.fromEntries(customJobs.map((j) => j.replace(/-/g, "_")).sort().map((j) => [j, ""])),
+  );
+}
+
 /** The handler manager's environment: the agent output, the handler config and the tokens it may use. */
 function handlerEnv(so: SafeOutputsPlan, allowedDomains: string[]): Record<string, YValue> {
   const env: Record<string, YValue> = {
@@ -194,15 +206,9 @@ function handlerEnv(so: SafeOutputsPlan, allowedDomains: string[]): Record<strin
   };
   env.GITHUB_SERVER_URL = plain("${{ github.server_url }}");
   env.GITHUB_API_URL = plain("${{ github.api_url }}");
-  const customJobs = so.raw.jobs && typeof so.raw.jobs === "object" ? Object.keys(so.raw.jobs) : [];
-  if (customJobs.length > 0) {
-    // Custom safe-output jobs the handler manager must leave to their own jobs.
-    env.GH_AW_SAFE_OUTPUT_JOBS = dq(
-      JSON.stringify(
-        Object.fromEntries(customJobs.map((j) => j.replace(/-/g, "_")).sort().map((j) => [j, ""])),
-      ),
-    );
-  }
+  // Custom safe-output jobs the handler manager must leave to their own jobs.
+  const customJobs = safeOutputJobsJson(so);
+  if (customJobs) env.GH_AW_SAFE_OUTPUT_JOBS = dq(customJobs);
   // Go's encoding/json escapes <, > and & (HTML-safe) in the handler config it writes.
   env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG = dq(
     JSON.stringify(so.handlerConfig).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(
