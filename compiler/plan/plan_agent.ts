@@ -9,6 +9,7 @@ import { detectionJob } from "./jobs/detection.ts";
 import { DETECTION_ENGINES, type DetectionEngine } from "./jobs/detection_engines.ts";
 import { applyContainerPins } from "../source/container_pins.ts";
 import { applyWorkflowTargets, readWorkflowTargets } from "./safe_outputs/dynamic_tools.ts";
+import { resolveSafeOutputActions } from "./safe_outputs/custom_actions.ts";
 import { applyCommentMemory } from "./safe_outputs/agent_steps.ts";
 import { afterSectionRoundTrip } from "./user_steps.ts";
 import { cacheSteps, checkoutWith, sortRecord, toSortedY, toY } from "./workflow_values.ts";
@@ -40,6 +41,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
   const checkouts = merged.checkout.map(checkoutWith);
   const workflowTargets = await readWorkflowTargets(safeOutputs, posix.dirname(source), o.read);
   applyWorkflowTargets(safeOutputs, workflowTargets);
+  safeOutputs.actions = await resolveSafeOutputActions(safeOutputs.raw, o.pins.lock.entries, pinText);
   applyCommentMemory(safeOutputs, merged.tools["comment-memory"]);
   const userSteps = [...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])];
   const runtimeNeeds = detectRuntimes({

@@ -17,6 +17,7 @@ import { snakeCase } from "../safe_outputs/types/contract.ts";
 import { expandEcosystems } from "../network.ts";
 import { ghHostStep } from "./custom.ts";
 import { messagesJson } from "../safe_outputs/messages.ts";
+import { actionSteps, safeOutputActionsJson } from "../safe_outputs/custom_actions.ts";
 
 /** Safe-output types that push code (they need a checkout and git credentials in `safe_outputs`). */
 export function codePushTypes(so: SafeOutputsPlan): string[] {
@@ -156,6 +157,7 @@ export function safeOutputsJob(
     // The handler's client must reach the project; the checkouts and git pushes keep the write token.
     token: projectAccess(so)?.token ?? writeTokenOf(so),
   }));
+  steps.push(...actionSteps(so.actions ?? []));
   // Staged runs only preview, so there are no processed items to upload.
   if (!so.staged) {
     steps.push({
@@ -209,6 +211,9 @@ function handlerEnv(so: SafeOutputsPlan, allowedDomains: string[]): Record<strin
   // Custom safe-output jobs the handler manager must leave to their own jobs.
   const customJobs = safeOutputJobsJson(so);
   if (customJobs) env.GH_AW_SAFE_OUTPUT_JOBS = dq(customJobs);
+  // Custom actions the handler exports a payload for, each run by its own step after the handler.
+  const actions = safeOutputActionsJson(so.actions ?? []);
+  if (actions) env.GH_AW_SAFE_OUTPUT_ACTIONS = dq(actions);
   // Go's encoding/json escapes <, > and & (HTML-safe) in the handler config it writes.
   env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG = dq(
     JSON.stringify(so.handlerConfig).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(
