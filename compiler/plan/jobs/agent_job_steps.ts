@@ -45,6 +45,7 @@ import {
   mcpGatewaySteps,
   mcpGatewayStopSteps,
   stepsThroughDifcProxy,
+  userStepsThroughDifcProxy,
 } from "../mcp/steps.ts";
 import { engineExecuteSteps, engineInstallSteps, engineLogSteps } from "../agent/engine.ts";
 
@@ -185,8 +186,11 @@ function mergeAgentFolderSteps(agent: AgentInput): StepPlan[] {
 export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): StepPlan[] {
   return [
     ...stepsThroughDifcProxy(agent, agent.customSteps),
-    // gh-aw leaves an empty line after the block of user steps.
-    ...(agent.customSteps.length > 0 ? [new BlankLine() as unknown as StepPlan] : []),
+    // gh-aw leaves an empty line after the block of user steps, unless it re-serialised them to route
+    // them through the DIFC proxy.
+    ...(agent.customSteps.length > 0 && !userStepsThroughDifcProxy(agent)
+      ? [new BlankLine() as unknown as StepPlan]
+      : []),
     ...agent.cacheSteps,
     ...(memory.cacheRefs
       ? cacheMemorySetupSteps(
