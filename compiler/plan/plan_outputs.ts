@@ -23,11 +23,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     network.allowed,
     typeof data.emoji === "string" ? data.emoji : undefined,
     undefined,
-    (() => {
-      // The workflow's own checkout (no other repository) sets the depth of the code-push checkouts.
-      const own = merged.checkout.find((c) => c.repository === undefined && (c.path ?? "") === "");
-      return typeof own?.["fetch-depth"] === "number" ? own["fetch-depth"] as number : undefined;
-    })(),
+    merged.checkout,
   );
   const conclusionExtra: string[] = [];
   // Custom safe-output jobs (safe-outputs.jobs, imports merged).

@@ -8,7 +8,6 @@ import {
   scriptStep,
   setupSteps,
   sourceEnvOf,
-  WRITE_TOKEN,
 } from "../steps.ts";
 import { dq, lit, plain, sq, type YValue } from "../../yaml/writer.ts";
 import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
@@ -18,14 +17,10 @@ import { expandEcosystems } from "../network.ts";
 import { ghHostStep } from "./custom.ts";
 import { messagesJson } from "../safe_outputs/messages.ts";
 import { actionSteps, safeOutputActionsJson } from "../safe_outputs/custom_actions.ts";
+import { codePushSteps, codePushTypes, pushTokenOf, writeTokenOf } from "./code_push.ts";
 
-/** Safe-output types that push code (they need a checkout and git credentials in `safe_outputs`). */
-export function codePushTypes(so: SafeOutputsPlan): string[] {
-  return SAFE_OUTPUT_TYPES.filter((type) => type.pushesCode && so.types.includes(type.key))
-    .map((type) => snakeCase(type.key));
-}
+export { codePushTypes } from "./code_push.ts";
 
-/** Checkout and git setup for code-pushing safe outputs. */
 /** Safe outputs that write to a GitHub Project, whose API the default token cannot reach. */
 const PROJECT_TYPES = ["update-project", "create-project-status-update", "create-project"];
 
@@ -43,81 +38,6 @@ function projectAccess(so: SafeOutputsPlan): { url?: string; token: string } | u
   return { url: typeof cfg.project === "string" ? cfg.project : undefined, token };
 }
 
-/** The token the job writes with: `safe-outputs.github-token` when the author sets one, else the default. */
-function writeTokenOf(so: SafeOutputsPlan): string {
-  const token = so.raw["github-token"];
-  return typeof token === "string" && token !== "" ? token : WRITE_TOKEN;
-}
-
-function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan, fetchDepth = 1): StepPlan[] {
-  const types = codePushTypes(so);
-  if (types.length === 0) return [];
-  const writeToken = writeTokenOf(so);
-  const base = "(!cancelled()) && needs.agent.result != 'skipped'";
-  const any = (suffix = "") => {
-    const alternatives = types.map((t) => `${base} && contains(needs.agent.outputs.output_types, '${t}')`);
-    // gh-aw ANDs the event test onto the whole disjunction, parenthesised once there are several types.
-    const either = alternatives.join(" || ");
-    return suffix && alternatives.length > 1 ? `(${either})${suffix}` : `${either}${suffix}`;
-  };
-  const comment =
-    " && (github.event_name == 'issue_comment' || github.event_name == 'pull_request_review_comment')";
-  const notComment =
-    " && github.event_name != 'issue_comment' && github.event_name != 'pull_request_review_comment'";
-  return [
-    {
-      name: "Download patch artifact",
-      "continue-on-error": true,
-      uses: plain(ctx.refs.download),
-      with: { name: "agent", path: "/tmp/gh-aw/" },
-    },
-    scriptStep(ctx, "Extract base branch from agent output", "extract_base_branch_from_agent_output", {
-      id: "extract-base-branch",
-      if: plain("steps.download-agent-output.outcome == 'success'"),
-    }),
-    {
-      name: "Checkout repository (trusted default branch for comment events)",
-      if: plain(any(comment)),
-      uses: plain(ctx.refs.checkout),
-      with: {
-        ref: plain("${{ github.event.repository.default_branch }}"),
-        token: plain(writeToken),
-        "persist-credentials": false,
-        "fetch-depth": fetchDepth,
-      },
-    },
-    {
-      name: "Checkout repository",
-      if: plain(any(notComment)),
-      uses: plain(ctx.refs.checkout),
-      with: {
-        ref: plain(
-          "${{ steps.extract-base-branch.outputs.base-branch || github.base_ref || github.event.pull_request.base.ref || github.ref_name || github.event.repository.default_branch }}",
-        ),
-        token: plain(writeToken),
-        "persist-credentials": false,
-        "fetch-depth": fetchDepth,
-      },
-    },
-    {
-      name: "Configure Git credentials",
-      if: plain(any()),
-      env: {
-        REPO_NAME: plain("${{ github.repository }}"),
-        SERVER_URL: plain("${{ github.server_url }}"),
-        GIT_TOKEN: plain(writeToken),
-      },
-      run: lit(
-        'git config --global user.email "github-actions[bot]@users.noreply.github.com"\n' +
-          'git config --global user.name "github-actions[bot]"\ngit config --global am.keepcr true\n' +
-          "# Re-authenticate git with GitHub token\n" + 'SERVER_URL_STRIPPED="${SERVER_URL#https://}"\n' +
-          'git remote set-url origin "https://x-access-token:${GIT_TOKEN}@${SERVER_URL_STRIPPED}/${REPO_NAME}.git"\n' +
-          'echo "Git configured with standard GitHub Actions identity"\n',
-      ),
-    },
-  ];
-}
-
 /** Builds the `safe_outputs` job. */
 export function safeOutputsJob(
   ctx: JobCtx,
@@ -125,8 +45,8 @@ export function safeOutputsJob(
   allowedDomains: string[],
   emoji: string | undefined,
   environment: YValue | undefined,
-  /** `fetch-depth` of the workflow's own checkout, reused for the code-push checkouts. */
-  fetchDepth?: number,
+  /** The `checkout:` entries (the code-push checkout mirrors the one the agent worked in). */
+  checkouts: Record<string, unknown>[] = [],
 ): JobPlan {
   // The artifact client and staging download run whenever upload-artifact is enabled (staged or not).
   const artifacts = so.types.includes("upload-artifact");
@@ -137,7 +57,7 @@ export function safeOutputsJob(
   }
   const steps: StepPlan[] = [...setup, ...otlpMaskSteps(ctx), ...agentOutputSteps(ctx)];
   // A staged run only previews its outputs: nothing is pushed, so nothing is checked out for it.
-  if (!so.staged) steps.push(...codePushSteps(ctx, so, typeof fetchDepth === "number" ? fetchDepth : 1));
+  if (!so.staged) steps.push(...codePushSteps(ctx, so, checkouts));
   steps.push(ghHostStep());
   const env = handlerEnv(so, allowedDomains);
   if (artifacts) {
@@ -234,6 +154,9 @@ function handlerEnv(so: SafeOutputsPlan, allowedDomains: string[]): Record<strin
   if (so.types.includes("create-agent-session")) env.GH_AW_AGENT_SESSION_TOKEN = agentToken;
   if (codePushTypes(so).length > 0 && !so.staged) {
     env.GH_AW_CI_TRIGGER_TOKEN = plain("${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}");
+    // The PR types' own token, which their git operations and API calls use.
+    const pushToken = pushTokenOf(so);
+    if (pushToken) env.GITHUB_TOKEN = plain(pushToken);
   }
   const project = projectAccess(so);
   if (project?.url) env.GH_AW_PROJECT_URL = dq(project.url);
