@@ -39,3 +39,10 @@ Deno.test("a plain Copilot engine still validates its token", async () => {
   );
   assertEquals(lock.includes("      - name: Validate COPILOT_GITHUB_TOKEN secret\n"), true);
 });
+
+Deno.test("the engine command heredoc ends with a bare empty line, as gh-aw writes it", async () => {
+  const md = "---\non: workflow_dispatch\npermissions:\n  contents: read\nengine:\n  id: copilot\n" +
+    "  command: bash -lc 'echo hi'\n---\n# Task\n";
+  const { lock } = await compileOne(md);
+  assertEquals(lock.includes(`bash -lc 'echo hi' "$@"\n\n          GH_AW_ENGINE_COMMAND_EOF\n`), true);
+});
