@@ -11,7 +11,7 @@ import {
   slashCommandCondition,
 } from "./jobs/command_conditions.ts";
 import { preActivationJob } from "./jobs/pre_activation.ts";
-import { rateLimitConfig, skipIfCheckFailingConfig } from "./jobs/pre_activation_checks.ts";
+import { rateLimitConfig, skipIfCheckFailingConfig, skipListOf } from "./jobs/pre_activation_checks.ts";
 import {
   customJobNames,
   jobsBeforeActivation,
@@ -158,6 +158,8 @@ export function planPreActivation(planning: Planning, g: Gates): void {
     skipIfMatch,
     skipIfNoMatch,
     skipIfCheckFailing: g.skipIfCheckFailing,
+    skipRoles: skipListOf(rawOn["skip-roles"]),
+    skipBots: skipListOf(rawOn["skip-bots"]),
     rateLimit: g.rateLimit,
     commands,
     extraSteps: onSteps,

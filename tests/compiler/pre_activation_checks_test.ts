@@ -85,3 +85,29 @@ Deno.test("on.steps are written name and id first, with whitespace-only script l
   // The commented copy in `on:` keeps the script as a literal block.
   assertEquals(lock.includes("      # script: |\n        # const a = 1;\n"), true);
 });
+
+Deno.test("skip-roles and skip-bots add their checks; a Copilot name stands for all of Copilot's", async () => {
+  const md = "---\non:\n  roles: all\n  issues:\n    types: [opened]\n  skip-roles: [admin, write]\n" +
+    "  skip-bots: [github-actions, copilot, renovate]\n---\nGo.\n";
+  const pre = preActivation((await compileOne(md)).lock);
+  assertEquals(
+    pre.includes(
+      "      activated: ${{ steps.check_skip_roles.outputs.skip_roles_ok == 'true' && " +
+        "steps.check_skip_bots.outputs.skip_bots_ok == 'true' }}\n",
+    ),
+    true,
+  );
+  assertEquals(
+    pre.includes(
+      '          GH_AW_SKIP_ROLES: "admin,write"\n          GH_AW_WORKFLOW_NAME: "w"\n        with:\n' +
+        "          github-token: ${{ secrets.GITHUB_TOKEN }}\n",
+    ),
+    true,
+  );
+  assertEquals(
+    pre.includes(
+      '          GH_AW_SKIP_BOTS: "github-actions,copilot-swe-agent,Copilot,copilot,@app/copilot-swe-agent,renovate"\n',
+    ),
+    true,
+  );
+});

@@ -8,8 +8,10 @@ import { sortedRecord } from "./go_format.ts";
 import {
   type RateLimit,
   rateLimitStep,
+  skipBotsStep,
   type SkipIfCheckFailing,
   skipIfCheckFailingStep,
+  skipRolesStep,
 } from "./pre_activation_checks.ts";
 
 /** Inputs of the pre-activation job. */
@@ -20,6 +22,10 @@ export interface PreActivationInput {
   skipIfMatch?: { query: string; max?: number };
   skipIfNoMatch?: { query: string; min?: number };
   skipIfCheckFailing?: SkipIfCheckFailing;
+  /** `on.skip-roles`: actors holding one of these roles do not start the workflow. */
+  skipRoles?: string[];
+  /** `on.skip-bots`: these bots do not start the workflow. */
+  skipBots?: string[];
   rateLimit?: RateLimit;
   commands?: string[];
   ifCondition?: string;
@@ -80,6 +86,14 @@ export function preActivationJob(preActivationInput: PreActivationInput): JobPla
   if (preActivationInput.skipIfCheckFailing) {
     steps.push(skipIfCheckFailingStep(ctx, preActivationInput.skipIfCheckFailing));
     checks.push("steps.check_skip_if_check_failing.outputs.skip_if_check_failing_ok == 'true'");
+  }
+  if (preActivationInput.skipRoles) {
+    steps.push(skipRolesStep(ctx, preActivationInput.skipRoles));
+    checks.push("steps.check_skip_roles.outputs.skip_roles_ok == 'true'");
+  }
+  if (preActivationInput.skipBots) {
+    steps.push(skipBotsStep(ctx, preActivationInput.skipBots));
+    checks.push("steps.check_skip_bots.outputs.skip_bots_ok == 'true'");
   }
   if (preActivationInput.rateLimit) checks.push("steps.check_rate_limit.outputs.rate_limit_ok == 'true'");
   if (preActivationInput.commands) {

@@ -102,3 +102,35 @@ export function skipIfCheckFailingStep(ctx: JobCtx, cfg: SkipIfCheckFailing): St
     env: Object.keys(env).length > 0 ? env : undefined,
   });
 }
+
+/** The names the Copilot coding agent acts under; any of them in `skip-bots` stands for all (gh-aw's aliases). */
+const COPILOT_BOT_NAMES = ["copilot-swe-agent", "Copilot", "copilot", "@app/copilot-swe-agent"];
+
+/** `on.skip-roles` / `on.skip-bots`: a name or a list (undefined when absent or empty). */
+export function skipListOf(raw: unknown): string[] | undefined {
+  const names = list(raw)?.filter((n) => n !== "");
+  return names && names.length > 0 ? names : undefined;
+}
+
+/** The bots of `skip-bots`, a Copilot name expanded to all of Copilot's, repeats dropped. */
+export function expandBotNames(bots: string[]): string[] {
+  const expanded = bots.flatMap((b) => COPILOT_BOT_NAMES.includes(b) ? COPILOT_BOT_NAMES : [b]);
+  return [...new Set(expanded)];
+}
+
+/** "Check skip-roles" (output `skip_roles_ok`): skips the run for an actor holding one of the roles. */
+export function skipRolesStep(ctx: JobCtx, roles: string[]): StepPlan {
+  return scriptStep(ctx, "Check skip-roles", "check_skip_roles", {
+    id: "check_skip_roles",
+    env: { GH_AW_SKIP_ROLES: dq(roles.join(",")), GH_AW_WORKFLOW_NAME: dq(ctx.name) },
+    token: "${{ secrets.GITHUB_TOKEN }}",
+  });
+}
+
+/** "Check skip-bots" (output `skip_bots_ok`): skips the run for an actor among the bots. */
+export function skipBotsStep(ctx: JobCtx, bots: string[]): StepPlan {
+  return scriptStep(ctx, "Check skip-bots", "check_skip_bots", {
+    id: "check_skip_bots",
+    env: { GH_AW_SKIP_BOTS: dq(expandBotNames(bots).join(",")), GH_AW_WORKFLOW_NAME: dq(ctx.name) },
+  });
+}
