@@ -4,14 +4,24 @@ import { bodyBeforeInlineSections } from "../source/inline_sections.ts";
 import { expandEcosystems } from "./network.ts";
 import { activationJob } from "./jobs/activation.ts";
 import { bodyExpressions, exprEnvName } from "./jobs/activation_prompt.ts";
-import { bothConditions, deploymentStateCondition, eventCondition } from "./jobs/conditions.ts";
+import {
+  allForksAllowed,
+  bothConditions,
+  deploymentStateCondition,
+  eventCondition,
+} from "./jobs/conditions.ts";
 import {
   commentAuthorGuard,
   labelCommandCondition,
   slashCommandCondition,
 } from "./jobs/command_conditions.ts";
 import { preActivationJob } from "./jobs/pre_activation.ts";
-import { rateLimitConfig, skipIfCheckFailingConfig, skipListOf } from "./jobs/pre_activation_checks.ts";
+import {
+  rateLimitConfig,
+  skipAuthorAssociationsCondition,
+  skipIfCheckFailingConfig,
+  skipListOf,
+} from "./jobs/pre_activation_checks.ts";
 import {
   customJobNames,
   jobsBeforeActivation,
@@ -173,18 +183,22 @@ export function planPreActivation(planning: Planning, g: Gates): void {
       ...Object.fromEntries(Object.entries(preExtras.outputs).map(([k, v]) => [k, toY(v)])),
     },
     permissions: sortRecord(perms),
-    ifCondition: triggers.labelCommand?.decentralized
-      ? labelRouteCondition(triggers.labelCommand.names, triggers.labelCommand.events)
-      : commandGate(
-        triggers,
-        // A frontmatter `if:` that reads job outputs cannot gate the job producing them.
-        bothConditions(
-          typeof data.if === "string" && !/\bneeds\./.test(data.if) ? stripExpr(data.if) : undefined,
-          deploymentStateCondition(rawOn),
+    ifCondition: bothConditions(
+      // gh-aw puts the skip-author-associations guard in front of the job's other conditions.
+      skipAuthorAssociationsCondition(rawOn["skip-author-associations"]),
+      triggers.labelCommand?.decentralized
+        ? labelRouteCondition(triggers.labelCommand.names, triggers.labelCommand.events)
+        : commandGate(
+          triggers,
+          // A frontmatter `if:` that reads job outputs cannot gate the job producing them.
+          bothConditions(
+            typeof data.if === "string" && !/\bneeds\./.test(data.if) ? stripExpr(data.if) : undefined,
+            deploymentStateCondition(rawOn),
+          ),
+          prLabelNames,
+          roles,
         ),
-        prLabelNames,
-        roles,
-      ),
+    ),
   });
 }
 
@@ -294,7 +308,7 @@ export function planActivation(
       : undefined,
     commands,
     // A command's own condition replaces the fork guard (as gh-aw): its role check gates fork authors.
-    forkGuard: triggers.events.includes("pull_request") && commandCondition(triggers) === undefined,
+    forkGuard: needsForkGuard(triggers) && commandCondition(triggers) === undefined,
     workflowRunGuard: triggers.events.includes("workflow_run"),
     // Only the slash-command router re-dispatches with the original event in `aw_context`: gh-aw's
     // reaction and comment guards read it for a centralized slash command, not for a label command.
@@ -354,6 +368,11 @@ function commandCondition(triggers: Planning["triggers"]): string | undefined {
  * only, given `roles`) and the command condition, combined as gh-aw combines conditions; without a command,
  * the usual event condition (user `if:`, fork guard, `pull_request.names` filter).
  */
+/** Pull requests start the workflow and `forks: "*"` does not admit every fork. */
+function needsForkGuard(triggers: Planning["triggers"]): boolean {
+  return triggers.events.includes("pull_request") && !allForksAllowed(triggers.raw.pull_request);
+}
+
 function commandGate(
   triggers: Planning["triggers"],
   userIf: string | undefined,
@@ -362,7 +381,7 @@ function commandGate(
 ): string | undefined {
   const command = commandCondition(triggers);
   if (command === undefined) {
-    return eventCondition(userIf, triggers.events.includes("pull_request"), prLabelNames);
+    return eventCondition(userIf, needsForkGuard(triggers), prLabelNames);
   }
   const slash = triggers.slashCommand;
   const guard = slash && !slash.centralized ? commentAuthorGuard(roles, slash.ids) : undefined;

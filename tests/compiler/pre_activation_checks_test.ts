@@ -111,3 +111,20 @@ Deno.test("skip-roles and skip-bots add their checks; a Copilot name stands for 
     true,
   );
 });
+
+Deno.test("skip-author-associations guards pre_activation per event; forks: '*' drops the fork guard", async () => {
+  const md =
+    "---\non:\n  roles: all\n  issues:\n    types: [opened]\n  pull_request:\n    types: [opened]\n" +
+    '    forks: "*"\n  skip-author-associations:\n    pull_request: [owner, member]\n    issues: [owner]\n' +
+    "  skip-roles: [admin]\n---\nGo.\n";
+  const { lock } = await compileOne(md);
+  const pre = preActivation(lock);
+  const guard = (event: string, object: string, list: string) =>
+    `(!(github.event_name == '${event}') || !contains(fromJSON('${list}'), github.event.${object}.author_association))`;
+  const cond = `${guard("issues", "issue", '["OWNER"]')} && ${
+    guard("pull_request", "pull_request", '["OWNER","MEMBER"]')
+  }`;
+  const ifAt = /\n {4}if: (>\n(?: {6}.*\n)+|.*\n)/.exec(pre)?.[1] ?? "";
+  assertEquals(ifAt.replace(/^>\n/, "").split("\n").map((l) => l.trim()).join(" ").trim(), cond);
+  assertEquals(lock.includes("github.event.pull_request.head.repo.id == github.repository_id"), false);
+});

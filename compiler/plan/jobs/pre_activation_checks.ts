@@ -134,3 +134,34 @@ export function skipBotsStep(ctx: JobCtx, bots: string[]): StepPlan {
     env: { GH_AW_SKIP_BOTS: dq(expandBotNames(bots).join(",")), GH_AW_WORKFLOW_NAME: dq(ctx.name) },
   });
 }
+
+/** Where each event's payload names the author whose association `skip-author-associations` tests. */
+const AUTHOR_OBJECT: Record<string, string> = {
+  issues: "issue",
+  issue_comment: "comment",
+  pull_request: "pull_request",
+  pull_request_target: "pull_request",
+  pull_request_review: "review",
+  pull_request_review_comment: "comment",
+  discussion: "discussion",
+  discussion_comment: "comment",
+};
+
+/**
+ * `on.skip-author-associations` (event → associations) as the static guard gh-aw puts on `pre_activation`:
+ * per event, in name order, the run goes on unless that event's author holds one of the associations.
+ */
+export function skipAuthorAssociationsCondition(raw: unknown): string | undefined {
+  if (!raw || typeof raw !== "object") return undefined;
+  const clauses = Object.keys(raw as Record<string, unknown>).sort().flatMap((event) => {
+    const associations = list((raw as Record<string, unknown>)[event])?.map((a) => a.toUpperCase());
+    const object = AUTHOR_OBJECT[event];
+    if (!associations?.length || !object) return [];
+    return [
+      `(!(github.event_name == '${event}') || !contains(fromJSON('${
+        JSON.stringify(associations)
+      }'), github.event.${object}.author_association))`,
+    ];
+  });
+  return clauses.length > 0 ? clauses.join(" && ") : undefined;
+}
