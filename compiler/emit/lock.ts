@@ -28,7 +28,8 @@ export function planReferences(plan: WorkflowPlan): { secrets: string[]; actionL
   const scanText = (text: string) => {
     // Most strings hold no secret reference; the substring test spares them the regular expressions.
     if (!text.includes("secrets.")) return;
-    for (const e of text.matchAll(/\$\{\{[^}]*\}\}/g)) {
+    // An expression may hold braces of its own (`format('…{0}…', …)`): it ends at the first `}}`.
+    for (const e of text.matchAll(/\$\{\{[\s\S]*?\}\}/g)) {
       for (const m of e[0].matchAll(/(?<![\w.])secrets\.([A-Za-z_][A-Za-z0-9_]*)/g)) secrets.add(m[1]);
     }
   };

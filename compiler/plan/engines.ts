@@ -229,6 +229,10 @@ export interface EngineConfig {
   agent?: string;
   /** Workload identity federation replacing the engine's API-key secret (`engine.auth`). */
   auth?: EngineAuth;
+  /** `engine.command`: the author's command runs instead of the engine's CLI. */
+  command?: string;
+  /** Copilot pointed at the author's own model provider (`engine.env.COPILOT_PROVIDER_BASE_URL`). */
+  byok: boolean;
 }
 
 /** Names of subscription/OAuth token secrets that are refused. */
@@ -312,9 +316,16 @@ export function resolveEngine(
       ),
     );
   }
+  const command = typeof obj.command === "string" ? obj.command : undefined;
+  const byok = id === "copilot" && "COPILOT_PROVIDER_BASE_URL" in env;
+  // gh-aw validates no secret when the author's command replaces the CLI, nor when Copilot talks to the
+  // author's own provider (its key is whatever the author passes, often no secret at all).
+  if (command !== undefined || byok) secrets = [];
   return {
     info,
     model,
+    command,
+    byok,
     maxTurns: obj["max-turns"] as number | string | undefined,
     maxContinuations: obj["max-continuations"] as number | string | undefined,
     env,

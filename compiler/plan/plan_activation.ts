@@ -2,13 +2,24 @@
 import { expandEcosystems } from "./network.ts";
 import { activationJob } from "./jobs/activation.ts";
 import { promptBody } from "./prompt_body.ts";
-import { bothConditions, deploymentStateCondition, eventCondition } from "./jobs/conditions.ts";
+import {
+  allForksAllowed,
+  bothConditions,
+  deploymentStateCondition,
+  eventCondition,
+} from "./jobs/conditions.ts";
 import {
   commentAuthorGuard,
   labelCommandCondition,
   slashCommandCondition,
 } from "./jobs/command_conditions.ts";
 import { preActivationJob } from "./jobs/pre_activation.ts";
+import {
+  rateLimitConfig,
+  skipAuthorAssociationsCondition,
+  skipIfCheckFailingConfig,
+  skipListOf,
+} from "./jobs/pre_activation_checks.ts";
 import {
   customJobNames,
   jobsBeforeActivation,
@@ -45,6 +56,9 @@ const SAFE_EVENTS = [
   "delete",
 ];
 
+/** `on:` keys gh-aw leaves out when it asks whether only safe events start the workflow. */
+const NON_EVENT_ON_KEYS = ["command", "stop-after", "reaction"];
+
 /** `on:` keys whose events carry text the activation job sanitizes (gh-aw's content events). */
 const CONTENT_EVENTS = [
   "issues",
@@ -75,10 +89,12 @@ export async function activationGates(planning: Planning): Promise<Gates> {
     : rawOn.roles
     ? (Array.isArray(rawOn.roles) ? rawOn.roles.map(String) : [String(rawOn.roles)])
     : ["admin", "maintainer", "write"];
+  // gh-aw reads every key of `on:` (with the skip-if-* of imports merged in) as an event, but `command`,
+  // `stop-after` and `reaction`: any other gh-aw key (`roles`, `skip-if-*`, `status-comment`, `steps`…)
+  // makes the workflow unsafe too.
   const needsRoleCheck = roles !== undefined &&
-    (rawOn.roles !== undefined || triggers.events.some((e) => !SAFE_EVENTS.includes(e)) ||
-      // gh-aw counts `status-comment` as a (non-safe) event key of `on:`
-      rawOn["status-comment"] !== undefined ||
+    (triggers.events.some((e) => !SAFE_EVENTS.includes(e)) ||
+      Object.keys(rawOn).some((k) => !SAFE_EVENTS.includes(k) && !NON_EVENT_ON_KEYS.includes(k)) ||
       !!triggers.slashCommand || !!triggers.labelCommand);
   // The previous lock (large) is read only when a stop time may be carried over from it.
   const stopAfter = rawOn["stop-after"];
@@ -105,16 +121,23 @@ export async function activationGates(planning: Planning): Promise<Gates> {
     Record<string, unknown>
   >;
   const preExtras = preActivationExtras(rawJobs);
-  const onSteps = await pinSteps([...(Array.isArray(rawOn.steps) ? rawOn.steps : []), ...preExtras.steps]);
-  const otherGates =
-    ["skip-roles", "skip-bots", "skip-author-associations", "skip-if-check-failing"].some((k) =>
-      rawOn[k] !== undefined
-    ) || data["user-rate-limit"] !== undefined || data["rate-limit"] !== undefined;
+  const onSteps = await pinSteps(
+    [...(Array.isArray(rawOn.steps) ? rawOn.steps : []), ...preExtras.steps],
+    "convert-step",
+  );
+  const rateLimit = rateLimitConfig(data as Record<string, unknown>, triggers.events);
+  const skipIfCheckFailing = skipIfCheckFailingConfig(rawOn["skip-if-check-failing"]);
+  const otherGates = ["skip-roles", "skip-bots", "skip-author-associations"].some((k) =>
+    rawOn[k] !== undefined
+  );
   const hasPre = needsRoleCheck || !!stopTime || !!skipIfMatch || !!skipIfNoMatch || !!commands ||
-    onSteps.length > 0 || otherGates;
+    onSteps.length > 0 || otherGates || !!rateLimit || !!skipIfCheckFailing;
   return {
     rawOn,
     roles,
+    needsRoleCheck,
+    rateLimit,
+    skipIfCheckFailing,
     stopTime,
     commands,
     prLabelNames,
@@ -133,15 +156,21 @@ export function planPreActivation(planning: Planning, g: Gates): void {
   const { rawOn, roles, stopTime, commands, prLabelNames } = g;
   const { skipIfMatch, skipIfNoMatch, onSteps, preExtras } = g;
   const perms: Record<string, string> = {
+    // The rate limit counts the user's recent runs of the workflow through the Actions API.
+    ...(g.rateLimit ? { actions: "read" } : {}),
     contents: "read",
     ...((rawOn.permissions ?? {}) as Record<string, string>),
   };
   jobs.pre_activation = preActivationJob({
     ctx,
-    roles,
+    roles: g.needsRoleCheck ? roles : undefined,
     stopTime,
     skipIfMatch,
     skipIfNoMatch,
+    skipIfCheckFailing: g.skipIfCheckFailing,
+    skipRoles: skipListOf(rawOn["skip-roles"]),
+    skipBots: skipListOf(rawOn["skip-bots"]),
+    rateLimit: g.rateLimit,
     commands,
     extraSteps: onSteps,
     extraOutputs: {
@@ -154,18 +183,22 @@ export function planPreActivation(planning: Planning, g: Gates): void {
       ...Object.fromEntries(Object.entries(preExtras.outputs).map(([k, v]) => [k, toY(v)])),
     },
     permissions: sortRecord(perms),
-    ifCondition: triggers.labelCommand?.decentralized
-      ? labelRouteCondition(triggers.labelCommand.names, triggers.labelCommand.events)
-      : commandGate(
-        triggers,
-        // A frontmatter `if:` that reads job outputs cannot gate the job producing them.
-        bothConditions(
-          typeof data.if === "string" && !/\bneeds\./.test(data.if) ? stripExpr(data.if) : undefined,
-          deploymentStateCondition(rawOn),
+    ifCondition: bothConditions(
+      // gh-aw puts the skip-author-associations guard in front of the job's other conditions.
+      skipAuthorAssociationsCondition(rawOn["skip-author-associations"]),
+      triggers.labelCommand?.decentralized
+        ? labelRouteCondition(triggers.labelCommand.names, triggers.labelCommand.events)
+        : commandGate(
+          triggers,
+          // A frontmatter `if:` that reads job outputs cannot gate the job producing them.
+          bothConditions(
+            typeof data.if === "string" && !/\bneeds\./.test(data.if) ? stripExpr(data.if) : undefined,
+            deploymentStateCondition(rawOn),
+          ),
+          prLabelNames,
+          roles,
         ),
-        prLabelNames,
-        roles,
-      ),
+    ),
   });
 }
 
@@ -244,10 +277,11 @@ export function planActivation(
       : undefined,
     commands,
     // A command's own condition replaces the fork guard (as gh-aw): its role check gates fork authors.
-    forkGuard: triggers.events.includes("pull_request") && commandCondition(triggers) === undefined,
+    forkGuard: needsForkGuard(triggers) && commandCondition(triggers) === undefined,
     workflowRunGuard: triggers.events.includes("workflow_run"),
-    routerDispatch: !!triggers.slashCommand?.centralized ||
-      (!!triggers.labelCommand && triggers.labelCommand.decentralized === false),
+    // Only the slash-command router re-dispatches with the original event in `aw_context`: gh-aw's
+    // reaction and comment guards read it for a centralized slash command, not for a label command.
+    routerDispatch: !!triggers.slashCommand?.centralized,
     labelNames: triggers.labelCommand?.decentralized || commandCondition(triggers) !== undefined
       ? undefined
       : prLabelNames,
@@ -302,6 +336,11 @@ function commandCondition(triggers: Planning["triggers"]): string | undefined {
  * only, given `roles`) and the command condition, combined as gh-aw combines conditions; without a command,
  * the usual event condition (user `if:`, fork guard, `pull_request.names` filter).
  */
+/** Pull requests start the workflow and `forks: "*"` does not admit every fork. */
+function needsForkGuard(triggers: Planning["triggers"]): boolean {
+  return triggers.events.includes("pull_request") && !allForksAllowed(triggers.raw.pull_request);
+}
+
 function commandGate(
   triggers: Planning["triggers"],
   userIf: string | undefined,
@@ -310,7 +349,7 @@ function commandGate(
 ): string | undefined {
   const command = commandCondition(triggers);
   if (command === undefined) {
-    return eventCondition(userIf, triggers.events.includes("pull_request"), prLabelNames);
+    return eventCondition(userIf, needsForkGuard(triggers), prLabelNames);
   }
   const slash = triggers.slashCommand;
   const guard = slash && !slash.centralized ? commentAuthorGuard(roles, slash.ids) : undefined;

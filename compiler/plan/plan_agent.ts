@@ -9,6 +9,7 @@ import { detectionJob } from "./jobs/detection.ts";
 import { DETECTION_ENGINES, type DetectionEngine } from "./jobs/detection_engines.ts";
 import { applyContainerPins } from "../source/container_pins.ts";
 import { applyWorkflowTargets, readWorkflowTargets } from "./safe_outputs/dynamic_tools.ts";
+import { resolveSafeOutputActions } from "./safe_outputs/custom_actions.ts";
 import { applyCommentMemory } from "./safe_outputs/agent_steps.ts";
 import { afterSectionRoundTrip } from "./user_steps.ts";
 import { cacheSteps, checkoutWith, sortRecord, toSortedY, toY } from "./workflow_values.ts";
@@ -41,6 +42,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
   const workflowTargets = await readWorkflowTargets(safeOutputs, posix.dirname(source), o.read);
   applyWorkflowTargets(safeOutputs, workflowTargets);
   planning.workflowTargets = workflowTargets;
+  safeOutputs.actions = await resolveSafeOutputActions(safeOutputs.raw, o.pins.lock.entries, pinText);
   applyCommentMemory(safeOutputs, merged.tools["comment-memory"]);
   const userSteps = [...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])];
   const runtimeNeeds = detectRuntimes({
@@ -155,6 +157,7 @@ export async function planDetection(planning: Planning): Promise<void> {
       setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
       model: own ? engine.model : undefined,
       auth: own ? engine.auth : undefined,
+      byokEnv: own && engine.byok ? engine.env : undefined,
       // These engines install without lifecycle scripts in detection, as in the agent job.
       install: ["codex", "gemini", "opencode", "pi", "antigravity"].includes(detector.id)
         ? detector.agentInstall?.run ?? detector.install

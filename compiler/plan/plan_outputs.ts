@@ -25,7 +25,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     string,
     Record<string, unknown>
   >;
-  // The workflow's own checkout (no other repository) sets the depth of the code-push checkouts.
+  // The workflow's own checkout (no other repository): its token uploads the SARIF file.
   const ownCheckout = merged.checkout.find((c) => c.repository === undefined && (c.path ?? "") === "");
   jobs.safe_outputs = safeOutputsJob(
     ctx,
@@ -33,7 +33,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     network.allowed,
     typeof data.emoji === "string" ? data.emoji : undefined,
     undefined,
-    typeof ownCheckout?.["fetch-depth"] === "number" ? ownCheckout["fetch-depth"] as number : undefined,
+    merged.checkout,
   );
   const conclusionExtra: string[] = [];
   // The issue is unlocked before the safe outputs act on it, and the conclusion reports after both.

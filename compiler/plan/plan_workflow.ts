@@ -17,7 +17,7 @@ import { resolveEngine } from "./engines.ts";
 import { planSafeOutputs } from "./safe_outputs/plan.ts";
 import { computeAllowedDomains } from "./network.ts";
 import { type JobCtx, type Refs } from "./steps.ts";
-import { type MultilineStyle, userStepValue } from "./user_steps.ts";
+import { type MultilineStyle, stepKeyOrder, userStepValue } from "./user_steps.ts";
 import type { StepPlan } from "./types.ts";
 import { plain, type YValue } from "../yaml/writer.ts";
 import { diagnostic } from "../source/diagnostics.ts";
@@ -237,6 +237,7 @@ function jobContext(
     lockFile: posix.basename(lockPath),
     engineId: engine.info.id,
     engineVersion: engine.info.version,
+    engineCommand: engine.command !== undefined,
     firewall: data.sandbox !== undefined ? firewallOf(data.sandbox) : undefined,
     models: modelCatalogOf(data, imports.map((i) => i.frontmatter)),
     actionMode: options.actionMode,
@@ -257,7 +258,7 @@ async function pinUserSteps(
   const out: StepPlan[] = [];
   for (const s of (Array.isArray(steps) ? steps : []) as Record<string, unknown>[]) {
     const step: StepPlan = {};
-    for (const k of Object.keys(s).sort()) step[k] = userStepValue(s[k], style);
+    for (const k of stepKeyOrder(Object.keys(s), style)) step[k] = userStepValue(s[k], style);
     if (
       typeof s.uses === "string" && !s.uses.startsWith("./") && !s.uses.startsWith("docker://") &&
       s.uses.includes("@")

@@ -10,6 +10,7 @@ import type { TriggerInfo } from "./triggers.ts";
 import type { EngineConfig } from "./engines.ts";
 import type { SafeOutputsPlan } from "./safe_outputs/plan.ts";
 import type { preActivationExtras } from "./jobs/custom.ts";
+import type { RateLimit, SkipIfCheckFailing } from "./jobs/pre_activation_checks.ts";
 import type { MultilineStyle } from "./user_steps.ts";
 import type { WorkflowTarget } from "./safe_outputs/dynamic_tools.ts";
 
@@ -58,6 +59,12 @@ export interface Planning {
 export interface Gates {
   rawOn: Record<string, unknown>;
   roles: string[] | undefined;
+  /** Whether a role check gates the workflow (an event or `on:` key other than the safe ones). */
+  needsRoleCheck: boolean;
+  /** `user-rate-limit:` (or `rate-limit:`), resolved. */
+  rateLimit: RateLimit | undefined;
+  /** `on.skip-if-check-failing:`, resolved. */
+  skipIfCheckFailing: SkipIfCheckFailing | undefined;
   stopTime: string | undefined;
   commands: string[] | undefined;
   prLabelNames: string[] | undefined;

@@ -23,6 +23,8 @@ export interface JobCtx {
   lockFile: string;
   engineId: string;
   engineVersion: string;
+  /** Whether the author's `engine.command` runs instead of the engine's CLI (no CLI version is installed). */
+  engineCommand?: boolean;
   actionMode: "dev" | "release";
   refs: Refs;
   /** Whether the workflow's permissions can read repository contents (gates PR-checkout reporting). */

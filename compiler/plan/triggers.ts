@@ -160,6 +160,11 @@ function applySchedules(
   return parsed;
 }
 
+/** The workflow id of a workflow file: its name without the `.md`. */
+function workflowIdOf(file: string): string {
+  return file.slice(file.lastIndexOf("/") + 1).replace(/\.md$/, "");
+}
+
 /**
  * Reads `slash_command` (or its old name `command`) and adds its triggers: a centralized command is
  * routed through `workflow_dispatch`, otherwise the comment and body events it listens to.
@@ -167,6 +172,7 @@ function applySchedules(
 function applySlashCommand(
   raw: Record<string, unknown>,
   on: Record<string, unknown>,
+  file: string,
 ): TriggerInfo["slashCommand"] {
   const command = raw.slash_command ?? raw.command;
   if (command === undefined) return undefined;
@@ -181,7 +187,8 @@ function applySlashCommand(
     !["slash_command", "command", "reaction", "status-comment", "stop-after"].includes(k)
   );
   const slashCommand = {
-    names: asList(o.name),
+    // Without a `name`, the command is the workflow's id (its file name), as gh-aw names it.
+    names: o.name === undefined || o.name === null ? [workflowIdOf(file)] : asList(o.name),
     events: [...new Set(events)],
     ids,
     centralized,
@@ -246,7 +253,7 @@ export function processTriggers(
   const schedules = raw.schedule === undefined
     ? { crons: [], friendly: [] }
     : applySchedules(on, raw.schedule, seed, { file, locate, diags });
-  const slashCommand = applySlashCommand(raw, on);
+  const slashCommand = applySlashCommand(raw, on, file);
   const labelCommand = applyLabelCommand(raw, on, slashCommand !== undefined);
   addAwContextInput(on);
   const rendered = renderOn(on, raw, schedules);

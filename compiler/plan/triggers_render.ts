@@ -3,7 +3,7 @@
  * crons, gh-aw-only keys shown as comments, and the `aw_context` dispatch input listed first.
  * triggers.ts decides what `on:` holds; this module only decides how it reads.
  */
-import { Comment, Commented, dq, type YValue } from "../yaml/writer.ts";
+import { Comment, Commented, dq, lit, type YValue } from "../yaml/writer.ts";
 import { WORKFLOW_RUN_ZIZMOR_NOTE } from "./jobs/conditions.ts";
 
 /** gh-aw keys shown as comments in the emitted `on:` (key → reason). */
@@ -41,11 +41,18 @@ export interface ParsedSchedules {
   friendly: (string | undefined)[];
 }
 
-function sortKeys(value: unknown): YValue {
-  if (Array.isArray(value)) return value.map(sortKeys);
+/**
+ * A value as gh-aw writes it: keys sorted (Go maps). In a commented gh-aw key (`literal`) a multi-line
+ * string is a literal block, as the `on:` section is marshalled with literal-if-multiline on.
+ */
+function sortKeys(value: unknown, literal = false): YValue {
+  if (Array.isArray(value)) return value.map((v) => sortKeys(v, literal));
+  if (literal && typeof value === "string" && value.includes("\n")) return lit(value);
   if (value && typeof value === "object") {
     const out: Record<string, YValue> = {};
-    for (const k of Object.keys(value).sort()) out[k] = sortKeys((value as Record<string, unknown>)[k]);
+    for (const k of Object.keys(value).sort()) {
+      out[k] = sortKeys((value as Record<string, unknown>)[k], literal);
+    }
     return out;
   }
   return value as YValue;
@@ -64,7 +71,7 @@ export function renderOn(
   const keys = [...Object.keys(on), ...Object.keys(raw).filter((k) => COMMENTED[k])].sort();
   for (const key of keys) {
     if (COMMENTED[key]) {
-      rendered[`__commented_${key}`] = new Commented(key, sortKeys(raw[key]), COMMENTED[key]);
+      rendered[`__commented_${key}`] = new Commented(key, sortKeys(raw[key], true), COMMENTED[key]);
     } else if (key === "schedule") {
       rendered.schedule = renderSchedule(on.schedule as Record<string, unknown>[], raw.schedule, schedules);
     } else if (key === "workflow_dispatch" || key === "workflow_call") {

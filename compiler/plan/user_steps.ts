@@ -8,10 +8,27 @@
  * every other user step (custom `jobs:`, `safe-outputs.jobs`, `on.steps`) with it; so a multi-line script
  * holding `#`, `\`, `: ` or `- ` is one double-quoted line in the agent job and a literal block elsewhere.
  */
-import { dq, lit, type YValue } from "../yaml/writer.ts";
+import { dq, lit, litBare, type YValue } from "../yaml/writer.ts";
 
-/** How multi-line strings of a step are written: goccy's default encoder, or its literal-if-multiline mode. */
-export type MultilineStyle = "goccy-default" | "literal";
+/**
+ * How a step is written: goccy's default encoder, its literal-if-multiline mode, or gh-aw's
+ * `ConvertStepToYAML` (`on.steps`, the custom pre-activation steps): literal multi-line strings too, the
+ * step's own keys in gh-aw's conventional order, and each line left blank by trimming written empty.
+ */
+export type MultilineStyle = "goccy-default" | "literal" | "convert-step";
+
+/** gh-aw's `PriorityStepFields`: `ConvertStepToYAML` writes these first, then the others by name. */
+const PRIORITY_STEP_FIELDS = ["name", "id", "if", "run", "uses", "script", "env", "with"];
+
+/** The order a step's own keys are written in for `style`: Go's sorted map, or gh-aw's priority first. */
+export function stepKeyOrder(keys: string[], style: MultilineStyle): string[] {
+  const sorted = [...keys].sort();
+  if (style !== "convert-step") return sorted;
+  return [
+    ...PRIORITY_STEP_FIELDS.filter((k) => keys.includes(k)),
+    ...sorted.filter((k) => !PRIORITY_STEP_FIELDS.includes(k)),
+  ];
+}
 
 /**
  * goccy/go-yaml's `token.IsNeedQuoted` for a multi-line value (reserved words, numbers and timestamps
@@ -35,6 +52,9 @@ export function userStepValue(v: unknown, style: MultilineStyle): YValue {
   if (v === undefined) return null;
   if (typeof v === "string") {
     if (!v.includes("\n")) return v;
+    // `ConvertStepToYAML` re-indents the marshalled step line by line and writes a line that trims to
+    // nothing as an empty one, so a script line of only spaces loses them.
+    if (style === "convert-step") return litBare(v.replace(/^[ \t]+$/gm, ""));
     return style === "goccy-default" && goccyNeedsQuotes(v) ? dq(v) : lit(v);
   }
   if (Array.isArray(v)) return v.map((x) => userStepValue(x, style));

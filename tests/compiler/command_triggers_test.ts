@@ -68,3 +68,12 @@ Deno.test("a label command with several names and events accepts any of the name
       "(!(github.event_name == 'issues')) && (!(github.event_name == 'pull_request'))",
   );
 });
+
+Deno.test("a slash command without a name is the workflow's id, as gh-aw names it", async () => {
+  const { lock } = await compileOne(
+    "---\non:\n  slash_command:\n    strategy: centralized\n    events: [pull_request_comment]\n---\n# Task\n",
+  );
+  // w.md compiles to the command "w" in the pre-activation check (and nowhere an empty list).
+  assert(lock.includes('      GH_AW_COMMANDS: "[\\"w\\"]"\n'));
+  assertEquals(lock.includes('GH_AW_COMMANDS: "[]"'), false);
+});

@@ -76,7 +76,8 @@ function normaliseText(text: string): string {
   let out = normaliseDetectionDelimiters(text);
   for (const k of handlerIgnores) {
     const [type, key] = k.split(".");
-    const obj = new RegExp(`(\\\\?)"${type}\\1":\\{[^{}]*\\}`, "g");
+    // The object may hold `${{ … }}` expressions (e.g. `target-repo`), whose braces are not its own.
+    const obj = new RegExp(`(\\\\?)"${type}\\1":\\{(?:[^{}]|\\$\\{\\{[^{}]*\\}\\})*\\}`, "g");
     out = out.replace(obj, (m, q: string) =>
       m.replace(
         new RegExp(

@@ -37,7 +37,8 @@ Deno.test("with a guard policy and the CLI proxy, each workflow step reaches Git
   const upload = steps.find((s) => s.name === "Upload data")!;
   assert(start >= 0 && fetchAt > start, "the proxy starts before the workflow's steps");
   const fetch = steps[fetchAt];
-  assertEquals(Object.keys(fetch), ["name", "run", "env"], "env is written last");
+  // gh-aw writes the rewritten steps back in its conventional key order (name, id, if, run, uses, env, with).
+  assertEquals(Object.keys(fetch), ["name", "run", "env"]);
   assertEquals(fetch.env, {
     GH_HOST: "${{ env.GH_HOST || 'github.com' }}",
     GH_REPO: "${{ github.repository }}",
@@ -51,7 +52,7 @@ Deno.test("with a guard policy and the CLI proxy, each workflow step reaches Git
     lock.includes("          mkdir -p /tmp/data\n\n          gh issue list"),
     "blank script lines stay empty",
   );
-  assertEquals(Object.keys(upload), ["name", "uses", "with", "env"]);
+  assertEquals(Object.keys(upload), ["name", "uses", "env", "with"]);
   assertEquals((upload.env as Record<string, string>).GITHUB_API_URL, "https://localhost:18443/api/v3");
 });
 
@@ -61,4 +62,19 @@ Deno.test("without a guard policy the workflow's steps are left as written", asy
   assert(!steps.some((s) => s.name === "Start DIFC Proxy"));
   const fetch = steps.find((s) => s.name === "Fetch issues")!;
   assertEquals(fetch.env, { GH_TOKEN: "${{ secrets.GITHUB_TOKEN }}" });
+});
+
+Deno.test("steps rewritten for the DIFC proxy keep numbers as strings and no empty line after them", async () => {
+  const { lock } = await compileOne(
+    WORKFLOW("    mode: gh-proxy\n    min-integrity: approved").replace(
+      "      GH_TOKEN: ${{ secrets.GITHUB_TOKEN }}\n",
+      "      GH_TOKEN: ${{ secrets.GITHUB_TOKEN }}\n      DAYS: 365\n",
+    ),
+  );
+  assert(lock.includes('          DAYS: "365"\n'), "an env number is merged as a string");
+  // Without the proxy gh-aw leaves an empty line after the user steps; the rewritten block has none.
+  assert(
+    lock.includes("          path: /tmp/data\n      - name: "),
+    "no empty line after the last user step",
+  );
 });

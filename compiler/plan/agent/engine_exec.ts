@@ -1,7 +1,7 @@
 /** The execution steps of the Copilot, Claude and Codex engines inside the AWF firewall. */
 import type { AgentInput } from "./input.ts";
 import type { StepPlan } from "../types.ts";
-import { Comment, lit, plain, type YValue } from "../../yaml/writer.ts";
+import { Comment, lit, litBareBlanks, plain, type YValue } from "../../yaml/writer.ts";
 import { awfScript, MCP_CLI_PATH, NODE_PATH_SETUP } from "./awf_command.ts";
 import {
   cacheMemoryDirNames,
@@ -237,7 +237,7 @@ function agentAwfScript(
   agentInput: AgentInput,
   e: { setup: string[]; tty: boolean; exclude: string[]; command: string },
 ): ReturnType<typeof lit> {
-  return lit(awfScript({
+  const script = awfScript({
     setup: e.setup,
     config: awfConfigInput(agentInput),
     extraArgs: extraAwfArgs(agentInput),
@@ -246,5 +246,9 @@ function agentAwfScript(
     mounts: customMounts(agentInput),
     cliProxy: cliProxyEnabled(agentInput),
     command: e.command,
-  }));
+  });
+  // gh-aw writes the `engine.command` heredoc line by line: its closing empty line carries no indentation.
+  const lines = script.split("\n");
+  const bare = lines.flatMap((l, i) => l === "" && lines[i + 1] === "GH_AW_ENGINE_COMMAND_EOF" ? [i] : []);
+  return bare.length > 0 ? litBareBlanks(script, bare) : lit(script);
 }

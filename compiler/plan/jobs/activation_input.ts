@@ -39,7 +39,7 @@ export interface ActivationInput {
   forkGuard: boolean;
   /** Whether the `workflow_run` repository/fork guard applies (workflow_run trigger). */
   workflowRunGuard?: boolean;
-  /** A centralized slash/label command router dispatches this workflow (reaction/comment guards). */
+  /** The centralized slash-command router dispatches this workflow (reaction/comment guards). */
   routerDispatch: boolean;
   /** `pull_request.names` label filter (applied through the job condition). */
   labelNames?: string[];

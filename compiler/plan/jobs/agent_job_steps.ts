@@ -9,8 +9,22 @@ import { parseSkill, skillInstallSteps, type SkillRef } from "../agent/skills.ts
 import { pluginInstallSteps, pluginRefs } from "../agent/plugins.ts";
 import { pinnedImagesStep } from "../../source/sandbox.ts";
 import type { StepPlan } from "../types.ts";
-import { gitCredentialsStep, otlpMaskSteps, scriptStep, setupSteps, shStep } from "../steps.ts";
+import {
+  gitCredentialsStep,
+  otlpMaskSteps,
+  restoreActionsFolderSteps,
+  scriptStep,
+  setupSteps,
+  shStep,
+} from "../steps.ts";
 import { BlankLine, dq, lit, plain, Styled, type YValue } from "../../yaml/writer.ts";
+import {
+  DEFAULT_FETCH_TOKEN,
+  fetchRefsOf,
+  fetchRefsStep,
+  isDefaultCheckout,
+  isExternalRootCheckout,
+} from "./checkout_refs.ts";
 import type { AgentInput } from "../agent/input.ts";
 import {
   type CacheMemoryEntry,
@@ -45,6 +59,7 @@ import {
   mcpGatewaySteps,
   mcpGatewayStopSteps,
   stepsThroughDifcProxy,
+  userStepsThroughDifcProxy,
 } from "../mcp/steps.ts";
 import { engineExecuteSteps, engineInstallSteps, engineLogSteps } from "../agent/engine.ts";
 
@@ -113,25 +128,40 @@ function checksOutThisRepository(step: StepPlan): boolean {
 }
 
 /**
- * The agent's checkout of the repository: the `checkout:` entries, else one default checkout — unless the
- * author's own steps already check the repository out (a second checkout would redo theirs, as gh-aw avoids).
+ * The agent's checkouts: the repository's own (the `checkout:` entry for it, else a default one — unless the
+ * author's own steps already check it out, a second checkout would redo theirs), then the other entries, each
+ * followed by the fetch of its `fetch:` refs.
  */
 function checkoutSteps(agent: AgentInput): StepPlan[] {
   const { ctx } = agent;
   if (agent.frontmatter.checkout === false) return [];
-  if (agent.checkouts.length === 0) {
-    if (agent.customSteps.some(checksOutThisRepository)) return [];
-    return [{
+  const raw = agent.merged.checkout;
+  const steps: StepPlan[] = [];
+  if (!raw.some(isDefaultCheckout) && !agent.customSteps.some(checksOutThisRepository)) {
+    steps.push({
       name: "Checkout repository",
       uses: plain(ctx.refs.checkout),
       with: { "persist-credentials": false },
-    }];
+    });
   }
-  return agent.checkouts.map((c) => ({
-    name: c.repository ? `Checkout ${String(c.repository)}` : "Checkout repository",
-    uses: plain(ctx.refs.checkout),
-    with: { "persist-credentials": false, ...c },
-  }));
+  raw.forEach((entry, i) => {
+    const c = agent.checkouts[i];
+    steps.push({
+      name: c.repository ? `Checkout ${String(c.repository)}` : "Checkout repository",
+      uses: plain(ctx.refs.checkout),
+      with: { "persist-credentials": false, ...c },
+    });
+    const refs = fetchRefsOf(entry);
+    if (refs.length === 0) return;
+    steps.push(fetchRefsStep({
+      refs,
+      token: typeof entry["github-token"] === "string" ? entry["github-token"] : DEFAULT_FETCH_TOKEN,
+      repository: typeof entry.repository === "string" ? entry.repository : undefined,
+      path: typeof entry.path === "string" && entry.path !== "." ? entry.path : undefined,
+      fetchDepth: entry["fetch-depth"],
+    }));
+  });
+  return steps;
 }
 
 /** Sets up the runner: actions, runtime paths, the repository checkout, runtimes, gh and the DIFC proxy. */
@@ -185,8 +215,11 @@ function mergeAgentFolderSteps(agent: AgentInput): StepPlan[] {
 export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): StepPlan[] {
   return [
     ...stepsThroughDifcProxy(agent, agent.customSteps),
-    // gh-aw leaves an empty line after the block of user steps.
-    ...(agent.customSteps.length > 0 ? [new BlankLine() as unknown as StepPlan] : []),
+    // gh-aw leaves an empty line after the block of user steps, unless it re-serialised them to route
+    // them through the DIFC proxy.
+    ...(agent.customSteps.length > 0 && !userStepsThroughDifcProxy(agent)
+      ? [new BlankLine() as unknown as StepPlan]
+      : []),
     ...agent.cacheSteps,
     ...(memory.cacheRefs
       ? cacheMemorySetupSteps(
@@ -418,5 +451,7 @@ export function afterRunSteps(agent: AgentInput, memory: AgentMemory): StepPlan[
         "if-no-files-found": "ignore",
       },
     },
+    // A checkout of another repository at the workspace root removed gh-aw's actions folder (dev mode).
+    ...(agent.merged.checkout.some(isExternalRootCheckout) ? restoreActionsFolderSteps(ctx) : []),
   ];
 }

@@ -36,6 +36,14 @@ export function bothConditions(a: string | undefined, b: string | undefined): st
   return a && b ? `(${a}) && (${b})` : a ?? b;
 }
 
+/** Whether `on.pull_request.forks` admits every fork (`"*"`), so no fork guard applies. */
+export function allForksAllowed(pullRequest: unknown): boolean {
+  const forks = pullRequest && typeof pullRequest === "object"
+    ? (pullRequest as Record<string, unknown>).forks
+    : undefined;
+  return forks === "*" || (Array.isArray(forks) && forks.includes("*"));
+}
+
 /** Pull requests from forks never run the agent. */
 export const FORK_GUARD =
   "github.event_name != 'pull_request' || github.event.pull_request.head.repo.id == github.repository_id";

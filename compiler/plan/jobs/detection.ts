@@ -302,6 +302,7 @@ function execStep(detectionInput: DetectionInput, crushModel: string, crushProvi
       crushModel,
       ctx.maxEffectiveTokens,
       auth !== undefined,
+      detectionInput.byokEnv !== undefined,
     ),
   );
   exec.env = execEnv(detectionInput, crushModel, crushProvider);

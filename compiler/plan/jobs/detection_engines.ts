@@ -50,6 +50,8 @@ export function detectionRun(
   model: string,
   maxEffectiveTokens: number | string | undefined,
   federated = false,
+  /** A BYOK Copilot review has no Copilot token to keep from the sandbox. */
+  byok = false,
 ): string {
   // Crush and OpenCode reach their provider's API and npm's registry (Crush also its catalogue at charm.land).
   const providerCli = engine === "crush" || engine === "opencode" || engine === "pi";
@@ -135,7 +137,7 @@ export function detectionRun(
       ? "--env-all --exclude-env ANTIGRAVITY_API_KEY --exclude-env GEMINI_API_KEY"
       : engine === "pi"
       ? "--env-all --exclude-env COPILOT_GITHUB_TOKEN"
-      : providerCli
+      : providerCli || byok
       ? "--env-all"
       : "--env-all --exclude-env COPILOT_GITHUB_TOKEN") +
     // A federated engine's OIDC request variables stay with the API proxy (see engine_auth.ts).
@@ -307,4 +309,6 @@ export interface DetectionInput {
   frontmatterHash: string;
   /** The engine's workload identity federation, which the review uses too. */
   auth?: EngineAuth;
+  /** A BYOK Copilot's `engine.env`: the review talks to the same provider, without the Copilot token. */
+  byokEnv?: Record<string, string>;
 }

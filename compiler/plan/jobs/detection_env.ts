@@ -151,7 +151,7 @@ function copilotEnv({ d }: EnvInput): Record<string, YValue> {
   const { ctx } = d;
   const model = d.model ??
     "${{ vars.GH_AW_MODEL_DETECTION_COPILOT || vars.GH_AW_DEFAULT_MODEL_COPILOT || 'claude-sonnet-4.6' }}";
-  return {
+  const env: Record<string, YValue> = {
     AWF_REFLECT_ENABLED: plain("1"),
     COPILOT_AGENT_RUNNER_TYPE: "STANDALONE",
     COPILOT_DUMMY_BYOK: "dummy-byok-key-for-offline-mode",
@@ -173,6 +173,11 @@ function copilotEnv({ d }: EnvInput): Record<string, YValue> {
     ...(ctx.copilotRequests ? { S2STOKENS: plain("true") } : {}),
     XDG_CONFIG_HOME: "/home/runner",
   };
+  if (!d.byokEnv) return env;
+  // A BYOK review reaches the author's provider with the engine's own env (its model included).
+  delete env.COPILOT_GITHUB_TOKEN;
+  Object.assign(env, d.byokEnv);
+  return Object.fromEntries(Object.keys(env).sort().map((k) => [k, env[k]]));
 }
 
 /** Each engine's environment builder. */

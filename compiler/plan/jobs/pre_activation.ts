@@ -5,6 +5,14 @@ import { dq, plain, sq, type YValue } from "../../yaml/writer.ts";
 
 import { jobIf } from "./conditions.ts";
 import { sortedRecord } from "./go_format.ts";
+import {
+  type RateLimit,
+  rateLimitStep,
+  skipBotsStep,
+  type SkipIfCheckFailing,
+  skipIfCheckFailingStep,
+  skipRolesStep,
+} from "./pre_activation_checks.ts";
 
 /** Inputs of the pre-activation job. */
 export interface PreActivationInput {
@@ -13,6 +21,12 @@ export interface PreActivationInput {
   stopTime?: string;
   skipIfMatch?: { query: string; max?: number };
   skipIfNoMatch?: { query: string; min?: number };
+  skipIfCheckFailing?: SkipIfCheckFailing;
+  /** `on.skip-roles`: actors holding one of these roles do not start the workflow. */
+  skipRoles?: string[];
+  /** `on.skip-bots`: these bots do not start the workflow. */
+  skipBots?: string[];
+  rateLimit?: RateLimit;
   commands?: string[];
   ifCondition?: string;
   extraSteps: StepPlan[];
@@ -37,6 +51,9 @@ export function preActivationJob(preActivationInput: PreActivationInput): JobPla
     }));
     checks.push("steps.check_membership.outputs.is_team_member == 'true'");
   }
+  // The rate limit step runs right after the membership check; its condition joins `activated` last of
+  // the checks (before the command's), as gh-aw v0.76 orders them.
+  if (preActivationInput.rateLimit) steps.push(rateLimitStep(ctx, preActivationInput.rateLimit));
   if (preActivationInput.stopTime) {
     steps.push(scriptStep(ctx, "Check stop-time limit", "check_stop_time", {
       id: "check_stop_time",
@@ -66,6 +83,19 @@ export function preActivationJob(preActivationInput: PreActivationInput): JobPla
     }));
     checks.push("steps.check_skip_if_no_match.outputs.skip_no_match_check_ok == 'true'");
   }
+  if (preActivationInput.skipIfCheckFailing) {
+    steps.push(skipIfCheckFailingStep(ctx, preActivationInput.skipIfCheckFailing));
+    checks.push("steps.check_skip_if_check_failing.outputs.skip_if_check_failing_ok == 'true'");
+  }
+  if (preActivationInput.skipRoles) {
+    steps.push(skipRolesStep(ctx, preActivationInput.skipRoles));
+    checks.push("steps.check_skip_roles.outputs.skip_roles_ok == 'true'");
+  }
+  if (preActivationInput.skipBots) {
+    steps.push(skipBotsStep(ctx, preActivationInput.skipBots));
+    checks.push("steps.check_skip_bots.outputs.skip_bots_ok == 'true'");
+  }
+  if (preActivationInput.rateLimit) checks.push("steps.check_rate_limit.outputs.rate_limit_ok == 'true'");
   if (preActivationInput.commands) {
     steps.push(scriptStep(ctx, "Check command position", "check_command_position", {
       id: "check_command_position",

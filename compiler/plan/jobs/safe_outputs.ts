@@ -8,7 +8,6 @@ import {
   scriptStep,
   setupSteps,
   sourceEnvOf,
-  WRITE_TOKEN,
 } from "../steps.ts";
 import { dq, lit, plain, sq, type YValue } from "../../yaml/writer.ts";
 import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
@@ -18,14 +17,11 @@ import { expandEcosystems } from "../network.ts";
 import { ghHostStep } from "./custom.ts";
 import { messagesJson } from "../safe_outputs/messages.ts";
 import { sarifArtifactStep, uploadsSarif } from "./code_scanning.ts";
+import { actionSteps, safeOutputActionsJson } from "../safe_outputs/custom_actions.ts";
+import { codePushSteps, codePushTypes, pushTokenOf, writeTokenOf } from "./code_push.ts";
 
-/** Safe-output types that push code (they need a checkout and git credentials in `safe_outputs`). */
-export function codePushTypes(so: SafeOutputsPlan): string[] {
-  return SAFE_OUTPUT_TYPES.filter((type) => type.pushesCode && so.types.includes(type.key))
-    .map((type) => snakeCase(type.key));
-}
+export { codePushTypes } from "./code_push.ts";
 
-/** Checkout and git setup for code-pushing safe outputs. */
 /** Safe outputs that write to a GitHub Project, whose API the default token cannot reach. */
 const PROJECT_TYPES = ["update-project", "create-project-status-update", "create-project"];
 
@@ -43,77 +39,6 @@ function projectAccess(so: SafeOutputsPlan): { url?: string; token: string } | u
   return { url: typeof cfg.project === "string" ? cfg.project : undefined, token };
 }
 
-/** The token the job writes with: `safe-outputs.github-token` when the author sets one, else the default. */
-function writeTokenOf(so: SafeOutputsPlan): string {
-  const token = so.raw["github-token"];
-  return typeof token === "string" && token !== "" ? token : WRITE_TOKEN;
-}
-
-function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan, fetchDepth = 1): StepPlan[] {
-  const types = codePushTypes(so);
-  if (types.length === 0) return [];
-  const writeToken = writeTokenOf(so);
-  const base = "(!cancelled()) && needs.agent.result != 'skipped'";
-  const any = (suffix = "") =>
-    types.map((t) => `${base} && contains(needs.agent.outputs.output_types, '${t}')${suffix}`).join(" || ");
-  const comment =
-    " && (github.event_name == 'issue_comment' || github.event_name == 'pull_request_review_comment')";
-  const notComment =
-    " && github.event_name != 'issue_comment' && github.event_name != 'pull_request_review_comment'";
-  return [
-    {
-      name: "Download patch artifact",
-      "continue-on-error": true,
-      uses: plain(ctx.refs.download),
-      with: { name: "agent", path: "/tmp/gh-aw/" },
-    },
-    scriptStep(ctx, "Extract base branch from agent output", "extract_base_branch_from_agent_output", {
-      id: "extract-base-branch",
-      if: plain("steps.download-agent-output.outcome == 'success'"),
-    }),
-    {
-      name: "Checkout repository (trusted default branch for comment events)",
-      if: plain(any(comment)),
-      uses: plain(ctx.refs.checkout),
-      with: {
-        ref: plain("${{ github.event.repository.default_branch }}"),
-        token: plain(writeToken),
-        "persist-credentials": false,
-        "fetch-depth": fetchDepth,
-      },
-    },
-    {
-      name: "Checkout repository",
-      if: plain(any(notComment)),
-      uses: plain(ctx.refs.checkout),
-      with: {
-        ref: plain(
-          "${{ steps.extract-base-branch.outputs.base-branch || github.base_ref || github.event.pull_request.base.ref || github.ref_name || github.event.repository.default_branch }}",
-        ),
-        token: plain(writeToken),
-        "persist-credentials": false,
-        "fetch-depth": fetchDepth,
-      },
-    },
-    {
-      name: "Configure Git credentials",
-      if: plain(any()),
-      env: {
-        REPO_NAME: plain("${{ github.repository }}"),
-        SERVER_URL: plain("${{ github.server_url }}"),
-        GIT_TOKEN: plain(writeToken),
-      },
-      run: lit(
-        'git config --global user.email "github-actions[bot]@users.noreply.github.com"\n' +
-          'git config --global user.name "github-actions[bot]"\ngit config --global am.keepcr true\n' +
-          "# Re-authenticate git with GitHub token\n" + 'SERVER_URL_STRIPPED="${SERVER_URL#https://}"\n' +
-          'git remote set-url origin "https://x-access-token:${GIT_TOKEN}@${SERVER_URL_STRIPPED}/${REPO_NAME}.git"\n' +
-          'echo "Git configured with standard GitHub Actions identity"\n',
-      ),
-    },
-  ];
-}
-
 /** Builds the `safe_outputs` job. */
 export function safeOutputsJob(
   ctx: JobCtx,
@@ -121,8 +46,8 @@ export function safeOutputsJob(
   allowedDomains: string[],
   emoji: string | undefined,
   environment: YValue | undefined,
-  /** `fetch-depth` of the workflow's own checkout, reused for the code-push checkouts. */
-  fetchDepth?: number,
+  /** The `checkout:` entries (the code-push checkout mirrors the one the agent worked in). */
+  checkouts: Record<string, unknown>[] = [],
 ): JobPlan {
   // The artifact client and staging download run whenever upload-artifact is enabled (staged or not).
   const artifacts = so.types.includes("upload-artifact");
@@ -132,7 +57,8 @@ export function safeOutputsJob(
     last.with = { ...(last.with ?? {}), "safe-output-artifact-client": sq("true") };
   }
   const steps: StepPlan[] = [...setup, ...otlpMaskSteps(ctx), ...agentOutputSteps(ctx)];
-  steps.push(...codePushSteps(ctx, so, typeof fetchDepth === "number" ? fetchDepth : 1));
+  // A staged run only previews its outputs: nothing is pushed, so nothing is checked out for it.
+  if (!so.staged) steps.push(...codePushSteps(ctx, so, checkouts));
   steps.push(ghHostStep());
   const env = handlerEnv(so, allowedDomains);
   if (artifacts) {
@@ -152,6 +78,7 @@ export function safeOutputsJob(
     // The handler's client must reach the project; the checkouts and git pushes keep the write token.
     token: projectAccess(so)?.token ?? writeTokenOf(so),
   }));
+  steps.push(...actionSteps(so.actions ?? []));
   if (uploadsSarif(so)) steps.push(sarifArtifactStep(ctx));
   // Staged runs only preview, so there are no processed items to upload.
   if (!so.staged) {
@@ -167,7 +94,7 @@ export function safeOutputsJob(
     });
   }
   // Only code-pushing handlers check out another tree over the workspace.
-  if (codePushTypes(so).length > 0) steps.push(...restoreActionsFolderSteps(ctx));
+  if (codePushTypes(so).length > 0 && !so.staged) steps.push(...restoreActionsFolderSteps(ctx));
   const needs = ["activation", "agent", ...(so.threatDetection ? ["detection"] : []), ...so.needs];
   const cond = "(!cancelled()) && needs.agent.result != 'skipped'" +
     (so.threatDetection ? " && needs.detection.result == 'success'" : "");
@@ -178,6 +105,18 @@ export function safeOutputsJob(
   job.env = jobEnv(ctx, so, emoji);
   job.outputs = jobOutputs(so);
   return job;
+}
+
+/**
+ * The custom safe-output jobs (`safe-outputs.jobs`) as gh-aw announces them to the handler manager and the
+ * completion comment: each job's tool name, sorted, with an empty URL output; undefined without any.
+ */
+export function safeOutputJobsJson(so: SafeOutputsPlan): string | undefined {
+  const customJobs = so.raw.jobs && typeof so.raw.jobs === "object" ? Object.keys(so.raw.jobs) : [];
+  if (customJobs.length === 0) return undefined;
+  return JSON.stringify(
+    Object.fromEntries(customJobs.map((j) => j.replace(/-/g, "_")).sort().map((j) => [j, ""])),
+  );
 }
 
 /** The handler manager's environment: the agent output, the handler config and the tokens it may use. */
@@ -191,15 +130,12 @@ function handlerEnv(so: SafeOutputsPlan, allowedDomains: string[]): Record<strin
   };
   env.GITHUB_SERVER_URL = plain("${{ github.server_url }}");
   env.GITHUB_API_URL = plain("${{ github.api_url }}");
-  const customJobs = so.raw.jobs && typeof so.raw.jobs === "object" ? Object.keys(so.raw.jobs) : [];
-  if (customJobs.length > 0) {
-    // Custom safe-output jobs the handler manager must leave to their own jobs.
-    env.GH_AW_SAFE_OUTPUT_JOBS = dq(
-      JSON.stringify(
-        Object.fromEntries(customJobs.map((j) => j.replace(/-/g, "_")).sort().map((j) => [j, ""])),
-      ),
-    );
-  }
+  // Custom safe-output jobs the handler manager must leave to their own jobs.
+  const customJobs = safeOutputJobsJson(so);
+  if (customJobs) env.GH_AW_SAFE_OUTPUT_JOBS = dq(customJobs);
+  // Custom actions the handler exports a payload for, each run by its own step after the handler.
+  const actions = safeOutputActionsJson(so.actions ?? []);
+  if (actions) env.GH_AW_SAFE_OUTPUT_ACTIONS = dq(actions);
   // Go's encoding/json escapes <, > and & (HTML-safe) in the handler config it writes.
   env.GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG = dq(
     JSON.stringify(so.handlerConfig).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(
@@ -207,6 +143,8 @@ function handlerEnv(so: SafeOutputsPlan, allowedDomains: string[]): Record<strin
       "\\u0026",
     ),
   );
+  // Staged mode follows the handler config directly, ahead of the agent tokens.
+  if (so.staged) env.GH_AW_SAFE_OUTPUTS_STAGED = dq("true");
   const agentToken = plain(
     "${{ secrets.GH_AW_AGENT_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}",
   );
@@ -216,9 +154,11 @@ function handlerEnv(so: SafeOutputsPlan, allowedDomains: string[]): Record<strin
     env.GH_AW_ASSIGN_TO_AGENT_TOKEN = agentToken;
   } else if (so.types.includes("assign-to-agent")) env.GH_AW_ASSIGN_TO_AGENT_TOKEN = agentToken;
   if (so.types.includes("create-agent-session")) env.GH_AW_AGENT_SESSION_TOKEN = agentToken;
-  if (so.staged) env.GH_AW_SAFE_OUTPUTS_STAGED = dq("true");
-  if (codePushTypes(so).length > 0) {
+  if (codePushTypes(so).length > 0 && !so.staged) {
     env.GH_AW_CI_TRIGGER_TOKEN = plain("${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}");
+    // The PR types' own token, which their git operations and API calls use.
+    const pushToken = pushTokenOf(so);
+    if (pushToken) env.GITHUB_TOKEN = plain(pushToken);
   }
   const project = projectAccess(so);
   if (project?.url) env.GH_AW_PROJECT_URL = dq(project.url);
@@ -237,7 +177,8 @@ function jobEnv(ctx: JobCtx, so: SafeOutputsPlan, emoji: string | undefined): Re
     GH_AW_WORKFLOW_NAME: dq(ctx.name),
     ...sourceEnvOf(ctx),
   };
-  if (ctx.engineId === "copilot") jenv.GH_AW_ENGINE_VERSION = dq(ctx.engineVersion);
+  // The version of the Copilot CLI the agent ran; the author's own command installs none.
+  if (ctx.engineId === "copilot" && !ctx.engineCommand) jenv.GH_AW_ENGINE_VERSION = dq(ctx.engineVersion);
   if (ctx.commands?.length) jenv.GH_AW_COMMANDS = dq(JSON.stringify(ctx.commands));
   if (so.threatDetection) {
     jenv.GH_AW_DETECTION_CONCLUSION = plain("${{ needs.detection.outputs.detection_conclusion }}");

@@ -2,6 +2,7 @@
 import type { AgentInput } from "../agent/input.ts";
 import type { StepPlan } from "../types.ts";
 import { scriptBody } from "../steps.ts";
+import { stepKeyOrder } from "../user_steps.ts";
 import { VERSIONS } from "../../data/versions.ts";
 import { lit, litBareBlanks, litPadded, plain, sq, Styled, type YValue } from "../../yaml/writer.ts";
 import { bareBlankLines, gatewayScript, withoutMarkers } from "./gateway_script.ts";
@@ -154,6 +155,11 @@ function difcProxy(agentInput: AgentInput): GithubTool | undefined {
   return gh && gh.mode === "gh-proxy" && gh.guardConfigured && callsGitHub ? gh : undefined;
 }
 
+/** Whether {@link stepsThroughDifcProxy} rewrites the workflow's own steps. */
+export function userStepsThroughDifcProxy(agentInput: AgentInput): boolean {
+  return difcProxy(agentInput) !== undefined;
+}
+
 /** "Start DIFC Proxy", before the workflow's own steps. */
 export function difcProxyStartSteps(agentInput: AgentInput): StepPlan[] {
   const gh = difcProxy(agentInput);
@@ -189,12 +195,14 @@ export function stepsThroughDifcProxy(agentInput: AgentInput, steps: StepPlan[])
         ? new Styled(v.value.replace(/^[ \t]+$/gm, ""), "literal", true)
         : v;
     }
-    const merged: Record<string, YValue> = {
-      ...(step.env as Record<string, YValue> | undefined),
-      ...DIFC_STEP_ENV,
-    };
+    // gh-aw merges the env as strings, so a number or boolean the author wrote comes back quoted.
+    const own = Object.entries((step.env ?? {}) as Record<string, YValue>).map((
+      [k, v],
+    ) => [k, typeof v === "number" || typeof v === "boolean" ? String(v) : v] as const);
+    const merged: Record<string, YValue> = { ...Object.fromEntries(own), ...DIFC_STEP_ENV };
     out.env = Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]]));
-    return out;
+    // gh-aw writes the rewritten step back with `ConvertStepToYAML`: its conventional key order.
+    return Object.fromEntries(stepKeyOrder(Object.keys(out), "convert-step").map((k) => [k, out[k]]));
   });
 }
 

@@ -5,6 +5,7 @@
  */
 import { parse } from "yaml";
 import type { SafeOutputsPlan } from "./plan.ts";
+import { actionTool } from "./custom_actions.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -226,5 +227,6 @@ export function dynamicTools(safeOutputs: SafeOutputsPlan, targets: WorkflowTarg
     ...sorted(asObj(raw.scripts)).map(([k, d]) => toolDefinition(k, d)),
     ...targets.filter((t) => t.kind === "dispatch").map(workflowTool),
     ...targets.filter((t) => t.kind === "call").map(workflowTool),
+    ...(safeOutputs.actions ?? []).map(actionTool),
   ];
 }

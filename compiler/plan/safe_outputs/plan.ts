@@ -5,6 +5,7 @@
  * reference escaping, HTTPS enforcement) runs in the runtime; we configure it here (allowed domains,
  * allowed references, limits).
  */
+import type { SafeOutputAction } from "./custom_actions.ts";
 import type { Diagnostic } from "../../api.ts";
 import { diagnostic } from "../../source/diagnostics.ts";
 import { type SafeOutputType, snakeCase } from "./types/contract.ts";
@@ -66,6 +67,8 @@ export interface SafeOutputsPlan {
   allowedReferences?: string[];
   allowedDomains?: string[];
   raw: Record<string, unknown>;
+  /** `safe-outputs.actions`, resolved (pins, inputs) while the agent job is planned. */
+  actions?: SafeOutputAction[];
 }
 
 /** Converts `1d`, `2w`, `12h`, or a number of days into hours. */
@@ -132,7 +135,11 @@ function toolList(
   const jobs = effective.jobs && typeof effective.jobs === "object"
     ? Object.keys(effective.jobs).map(snakeCase).sort()
     : [];
-  return [...out, "missing_tool", "missing_data", "noop", ...jobs];
+  // Custom actions are offered as tools too, after the custom jobs.
+  const actions = effective.actions && typeof effective.actions === "object"
+    ? Object.keys(effective.actions).map(snakeCase).sort()
+    : [];
+  return [...out, "missing_tool", "missing_data", "noop", ...jobs, ...actions];
 }
 
 /** Plans safe outputs from the merged `safe-outputs:` map. */
