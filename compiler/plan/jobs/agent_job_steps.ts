@@ -243,10 +243,18 @@ function checkoutPrStep(agent: AgentInput): StepPlan {
   });
 }
 
+/**
+ * "Configure Git credentials" re-points `origin` of the checked-out repository; with `checkout: false` there
+ * is no repository and `git remote set-url` would fail the job, so gh-aw leaves both out.
+ */
+function agentGitCredentials(agent: AgentInput): StepPlan[] {
+  return agent.frontmatter.checkout === false ? [] : [gitCredentialsStep()];
+}
+
 /** Git credentials, the PR head, then the engine and its plugins (and the GitHub lockdown check). */
 export function engineSetupSteps(agent: AgentInput): StepPlan[] {
   return [
-    gitCredentialsStep(),
+    ...agentGitCredentials(agent),
     // Without read access to contents there is no pull-request head to check out.
     ...(agent.ctx.contentsRead !== false ? [checkoutPrStep(agent)] : []),
     ...engineInstallSteps(agent),
@@ -333,7 +341,7 @@ export function engineRunSteps(agent: AgentInput): StepPlan[] {
     ...exec.slice(0, ran),
     ...cliProxyStopSteps(agent),
     ...exec.slice(ran),
-    gitCredentialsStep(),
+    ...agentGitCredentials(agent),
     ...engineLogSteps(agent).filter(isCopyStep),
     ...mcpGatewayStopSteps(agent),
   ];
