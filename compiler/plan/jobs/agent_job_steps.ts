@@ -44,6 +44,7 @@ import {
   mcpGatewayLogSteps,
   mcpGatewaySteps,
   mcpGatewayStopSteps,
+  stepsRunThroughDifcProxy,
   stepsThroughDifcProxy,
 } from "../mcp/steps.ts";
 import { engineExecuteSteps, engineInstallSteps, engineLogSteps } from "../agent/engine.ts";
@@ -185,8 +186,11 @@ function mergeAgentFolderSteps(agent: AgentInput): StepPlan[] {
 export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): StepPlan[] {
   return [
     ...stepsThroughDifcProxy(agent, agent.customSteps),
-    // gh-aw leaves an empty line after the block of user steps.
-    ...(agent.customSteps.length > 0 ? [new BlankLine() as unknown as StepPlan] : []),
+    // gh-aw leaves an empty line after the block of user steps, unless the DIFC proxy re-wrote the block
+    // (its re-serialisation trims the final line break).
+    ...(agent.customSteps.length > 0 && !stepsRunThroughDifcProxy(agent)
+      ? [new BlankLine() as unknown as StepPlan]
+      : []),
     ...agent.cacheSteps,
     ...(memory.cacheRefs
       ? cacheMemorySetupSteps(

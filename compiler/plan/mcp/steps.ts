@@ -174,26 +174,39 @@ const DIFC_STEP_ENV: Record<string, YValue> = {
   NODE_EXTRA_CA_CERTS: plain("/tmp/gh-aw/proxy-logs/proxy-tls/ca.crt"),
 };
 
+/** gh-aw's `PriorityStepFields`: the keys a re-ordered step writes first, in this order; the rest follow sorted. */
+const PRIORITY_STEP_FIELDS = ["name", "id", "if", "run", "uses", "script", "env", "with"];
+
+/** Whether the workflow's own steps run behind the DIFC proxy (then gh-aw re-writes them, see below). */
+export function stepsRunThroughDifcProxy(agentInput: AgentInput): boolean {
+  return difcProxy(agentInput) !== undefined;
+}
+
 /**
- * The workflow's own steps as they run while the DIFC proxy is up: each gets the proxy's endpoints in its `env`
- * (merged over its own, keys sorted, written last), and its multi-line script is re-written with empty blank
- * lines, as gh-aw re-marshals such a step. Unchanged when no DIFC proxy runs.
+ * The workflow's own steps as they run while the DIFC proxy is up: gh-aw parses the block again, merges the
+ * proxy's endpoints into each step's `env` (over its own, keys sorted) and writes each step with its keys in
+ * `PriorityStepFields` order (name, id, if, run, uses, script, env, with, then the rest sorted) and multi-line
+ * scripts with empty blank lines. Unchanged when no DIFC proxy runs.
  */
 export function stepsThroughDifcProxy(agentInput: AgentInput, steps: StepPlan[]): StepPlan[] {
   if (!difcProxy(agentInput)) return steps;
   return steps.map((step) => {
-    const out: StepPlan = {};
-    for (const [k, v] of Object.entries(step)) {
-      if (k === "env") continue;
-      out[k] = k === "run" && v instanceof Styled && v.value.includes("\n")
-        ? new Styled(v.value.replace(/^[ \t]+$/gm, ""), "literal", true)
-        : v;
-    }
     const merged: Record<string, YValue> = {
       ...(step.env as Record<string, YValue> | undefined),
       ...DIFC_STEP_ENV,
     };
-    out.env = Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]]));
+    const withEnv: StepPlan = {
+      ...step,
+      env: Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]])),
+    };
+    const rest = Object.keys(withEnv).filter((k) => !PRIORITY_STEP_FIELDS.includes(k)).sort();
+    const out: StepPlan = {};
+    for (const k of [...PRIORITY_STEP_FIELDS.filter((k) => k in withEnv), ...rest]) {
+      const v = withEnv[k];
+      out[k] = k === "run" && v instanceof Styled && v.value.includes("\n")
+        ? new Styled(v.value.replace(/^[ \t]+$/gm, ""), "literal", true)
+        : v;
+    }
     return out;
   });
 }
