@@ -96,6 +96,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
       : undefined,
     containers,
     // gh-aw marshals these without UseLiteralStyleIfMultiline, after a round trip of `steps:` (user_steps.ts).
+    workflowJobs: planning.rawJobs,
     customSteps: await pinSteps(
       asTypedSteps([
         ...merged.preAgentSteps.filter((st) => absorbed.steps.includes(st)),

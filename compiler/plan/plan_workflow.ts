@@ -3,6 +3,7 @@
  * top-level sections and the facts the lock header states). `planWorkflow` runs the steps in gh-aw's
  * order; each step below reads what earlier ones decided from the {@link Planning} it is handed.
  */
+import { workflowJobs } from "./jobs/builtin_jobs.ts";
 import { withCallerSecrets } from "./workflow_call.ts";
 import { parseSkill } from "./agent/skills.ts";
 import { pluginRefs, pluginSupportProblem } from "./agent/plugins.ts";
@@ -75,6 +76,7 @@ export async function planWorkflow(
     timeout: (data["timeout-minutes"] as number | string | undefined) ?? 20,
     pinSteps: (steps, style) => pinUserSteps(steps, pinText, style),
     jobs: {},
+    rawJobs: workflowJobs(data.jobs, src.imports.map((i) => i.frontmatter.jobs)),
   };
   const gates = await activationGates(w);
   if (gates.hasPre) await planPreActivation(w, gates);

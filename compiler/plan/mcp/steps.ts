@@ -2,6 +2,7 @@
 import type { AgentInput } from "../agent/input.ts";
 import type { StepPlan } from "../types.ts";
 import { scriptBody } from "../steps.ts";
+import { STEP_PRIORITY } from "../jobs/custom.ts";
 import { VERSIONS } from "../../data/versions.ts";
 import { lit, litBareBlanks, litPadded, plain, sq, Styled, type YValue } from "../../yaml/writer.ts";
 import { bareBlankLines, gatewayScript, withoutMarkers } from "./gateway_script.ts";
@@ -174,9 +175,6 @@ const DIFC_STEP_ENV: Record<string, YValue> = {
   NODE_EXTRA_CA_CERTS: plain("/tmp/gh-aw/proxy-logs/proxy-tls/ca.crt"),
 };
 
-/** gh-aw's `PriorityStepFields`: the keys a re-ordered step writes first, in this order; the rest follow sorted. */
-const PRIORITY_STEP_FIELDS = ["name", "id", "if", "run", "uses", "script", "env", "with"];
-
 /** Whether the workflow's own steps run behind the DIFC proxy (then gh-aw re-writes them, see below). */
 export function stepsRunThroughDifcProxy(agentInput: AgentInput): boolean {
   return difcProxy(agentInput) !== undefined;
@@ -199,9 +197,9 @@ export function stepsThroughDifcProxy(agentInput: AgentInput, steps: StepPlan[])
       ...step,
       env: Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]])),
     };
-    const rest = Object.keys(withEnv).filter((k) => !PRIORITY_STEP_FIELDS.includes(k)).sort();
+    const rest = Object.keys(withEnv).filter((k) => !STEP_PRIORITY.includes(k)).sort();
     const out: StepPlan = {};
-    for (const k of [...PRIORITY_STEP_FIELDS.filter((k) => k in withEnv), ...rest]) {
+    for (const k of [...STEP_PRIORITY.filter((k) => k in withEnv), ...rest]) {
       const v = withEnv[k];
       out[k] = k === "run" && v instanceof Styled && v.value.includes("\n")
         ? new Styled(v.value.replace(/^[ \t]+$/gm, ""), "literal", true)
