@@ -1,6 +1,7 @@
 /** Planning of the jobs after the agent: safe outputs, memory, assets, experiments, conclusion, custom jobs. */
 import { applyBuiltinJobSteps } from "./jobs/builtin_jobs.ts";
 import { asTypedSteps } from "./user_steps.ts";
+import { artifactName } from "./steps.ts";
 import {
   pushExperimentsStateJob,
   pushRepoMemoryJob,
@@ -90,6 +91,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
       safeOutputs,
       await pinText("github/codeql-action/upload-sarif", "v4.35.5"),
       typeof token === "string" && token !== "" ? token : undefined,
+      artifactName(ctx, "", "activation"),
     );
     conclusionExtra.push(UPLOAD_SARIF_JOB);
     safeOutputJobs.push(UPLOAD_SARIF_JOB);

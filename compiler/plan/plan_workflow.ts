@@ -4,7 +4,7 @@
  * order; each step below reads what earlier ones decided from the {@link Planning} it is handed.
  */
 import { workflowJobs } from "./jobs/builtin_jobs.ts";
-import { withCallerSecrets } from "./workflow_call.ts";
+import { withCallerOutputs, withCallerSecrets } from "./workflow_call.ts";
 import { parseSkill } from "./agent/skills.ts";
 import { pluginRefs, pluginSupportProblem } from "./agent/plugins.ts";
 import { firewallOf } from "../source/sandbox.ts";
@@ -100,7 +100,7 @@ export async function planWorkflow(
     name,
     source,
     lockPath: src.lockPath,
-    on: withCallerSecrets(triggers.on, [env, concurrency, w.jobs]),
+    on: withCallerSecrets(withCallerOutputs(triggers.on, safeOutputs.types), [env, concurrency, w.jobs]),
     concurrency,
     runName: typeof data["run-name"] === "string" ? data["run-name"] : name,
     env,

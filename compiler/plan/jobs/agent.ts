@@ -104,6 +104,10 @@ function agentOutputs(agent: AgentInput): Record<string, YValue> {
   const copilot = agent.ctx.engineId === "copilot";
   const outputs: Record<string, YValue> = {
     ...(copilot ? { agentic_engine_timeout: detect("agentic_engine_timeout") } : {}),
+    // A callable workflow passes its artifact prefix on to the jobs that only need the agent (detection).
+    ...(agent.ctx.workflowCall
+      ? { artifact_prefix: plain("${{ needs.activation.outputs.artifact_prefix }}") }
+      : {}),
     // Only the PR checkout step (which needs the workflow's own `contents` read) sets it.
     ...(agent.ctx.contentsRead !== false
       ? { checkout_pr_success: plain("${{ steps.checkout-pr.outputs.checkout_pr_success || 'true' }}") }

@@ -9,7 +9,7 @@ import { parseSkill, skillInstallSteps, type SkillRef } from "../agent/skills.ts
 import { pluginInstallSteps, pluginRefs } from "../agent/plugins.ts";
 import { pinnedImagesStep } from "../../source/sandbox.ts";
 import type { StepPlan } from "../types.ts";
-import { gitCredentialsStep, otlpMaskSteps, scriptStep, setupSteps, shStep } from "../steps.ts";
+import { artifactName, gitCredentialsStep, otlpMaskSteps, scriptStep, setupSteps, shStep } from "../steps.ts";
 import { BlankLine, dq, lit, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import type { AgentInput } from "../agent/input.ts";
 import {
@@ -264,7 +264,7 @@ export function agentConfigSteps(agent: AgentInput): StepPlan[] {
     {
       name: "Download activation artifact",
       uses: plain(ctx.refs.download),
-      with: { name: "activation", path: "/tmp/gh-aw" },
+      with: { name: artifactName(ctx, "activation", "activation"), path: "/tmp/gh-aw" },
     },
     ...commentMemorySteps(agent),
     ...restoreSteps(ctx.engineId, ctx.contentsRead !== false),
@@ -417,7 +417,7 @@ export function afterRunSteps(agent: AgentInput, memory: AgentMemory): StepPlan[
       "continue-on-error": true,
       uses: plain(ctx.refs.upload),
       with: {
-        name: "agent",
+        name: artifactName(ctx, "agent", "activation"),
         path: lit(agentArtifactPaths(agent, memory.policy.minIntegrity !== undefined).join("\n") + "\n"),
         "if-no-files-found": "ignore",
       },

@@ -2,6 +2,7 @@
 import type { JobPlan, StepPlan } from "../types.ts";
 import {
   agentOutputSteps,
+  artifactName,
   type JobCtx,
   otlpMaskSteps,
   restoreActionsFolderSteps,
@@ -65,7 +66,7 @@ function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan, fetchDepth = 1): StepPl
       name: "Download patch artifact",
       "continue-on-error": true,
       uses: plain(ctx.refs.download),
-      with: { name: "agent", path: "/tmp/gh-aw/" },
+      with: { name: artifactName(ctx, "agent", "activation"), path: "/tmp/gh-aw/" },
     },
     scriptStep(ctx, "Extract base branch from agent output", "extract_base_branch_from_agent_output", {
       id: "extract-base-branch",
@@ -152,7 +153,7 @@ export function safeOutputsJob(
     // The handler's client must reach the project; the checkouts and git pushes keep the write token.
     token: projectAccess(so)?.token ?? writeTokenOf(so),
   }));
-  if (uploadsSarif(so)) steps.push(sarifArtifactStep(ctx));
+  if (uploadsSarif(so)) steps.push(sarifArtifactStep(ctx, artifactName(ctx, "", "activation")));
   // Staged runs only preview, so there are no processed items to upload.
   if (!so.staged) {
     steps.push({
@@ -160,7 +161,7 @@ export function safeOutputsJob(
       if: plain("always()"),
       uses: plain(ctx.refs.upload),
       with: {
-        name: "safe-outputs-items",
+        name: artifactName(ctx, "safe-outputs-items", "activation"),
         path: lit("/tmp/gh-aw/safe-output-items.jsonl\n/tmp/gh-aw/temporary-id-map.json\n"),
         "if-no-files-found": "ignore",
       },
