@@ -116,10 +116,7 @@ export async function activationGates(planning: Planning): Promise<Gates> {
   const prLabelNames = prOn && typeof prOn === "object" && prOn.names !== undefined
     ? (Array.isArray(prOn.names) ? prOn.names : [prOn.names]).map(String)
     : undefined;
-  const rawJobs = (data.jobs && typeof data.jobs === "object" ? data.jobs : {}) as Record<
-    string,
-    Record<string, unknown>
-  >;
+  const rawJobs = planning.rawJobs;
   const preExtras = preActivationExtras(rawJobs);
   const onSteps = await pinSteps(
     [...(Array.isArray(rawOn.steps) ? rawOn.steps : []), ...preExtras.steps],

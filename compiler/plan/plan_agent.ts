@@ -11,7 +11,7 @@ import { applyContainerPins } from "../source/container_pins.ts";
 import { applyWorkflowTargets, readWorkflowTargets } from "./safe_outputs/dynamic_tools.ts";
 import { resolveSafeOutputActions } from "./safe_outputs/custom_actions.ts";
 import { applyCommentMemory } from "./safe_outputs/agent_steps.ts";
-import { afterSectionRoundTrip } from "./user_steps.ts";
+import { afterSectionRoundTrip, asTypedSteps } from "./user_steps.ts";
 import { cacheSteps, checkoutWith, sortRecord, toSortedY, toY } from "./workflow_values.ts";
 import { UnindentedSequences } from "../yaml/writer.ts";
 
@@ -98,21 +98,24 @@ export async function planAgent(planning: Planning): Promise<string[]> {
       : undefined,
     containers,
     // gh-aw marshals these without UseLiteralStyleIfMultiline, after a round trip of `steps:` (user_steps.ts).
+    workflowJobs: planning.rawJobs,
     customSteps: await pinSteps(
-      [
+      asTypedSteps([
         ...merged.preAgentSteps.filter((st) => absorbed.steps.includes(st)),
         ...afterSectionRoundTrip(
           (Array.isArray(data.steps) ? data.steps : []).filter((st) => absorbed.steps.includes(st)),
         ),
-      ],
+      ]),
       "goccy-default",
     ),
     // gh-aw keeps these apart from `steps:`, with the same round trip of the section (user_steps.ts).
     preAgentSteps: await pinSteps(
-      afterSectionRoundTrip(Array.isArray(data["pre-agent-steps"]) ? data["pre-agent-steps"] : []),
+      asTypedSteps(
+        afterSectionRoundTrip(Array.isArray(data["pre-agent-steps"]) ? data["pre-agent-steps"] : []),
+      ),
       "goccy-default",
     ),
-    preSteps: await pinSteps(afterSectionRoundTrip(merged.preSteps), "goccy-default"),
+    preSteps: await pinSteps(asTypedSteps(afterSectionRoundTrip(merged.preSteps)), "goccy-default"),
     checkouts,
     cacheSteps: await cacheSteps(data.cache, pinText),
     env: {},

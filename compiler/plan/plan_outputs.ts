@@ -1,4 +1,7 @@
 /** Planning of the jobs after the agent: safe outputs, memory, assets, experiments, conclusion, custom jobs. */
+import { applyBuiltinJobSteps } from "./jobs/builtin_jobs.ts";
+import { asTypedSteps } from "./user_steps.ts";
+import { artifactName } from "./steps.ts";
 import {
   pushExperimentsStateJob,
   pushRepoMemoryJob,
@@ -21,10 +24,7 @@ import type { Gates, Planning } from "./planning.ts";
 /** `safe_outputs`, the custom safe-output jobs, memory/asset/experiment jobs and `conclusion`. */
 export async function planOutputJobs(planning: Planning): Promise<void> {
   const { data, merged, engine, safeOutputs, ctx, network, jobs, pinText, pinSteps, timeout } = planning;
-  const rawJobs = (data.jobs && typeof data.jobs === "object" ? data.jobs : {}) as Record<
-    string,
-    Record<string, unknown>
-  >;
+  const rawJobs = planning.rawJobs;
   // The workflow's own checkout (no other repository): its token uploads the SARIF file.
   const ownCheckout = merged.checkout.find((c) => c.repository === undefined && (c.path ?? "") === "");
   jobs.safe_outputs = safeOutputsJob(
@@ -91,6 +91,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
       safeOutputs,
       await pinText("github/codeql-action/upload-sarif", "v4.35.5"),
       typeof token === "string" && token !== "" ? token : undefined,
+      artifactName(ctx, "", "activation"),
     );
     conclusionExtra.push(UPLOAD_SARIF_JOB);
     safeOutputJobs.push(UPLOAD_SARIF_JOB);
@@ -129,6 +130,8 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     apiHosts: network.engineApiHosts,
     hasSecrets: engine.secrets.length > 0,
   });
+  // `jobs.<built-in>.setup-steps` / `pre-steps` (e.g. an import's conclusion pre-step), typed like gh-aw's.
+  await applyBuiltinJobSteps(jobs, rawJobs, (steps) => pinSteps(asTypedSteps(steps)));
 }
 
 /** The workflow's own `jobs:` and the check of `safe-outputs.needs`. */
@@ -137,7 +140,7 @@ export async function planCustomJobs(
   g: Gates,
   beforeActivation: string[],
 ): Promise<void> {
-  const { source, file, data, safeOutputs, diagnostics, jobs, pinSteps } = planning;
+  const { source, file, safeOutputs, diagnostics, jobs, pinSteps } = planning;
   const { rawJobs } = g;
   // Custom jobs.
   for (const jobName of customJobNames(rawJobs)) {
@@ -169,7 +172,7 @@ export async function planCustomJobs(
           "unknown-job",
           { file: source, line, column },
           `safe-outputs.needs names unknown job "${n}"`,
-          `define it under \`jobs:\` (known: ${Object.keys(data.jobs ?? {}).join(", ") || "none"})`,
+          `define it under \`jobs:\` (known: ${Object.keys(planning.rawJobs).join(", ") || "none"})`,
         ),
       );
     }

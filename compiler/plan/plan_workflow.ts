@@ -3,7 +3,8 @@
  * top-level sections and the facts the lock header states). `planWorkflow` runs the steps in gh-aw's
  * order; each step below reads what earlier ones decided from the {@link Planning} it is handed.
  */
-import { withCallerSecrets } from "./workflow_call.ts";
+import { workflowJobs } from "./jobs/builtin_jobs.ts";
+import { withCallerOutputs, withCallerSecrets } from "./workflow_call.ts";
 import { parseSkill } from "./agent/skills.ts";
 import { pluginRefs, pluginSupportProblem } from "./agent/plugins.ts";
 import { firewallOf } from "../source/sandbox.ts";
@@ -76,6 +77,7 @@ export async function planWorkflow(
     timeout: (data["timeout-minutes"] as number | string | undefined) ?? 20,
     pinSteps: (steps, style) => pinUserSteps(steps, pinText, style),
     jobs: {},
+    rawJobs: workflowJobs(data.jobs, src.imports.map((i) => i.frontmatter.jobs)),
   };
   const gates = await activationGates(w);
   if (gates.hasPre) await planPreActivation(w, gates);
@@ -99,7 +101,7 @@ export async function planWorkflow(
     name,
     source,
     lockPath: src.lockPath,
-    on: withCallerSecrets(triggers.on, [env, concurrency, w.jobs]),
+    on: withCallerSecrets(withCallerOutputs(triggers.on, safeOutputs.types), [env, concurrency, w.jobs]),
     concurrency,
     runName: typeof data["run-name"] === "string" ? data["run-name"] : name,
     env,

@@ -1,4 +1,5 @@
 /** The state the planner hands from step to step while it plans one workflow. */
+import type { RawJobs } from "./jobs/custom.ts";
 import type { Diagnostic, FileReader } from "../api.ts";
 import type { computeAllowedDomains } from "./network.ts";
 import { type JobCtx } from "./steps.ts";
@@ -51,6 +52,8 @@ export interface Planning {
   /** Pins a list of user steps; `style` picks how their multi-line strings are written (user_steps.ts). */
   pinSteps: (steps: unknown, style?: MultilineStyle) => Promise<StepPlan[]>;
   jobs: Record<string, JobPlan>;
+  /** The workflow's `jobs:` merged with its imports' (jobs/builtin_jobs.ts). */
+  rawJobs: RawJobs;
   /** The workflows `dispatch-workflow` / `call-workflow` may start, as read when the agent was planned. */
   workflowTargets?: WorkflowTarget[];
 }

@@ -64,6 +64,26 @@ export interface JobCtx {
   workflowCall?: boolean;
 }
 
+/**
+ * Where a job reads the artifact prefix of a callable workflow from: the activation job's own step, the
+ * activation job's output (jobs that need `activation`), or the agent job's (jobs that only need `agent`).
+ */
+export type ArtifactPrefixSource = "activation-step" | "activation" | "agent";
+
+const ARTIFACT_PREFIX: Record<ArtifactPrefixSource, string> = {
+  "activation-step": "${{ steps.artifact-prefix.outputs.prefix }}",
+  activation: "${{ needs.activation.outputs.artifact_prefix }}",
+  agent: "${{ needs.agent.outputs.artifact_prefix }}",
+};
+
+/**
+ * An artifact's name. A callable workflow prefixes every artifact with a hash of its inputs and run attempt
+ * (the activation job's "Compute artifact prefix"), so two calls in one caller run do not clash.
+ */
+export function artifactName(ctx: JobCtx, name: string, from: ArtifactPrefixSource): string {
+  return ctx.workflowCall ? ARTIFACT_PREFIX[from] + name : name;
+}
+
 /** Engines whose run info reports the firewall as off and no AWF version (gh-aw v0.76). */
 export const NO_FIREWALL_INFO_ENGINES = ["gemini", "crush", "opencode", "pi", "antigravity"];
 
@@ -204,15 +224,15 @@ export function setupSteps(ctx: JobCtx, traced: boolean | string): StepPlan[] {
   ];
 }
 
-/** Download the `agent` artifact and expose `GH_AW_AGENT_OUTPUT`. */
-export function agentOutputSteps(ctx: JobCtx): StepPlan[] {
+/** Download the `agent` artifact and expose `GH_AW_AGENT_OUTPUT`; `from`: where the job reads the prefix. */
+export function agentOutputSteps(ctx: JobCtx, from: ArtifactPrefixSource = "activation"): StepPlan[] {
   return [
     {
       name: "Download agent output artifact",
       id: "download-agent-output",
       "continue-on-error": true,
       uses: plain(ctx.refs.download),
-      with: { name: "agent", path: "/tmp/gh-aw/" },
+      with: { name: artifactName(ctx, "agent", from), path: "/tmp/gh-aw/" },
     },
     {
       name: "Setup agent output environment variable",

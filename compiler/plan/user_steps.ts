@@ -95,3 +95,24 @@ function trimLastScalar(v: unknown): unknown {
   }
   return v;
 }
+
+/**
+ * gh-aw converts the agent job's own steps (`steps:`, imported steps, `pre-steps:`, `pre-agent-steps:`) to its
+ * typed `WorkflowStep`, whose `env` is a map of strings: a number or boolean becomes its text (`365` →
+ * `"365"`, written quoted), a list or map its JSON, and a null is dropped. Every other key keeps its parsed value.
+ */
+export function asTypedSteps(steps: unknown[]): unknown[] {
+  return steps.map((step) => {
+    if (!step || typeof step !== "object" || Array.isArray(step)) return step;
+    const env = (step as Record<string, unknown>).env;
+    if (!env || typeof env !== "object" || Array.isArray(env)) return step;
+    const strings: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(env)) {
+      if (v === null || v === undefined) continue;
+      strings[k] = typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v);
+    }
+    const { env: _env, ...rest } = step as Record<string, unknown>;
+    // An env left empty (only nulls) is dropped, as the typed step omits it.
+    return Object.keys(strings).length > 0 ? { ...rest, env: strings } : rest;
+  });
+}

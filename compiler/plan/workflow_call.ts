@@ -48,3 +48,49 @@ export function withCallerSecrets(on: Record<string, YValue>, planned: unknown[]
     workflow_call: Object.fromEntries(Object.keys(withSecrets).sort().map((k) => [k, withSecrets[k]])),
   };
 }
+
+/** The results a caller can read, per safe-output type (gh-aw's `buildWorkflowCallOutputsMap`). */
+const CALLER_OUTPUTS: Record<string, [string, string][]> = {
+  "create-issue": [
+    ["created_issue_number", "Number of the first created issue"],
+    ["created_issue_url", "URL of the first created issue"],
+  ],
+  "create-pull-request": [
+    ["created_pr_number", "Number of the first created pull request"],
+    ["created_pr_url", "URL of the first created pull request"],
+  ],
+  "add-comment": [
+    ["comment_id", "ID of the first added comment"],
+    ["comment_url", "URL of the first added comment"],
+  ],
+  "push-to-pull-request-branch": [
+    ["push_commit_sha", "SHA of the pushed commit"],
+    ["push_commit_url", "URL of the pushed commit"],
+  ],
+};
+
+/**
+ * `on` with `workflow_call.outputs` exposing the `safe_outputs` job's results of the enabled safe-output
+ * types (the first created issue, pull request, comment, pushed commit), the author's own outputs winning a
+ * name; `on` itself when the workflow cannot be called or offers none of them.
+ */
+export function withCallerOutputs(
+  on: Record<string, YValue>,
+  safeOutputTypes: string[],
+): Record<string, YValue> {
+  const call = on.workflow_call;
+  if (!call || typeof call !== "object" || Array.isArray(call) || call instanceof Styled) return on;
+  const generated = safeOutputTypes.flatMap((type) => CALLER_OUTPUTS[type] ?? []);
+  if (generated.length === 0) return on;
+  const outputs: Record<string, YValue> = {};
+  for (const [name, description] of generated) {
+    outputs[name] = { description, value: `\${{ jobs.safe_outputs.outputs.${name} }}` };
+  }
+  Object.assign(outputs, (call as Record<string, YValue>).outputs ?? {});
+  const sorted = Object.fromEntries(Object.keys(outputs).sort().map((name) => [name, outputs[name]]));
+  const withOutputs: Record<string, YValue> = { ...(call as Record<string, YValue>), outputs: sorted };
+  return {
+    ...on,
+    workflow_call: Object.fromEntries(Object.keys(withOutputs).sort().map((k) => [k, withOutputs[k]])),
+  };
+}

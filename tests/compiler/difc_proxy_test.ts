@@ -37,8 +37,7 @@ Deno.test("with a guard policy and the CLI proxy, each workflow step reaches Git
   const upload = steps.find((s) => s.name === "Upload data")!;
   assert(start >= 0 && fetchAt > start, "the proxy starts before the workflow's steps");
   const fetch = steps[fetchAt];
-  // gh-aw writes the rewritten steps back in its conventional key order (name, id, if, run, uses, env, with).
-  assertEquals(Object.keys(fetch), ["name", "run", "env"]);
+  assertEquals(Object.keys(fetch), ["name", "run", "env"], "keys in gh-aw's PriorityStepFields order");
   assertEquals(fetch.env, {
     GH_HOST: "${{ env.GH_HOST || 'github.com' }}",
     GH_REPO: "${{ github.repository }}",
@@ -52,7 +51,11 @@ Deno.test("with a guard policy and the CLI proxy, each workflow step reaches Git
     lock.includes("          mkdir -p /tmp/data\n\n          gh issue list"),
     "blank script lines stay empty",
   );
-  assertEquals(Object.keys(upload), ["name", "uses", "env", "with"]);
+  assertEquals(
+    Object.keys(upload),
+    ["name", "uses", "env", "with"],
+    "env before with, as PriorityStepFields",
+  );
   assertEquals((upload.env as Record<string, string>).GITHUB_API_URL, "https://localhost:18443/api/v3");
 });
 
@@ -76,5 +79,19 @@ Deno.test("steps rewritten for the DIFC proxy keep numbers as strings and no emp
   assert(
     lock.includes("          path: /tmp/data\n      - name: "),
     "no empty line after the last user step",
+  );
+});
+
+Deno.test("through the DIFC proxy, steps keep gh-aw's key priority and no blank line follows them", async () => {
+  const md = WORKFLOW("    mode: gh-proxy\n    min-integrity: approved").replace(
+    "  - name: Upload data\n",
+    "  - if: always()\n    id: up\n    name: Upload data\n",
+  );
+  const { lock } = await compileOne(md);
+  const upload = (parse(lock).jobs.agent.steps as Step[]).find((s) => s.name === "Upload data")!;
+  assertEquals(Object.keys(upload), ["name", "id", "if", "uses", "env", "with"]);
+  assert(
+    /path: \/tmp\/data\n {6}- name: /.test(lock),
+    "the re-written block ends without the empty line gh-aw leaves after unrewritten user steps",
   );
 });

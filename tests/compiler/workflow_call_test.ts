@@ -49,3 +49,79 @@ Deno.test("an author's own secret declarations are kept as written", async () =>
   const lock = parse((await compileOne(md)).lock) as Lock;
   assertEquals(lock.on.workflow_call.secrets?.ANTHROPIC_API_KEY, { description: "The key", required: true });
 });
+
+type Full = {
+  on: { workflow_call: { outputs?: Record<string, { description: string; value: string }> } };
+  jobs: Record<string, { outputs?: Record<string, string>; steps: (Step & Record<string, unknown>)[] }>;
+};
+
+async function callable(extra = ""): Promise<Full> {
+  const md = "---\non:\n  workflow_call:\n    inputs:\n      topic:\n        type: string\n" +
+    `safe-outputs:\n  add-comment:\n  create-code-scanning-alert:\n${extra}---\n# Task\nGo.\n`;
+  return parse((await compileOne(md)).lock) as Full;
+}
+
+const artifactNames = (lock: Full, job: string) =>
+  lock.jobs[job].steps.filter((s) => /artifact/i.test(s.name ?? ""))
+    .map((s) => (s.with as Record<string, unknown> | undefined)?.name).filter((n) => n !== undefined);
+
+Deno.test("a callable workflow offers its safe outputs' results to its caller", async () => {
+  const lock = await callable();
+  assertEquals(lock.on.workflow_call.outputs, {
+    comment_id: {
+      description: "ID of the first added comment",
+      value: "${{ jobs.safe_outputs.outputs.comment_id }}",
+    },
+    comment_url: {
+      description: "URL of the first added comment",
+      value: "${{ jobs.safe_outputs.outputs.comment_url }}",
+    },
+  });
+});
+
+Deno.test("a callable workflow resolves its host repository and checks its .github out from there", async () => {
+  const lock = await callable();
+  const activation = lock.jobs.activation;
+  const names = stepNames(lock as unknown as Lock, "activation");
+  const at = (n: string) => names.indexOf(n);
+  assert(at("Resolve host repo for activation checkout") >= 0 && at("Compute artifact prefix") > 0);
+  assert(at("Print cross-repo setup guidance") > at("Validate COPILOT_GITHUB_TOKEN secret"));
+  const checkout = activation.steps.find((s) => s.name === "Checkout .github and .agents folders")!;
+  assertEquals(checkout.if, "steps.resolve-host-repo.outputs.target_repo == github.repository");
+  const w = checkout.with as Record<string, unknown>;
+  assertEquals(w.repository, "${{ steps.resolve-host-repo.outputs.target_repo }}");
+  assertEquals(w.ref, "${{ steps.resolve-host-repo.outputs.target_checkout_ref }}");
+  assertEquals(activation.outputs?.artifact_prefix, "${{ steps.artifact-prefix.outputs.prefix }}");
+  assertEquals(activation.outputs?.target_repo, "${{ steps.resolve-host-repo.outputs.target_repo }}");
+  const info = activation.steps.find((s) => s.name === "Generate agentic run info")!;
+  assertEquals(
+    (info.env as Record<string, string>).GH_AW_INFO_TARGET_REPO,
+    "${{ steps.resolve-host-repo.outputs.target_repo }}",
+  );
+});
+
+Deno.test("every artifact of a callable workflow carries the per-call prefix", async () => {
+  const lock = await callable();
+  const act = "${{ needs.activation.outputs.artifact_prefix }}",
+    agent = "${{ needs.agent.outputs.artifact_prefix }}";
+  assertEquals(artifactNames(lock, "activation"), ["${{ steps.artifact-prefix.outputs.prefix }}activation"]);
+  assert(
+    artifactNames(lock, "agent").every((n) => String(n).startsWith(act)),
+    `${artifactNames(lock, "agent")}`,
+  );
+  assertEquals(lock.jobs.agent.outputs?.artifact_prefix, act);
+  assert(artifactNames(lock, "detection").every((n) => String(n).startsWith(agent)));
+  for (const job of ["safe_outputs", "conclusion", "upload_code_scanning_sarif"]) {
+    const names = artifactNames(lock, job);
+    assert(names.length > 0 && names.every((n) => String(n).startsWith(act)), `${job}: ${names}`);
+  }
+});
+
+Deno.test("with inlined imports a callable workflow still prefixes artifacts but resolves no host", async () => {
+  const lock = await callable("inlined-imports: true\n");
+  const names = stepNames(lock as unknown as Lock, "activation");
+  assert(names.includes("Compute artifact prefix"));
+  assert(!names.includes("Resolve host repo for activation checkout"));
+  assert(!names.includes("Print cross-repo setup guidance"));
+  assert(!("target_repo" in (lock.jobs.activation.outputs ?? {})));
+});

@@ -35,6 +35,8 @@ export interface AgentInput {
   mcpScripts?: Record<string, Record<string, unknown>>;
   containers: string[];
   customSteps: StepPlan[];
+  /** The workflow's `jobs:` merged with its imports' (jobs/builtin_jobs.ts). */
+  workflowJobs: Record<string, Record<string, unknown>>;
   /** The workflow's own `pre-agent-steps`, pinned; they run after the restore steps, before the MCP setup. */
   preAgentSteps?: StepPlan[];
   /** `pre-steps` (imports' first), pinned; they run right after the job's setup, before the checkout. */

@@ -1,6 +1,7 @@
 /** The `activation` job: run info, preflight checks, trigger steps, the prompt and its artifact. */
 import type { JobPlan, StepPlan } from "../types.ts";
 import {
+  artifactName,
   ghAwVersion,
   NO_FIREWALL_INFO_ENGINES,
   otlpMaskSteps,
@@ -89,6 +90,7 @@ function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
   const steps: StepPlan[] = [
     ...setupSteps(ctx, activationInput.hasPreActivation ? "pre_activation" : false),
     ...otlpMaskSteps(ctx),
+    ...workflowCallSteps(activationInput),
   ];
   const info: Record<string, YValue> = {
     GH_AW_INFO_ENGINE_ID: dq(ctx.engineId),
@@ -117,6 +119,7 @@ function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
   if (activationInput.emoji) info.GH_AW_INFO_FRONTMATTER_EMOJI = dq(activationInput.emoji);
   if (hasCosts(ctx.models)) info.GH_AW_INFO_MODEL_COSTS = sq(costTableJson(ctx.models));
   info.GH_AW_COMPILED_STRICT = dq(String(activationInput.strict));
+  if (crossRepo(activationInput)) info.GH_AW_INFO_TARGET_REPO = plain(`\${{ ${TARGET}.target_repo }}`);
   steps.push(
     scriptStep(ctx, "Generate agentic run info", "generate_aw_info", {
       id: "generate_aw_info",
@@ -129,6 +132,50 @@ function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
   steps[steps.length - 1] = { name: gen.name, id: gen.id, env: gen.env, uses: gen.uses, with: gen.with };
   return steps;
 }
+
+/**
+ * Whether a callable workflow resolves the repository it runs from (its host, the caller's when called from
+ * another repository): with its imports inlined it reads nothing from there.
+ */
+function crossRepo(activationInput: ActivationInput): boolean {
+  return activationInput.ctx.workflowCall === true && !activationInput.noConfigCheckout;
+}
+
+/** The outputs of "Resolve host repo for activation checkout". */
+const TARGET = "steps.resolve-host-repo.outputs";
+
+/** A callable workflow's "Resolve host repo for activation checkout" and "Compute artifact prefix". */
+function workflowCallSteps(activationInput: ActivationInput): StepPlan[] {
+  const { ctx } = activationInput;
+  if (!ctx.workflowCall) return [];
+  const steps: StepPlan[] = [];
+  if (crossRepo(activationInput)) {
+    steps.push(scriptStep(ctx, "Resolve host repo for activation checkout", "resolve_host_repo", {
+      id: "resolve-host-repo",
+      env: {
+        JOB_WORKFLOW_REPOSITORY: plain("${{ job.workflow_repository }}"),
+        JOB_WORKFLOW_SHA: plain("${{ job.workflow_sha }}"),
+        JOB_WORKFLOW_REF: plain("${{ job.workflow_ref }}"),
+        JOB_WORKFLOW_FILE_PATH: plain("${{ job.workflow_file_path }}"),
+      },
+    }));
+  }
+  // The inputs travel through env (never interpolated into the script) to keep template injection out.
+  steps.push({
+    name: "Compute artifact prefix",
+    id: "artifact-prefix",
+    env: { INPUTS_JSON: plain("${{ toJSON(inputs) }}") },
+    run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/compute_artifact_prefix.sh"'),
+  });
+  return steps;
+}
+
+/** Printed when the secret check fails in a cross-repository call: the caller must hold the secrets. */
+const CROSS_REPO_GUIDANCE = [
+  "COPILOT_GITHUB_TOKEN must be configured in the CALLER repository's secrets.",
+  "For cross-repo workflow_call, secrets must be set in the repository that triggers the workflow.",
+  "See: https://github.github.com/gh-aw/patterns/central-repo-ops/#cross-repo-setup",
+];
 
 /** Reaction, secret validation, `.github` checkout and the stale-lock check. */
 function preflightSteps(activationInput: ActivationInput): StepPlan[] {
@@ -161,13 +208,29 @@ function preflightSteps(activationInput: ActivationInput): StepPlan[] {
       env,
     });
   }
+  if (crossRepo(activationInput)) {
+    steps.push({
+      name: "Print cross-repo setup guidance",
+      if: plain(`failure() && ${TARGET}.target_repo != github.repository`),
+      run: lit(CROSS_REPO_GUIDANCE.map((line) => `echo "::error::${line}"\n`).join("")),
+    });
+  }
   if (!activationInput.noConfigCheckout) {
+    // A callable workflow checks its own repository's `.github` out, at the revision that runs.
+    const host = crossRepo(activationInput);
     steps.push({
       name: "Checkout .github and .agents folders",
+      ...(host ? { if: plain(`${TARGET}.target_repo == github.repository`) } : {}),
       uses: plain(ctx.refs.checkout),
       with: {
         "persist-credentials": false,
         ...(activationInput.githubToken ? { token: plain(activationInput.githubToken) } : {}),
+        ...(host
+          ? {
+            repository: plain(`\${{ ${TARGET}.target_repo }}`),
+            ref: plain(`\${{ ${TARGET}.target_checkout_ref }}`),
+          }
+          : {}),
         "sparse-checkout": lit(
           ".github\n.agents\nactions/setup\n.antigravity\n.claude\n.codex\n.crush\n.gemini\n.opencode\n.pi\n",
         ),
@@ -288,7 +351,7 @@ function closingSteps(activationInput: ActivationInput): StepPlan[] {
     if: plain("success()"),
     uses: plain(ctx.refs.upload),
     with: {
-      name: "activation",
+      name: artifactName(ctx, "activation", "activation-step"),
       "include-hidden-files": true,
       path: lit(
         "/tmp/gh-aw/aw_info.json\n/tmp/gh-aw/model_multipliers.json\n/tmp/gh-aw/aw-prompts/prompt.txt\n" +
@@ -324,6 +387,17 @@ function activationOutputs(activationInput: ActivationInput): Record<string, YVa
       }
       : { comment_id: dq(""), comment_repo: dq("") }),
     engine_id: plain("${{ steps.generate_aw_info.outputs.engine_id }}"),
+    ...(activationInput.ctx.workflowCall
+      ? { artifact_prefix: plain("${{ steps.artifact-prefix.outputs.prefix }}") }
+      : {}),
+    ...(crossRepo(activationInput)
+      ? Object.fromEntries(
+        ["target_checkout_ref", "target_ref", "target_repo", "target_repo_name"].map((k) => [
+          k,
+          plain(`\${{ ${TARGET}.${k} }}`),
+        ]),
+      )
+      : {}),
     ...(activationInput.lockForAgent
       ? { issue_locked: plain("${{ steps.lock-issue.outputs.locked }}") }
       : {}),

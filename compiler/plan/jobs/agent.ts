@@ -7,6 +7,7 @@ import type { JobPlan, StepPlan } from "../types.ts";
 import { checksOutActionsFolder, TRACE_OUTPUTS } from "../steps.ts";
 import { DeepMapping, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import type { AgentInput } from "../agent/input.ts";
+import { BUILTIN_JOB_NAMES } from "./custom.ts";
 import { assetsEnv } from "../safe_outputs/agent_steps.ts";
 import { DETECT_ERROR_OUTPUTS, engineDetectsErrors } from "../agent/engine.ts";
 import {
@@ -51,7 +52,7 @@ export function agentJob(agent: AgentInput): JobPlan {
 
 /** The job around its steps: what it waits for, where it runs, its condition, permissions and env. */
 function jobOutline(agent: AgentInput, steps: StepPlan[]): JobPlan {
-  const pre = preAgentJobs(agent.frontmatter.jobs);
+  const pre = preAgentJobs(agent.workflowJobs);
   const job: JobPlan = {
     needs: pre.length ? ["activation", ...pre].sort() : "activation",
     "runs-on": agent.runsOn,
@@ -103,6 +104,10 @@ function agentOutputs(agent: AgentInput): Record<string, YValue> {
   const copilot = agent.ctx.engineId === "copilot";
   const outputs: Record<string, YValue> = {
     ...(copilot ? { agentic_engine_timeout: detect("agentic_engine_timeout") } : {}),
+    // A callable workflow passes its artifact prefix on to the jobs that only need the agent (detection).
+    ...(agent.ctx.workflowCall
+      ? { artifact_prefix: plain("${{ needs.activation.outputs.artifact_prefix }}") }
+      : {}),
     // Only the PR checkout step (which needs the workflow's own `contents` read) sets it.
     ...(agent.ctx.contentsRead !== false
       ? { checkout_pr_success: plain("${{ steps.checkout-pr.outputs.checkout_pr_success || 'true' }}") }
@@ -139,6 +144,8 @@ export function preAgentJobs(raw: unknown): string[] {
   const id = (name: string) => name.replace(/-/g, "_");
   const needsOf = new Map<string, string[]>();
   for (const [name, cfg] of Object.entries(jobs)) {
+    // A `jobs.<built-in>` entry customises a generated job; it is no job of its own.
+    if (BUILTIN_JOB_NAMES.includes(name) && id(name) !== "pre_activation") continue;
     const n = cfg && typeof cfg === "object" ? (cfg as Record<string, unknown>).needs : undefined;
     needsOf.set(id(name), (Array.isArray(n) ? n : n === undefined ? [] : [n]).map((x) => id(String(x))));
   }

@@ -10,6 +10,7 @@ import { pluginInstallSteps, pluginRefs } from "../agent/plugins.ts";
 import { pinnedImagesStep } from "../../source/sandbox.ts";
 import type { StepPlan } from "../types.ts";
 import {
+  artifactName,
   gitCredentialsStep,
   otlpMaskSteps,
   restoreActionsFolderSteps,
@@ -58,8 +59,8 @@ import {
   mcpGatewayLogSteps,
   mcpGatewaySteps,
   mcpGatewayStopSteps,
+  stepsRunThroughDifcProxy,
   stepsThroughDifcProxy,
-  userStepsThroughDifcProxy,
 } from "../mcp/steps.ts";
 import { engineExecuteSteps, engineInstallSteps, engineLogSteps } from "../agent/engine.ts";
 
@@ -215,9 +216,9 @@ function mergeAgentFolderSteps(agent: AgentInput): StepPlan[] {
 export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): StepPlan[] {
   return [
     ...stepsThroughDifcProxy(agent, agent.customSteps),
-    // gh-aw leaves an empty line after the block of user steps, unless it re-serialised them to route
-    // them through the DIFC proxy.
-    ...(agent.customSteps.length > 0 && !userStepsThroughDifcProxy(agent)
+    // gh-aw leaves an empty line after the block of user steps, unless the DIFC proxy re-wrote the block
+    // (its re-serialisation trims the final line break).
+    ...(agent.customSteps.length > 0 && !stepsRunThroughDifcProxy(agent)
       ? [new BlankLine() as unknown as StepPlan]
       : []),
     ...agent.cacheSteps,
@@ -301,7 +302,7 @@ export function agentConfigSteps(agent: AgentInput): StepPlan[] {
     {
       name: "Download activation artifact",
       uses: plain(ctx.refs.download),
-      with: { name: "activation", path: "/tmp/gh-aw" },
+      with: { name: artifactName(ctx, "activation", "activation"), path: "/tmp/gh-aw" },
     },
     ...commentMemorySteps(agent),
     ...restoreSteps(ctx.engineId, ctx.contentsRead !== false),
@@ -454,7 +455,7 @@ export function afterRunSteps(agent: AgentInput, memory: AgentMemory): StepPlan[
       "continue-on-error": true,
       uses: plain(ctx.refs.upload),
       with: {
-        name: "agent",
+        name: artifactName(ctx, "agent", "activation"),
         path: lit(agentArtifactPaths(agent, memory.policy.minIntegrity !== undefined).join("\n") + "\n"),
         "if-no-files-found": "ignore",
       },

@@ -4,7 +4,7 @@
  * targets (this one, or `target-repo`), at its base branch, with a token that may push there.
  */
 import type { StepPlan } from "../types.ts";
-import { type JobCtx, scriptStep, WRITE_TOKEN } from "../steps.ts";
+import { artifactName, type JobCtx, scriptStep, WRITE_TOKEN } from "../steps.ts";
 import { dq, lit, plain, type YValue } from "../../yaml/writer.ts";
 import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
 import { SAFE_OUTPUT_TYPES } from "../safe_outputs/types/registry.ts";
@@ -84,7 +84,7 @@ export function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan, checkouts: Entry
       name: "Download patch artifact",
       "continue-on-error": true,
       uses: plain(ctx.refs.download),
-      with: { name: "agent", path: "/tmp/gh-aw/" },
+      with: { name: artifactName(ctx, "agent", "activation"), path: "/tmp/gh-aw/" },
     },
     scriptStep(ctx, "Extract base branch from agent output", "extract_base_branch_from_agent_output", {
       id: "extract-base-branch",

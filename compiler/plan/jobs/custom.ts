@@ -19,9 +19,26 @@ export function explicitNeeds(raw: Record<string, unknown>): string[] | undefine
   return (Array.isArray(n) ? n : [n]).filter((x): x is string => typeof x === "string");
 }
 
-/** Custom job names (sorted), without the `pre-activation` block. */
+/**
+ * gh-aw's `KnownBuiltInJobNames`: a `jobs.<name>` entry under one of these customises the generated job
+ * (`pre-activation` blocks, `setup-steps`/`pre-steps`, see builtin_jobs.ts) instead of adding a job.
+ */
+export const BUILTIN_JOB_NAMES: readonly string[] = [
+  "agent",
+  "activation",
+  ...PRE_ACTIVATION_NAMES,
+  "detection",
+  "safe_outputs",
+  "safe-outputs",
+  "upload_assets",
+  "upload_code_scanning_sarif",
+  "conclusion",
+  "unlock",
+];
+
+/** Custom job names (sorted), without the entries that customise a built-in job. */
 export function customJobNames(jobs: RawJobs): string[] {
-  return Object.keys(jobs).filter((n) => !PRE_ACTIVATION_NAMES.includes(n)).sort();
+  return Object.keys(jobs).filter((n) => !BUILTIN_JOB_NAMES.includes(n)).sort();
 }
 
 /** Custom jobs whose `needs.<job>.` appears in `text`. */
@@ -72,8 +89,8 @@ function bareBlocks(v: YValue): YValue {
   return v;
 }
 
-/** gh-aw's step key order: these first, then the rest alphabetically. */
-const STEP_PRIORITY = ["name", "id", "if", "run", "uses", "script", "env", "with"];
+/** gh-aw's step key order (`PriorityStepFields`): these first, then the rest alphabetically. */
+export const STEP_PRIORITY = ["name", "id", "if", "run", "uses", "script", "env", "with"];
 
 /** Reorders a user step's keys as gh-aw writes them. */
 export function orderStepKeys(step: StepPlan): StepPlan {

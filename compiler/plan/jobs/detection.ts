@@ -5,7 +5,15 @@
  */
 import { firewallImage, pinnedImagesStep } from "../../source/sandbox.ts";
 import type { JobPlan, StepPlan } from "../types.ts";
-import { agentOutputSteps, type JobCtx, scriptStep, setupSteps, shStep, TRACE_OUTPUTS } from "../steps.ts";
+import {
+  agentOutputSteps,
+  artifactName,
+  type JobCtx,
+  scriptStep,
+  setupSteps,
+  shStep,
+  TRACE_OUTPUTS,
+} from "../steps.ts";
 import { VERSIONS } from "../../data/versions.ts";
 import { Comment, dq, folded, lit, plain, sq } from "../../yaml/writer.ts";
 import { ENGINES } from "../engines.ts";
@@ -108,7 +116,8 @@ export function detectionJob(detectionInput: DetectionInput): JobPlan {
 /** Setup, the agent's output, patch context, image pulls and the detection guard and files. */
 function prepareSteps(detectionInput: DetectionInput): (StepPlan | Comment)[] {
   const { ctx } = detectionInput;
-  const steps: (StepPlan | Comment)[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx)];
+  // Detection needs only the agent, so it reads the artifact prefix from the agent's outputs.
+  const steps: (StepPlan | Comment)[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx, "agent")];
   if (ctx.experiments) {
     steps.push({
       name: "Download experiment artifact",
@@ -318,7 +327,7 @@ function concludeSteps(ctx: JobCtx): StepPlan[] {
       if: GUARD,
       uses: plain(ctx.refs.upload),
       with: {
-        name: "detection",
+        name: artifactName(ctx, "detection", "agent"),
         path: "/tmp/gh-aw/threat-detection/detection.log",
         "if-no-files-found": "ignore",
       },

@@ -2,6 +2,7 @@
 import type { JobPlan, StepPlan } from "../types.ts";
 import {
   agentOutputSteps,
+  artifactName,
   type JobCtx,
   otlpMaskSteps,
   restoreActionsFolderSteps,
@@ -79,7 +80,7 @@ export function safeOutputsJob(
     token: projectAccess(so)?.token ?? writeTokenOf(so),
   }));
   steps.push(...actionSteps(so.actions ?? []));
-  if (uploadsSarif(so)) steps.push(sarifArtifactStep(ctx));
+  if (uploadsSarif(so)) steps.push(sarifArtifactStep(ctx, artifactName(ctx, "", "activation")));
   // Staged runs only preview, so there are no processed items to upload.
   if (!so.staged) {
     steps.push({
@@ -87,7 +88,7 @@ export function safeOutputsJob(
       if: plain("always()"),
       uses: plain(ctx.refs.upload),
       with: {
-        name: "safe-outputs-items",
+        name: artifactName(ctx, "safe-outputs-items", "activation"),
         path: lit("/tmp/gh-aw/safe-output-items.jsonl\n/tmp/gh-aw/temporary-id-map.json\n"),
         "if-no-files-found": "ignore",
       },

@@ -2,7 +2,7 @@
 import type { AgentInput } from "../agent/input.ts";
 import type { StepPlan } from "../types.ts";
 import { scriptBody } from "../steps.ts";
-import { stepKeyOrder } from "../user_steps.ts";
+import { STEP_PRIORITY } from "../jobs/custom.ts";
 import { VERSIONS } from "../../data/versions.ts";
 import { lit, litBareBlanks, litPadded, plain, sq, Styled, type YValue } from "../../yaml/writer.ts";
 import { bareBlankLines, gatewayScript, withoutMarkers } from "./gateway_script.ts";
@@ -155,11 +155,6 @@ function difcProxy(agentInput: AgentInput): GithubTool | undefined {
   return gh && gh.mode === "gh-proxy" && gh.guardConfigured && callsGitHub ? gh : undefined;
 }
 
-/** Whether {@link stepsThroughDifcProxy} rewrites the workflow's own steps. */
-export function userStepsThroughDifcProxy(agentInput: AgentInput): boolean {
-  return difcProxy(agentInput) !== undefined;
-}
-
 /** "Start DIFC Proxy", before the workflow's own steps. */
 export function difcProxyStartSteps(agentInput: AgentInput): StepPlan[] {
   const gh = difcProxy(agentInput);
@@ -180,29 +175,37 @@ const DIFC_STEP_ENV: Record<string, YValue> = {
   NODE_EXTRA_CA_CERTS: plain("/tmp/gh-aw/proxy-logs/proxy-tls/ca.crt"),
 };
 
+/** Whether the workflow's own steps run behind the DIFC proxy (then gh-aw re-writes them, see below). */
+export function stepsRunThroughDifcProxy(agentInput: AgentInput): boolean {
+  return difcProxy(agentInput) !== undefined;
+}
+
 /**
- * The workflow's own steps as they run while the DIFC proxy is up: each gets the proxy's endpoints in its `env`
- * (merged over its own, keys sorted, written last), and its multi-line script is re-written with empty blank
- * lines, as gh-aw re-marshals such a step. Unchanged when no DIFC proxy runs.
+ * The workflow's own steps as they run while the DIFC proxy is up: gh-aw parses the block again, merges the
+ * proxy's endpoints into each step's `env` (over its own, keys sorted) and writes each step with its keys in
+ * `PriorityStepFields` order (name, id, if, run, uses, script, env, with, then the rest sorted) and multi-line
+ * scripts with empty blank lines. Unchanged when no DIFC proxy runs.
  */
 export function stepsThroughDifcProxy(agentInput: AgentInput, steps: StepPlan[]): StepPlan[] {
   if (!difcProxy(agentInput)) return steps;
   return steps.map((step) => {
+    const merged: Record<string, YValue> = {
+      ...(step.env as Record<string, YValue> | undefined),
+      ...DIFC_STEP_ENV,
+    };
+    const withEnv: StepPlan = {
+      ...step,
+      env: Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]])),
+    };
+    const rest = Object.keys(withEnv).filter((k) => !STEP_PRIORITY.includes(k)).sort();
     const out: StepPlan = {};
-    for (const [k, v] of Object.entries(step)) {
-      if (k === "env") continue;
+    for (const k of [...STEP_PRIORITY.filter((k) => k in withEnv), ...rest]) {
+      const v = withEnv[k];
       out[k] = k === "run" && v instanceof Styled && v.value.includes("\n")
         ? new Styled(v.value.replace(/^[ \t]+$/gm, ""), "literal", true)
         : v;
     }
-    // gh-aw merges the env as strings, so a number or boolean the author wrote comes back quoted.
-    const own = Object.entries((step.env ?? {}) as Record<string, YValue>).map((
-      [k, v],
-    ) => [k, typeof v === "number" || typeof v === "boolean" ? String(v) : v] as const);
-    const merged: Record<string, YValue> = { ...Object.fromEntries(own), ...DIFC_STEP_ENV };
-    out.env = Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]]));
-    // gh-aw writes the rewritten step back with `ConvertStepToYAML`: its conventional key order.
-    return Object.fromEntries(stepKeyOrder(Object.keys(out), "convert-step").map((k) => [k, out[k]]));
+    return out;
   });
 }
 
