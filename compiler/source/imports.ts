@@ -3,6 +3,7 @@
  * `.github/…` paths and remote `owner/repo/path@ref` served from the `.github/aw/imports` cache), with
  * cycle and duplicate detection. `with:` inputs substitute `${{ github.aw.inputs.<name> }}`.
  */
+import { clonePlain } from "./clone_plain.ts";
 import { posix } from "node:path";
 import type { Diagnostic, FileReader } from "../api.ts";
 import { type ParsedFile, parseWorkflowFile } from "./parse.ts";
@@ -144,11 +145,11 @@ function parseImport(path: string, content: string): ParsedImport {
   return {
     parsed: {
       ...hit.parsed,
-      data: structuredClone(hit.parsed.data),
+      data: clonePlain(hit.parsed.data),
       diagnostics: [...hit.parsed.diagnostics],
     },
     diagnostics: hit.diagnostics.map((d) => ({ ...d })),
-    frontmatter: structuredClone(hit.frontmatter),
+    frontmatter: clonePlain(hit.frontmatter),
   };
 }
 
@@ -156,9 +157,7 @@ function parseImport(path: string, content: string): ParsedImport {
 function importSchema(path: string, content: string): Record<string, Record<string, unknown>> {
   // Only the schema is copied: cloning the whole parse for it cost more than the rest of the lookup.
   const raw = sharedParse(path, content).parsed.data["import-schema"];
-  return raw && typeof raw === "object"
-    ? structuredClone(raw) as Record<string, Record<string, unknown>>
-    : {};
+  return raw && typeof raw === "object" ? clonePlain(raw) as Record<string, Record<string, unknown>> : {};
 }
 
 function substituteInputs(content: string, inputs: Record<string, unknown>): string {
@@ -272,7 +271,8 @@ export async function resolveImports(
         substituteInputs(content, inputs),
       );
       diagnostics.push(...importDiagnostics);
-      const displayPath = remote ? ref.spec : posix.relative(".github/workflows", path);
+      // Both absolute, so the path module needs no working directory (a cwd call per import otherwise).
+      const displayPath = remote ? ref.spec : posix.relative("/.github/workflows", `/${path}`);
       imports.push({
         spec: ref.spec,
         path,

