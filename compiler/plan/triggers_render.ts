@@ -73,7 +73,11 @@ export function renderOn(
     if (COMMENTED[key]) {
       rendered[`__commented_${key}`] = new Commented(key, sortKeys(raw[key], true), COMMENTED[key]);
     } else if (key === "schedule") {
-      rendered.schedule = renderSchedule(on.schedule as Record<string, unknown>[], raw.schedule, schedules);
+      rendered.schedule = renderSchedule(
+        on.schedule as Record<string, unknown>[],
+        raw.schedule,
+        REBUILT_ON_KEYS.some((k) => k in raw) ? { ...schedules, withComments: false } : schedules,
+      );
     } else if (key === "workflow_dispatch" || key === "workflow_call") {
       rendered[key] = renderDispatch(on[key] as Record<string, unknown>);
     } else {
@@ -86,14 +90,23 @@ export function renderOn(
   return rendered;
 }
 
+/**
+ * `on:` keys that make gh-aw v0.76 build the emitted `on:` from a new map (command triggers folded into
+ * events, `stop-after` taken out). It finds the friendly forms by the address of the frontmatter map they
+ * were recorded for (`scheduleFriendlyFormats["%p"]`), so with a new map the lookup misses and the
+ * `# Friendly format` comments are not written (later releases key them by compilation and always write them).
+ */
+const REBUILT_ON_KEYS = ["slash_command", "label_command", "command", "stop-after"];
+
 /** The `schedule:` entries, each with a comment naming the friendly form it was written in. */
 function renderSchedule(
   entries: Record<string, unknown>[],
   rawSchedule: unknown,
-  { crons, friendly }: ParsedSchedules,
+  { crons, friendly, withComments = true }: ParsedSchedules & { withComments?: boolean },
 ): YValue[] {
   return entries.map((item, index) => {
     const entry: Record<string, YValue> = { cron: dq(String(item.cron)) };
+    if (!withComments) return entry;
     const fuzzy = friendly[index];
     // Indexes the written schedule by the emitted entry's position, as gh-aw does.
     const rawCron = String(
