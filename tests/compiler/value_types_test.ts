@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { compile } from "../../compiler/mod.ts";
+import { compileOne } from "./helpers.ts";
 
 async function diagnosticsOf(frontmatter: string) {
   const files: Record<string, string> = {
@@ -65,4 +66,14 @@ Deno.test('a union mismatch is described in plain words, not zod\'s "Invalid inp
   assert.ok(error);
   assert.ok(!/^invalid input$/i.test(error.message.split(": ").at(-1) ?? ""), error.message);
   assert.match(error.message, /5 is not one of the forms this key accepts/);
+});
+
+Deno.test("cache-memory allowed-extensions reach the prompt double-quoted, their leading newline escaped (as gh-aw)", async () => {
+  const { lock } = await compileOne(
+    '---\non: workflow_dispatch\ntools:\n  cache-memory:\n    allowed-extensions: [".json"]\n---\nHi\n',
+  );
+  assert(
+    lock.includes('GH_AW_ALLOWED_EXTENSIONS: "\\n<allowed-extensions>.json</allowed-extensions>"\n'),
+    lock.split("\n").filter((l) => l.includes("ALLOWED_EXTENSIONS")).join("\n"),
+  );
 });

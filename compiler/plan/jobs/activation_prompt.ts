@@ -331,7 +331,8 @@ export function memoryPlaceholders(activationInput: ActivationInput, subVars: Ma
     const exts = Array.isArray(cfg["allowed-extensions"]) ? cfg["allowed-extensions"].map(String) : [];
     subVars.set(
       "GH_AW_ALLOWED_EXTENSIONS",
-      exts.length ? lit(`\n<allowed-extensions>${exts.join(",")}</allowed-extensions>`) : sq(""),
+      // gh-aw writes the value double-quoted with its leading newline escaped.
+      exts.length ? dq(`\n<allowed-extensions>${exts.join(",")}</allowed-extensions>`) : sq(""),
     );
     subVars.set("GH_AW_CACHE_DESCRIPTION", sq(""));
     subVars.set("GH_AW_CACHE_DIR", sq("/tmp/gh-aw/cache-memory/"));
