@@ -79,7 +79,8 @@ export function renderOn(
         REBUILT_ON_KEYS.some((k) => k in raw) ? { ...schedules, withComments: false } : schedules,
       );
     } else if (key === "workflow_dispatch" || key === "workflow_call") {
-      rendered[key] = renderDispatch(on[key] as Record<string, unknown>);
+      const written = (raw[key] as { inputs?: Record<string, unknown> } | null | undefined)?.inputs;
+      rendered[key] = renderDispatch(on[key] as Record<string, unknown>, written?.aw_context !== undefined);
     } else {
       const trigger = on[key];
       rendered[key] = trigger && typeof trigger === "object" && !Array.isArray(trigger)
@@ -141,13 +142,19 @@ function awContextFirst(a: string, b: string): number {
 }
 
 /** `workflow_dispatch:` (or `workflow_call:`) with its settings sorted and its inputs in gh-aw's order. */
-function renderDispatch(dispatch: Record<string, unknown>): Record<string, YValue> {
+/**
+ * A dispatch trigger with its inputs, `aw_context` first. gh-aw writes the `aw_context` input it adds in its
+ * own (double-quoted) form; one the author declared is marshalled like any other input.
+ */
+function renderDispatch(dispatch: Record<string, unknown>, authorAwContext = false): Record<string, YValue> {
   const settings = sortKeys({ ...dispatch, inputs: undefined }) as Record<string, YValue>;
   delete settings.inputs;
   const declared = dispatch.inputs as Record<string, unknown>;
   const inputs: Record<string, YValue> = {};
   for (const name of Object.keys(declared).sort(awContextFirst)) {
-    inputs[name] = name === "aw_context" ? AW_CONTEXT as unknown as YValue : sortKeys(declared[name]);
+    inputs[name] = name === "aw_context" && !authorAwContext
+      ? AW_CONTEXT as unknown as YValue
+      : sortKeys(declared[name]);
   }
   return { ...settings, inputs };
 }

@@ -21,3 +21,18 @@ Deno.test("with a command trigger or stop-after gh-aw v0.76 writes no # Friendly
     assert(!lock.includes("# Friendly format"), `no comment with ${extra.trim()}`);
   }
 });
+
+Deno.test("the aw_context input gh-aw adds is double-quoted; one the author declared is written as declared", async () => {
+  const added = await compileOne("---\non:\n  workflow_dispatch:\n---\nHi\n");
+  assert(
+    added.lock.includes('description: "Agent caller context (used internally by Agentic Workflows)."\n'),
+    "the added input",
+  );
+  const declared = await compileOne(
+    '---\non:\n  workflow_dispatch:\n    inputs:\n      aw_context:\n        description: Agent caller context (used internally by Agentic Workflows).\n        required: false\n        type: string\n        default: ""\n---\nHi\n',
+  );
+  assert(
+    declared.lock.includes("description: Agent caller context (used internally by Agentic Workflows).\n"),
+    "the author's input, plain",
+  );
+});
