@@ -59,3 +59,19 @@ Deno.test("safe-outputs.github-token is the token the safe_outputs job writes an
     "${{ secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}",
   );
 });
+
+Deno.test("copilot as an assignee: GH_AW_ASSIGN_COPILOT, then the CI trigger token, then the agent token (gh-aw's order)", async () => {
+  for (const type of ["create-issue", "create-pull-request"]) {
+    const { lock } = await compileOne(
+      `---\non: workflow_dispatch\nsafe-outputs:\n  ${type}:\n    assignees: [copilot]\n  push-to-pull-request-branch:\n---\nHi\n`,
+    );
+    const env = lock.slice(lock.indexOf("- name: Process Safe Outputs"));
+    const at = (key: string) => env.indexOf(`          ${key}:`);
+    assert(at("GH_AW_ASSIGN_COPILOT") > 0, `${type}: the copilot flag`);
+    assert(at("GH_AW_ASSIGN_COPILOT") < at("GH_AW_CI_TRIGGER_TOKEN"), `${type}: flag before the CI token`);
+    assert(
+      at("GH_AW_CI_TRIGGER_TOKEN") < at("GH_AW_ASSIGN_TO_AGENT_TOKEN"),
+      `${type}: CI token before agent token`,
+    );
+  }
+});

@@ -149,18 +149,21 @@ function handlerEnv(so: SafeOutputsPlan, allowedDomains: string[]): Record<strin
   const agentToken = plain(
     "${{ secrets.GH_AW_AGENT_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}",
   );
-  const issueAssignees = so.handlerConfig.create_issue?.assignees;
-  if (Array.isArray(issueAssignees) && issueAssignees.includes("copilot")) {
-    env.GH_AW_ASSIGN_COPILOT = dq("true");
-    env.GH_AW_ASSIGN_TO_AGENT_TOKEN = agentToken;
-  } else if (so.types.includes("assign-to-agent")) env.GH_AW_ASSIGN_TO_AGENT_TOKEN = agentToken;
-  if (so.types.includes("create-agent-session")) env.GH_AW_AGENT_SESSION_TOKEN = agentToken;
+  // Copilot as an assignee of created issues (or of a PR's fallback issue) is assigned inline; gh-aw writes
+  // the flag with the config env, before the tokens (the CI trigger token first).
+  const copilotAssignee = ["create_issue", "create_pull_request"].some((type) => {
+    const assignees = so.handlerConfig[type]?.assignees;
+    return Array.isArray(assignees) && assignees.includes("copilot");
+  });
+  if (copilotAssignee) env.GH_AW_ASSIGN_COPILOT = dq("true");
   if (codePushTypes(so).length > 0 && !so.staged) {
     env.GH_AW_CI_TRIGGER_TOKEN = plain("${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}");
     // The PR types' own token, which their git operations and API calls use.
     const pushToken = pushTokenOf(so);
     if (pushToken) env.GITHUB_TOKEN = plain(pushToken);
   }
+  if (copilotAssignee || so.types.includes("assign-to-agent")) env.GH_AW_ASSIGN_TO_AGENT_TOKEN = agentToken;
+  if (so.types.includes("create-agent-session")) env.GH_AW_AGENT_SESSION_TOKEN = agentToken;
   const project = projectAccess(so);
   if (project?.url) env.GH_AW_PROJECT_URL = dq(project.url);
   if (project) env.GH_AW_PROJECT_GITHUB_TOKEN = plain(project.token);
