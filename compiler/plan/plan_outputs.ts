@@ -60,7 +60,8 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     jobs[name] = safeJob({
       raw,
       name,
-      steps: await pinSteps(raw.steps),
+      // gh-aw writes these steps through its step conversion (a line of only spaces comes back empty).
+      steps: await pinSteps(raw.steps, "convert-step"),
       threatDetection: safeOutputs.threatDetection,
       download: ctx.refs.download,
       toY,

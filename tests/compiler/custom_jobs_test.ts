@@ -38,3 +38,14 @@ Deno.test("a job that needs both pre_activation and activation does not run befo
   // The prompt cannot read an output of a job that runs after activation.
   assert(!JSON.stringify(jobs.activation).includes("needs.late.outputs.id"));
 });
+
+Deno.test("a safe-output job's script lines of only spaces are written empty, as gh-aw's step conversion does", async () => {
+  const md =
+    "---\non: workflow_dispatch\nsafe-outputs:\n  jobs:\n    notify:\n      steps:\n        - name: Notify\n" +
+    "          run: |\n            const a = 1;\n" +
+    "                \n            core.info(String(a));\n---\nHi\n";
+  const { lock } = await compileOne(md);
+  const job = lock.slice(lock.indexOf("\n  notify:\n"));
+  assert(job.includes("const a = 1;\n\n"), job.slice(0, 1500));
+  assert(!/\n +\n/.test(job.slice(0, job.indexOf("core.info"))), "no line of only spaces before core.info");
+});
