@@ -18,6 +18,7 @@ import type { JobCtx } from "../steps.ts";
 import { VERSIONS } from "../../data/versions.ts";
 import { ECOSYSTEMS, ENGINE_DOMAINS, PROVIDER_DOMAINS } from "../../data/network_ecosystems.ts";
 import { piCommand } from "../agent/engine_experimental.ts";
+import { jqMergeLines } from "../agent/engine_config_files.ts";
 
 /** The tools Claude Code may use while reviewing: reading, searching and writing under /tmp only. */
 export const CLAUDE_TOOLS = [
@@ -194,39 +195,6 @@ export const GEMINI_DETECTION_CONFIG = JSON.stringify({
     core: ["glob", "grep_search", "list_directory", "read_file", "read_many_files", "run_shell_command"],
   },
 });
-
-/** Writes `$BASE_CONFIG` to the file in `$<fileVar>`, deep-merged over what the file already holds. */
-export function jqMergeLines(fileVar: string): string[] {
-  const file = `"$${fileVar}"`;
-  return [
-    `if [ -f ${file} ]; then`,
-    `  MERGED=$(jq -n --argjson base "$BASE_CONFIG" --argjson existing "$(cat ${file})" '$existing * $base')`,
-    `  echo "$MERGED" > ${file}`,
-    "else",
-    `  echo "$BASE_CONFIG" > ${file}`,
-    "fi",
-  ];
-}
-
-/**
- * Crush's or OpenCode's project config for detection: the tools allowed inside the sandbox, merged over the
- * workspace's own config (the two CLIs spell the key differently).
- */
-export function providerCliConfigScript(engine: "crush" | "opencode"): string {
-  const allow = ["bash", "edit", "read", "glob", "grep", "write", "webfetch", "websearch"];
-  const permission = Object.fromEntries(
-    [...allow, ...(engine === "crush" ? ["external_directory"] : [])].map((k) => [k, "allow"]),
-  );
-  const config = { agent: { build: { [engine === "crush" ? "permission" : "permissions"]: permission } } };
-  return [
-    "umask 077",
-    'mkdir -p "$GITHUB_WORKSPACE"',
-    `CONFIG="$GITHUB_WORKSPACE/${engine === "crush" ? ".crush.json" : "opencode.jsonc"}"`,
-    `BASE_CONFIG='${JSON.stringify(config)}'`,
-    ...jqMergeLines("CONFIG"),
-    'chmod 600 "$CONFIG"',
-  ].join("\n") + "\n";
-}
 
 /** Merges {@link GEMINI_DETECTION_CONFIG} over the workspace's `<dir>/settings.json` (Gemini's or Antigravity's). */
 export function settingsMergeScript(dir: string, envName: string): string {
