@@ -48,14 +48,21 @@ export async function planWorkflow(
   const bodyHash = await computeBodyHash(source, src.content, options.read);
   const { pinText, refs } = await actionRefs(source, options, diagnostics, file.split);
   const ctx = jobContext(src, options, { name, triggers, engine, refs });
-  const network = computeAllowedDomains(merged.network, engine.info.id, merged.mcpServers, [
-    ...Object.keys(data.runtimes && typeof data.runtimes === "object" ? data.runtimes : {}),
-    ...src.imports.flatMap((i) =>
-      Object.keys(
-        i.frontmatter.runtimes && typeof i.frontmatter.runtimes === "object" ? i.frontmatter.runtimes : {},
-      )
-    ),
-  ], merged.tools);
+  const network = computeAllowedDomains(
+    merged.network,
+    engine.info.id,
+    merged.mcpServers,
+    [
+      ...Object.keys(data.runtimes && typeof data.runtimes === "object" ? data.runtimes : {}),
+      ...src.imports.flatMap((i) =>
+        Object.keys(
+          i.frontmatter.runtimes && typeof i.frontmatter.runtimes === "object" ? i.frontmatter.runtimes : {},
+        )
+      ),
+    ],
+    merged.tools,
+    engine.model,
+  );
   const w: Planning = {
     o: options,
     diagnostics,

@@ -52,3 +52,34 @@ Deno.test("crush and opencode write their permissive config before running, in t
     assertEquals(step.split("\n")[1], "        run: |");
   }
 });
+
+/** The domains of the agent's AWF config in a lock. */
+function agentAllowDomains(lock: string): string[] {
+  const m = /"network":\{"allowDomains":\[([^\]]*)\]/.exec(job(lock, "agent"));
+  assert(m, "agent AWF config");
+  return JSON.parse(`[${m[1]}]`);
+}
+
+Deno.test("provider engines reach their provider's API host and their CLI's own hosts", async () => {
+  const cases: [string, string, string[]][] = [
+    ["crush", "anthropic/claude-sonnet-4", ["api.anthropic.com", "charm.land", "registry.npmjs.org"]],
+    ["opencode", "copilot/gpt-5", ["api.githubcopilot.com", "registry.npmjs.org"]],
+    ["pi", "copilot/gpt-5", ["api.githubcopilot.com", "api.pi.ai"]],
+    ["pi", "openai/gpt-5", ["api.openai.com", "api.pi.ai"]],
+  ];
+  for (const [engine, model, hosts] of cases) {
+    const { lock } = await compileOne(workflow(engine, model));
+    const domains = agentAllowDomains(lock);
+    for (const h of hosts) assert(domains.includes(h), `${engine} ${model}: ${h}`);
+    const allowed = /GH_AW_ALLOWED_DOMAINS: "([^"]*)"/.exec(job(lock, "agent"))?.[1] ?? "";
+    for (const h of hosts) {
+      assert(allowed.split(",").includes(h), `${engine} ${model}: ${h} in the sanitizer`);
+    }
+    // They have no fixed API host for the failure report: gh-aw writes no entry.
+    assert(!job(lock, "conclusion").includes("GH_AW_ENGINE_API_HOSTS"), `${engine}: no API hosts entry`);
+  }
+  const { lock } = await compileOne(
+    workflow("crush", "anthropic/claude-sonnet-4").replace("crush", "claude"),
+  );
+  assert(job(lock, "conclusion").includes('GH_AW_ENGINE_API_HOSTS: "api.anthropic.com"'));
+});

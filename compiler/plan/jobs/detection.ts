@@ -298,7 +298,6 @@ function execStep(detectionInput: DetectionInput, crushModel: string, crushProvi
     detectionRun(
       detectionInput.engine,
       ctx.firewall,
-      crushProvider,
       crushModel,
       ctx.maxEffectiveTokens,
       auth !== undefined,

@@ -16,7 +16,8 @@ import {
 import type { Firewall } from "../../source/sandbox.ts";
 import type { JobCtx } from "../steps.ts";
 import { VERSIONS } from "../../data/versions.ts";
-import { ECOSYSTEMS, ENGINE_DOMAINS, PROVIDER_DOMAINS } from "../../data/network_ecosystems.ts";
+import { ECOSYSTEMS } from "../../data/network_ecosystems.ts";
+import { engineDomains } from "../network.ts";
 import { piCommand } from "../agent/engine_experimental.ts";
 import { jqMergeLines } from "../agent/engine_config_files.ts";
 
@@ -47,23 +48,12 @@ export const CLAUDE_TOOLS = [
 export function detectionRun(
   engine: DetectionEngine,
   fw: Firewall | undefined,
-  provider: string,
   model: string,
   maxEffectiveTokens: number | string | undefined,
   federated = false,
 ): string {
-  // Crush and OpenCode reach their provider's API and npm's registry (Crush also its catalogue at charm.land).
-  const providerCli = engine === "crush" || engine === "opencode" || engine === "pi";
-  const domains = engine === "copilot" ? [...ECOSYSTEMS["threat-detection"]] : providerCli
-    ? [
-      ...new Set([
-        ...ENGINE_DOMAINS[engine],
-        PROVIDER_DOMAINS[provider],
-        ...(engine === "crush" ? ["charm.land"] : engine === "pi" ? ["api.pi.ai"] : []),
-        "registry.npmjs.org",
-      ]),
-    ].filter(Boolean)
-    : [...ENGINE_DOMAINS[engine]];
+  // Crush, OpenCode and Pi reach their provider's API and the hosts their CLIs need, as in the agent job.
+  const domains = engine === "copilot" ? [...ECOSYSTEMS["threat-detection"]] : engineDomains(engine, model);
   const awf = {
     $schema: `https://github.com/github/gh-aw-firewall/releases/download/${
       fw?.version ?? VERSIONS.awf
@@ -136,7 +126,7 @@ export function detectionRun(
       ? "--env-all --exclude-env ANTIGRAVITY_API_KEY --exclude-env GEMINI_API_KEY"
       : engine === "pi"
       ? "--env-all --exclude-env COPILOT_GITHUB_TOKEN"
-      : providerCli
+      : engine === "crush" || engine === "opencode"
       ? "--env-all"
       : "--env-all --exclude-env COPILOT_GITHUB_TOKEN") +
     // A federated engine's OIDC request variables stay with the API proxy (see engine_auth.ts).
