@@ -26,6 +26,8 @@ export interface EngineInfo {
   experimental: boolean;
   /** Whether a `provider/model` value selects the secret. */
   providerAuth: boolean;
+  /** Whether the engine honours `tools:` (an allowlist); without it gh-aw keeps only the default GitHub tool. */
+  toolsAllowlist: boolean;
   /** Name used in the agent job's "Install …"/"Execute …" steps. */
   cliName: string;
   /** The agent job's install command and its env. */
@@ -56,6 +58,7 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: true,
     experimental: false,
     providerAuth: false,
+    toolsAllowlist: true,
     cliName: "GitHub Copilot CLI",
     agentInstall: {
       run: 'bash "${RUNNER_TEMP}/gh-aw/actions/install_copilot_cli.sh" 1.0.55',
@@ -78,6 +81,7 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: false,
     experimental: false,
     providerAuth: false,
+    toolsAllowlist: true,
     cliName: "Claude Code CLI",
     agentInstall: { run: "npm install -g @anthropic-ai/claude-code@2.1.156" },
     needsNode: true,
@@ -97,6 +101,7 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: false,
     experimental: false,
     providerAuth: false,
+    toolsAllowlist: true,
     cliName: "Codex CLI",
     agentInstall: { run: "npm install --ignore-scripts -g @openai/codex@0.135.0" },
     needsNode: true,
@@ -116,6 +121,7 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: false,
     experimental: false,
     providerAuth: false,
+    toolsAllowlist: true,
     cliName: "Gemini CLI",
     agentInstall: { run: "npm install --ignore-scripts -g @google/gemini-cli@0.39.1" },
     needsNode: true,
@@ -135,6 +141,7 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: false,
     experimental: true,
     providerAuth: true,
+    toolsAllowlist: false,
     cliName: "Crush CLI",
     agentInstall: { run: "npm install -g @charmland/crush@0.59.0", env: { NPM_CONFIG_MIN_RELEASE_AGE: "3" } },
     needsNode: true,
@@ -153,6 +160,7 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: false,
     experimental: true,
     providerAuth: true,
+    toolsAllowlist: false,
     cliName: "OpenCode CLI",
     agentInstall: {
       run: "npm install --ignore-scripts -g opencode-ai@1.2.14",
@@ -174,6 +182,7 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: false,
     experimental: true,
     providerAuth: true,
+    toolsAllowlist: true,
     cliName: "Pi CLI",
     agentInstall: { run: "npm install --ignore-scripts -g @earendil-works/pi-coding-agent@0.75.4" },
     needsNode: true,
@@ -193,6 +202,7 @@ export const ENGINES: Record<string, EngineInfo> = {
     supportsMaxContinuations: false,
     experimental: true,
     providerAuth: false,
+    toolsAllowlist: true,
     cliName: "Antigravity CLI",
     agentInstall: {
       run: 'bash "${RUNNER_TEMP}/gh-aw/actions/install_antigravity_cli.sh" "${ENGINE_VERSION}"',

@@ -1,5 +1,5 @@
 /** The agent's network allowlist: engine defaults ∪ expanded `network.allowed` ∪ MCP server hosts. */
-import { ECOSYSTEMS, ENGINE_DOMAINS } from "../data/network_ecosystems.ts";
+import { ECOSYSTEMS, ENGINE_DOMAINS, PROVIDER_DOMAINS } from "../data/network_ecosystems.ts";
 
 /** Result of {@link computeAllowedDomains}. */
 export interface NetworkPlan {
@@ -20,6 +20,28 @@ const RUNTIME_ECOSYSTEM: Record<string, string> = {
   dotnet: "dotnet",
 };
 
+/** Engines that reach the API of the provider their `provider/model` names (copilot without a prefix). */
+const PROVIDER_ENGINES = ["crush", "opencode", "pi"];
+
+/** Hosts each provider engine reaches on its own: npm's registry, Crush's catalogue, Pi's API. */
+const PROVIDER_ENGINE_HOSTS: Record<string, string[]> = {
+  crush: ["charm.land", "registry.npmjs.org"],
+  opencode: ["registry.npmjs.org"],
+  pi: ["api.pi.ai", "registry.npmjs.org"],
+};
+
+/**
+ * The engine's own hosts: its defaults and, for Crush, OpenCode and Pi, the API host of the model's provider
+ * (`anthropic/…` → api.anthropic.com; copilot's without a prefix) and the hosts the CLI itself reaches.
+ */
+export function engineDomains(engineId: string, model: string | undefined): string[] {
+  const base = [...(ENGINE_DOMAINS[engineId] ?? [])];
+  if (!PROVIDER_ENGINES.includes(engineId)) return base;
+  const provider = model?.includes("/") ? model.split("/")[0].toLowerCase() : "copilot";
+  const api = PROVIDER_DOMAINS[provider];
+  return [...new Set([...base, ...(api ? [api] : []), ...PROVIDER_ENGINE_HOSTS[engineId]])];
+}
+
 /** Expands ecosystem identifiers; unknown identifiers are literal domains. */
 export function expandEcosystems(entries: string[]): string[] {
   const out: string[] = [];
@@ -39,6 +61,7 @@ export function computeAllowedDomains(
   mcpServers: Record<string, Record<string, unknown>>,
   runtimes: string[] = [],
   tools: Record<string, unknown> = {},
+  model?: string,
 ): NetworkPlan {
   let declared: string[];
   let blocked: string[] = [];
@@ -50,7 +73,7 @@ export function computeAllowedDomains(
   }
   const runtimeEcosystems = runtimes.map((r) => RUNTIME_ECOSYSTEM[r] ?? r).filter((e) => ECOSYSTEMS[e]);
   const set = new Set<string>([
-    ...(ENGINE_DOMAINS[engineId] ?? []),
+    ...engineDomains(engineId, model),
     ...expandEcosystems(declared),
     ...expandEcosystems(runtimeEcosystems),
     // Tools that reach the network themselves: the browser download hosts, the remote GitHub MCP server.

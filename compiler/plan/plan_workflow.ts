@@ -25,6 +25,7 @@ import { diagnostic } from "../source/diagnostics.ts";
 import type { WorkflowSource } from "../source/workflow_source.ts";
 import type { TriggerInfo } from "./triggers.ts";
 import type { EngineConfig } from "./engines.ts";
+import { githubToolConfig } from "../source/merge.ts";
 import type { WorkflowPlan } from "./types.ts";
 import type { Planning, PlanOptions } from "./planning.ts";
 import { activationGates, planActivation, planPreActivation } from "./plan_activation.ts";
@@ -35,26 +36,34 @@ import { firstHeading, hasContentsRead, otlpEnv, toY, versionOfSha } from "./wor
 
 /** Plans one workflow; undefined when a diagnostic is an error (they are in `diagnostics`). */
 export async function planWorkflow(
-  src: WorkflowSource,
+  written: WorkflowSource,
   options: PlanOptions,
   diagnostics: Diagnostic[],
 ): Promise<WorkflowPlan | undefined> {
-  const { path: source, id, file, frontmatter: data, merged } = src;
-  const { name, triggers, engine, safeOutputs } = await planBasics(src, options, diagnostics);
+  const { name, triggers, engine, safeOutputs } = await planBasics(written, options, diagnostics);
   if (diagnostics.some((d) => d.severity === "error")) return undefined;
+  const src = engineTools(written, engine);
+  const { path: source, id, file, frontmatter: data, merged } = src;
 
   const frontmatterHash = await computeFrontmatterHash(source, src.content, options.read);
   const bodyHash = await computeBodyHash(source, src.content, options.read);
   const { pinText, refs } = await actionRefs(source, options, diagnostics, file.split);
   const ctx = jobContext(src, options, { name, triggers, engine, refs });
-  const network = computeAllowedDomains(merged.network, engine.info.id, merged.mcpServers, [
-    ...Object.keys(data.runtimes && typeof data.runtimes === "object" ? data.runtimes : {}),
-    ...src.imports.flatMap((i) =>
-      Object.keys(
-        i.frontmatter.runtimes && typeof i.frontmatter.runtimes === "object" ? i.frontmatter.runtimes : {},
-      )
-    ),
-  ], merged.tools);
+  const network = computeAllowedDomains(
+    merged.network,
+    engine.info.id,
+    merged.mcpServers,
+    [
+      ...Object.keys(data.runtimes && typeof data.runtimes === "object" ? data.runtimes : {}),
+      ...src.imports.flatMap((i) =>
+        Object.keys(
+          i.frontmatter.runtimes && typeof i.frontmatter.runtimes === "object" ? i.frontmatter.runtimes : {},
+        )
+      ),
+    ],
+    merged.tools,
+    engine.model,
+  );
   const w: Planning = {
     o: options,
     diagnostics,
@@ -120,6 +129,21 @@ export async function planWorkflow(
       inlinedImports: inlined,
       envKeys: Object.keys(data.env && typeof data.env === "object" ? data.env : {}),
     },
+  };
+}
+
+/**
+ * The source as the engine sees its tools: an engine without a tool allowlist (crush, opencode) ignores the
+ * merged `tools:` and gets only the GitHub tool with its defaults, as gh-aw does (no cache-memory, no web-fetch,
+ * the default toolsets).
+ */
+function engineTools(src: WorkflowSource, engine: EngineConfig): WorkflowSource {
+  if (engine.info.toolsAllowlist) return src;
+  const tools = { github: {} };
+  return {
+    ...src,
+    frontmatter: { ...src.frontmatter, tools },
+    merged: { ...src.merged, tools, github: githubToolConfig(tools.github) },
   };
 }
 

@@ -218,7 +218,7 @@ function mergeOtlp(main: Frontmatter, imports: ResolvedImport[]): MergedConfig["
 }
 
 /** The merged `tools.github` settings (toolsets expanded), undefined when it is turned off. */
-function githubToolConfig(githubTool: unknown): MergedConfig["github"] {
+export function githubToolConfig(githubTool: unknown): MergedConfig["github"] {
   if (githubTool === false) return undefined;
   const config = obj(githubTool);
   const toolsets = config.toolsets;

@@ -102,3 +102,30 @@ Deno.test("runtime-imported files' expressions are not passed to the prompt; an 
   assertEquals(envKeys(interpolate).slice(2), ["GH_AW_GITHUB_EVENT_ISSUE_NUMBER", "GH_AW_GITHUB_ACTOR"]);
   assert(!lock.includes("GH_AW_GITHUB_RUN_NUMBER"));
 });
+
+Deno.test("the prompt's Tools line ends with the author's safe-output jobs, scripts and actions", async () => {
+  const { lock } = await compileOne(
+    "---\non: workflow_dispatch\nengine: copilot\nsafe-outputs:\n  add-comment:\n" +
+      "  scripts:\n    post-note:\n      description: Post a note\n      script: |\n        return async () => ({ success: true });\n" +
+      "  actions:\n    add-smoked-label:\n      uses: acme/add-labels@v1.1.3\n      description: Add a label\n" +
+      "---\nDo it.\n",
+    {
+      // The action's pin and inputs come from the actions lock.
+      ".github/aw/actions-lock.json": JSON.stringify({
+        entries: {
+          "acme/add-labels@v1.1.3": {
+            repo: "acme/add-labels",
+            version: "v1.1.3",
+            sha: "c96b68fec76a0987cd93957189e9abd0b9a72ff1",
+            inputs: { labels: { description: "The labels to add.", required: true } },
+          },
+        },
+      }),
+    },
+  );
+  const step = activationStep(lock, "Create prompt with built-in context");
+  assert(
+    step.includes("Tools: add_comment, missing_tool, missing_data, noop, post_note, add_smoked_label\n"),
+    step,
+  );
+});

@@ -10,6 +10,7 @@ import { VERSIONS } from "../../data/versions.ts";
 import { plain, sq } from "../../yaml/writer.ts";
 import { claudeExecute, codexExecute, copilotExecute } from "./engine_exec.ts";
 import { otherExecute } from "./engine_experimental.ts";
+import { providerCliConfigStep } from "./engine_config_files.ts";
 import { obj } from "./engine_env.ts";
 
 /** The `Setup Node.js` step engines installed with npm need. */
@@ -80,6 +81,11 @@ export function engineExecuteSteps(agentInput: AgentInput): StepPlan[] {
 function legacyExecute(agentInput: AgentInput): StepPlan[] {
   if (agentInput.engine.info.id === "claude") return [claudeExecute(agentInput)];
   if (agentInput.engine.info.id === "codex") return [codexExecute(agentInput)];
+  const id = agentInput.engine.info.id;
+  // Crush and OpenCode would stop on permission prompts: their config allowing every tool is written first.
+  if (id === "crush" || id === "opencode") {
+    return [providerCliConfigStep(id, agentInput.engine.info.displayName), otherExecute(agentInput)];
+  }
   return [otherExecute(agentInput)];
 }
 

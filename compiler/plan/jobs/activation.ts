@@ -262,7 +262,7 @@ function preflightSteps(activationInput: ActivationInput): StepPlan[] {
 /** The events whose issue `lock-for-agent` locks. */
 export const ISSUE_EVENTS_GUARD = "github.event_name == 'issues' || github.event_name == 'issue_comment'";
 
-/** Steps the triggers and features ask for: sanitized text, status comment, label removal, issue lock, experiments. */
+/** Steps the triggers and features ask for: sanitized text, status comment, label removal, lock, experiments. */
 function triggerSteps(activationInput: ActivationInput): StepPlan[] {
   const { ctx } = activationInput;
   const steps: StepPlan[] = [];
@@ -296,37 +296,44 @@ function triggerSteps(activationInput: ActivationInput): StepPlan[] {
       if: plain(ISSUE_EVENTS_GUARD),
     }));
   }
-  // gh-aw picks the experiment variants after the text, comment and label steps.
-  if (activationInput.experiments) {
-    const sanitized = ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase();
-    steps.push(scriptStep(ctx, "Restore experiment state from git", "load_experiment_state_from_repo", {
-      id: "restore-experiment-state",
-      env: {
-        GH_AW_EXPERIMENT_STATE_FILE: "/tmp/gh-aw/experiments/state.json",
-        GH_AW_EXPERIMENT_STATE_DIR: "/tmp/gh-aw/experiments",
-        GH_AW_EXPERIMENT_BRANCH: `experiments/${sanitized}`,
-      },
-    }));
-    steps.push(scriptStep(ctx, "Pick experiment variants", "pick_experiment", {
-      id: "pick-experiment",
-      env: {
-        GH_AW_EXPERIMENT_SPEC: sq(activationInput.experiments.spec),
-        GH_AW_EXPERIMENT_STATE_FILE: "/tmp/gh-aw/experiments/state.json",
-        GH_AW_EXPERIMENT_STATE_DIR: "/tmp/gh-aw/experiments",
-      },
-    }));
-    steps.push({
-      name: "Upload experiment artifact",
-      if: plain("always()"),
-      uses: plain(ctx.refs.upload),
-      with: {
-        name: `${sanitized}-experiment`,
-        path: "/tmp/gh-aw/experiments",
-        "if-no-files-found": "ignore",
-        "retention-days": 30,
-      },
-    });
-  }
+  // gh-aw adds the experiment steps after the trigger steps, just before the prompt is built.
+  steps.push(...experimentSteps(activationInput));
+  return steps;
+}
+
+/** The experiment steps: restore the state, pick the variants, upload the state. */
+function experimentSteps(activationInput: ActivationInput): StepPlan[] {
+  const { ctx } = activationInput;
+  if (!activationInput.experiments) return [];
+  const steps: StepPlan[] = [];
+  const sanitized = ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase();
+  steps.push(scriptStep(ctx, "Restore experiment state from git", "load_experiment_state_from_repo", {
+    id: "restore-experiment-state",
+    env: {
+      GH_AW_EXPERIMENT_STATE_FILE: "/tmp/gh-aw/experiments/state.json",
+      GH_AW_EXPERIMENT_STATE_DIR: "/tmp/gh-aw/experiments",
+      GH_AW_EXPERIMENT_BRANCH: `experiments/${sanitized}`,
+    },
+  }));
+  steps.push(scriptStep(ctx, "Pick experiment variants", "pick_experiment", {
+    id: "pick-experiment",
+    env: {
+      GH_AW_EXPERIMENT_SPEC: sq(activationInput.experiments.spec),
+      GH_AW_EXPERIMENT_STATE_FILE: "/tmp/gh-aw/experiments/state.json",
+      GH_AW_EXPERIMENT_STATE_DIR: "/tmp/gh-aw/experiments",
+    },
+  }));
+  steps.push({
+    name: "Upload experiment artifact",
+    if: plain("always()"),
+    uses: plain(ctx.refs.upload),
+    with: {
+      name: `${sanitized}-experiment`,
+      path: "/tmp/gh-aw/experiments",
+      "if-no-files-found": "ignore",
+      "retention-days": 30,
+    },
+  });
   return steps;
 }
 

@@ -185,7 +185,8 @@ function failureEnv(ctx: JobCtx, so: SafeOutputsPlan, input: ConclusionInput): R
     );
   }
   Object.assign(env, agentErrorEnv(ctx));
-  env.GH_AW_ENGINE_API_HOSTS = dq(input.apiHosts);
+  // Engines without fixed API hosts (crush, opencode, pi) get no entry, as in gh-aw.
+  if (input.apiHosts) env.GH_AW_ENGINE_API_HOSTS = dq(input.apiHosts);
   Object.assign(env, safeOutputErrorEnv(so));
   env.GH_AW_LOCKDOWN_CHECK_FAILED = plain("${{ needs.activation.outputs.lockdown_check_failed }}");
   env.GH_AW_STALE_LOCK_FILE_FAILED = plain("${{ needs.activation.outputs.stale_lock_file_failed }}");

@@ -24,10 +24,10 @@ import {
   type DetectionInput,
   detectionRun,
   GEMINI_DETECTION_CONFIG,
-  providerCliConfigScript,
   settingsMergeScript,
 } from "./detection_engines.ts";
 import { execEnv, federatedEnv } from "./detection_env.ts";
+import { providerCliConfigScript } from "../agent/engine_config_files.ts";
 
 const GUARD = plain("always() && steps.detection_guard.outputs.run_detection == 'true'");
 
@@ -232,7 +232,7 @@ function installSteps(detectionInput: DetectionInput): StepPlan[] {
       name: `Write ${cli} Config`,
       if: GUARD,
       "continue-on-error": true,
-      run: dq(providerCliConfigScript(detectionInput.engine)),
+      run: lit(providerCliConfigScript(detectionInput.engine)),
     });
   } else if (detectionInput.engine === "pi") {
     steps.push(awfInstall);
@@ -307,7 +307,6 @@ function execStep(detectionInput: DetectionInput, crushModel: string, crushProvi
     detectionRun(
       detectionInput.engine,
       ctx.firewall,
-      crushProvider,
       crushModel,
       ctx.maxEffectiveTokens,
       auth !== undefined,

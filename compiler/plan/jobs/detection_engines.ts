@@ -16,8 +16,10 @@ import {
 import type { Firewall } from "../../source/sandbox.ts";
 import type { JobCtx } from "../steps.ts";
 import { VERSIONS } from "../../data/versions.ts";
-import { ECOSYSTEMS, ENGINE_DOMAINS, PROVIDER_DOMAINS } from "../../data/network_ecosystems.ts";
+import { ECOSYSTEMS } from "../../data/network_ecosystems.ts";
+import { engineDomains } from "../network.ts";
 import { piCommand } from "../agent/engine_experimental.ts";
+import { jqMergeLines } from "../agent/engine_config_files.ts";
 
 /** The tools Claude Code may use while reviewing: reading, searching and writing under /tmp only. */
 export const CLAUDE_TOOLS = [
@@ -46,25 +48,14 @@ export const CLAUDE_TOOLS = [
 export function detectionRun(
   engine: DetectionEngine,
   fw: Firewall | undefined,
-  provider: string,
   model: string,
   maxEffectiveTokens: number | string | undefined,
   federated = false,
   /** A BYOK Copilot review has no Copilot token to keep from the sandbox. */
   byok = false,
 ): string {
-  // Crush and OpenCode reach their provider's API and npm's registry (Crush also its catalogue at charm.land).
-  const providerCli = engine === "crush" || engine === "opencode" || engine === "pi";
-  const domains = engine === "copilot" ? [...ECOSYSTEMS["threat-detection"]] : providerCli
-    ? [
-      ...new Set([
-        ...ENGINE_DOMAINS[engine],
-        PROVIDER_DOMAINS[provider],
-        ...(engine === "crush" ? ["charm.land"] : engine === "pi" ? ["api.pi.ai"] : []),
-        "registry.npmjs.org",
-      ]),
-    ].filter(Boolean)
-    : [...ENGINE_DOMAINS[engine]];
+  // Crush, OpenCode and Pi reach their provider's API and the hosts their CLIs need, as in the agent job.
+  const domains = engine === "copilot" ? [...ECOSYSTEMS["threat-detection"]] : engineDomains(engine, model);
   const awf = {
     $schema: `https://github.com/github/gh-aw-firewall/releases/download/${
       fw?.version ?? VERSIONS.awf
@@ -137,7 +128,7 @@ export function detectionRun(
       ? "--env-all --exclude-env ANTIGRAVITY_API_KEY --exclude-env GEMINI_API_KEY"
       : engine === "pi"
       ? "--env-all --exclude-env COPILOT_GITHUB_TOKEN"
-      : providerCli || byok
+      : engine === "crush" || engine === "opencode" || byok
       ? "--env-all"
       : "--env-all --exclude-env COPILOT_GITHUB_TOKEN") +
     // A federated engine's OIDC request variables stay with the API proxy (see engine_auth.ts).
@@ -196,39 +187,6 @@ export const GEMINI_DETECTION_CONFIG = JSON.stringify({
     core: ["glob", "grep_search", "list_directory", "read_file", "read_many_files", "run_shell_command"],
   },
 });
-
-/** Writes `$BASE_CONFIG` to the file in `$<fileVar>`, deep-merged over what the file already holds. */
-export function jqMergeLines(fileVar: string): string[] {
-  const file = `"$${fileVar}"`;
-  return [
-    `if [ -f ${file} ]; then`,
-    `  MERGED=$(jq -n --argjson base "$BASE_CONFIG" --argjson existing "$(cat ${file})" '$existing * $base')`,
-    `  echo "$MERGED" > ${file}`,
-    "else",
-    `  echo "$BASE_CONFIG" > ${file}`,
-    "fi",
-  ];
-}
-
-/**
- * Crush's or OpenCode's project config for detection: the tools allowed inside the sandbox, merged over the
- * workspace's own config (the two CLIs spell the key differently).
- */
-export function providerCliConfigScript(engine: "crush" | "opencode"): string {
-  const allow = ["bash", "edit", "read", "glob", "grep", "write", "webfetch", "websearch"];
-  const permission = Object.fromEntries(
-    [...allow, ...(engine === "crush" ? ["external_directory"] : [])].map((k) => [k, "allow"]),
-  );
-  const config = { agent: { build: { [engine === "crush" ? "permission" : "permissions"]: permission } } };
-  return [
-    "umask 077",
-    'mkdir -p "$GITHUB_WORKSPACE"',
-    `CONFIG="$GITHUB_WORKSPACE/${engine === "crush" ? ".crush.json" : "opencode.jsonc"}"`,
-    `BASE_CONFIG='${JSON.stringify(config)}'`,
-    ...jqMergeLines("CONFIG"),
-    'chmod 600 "$CONFIG"',
-  ].join("\n") + "\n";
-}
 
 /** Merges {@link GEMINI_DETECTION_CONFIG} over the workspace's `<dir>/settings.json` (Gemini's or Antigravity's). */
 export function settingsMergeScript(dir: string, envName: string): string {

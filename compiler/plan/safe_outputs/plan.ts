@@ -132,14 +132,20 @@ function toolList(
     return typeof max === "number" && max > 1 ? `${t}(max:${max})` : t;
   });
   if (!configured) return out;
-  const jobs = effective.jobs && typeof effective.jobs === "object"
-    ? Object.keys(effective.jobs).map(snakeCase).sort()
-    : [];
-  // Custom actions are offered as tools too, after the custom jobs.
-  const actions = effective.actions && typeof effective.actions === "object"
-    ? Object.keys(effective.actions).map(snakeCase).sort()
-    : [];
-  return [...out, "missing_tool", "missing_data", "noop", ...jobs, ...actions];
+  // The author's own tools follow the built-in ones: custom jobs, then scripts, then actions.
+  const own = (key: string) => {
+    const v = effective[key];
+    return v && typeof v === "object" ? Object.keys(v).map(snakeCase).sort() : [];
+  };
+  return [
+    ...out,
+    "missing_tool",
+    "missing_data",
+    "noop",
+    ...own("jobs"),
+    ...own("scripts"),
+    ...own("actions"),
+  ];
 }
 
 /** Plans safe outputs from the merged `safe-outputs:` map. */
