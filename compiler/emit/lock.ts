@@ -73,9 +73,11 @@ export function planReferences(plan: WorkflowPlan): { secrets: string[]; actionL
 function headerInput(plan: WorkflowPlan) {
   const h = plan.header;
   const { secrets, actionLines } = planReferences(plan);
+  // One entry per pinned commit: a repository pinned at two commits (a user's `@v4` beside gh-aw's own
+  // checkout) is listed twice, as gh-aw does; one commit reached from two version tags, once.
   const actions = [...new Map(actionLines.map((l) => {
     const m = /^(.+)@([0-9a-f]{40}) # (\S+)/.exec(l)!;
-    return [m[1], { repo: m[1], sha: m[2], version: m[3] }];
+    return [`${m[1]}@${m[2]}`, { repo: m[1], sha: m[2], version: m[3] }];
   })).values()];
   const metadata: Record<string, unknown> = {
     schema_version: "v4",

@@ -386,3 +386,21 @@ Deno.test("a user's own setup-node step is folded into gh-aw's Node.js setup, it
     "          node-version: '22'\n          cache: 'npm'\n          package-manager-cache: false\n",
   );
 });
+
+Deno.test("the manifest lists an action once per pinned commit, so a repository at two commits twice", async () => {
+  const md = "---\non: workflow_dispatch\njobs:\n  side:\n    runs-on: ubuntu-latest\n    steps:\n" +
+    "      - uses: actions/checkout@v4\n---\nGo.\n";
+  const pins = {
+    entries: {
+      "actions/checkout@v4": {
+        repo: "actions/checkout",
+        version: "v4",
+        sha: "34e114876b0b11c390a56381ad16ebd13914f8d5",
+      },
+    },
+  };
+  const { lock } = await compileOne(md, { ".github/aw/actions-lock.json": JSON.stringify(pins) });
+  const manifest = JSON.parse(/^# gh-aw-manifest: (.*)$/m.exec(lock)![1]);
+  const checkouts = (manifest.actions as { repo: string }[]).filter((a) => a.repo === "actions/checkout");
+  assertEquals(checkouts.length, 2);
+});
