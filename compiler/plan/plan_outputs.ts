@@ -10,6 +10,7 @@ import {
 } from "./jobs/memory.ts";
 import { uploadAssetsJob } from "./jobs/assets.ts";
 import { customJob, customJobNames, safeJob } from "./jobs/custom.ts";
+import { sanitizeRunStep } from "./jobs/run_expressions.ts";
 import { safeOutputsJob } from "./jobs/safe_outputs.ts";
 import { conclusionJob } from "./jobs/conclusion.ts";
 import { locksForAgent, unlockJob } from "./jobs/unlock.ts";
@@ -148,7 +149,8 @@ export async function planCustomJobs(
     const raw = rawJobs[jobName];
     const job = customJob({
       raw,
-      steps: await pinSteps(raw.steps),
+      // gh-aw moves the expressions of their `run:` scripts into `env:` before writing them.
+      steps: await pinSteps(Array.isArray(raw.steps) ? raw.steps.map(sanitizeRunStep) : raw.steps),
       beforeActivation: beforeActivation.includes(jobName),
       toY,
     });

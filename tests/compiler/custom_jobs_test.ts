@@ -49,3 +49,23 @@ Deno.test("a safe-output job's script lines of only spaces are written empty, as
   assert(job.includes("const a = 1;\n\n"), job.slice(0, 1500));
   assert(!/\n +\n/.test(job.slice(0, job.indexOf("core.info"))), "no line of only spaces before core.info");
 });
+
+Deno.test("a custom job's run script reads its expressions from env, except inside a quoted heredoc", async () => {
+  // gh-aw's run-step sanitizer (corpus: daily-geo-optimizer): executable text only, heredoc bodies and
+  // comments are not scanned.
+  const md = "---\non: workflow_dispatch\njobs:\n  audit:\n    runs-on: ubuntu-latest\n    steps:\n" +
+    "      - name: Audit\n        run: |\n          # see ${{ github.sha }}\n" +
+    "          audit https://github.com/${{ github.repository }} --run ${{ github.run_id }}\n" +
+    "      - name: Meta\n        run: |\n          python3 - <<'EOF'\n          print(\"${{ github.repository }}\")\n" +
+    "          EOF\n---\nGo.\n";
+  const { lock } = await compileOne(md);
+  assertIncludes(
+    lock,
+    "      - name: Audit\n        run: |\n          # see ${{ github.sha }}\n" +
+      "          audit https://github.com/$GH_AW_GITHUB_REPOSITORY --run $GH_AW_GITHUB_RUN_ID\n" +
+      "        env:\n          GH_AW_GITHUB_REPOSITORY: ${{ github.repository }}\n" +
+      "          GH_AW_GITHUB_RUN_ID: ${{ github.run_id }}\n",
+  );
+  assertIncludes(lock, "      - name: Meta\n        run: |\n          python3 - <<'EOF'\n");
+  assertEquals(parse(lock).jobs.audit.steps[2].env, undefined);
+});
