@@ -93,11 +93,19 @@ export function renderOn(
 
 /**
  * `on:` keys that make gh-aw v0.76 build the emitted `on:` from a new map (command triggers folded into
- * events, `stop-after` taken out). It finds the friendly forms by the address of the frontmatter map they
- * were recorded for (`scheduleFriendlyFormats["%p"]`), so with a new map the lookup misses and the
- * `# Friendly format` comments are not written (later releases key them by compilation and always write them).
+ * events; a reaction, status comment or `stop-after` taken out and the other events marshalled again). It
+ * finds the friendly forms by the address of the frontmatter map they were recorded for
+ * (`scheduleFriendlyFormats["%p"]`), so with a new map the lookup misses and the `# Friendly format` comments
+ * are not written (later releases key them by compilation and always write them).
  */
-const REBUILT_ON_KEYS = ["slash_command", "label_command", "command", "stop-after"];
+const REBUILT_ON_KEYS = [
+  "slash_command",
+  "label_command",
+  "command",
+  "reaction",
+  "status-comment",
+  "stop-after",
+];
 
 /** The `schedule:` entries, each with a comment naming the friendly form it was written in. */
 function renderSchedule(

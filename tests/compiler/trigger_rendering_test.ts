@@ -14,6 +14,7 @@ Deno.test("with a command trigger or stop-after gh-aw v0.76 writes no # Friendly
       "  slash_command:\n    name: tidy\n",
       "  label_command:\n    name: dev\n",
       "  stop-after: +1mo\n",
+      "  reaction: eyes\n",
     ]
   ) {
     const { lock } = await compileOne(`---\non:\n${schedule}${extra}  workflow_dispatch:\n---\nHi\n`);
