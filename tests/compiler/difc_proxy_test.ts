@@ -37,7 +37,11 @@ Deno.test("with a guard policy and the CLI proxy, each workflow step reaches Git
   const upload = steps.find((s) => s.name === "Upload data")!;
   assert(start >= 0 && fetchAt > start, "the proxy starts before the workflow's steps");
   const fetch = steps[fetchAt];
-  assertEquals(Object.keys(fetch), ["name", "run", "env"], "env is written last");
+  assertEquals(
+    Object.keys(fetch),
+    ["name", "run", "env"],
+    "gh-aw's step key order: name, id, if, run, uses, env, with",
+  );
   assertEquals(fetch.env, {
     GH_HOST: "${{ env.GH_HOST || 'github.com' }}",
     GH_REPO: "${{ github.repository }}",
@@ -51,7 +55,9 @@ Deno.test("with a guard policy and the CLI proxy, each workflow step reaches Git
     lock.includes("          mkdir -p /tmp/data\n\n          gh issue list"),
     "blank script lines stay empty",
   );
-  assertEquals(Object.keys(upload), ["name", "uses", "with", "env"]);
+  assertEquals(Object.keys(upload), ["name", "uses", "env", "with"]);
+  // gh-aw re-marshals the rewritten steps without the empty line it leaves after the steps as written.
+  assert(lock.includes("          path: /tmp/data\n      - name: "), "no empty line after the last step");
   assertEquals((upload.env as Record<string, string>).GITHUB_API_URL, "https://localhost:18443/api/v3");
 });
 

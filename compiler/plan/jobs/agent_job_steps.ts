@@ -12,6 +12,7 @@ import type { StepPlan } from "../types.ts";
 import { gitCredentialsStep, otlpMaskSteps, scriptStep, setupSteps, shStep } from "../steps.ts";
 import { BlankLine, dq, lit, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import type { AgentInput } from "../agent/input.ts";
+import { insertionAfterCheckout } from "../agent/runtime_plan.ts";
 import {
   type CacheMemoryEntry,
   cacheMemoryPostSteps,
@@ -39,6 +40,7 @@ import {
   agenticWorkflowsInstallSteps,
   cliProxyStartSteps,
   cliProxyStopSteps,
+  customStepsThroughDifcProxy,
   difcProxyStartSteps,
   lockdownSteps,
   mcpGatewayLogSteps,
@@ -155,7 +157,7 @@ export function workspaceSteps(agent: AgentInput): StepPlan[] {
     ...checkoutSteps(agent),
     ...mergeAgentFolderSteps(agent),
     ...agenticWorkflowsBuildSteps(agent),
-    ...agent.runtimeSteps ?? [],
+    ...(agent.runtimeAfterCheckout ? [] : agent.runtimeSteps ?? []),
     shStep("Create gh-aw temp directory", "create_gh_aw_tmp_dir"),
     {
       ...shStep("Configure gh CLI for GitHub Enterprise", "configure_gh_for_ghe"),
@@ -183,10 +185,20 @@ function mergeAgentFolderSteps(agent: AgentInput): StepPlan[] {
 
 /** User steps run first, then the frontmatter caches and memories are restored. */
 export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): StepPlan[] {
+  const own = stepsThroughDifcProxy(agent, agent.customSteps);
+  // gh-aw leaves an empty line after the block of user steps (none once the DIFC proxy rewrote them).
+  const custom = own.length > 0 && !customStepsThroughDifcProxy(agent)
+    ? [...own, new BlankLine() as unknown as StepPlan]
+    : own;
+  if (agent.runtimeAfterCheckout) {
+    // After the user's checkout; at the very end, after the empty line too. No checkout found: no setup.
+    const at = insertionAfterCheckout(own);
+    if (at !== undefined) {
+      custom.splice(at === own.length ? custom.length : at, 0, ...agent.runtimeSteps ?? []);
+    }
+  }
   return [
-    ...stepsThroughDifcProxy(agent, agent.customSteps),
-    // gh-aw leaves an empty line after the block of user steps.
-    ...(agent.customSteps.length > 0 ? [new BlankLine() as unknown as StepPlan] : []),
+    ...custom,
     ...agent.cacheSteps,
     ...(memory.cacheRefs
       ? cacheMemorySetupSteps(

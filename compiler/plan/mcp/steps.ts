@@ -174,28 +174,53 @@ const DIFC_STEP_ENV: Record<string, YValue> = {
   NODE_EXTRA_CA_CERTS: plain("/tmp/gh-aw/proxy-logs/proxy-tls/ca.crt"),
 };
 
+/** gh-aw's conventional step key order (`PriorityStepFields`); other keys follow alphabetically. */
+const PRIORITY_STEP_KEYS = ["name", "id", "if", "run", "uses", "script", "env", "with"];
+
+/** Whether the workflow's own steps are rewritten for the DIFC proxy ({@link stepsThroughDifcProxy}). */
+export function customStepsThroughDifcProxy(agentInput: AgentInput): boolean {
+  return difcProxy(agentInput) !== undefined;
+}
+
 /**
  * The workflow's own steps as they run while the DIFC proxy is up: each gets the proxy's endpoints in its `env`
- * (merged over its own, keys sorted, written last), and its multi-line script is re-written with empty blank
- * lines, as gh-aw re-marshals such a step. Unchanged when no DIFC proxy runs.
+ * (merged over its own, keys sorted), and gh-aw re-marshals the steps: keys in its conventional order, every
+ * multi-line script a literal block with empty blank lines (and no empty line after the last step, which
+ * {@link customStepsThroughDifcProxy} tells the caller). Unchanged when no DIFC proxy runs.
  */
 export function stepsThroughDifcProxy(agentInput: AgentInput, steps: StepPlan[]): StepPlan[] {
   if (!difcProxy(agentInput)) return steps;
   return steps.map((step) => {
-    const out: StepPlan = {};
-    for (const [k, v] of Object.entries(step)) {
-      if (k === "env") continue;
-      out[k] = k === "run" && v instanceof Styled && v.value.includes("\n")
-        ? new Styled(v.value.replace(/^[ \t]+$/gm, ""), "literal", true)
-        : v;
-    }
     const merged: Record<string, YValue> = {
       ...(step.env as Record<string, YValue> | undefined),
       ...DIFC_STEP_ENV,
     };
-    out.env = Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]]));
+    const withEnv: Record<string, YValue> = {
+      ...step,
+      env: Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]])),
+    };
+    const rank = (k: string) => {
+      const i = PRIORITY_STEP_KEYS.indexOf(k);
+      return i < 0 ? PRIORITY_STEP_KEYS.length : i;
+    };
+    const keys = Object.keys(withEnv).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+    const out: StepPlan = {};
+    for (const k of keys) out[k] = literalIfMultiline(withEnv[k]);
     return out;
   });
+}
+
+/** goccy's `UseLiteralStyleIfMultiline`: every multi-line string a literal block, at any depth. */
+function literalIfMultiline(v: YValue): YValue {
+  const text = v instanceof Styled ? v.value : typeof v === "string" ? v : undefined;
+  if (text !== undefined) {
+    return text.includes("\n") ? new Styled(text.replace(/^[ \t]+$/gm, ""), "literal", true) : v;
+  }
+  if (Array.isArray(v)) return v.map(literalIfMultiline);
+  if (v && typeof v === "object" && !(v instanceof Styled) && v.constructor === Object) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, literalIfMultiline(x as YValue)]));
+  }
+  return v;
 }
 
 /** "Parse integrity filter lists" (user/label lists of a configured guard policy) and "Stop DIFC Proxy". */
