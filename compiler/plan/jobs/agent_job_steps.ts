@@ -129,11 +129,58 @@ function checkoutSteps(agent: AgentInput): StepPlan[] {
       with: { "persist-credentials": false },
     }];
   }
-  return agent.checkouts.map((c) => ({
-    name: c.repository ? `Checkout ${String(c.repository)}` : "Checkout repository",
-    uses: plain(ctx.refs.checkout),
-    with: { "persist-credentials": false, ...c },
-  }));
+  return agent.checkouts.flatMap((c, i) => {
+    const raw = agent.merged.checkout[i] ?? {};
+    // `force-clean-git-credentials` keeps the credentials for the checkout itself, then scrubs them.
+    const clean = raw["force-clean-git-credentials"] === true;
+    return [
+      {
+        name: c.repository ? `Checkout ${String(c.repository)}` : "Checkout repository",
+        uses: plain(ctx.refs.checkout),
+        with: { "persist-credentials": clean, ...c },
+      },
+      ...(clean
+        ? [{
+          name: "Clean git credentials after checkout",
+          "continue-on-error": true,
+          run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/clean_git_credentials_checkout.sh"'),
+        }]
+        : []),
+      ...fetchRefsSteps(raw, c),
+    ];
+  });
+}
+
+/**
+ * "Fetch additional refs" for a checkout's `fetch:` patterns (`*`: every branch, `refs/pulls/open/*`: open
+ * pull requests' heads, else a branch name or glob), authenticated through an extra header, never on disk.
+ */
+function fetchRefsSteps(raw: Record<string, unknown>, c: Record<string, YValue>): StepPlan[] {
+  const fetch = typeof raw.fetch === "string"
+    ? [raw.fetch]
+    : Array.isArray(raw.fetch)
+    ? raw.fetch.map(String)
+    : [];
+  if (fetch.length === 0) return [];
+  const refspec = (p: string) =>
+    p === "*"
+      ? "+refs/heads/*:refs/remotes/origin/*"
+      : p === "refs/pulls/open/*"
+      ? "+refs/pull/*/head:refs/remotes/origin/pull/*/head"
+      : `+refs/heads/${p}:refs/remotes/origin/${p}`;
+  const token = raw["github-token"] ?? raw.token;
+  const path = typeof raw.path === "string" && raw.path !== "." ? raw.path : "";
+  const git = path ? `git -C "\${{ github.workspace }}/${path}"` : "git";
+  return [{
+    name: c.repository ? `Fetch additional refs for ${String(c.repository)}` : "Fetch additional refs",
+    env: { GH_AW_FETCH_TOKEN: plain(typeof token === "string" && token !== "" ? token : MCP_TOKEN) },
+    run: lit(
+      'header=$(printf "x-access-token:%s" "${GH_AW_FETCH_TOKEN}" | base64 -w 0)\n' +
+        `${git} -c "http.extraheader=Authorization: Basic \${header}" fetch origin ${
+          fetch.map((p) => `'${refspec(p)}'`).join(" ")
+        }\n`,
+    ),
+  }];
 }
 
 /** Sets up the runner: actions, runtime paths, the repository checkout, runtimes, gh and the DIFC proxy. */
