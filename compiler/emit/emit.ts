@@ -58,6 +58,8 @@ export interface LockBody {
   env: Record<string, YValue>;
   jobs: Record<string, JobPlan>;
   ifCondition?: string;
+  /** Writes gh-aw's note that the frontmatter `cache:` went into the agent job's steps. */
+  cacheNote?: boolean;
 }
 
 /** Renders the body of the lock (name … jobs). */
@@ -71,6 +73,9 @@ export function emitBody(b: LockBody): string {
   parts.push(["concurrency:", ...writeYaml(b.concurrency, 1)].join("\n"));
   parts.push(`run-name: ${dqText(b.runName)}`);
   if (Object.keys(b.env).length > 0) parts.push(["env:", ...writeYaml(b.env, 1)].join("\n"));
+  if (b.cacheNote) {
+    parts.push("# Cache configuration from frontmatter was processed and added to the main job steps");
+  }
   const jobLines = ["jobs:"];
   const names = Object.keys(b.jobs).sort();
   names.forEach((name, i) => {

@@ -17,6 +17,7 @@ export function emitLock(plan: WorkflowPlan): string {
     runName: plan.runName,
     env: plan.env,
     jobs: plan.jobs,
+    cacheNote: plan.cacheNote,
   });
   return renderHeader(headerInput(plan)).join("\n") + "\n\n" + body;
 }
@@ -74,11 +75,12 @@ function headerInput(plan: WorkflowPlan) {
   const h = plan.header;
   const { secrets, actionLines } = planReferences(plan);
   // One entry per pinned commit: a repository pinned at two commits (a user's `@v4` beside gh-aw's own
-  // checkout) is listed twice, as gh-aw does; one commit reached from two version tags, once.
+  // checkout) is listed twice, as gh-aw does; one commit reached from two version tags, once. Sorted by
+  // repository (`actions/cache` before `actions/cache/restore`), as gh-aw sorts.
   const actions = [...new Map(actionLines.map((l) => {
     const m = /^(.+)@([0-9a-f]{40}) # (\S+)/.exec(l)!;
     return [`${m[1]}@${m[2]}`, { repo: m[1], sha: m[2], version: m[3] }];
-  })).values()];
+  })).values()].sort((a, b) => a.repo < b.repo ? -1 : a.repo > b.repo ? 1 : 0);
   const metadata: Record<string, unknown> = {
     schema_version: "v4",
     frontmatter_hash: h.frontmatterHash,

@@ -24,6 +24,7 @@ export const BUILTIN_PINS: Record<string, string> = {
   "docker/build-push-action@v7.1.0": "bcafcacb16a39f128d818304e6c9c0c18556b85f",
   "docker/setup-buildx-action@v4.0.0": "4d04d5d9486b7bd6fa91e7baf45bbb4f8b9deedd",
   "github/gh-aw-actions/setup@v0.76.1": "46d564922b082d0db93244972e8005ea6904ee5f",
+  "github/gh-aw/actions/setup-cli@v0.76.1": "58d1bedbb7200f59c2d224151339e38fd8687d05",
   "github/codeql-action/upload-sarif@v4.35.5": "9e0d7b8d25671d64c341c19c0152d693099fb5ba",
 };
 

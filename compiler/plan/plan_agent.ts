@@ -4,7 +4,7 @@ import { agentConcurrency } from "./triggers.ts";
 import { type EngineConfig, ENGINES } from "./engines.ts";
 import { mcpContainerImages } from "./mcp/github.ts";
 import { agentJob } from "./jobs/agent.ts";
-import { absorbUserSetupSteps, detectRuntimes, runtimeSetupSteps } from "./agent/runtimes.ts";
+import { planRuntimes } from "./agent/runtime_plan.ts";
 import { detectionJob } from "./jobs/detection.ts";
 import { DETECTION_ENGINES, type DetectionEngine } from "./jobs/detection_engines.ts";
 import { applyContainerPins } from "../source/container_pins.ts";
@@ -44,14 +44,21 @@ export async function planAgent(planning: Planning): Promise<string[]> {
   planning.workflowTargets = workflowTargets;
   safeOutputs.actions = await resolveSafeOutputActions(safeOutputs.raw, o.pins.lock.entries, pinText);
   applyCommentMemory(safeOutputs, merged.tools["comment-memory"]);
-  const userSteps = [...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])];
-  const runtimeNeeds = detectRuntimes({
-    steps: userSteps,
+  // gh-aw round-trips the workflow's own `steps:` section before merging the imported steps in (user_steps.ts).
+  const rawSteps = [
+    ...merged.preAgentSteps,
+    ...afterSectionRoundTrip(Array.isArray(data.steps) ? data.steps : []),
+  ];
+  const runtimes = await planRuntimes({
+    rawSteps,
+    // gh-aw marshals these without UseLiteralStyleIfMultiline (user_steps.ts).
+    // gh-aw converts them to typed steps first (env values as strings, user_steps.ts).
+    pinnedSteps: await pinSteps(asTypedSteps(rawSteps), "goccy-default"),
     mcpServers: merged.mcpServers,
     runtimes: data.runtimes,
+    actionMode: o.actionMode,
+    pinText,
   });
-  // A user's own setup step for a runtime gh-aw sets up anyway is folded into gh-aw's step.
-  const absorbed = absorbUserSetupSteps(runtimeNeeds, userSteps);
   jobs.agent = agentJob({
     ctx,
     frontmatterHash,
@@ -97,17 +104,8 @@ export async function planAgent(planning: Planning): Promise<string[]> {
       ) as Record<string, Record<string, unknown>>
       : undefined,
     containers,
-    // gh-aw marshals these without UseLiteralStyleIfMultiline, after a round trip of `steps:` (user_steps.ts).
     workflowJobs: planning.rawJobs,
-    customSteps: await pinSteps(
-      asTypedSteps([
-        ...merged.preAgentSteps.filter((st) => absorbed.steps.includes(st)),
-        ...afterSectionRoundTrip(
-          (Array.isArray(data.steps) ? data.steps : []).filter((st) => absorbed.steps.includes(st)),
-        ),
-      ]),
-      "goccy-default",
-    ),
+    customSteps: runtimes.customSteps,
     // gh-aw keeps these apart from `steps:`, with the same round trip of the section (user_steps.ts).
     preAgentSteps: await pinSteps(
       asTypedSteps(
@@ -121,11 +119,8 @@ export async function planAgent(planning: Planning): Promise<string[]> {
     env: {},
     environment: data.environment !== undefined ? toY(data.environment) : undefined,
     services: data.services !== undefined ? new UnindentedSequences(toSortedY(data.services)) : undefined,
-    runtimeSteps: await (async () => {
-      const pins: Record<string, string> = {};
-      for (const n of runtimeNeeds) pins[n.def.action] = await pinText(n.def.action, n.def.actionVersion);
-      return runtimeSetupSteps(runtimeNeeds, pins, absorbed.carried);
-    })(),
+    runtimeSteps: runtimes.runtimeSteps,
+    runtimeAfterCheckout: runtimes.afterCheckout,
     cacheRefs: ctx.cacheMemory
       ? {
         cache: await pinText("actions/cache", "v5.0.5"),

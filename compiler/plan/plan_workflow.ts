@@ -114,6 +114,7 @@ export async function planWorkflow(
     concurrency,
     runName: typeof data["run-name"] === "string" ? data["run-name"] : name,
     env,
+    cacheNote: data.cache !== undefined && data.cache !== null ? true : undefined,
     jobs: w.jobs,
     header: {
       frontmatterHash,

@@ -69,4 +69,6 @@ export interface WorkflowPlan {
   env: Record<string, YValue>;
   jobs: Record<string, JobPlan>;
   header: HeaderFacts;
+  /** Frontmatter `cache:` is set: gh-aw notes above `jobs:` that its steps went into the agent job. */
+  cacheNote?: boolean;
 }

@@ -4,7 +4,8 @@
  */
 import type { StepPlan } from "./types.ts";
 import { BUILTIN_PINS, type PinResolver } from "./pins.ts";
-import { lit, plain, sq, type YValue } from "../yaml/writer.ts";
+import { Comment, lit, plain, sq, type YValue } from "../yaml/writer.ts";
+import { afterSectionRoundTrip } from "./user_steps.ts";
 import { readLockMetadata } from "../source/lock_metadata.ts";
 
 /** The version a lock or built-in pin records for `repo@sha`, if any. */
@@ -216,21 +217,52 @@ export function resolveStopTime(
   return Number.isNaN(parsed.getTime()) ? undefined : fmt(parsed);
 }
 
+/**
+ * The frontmatter `cache:` entries as `actions/cache` steps, after gh-aw's comment line: each named by its own
+ * `name` (else `Cache`, numbered when there are several), with `key`, `path`, `restore-keys`,
+ * `upload-chunk-size`, `fail-on-cache-miss` and `lookup-only` in that order, values written as they are
+ * (lists as literal blocks). gh-aw reads the section after its round trip, so the last entry's last value
+ * loses its final line break (user_steps.ts).
+ */
 export async function cacheSteps(
   raw: unknown,
   pinText: (r: string, v: string) => Promise<string>,
 ): Promise<StepPlan[]> {
-  if (!raw) return [];
-  const list = Array.isArray(raw) ? raw : [raw];
-  const out: StepPlan[] = [];
-  for (const c of list as Record<string, unknown>[]) {
-    out.push({
-      name: "Cache",
-      uses: plain(await pinText("actions/cache", "v5.0.5")),
-      with: toY(c) as Record<string, YValue>,
-    });
-  }
+  if (!raw || typeof raw !== "object") return [];
+  const sorted = (o: unknown) =>
+    Object.fromEntries(Object.keys(o as object).sort().map((k) => [k, (o as Record<string, unknown>)[k]]));
+  const list = afterSectionRoundTrip(
+    (Array.isArray(raw) ? raw : [raw]).filter((c) => c && typeof c === "object").map(sorted),
+  ) as Record<string, unknown>[];
+  const uses = plain(await pinText("actions/cache", "v5.0.5"));
+  const out: StepPlan[] = [
+    new Comment("Cache configuration from frontmatter processed below") as unknown as StepPlan,
+  ];
+  list.forEach((c, i) => {
+    const name = typeof c.name === "string" && c.name !== ""
+      ? c.name
+      : list.length > 1
+      ? `Cache ${i + 1}`
+      : "Cache";
+    const withs: Record<string, YValue> = {};
+    for (
+      const key of ["key", "path", "restore-keys", "upload-chunk-size", "fail-on-cache-miss", "lookup-only"]
+    ) {
+      const v = c[key];
+      if (v === undefined || v === null) continue;
+      const multi = key === "path" || key === "restore-keys";
+      withs[key] = multi && Array.isArray(v) ? lit(v.map(String).join("\n") + "\n") : cacheValue(v);
+    }
+    out.push({ name, uses, with: withs });
+  });
   return out;
+}
+
+/** A value as gh-aw's `%v` writes it: bare; a multi-line string as a literal block. */
+function cacheValue(v: unknown): YValue {
+  const text = String(v);
+  if (text.includes("\n")) return lit(text);
+  return typeof v === "string" ? plain(text) : v as YValue;
 }
 
 /** gh-aw adds checkout-dependent prompt sections only when the workflow can read repository contents. */

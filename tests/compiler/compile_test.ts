@@ -373,17 +373,26 @@ Deno.test("an imported custom agent merges its .github folder right after the ch
 });
 
 Deno.test("a user's own setup-node step is folded into gh-aw's Node.js setup, its inputs carried over", async () => {
-  const { lock } = await compileOne(
-    "---\non: workflow_dispatch\nsteps:\n  - name: Setup Node.js\n    uses: actions/setup-node@v6.4.0\n    with:\n" +
-      '      node-version: "22"\n      cache: npm\n  - name: Install\n    run: npm ci\n---\nBuild.\n',
-  );
+  const compileWith = (version: string) =>
+    compileOne(
+      "---\non: workflow_dispatch\nsteps:\n  - name: Setup Node.js\n    uses: actions/setup-node@v6.4.0\n    with:\n" +
+        `      node-version: "${version}"\n      cache: npm\n  - name: Install\n    run: npm ci\n---\nBuild.\n`,
+    );
+  const { lock } = await compileWith("24");
   const steps = parse(lock).jobs.agent.steps as { name?: string; with?: Record<string, unknown> }[];
   const setups = steps.filter((s) => s.name === "Setup Node.js" && s.with?.["node-version"] !== undefined);
   assertEquals(setups.length, 1);
-  assertEquals(setups[0].with, { "node-version": "22", cache: "npm", "package-manager-cache": false });
+  assertEquals(setups[0].with, { "node-version": "24", cache: "npm", "package-manager-cache": false });
   assertIncludes(
     lock,
-    "          node-version: '22'\n          cache: 'npm'\n          package-manager-cache: false\n",
+    "          node-version: '24'\n          cache: 'npm'\n          package-manager-cache: false\n",
+  );
+  // Another version than gh-aw's default is a customisation: the author's step stays as written, alone.
+  const custom = await compileWith("22");
+  assertIncludes(custom.lock, '          cache: npm\n          node-version: "22"\n');
+  assert(
+    !custom.lock.includes("package-manager-cache: false\n          node-version"),
+    "no setup of gh-aw's own",
   );
 });
 

@@ -60,6 +60,8 @@ export interface AgentInput {
   engine: EngineConfig;
   /** Setup steps of the language runtimes the workflow needs (before anything else runs). */
   runtimeSteps?: StepPlan[];
+  /** The runtime steps go among the custom steps, after their own checkout, instead of before them. */
+  runtimeAfterCheckout?: boolean;
   /** Pinned `actions/cache` and `actions/cache/restore`, when `tools.cache-memory` is configured. */
   cacheRefs?: { cache: string; cacheRestore: string };
   /** Workflows `dispatch-workflow` / `call-workflow` may start, with their inputs (agent tools). */

@@ -4,7 +4,7 @@
  * `go` → Go...), overridden or added by frontmatter `runtimes:`. Each becomes one pinned `setup-*` step.
  */
 import type { StepPlan } from "../types.ts";
-import { plain, sq } from "../../yaml/writer.ts";
+import { lit, plain, sq, type YValue } from "../../yaml/writer.ts";
 
 /** One runtime gh-aw knows how to set up. */
 export interface RuntimeDef {
@@ -84,14 +84,24 @@ export const RUNTIMES: RuntimeDef[] = [
 
 const BY_COMMAND = new Map(RUNTIMES.flatMap((r) => r.commands.map((c) => [c, r] as const)));
 
+/** The `gh aw` CLI: set up (dev: built from the checked-out source) when a step runs `gh aw`. */
+export const GH_AW_RUNTIME: RuntimeDef = {
+  id: "gh-aw",
+  name: "gh-aw",
+  action: "github/gh-aw/actions/setup-cli",
+  actionVersion: "v0.76.1",
+  commands: [],
+};
+
 /** A runtime to set up, with the version asked for (undefined: the default). */
 export interface RuntimeNeed {
   def: RuntimeDef;
   version?: string;
 }
 
+/** The words of one command text, split at shell separators as gh-aw splits them. */
 function commandWords(text: string): string[] {
-  return text.split(/[|&;\n]+/).flatMap((command) => {
+  return text.split(/[|&;]+/).flatMap((command) => {
     const words = command.split(/[ \t]+/).filter(Boolean);
     // Package names given to a system package manager (`apt-get install python3`) are not commands run.
     const tool = words.find((w) => w !== "sudo" && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
@@ -104,12 +114,31 @@ const PACKAGE_MANAGERS = ["apt-get", "apt", "yum", "dnf", "apk", "brew", "zypper
 
 /** Inputs of {@link detectRuntimes}. */
 export interface RuntimeSources {
-  /** The workflow's and its imports' steps (only `run:` commands are read). */
-  steps: unknown[];
+  /**
+   * The workflow's and its imports' steps as the lock writes them. gh-aw reads only the text after `run:` on
+   * each line holding it: a one-line script counts, a block script (`run: |`) is never read.
+   */
+  stepsText: string;
   /** MCP servers; only local ones (no container) are read, by their `command`. */
   mcpServers: Record<string, Record<string, unknown>>;
   /** Frontmatter `runtimes:` (`{ node: { version: "22" } }`). */
   runtimes: unknown;
+}
+
+/** The runtimes the command text after one `run:` needs. */
+function runtimesOfCommand(text: string, add: (def: RuntimeDef | undefined) => void): void {
+  const words = commandWords(text);
+  for (let i = 0; i + 1 < words.length; i++) {
+    if (words[i].toLowerCase() === "gh" && words[i + 1].toLowerCase() === "aw") {
+      add(GH_AW_RUNTIME);
+      break;
+    }
+  }
+  for (const w of words) {
+    // `uv pip install` needs uv, not a separate pip.
+    if ((w === "pip" || w === "pip3") && words.slice(0, words.indexOf(w)).includes("uv")) continue;
+    add(BY_COMMAND.get(w));
+  }
 }
 
 /** The runtimes a workflow needs, sorted by id. */
@@ -118,15 +147,9 @@ export function detectRuntimes(s: RuntimeSources): RuntimeNeed[] {
   const add = (def: RuntimeDef | undefined) => {
     if (def && !needs.has(def.id)) needs.set(def.id, { def });
   };
-  for (const step of s.steps) {
-    const run = step && typeof step === "object" ? (step as Record<string, unknown>).run : undefined;
-    if (typeof run !== "string") continue;
-    const words = commandWords(run);
-    words.forEach((w, i) => {
-      // `uv pip install` needs uv, not a separate pip.
-      if ((w === "pip" || w === "pip3") && words.slice(0, i).includes("uv")) return;
-      add(BY_COMMAND.get(w));
-    });
+  for (const line of s.stepsText.split("\n")) {
+    const at = line.indexOf("run:");
+    if (at >= 0) runtimesOfCommand(line.slice(at + 4).trim(), add);
   }
   for (const server of Object.values(s.mcpServers)) {
     if (server.container !== undefined || server.type === "docker") continue;
@@ -143,55 +166,100 @@ export function detectRuntimes(s: RuntimeSources): RuntimeNeed[] {
   // uv installs into a Python it does not provide.
   if (needs.has("uv")) add(RUNTIMES.find((r) => r.id === "python"));
 
-  return [...needs.values()].sort((a, b) => a.def.id.localeCompare(b.def.id));
+  return [...needs.values()].sort((a, b) => a.def.id < b.def.id ? -1 : a.def.id > b.def.id ? 1 : 0);
+}
+
+/** What {@link dedupeUserSetupSteps} decided. */
+export interface DedupedSetup {
+  /** Per user step: whether it stays. */
+  keep: boolean[];
+  /** The runtimes gh-aw still sets up itself (those with a customised user step are left to it). */
+  needs: RuntimeNeed[];
+  /** Per runtime id, the `with:` inputs carried over from the user's removed setup steps. */
+  carried: Record<string, Record<string, unknown>>;
 }
 
 /**
- * The user's own steps running a needed runtime's setup action: gh-aw drops them and carries their `with:`
- * inputs into its setup step. Returns the remaining steps and, per runtime id, the inputs carried over.
+ * gh-aw's dedup of the user's own setup steps for a runtime it sets up: a step with no customisation is
+ * dropped (its inputs other than the version carried into gh-aw's step); a customised one (another version
+ * than gh-aw would set up, a Go input besides `go-version-file: go.mod`/`cache`, a Node `node-version-file`)
+ * stays, and gh-aw then sets that runtime up no more.
  */
-export function absorbUserSetupSteps(
-  needs: RuntimeNeed[],
-  steps: unknown[],
-): { steps: unknown[]; carried: Record<string, Record<string, unknown>> } {
+export function dedupeUserSetupSteps(needs: RuntimeNeed[], steps: unknown[]): DedupedSetup {
   const carried: Record<string, Record<string, unknown>> = {};
-  const kept = steps.filter((step) => {
-    const uses = step && typeof step === "object" ? (step as Record<string, unknown>).uses : undefined;
-    const need = typeof uses === "string"
-      ? needs.find((n) => uses.startsWith(`${n.def.action}@`))
+  const customised = new Set<string>();
+  const keep = steps.map((step) => {
+    const s = step && typeof step === "object" ? step as Record<string, unknown> : {};
+    const need = typeof s.uses === "string"
+      ? needs.find((n) => (s.uses as string).includes(n.def.action))
       : undefined;
     if (!need) return true;
-    const withs = (step as Record<string, unknown>).with;
-    carried[need.def.id] = { ...carried[need.def.id], ...(withs && typeof withs === "object" ? withs : {}) };
+    const withs = s.with && typeof s.with === "object" && !Array.isArray(s.with)
+      ? s.with as Record<string, unknown>
+      : {};
+    if (Object.keys(withs).length === 0) return false;
+    if (isCustomised(need, withs)) {
+      customised.add(need.def.id);
+      return true;
+    }
+    const own = carried[need.def.id] ??= {};
+    for (const [k, v] of Object.entries(withs)) {
+      if (k === need.def.versionField) continue;
+      if (need.def.id === "go" && (k === "go-version-file" || k === "cache")) continue;
+      own[k] = v;
+    }
     return false;
   });
-  return { steps: kept, carried };
+  return { keep, needs: needs.filter((n) => !customised.has(n.def.id)), carried };
+}
+
+function isCustomised(need: RuntimeNeed, withs: Record<string, unknown>): boolean {
+  const { def, version } = need;
+  if (def.id === "go") {
+    if (Object.keys(withs).some((k) => k !== "go-version-file" && k !== "cache")) return true;
+    const file = withs["go-version-file"];
+    return typeof file === "string" && file !== "go.mod";
+  }
+  if (def.id === "node") {
+    const file = withs["node-version-file"];
+    if (typeof file === "string" && file.trim() !== "") return true;
+  }
+  if (!def.versionField || !(def.versionField in withs)) return false;
+  const own = String(withs[def.versionField]);
+  if (def.defaultVersion) return own !== def.defaultVersion;
+  return version === undefined || own !== version;
+}
+
+/** Options of {@link runtimeSetupSteps}. */
+export interface RuntimeStepOptions {
+  /** Pinned reference per setup action. */
+  pins: Record<string, string>;
+  /** Inputs taken over from the user's own setup steps, per runtime id. */
+  carried?: Record<string, Record<string, unknown>>;
+  /** Dev builds install `gh aw` from the checked-out source; releases through gh-aw's setup-cli action. */
+  actionMode?: "dev" | "release";
 }
 
 /**
- * The setup steps of the needed runtimes; `pins` maps each action to its pinned reference, `carried` the
- * inputs taken over from the user's own setup steps (the version first, then the rest as written, quoted).
+ * The setup steps of the needed runtimes: the version input first, then the runtime's own inputs and those
+ * carried over from the user's setup step (which win), sorted by name, strings single-quoted as gh-aw writes.
  */
-export function runtimeSetupSteps(
-  needs: RuntimeNeed[],
-  pins: Record<string, string>,
-  carried: Record<string, Record<string, unknown>> = {},
-): StepPlan[] {
+export function runtimeSetupSteps(needs: RuntimeNeed[], opts: RuntimeStepOptions): StepPlan[] {
   const steps: StepPlan[] = [];
   for (const { def, version } of needs) {
-    const step: StepPlan = { name: `Setup ${def.name}`, uses: plain(pins[def.action]) };
-    const withs: Record<string, ReturnType<typeof sq> | string | boolean> = {};
-    const own = carried[def.id] ?? {};
-    const ownVersion = def.versionField ? own[def.versionField] : undefined;
-    if (def.versionField) {
-      withs[def.versionField] = sq(
-        version ?? (ownVersion !== undefined ? String(ownVersion) : undefined) ?? def.defaultVersion ?? "",
-      );
+    if (def.id === GH_AW_RUNTIME.id) {
+      steps.push(ghAwSetupStep(opts));
+      continue;
     }
-    for (const [k, v] of Object.entries(own)) {
-      if (k !== def.versionField) withs[k] = typeof v === "string" ? sq(v) : v as boolean;
+    const step: StepPlan = { name: `Setup ${def.name}`, uses: plain(opts.pins[def.action]) };
+    const withs: Record<string, YValue> = {};
+    const v = version ?? def.defaultVersion;
+    if (def.versionField && v) withs[def.versionField] = sq(v);
+    const extra: Record<string, YValue> = { ...def.extra };
+    for (const [k, val] of Object.entries(opts.carried?.[def.id] ?? {})) {
+      extra[k] = typeof val === "string" ? sq(val) : val as YValue;
     }
-    for (const [k, v] of Object.entries(def.extra ?? {})) if (!(k in withs)) withs[k] = v;
+    for (const k of Object.keys(extra).sort()) withs[k] = extra[k];
     if (Object.keys(withs).length > 0) step.with = withs;
     steps.push(step);
     if (def.id === "go") {
@@ -203,4 +271,20 @@ export function runtimeSetupSteps(
     }
   }
   return steps;
+}
+
+/** `gh aw` for the steps that run it: built from source in dev mode, the released CLI otherwise. */
+function ghAwSetupStep(opts: RuntimeStepOptions): StepPlan {
+  if (opts.actionMode !== "release") {
+    return {
+      name: "Build and install gh-aw CLI from source",
+      run: lit("gh extension remove aw || true\nmake build\ngh extension install .\ngh aw version\n"),
+      env: { GH_TOKEN: plain("${{ github.token }}") },
+    };
+  }
+  return {
+    name: "Install gh-aw extension",
+    uses: plain(opts.pins[GH_AW_RUNTIME.action]),
+    with: { version: sq(GH_AW_RUNTIME.actionVersion) },
+  };
 }

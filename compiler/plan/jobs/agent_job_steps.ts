@@ -27,6 +27,7 @@ import {
   isExternalRootCheckout,
 } from "./checkout_refs.ts";
 import type { AgentInput } from "../agent/input.ts";
+import { insertionAfterCheckout } from "../agent/runtime_plan.ts";
 import {
   type CacheMemoryEntry,
   cacheMemoryPostSteps,
@@ -147,11 +148,20 @@ function checkoutSteps(agent: AgentInput): StepPlan[] {
   }
   raw.forEach((entry, i) => {
     const c = agent.checkouts[i];
+    // `force-clean-git-credentials` keeps the credentials for the checkout itself, then scrubs them.
+    const clean = entry["force-clean-git-credentials"] === true;
     steps.push({
       name: c.repository ? `Checkout ${String(c.repository)}` : "Checkout repository",
       uses: plain(ctx.refs.checkout),
-      with: { "persist-credentials": false, ...c },
+      with: { "persist-credentials": clean, ...c },
     });
+    if (clean) {
+      steps.push({
+        name: "Clean git credentials after checkout",
+        "continue-on-error": true,
+        run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/clean_git_credentials_checkout.sh"'),
+      });
+    }
     const refs = fetchRefsOf(entry);
     if (refs.length === 0) return;
     steps.push(fetchRefsStep({
@@ -186,7 +196,7 @@ export function workspaceSteps(agent: AgentInput): StepPlan[] {
     ...checkoutSteps(agent),
     ...mergeAgentFolderSteps(agent),
     ...agenticWorkflowsBuildSteps(agent),
-    ...agent.runtimeSteps ?? [],
+    ...(agent.runtimeAfterCheckout ? [] : agent.runtimeSteps ?? []),
     shStep("Create gh-aw temp directory", "create_gh_aw_tmp_dir"),
     {
       ...shStep("Configure gh CLI for GitHub Enterprise", "configure_gh_for_ghe"),
@@ -214,13 +224,20 @@ function mergeAgentFolderSteps(agent: AgentInput): StepPlan[] {
 
 /** User steps run first, then the frontmatter caches and memories are restored. */
 export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): StepPlan[] {
+  const own = stepsThroughDifcProxy(agent, agent.customSteps);
+  // gh-aw leaves an empty line after the block of user steps (none once the DIFC proxy rewrote them).
+  const custom = own.length > 0 && !stepsRunThroughDifcProxy(agent)
+    ? [...own, new BlankLine() as unknown as StepPlan]
+    : own;
+  if (agent.runtimeAfterCheckout) {
+    // After the user's checkout; at the very end, after the empty line too. No checkout found: no setup.
+    const at = insertionAfterCheckout(own);
+    if (at !== undefined) {
+      custom.splice(at === own.length ? custom.length : at, 0, ...agent.runtimeSteps ?? []);
+    }
+  }
   return [
-    ...stepsThroughDifcProxy(agent, agent.customSteps),
-    // gh-aw leaves an empty line after the block of user steps, unless the DIFC proxy re-wrote the block
-    // (its re-serialisation trims the final line break).
-    ...(agent.customSteps.length > 0 && !stepsRunThroughDifcProxy(agent)
-      ? [new BlankLine() as unknown as StepPlan]
-      : []),
+    ...custom,
     ...agent.cacheSteps,
     ...(memory.cacheRefs
       ? cacheMemorySetupSteps(

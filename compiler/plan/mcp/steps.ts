@@ -209,6 +209,19 @@ export function stepsThroughDifcProxy(agentInput: AgentInput, steps: StepPlan[])
   });
 }
 
+/** goccy's `UseLiteralStyleIfMultiline`: every multi-line string a literal block, at any depth. */
+function literalIfMultiline(v: YValue): YValue {
+  const text = v instanceof Styled ? v.value : typeof v === "string" ? v : undefined;
+  if (text !== undefined) {
+    return text.includes("\n") ? new Styled(text.replace(/^[ \t]+$/gm, ""), "literal", true) : v;
+  }
+  if (Array.isArray(v)) return v.map(literalIfMultiline);
+  if (v && typeof v === "object" && !(v instanceof Styled) && v.constructor === Object) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, literalIfMultiline(x as YValue)]));
+  }
+  return v;
+}
+
 /** "Parse integrity filter lists" (user/label lists of a configured guard policy) and "Stop DIFC Proxy". */
 function guardListSteps(agentInput: AgentInput): StepPlan[] {
   const gh = githubToolConfig(agentInput);
