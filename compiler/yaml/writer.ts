@@ -100,7 +100,13 @@ export function needsQuotes(s: string): boolean {
   return false;
 }
 
-/** Go-style double-quoted string (as `strconv.Quote` writes ASCII-compatible text). */
+/** What Go's `strconv.IsPrint` accepts beyond ASCII: letters, marks, numbers, punctuation and symbols. */
+const GO_PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
+
+/**
+ * Go-style double-quoted string, as `strconv.Quote` writes it: printable characters as they are, the others
+ * (a zero-width joiner inside an emoji, a non-breaking space) as `\u` escapes.
+ */
 export function goQuote(s: string): string {
   let out = '"';
   for (const ch of s) {
@@ -111,7 +117,9 @@ export function goQuote(s: string): string {
     else if (ch === "\t") out += "\\t";
     else if (ch === "\r") out += "\\r";
     else if (c < 0x20 || c === 0x7f) out += "\\x" + c.toString(16).padStart(2, "0");
-    else out += ch;
+    else if (c < 0x80 || GO_PRINTABLE.test(ch)) out += ch;
+    else if (c < 0x10000) out += "\\u" + c.toString(16).padStart(4, "0");
+    else out += "\\U" + c.toString(16).padStart(8, "0");
   }
   return out + '"';
 }
