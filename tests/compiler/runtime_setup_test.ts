@@ -64,3 +64,20 @@ Deno.test("a step running `gh aw` installs the gh-aw CLI (built from source in d
   assert(cli.uses?.startsWith("github/gh-aw/actions/setup-cli@"));
   assertEquals(cli.with, { version: "v0.76.1" });
 });
+
+Deno.test("a user's setup step is customised when its version differs from the one runtimes: asks for", async () => {
+  const md = (runtimes: string) =>
+    `---\non: workflow_dispatch\n${runtimes}steps:\n  - uses: actions/setup-node@v6.4.0\n    with:\n` +
+    "      node-version: '24'\n  - run: npm ci\n---\nHi\n";
+  const kept = parse((await compileOne(md('runtimes:\n  node:\n    version: "22"\n'))).lock).jobs.agent
+    .steps as Step[];
+  const setups = kept.filter((s) => s.uses?.startsWith("actions/setup-node@"));
+  assertEquals(setups.length, 1, "only the user's own step");
+  assertEquals(setups[0].with?.["node-version"], "24", "as the user wrote it, not runtimes: 22");
+  const folded = parse((await compileOne(md(""))).lock).jobs.agent.steps as Step[];
+  assertEquals(
+    folded.find((s) => s.name === "Setup Node.js")?.with?.["package-manager-cache"],
+    false,
+    "folded",
+  );
+});

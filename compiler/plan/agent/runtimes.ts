@@ -226,8 +226,9 @@ function isCustomised(need: RuntimeNeed, withs: Record<string, unknown>): boolea
   }
   if (!def.versionField || !(def.versionField in withs)) return false;
   const own = String(withs[def.versionField]);
-  if (def.defaultVersion) return own !== def.defaultVersion;
-  return version === undefined || own !== version;
+  // Against the version gh-aw would set up: the one `runtimes:` asks for, else the runtime's default.
+  const target = version ?? def.defaultVersion;
+  return target === undefined || own !== target;
 }
 
 /** Options of {@link runtimeSetupSteps}. */
