@@ -65,10 +65,9 @@ export function updateCacheMemoryJob(
   };
 }
 
-/** Builds `push_repo_memory`: one download and push per memory of `tools.repo-memory`. */
-export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, raw: unknown): JobPlan {
-  const memories = repoMemories(raw);
-  const steps: StepPlan[] = [
+/** What a job that pushes to a branch starts with: the setup, a sparse checkout, the git identity. */
+function branchPushPrelude(ctx: JobCtx): StepPlan[] {
+  return [
     ...setupSteps(ctx, true),
     {
       name: "Checkout repository",
@@ -76,6 +75,14 @@ export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, raw: unknown)
       with: { "persist-credentials": false, "sparse-checkout": "." },
     },
     gitCredentialsStep(),
+  ];
+}
+
+/** Builds `push_repo_memory`: one download and push per memory of `tools.repo-memory`. */
+export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, raw: unknown): JobPlan {
+  const memories = repoMemories(raw);
+  const steps: StepPlan[] = [
+    ...branchPushPrelude(ctx),
     ...memories.flatMap(({ id, settings }) => pushMemorySteps(ctx, id, settings)),
   ];
   steps.push(...restoreActionsFolderSteps(ctx));
@@ -170,13 +177,7 @@ function pushMemorySteps(ctx: JobCtx, id: string, memory: Record<string, unknown
 export function pushExperimentsStateJob(ctx: JobCtx): JobPlan {
   const sanitized = ctx.id.replace(/[^a-z0-9]/gi, "").toLowerCase();
   const steps: StepPlan[] = [
-    ...setupSteps(ctx, true),
-    {
-      name: "Checkout repository",
-      uses: plain(ctx.refs.checkout),
-      with: { "persist-credentials": false, "sparse-checkout": "." },
-    },
-    gitCredentialsStep(),
+    ...branchPushPrelude(ctx),
     {
       name: "Download experiment artifact",
       uses: plain(ctx.refs.download),
