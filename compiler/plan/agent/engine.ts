@@ -10,8 +10,9 @@ import { VERSIONS } from "../../data/versions.ts";
 import { plain, sq } from "../../yaml/writer.ts";
 import { claudeExecute, codexExecute, copilotExecute } from "./engine_exec.ts";
 import { otherExecute } from "./engine_experimental.ts";
-import { providerCliConfigStep } from "./engine_config_files.ts";
-import { obj } from "./engine_env.ts";
+import { geminiSettingsStep, geminiToolsCore, providerCliConfigStep } from "./engine_config_files.ts";
+import { agentTools, obj } from "./engine_env.ts";
+import { cliProxyEnabled, mountedCliServers, playwrightCliMode } from "./engine_tools.ts";
 
 /** The `Setup Node.js` step engines installed with npm need. */
 function setupNodeStep(agentInput: AgentInput): StepPlan {
@@ -86,7 +87,31 @@ function legacyExecute(agentInput: AgentInput): StepPlan[] {
   if (id === "crush" || id === "opencode") {
     return [providerCliConfigStep(id, agentInput.engine.info.displayName), otherExecute(agentInput)];
   }
+  // Gemini and Antigravity get their settings (readable /tmp, allowed built-in tools) merged in first.
+  if (id === "gemini" || id === "antigravity") {
+    const tools = agentTools(agentInput);
+    const extraBash = [
+      ...mountedCliServers(agentInput).map((s) => `${s}:*`),
+      ...(playwrightCliMode(tools) ? ["playwright-cli:*"] : []),
+      ...(cliProxyEnabled(agentInput) ? ["gh:*"] : []),
+    ];
+    return [geminiSettingsStep(id, geminiToolsCore(tools, extraBash)), otherExecute(agentInput)];
+  }
   return [otherExecute(agentInput)];
+}
+
+/**
+ * Steps before the agent artifact is bundled: Gemini and Antigravity leave their error reports in /tmp/, moved
+ * under /tmp/gh-aw/ so the upload keeps its common root.
+ */
+export function enginePreBundleSteps(agentInput: AgentInput): StepPlan[] {
+  const id = agentInput.engine.info.id;
+  if (id !== "gemini" && id !== "antigravity") return [];
+  return [{
+    name: `Move ${id === "gemini" ? "Gemini" : "Antigravity"} error files to artifact directory`,
+    if: plain("always()"),
+    run: plain(`mv /tmp/${id}-client-error-*.json /tmp/gh-aw/ 2>/dev/null || true`),
+  }];
 }
 
 /** Agent-job outputs read from the "Detect agent errors" step. */

@@ -63,7 +63,12 @@ import {
   stepsRunThroughDifcProxy,
   stepsThroughDifcProxy,
 } from "../mcp/steps.ts";
-import { engineExecuteSteps, engineInstallSteps, engineLogSteps } from "../agent/engine.ts";
+import {
+  engineExecuteSteps,
+  engineInstallSteps,
+  engineLogSteps,
+  enginePreBundleSteps,
+} from "../agent/engine.ts";
 
 const ALWAYS = plain("always()");
 
@@ -361,6 +366,7 @@ export function engineRunSteps(agent: AgentInput): StepPlan[] {
     ...exec.slice(ran),
     ...agentGitCredentials(agent),
     ...engineLogSteps(agent).filter(isCopyStep),
+    ...enginePreBundleSteps(agent),
     ...mcpGatewayStopSteps(agent),
   ];
 }

@@ -24,10 +24,9 @@ import {
   type DetectionInput,
   detectionRun,
   GEMINI_DETECTION_CONFIG,
-  settingsMergeScript,
 } from "./detection_engines.ts";
 import { execEnv, federatedEnv } from "./detection_env.ts";
-import { providerCliConfigScript } from "../agent/engine_config_files.ts";
+import { providerCliConfigScript, settingsMergeScript } from "../agent/engine_config_files.ts";
 
 const GUARD = plain("always() && steps.detection_guard.outputs.run_detection == 'true'");
 
@@ -199,7 +198,7 @@ function installSteps(detectionInput: DetectionInput): StepPlan[] {
       env: { ...ENGINES.antigravity.agentInstall.env },
     });
     steps.push(awfInstall);
-    steps.push(settingsStep("Antigravity", ".antigravity", dq));
+    steps.push(settingsStep("Antigravity", ".antigravity"));
   } else if (detectionInput.engine === "copilot") {
     steps.push({
       name: "Install GitHub Copilot CLI",
@@ -240,7 +239,7 @@ function installSteps(detectionInput: DetectionInput): StepPlan[] {
   } else if (detectionInput.engine === "gemini") {
     steps.push(awfInstall);
     steps.push({ name: "Install Gemini CLI", run: plain(detectionInput.install) });
-    steps.push(settingsStep("Gemini", ".gemini", lit));
+    steps.push(settingsStep("Gemini", ".gemini"));
   } else {
     steps.push(awfInstall);
     steps.push({ name: "Install Claude Code CLI", run: plain(detectionInput.install) });
@@ -262,14 +261,13 @@ function imageSteps(ctx: JobCtx, extra: string[]): StepPlan[] {
 }
 
 /** Gemini's and Antigravity's read-only detection settings, merged into their settings file. */
-/** Gemini's and Antigravity's read-only detection settings, merged into their settings file. */
-function settingsStep(cli: string, dir: string, style: typeof lit): StepPlan {
+function settingsStep(cli: string, dir: string): StepPlan {
   const envName = `GH_AW_${cli.toUpperCase()}_BASE_CONFIG`;
   return {
     name: `Write ${cli} Config`,
     if: GUARD,
     "continue-on-error": true,
-    run: style(settingsMergeScript(dir, envName)),
+    run: lit(settingsMergeScript(dir, envName)),
     env: { [envName]: sq(GEMINI_DETECTION_CONFIG) },
   };
 }

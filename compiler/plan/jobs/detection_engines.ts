@@ -19,7 +19,6 @@ import { VERSIONS } from "../../data/versions.ts";
 import { ECOSYSTEMS } from "../../data/network_ecosystems.ts";
 import { engineDomains } from "../network.ts";
 import { piCommand } from "../agent/engine_experimental.ts";
-import { jqMergeLines } from "../agent/engine_config_files.ts";
 
 /** The tools Claude Code may use while reviewing: reading, searching and writing under /tmp only. */
 export const CLAUDE_TOOLS = [
@@ -187,16 +186,6 @@ export const GEMINI_DETECTION_CONFIG = JSON.stringify({
     core: ["glob", "grep_search", "list_directory", "read_file", "read_many_files", "run_shell_command"],
   },
 });
-
-/** Merges {@link GEMINI_DETECTION_CONFIG} over the workspace's `<dir>/settings.json` (Gemini's or Antigravity's). */
-export function settingsMergeScript(dir: string, envName: string): string {
-  return [
-    `mkdir -p "$GITHUB_WORKSPACE/${dir}"`,
-    `SETTINGS="$GITHUB_WORKSPACE/${dir}/settings.json"`,
-    `BASE_CONFIG="$${envName}"`,
-    ...jqMergeLines("SETTINGS"),
-  ].join("\n") + "\n";
-}
 
 /** The shell policy codex runs detection with (its key and nothing else from the environment). */
 export const CODEX_SHELL_POLICY = [
