@@ -259,7 +259,7 @@ export function isReadOnly(sql: string): boolean {
  * Runs `sync` so that every caller waits for a sync that started after it called: a caller arriving while a
  * sync runs shares the one queued behind it.
  */
-export function coalescedSync(sync: () => Promise<void>): () => Promise<void> {
+function coalescedSync(sync: () => Promise<void>): () => Promise<void> {
   let running: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
   const start = (): Promise<void> => {

@@ -19,7 +19,7 @@ export interface ImmediateClient extends Client {
 }
 
 /** The client's {@link ImmediateClient.executeNow}, when it has one. */
-export function immediateOf(client: Client): ImmediateClient | undefined {
+function immediateOf(client: Client): ImmediateClient | undefined {
   return typeof (client as Partial<ImmediateClient>).executeNow === "function"
     ? client as ImmediateClient
     : undefined;

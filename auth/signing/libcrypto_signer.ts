@@ -38,6 +38,7 @@ const SYMBOLS = {
 const EVP_PKEY_RSA = 6;
 /** The library's name on Debian/Ubuntu (libssl3) and most Linux distributions. */
 const DEFAULT_LIBRARY = "libcrypto.so.3";
+const encoder = new TextEncoder();
 
 type Library = Deno.DynamicLibrary<typeof SYMBOLS>;
 
@@ -108,7 +109,7 @@ export function libcryptoSigner(path = DEFAULT_LIBRARY): LibcryptoSignerResult {
     if (closed) throw new Error("the libcrypto signer is closed");
     const key = load(kid, jwk);
     const input = `${key.header}.${base64Url(JSON.stringify(payload))}`;
-    const data = new TextEncoder().encode(input);
+    const data = encoder.encode(input);
     const signature = new Uint8Array(key.size);
     const length = new BigUint64Array([BigInt(key.size)]);
     const ctx = lib.symbols.EVP_MD_CTX_new();

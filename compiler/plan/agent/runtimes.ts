@@ -24,7 +24,7 @@ export interface RuntimeDef {
 }
 
 /** Known runtimes, sorted by id (the order their steps are emitted in). */
-export const RUNTIMES: RuntimeDef[] = [
+const RUNTIMES: RuntimeDef[] = [
   {
     id: "dotnet",
     name: ".NET",

@@ -37,7 +37,7 @@ export function fetchRefsOf(c: Entry): string[] {
 }
 
 /** The refspec of a `fetch:` pattern: all branches, gh-aw's open pull requests shorthand, or a branch glob. */
-export function fetchRefspec(ref: string): string {
+function fetchRefspec(ref: string): string {
   if (ref === "*") return "+refs/heads/*:refs/remotes/origin/*";
   if (ref === "refs/pulls/open/*") return "+refs/pull/*/head:refs/remotes/origin/pull/*/head";
   const branch = ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : ref;
