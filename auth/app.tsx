@@ -164,7 +164,9 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
       if (session && path !== SIGN_OUT_PATH) await gate.revalidateUser(session.user.id);
     }
     const consent = path === CONSENT_PATH && request.method === "POST"
-      ? await request.clone().json().catch(() => undefined) as { accept?: unknown; oauth_query?: unknown } | undefined
+      ? await request.clone().json().catch(() => undefined) as
+        | { accept?: unknown; oauth_query?: unknown }
+        | undefined
       : undefined;
     const instance = pick(request);
     const cookieHeader = request.headers.get("cookie");

@@ -183,7 +183,10 @@ function membershipHooks(gate: MembershipGate): NonNullable<BetterAuthOptions["d
       update: {
         before: async (data, ctx) => {
           if (!ctx || !("expiresAt" in data)) return;
-          const token = await ctx.getSignedCookie(ctx.context.authCookies.sessionToken.name, ctx.context.secret);
+          const token = await ctx.getSignedCookie(
+            ctx.context.authCookies.sessionToken.name,
+            ctx.context.secret,
+          );
           if (token && !(await gate.revalidateSessionToken(token))) return false;
         },
       },

@@ -17,7 +17,12 @@ import {
 } from "@switchyard/lib/config.ts";
 import { isLocalDatabaseUrl } from "@switchyard/lib/db.ts";
 import { CLIENT_IP_FORMS, type ClientIpSource, parseClientIpSource } from "./edge/client_ip.ts";
-import { type AccessPolicy, accessPolicyOf, parseDurationSeconds, policyProblems } from "./membership/policy.ts";
+import {
+  type AccessPolicy,
+  accessPolicyOf,
+  parseDurationSeconds,
+  policyProblems,
+} from "./membership/policy.ts";
 
 /** How long audit rows are kept when AUTH_AUDIT_RETENTION_DAYS is unset. */
 export const DEFAULT_AUDIT_RETENTION_DAYS = 90;
@@ -35,7 +40,10 @@ function durationSetting() {
   return z.string().transform((raw, ctx) => {
     const seconds = parseDurationSeconds(raw);
     if (seconds === undefined || seconds < 1) {
-      ctx.addIssue({ code: "custom", message: `expected a duration such as 900, 15m or 1h, got ${JSON.stringify(raw)}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `expected a duration such as 900, 15m or 1h, got ${JSON.stringify(raw)}`,
+      });
       return z.NEVER;
     }
     return seconds;
@@ -202,7 +210,9 @@ function crossKeyProblems(raw: RawAuthEnv): ConfigProblem[] {
       );
     }
   }
-  if (!ALLOWLIST_KEYS.some((key) => key === "AUTH_GITHUB_ALLOW_ANY" ? isFlagOn(raw[key]) : raw[key]?.trim())) {
+  if (
+    !ALLOWLIST_KEYS.some((key) => key === "AUTH_GITHUB_ALLOW_ANY" ? isFlagOn(raw[key]) : raw[key]?.trim())
+  ) {
     problem(
       "AUTH_GITHUB_ALLOWED_ORGS",
       `deny by default: set who may sign in with AUTH_GITHUB_ALLOWED_ORGS, AUTH_GITHUB_ALLOWED_TEAMS or ` +

@@ -83,7 +83,8 @@ export async function introspectionFor(
   const columns = "t.client_id, t.user_id, t.scopes, t.expires_at, t.created_at, " +
     "COALESCE(c.disabled, 0) AS disabled, CASE WHEN s.expires_at > ? THEN t.session_id END AS live_session, " +
     ACCESS_COLUMNS;
-  const joins = "LEFT JOIN oauth_client c ON c.client_id = t.client_id LEFT JOIN session s ON s.id = t.session_id " +
+  const joins =
+    "LEFT JOIN oauth_client c ON c.client_id = t.client_id LEFT JOIN session s ON s.id = t.session_id " +
     accessJoin("t.user_id");
   const access = await client.execute({
     sql: `SELECT ${columns} FROM oauth_access_token t ${joins} WHERE t.token = ? AND t.expires_at > ?`,

@@ -40,18 +40,31 @@ export async function main(args: string[], env: Record<string, string | undefine
     since = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(values.since)
       ? Date.parse(values.since)
       : NaN;
-    if (Number.isNaN(since)) return usageError(`--since ${JSON.stringify(values.since)} is not an ISO date or time`, USAGE);
+    if (Number.isNaN(since)) {
+      return usageError(`--since ${JSON.stringify(values.since)} is not an ISO date or time`, USAGE);
+    }
   }
   if (values.action !== undefined && !(AUDIT_ACTIONS as readonly string[]).includes(values.action)) {
-    return usageError(`--action ${JSON.stringify(values.action)} is not one of ${AUDIT_ACTIONS.join(", ")}`, USAGE);
+    return usageError(
+      `--action ${JSON.stringify(values.action)} is not one of ${AUDIT_ACTIONS.join(", ")}`,
+      USAGE,
+    );
   }
   const limit = values.limit === undefined ? 1000 : Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) {
-    return usageError(`--limit must be an integer from 1 to 100000, got ${JSON.stringify(values.limit)}`, USAGE);
+    return usageError(
+      `--limit must be an integer from 1 to 100000, got ${JSON.stringify(values.limit)}`,
+      USAGE,
+    );
   }
-  const retention = env.AUTH_AUDIT_RETENTION_DAYS ? Number(env.AUTH_AUDIT_RETENTION_DAYS) : DEFAULT_AUDIT_RETENTION_DAYS;
+  const retention = env.AUTH_AUDIT_RETENTION_DAYS
+    ? Number(env.AUTH_AUDIT_RETENTION_DAYS)
+    : DEFAULT_AUDIT_RETENTION_DAYS;
   if (values.prune && (!Number.isInteger(retention) || retention < 1)) {
-    return usageError(`AUTH_AUDIT_RETENTION_DAYS must be a whole number of days, got ${env.AUTH_AUDIT_RETENTION_DAYS}`, USAGE);
+    return usageError(
+      `AUTH_AUDIT_RETENTION_DAYS must be a whole number of days, got ${env.AUTH_AUDIT_RETENTION_DAYS}`,
+      USAGE,
+    );
   }
   const database = await openCommandDatabase(env, values.remote ?? false);
   try {
@@ -59,13 +72,29 @@ export async function main(args: string[], env: Record<string, string | undefine
       const removed = await pruneAudit(database.client, retention);
       if (!values.json) console.error(`pruned ${removed} row(s) older than ${retention} day(s)`);
     }
-    const rows = await listAudit(database.client, { since, userId: values.user, action: values.action, limit });
+    const rows = await listAudit(database.client, {
+      since,
+      userId: values.user,
+      action: values.action,
+      limit,
+    });
     if (values.json) console.log(JSON.stringify(rows));
     else if (!rows.length) console.log("no audit rows");
     else {
       console.log(textTable(
         ["at", "action", "outcome", "user", "client", "subject", "actor", "reason"],
-        rows.map((r) => [r.at, r.action, r.outcome, r.user_id ?? "-", r.client_id ?? "-", r.subject ?? "-", r.actor, r.reason ?? "-"]),
+        rows.map((
+          r,
+        ) => [
+          r.at,
+          r.action,
+          r.outcome,
+          r.user_id ?? "-",
+          r.client_id ?? "-",
+          r.subject ?? "-",
+          r.actor,
+          r.reason ?? "-",
+        ]),
       ));
     }
     return 0;

@@ -51,7 +51,9 @@ export async function main(args: string[], env: Record<string, string | undefine
   if (!COMMANDS.includes(command)) {
     return usageError(`unknown command ${JSON.stringify(command)} (${COMMANDS.join(", ")})`, USAGE);
   }
-  if (command === "list" && id !== undefined) return usageError(`unexpected argument ${JSON.stringify(id)}`, USAGE);
+  if (command === "list" && id !== undefined) {
+    return usageError(`unexpected argument ${JSON.stringify(id)}`, USAGE);
+  }
   if (command !== "list" && !id?.trim()) return usageError(`${command} needs a user id`, USAGE);
   if (extra.length) return usageError(`unexpected argument ${JSON.stringify(extra[0])}`, USAGE);
   const database = await openCommandDatabase(env, values.remote ?? false);
@@ -64,7 +66,9 @@ export async function main(args: string[], env: Record<string, string | undefine
       else {
         console.log(textTable(
           ["id", "github", "email", "groups", "disabled"],
-          users.map((u) => [u.id, u.github_login ?? "-", u.email, u.groups.join(",") || "-", u.disabled ? "yes" : "no"]),
+          users.map((
+            u,
+          ) => [u.id, u.github_login ?? "-", u.email, u.groups.join(",") || "-", u.disabled ? "yes" : "no"]),
         ));
       }
     } else if (command === "show") {
@@ -72,7 +76,12 @@ export async function main(args: string[], env: Record<string, string | undefine
       console.log(values.json ? JSON.stringify(user) : describe(user));
     } else if (command === "disable") {
       const revoked = await disableUser(client, id);
-      await recordAudit(client, { action: "user_disable", outcome: "success", userId: id, actor: "operator" });
+      await recordAudit(client, {
+        action: "user_disable",
+        outcome: "success",
+        userId: id,
+        actor: "operator",
+      });
       if (values.json) console.log(JSON.stringify({ user_id: id, disabled: true, ...revoked }));
       else {
         console.log(

@@ -24,7 +24,8 @@ export const ACCESS_COLUMNS = "x.github_login AS x_login, x.checked_at AS x_chec
   "x.disabled_at AS x_disabled_at";
 
 /** The join that goes with {@link ACCESS_COLUMNS}, for a query whose user id column is `userIdColumn`. */
-export const accessJoin = (userIdColumn: string) => `LEFT JOIN svc_user_access x ON x.user_id = ${userIdColumn}`;
+export const accessJoin = (userIdColumn: string) =>
+  `LEFT JOIN svc_user_access x ON x.user_id = ${userIdColumn}`;
 
 /** A user's stored access record, as read through {@link ACCESS_COLUMNS}. */
 export interface AccessRecord {
@@ -61,7 +62,10 @@ export function accessRecordOf(row: Record<string, unknown>): AccessRecord {
 
 /** The stored groups of a user (the `groups` claim), from one read. */
 export async function groupsOf(client: Client, userId: string): Promise<string[]> {
-  const result = await client.execute({ sql: "SELECT groups FROM svc_user_access WHERE user_id = ?", args: [userId] });
+  const result = await client.execute({
+    sql: "SELECT groups FROM svc_user_access WHERE user_id = ?",
+    args: [userId],
+  });
   return result.rows[0] ? accessRecordOf({ x_groups: result.rows[0].groups }).groups : [];
 }
 
@@ -120,17 +124,28 @@ export class MembershipGate {
   async admitSignIn(input: { token: string; login: string; githubId: string }): Promise<AccessDecision> {
     const subject = `github:${input.login}`;
     const known = await this.#deps.client.execute({
-      sql: "SELECT a.user_id, x.disabled_at FROM account a LEFT JOIN svc_user_access x ON x.user_id = a.user_id " +
+      sql:
+        "SELECT a.user_id, x.disabled_at FROM account a LEFT JOIN svc_user_access x ON x.user_id = a.user_id " +
         "WHERE a.provider_id = 'github' AND a.account_id = ?",
       args: [input.githubId],
     });
     const userId = known.rows[0] ? String(known.rows[0].user_id) : null;
     let decision: AccessDecision;
-    if (known.rows[0] && known.rows[0].disabled_at !== null) decision = { ok: false, reason: "user_disabled" };
-    else if (!this.#deps.policy) decision = { ok: true, groups: [] };
-    else decision = toDecision(await checkMembership(this.#deps.api, input.token, input.login, this.#deps.policy));
+    if (known.rows[0] && known.rows[0].disabled_at !== null) {
+      decision = { ok: false, reason: "user_disabled" };
+    } else if (!this.#deps.policy) decision = { ok: true, groups: [] };
+    else {decision = toDecision(
+        await checkMembership(this.#deps.api, input.token, input.login, this.#deps.policy),
+      );}
     if (!decision.ok) {
-      await this.#audit({ action: "sign_in", outcome: "denied", userId, subject, actor: "user", reason: decision.reason });
+      await this.#audit({
+        action: "sign_in",
+        outcome: "denied",
+        userId,
+        subject,
+        actor: "user",
+        reason: decision.reason,
+      });
       return decision;
     }
     const now = this.#now();
@@ -146,12 +161,15 @@ export class MembershipGate {
   async onSessionCreate(userId: string): Promise<DenialReason | undefined> {
     const { client, policy } = this.#deps;
     const found = await client.execute({
-      sql: "SELECT x.disabled_at, (SELECT account_id FROM account WHERE user_id = ? AND provider_id = 'github') " +
+      sql:
+        "SELECT x.disabled_at, (SELECT account_id FROM account WHERE user_id = ? AND provider_id = 'github') " +
         "AS github_id FROM user u LEFT JOIN svc_user_access x ON x.user_id = u.id WHERE u.id = ?",
       args: [userId, userId],
     });
     const row = found.rows[0];
-    const githubId = row?.github_id === null || row?.github_id === undefined ? undefined : String(row.github_id);
+    const githubId = row?.github_id === null || row?.github_id === undefined
+      ? undefined
+      : String(row.github_id);
     const pending = githubId ? this.#pending.get(githubId) : undefined;
     if (githubId) this.#pending.delete(githubId);
     let reason: DenialReason | undefined;
@@ -164,7 +182,8 @@ export class MembershipGate {
     if (pending) {
       const now = this.#now();
       await client.execute({
-        sql: "INSERT INTO svc_user_access (user_id, github_login, checked_at, check_status, check_reason, ok_at, " +
+        sql:
+          "INSERT INTO svc_user_access (user_id, github_login, checked_at, check_status, check_reason, ok_at, " +
           "groups) VALUES (?, ?, ?, 'member', NULL, ?, ?) ON CONFLICT (user_id) DO UPDATE SET " +
           "github_login = excluded.github_login, checked_at = excluded.checked_at, check_status = 'member', " +
           "check_reason = NULL, ok_at = excluded.ok_at, groups = excluded.groups",
@@ -207,7 +226,10 @@ export class MembershipGate {
 
   #cached(record: AccessRecord, now: number): AccessDecision {
     if (record.status === "member") return { ok: true, groups: record.groups };
-    if (record.status === "unavailable" && record.okAt !== null && now - record.okAt <= this.#deps.policy!.graceMs) {
+    if (
+      record.status === "unavailable" && record.okAt !== null &&
+      now - record.okAt <= this.#deps.policy!.graceMs
+    ) {
       return { ok: true, groups: record.groups };
     }
     const reason = record.status === "denied" && record.reason ? record.reason : "github_unavailable";
@@ -238,7 +260,8 @@ export class MembershipGate {
     const status = result.kind;
     const okAt = status === "member" ? now : record.okAt;
     await client.execute({
-      sql: "INSERT INTO svc_user_access (user_id, github_login, checked_at, check_status, check_reason, ok_at, groups) " +
+      sql:
+        "INSERT INTO svc_user_access (user_id, github_login, checked_at, check_status, check_reason, ok_at, groups) " +
         "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET checked_at = excluded.checked_at, " +
         "check_status = excluded.check_status, check_reason = excluded.check_reason, ok_at = excluded.ok_at, " +
         "groups = excluded.groups",
@@ -253,8 +276,14 @@ export class MembershipGate {
       ],
     });
     return this.#cached(
-      { ...record, checkedAt: now, status, reason: result.kind === "denied" ? result.reason : null, okAt,
-        groups: result.kind === "member" ? result.groups : record.groups },
+      {
+        ...record,
+        checkedAt: now,
+        status,
+        reason: result.kind === "denied" ? result.reason : null,
+        okAt,
+        groups: result.kind === "member" ? result.groups : record.groups,
+      },
       now,
     );
   }
@@ -280,7 +309,10 @@ export class MembershipGate {
 
   /** {@link revalidateUser} for the session whose token is `token`; true when access holds. */
   async revalidateSessionToken(token: string): Promise<boolean> {
-    const found = await this.#deps.client.execute({ sql: "SELECT user_id FROM session WHERE token = ?", args: [token] });
+    const found = await this.#deps.client.execute({
+      sql: "SELECT user_id FROM session WHERE token = ?",
+      args: [token],
+    });
     if (!found.rows[0]) return true; // Better Auth answers an unknown session itself
     return (await this.revalidateUser(String(found.rows[0].user_id))).ok;
   }

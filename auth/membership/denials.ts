@@ -6,15 +6,19 @@
 
 /** Stable denial codes (also the audit log's `reason`). */
 export const DENIAL_MESSAGES = {
-  not_a_member: "Your GitHub account is not a member of the organisations or teams allowed to sign in here. " +
+  not_a_member:
+    "Your GitHub account is not a member of the organisations or teams allowed to sign in here. " +
     "Ask an administrator to add you, then sign in again.",
-  membership_pending: "Your invitation to the organisation is still pending. Accept it on GitHub, then sign in " +
+  membership_pending:
+    "Your invitation to the organisation is still pending. Accept it on GitHub, then sign in " +
     "again.",
   sso_required: "The organisation requires SAML single sign-on. Authorise this application for the " +
     "organisation on GitHub (sign in through your identity provider), then sign in again.",
-  github_authorization_revoked: "GitHub no longer accepts this service's access to your account. Sign in again " +
+  github_authorization_revoked:
+    "GitHub no longer accepts this service's access to your account. Sign in again " +
     "to authorise it.",
-  github_unavailable: "GitHub could not confirm your membership just now, so you were not signed in. Please " +
+  github_unavailable:
+    "GitHub could not confirm your membership just now, so you were not signed in. Please " +
     "try again in a few minutes.",
   user_disabled: "This account has been disabled. Contact your administrator.",
 } as const;

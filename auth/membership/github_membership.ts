@@ -28,11 +28,18 @@ const MAX_TEAM_PAGES = 20;
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; result: MembershipResult };
 
-const unavailable = (detail: string): Outcome<never> => ({ ok: false, result: { kind: "unavailable", detail } });
+const unavailable = (detail: string): Outcome<never> => ({
+  ok: false,
+  result: { kind: "unavailable", detail },
+});
 const denied = (reason: DenialReason): Outcome<never> => ({ ok: false, result: { kind: "denied", reason } });
 
 /** One GET with the user's token; maps transport and status failures. 404 is returned as `null`. */
-async function getJson(api: GitHubApi, url: string, token: string): Promise<Outcome<{ body: unknown; next?: string } | null>> {
+async function getJson(
+  api: GitHubApi,
+  url: string,
+  token: string,
+): Promise<Outcome<{ body: unknown; next?: string } | null>> {
   let response: Response;
   try {
     response = await api.fetch(url, {
@@ -73,17 +80,26 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** `active`, `pending` or `none` for one organisation. */
-async function orgState(api: GitHubApi, token: string, org: string): Promise<Outcome<"active" | "pending" | "none">> {
+async function orgState(
+  api: GitHubApi,
+  token: string,
+  org: string,
+): Promise<Outcome<"active" | "pending" | "none">> {
   const answer = await getJson(api, `${API}/user/memberships/orgs/${encodeURIComponent(org)}`, token);
   if (!answer.ok) return answer;
   if (answer.value === null) return { ok: true, value: "none" };
   const body = answer.value.body;
-  if (!isRecord(body) || typeof body.state !== "string" || !isRecord(body.organization) ||
-    typeof body.organization.login !== "string") {
+  if (
+    !isRecord(body) || typeof body.state !== "string" || !isRecord(body.organization) ||
+    typeof body.organization.login !== "string"
+  ) {
     return unavailable("membership answer without state or organization.login");
   }
   if (body.organization.login.toLowerCase() !== org) return unavailable("membership answer for another org");
-  return { ok: true, value: body.state === "active" ? "active" : body.state === "pending" ? "pending" : "none" };
+  return {
+    ok: true,
+    value: body.state === "active" ? "active" : body.state === "pending" ? "pending" : "none",
+  };
 }
 
 /** Every team of the user as `org/slug` (lower-cased), across pages. */
@@ -95,10 +111,14 @@ async function userTeams(api: GitHubApi, token: string): Promise<Outcome<Set<str
     if (!url.startsWith(`${API}/`)) return unavailable("pagination left api.github.com");
     const answer: Outcome<{ body: unknown; next?: string } | null> = await getJson(api, url, token);
     if (!answer.ok) return answer;
-    if (answer.value === null || !Array.isArray(answer.value.body)) return unavailable("teams answer is not a list");
+    if (answer.value === null || !Array.isArray(answer.value.body)) {
+      return unavailable("teams answer is not a list");
+    }
     for (const team of answer.value.body) {
-      if (!isRecord(team) || typeof team.slug !== "string" || !isRecord(team.organization) ||
-        typeof team.organization.login !== "string") {
+      if (
+        !isRecord(team) || typeof team.slug !== "string" || !isRecord(team.organization) ||
+        typeof team.organization.login !== "string"
+      ) {
         return unavailable("team without slug or organization.login");
       }
       teams.add(`${team.organization.login.toLowerCase()}/${team.slug.toLowerCase()}`);
@@ -120,15 +140,21 @@ export async function checkMembership(
   policy: AccessPolicy,
 ): Promise<MembershipResult> {
   const loginAllowed = policy.allowAny || policy.users.includes(login.toLowerCase());
-  if (!needsOrgData(policy)) return loginAllowed ? { kind: "member", groups: [] } : { kind: "denied", reason: "not_a_member" };
+  if (!needsOrgData(policy)) {
+    return loginAllowed ? { kind: "member", groups: [] } : { kind: "denied", reason: "not_a_member" };
+  }
   const [orgs, teams] = await Promise.all([
     Promise.all(policy.orgs.map((org) => orgState(api, token, org))),
-    policy.teams.length ? userTeams(api, token) : Promise.resolve({ ok: true, value: new Set<string>() } as const),
+    policy.teams.length
+      ? userTeams(api, token)
+      : Promise.resolve({ ok: true, value: new Set<string>() } as const),
   ]);
   const failures = [...orgs, teams].filter((o) => !o.ok) as { ok: false; result: MembershipResult }[];
   const outage = failures.find((f) => f.result.kind === "unavailable");
   if (outage) return outage.result;
-  const revoked = failures.find((f) => f.result.kind === "denied" && f.result.reason === "github_authorization_revoked");
+  const revoked = failures.find((f) =>
+    f.result.kind === "denied" && f.result.reason === "github_authorization_revoked"
+  );
   if (revoked) return revoked.result;
   const groups: string[] = [];
   let pending = false;

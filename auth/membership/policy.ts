@@ -38,7 +38,9 @@ const NAME = /^[a-z0-9](?:[a-z0-9._-]{0,98}[a-z0-9_])?$/;
 export function policyProblems(raw: { orgs?: string; teams?: string; users?: string }): string[] {
   const problems: string[] = [];
   for (const org of parseNameList(raw.orgs)) {
-    if (!NAME.test(org)) problems.push(`AUTH_GITHUB_ALLOWED_ORGS: ${JSON.stringify(org)} is not an org login`);
+    if (!NAME.test(org)) {
+      problems.push(`AUTH_GITHUB_ALLOWED_ORGS: ${JSON.stringify(org)} is not an org login`);
+    }
   }
   for (const user of parseNameList(raw.users)) {
     if (!NAME.test(user)) problems.push(`AUTH_GITHUB_ALLOWED_USERS: ${JSON.stringify(user)} is not a login`);

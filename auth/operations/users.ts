@@ -47,7 +47,9 @@ function toInfo(row: Record<string, unknown>): UserInfo {
   };
 }
 
-const SELECT = `SELECT u.id, u.name, u.email, u.created_at, ${ACCESS_COLUMNS} FROM user u ${accessJoin("u.id")}`;
+const SELECT = `SELECT u.id, u.name, u.email, u.created_at, ${ACCESS_COLUMNS} FROM user u ${
+  accessJoin("u.id")
+}`;
 
 /** Every user, oldest first. */
 export async function listUsers(client: Client): Promise<UserInfo[]> {
@@ -63,7 +65,11 @@ export async function showUser(client: Client, userId: string): Promise<UserInfo
 }
 
 /** Disables a user and ends their sessions and grants; returns what was revoked. */
-export async function disableUser(client: Client, userId: string, now = Date.now()): Promise<RevocationResult> {
+export async function disableUser(
+  client: Client,
+  userId: string,
+  now = Date.now(),
+): Promise<RevocationResult> {
   await showUser(client, userId);
   await client.execute({
     sql: "INSERT INTO svc_user_access (user_id, disabled_at) VALUES (?, ?) " +
@@ -76,5 +82,8 @@ export async function disableUser(client: Client, userId: string, now = Date.now
 /** Enables a disabled user again (they sign in anew; nothing is restored). */
 export async function enableUser(client: Client, userId: string): Promise<void> {
   await showUser(client, userId);
-  await client.execute({ sql: "UPDATE svc_user_access SET disabled_at = NULL WHERE user_id = ?", args: [userId] });
+  await client.execute({
+    sql: "UPDATE svc_user_access SET disabled_at = NULL WHERE user_id = ?",
+    args: [userId],
+  });
 }

@@ -54,17 +54,22 @@ export async function startDeployed(
   const github = await gitHub();
   resetOrgs(github);
   const clock = { now: Date.now() };
-  const svc = await startAuthService({
-    AUTH_LOCAL_MODE: "false",
-    AUTH_BASE_URL: BASE,
-    AUTH_COOKIE_DOMAIN: ".example.test",
-    AUTH_SECRET,
-    SOCIAL_CLIENT_ID: GITHUB_CLIENT_ID,
-    SOCIAL_CLIENT_SECRET: GITHUB_CLIENT_SECRET,
-    AUTH_CLIENT_IP: "socket",
-    AUTH_GITHUB_STAND_IN: github.apiOrigin,
-    ...env,
-  }, "127.0.0.1", undefined, { now: () => clock.now, githubTimeoutMs: options.githubTimeoutMs ?? 1500 });
+  const svc = await startAuthService(
+    {
+      AUTH_LOCAL_MODE: "false",
+      AUTH_BASE_URL: BASE,
+      AUTH_COOKIE_DOMAIN: ".example.test",
+      AUTH_SECRET,
+      SOCIAL_CLIENT_ID: GITHUB_CLIENT_ID,
+      SOCIAL_CLIENT_SECRET: GITHUB_CLIENT_SECRET,
+      AUTH_CLIENT_IP: "socket",
+      AUTH_GITHUB_STAND_IN: github.apiOrigin,
+      ...env,
+    },
+    "127.0.0.1",
+    undefined,
+    { now: () => clock.now, githubTimeoutMs: options.githubTimeoutMs ?? 1500 },
+  );
   return { svc, github, clock };
 }
 
@@ -89,6 +94,11 @@ export class Jar {
       else this.cookies.set(name, value);
     }
     return response;
+  }
+
+  /** Sends `request` as a relying party's back channel would: no browser cookies. */
+  backChannel(request: Request): Promise<Response> {
+    return this.svc.handle(request);
   }
 
   /** Posts a form from the service's own pages. */
@@ -116,13 +126,19 @@ export interface SignInAttempt {
 }
 
 /** Signs in as GitHub user `login` through the stand-in (the user clicks Authorize). */
-export async function signInWithGitHub(jar: Jar, github: GitHubStandIn, login: string): Promise<SignInAttempt> {
+export async function signInWithGitHub(
+  jar: Jar,
+  github: GitHubStandIn,
+  login: string,
+): Promise<SignInAttempt> {
   github.signedInAs = login;
   const start = await jar.postForm("/sign-in/github", { oauth_query: "" });
   if (start.status !== 303) throw new Error(`sign-in start answered ${start.status}`);
   const authorize = new URL(start.headers.get("location")!);
   const fields = new URLSearchParams({ authorize: "1" });
-  for (const name of ["client_id", "redirect_uri", "state", "scope", "code_challenge", "code_challenge_method"]) {
+  for (
+    const name of ["client_id", "redirect_uri", "state", "scope", "code_challenge", "code_challenge_method"]
+  ) {
     const value = authorize.searchParams.get(name);
     if (value !== null) fields.set(name, value);
   }
@@ -173,7 +189,10 @@ export async function codeFlow(
   const first = await jar.send(new Request(authorize));
   const consentUrl = new URL(first.headers.get("location") ?? "", BASE);
   if (consentUrl.pathname !== "/consent") throw new Error(`expected the consent page, got ${consentUrl}`);
-  const allowed = await jar.postForm("/consent", { oauth_query: consentUrl.search.slice(1), decision: "allow" });
+  const allowed = await jar.postForm("/consent", {
+    oauth_query: consentUrl.search.slice(1),
+    decision: "allow",
+  });
   const back = new URL(allowed.headers.get("location") ?? "", BASE);
   const code = back.searchParams.get("code");
   if (!code) throw new Error(`no code: ${back}`);
@@ -187,13 +206,13 @@ export async function codeFlow(
   return await token.json();
 }
 
-/** A token-endpoint request with Basic client authentication. */
+/** A token-endpoint request with Basic client authentication (the RP's back channel, no cookies). */
 export function tokenRequest(
   jar: Jar,
   client: { client_id: string; client_secret?: string },
   fields: Record<string, string>,
 ): Promise<Response> {
-  return jar.send(
+  return jar.backChannel(
     new Request(`${BASE}/api/auth/oauth2/token`, {
       method: "POST",
       headers: {

@@ -19,21 +19,35 @@ Deno.test("a deployed configuration without an allowlist refuses to start and na
     AUTH_CLIENT_IP: "socket",
   };
   assert.throws(() => readAuthConfig(env), (error: Error) => {
-    for (const key of ["AUTH_GITHUB_ALLOWED_ORGS", "AUTH_GITHUB_ALLOWED_TEAMS", "AUTH_GITHUB_ALLOWED_USERS"]) {
+    for (
+      const key of ["AUTH_GITHUB_ALLOWED_ORGS", "AUTH_GITHUB_ALLOWED_TEAMS", "AUTH_GITHUB_ALLOWED_USERS"]
+    ) {
       assert.ok(error.message.includes(key), error.message);
     }
     assert.match(error.message, /AUTH_GITHUB_ALLOW_ANY=true/);
     return true;
   });
   assert.throws(() => readAuthConfig({ ...env, AUTH_GITHUB_ALLOW_ANY: "false" }), /deny by default/);
-  assert.throws(() => readAuthConfig({ ...env, AUTH_GITHUB_ALLOWED_TEAMS: "acme" }), /"acme" is not org\/team-slug/);
+  assert.throws(
+    () => readAuthConfig({ ...env, AUTH_GITHUB_ALLOWED_TEAMS: "acme" }),
+    /"acme" is not org\/team-slug/,
+  );
   assert.throws(() => readAuthConfig({ ...env, AUTH_GITHUB_ALLOWED_ORGS: "ac me" }), /is not an org login/);
-  assert.throws(() => readAuthConfig({ ...env, AUTH_GITHUB_ALLOW_ANY: "true", AUTH_MEMBERSHIP_TTL: "soon" }), /duration/);
+  assert.throws(
+    () => readAuthConfig({ ...env, AUTH_GITHUB_ALLOW_ANY: "true", AUTH_MEMBERSHIP_TTL: "soon" }),
+    /duration/,
+  );
   assert.equal(readAuthConfig({ ...env, AUTH_GITHUB_ALLOWED_ORGS: "acme" }).AUTH_GITHUB_ALLOWED_ORGS, "acme");
   assert.equal(readAuthConfig({ ...env, AUTH_GITHUB_ALLOW_ANY: "true" }).AUTH_GITHUB_ALLOW_ANY, true);
-  assert.equal(readAuthConfig({ ...env, AUTH_GITHUB_ALLOW_ANY: "true", AUTH_MEMBERSHIP_TTL: "5m" }).AUTH_MEMBERSHIP_TTL, 300);
+  assert.equal(
+    readAuthConfig({ ...env, AUTH_GITHUB_ALLOW_ANY: "true", AUTH_MEMBERSHIP_TTL: "5m" }).AUTH_MEMBERSHIP_TTL,
+    300,
+  );
   // Local mode is unchanged: no allowlist needed.
-  assert.equal(readAuthConfig({ AUTH_LOCAL_MODE: "true", AUTH_BASE_URL: "http://localhost:37960" }).AUTH_LOCAL_MODE, true);
+  assert.equal(
+    readAuthConfig({ AUTH_LOCAL_MODE: "true", AUTH_BASE_URL: "http://localhost:37960" }).AUTH_LOCAL_MODE,
+    true,
+  );
 });
 
 Deno.test("an active member of an allowed organisation signs in with read:org and gets their groups", async () => {
@@ -45,14 +59,24 @@ Deno.test("an active member of an allowed organisation signs in with read:org an
   assert.equal(attempt.location.pathname, "/sign-in");
   assert.equal(attempt.location.searchParams.get("error"), null);
   assert.ok(jar.cookies.has(SESSION_COOKIE));
-  const access = await svc.database.client.execute("SELECT github_login, groups, check_status FROM svc_user_access");
-  assert.deepEqual(access.rows.map((r) => [r.github_login, r.groups, r.check_status]), [["alice", '["acme"]', "member"]]);
+  const access = await svc.database.client.execute(
+    "SELECT github_login, groups, check_status FROM svc_user_access",
+  );
+  assert.deepEqual(access.rows.map((r) => [r.github_login, r.groups, r.check_status]), [[
+    "alice",
+    '["acme"]',
+    "member",
+  ]]);
   const session = await jar.send(new Request("https://auth.example.test/api/auth/get-session"));
   const body = await session.json();
   assert.equal(body.user.email, "alice@acme.example.test");
   assert.deepEqual(body.groups, ["acme"], "first-party apps learn the groups from get-session");
   const audit = await svc.database.client.execute("SELECT action, outcome, subject FROM svc_audit");
-  assert.deepEqual(audit.rows.map((r) => [r.action, r.outcome, r.subject]), [["sign_in", "admitted", "github:alice"]]);
+  assert.deepEqual(audit.rows.map((r) => [r.action, r.outcome, r.subject]), [[
+    "sign_in",
+    "admitted",
+    "github:alice",
+  ]]);
   assert.deepEqual(github.refusals, []);
 });
 
@@ -90,11 +114,21 @@ async function assertRefused(
 }
 
 Deno.test("a GitHub user outside the allowed organisations is refused with the reason", async () => {
-  await assertRefused({ AUTH_GITHUB_ALLOWED_ORGS: "acme" }, "mallory", "not_a_member", /not a member of the organisations/);
+  await assertRefused(
+    { AUTH_GITHUB_ALLOWED_ORGS: "acme" },
+    "mallory",
+    "not_a_member",
+    /not a member of the organisations/,
+  );
 });
 
 Deno.test("a pending invitation is not membership", async () => {
-  await assertRefused({ AUTH_GITHUB_ALLOWED_ORGS: "acme" }, "pat", "membership_pending", /invitation .* still pending/);
+  await assertRefused(
+    { AUTH_GITHUB_ALLOWED_ORGS: "acme" },
+    "pat",
+    "membership_pending",
+    /invitation .* still pending/,
+  );
 });
 
 Deno.test("an organisation enforcing SAML SSO (403) refuses with the SSO reason", async () => {
@@ -159,6 +193,9 @@ Deno.test("an allowed login signs in without organisation data (no read:org aske
   assert.doesNotMatch(attempt.requestedScope, /read:org/);
   assert.ok(jar.cookies.has(SESSION_COOKIE));
   const other = new Jar(svc);
-  assert.equal((await signInWithGitHub(other, github, "bob")).location.searchParams.get("error"), "not_a_member");
+  assert.equal(
+    (await signInWithGitHub(other, github, "bob")).location.searchParams.get("error"),
+    "not_a_member",
+  );
   assert.equal(github.orgs.calls, 0);
 });

@@ -83,7 +83,10 @@ function defaultOrgData(): OrgData {
       ["pat", new Map([["Acme", "pending"]])],
       ["octocat", new Map([["Other-Org", "active"]])],
     ]),
-    teams: new Map([["alice", [{ org: "Acme", slug: "Platform" }]], ["octocat", [{ org: "Other-Org", slug: "x" }]]]),
+    teams: new Map([["alice", [{ org: "Acme", slug: "Platform" }]], ["octocat", [{
+      org: "Other-Org",
+      slug: "x",
+    }]]]),
     ssoOrgs: new Set(),
     teamPadding: 0,
     fault: undefined,
@@ -287,7 +290,10 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
       const auth = /^(?:bearer|token)\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "");
       const holder = auth ? tokens.get(auth[1]) : undefined;
       if (!holder || !request.headers.get("user-agent")) {
-        return refuse("orgs: bad token or no User-Agent", Response.json({ message: "Bad credentials" }, { status: 401 }));
+        return refuse(
+          "orgs: bad token or no User-Agent",
+          Response.json({ message: "Bad credentials" }, { status: 401 }),
+        );
       }
       if (!holder.scopes.includes("read:org")) {
         return refuse(
@@ -307,10 +313,17 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
         const [org, membershipState] = [...memberships].find(([o]) => o.toLowerCase() === wanted) ?? [];
         if ([...orgs.ssoOrgs].some((o) => o.toLowerCase() === wanted) && org) {
           return Response.json({
-            message: "Resource protected by organization SAML enforcement. You must grant your OAuth token access " +
+            message:
+              "Resource protected by organization SAML enforcement. You must grant your OAuth token access " +
               "to this organization.",
-            documentation_url: "https://docs.github.com/articles/authenticating-to-a-github-organization-with-saml-single-sign-on/",
-          }, { status: 403, headers: { "x-github-sso": `required; url=https://github.com/orgs/${org}/sso?authorization_request=1` } });
+            documentation_url:
+              "https://docs.github.com/articles/authenticating-to-a-github-organization-with-saml-single-sign-on/",
+          }, {
+            status: 403,
+            headers: {
+              "x-github-sso": `required; url=https://github.com/orgs/${org}/sso?authorization_request=1`,
+            },
+          });
         }
         if (!org) return Response.json({ message: "Not Found", status: "404" }, { status: 404 });
         if (orgs.fault === "missing-fields") return Response.json({ role: "member" });
