@@ -203,3 +203,53 @@ Deno.test("a disabled user loses sessions and grants at once and cannot sign in 
   assert.equal(back.location.searchParams.get("error"), null);
   assert.equal(await count(svc, "SELECT count(*) AS n FROM session"), 1);
 });
+
+Deno.test("a session due for extension is re-validated: a removed member's session is ended, not extended", async () => {
+  const { svc, github, clock } = await startDeployed({ AUTH_GITHUB_ALLOWED_ORGS: "acme" });
+  await using _ = svc;
+  const jar = new Jar(svc);
+  await signInWithGitHub(jar, github, "alice");
+  // Better Auth extends a 7-day session once a day has passed: make it due.
+  const due = () =>
+    svc.database.client.execute({
+      sql: "UPDATE session SET expires_at = ?",
+      args: [Date.now() + 5 * 86_400_000],
+    });
+  await due();
+  const get = () => jar.send(new Request(`${BASE}/api/auth/get-session`));
+  const extended = await get();
+  assert.equal(extended.status, 200);
+  assert.ok(Date.parse((await extended.json()).session.expiresAt) > Date.now() + 6 * 86_400_000, "extended");
+  await due();
+  github.orgs.memberships.get("alice")!.delete("Acme");
+  clock.now += 16 * MINUTE;
+  const refused = await get();
+  // The extension hook refused (Better Auth answers 401 and clears the cookie), before get-session's own check.
+  assert.equal(refused.status, 401);
+  await refused.body?.cancel();
+  assert.equal(await count(svc, "SELECT count(*) AS n FROM session"), 0);
+  assert.ok(!jar.cookies.has("__Secure-svc.session_token"));
+});
+
+Deno.test("parallel refreshes after the TTL share one GitHub round", async () => {
+  const { svc, github, clock } = await startDeployed({ AUTH_GITHUB_ALLOWED_ORGS: "acme" }, {
+    githubTimeoutMs: 5000,
+  });
+  await using _ = svc;
+  const client = await svc.register({ redirectUris: [REDIRECT] });
+  const jar = new Jar(svc);
+  await signInWithGitHub(jar, github, "alice");
+  const grants = [];
+  for (let i = 0; i < 5; i++) grants.push(await codeFlow(jar, client, REDIRECT));
+  clock.now += 16 * MINUTE;
+  github.orgs.fault = "slow"; // answers after 3 s, correctly
+  const calls = github.orgs.calls;
+  const answers = await Promise.all(
+    grants.map((g) =>
+      tokenRequest(jar, client, { grant_type: "refresh_token", refresh_token: g.refresh_token })
+    ),
+  );
+  assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200, 200]);
+  await Promise.all(answers.map((a) => a.body?.cancel()));
+  assert.equal(github.orgs.calls, calls + 1);
+});
