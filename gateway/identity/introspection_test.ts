@@ -8,16 +8,18 @@ const TOKEN = "tok_" + "a".repeat(40);
 /** A stand-in OP: discovery plus an introspection answer per token; `down` makes every call fail. */
 function standInOp(answers: Record<string, Record<string, unknown>>) {
   const state = { down: false, calls: 0, lastAuth: "" };
-  const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
+  const fetchImpl = ((input: string | URL | Request, init?: RequestInit) => {
     const url = String(input);
-    if (state.down) throw new TypeError("connection refused");
+    if (state.down) return Promise.reject(new TypeError("connection refused"));
     if (url.endsWith("/.well-known/openid-configuration")) {
-      return Response.json({ issuer: ISSUER, introspection_endpoint: `${ISSUER}/oauth2/introspect` });
+      return Promise.resolve(
+        Response.json({ issuer: ISSUER, introspection_endpoint: `${ISSUER}/oauth2/introspect` }),
+      );
     }
     state.calls++;
     state.lastAuth = new Headers(init?.headers).get("authorization") ?? "";
     const token = new URLSearchParams(String(init?.body)).get("token")!;
-    return Response.json(answers[token] ?? { active: false });
+    return Promise.resolve(Response.json(answers[token] ?? { active: false }));
   }) as typeof fetch;
   return { state, fetchImpl };
 }
