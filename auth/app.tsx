@@ -33,6 +33,12 @@ import { idTokenSigner } from "./signing/id_token_signer.ts";
 import { GroupCommit } from "@switchyard/lib/group_commit.ts";
 import { staticDocuments } from "./static_documents.ts";
 import { installGitHubStandIn } from "./github_stand_in.ts";
+import {
+  DEVICE_AUTHORIZATION_PATH,
+  DEVICE_PAGE_PATH,
+  deviceAuthorizationEndpoint,
+} from "./device/device_flow.ts";
+import { registerDeviceRoutes } from "./device/device_routes.tsx";
 
 /** Endpoints answered by the service from its own tables (no Better Auth handler, no cookies). */
 const SERVICE_ANSWERED: ReadonlySet<string> = new Set([
@@ -189,6 +195,14 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   app.post(END_SESSION_CONFIRM_PATH, (c) => logout.confirm(c.req.raw));
 
   // Local `/api/auth/*` calls are served here, before any session lookup of the service's own pages.
+  // RFC 8628: answered by the service (auth/device/), never by Better Auth.
+  app.post(DEVICE_AUTHORIZATION_PATH, (c) =>
+    deviceAuthorizationEndpoint(c.req.raw, {
+      client,
+      issuer,
+      sign: signJwt,
+      verificationUri: `${base.origin}${DEVICE_PAGE_PATH}`,
+    }));
   app.all("/api/auth/*", (c) => servePublicAuth(c.req.raw));
   app.on(
     ["GET", "HEAD"],
@@ -203,6 +217,8 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     sessionOf,
     callAuth,
   });
+
+  registerDeviceRoutes(app, { local, client, origin: base.origin, sessionOf, callAuth });
 
   app.notFound((c) =>
     c.json({ error: "not_found", message: `no route for ${c.req.method} ${c.req.path}` }, 404)

@@ -6,6 +6,7 @@
  *   endpoints; the lists say so (1.6.23 adds `none` only with unauthenticated dynamic registration).
  */
 import type { Forward } from "./shim_types.ts";
+import { DEVICE_AUTHORIZATION_PATH, DEVICE_CODE_GRANT } from "./device/device_flow.ts";
 
 /** The discovery paths of the service (issuer `{base}/api/auth`). */
 export const DISCOVERY_PATHS: ReadonlySet<string> = new Set([
@@ -32,6 +33,11 @@ export async function discoveryShim(request: Request, forward: Forward): Promise
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     claims_parameter_supported: false,
+    // RFC 8628 (auth/device/): the endpoint and its grant type.
+    device_authorization_endpoint: `${new URL(request.url).origin}${DEVICE_AUTHORIZATION_PATH}`,
+    grant_types_supported: Array.isArray(metadata.grant_types_supported)
+      ? [...metadata.grant_types_supported, DEVICE_CODE_GRANT]
+      : metadata.grant_types_supported,
   };
   return new Response(JSON.stringify(corrected), { status: response.status, headers });
 }

@@ -5,8 +5,8 @@
  * the grant it belongs to:
  * - the client is authenticated first (Basic in any letter case, or the form), with one description for
  *   every failure (no client-id enumeration);
- * - `grant_type` missing → `invalid_request`; other than `authorization_code`/`refresh_token` →
- *   `unsupported_grant_type`;
+ * - `grant_type` missing → `invalid_request`; other than `authorization_code`/`refresh_token`/the device
+ *   code (auth/device/) → `unsupported_grant_type`;
  * - a code is checked against its client, its `redirect_uri` and its PKCE challenge (all `invalid_grant`,
  *   code intact), then claimed once: a second redemption is a replay and revokes that code's grant only;
  * - the refresh grant is the service's own (auth/grants/refresh_grant.ts): the presented token is marked
@@ -32,6 +32,7 @@ import {
 } from "./oauth_client_auth.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
 import { findRefreshRow, refreshGrant } from "./grants/refresh_grant.ts";
+import { DEVICE_CODE_GRANT, deviceCodeGrant } from "./device/device_flow.ts";
 
 /** RFC 7636 §4.1: 43–128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -47,6 +48,7 @@ const SINGLE_VALUED = [
   "client_id",
   "client_secret",
   "scope",
+  "device_code",
 ];
 
 /**
@@ -110,6 +112,9 @@ export async function tokenEndpoint(request: Request, forward: Forward, deps: Sh
   };
   if (grantType === "authorization_code") return await codeGrant(form, auth.clientId, forwardForm, deps);
   if (grantType === "refresh_token") return await refreshTokenGrant(form, auth.clientId, deps);
+  if (grantType === DEVICE_CODE_GRANT) {
+    return await deviceCodeGrant(form, auth.clientId, { ...deps, sign: deps.signJwt, verificationUri: "" });
+  }
   return oauthError(
     400,
     "unsupported_grant_type",

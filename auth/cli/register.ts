@@ -1,6 +1,6 @@
 /**
  * `deno task oauth:register --name <n> --redirect-uri <url> [--post-logout-redirect-uri <url>]
- * [--skip-consent] [--enable-end-session] [--public] [--remote] [--json]`: registers an OAuth client directly
+ * [--skip-consent] [--enable-end-session] [--public] [--device] [--audience <client_id>] [--remote] [--json]`: registers an OAuth client directly
  * in the auth database (there is no HTTP registration endpoint). Locally it migrates the `file:` database
  * first; with `--remote` it targets AUTH_DATABASE_URL / AUTH_DATABASE_AUTH_TOKEN and refuses local files.
  */
@@ -20,6 +20,8 @@ clients, the client secret once; the database keeps only its hash.
   --skip-consent                    first-party client: no consent page
   --enable-end-session              allow RP-initiated logout
   --public                          the client cannot hold a secret (token auth method "none")
+  --device                          may use the device authorization grant (RFC 8628); --redirect-uri optional
+  --audience <client_id>            a resource server its tokens are for (may introspect them; repeatable)
   --remote                          target the remote AUTH_DATABASE_URL (with AUTH_DATABASE_AUTH_TOKEN)
   --json                            print {"client_id": "...", "client_secret": "..."} only`;
 
@@ -34,13 +36,18 @@ export async function main(args: string[], env: Record<string, string | undefine
       "skip-consent": { type: "boolean" },
       "enable-end-session": { type: "boolean" },
       public: { type: "boolean" },
+      device: { type: "boolean" },
+      audience: { type: "string", multiple: true },
       remote: { type: "boolean" },
       json: { type: "boolean" },
     },
   }, USAGE);
   if (typeof parsed === "number") return parsed;
   const { values } = parsed;
-  const missing = [!values.name && "--name", !values["redirect-uri"]?.length && "--redirect-uri"].filter(
+  const missing = [
+    !values.name && "--name",
+    !values["redirect-uri"]?.length && !values.device && "--redirect-uri",
+  ].filter(
     Boolean,
   );
   if (missing.length) return usageError(`missing ${missing.join(" and ")}`, USAGE);
@@ -52,11 +59,13 @@ export async function main(args: string[], env: Record<string, string | undefine
   }
   const registration = {
     name: values.name!,
-    redirectUris: values["redirect-uri"]!,
+    redirectUris: values["redirect-uri"] ?? [],
     postLogoutRedirectUris: values["post-logout-redirect-uri"],
     skipConsent: values["skip-consent"],
     enableEndSession: values["enable-end-session"],
     public: values.public,
+    device: values.device,
+    audience: values.audience,
   };
   const problems = registrationProblems(registration);
   if (problems.length) {
