@@ -15,11 +15,14 @@
  * over repeated runs is more robust. `--only c1,fallback,throughput,stream,inprocess,limits,ledger,https`
  * runs a subset; `https` the HTTPS lanes beside plain-HTTP ones (gateway_https.ts); the `fallback` lane measures the added latency of a fallback after a 503; `limits` what a key
  * with limits adds in-process (in-process counters, then Redis on loopback; see gateway_limits.ts);
- * `ledger` c=32 throughput of a gateway process with the usage ledger on against one with it off.
+ * `ledger` c=32 throughput of a gateway process with the usage ledger on against one with it off;
+ * `identity` what an OP access token adds over an API key in-process, cached and on a cache miss (one
+ * introspection round trip to the real auth service on loopback; see gateway_identity.ts).
  */
 import { parseArgs } from "node:util";
 import { measureInProcess } from "./gateway_inprocess.ts";
 import { measureLimits } from "./gateway_limits.ts";
+import { measureIdentity } from "./gateway_identity.ts";
 import { makeTestCertificate } from "../tests/e2e/support/tls.ts";
 import { measureHttps } from "./gateway_https.ts";
 import {
@@ -39,7 +42,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "5" },
     seconds: { type: "string", default: "5" },
     streams: { type: "string", default: "200" },
-    only: { type: "string", default: "c1,fallback,throughput,stream,inprocess,limits,ledger,https" },
+    only: { type: "string", default: "c1,fallback,throughput,stream,inprocess,limits,identity,ledger,https" },
     "access-log": { type: "boolean", default: false },
   },
 });
@@ -352,6 +355,23 @@ if (ONLY.has("limits")) {
       target,
     ]);
   }
+}
+if (ONLY.has("identity")) {
+  const cost = await measureIdentity(anthropicBody("claude-bench"), N, ROUNDS);
+  rows.push([
+    "OP access token (cache warm) vs API key, in-process (gateway work only)",
+    "—",
+    `${ms(cost.keyP50)} (API key p50)`,
+    `${ms(cost.warmAdded[0])} / ${ms(cost.warmAdded[1])}`,
+    "p50 ≤ 0.05",
+  ]);
+  rows.push([
+    "OP access token, cache miss (one introspection of the auth service on loopback)",
+    "—",
+    `${ms(cost.keyP50)} (API key p50)`,
+    `${ms(cost.missAdded[0])} / ${ms(cost.missAdded[1])}`,
+    "measured",
+  ]);
 }
 if (ONLY.has("inprocess")) {
   const inProcess = await measureInProcess(anthropicBody, N);
