@@ -165,7 +165,10 @@ export async function runClaudeCode(options: ClaudeCodeOptions): Promise<ClaudeC
   };
   if (options.settings) {
     await Deno.mkdir(join(options.home, ".claude"), { recursive: true });
-    await Deno.writeTextFile(join(options.home, ".claude", "settings.json"), JSON.stringify(options.settings));
+    await Deno.writeTextFile(
+      join(options.home, ".claude", "settings.json"),
+      JSON.stringify(options.settings),
+    );
   }
   const args = [
     options.wrapper,
