@@ -251,7 +251,7 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
       }
       const user: FrameUser = { label: session.name ?? session.email ?? session.userId, csrf: session.csrf };
       if (!isAdmin(settings.admins, session.userId, session.email ?? undefined)) {
-        return await personalRoute(request, url, user, session, id);
+        return await personalRoute(request, url, { ...user, personal: true }, session, id);
       }
       return await route(request, url, user, session, id);
     } catch (error) {

@@ -131,6 +131,7 @@ Deno.test("a signed-in person who is not an admin sees their own usage and reque
   assert.match(html, /req_mine|user:local-developer/);
   assert.ok(!html.includes("someone-else"), "another person's rows");
   assert.ok(!html.includes("key_abc"));
+  assert.ok(!html.includes('href="/admin/keys"'), "no Keys link for a person who is not an admin");
   const exported = await browser.request(`${h.url}/admin/usage/export.json?key=key_abc`);
   const text = await exported.text();
   assert.equal(exported.status, 200);
