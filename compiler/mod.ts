@@ -3,6 +3,7 @@
  * gh-aw-compatible `.lock.yml` text without writing anything; `writeCompileResult` writes changed files.
  * Also exports the hash helpers and the lock-header reader `compile --check` needs.
  */
+import { DEFAULT_TARGET, targetFor } from "./targets/mod.ts";
 import { type ContainerPin, parseContainerPins } from "./source/container_pins.ts";
 import { posix } from "node:path";
 import type {
@@ -202,9 +203,19 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
     );
     return { workflows: [], diagnostics };
   }
+  const chosen = options.ghAwVersion === undefined
+    ? { target: DEFAULT_TARGET }
+    : targetFor(options.ghAwVersion);
+  if ("error" in chosen) {
+    diagnostics.push(
+      diagnostic("unsupported-gh-aw-version", { file: ACTIONS_LOCK_PATH, line: 1, column: 1 }, chosen.error),
+    );
+    return { workflows: [], diagnostics };
+  }
+  const target = chosen.target;
   const lockText = await read(ACTIONS_LOCK_PATH);
   const actionsLock = parseActionsLock(lockText);
-  const pins = new PinResolver(actionsLock, options.resolveAction);
+  const pins = new PinResolver(actionsLock, options.resolveAction, target.pins);
   // Container digests recorded in actions-lock.json apply like aw.json pins; aw.json wins on conflict.
   const containerPins = { ...lockedContainerPins(actionsLock), ...repoConfig.containerPins };
   const targets = options.workflows && options.workflows.length > 0
@@ -260,6 +271,7 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
       const compiled = await compileWorkflow({
         source,
         read: readerFor(source),
+        target,
         actionMode,
         ghes,
         seedPrefix,

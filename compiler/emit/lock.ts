@@ -86,6 +86,7 @@ function headerInput(plan: WorkflowPlan) {
     frontmatter_hash: h.frontmatterHash,
     body_hash: h.bodyHash,
   };
+  if (h.compilerVersion) metadata.compiler_version = h.compilerVersion;
   if (h.stopTime) metadata.stop_time = h.stopTime;
   if (h.strict) metadata.strict = true;
   metadata.agent_id = h.engineId;

@@ -55,6 +55,8 @@ export interface HeaderFacts {
   inlinedImports: boolean;
   /** Keys of the main workflow's `env:`. */
   envKeys: string[];
+  /** The release named as `compiler_version` in the metadata header (targets that stamp it). */
+  compilerVersion?: string;
 }
 
 /** Everything the planner decided for one workflow: the lock's sections, its jobs and its header facts. */
