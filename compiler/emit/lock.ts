@@ -3,6 +3,7 @@
  * collected from the plan's values (every `${{ … }}` expression and every `uses:` reference), not from the
  * rendered YAML.
  */
+import { applyEmitStyle } from "./target_style.ts";
 import type { WorkflowPlan } from "../plan/types.ts";
 import { BlankLine, Comment, Commented, needsQuotes, Styled, type YValue } from "../yaml/writer.ts";
 import { emitBody } from "./emit.ts";
@@ -19,7 +20,7 @@ export function emitLock(plan: WorkflowPlan): string {
     jobs: plan.jobs,
     cacheNote: plan.cacheNote,
   });
-  return renderHeader(headerInput(plan)).join("\n") + "\n\n" + body;
+  return applyEmitStyle(renderHeader(headerInput(plan)).join("\n") + "\n\n" + body, plan.emitStyle);
 }
 
 /** The secrets and pinned actions the plan references. */
@@ -107,5 +108,6 @@ function headerInput(plan: WorkflowPlan) {
     actions: actionLines,
     containers: [...h.containers].sort(),
     stopTime: h.stopTime,
+    generatedBy: plan.emitStyle?.generatedLineFirst ? h.compilerVersion ?? "dev" : undefined,
   };
 }

@@ -116,6 +116,7 @@ export async function planWorkflow(
     runName: typeof data["run-name"] === "string" ? data["run-name"] : name,
     env,
     cacheNote: data.cache !== undefined && data.cache !== null ? true : undefined,
+    emitStyle: (options.target ?? DEFAULT_TARGET).emit,
     jobs: w.jobs,
     header: {
       frontmatterHash,

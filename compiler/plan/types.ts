@@ -1,4 +1,5 @@
 /** Stage 4 — the typed IR the planner produces and the emitter renders: jobs and steps, no YAML text. */
+import type { EmitStyle } from "../targets/mod.ts";
 import type { Comment, DeepMapping, YValue } from "../yaml/writer.ts";
 
 /** One step. `uses` holds a pinned reference (`repo@sha # vX`). */
@@ -61,6 +62,8 @@ export interface HeaderFacts {
 
 /** Everything the planner decided for one workflow: the lock's sections, its jobs and its header facts. */
 export interface WorkflowPlan {
+  /** How the target release writes the lock text (default: v0.76.1's). */
+  emitStyle?: EmitStyle;
   id: string;
   name: string;
   source: string;
