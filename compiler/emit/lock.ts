@@ -19,6 +19,7 @@ export function emitLock(plan: WorkflowPlan): string {
     env: plan.env,
     jobs: plan.jobs,
     cacheNote: plan.cacheNote,
+    indentOnSequences: plan.emitStyle?.indentOnSequences,
   });
   return applyEmitStyle(renderHeader(headerInput(plan)).join("\n") + "\n\n" + body, plan.emitStyle);
 }

@@ -33,6 +33,11 @@ export interface EmitStyle {
    * `const path = require('path')` and `const actionsDir = …RUNNER_TEMP…`).
    */
   helperRequire: "runner-temp" | "path-join";
+  /**
+   * Whether the sequences of `on:` are indented under their key (`types:\n  - opened`), not compact, and a
+   * comment there ends the line before it (`- cron: "…"  # Friendly format: …`).
+   */
+  indentOnSequences: boolean;
   /** Whether no line keeps trailing whitespace (blank lines of blocks, the logo). */
   trimTrailingWhitespace: boolean;
   /**

@@ -8,5 +8,10 @@ export const V0_76_1: GhAwTarget = {
   actionTags: {},
   setupCliAction: "github/gh-aw/actions/setup-cli",
   stampsCompilerVersion: false,
-  emit: { helperRequire: "runner-temp", trimTrailingWhitespace: false, generatedLineFirst: false },
+  emit: {
+    helperRequire: "runner-temp",
+    indentOnSequences: false,
+    trimTrailingWhitespace: false,
+    generatedLineFirst: false,
+  },
 };

@@ -35,5 +35,10 @@ export const V0_87_4: GhAwTarget = {
   },
   setupCliAction: "github/gh-aw-actions/setup-cli",
   stampsCompilerVersion: true,
-  emit: { helperRequire: "path-join", trimTrailingWhitespace: true, generatedLineFirst: true },
+  emit: {
+    helperRequire: "path-join",
+    indentOnSequences: true,
+    trimTrailingWhitespace: true,
+    generatedLineFirst: true,
+  },
 };

@@ -76,3 +76,15 @@ Deno.test("an unsupported release is a diagnostic naming the supported ones", as
   }
   assert(message.includes("unsupported-gh-aw-version") && message.includes("v0.76.1, v0.87.4"), message);
 });
+
+Deno.test("v0.87.4: `on:` sequences are indented and a schedule's friendly-format comment ends its line", async () => {
+  const md =
+    "---\non:\n  issues:\n    types: [opened, edited]\n  schedule: daily\nengine: copilot\n---\nTriage.\n";
+  const on = (lock: string) => lock.slice(lock.indexOf("\non:\n"), lock.indexOf("\npermissions:"));
+  const newer = on((await compileOne(md, {}, { ghAwVersion: "v0.87.4", actionMode: "release" })).lock);
+  assert(newer.includes("    types:\n      - opened\n      - edited\n"), newer);
+  assert(/\n {4}- cron: "[^"]+" {2}# Friendly format: daily \(scattered\)\n/.test(newer), newer);
+  const older = on((await compileOne(md, {}, { actionMode: "release" })).lock);
+  assert(older.includes("    types:\n    - opened\n    - edited\n"), older);
+  assert(/\n {2}- cron: "[^"]+"\n {4}# Friendly format: daily \(scattered\)\n/.test(older), older);
+});
