@@ -106,6 +106,11 @@ export async function planWorkflow(
   for (const [k, v] of Object.entries(merged.env)) env[k] = toY(v);
   Object.assign(env, otlpEnv(merged.otlpEndpoints, id, name, engine.info.id));
   const concurrency = concurrencyFor(data.concurrency, triggers, toY);
+  // Later releases queue the workflow's runs when they generate its concurrency and cancel none.
+  if (
+    (options.target ?? DEFAULT_TARGET).queueWorkflowRuns && data.concurrency === undefined &&
+    concurrency["cancel-in-progress"] === undefined
+  ) concurrency.queue = "max";
   return {
     id,
     name,
@@ -276,10 +281,16 @@ function jobContext(
     engineId: engine.info.id,
     engineVersion: engine.info.version,
     engineCommand: engine.command !== undefined,
-    firewall: data.sandbox !== undefined ? firewallOf(data.sandbox) : undefined,
+    // The author's `sandbox.agent`, else the AWF release of a target that pins its own.
+    firewall: data.sandbox !== undefined
+      ? firewallOf(data.sandbox, options.target?.awf)
+      : options.target?.awf
+      ? firewallOf(undefined, options.target.awf)
+      : undefined,
     models: modelCatalogOf(data, imports.map((i) => i.frontmatter)),
     actionMode: options.actionMode,
     ghAwRelease: (options.target ?? DEFAULT_TARGET).version,
+    releaseAwf: options.target?.awf,
     refs,
     failureIssueExpires: options.failureIssueExpires,
     source: typeof data.source === "string" ? data.source : undefined,

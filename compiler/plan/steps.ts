@@ -28,6 +28,8 @@ export interface JobCtx {
   actionMode: "dev" | "release";
   /** The gh-aw release a release-mode lock runs with (the target's version). */
   ghAwRelease?: string;
+  /** The AWF release the target pins (what the run info reports), when it pins its own. */
+  releaseAwf?: string;
   refs: Refs;
   /** Whether the workflow's permissions can read repository contents (gates PR-checkout reporting). */
   contentsRead?: boolean;

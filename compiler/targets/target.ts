@@ -21,6 +21,10 @@ export interface GhAwTarget {
   setupCliAction: string;
   /** Whether the lock's `gh-aw-metadata` header names the release (`compiler_version`), release mode only. */
   stampsCompilerVersion: boolean;
+  /** The AWF (firewall) release of this gh-aw release (`vX.Y.Z`); undefined: the compiler's default. */
+  awf?: string;
+  /** Whether a generated workflow-level `concurrency:` that cancels nothing says `queue: max`. */
+  queueWorkflowRuns: boolean;
   /** How the lock text is written (emit/ asks). */
   emit: EmitStyle;
 }

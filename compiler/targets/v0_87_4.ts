@@ -35,6 +35,8 @@ export const V0_87_4: GhAwTarget = {
   },
   setupCliAction: "github/gh-aw-actions/setup-cli",
   stampsCompilerVersion: true,
+  queueWorkflowRuns: true,
+  awf: "v0.28.4",
   emit: {
     helperRequire: "path-join",
     indentOnSequences: true,

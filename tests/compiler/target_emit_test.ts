@@ -88,3 +88,14 @@ Deno.test("v0.87.4: `on:` sequences are indented and a schedule's friendly-forma
   assert(older.includes("    types:\n    - opened\n    - edited\n"), older);
   assert(/\n {2}- cron: "[^"]+"\n {4}# Friendly format: daily \(scattered\)\n/.test(older), older);
 });
+
+Deno.test("v0.87.4: its AWF release and a queued workflow concurrency; v0.76.1 keeps its own", async () => {
+  const newer = (await compileOne(MD, {}, { ghAwVersion: "v0.87.4", actionMode: "release" })).lock;
+  assert(newer.includes("ghcr.io/github/gh-aw-firewall/agent:0.28.4"));
+  assert(newer.includes('GH_AW_INFO_AWF_VERSION: "v0.28.4"'));
+  assertEquals(newer.includes("0.25.58"), false);
+  assert(/\nconcurrency:\n {2}group: [^\n]+\n {2}queue: max\n/.test(newer));
+  const older = (await compileOne(MD, {}, { actionMode: "release" })).lock;
+  assert(older.includes("ghcr.io/github/gh-aw-firewall/agent:0.25.58"));
+  assertEquals(/\nconcurrency:\n {2}group: [^\n]+\n {2}queue: max\n/.test(older), false);
+});
