@@ -50,3 +50,27 @@ Deno.test("a dispatch/call target compiled in the same run: the second compile c
   const second = await compileAndWrite(files);
   assertEquals(locksOf(second), locksOf(first));
 });
+
+Deno.test("a dispatch target compiled later: its source gives what its lock will, so the dispatcher's lock holds", async () => {
+  const files: Record<string, string> = {
+    ".github/workflows/a-dispatcher.md": DISPATCHER,
+    ".github/workflows/worker.md": WORKER,
+  };
+  const only = async (workflow: string) => {
+    const result = await compile({
+      repoRoot: "/repo",
+      workflows: [workflow],
+      scheduleSeed: "acme/widgets",
+      readFile: memoryRepo({ ...files }),
+    });
+    const w = result.workflows[0];
+    assert(w.lockContent, JSON.stringify(w.diagnostics));
+    files[w.lockPath] = w.lockContent!;
+    return w.lockContent!;
+  };
+  // The dispatcher alone, before the worker has a lock: the worker's tool comes from worker.md.
+  const before = await only(".github/workflows/a-dispatcher.md");
+  assert(before.includes("topic"), "the worker's input is missing before its lock exists");
+  await only(".github/workflows/worker.md");
+  assertEquals(await only(".github/workflows/a-dispatcher.md"), before);
+});
