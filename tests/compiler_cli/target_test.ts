@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { compile } from "../../compiler/mod.ts";
 import { awc, tempRepo } from "./support/harness.ts";
+import { startGitHubServer } from "./support/github_server.ts";
 import { NEWEST_TARGET, repoTarget, targetFor } from "../../compiler/targets/mod.ts";
 
 const FILES = { ".github/workflows/triage.md": "---\non: issues\nengine: copilot\n---\nTriage the issue.\n" };
@@ -84,4 +85,29 @@ Deno.test("upgrade moves the repository to the newest release and records its pi
   assert.match(run.stderr, /gh-aw v0\.87\.4: \d+ action pin\(s\) recorded/);
   // Now on the newest release, --check is clean.
   assert.equal((await awc(["compile", "--check"], { cwd: repo.path, compile })).code, 0);
+});
+
+Deno.test("update-actions recompiles for the release the locks are on, not the library default", async () => {
+  const sha = (c: string) => c.repeat(40);
+  await using github = startGitHubServer({
+    repos: {
+      "octo/tool": {
+        releases: [{ tag_name: "v1.1.0" }],
+        refs: { "v1.1.0": { sha: sha("b"), type: "commit" } },
+      },
+    },
+  });
+  await using repo = await tempRepo({
+    ".github/aw/actions-lock.json": JSON.stringify({
+      entries: { "octo/tool@v1.0.0": { repo: "octo/tool", version: "v1.0.0", sha: sha("a") } },
+    }),
+    ".github/workflows/triage.md":
+      "---\non: issues\nengine: copilot\nsteps:\n  - uses: octo/tool@v1.0.0\n---\nTriage the issue.\n",
+  });
+  assert.equal((await awc(["compile", "--gh-aw-version", "v0.87.4"], { cwd: repo.path, compile })).code, 0);
+  const run = await awc(["update-actions"], { cwd: repo.path, compile, env: { GITHUB_API_URL: github.url } });
+  assert.equal(run.code, 0, run.stderr);
+  const lock = await read(repo.path, LOCK);
+  assert.match(lock, /octo\/tool@b{40} # v1\.1\.0/);
+  assert.match(lock, /"compiler_version":"v0\.87\.4"/);
 });
