@@ -69,6 +69,13 @@ async function runCompile(args: ParsedArgs, deps: CliDeps): Promise<number> {
     deps.output.err(`error: ${chosen.error}`);
     return EXIT.usage;
   }
+  if (chosen.from === "newest" && chosen.lockVersions.length > 0) {
+    // The locks disagree, or name a release this awc does not compile for: say which one it uses.
+    deps.output.warn(
+      `the existing locks were compiled for gh-aw ${chosen.lockVersions.join(", ")}; compiling for ` +
+        `${chosen.target.version} (the newest supported; --gh-aw-version chooses)`,
+    );
+  }
   const options = await compileOptions(deps, repoRoot, args);
   options.ghAwVersion = chosen.target.version;
   if (args.values.watch) {

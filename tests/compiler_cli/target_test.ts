@@ -111,3 +111,33 @@ Deno.test("update-actions recompiles for the release the locks are on, not the l
   assert.match(lock, /octo\/tool@b{40} # v1\.1\.0/);
   assert.match(lock, /"compiler_version":"v0\.87\.4"/);
 });
+
+Deno.test("locks of different releases: compile warns and uses the newest", async () => {
+  await using repo = await tempRepo({
+    ...FILES,
+    ".github/workflows/other.md": "---\non: issues\nengine: copilot\n---\nOther.\n",
+  });
+  assert.equal(
+    (await awc(["compile", "triage.md", "--gh-aw-version", "v0.76.1"], {
+      cwd: `${repo.path}/.github/workflows`,
+      compile,
+    }))
+      .code,
+    0,
+  );
+  assert.equal(
+    (await awc(["compile", "other.md", "--gh-aw-version", "v0.87.4"], {
+      cwd: `${repo.path}/.github/workflows`,
+      compile,
+    }))
+      .code,
+    0,
+  );
+  const run = await awc(["compile"], { cwd: repo.path, compile });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(
+    run.stderr,
+    /warning: the existing locks were compiled for gh-aw v0\.76\.1, v0\.87\.4; compiling for v0\.87\.4/,
+  );
+  assert.match(await read(repo.path, LOCK), /"compiler_version":"v0\.87\.4"/);
+});
