@@ -17,6 +17,7 @@ import {
 import { randomToken } from "../grants/refresh_grant.ts";
 import { newGrantId, recordGrantTokens } from "../grants/grant_store.ts";
 import { userClaims } from "../token_info.ts";
+import { groupsOf } from "../membership/access.ts";
 import type { JwtSigner } from "../signing/id_token_signer.ts";
 
 /** The grant type (RFC 8628 §3.4). */
@@ -328,7 +329,11 @@ async function issueTokens(deps: DeviceDeps, request: DeviceRequest): Promise<Re
   await recordGrantTokens(deps.client, newGrantId(), { accessHash, refreshHash });
   const idToken = request.scopes.includes("openid")
     ? await deps.sign({
-      ...userClaims(user, request.scopes),
+      ...userClaims(
+        user,
+        request.scopes,
+        request.scopes.includes("groups") ? await groupsOf(deps.client, request.userId!) : [],
+      ),
       ...(request.authTime ? { auth_time: Math.floor(request.authTime / 1000) } : {}),
       iss: deps.issuer,
       aud: request.clientId,
