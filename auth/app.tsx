@@ -288,7 +288,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     callAuth,
   });
 
-  registerDeviceRoutes(app, { local, client, origin: base.origin, sessionOf, callAuth });
+  registerDeviceRoutes(app, { local, client, origin: base.origin, sessionOf, callAuth, audit });
 
   app.notFound((c) =>
     c.json({ error: "not_found", message: `no route for ${c.req.method} ${c.req.path}` }, 404)

@@ -201,22 +201,22 @@ export async function pendingByUserCode(
   return known ? { request: found.request, clientName: known.name } : undefined;
 }
 
-/** Records the signed-in person's decision on a user code; false when the code is no longer pending. */
+/** Records the signed-in person's decision on a user code: the decided request, or undefined when it is no longer pending. */
 export async function decideUserCode(
   client: Client,
   userCode: string,
   decision: { allow: boolean; userId: string; authTime: number },
   now = Date.now(),
-): Promise<boolean> {
+): Promise<DeviceRequest | undefined> {
   const pointer = await client.execute({
     sql: "SELECT value FROM verification WHERE identifier = ? LIMIT 1",
     args: [`device-user:${userCode}`],
   });
   const hash = pointer.rows[0]?.value;
-  if (hash === undefined) return false;
+  if (hash === undefined) return undefined;
   const identifier = `device:${String(hash)}`;
   const found = await readRequest(client, identifier);
-  if (!found || found.request.status !== "pending" || found.request.expiresAt <= now) return false;
+  if (!found || found.request.status !== "pending" || found.request.expiresAt <= now) return undefined;
   const next: DeviceRequest = decision.allow
     ? { ...found.request, status: "approved", userId: decision.userId, authTime: decision.authTime }
     : { ...found.request, status: "denied" };
@@ -228,7 +228,7 @@ export async function decideUserCode(
       args: [`device-user:${userCode}`],
     });
   }
-  return swapped;
+  return swapped ? next : undefined;
 }
 
 /** The token request of the device grant (RFC 8628 §3.4–3.5) for an authenticated client. */

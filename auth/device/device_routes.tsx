@@ -8,6 +8,7 @@ import type { Env, Hono } from "hono";
 import { renderPage } from "../pages/layout.tsx";
 import { ErrorPage } from "../pages/consent.tsx";
 import { LOCAL_DEVELOPER_SIGN_IN_PATH } from "../local_developer.ts";
+import type { AuditEvent } from "../audit/mod.ts";
 import { decideUserCode, DEVICE_PAGE_PATH, normalizeUserCode, pendingByUserCode } from "./device_flow.ts";
 import { DeviceCodePage, DeviceConsentPage, DeviceDonePage, DeviceSignInPage } from "./device_pages.tsx";
 
@@ -21,6 +22,8 @@ export interface DeviceRouteDeps {
     request: Request,
   ): Promise<{ user: { id: string }; session: { createdAt: Date | string } } | null>;
   callAuth(request: Request, path: string, body: unknown): Promise<Response>;
+  /** Records a device decision in the audit log (as a consent). */
+  audit?(event: AuditEvent): Promise<void>;
 }
 
 function returnPath(userCode: string | undefined): string {
@@ -85,11 +88,21 @@ export function registerDeviceRoutes<E extends Env>(app: Hono<E>, deps: DeviceRo
     const form = await c.req.parseBody();
     const userCode = typeof form.user_code === "string" ? normalizeUserCode(form.user_code) : undefined;
     const allow = form.decision === "allow";
-    const decided = userCode !== undefined && await decideUserCode(deps.client, userCode, {
+    const decided = userCode === undefined ? undefined : await decideUserCode(deps.client, userCode, {
       allow,
       userId: session.user.id,
       authTime: new Date(session.session.createdAt).getTime(),
     });
+    if (decided) {
+      await deps.audit?.({
+        action: "consent",
+        outcome: "success",
+        userId: session.user.id,
+        clientId: decided.clientId,
+        actor: "user",
+        reason: allow ? `device allow ${decided.scopes.join(" ")}` : "device deny",
+      });
+    }
     if (!decided) {
       return renderPage(
         <DeviceCodePage error="That code is not valid, has expired or was already used. Check your device." />,

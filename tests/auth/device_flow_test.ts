@@ -99,6 +99,15 @@ Deno.test(
     const other = await svc.register({ name: "Other", redirectUris: ["http://127.0.0.1:9/cb"] });
     assert.equal((await introspect(other)).active, false);
 
+    // The decision is in the audit log, as a consent of that client.
+    const audited = await svc.database.client.execute(
+      "SELECT action, outcome, client_id, reason FROM svc_audit WHERE action = 'consent'",
+    );
+    assert.ok(
+      audited.rows.some((r) => r.client_id === cli.client_id && String(r.reason).startsWith("device allow")),
+      JSON.stringify(audited.rows),
+    );
+
     // The refresh token works like any other (rotation).
     const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
     assert.ok(refreshed.access_token && refreshed.access_token !== tokens.access_token);
