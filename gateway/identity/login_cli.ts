@@ -7,6 +7,7 @@
  * refreshing (and storing the rotated refresh token) when the cached one has under a minute left — the
  * command Claude Code's `apiKeyHelper` runs. Neither ever prints the refresh token.
  */
+import { parseArgs } from "node:util";
 import * as oidc from "openid-client";
 
 /** What is stored between runs. */
@@ -149,7 +150,6 @@ export async function main(
   env: Record<string, string | undefined>,
   io: LoginIo,
 ): Promise<number> {
-  const { parseArgs } = await import("node:util");
   let parsed;
   try {
     parsed = parseArgs({
