@@ -15,9 +15,7 @@ import {
   sha256Base64Url,
 } from "../oauth_client_auth.ts";
 import { randomToken } from "../grants/refresh_grant.ts";
-import { newGrantId, recordGrantTokens } from "../grants/grant_store.ts";
-import { userClaims } from "../token_info.ts";
-import { groupsOf } from "../membership/access.ts";
+import { issueTokens } from "./device_tokens.ts";
 import type { JwtSigner } from "../signing/id_token_signer.ts";
 
 /** The grant type (RFC 8628 §3.4). */
@@ -32,9 +30,6 @@ export const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
 export const DEVICE_CODE_SECONDS = 600;
 /** The polling interval first given to a device (RFC 8628 §3.2 default). */
 export const POLL_INTERVAL_SECONDS = 5;
-const ACCESS_TOKEN_SECONDS = 3600;
-const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
-const ID_TOKEN_SECONDS = 10 * 3600;
 
 /** A pending device authorization, as stored. */
 export interface DeviceRequest {
@@ -112,7 +107,7 @@ async function swap(client: Client, identifier: string, expected: string, next: 
 }
 
 /** The client's allowed grant types and scopes, when it may use the device grant. */
-async function deviceClient(client: Client, clientId: string) {
+export async function deviceClient(client: Client, clientId: string) {
   const result = await client.execute({
     sql: "SELECT grant_types, scopes, disabled, name FROM oauth_client WHERE client_id = ?",
     args: [clientId],
@@ -273,82 +268,6 @@ export async function deviceCodeGrant(
     return oauthError(400, "invalid_grant", "invalid or already used device code");
   }
   return await issueTokens(deps, request);
-}
-
-/** Access, refresh (when the client may refresh) and ID (with `openid`) tokens for an approved request. */
-async function issueTokens(deps: DeviceDeps, request: DeviceRequest): Promise<Response> {
-  const [known, userResult] = await Promise.all([
-    deviceClient(deps.client, request.clientId),
-    deps.client.execute({
-      sql: "SELECT id, name, email, email_verified, image FROM user WHERE id = ?",
-      args: [request.userId!],
-    }),
-  ]);
-  const user = userResult.rows[0];
-  if (!known) return oauthError(400, "invalid_grant", "the client of this device code is disabled");
-  if (!user) return oauthError(400, "invalid_grant", "the user of this device code no longer exists");
-  const iat = Math.floor(Date.now() / 1000);
-  const accessToken = randomToken();
-  const refreshToken = known.refresh ? randomToken() : undefined;
-  const accessHash = await sha256Base64Url(accessToken);
-  const refreshHash = refreshToken && await sha256Base64Url(refreshToken);
-  const refreshId = refreshToken ? randomToken() : null;
-  const scopes = JSON.stringify(request.scopes);
-  const statements = [];
-  if (refreshToken) {
-    statements.push({
-      sql: "INSERT INTO oauth_refresh_token (id, token, client_id, session_id, user_id, reference_id, " +
-        "expires_at, created_at, revoked, auth_time, scopes) VALUES (?, ?, ?, NULL, ?, NULL, ?, ?, NULL, ?, ?)",
-      args: [
-        refreshId,
-        refreshHash!,
-        request.clientId,
-        request.userId!,
-        (iat + REFRESH_TOKEN_SECONDS) * 1000,
-        iat * 1000,
-        request.authTime ?? null,
-        scopes,
-      ],
-    });
-  }
-  statements.push({
-    sql: "INSERT INTO oauth_access_token (id, token, client_id, session_id, user_id, reference_id, " +
-      "refresh_id, expires_at, created_at, scopes) VALUES (?, ?, ?, NULL, ?, NULL, ?, ?, ?, ?)",
-    args: [
-      randomToken(),
-      accessHash,
-      request.clientId,
-      request.userId!,
-      refreshId,
-      (iat + ACCESS_TOKEN_SECONDS) * 1000,
-      iat * 1000,
-      scopes,
-    ],
-  });
-  await deps.client.batch(statements, "write");
-  await recordGrantTokens(deps.client, newGrantId(), { accessHash, refreshHash });
-  const idToken = request.scopes.includes("openid")
-    ? await deps.sign({
-      ...userClaims(
-        user,
-        request.scopes,
-        request.scopes.includes("groups") ? await groupsOf(deps.client, request.userId!) : [],
-      ),
-      ...(request.authTime ? { auth_time: Math.floor(request.authTime / 1000) } : {}),
-      iss: deps.issuer,
-      aud: request.clientId,
-      iat,
-      exp: iat + ID_TOKEN_SECONDS,
-    })
-    : undefined;
-  return Response.json({
-    access_token: accessToken,
-    token_type: "Bearer",
-    expires_in: ACCESS_TOKEN_SECONDS,
-    ...(refreshToken ? { refresh_token: refreshToken } : {}),
-    scope: request.scopes.join(" "),
-    ...(idToken ? { id_token: idToken } : {}),
-  }, { headers: { "cache-control": "no-store", pragma: "no-cache" } });
 }
 
 /** Answers `POST /api/auth/oauth2/device-authorization`: a form, an authenticated (or public) client. */
