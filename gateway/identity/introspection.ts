@@ -3,7 +3,8 @@
  * (admitted or refused) is reused for `cacheMs` (never past the token's `exp`), so a revocation or a
  * disabled user takes effect within that bound while a warm token costs one hash and one map read. When the
  * OP cannot answer, cached decisions hold until they expire and anything else is a 503 `overloaded_error`
- * naming the identity service: an unvalidated token is never admitted. Malformed or oversized tokens are
+ * naming the identity service (for a second after a failure without asking the OP again): an unvalidated
+ * token is never admitted. Malformed or oversized tokens are
  * refused before any round trip, and a token never reaches a log line.
  */
 import type { Logger } from "@switchyard/lib/log.ts";
@@ -78,6 +79,8 @@ export class TokenIntrospector {
   #inflight = new Map<string, Promise<Decision>>();
   #endpoint: Promise<string> | undefined;
   #down = false;
+  /** Until when (epoch ms) a failed OP is not asked again: uncached tokens get the 503 at once. */
+  #quietUntil = -Infinity;
   #accepted: ReadonlySet<string>;
   #issuer: string;
   /** Introspection round trips so far (tests and the bench). */
@@ -130,6 +133,9 @@ export class TokenIntrospector {
 
   async #ask(token: string): Promise<Decision> {
     const o = this.#options;
+    // Right after a failure (for at most a second) the OP is not asked again: a hanging OP does not make
+    // every uncached token wait for the timeout.
+    if (this.#now() < this.#quietUntil) throw identityServiceDown(o.issuer);
     let body: Record<string, unknown>;
     try {
       const endpoint = await this.#introspectionEndpoint();
@@ -154,6 +160,7 @@ export class TokenIntrospector {
       if (!body || typeof body !== "object") throw new Error("introspection answer is not a JSON object");
     } catch (error) {
       this.#outage(error);
+      this.#quietUntil = this.#now() + Math.min(1_000, o.timeoutMs);
       throw identityServiceDown(o.issuer);
     }
     if (this.#down) {

@@ -7,9 +7,10 @@ const TOKEN = "tok_" + "a".repeat(40);
 
 /** A stand-in OP: discovery plus an introspection answer per token; `down` makes every call fail. */
 function standInOp(answers: Record<string, Record<string, unknown>>) {
-  const state = { down: false, calls: 0, lastAuth: "" };
+  const state = { down: false, calls: 0, attempts: 0, lastAuth: "" };
   const fetchImpl = ((input: string | URL | Request, init?: RequestInit) => {
     const url = String(input);
+    state.attempts++;
     if (state.down) return Promise.reject(new TypeError("connection refused"));
     if (url.endsWith("/.well-known/openid-configuration")) {
       return Promise.resolve(
@@ -132,8 +133,14 @@ Deno.test("OP unreachable: cached decisions hold until they expire, then 503 ove
     assert.ok(!e.message.includes(other));
     return true;
   });
+  const attempts = op.state.attempts;
+  await assert.rejects(v.verify("tok_" + "c".repeat(40)), (e: unknown) => e instanceof GatewayError);
+  assert.equal(op.state.attempts, attempts, "within a second of a failure the OP is not asked again");
   now += 31_000;
   await assert.rejects(v.verify(TOKEN), (e: unknown) => e instanceof GatewayError && e.status === 503);
+  op.state.down = false;
+  now += 1_001;
+  assert.ok(await v.verify(TOKEN), "the OP is asked again once it answers");
 });
 
 Deno.test("parallel first uses of one token share one introspection", async () => {

@@ -224,6 +224,7 @@ Deno.test(
       await settle(Math.max(0, 650 - (Date.now() - t0)));
       assert.equal((await post(s.h.url, bearer(cached))).status, 503, "expired decision, OP still down");
       s.op.up();
+      await settle(1_100); // a second after the last failure the OP is asked again
       assert.equal((await post(s.h.url, bearer(cached))).status, 200);
     } finally {
       await s.close();
