@@ -69,7 +69,9 @@ const KNOWN = new Set([
 ]);
 
 const notSupported = (what: string) => (value: unknown) =>
-  value === undefined || value === null || value === false ? undefined : `${what} is not supported by this gateway`;
+  value === undefined || value === null || value === false
+    ? undefined
+    : `${what} is not supported by this gateway`;
 
 const REFUSED: Record<string, (value: unknown) => string | undefined> = {
   n: (value) =>
@@ -109,8 +111,12 @@ function userParts(content: unknown, path: string): string | ContentBlockParam[]
       }
       case "file": {
         const file = isObject(part.file) ? part.file : undefined;
-        const data = typeof file?.file_data === "string" ? /^data:([^;]+);base64,(.*)$/s.exec(file.file_data) : null;
-        if (!data) throw invalidRequest(`${at}.file.file_data: expected a base64 data URL (file ids need storage)`);
+        const data = typeof file?.file_data === "string"
+          ? /^data:([^;]+);base64,(.*)$/s.exec(file.file_data)
+          : null;
+        if (!data) {
+          throw invalidRequest(`${at}.file.file_data: expected a base64 data URL (file ids need storage)`);
+        }
         return { type: "document", source: { type: "base64", media_type: data[1], data: data[2] } };
       }
       default:
@@ -157,7 +163,9 @@ function assistantTurn(message: Record<string, unknown>, path: string): ContentB
 
 /** Appends a turn, merging it into the previous one of the same role. */
 function pushTurn(turns: MessageParam[], role: "user" | "assistant", content: string | ContentBlockParam[]) {
-  const blocks: ContentBlockParam[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
+  const blocks: ContentBlockParam[] = typeof content === "string"
+    ? [{ type: "text", text: content }]
+    : content;
   const last = turns.at(-1);
   if (last && last.role === role) {
     const previous: ContentBlockParam[] = typeof last.content === "string"
@@ -198,7 +206,9 @@ function conversation(messages: unknown): { system: TextBlockParam[]; turns: Mes
         throw invalidRequest(`${path}.role: expected system, developer, user, assistant or tool`);
     }
   });
-  if (turns.length === 0) throw invalidRequest("messages: at least one user or assistant message is required");
+  if (turns.length === 0) {
+    throw invalidRequest("messages: at least one user or assistant message is required");
+  }
   return { system: system.filter((block) => block.text !== ""), turns };
 }
 
@@ -215,14 +225,18 @@ function tools(value: unknown): MessagesRequest["tools"] {
 
 function toolChoice(value: unknown, parallel: boolean | undefined): MessagesRequest["tool_choice"] {
   const disable = parallel === false ? { disable_parallel_tool_use: true } : {};
-  if (value === undefined || value === null) return parallel === false ? { type: "auto", ...disable } : undefined;
+  if (value === undefined || value === null) {
+    return parallel === false ? { type: "auto", ...disable } : undefined;
+  }
   if (value === "none") return { type: "none" };
   if (value === "auto") return { type: "auto", ...disable };
   if (value === "required") return { type: "any", ...disable };
   if (isObject(value) && value.type === "function" && isObject(value.function)) {
     return { type: "tool", name: needString(value.function.name, "tool_choice.function.name"), ...disable };
   }
-  throw invalidRequest('tool_choice: expected "none", "auto", "required" or {type: "function", function: {name}}');
+  throw invalidRequest(
+    'tool_choice: expected "none", "auto", "required" or {type: "function", function: {name}}',
+  );
 }
 
 function stops(value: unknown): string[] | undefined {
@@ -237,7 +251,9 @@ function stops(value: unknown): string[] | undefined {
 /** Validates a Chat Completions body and translates it to the internal request. */
 export function parseChatRequest(body: Record<string, unknown>): ChatIngress {
   checkFields(body, KNOWN, REFUSED);
-  if (typeof body.model !== "string" || body.model === "") throw invalidRequest("model: expected a non-empty string");
+  if (typeof body.model !== "string" || body.model === "") {
+    throw invalidRequest("model: expected a non-empty string");
+  }
   const { system, turns } = conversation(body.messages);
   const requested = optionalPositiveInteger(body.max_completion_tokens, "max_completion_tokens") ??
     optionalPositiveInteger(body.max_tokens, "max_tokens");
@@ -248,7 +264,8 @@ export function parseChatRequest(body: Record<string, unknown>): ChatIngress {
   if (body.stream_options !== undefined && body.stream_options !== null) {
     if (!isObject(body.stream_options)) throw invalidRequest("stream_options: expected an object");
     if (!stream) throw invalidRequest("stream_options: only allowed when stream is true");
-    includeUsage = optionalBoolean(body.stream_options.include_usage, "stream_options.include_usage") ?? false;
+    includeUsage = optionalBoolean(body.stream_options.include_usage, "stream_options.include_usage") ??
+      false;
   }
   const request: MessagesRequest = { model: body.model, max_tokens: maxTokens, messages: turns };
   if (system.length) request.system = system;
@@ -261,7 +278,10 @@ export function parseChatRequest(body: Record<string, unknown>): ChatIngress {
   if (topP !== undefined) request.top_p = topP;
   const toolList = tools(body.tools);
   if (toolList?.length) request.tools = toolList;
-  const choice = toolChoice(body.tool_choice, optionalBoolean(body.parallel_tool_calls, "parallel_tool_calls"));
+  const choice = toolChoice(
+    body.tool_choice,
+    optionalBoolean(body.parallel_tool_calls, "parallel_tool_calls"),
+  );
   if (choice && (toolList?.length || choice.type === "none")) request.tool_choice = choice;
   if (body.response_format !== undefined && body.response_format !== null) {
     if (!isObject(body.response_format)) throw invalidRequest("response_format: expected an object");
@@ -276,7 +296,9 @@ export function parseChatRequest(body: Record<string, unknown>): ChatIngress {
   }
   const thinking = thinkingOf(effort, maxTokens);
   if (thinking) request.thinking = thinking;
-  if (body.user !== undefined && body.user !== null) request.metadata = { user_id: needString(body.user, "user") };
+  if (body.user !== undefined && body.user !== null) {
+    request.metadata = { user_id: needString(body.user, "user") };
+  }
   for (const field of ["seed", "presence_penalty", "frequency_penalty"]) {
     if (body[field] !== undefined && body[field] !== null && typeof body[field] !== "number") {
       throw invalidRequest(`${field}: expected a number`);

@@ -53,7 +53,12 @@ export function chatCompletionOf(message: Message, model: string): Record<string
     object: "chat.completion",
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message: reply, logprobs: null, finish_reason: finishReasonOf(message.stop_reason) }],
+    choices: [{
+      index: 0,
+      message: reply,
+      logprobs: null,
+      finish_reason: finishReasonOf(message.stop_reason),
+    }],
     usage: chatUsage(message.usage, thinking.length),
   };
 }

@@ -64,7 +64,12 @@ export class ChatStreamFormat implements ClientStreamFormat {
         const index = this.#tools.size;
         this.#tools.set(Number(data.index), index);
         return this.#chunk({
-          tool_calls: [{ index, id: block.id, type: "function", function: { name: block.name, arguments: "" } }],
+          tool_calls: [{
+            index,
+            id: block.id,
+            type: "function",
+            function: { name: block.name, arguments: "" },
+          }],
         });
       }
       case "content_block_delta":

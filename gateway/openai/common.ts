@@ -112,7 +112,9 @@ export function functionTool(fn: Record<string, unknown>, path: string): ToolPar
 /** The error for a hosted (provider-side) tool type. */
 export function hostedToolRefused(path: string, type: unknown): never {
   throw invalidRequest(
-    `${path}.type: tool type ${JSON.stringify(type)} is a provider-hosted tool, which this gateway does not ` +
+    `${path}.type: tool type ${
+      JSON.stringify(type)
+    } is a provider-hosted tool, which this gateway does not ` +
       `support; only function tools are accepted`,
   );
 }

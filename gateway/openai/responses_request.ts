@@ -78,8 +78,10 @@ const REFUSED: Record<string, (value: unknown) => string | undefined> = {
     absent(value)
       ? undefined
       : "this gateway stores no responses; send the whole conversation as input items (with store: false)",
-  conversation: (value) => absent(value) ? undefined : "this gateway stores no conversations; send input items",
-  background: (value) => absent(value) || value === false ? undefined : "background responses are not supported",
+  conversation: (value) =>
+    absent(value) ? undefined : "this gateway stores no conversations; send input items",
+  background: (value) =>
+    absent(value) || value === false ? undefined : "background responses are not supported",
   prompt: (value) => absent(value) ? undefined : "stored prompt templates are not supported",
   top_logprobs: (value) => absent(value) || value === 0 ? undefined : "logprobs are not supported",
 };
@@ -118,12 +120,18 @@ function contentParts(content: unknown, path: string): string | ContentBlockPara
         return { type: "text", text: needString(part.refusal, `${at}.refusal`) };
       case "input_image":
         if (typeof part.image_url !== "string") {
-          throw invalidRequest(`${at}.image_url: expected a URL (file ids need storage, which this gateway has not)`);
+          throw invalidRequest(
+            `${at}.image_url: expected a URL (file ids need storage, which this gateway has not)`,
+          );
         }
         return imageBlock(part.image_url, `${at}.image_url`);
       case "input_file": {
-        const data = typeof part.file_data === "string" ? /^data:([^;]+);base64,(.*)$/s.exec(part.file_data) : null;
-        if (!data) throw invalidRequest(`${at}.file_data: expected a base64 data URL (file ids need storage)`);
+        const data = typeof part.file_data === "string"
+          ? /^data:([^;]+);base64,(.*)$/s.exec(part.file_data)
+          : null;
+        if (!data) {
+          throw invalidRequest(`${at}.file_data: expected a base64 data URL (file ids need storage)`);
+        }
         return { type: "document", source: { type: "base64", media_type: data[1], data: data[2] } };
       }
       default:
@@ -141,7 +149,9 @@ function textOf(content: string | ContentBlockParam[], path: string): string {
 }
 
 function pushTurn(turns: MessageParam[], role: "user" | "assistant", content: string | ContentBlockParam[]) {
-  const blocks: ContentBlockParam[] = typeof content === "string" ? [{ type: "text", text: content }] : content;
+  const blocks: ContentBlockParam[] = typeof content === "string"
+    ? [{ type: "text", text: content }]
+    : content;
   if (blocks.length === 0) return;
   const last = turns.at(-1);
   if (last && last.role === role) {
@@ -207,12 +217,18 @@ function inputItem(
       return;
     }
     case "item_reference":
-      throw invalidRequest(`${path}.type: item references need stored responses, which this gateway does not keep`);
+      throw invalidRequest(
+        `${path}.type: item references need stored responses, which this gateway does not keep`,
+      );
     default:
       if (HOSTED_ITEMS.has(String(type))) {
-        throw invalidRequest(`${path}.type: ${type} items belong to provider-hosted tools, which are not supported`);
+        throw invalidRequest(
+          `${path}.type: ${type} items belong to provider-hosted tools, which are not supported`,
+        );
       }
-      throw invalidRequest(`${path}.type: expected message, function_call, function_call_output or reasoning`);
+      throw invalidRequest(
+        `${path}.type: expected message, function_call, function_call_output or reasoning`,
+      );
   }
 }
 
@@ -227,7 +243,10 @@ function conversation(input: unknown): { system: TextBlockParam[]; turns: Messag
     if (turn.role !== "assistant" || typeof turn.content === "string") continue;
     const thinking = turn.content.filter((b) => b.type === "thinking" || b.type === "redacted_thinking");
     if (thinking.length) {
-      turn.content = [...thinking, ...turn.content.filter((b) => b.type !== "thinking" && b.type !== "redacted_thinking")];
+      turn.content = [
+        ...thinking,
+        ...turn.content.filter((b) => b.type !== "thinking" && b.type !== "redacted_thinking"),
+      ];
     }
   }
   if (turns.length === 0) throw invalidRequest("input: at least one user or assistant item is required");
@@ -260,9 +279,13 @@ function toolChoice(value: unknown, parallel: boolean | undefined): MessagesRequ
 /** Validates a Responses body and translates it to the internal request. */
 export function parseResponsesRequest(body: Record<string, unknown>): ResponsesIngress {
   checkFields(body, KNOWN, REFUSED);
-  if (typeof body.model !== "string" || body.model === "") throw invalidRequest("model: expected a non-empty string");
+  if (typeof body.model !== "string" || body.model === "") {
+    throw invalidRequest("model: expected a non-empty string");
+  }
   const { system, turns } = conversation(body.input);
-  if (!absent(body.instructions)) system.unshift({ type: "text", text: needString(body.instructions, "instructions") });
+  if (!absent(body.instructions)) {
+    system.unshift({ type: "text", text: needString(body.instructions, "instructions") });
+  }
   const requested = optionalPositiveInteger(body.max_output_tokens, "max_output_tokens");
   let effort: string | undefined;
   if (!absent(body.reasoning)) {
@@ -285,7 +308,10 @@ export function parseResponsesRequest(body: Record<string, unknown>): ResponsesI
   if (topP !== undefined) request.top_p = topP;
   const toolList = tools(body.tools);
   if (toolList?.length) request.tools = toolList;
-  const choice = toolChoice(body.tool_choice, optionalBoolean(body.parallel_tool_calls, "parallel_tool_calls"));
+  const choice = toolChoice(
+    body.tool_choice,
+    optionalBoolean(body.parallel_tool_calls, "parallel_tool_calls"),
+  );
   if (choice && (toolList?.length || choice.type === "none")) request.tool_choice = choice;
   if (!absent(body.text)) {
     if (!isObject(body.text)) throw invalidRequest("text: expected an object");
@@ -298,7 +324,9 @@ export function parseResponsesRequest(body: Record<string, unknown>): ResponsesI
   const thinking = thinkingOf(effort, maxTokens);
   if (thinking) request.thinking = thinking;
   if (!absent(body.user)) request.metadata = { user_id: needString(body.user, "user") };
-  if (!absent(body.include) && !Array.isArray(body.include)) throw invalidRequest("include: expected an array");
+  if (!absent(body.include) && !Array.isArray(body.include)) {
+    throw invalidRequest("include: expected an array");
+  }
   const echo: Record<string, unknown> = {
     instructions: body.instructions ?? null,
     max_output_tokens: requested ?? null,

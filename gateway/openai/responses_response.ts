@@ -37,11 +37,20 @@ export function messageItem(id: string, text: string, refused: boolean, status =
 }
 
 /** The function call item of a tool_use block. */
-export function functionCallItem(id: string, callId: string, name: string, args: string, status = "completed"): Item {
+export function functionCallItem(
+  id: string,
+  callId: string,
+  name: string,
+  args: string,
+  status = "completed",
+): Item {
   return { type: "function_call", id, call_id: callId, name, arguments: args, status };
 }
 
-function itemOf(block: ContentBlock | { type: "redacted_thinking"; data: string }, refused: boolean): Item | undefined {
+function itemOf(
+  block: ContentBlock | { type: "redacted_thinking"; data: string },
+  refused: boolean,
+): Item | undefined {
   switch (block.type) {
     case "thinking":
       return reasoningItem(itemId("rs"), block.thinking, block.signature);
@@ -57,7 +66,9 @@ function itemOf(block: ContentBlock | { type: "redacted_thinking"; data: string 
 }
 
 /** The `status` and `incomplete_details` of a stop reason. */
-export function statusOf(reason: StopReason | null | undefined): { status: string; incomplete_details: unknown } {
+export function statusOf(
+  reason: StopReason | null | undefined,
+): { status: string; incomplete_details: unknown } {
   return reason === "max_tokens" || reason === "model_context_window_exceeded"
     ? { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } }
     : { status: "completed", incomplete_details: null };
@@ -85,17 +96,25 @@ export function responseShell(
 }
 
 /** Builds the `response` for `message`, echoing `model` and the request's settings. */
-export function responseOf(message: Message, model: string, echo: Record<string, unknown>): Record<string, unknown> {
+export function responseOf(
+  message: Message,
+  model: string,
+  echo: Record<string, unknown>,
+): Record<string, unknown> {
   const refused = message.stop_reason === "refusal";
   // Adjacent text blocks form one message item, as OpenAI answers.
   const blocks: ContentBlock[] = [];
   for (const block of message.content) {
     const last = blocks.at(-1);
-    if (block.type === "text" && last?.type === "text") blocks[blocks.length - 1] = { type: "text", text: last.text + block.text };
-    else blocks.push(block);
+    if (block.type === "text" && last?.type === "text") {
+      blocks[blocks.length - 1] = { type: "text", text: last.text + block.text };
+    } else blocks.push(block);
   }
   const output = blocks.map((block) => itemOf(block, refused)).filter((item) => item !== undefined);
-  const thinkingChars = message.content.reduce((n, b) => n + (b.type === "thinking" ? b.thinking.length : 0), 0);
+  const thinkingChars = message.content.reduce(
+    (n, b) => n + (b.type === "thinking" ? b.thinking.length : 0),
+    0,
+  );
   return {
     ...responseShell(itemId("resp"), model, Math.floor(Date.now() / 1000), echo),
     ...statusOf(message.stop_reason),

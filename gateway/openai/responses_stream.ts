@@ -56,7 +56,9 @@ export class ResponsesStreamFormat implements ClientStreamFormat {
   }
 
   #frame(type: string, fields: Data): string {
-    return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.#sequence++, ...fields })}\n\n`;
+    return `event: ${type}\ndata: ${
+      JSON.stringify({ type, sequence_number: this.#sequence++, ...fields })
+    }\n\n`;
   }
 
   /** See {@link ClientStreamFormat.event}. */
@@ -106,7 +108,10 @@ export class ResponsesStreamFormat implements ClientStreamFormat {
     const at = { output_index: open.outputIndex };
     switch (kind) {
       case "text":
-        return this.#frame("response.output_item.added", { ...at, item: messageItem(open.id, "", false, "in_progress") }) +
+        return this.#frame("response.output_item.added", {
+          ...at,
+          item: messageItem(open.id, "", false, "in_progress"),
+        }) +
           this.#frame("response.content_part.added", {
             ...at,
             item_id: open.id,
@@ -119,7 +124,10 @@ export class ResponsesStreamFormat implements ClientStreamFormat {
           item: functionCallItem(open.id, open.callId, open.name, "", "in_progress"),
         });
       default:
-        return this.#frame("response.output_item.added", { ...at, item: { type: "reasoning", id: open.id, summary: [] } }) +
+        return this.#frame("response.output_item.added", {
+          ...at,
+          item: { type: "reasoning", id: open.id, summary: [] },
+        }) +
           (kind === "thinking"
             ? this.#frame("response.reasoning_summary_part.added", {
               ...at,
@@ -144,7 +152,11 @@ export class ResponsesStreamFormat implements ClientStreamFormat {
         if (!delta.thinking) return "";
         open.text += delta.thinking;
         this.#thinkingChars += String(delta.thinking).length;
-        return this.#frame("response.reasoning_summary_text.delta", { ...at, summary_index: 0, delta: delta.thinking });
+        return this.#frame("response.reasoning_summary_text.delta", {
+          ...at,
+          summary_index: 0,
+          delta: delta.thinking,
+        });
       case "signature_delta":
         open.signature += String(delta.signature ?? "");
         return "";
@@ -184,7 +196,11 @@ export class ResponsesStreamFormat implements ClientStreamFormat {
       default:
         item = reasoningItem(open.id, open.text, open.signature);
         if (open.kind === "thinking") {
-          frames += this.#frame("response.reasoning_summary_text.done", { ...ids, summary_index: 0, text: open.text }) +
+          frames += this.#frame("response.reasoning_summary_text.done", {
+            ...ids,
+            summary_index: 0,
+            text: open.text,
+          }) +
             this.#frame("response.reasoning_summary_part.done", {
               ...ids,
               summary_index: 0,
@@ -203,7 +219,9 @@ export class ResponsesStreamFormat implements ClientStreamFormat {
     if (this.#stop === "refusal") this.#refused = true;
     const output = this.#refused
       ? this.#output.map((item) =>
-        item.type === "message" ? messageItem(String(item.id), String((item.content as Data[])[0].text), true) : item
+        item.type === "message"
+          ? messageItem(String(item.id), String((item.content as Data[])[0].text), true)
+          : item
       )
       : this.#output;
     const status = statusOf(this.#stop);
