@@ -6,7 +6,10 @@
  */
 import assert from "node:assert/strict";
 import OpenAI from "openai";
+import { startFaultyGateway } from "./faulty.ts";
 import { startHarness } from "./harness.ts";
+import { RESPONSES_FIXTURES } from "./responses_fixtures.ts";
+import { startResponsesMock } from "./upstreams/responses_mock.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const weather = {
@@ -19,7 +22,14 @@ const weather = {
 };
 
 Deno.test("the openai SDK works unchanged against the OpenAI-format endpoints", e2e, async (t) => {
-  const h = await startHarness();
+  const responses = await startResponsesMock(RESPONSES_FIXTURES, "sk-rx-openai-sdk");
+  const h = await startHarness({}, "fallbacks:\n  openai/fx-503: [gemini/gx-text]\n");
+  // The Responses upstream behind a gateway of its own (the harness's config has no such provider).
+  const rxGateway = await startFaultyGateway(
+    { RX_KEY: "sk-rx-openai-sdk" },
+    `providers:\n  rx: { type: openai-responses, base_url: "${responses.url}/v1", api_key_env: RX_KEY }\n`,
+  );
+  const rx = new OpenAI({ apiKey: rxGateway.key, baseURL: `${rxGateway.url}/openai/v1`, maxRetries: 0 });
   const client = new OpenAI({ apiKey: h.key, baseURL: `${h.url}/openai/v1`, maxRetries: 0 });
   try {
     await t.step("chat, non-streaming, on the pass-through lane: the upstream's own answer", async () => {
@@ -185,6 +195,68 @@ Deno.test("the openai SDK works unchanged against the OpenAI-format endpoints", 
       assert.deepEqual(JSON.parse(args), { city: "Lyon" });
       assert.equal(completed?.usage?.output_tokens, 65);
     });
+    await t.step(
+      "responses pass-through to a Responses upstream: the upstream's own items and events",
+      async () => {
+        const before = responses.requests.length;
+        const answer = await rx.responses.create({ model: "rx/rx-text", input: "Hi", store: true });
+        assert.equal(answer.output_text, "Hello, world");
+        const sent = responses.requests[before].body;
+        assert.equal(sent.model, "rx-text");
+        assert.equal(sent.store, false, "the gateway stores nothing, and asks the upstream not to either");
+        assert.equal(answer.usage?.input_tokens_details?.cached_tokens, 100);
+        const events: string[] = [];
+        let text = "";
+        const stream = await rx.responses.create({ model: "rx/rx-text", input: "Hi", stream: true });
+        for await (const event of stream) {
+          events.push(event.type);
+          if (event.type === "response.output_text.delta") text += event.delta;
+        }
+        assert.equal(text, "Hello, world");
+        assert.equal(events[0], "response.created");
+        assert.equal(events.at(-1), "response.completed");
+      },
+    );
+    await t.step("responses translated to a Chat Completions upstream, with tool calls", async () => {
+      const answer = await client.responses.create({
+        model: "openai/fx-parallel",
+        input: [{ role: "user", content: "Weather in Paris and Rome?" }],
+        tools: [{
+          type: "function",
+          name: "get_weather",
+          parameters: weather.function.parameters,
+          strict: false,
+        }],
+      });
+      const calls = answer.output.filter((item) => item.type === "function_call");
+      assert.deepEqual(calls.map((c) => c.type === "function_call" && JSON.parse(c.arguments)), [
+        { city: "Paris" },
+        { city: "Rome" },
+      ]);
+    });
+    await t.step("chat pass-through to an OpenAI-compatible host keeps its quirks", async () => {
+      const before = h.compat.requests.length;
+      const answer = await client.chat.completions.create({
+        model: "mistral/fx-text",
+        messages: [{ role: "user", content: "Hi" }],
+        max_completion_tokens: 32,
+      });
+      assert.equal(answer.choices[0].message.content, "Hello, world");
+      const sent = h.compat.requests[before].body;
+      assert.equal(sent.max_tokens, 32, "the host's own output-limit field");
+      assert.equal(sent.max_completion_tokens, undefined);
+    });
+    await t.step(
+      "a fallback from a pass-through lane to a translated one answers in the client's format",
+      async () => {
+        const answer = await client.chat.completions.create({
+          model: "openai/fx-503",
+          messages: [{ role: "user", content: "Hi" }],
+        });
+        assert.equal(answer.object, "chat.completion");
+        assert.equal(answer.choices[0].message.content, "Bonjour tout le monde");
+      },
+    );
     await t.step("errors come in OpenAI's shape, naming the field, before any upstream call", async () => {
       const before = h.openai.requests.length;
       const bad = await client.chat.completions.create({
@@ -237,5 +309,7 @@ Deno.test("the openai SDK works unchanged against the OpenAI-format endpoints", 
     });
   } finally {
     await h.close();
+    await rxGateway.close();
+    await responses.close();
   }
 });
