@@ -165,6 +165,9 @@ export async function passThroughStream(
       } else if (data.startsWith('{"error"')) {
         done = true;
         failed = "api_error";
+        // An upstream's error text may quote what it was sent: cleaned like every relayed error.
+        out += `data: ${deps.redact(data)}\n\n`;
+        return;
       }
       out += `data: ${data}\n\n`;
       return;
@@ -178,7 +181,7 @@ export async function passThroughStream(
       done = true;
       failed = "api_error";
     }
-    out += `event: ${type}\ndata: ${data}\n\n`;
+    out += `event: ${type}\ndata: ${failed ? deps.redact(data) : data}\n\n`;
   });
   const report = (outcome: "completed" | "upstream_error" | "client_disconnected", errorType?: string) =>
     call.onStreamEnd?.({ outcome, usage, ...(errorType ? { errorType } : {}) });

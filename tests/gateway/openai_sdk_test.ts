@@ -295,6 +295,30 @@ Deno.test("the openai SDK works unchanged against the OpenAI-format endpoints", 
       assert.ok(overloaded instanceof OpenAI.APIError);
       assert.ok(overloaded.status >= 500);
     });
+    await t.step("a stream that breaks ends in an error the SDK raises, on both kinds of lane", async () => {
+      for (const model of ["openai/fx-cut", "openai/fx-midstream-error", "claude-fx-cut"]) {
+        const stream = await client.chat.completions.create({
+          model,
+          messages: [{ role: "user", content: "Hi" }],
+          stream: true,
+        });
+        let text = "";
+        const failure = await (async () => {
+          for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
+        })().then(() => undefined, (e) => e);
+        assert.ok(failure instanceof Error, `${model}: the broken stream was not reported (${text})`);
+      }
+      const events: string[] = [];
+      const broken = await client.responses.create({ model: "claude-fx-cut", input: "Hi", stream: true });
+      await (async () => {
+        for await (const event of broken) events.push(event.type);
+      })().catch(() => {});
+      assert.equal(events.at(-1), "response.failed", events.join());
+      await h.ledger.flush();
+      const rows = await h.db.selectFrom("gateway_usage").select(["model", "status", "ingress"])
+        .where("model", "in", ["openai/fx-cut", "claude-fx-cut"]).execute();
+      assert.ok(rows.length >= 3 && rows.every((r) => r.status === 500), JSON.stringify(rows));
+    });
     await t.step("models lists what the key may use, in OpenAI's shape", async () => {
       const models = [];
       for await (const model of client.models.list()) models.push(model);
