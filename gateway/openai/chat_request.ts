@@ -11,8 +11,15 @@
  * `web_search_options`, the legacy `functions`/`function_call`, and any unrecognized field.
  */
 import { invalidRequest } from "../errors.ts";
-import type { ContentBlockParam, MessageParam, MessagesRequest, TextBlockParam } from "../messages/types.ts";
+import type {
+  ContentBlockParam,
+  JsonSchemaFormat,
+  MessageParam,
+  MessagesRequest,
+  TextBlockParam,
+} from "../messages/types.ts";
 import {
+  applyShared,
   callArguments,
   checkFields,
   effortOf,
@@ -24,10 +31,9 @@ import {
   maxTokensOf,
   needString,
   optionalBoolean,
-  optionalNumber,
   optionalPositiveInteger,
-  thinkingOf,
 } from "./common.ts";
+import { CHAT_KNOWN, CHAT_REFUSED } from "./fields.ts";
 
 /** A Chat Completions request as the gateway understood it. */
 export interface ChatIngress {
@@ -38,63 +44,6 @@ export interface ChatIngress {
   /** The client set no output limit (the route may lower the default to the model's own). */
   defaultedMaxTokens: boolean;
 }
-
-const KNOWN = new Set([
-  "model",
-  "messages",
-  "max_tokens",
-  "max_completion_tokens",
-  "stop",
-  "temperature",
-  "top_p",
-  "n",
-  "stream",
-  "stream_options",
-  "tools",
-  "tool_choice",
-  "parallel_tool_calls",
-  "response_format",
-  "reasoning_effort",
-  "user",
-  "store",
-  "metadata",
-  "seed",
-  "service_tier",
-  "prompt_cache_key",
-  "prompt_cache_retention",
-  "safety_identifier",
-  "verbosity",
-  "presence_penalty",
-  "frequency_penalty",
-]);
-
-const notSupported = (what: string) => (value: unknown) =>
-  value === undefined || value === null || value === false
-    ? undefined
-    : `${what} is not supported by this gateway`;
-
-const REFUSED: Record<string, (value: unknown) => string | undefined> = {
-  n: (value) =>
-    value === undefined || value === null || value === 1
-      ? undefined
-      : "only n = 1 is supported (one choice per request); send separate requests for more",
-  logprobs: notSupported("logprobs"),
-  top_logprobs: notSupported("top_logprobs"),
-  logit_bias: (value) =>
-    value === undefined || value === null || (isObject(value) && Object.keys(value).length === 0)
-      ? undefined
-      : "logit_bias is not supported by this gateway",
-  audio: notSupported("audio output"),
-  modalities: (value) =>
-    value === undefined || value === null ||
-      (Array.isArray(value) && value.every((m) => m === "text"))
-      ? undefined
-      : "only the text modality is supported",
-  prediction: notSupported("predicted outputs"),
-  web_search_options: notSupported("web search (a provider-hosted tool)"),
-  functions: notSupported("the legacy functions parameter (use tools)"),
-  function_call: notSupported("the legacy function_call parameter (use tool_choice)"),
-};
 
 function userParts(content: unknown, path: string): string | ContentBlockParam[] {
   if (typeof content === "string") return content;
@@ -248,9 +197,18 @@ function stops(value: unknown): string[] | undefined {
   return list.length ? list : undefined;
 }
 
+/** `response_format`: `json_schema` (its spec nested under `json_schema`), `json_object` or `text`. */
+function responseFormat(value: unknown): JsonSchemaFormat | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value)) throw invalidRequest("response_format: expected an object");
+  if (value.type !== "json_schema") return jsonFormat(value, "response_format");
+  if (!isObject(value.json_schema)) throw invalidRequest("response_format.json_schema: expected an object");
+  return jsonFormat({ ...value.json_schema, type: "json_schema" }, "response_format.json_schema");
+}
+
 /** Validates a Chat Completions body and translates it to the internal request. */
 export function parseChatRequest(body: Record<string, unknown>): ChatIngress {
-  checkFields(body, KNOWN, REFUSED);
+  checkFields(body, CHAT_KNOWN, CHAT_REFUSED);
   if (typeof body.model !== "string" || body.model === "") {
     throw invalidRequest("model: expected a non-empty string");
   }
@@ -272,33 +230,10 @@ export function parseChatRequest(body: Record<string, unknown>): ChatIngress {
   if (stream) request.stream = true;
   const stop = stops(body.stop);
   if (stop) request.stop_sequences = stop;
-  const temperature = optionalNumber(body.temperature, "temperature", 0, 2);
-  if (temperature !== undefined) request.temperature = temperature;
-  const topP = optionalNumber(body.top_p, "top_p", 0, 1);
-  if (topP !== undefined) request.top_p = topP;
-  const toolList = tools(body.tools);
-  if (toolList?.length) request.tools = toolList;
-  const choice = toolChoice(
-    body.tool_choice,
-    optionalBoolean(body.parallel_tool_calls, "parallel_tool_calls"),
-  );
-  if (choice && (toolList?.length || choice.type === "none")) request.tool_choice = choice;
-  if (body.response_format !== undefined && body.response_format !== null) {
-    if (!isObject(body.response_format)) throw invalidRequest("response_format: expected an object");
-    const format = body.response_format.type === "json_schema"
-      ? (() => {
-        const spec = body.response_format.json_schema;
-        if (!isObject(spec)) throw invalidRequest("response_format.json_schema: expected an object");
-        return jsonFormat({ type: "json_schema", ...spec }, "response_format.json_schema");
-      })()
-      : jsonFormat(body.response_format, "response_format");
-    if (format) request.output_config = { format };
-  }
-  const thinking = thinkingOf(effort, maxTokens);
-  if (thinking) request.thinking = thinking;
-  if (body.user !== undefined && body.user !== null) {
-    request.metadata = { user_id: needString(body.user, "user") };
-  }
+  const parallel = optionalBoolean(body.parallel_tool_calls, "parallel_tool_calls");
+  applyShared(request, body, tools(body.tools), toolChoice(body.tool_choice, parallel), effort);
+  const format = responseFormat(body.response_format);
+  if (format) request.output_config = { format };
   for (const field of ["seed", "presence_penalty", "frequency_penalty"]) {
     if (body[field] !== undefined && body[field] !== null && typeof body[field] !== "number") {
       throw invalidRequest(`${field}: expected a number`);

@@ -4,7 +4,13 @@
  * effort → thinking budget, and the default output budget.
  */
 import { invalidRequest } from "../errors.ts";
-import type { ImageBlockParam, JsonSchemaFormat, ThinkingConfig, ToolParam } from "../messages/types.ts";
+import type {
+  ImageBlockParam,
+  JsonSchemaFormat,
+  MessagesRequest,
+  ThinkingConfig,
+  ToolParam,
+} from "../messages/types.ts";
 import { isObject } from "../messages/validate_content.ts";
 
 export { isObject };
@@ -175,4 +181,29 @@ export function callArguments(value: unknown, path: string): Record<string, unkn
   }
   if (!isObject(parsed)) throw invalidRequest(`${path}: expected a JSON object`);
   return parsed;
+}
+
+/**
+ * Sets what both formats spell alike on the internal request: `temperature` (0–2, passed as is), `top_p`,
+ * `user` (the metadata user id), tools with their choice (a choice without tools is dropped, except `none`),
+ * and the thinking a reasoning effort asks for.
+ */
+export function applyShared(
+  request: MessagesRequest,
+  body: Record<string, unknown>,
+  tools: ToolParam[] | undefined,
+  choice: MessagesRequest["tool_choice"],
+  effort: string | undefined,
+): void {
+  const temperature = optionalNumber(body.temperature, "temperature", 0, 2);
+  if (temperature !== undefined) request.temperature = temperature;
+  const topP = optionalNumber(body.top_p, "top_p", 0, 1);
+  if (topP !== undefined) request.top_p = topP;
+  if (body.user !== undefined && body.user !== null) {
+    request.metadata = { user_id: needString(body.user, "user") };
+  }
+  if (tools?.length) request.tools = tools;
+  if (choice && (tools?.length || choice.type === "none")) request.tool_choice = choice;
+  const thinking = thinkingOf(effort, request.max_tokens);
+  if (thinking) request.thinking = thinking;
 }

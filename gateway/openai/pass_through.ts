@@ -6,7 +6,8 @@
  * attempts, so keys, limits, fallbacks, deadlines, size caps and the ledger apply; usage is read from the
  * answer (a stream's usage chunk or `response.completed`) without re-encoding the frames.
  */
-import { createSseDecoder } from "@switchyard/lib/sse.ts";
+import { createSseDecoder, type SseEvent } from "@switchyard/lib/sse.ts";
+import type { StreamOutcome } from "../messages/stream_pipe.ts";
 import { GatewayError } from "../errors.ts";
 import type { Usage } from "../messages/types.ts";
 import {
@@ -127,9 +128,71 @@ function errorFrame(format: OpenAiFormat, error: unknown): string {
     }\n\n`;
 }
 
+/** Relays one pass-through stream's events, noting its usage and how it ended. */
+class PassThroughRelay {
+  /** Frames ready for the client. */
+  out = "";
+  /** The final event came (or the stream failed). */
+  done = false;
+  /** Set when it ended in a failure. */
+  failed = false;
+  /** The error type of a failure. */
+  errorType = "api_error";
+  /** The usage the stream reported. */
+  usage: Usage | undefined;
+  #format: OpenAiFormat;
+  #includeUsage: boolean;
+  #redact: (text: string) => string;
+
+  constructor(format: OpenAiFormat, includeUsage: boolean, redact: (text: string) => string) {
+    this.#format = format;
+    this.#includeUsage = includeUsage;
+    this.#redact = redact;
+  }
+
+  /** Handles one upstream event. */
+  event(event: SseEvent): void {
+    if (this.done) return;
+    if (this.#format === "chat") return this.#chat(event.data);
+    const type = event.event ?? "";
+    if (type === "response.completed" || type === "response.incomplete" || type === "response.failed") {
+      this.done = true;
+      this.failed = type === "response.failed";
+      this.usage = usageFromResponses(JSON.parse(event.data).response?.usage);
+    } else if (type === "error") this.end();
+    // An upstream's error text may quote what it was sent: cleaned like every relayed error.
+    this.out += `event: ${type}\ndata: ${this.failed ? this.#redact(event.data) : event.data}\n\n`;
+  }
+
+  #chat(data: string): void {
+    if (data === "[DONE]") this.done = true;
+    else if (data.startsWith('{"error"')) {
+      this.end();
+      this.out += `data: ${this.#redact(data)}\n\n`;
+      return;
+    } else if (data.includes('"usage":{')) {
+      const chunk = JSON.parse(data);
+      if (chunk.usage) this.usage = usageFromOpenAi(chunk.usage);
+      // The usage chunk the gateway asked for on its own behalf (for the ledger) is not the client's.
+      if (!this.#includeUsage && Array.isArray(chunk.choices) && chunk.choices.length === 0) return;
+    }
+    this.out += `data: ${data}\n\n`;
+  }
+
+  /** Ends the stream as failed, with `error`'s frame when given. */
+  end(error?: GatewayError): void {
+    this.done = true;
+    this.failed = true;
+    if (error) {
+      this.errorType = error.type;
+      this.out += errorFrame(this.#format, error);
+    }
+  }
+}
+
 /**
- * Calls the upstream with streaming; the answer is its SSE frames. `includeUsage` false drops the Chat
- * usage chunk the gateway asked for on its own behalf (the ledger needs it; the client did not ask).
+ * Calls the upstream with streaming; the answer is its SSE frames, relayed as whole frames per chunk.
+ * `includeUsage` false drops the Chat usage chunk the gateway asked for on its own behalf.
  */
 export async function passThroughStream(
   deps: ProviderDeps,
@@ -140,90 +203,37 @@ export async function passThroughStream(
   includeUsage: boolean,
 ): Promise<ReadableStream<Uint8Array>> {
   const body = upstreamBody(settings, format, client, call);
-  const response = await postUpstream(
-    deps,
-    settings.name,
-    urlOf(settings, format),
-    headersFor(settings, call),
-    body,
-    call,
-  );
+  const url = urlOf(settings, format);
+  const response = await postUpstream(deps, settings.name, url, headersFor(settings, call), body, call);
   const reader = bodyReaderOf(response);
-  let usage: Usage | undefined;
-  let out = "";
-  let done = false;
-  let failed: string | undefined;
-  const sse = createSseDecoder((event) => {
-    if (done) return;
-    const data = event.data;
-    if (format === "chat") {
-      if (data === "[DONE]") done = true;
-      else if (data.includes('"usage":{')) {
-        const chunk = JSON.parse(data);
-        if (chunk.usage) usage = usageFromOpenAi(chunk.usage);
-        if (!includeUsage && Array.isArray(chunk.choices) && chunk.choices.length === 0) return;
-      } else if (data.startsWith('{"error"')) {
-        done = true;
-        failed = "api_error";
-        // An upstream's error text may quote what it was sent: cleaned like every relayed error.
-        out += `data: ${deps.redact(data)}\n\n`;
-        return;
-      }
-      out += `data: ${data}\n\n`;
-      return;
-    }
-    const type = event.event ?? "";
-    if (type === "response.completed" || type === "response.incomplete" || type === "response.failed") {
-      done = true;
-      if (type === "response.failed") failed = "api_error";
-      usage = usageFromResponses(JSON.parse(data).response?.usage);
-    } else if (type === "error") {
-      done = true;
-      failed = "api_error";
-    }
-    out += `event: ${type}\ndata: ${failed ? deps.redact(data) : data}\n\n`;
-  });
-  const report = (outcome: "completed" | "upstream_error" | "client_disconnected", errorType?: string) =>
-    call.onStreamEnd?.({ outcome, usage, ...(errorType ? { errorType } : {}) });
+  const relay = new PassThroughRelay(format, includeUsage, deps.redact);
+  const sse = createSseDecoder((event) => relay.event(event));
+  const report = (outcome: StreamOutcome["outcome"], errorType?: string) =>
+    call.onStreamEnd?.({ outcome, usage: relay.usage, ...(errorType ? { errorType } : {}) });
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      while (!done) {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
+      while (!relay.done) {
         try {
-          chunk = await reader.read();
+          const chunk = await reader.read();
+          if (chunk.done) {
+            sse.end();
+            if (!relay.done) relay.end(new GatewayError("api_error", "the upstream stream ended early"));
+          } else sse.feed(chunk.value);
         } catch (error) {
-          controller.enqueue(encoder.encode(out + errorFrame(format, error)));
-          controller.close();
-          return report("upstream_error", error instanceof GatewayError ? error.type : "api_error");
+          // A deadline or size cap (a GatewayError), a broken connection, or a malformed event.
+          relay.end(
+            error instanceof GatewayError ? error : new GatewayError("api_error", "the upstream failed"),
+          );
         }
-        if (chunk.done) {
-          sse.end();
-          if (!done) {
-            out += errorFrame(
-              format,
-              new GatewayError("api_error", "the upstream stream ended before the answer was complete"),
-            );
-            failed = "api_error";
-            done = true;
-          }
-        } else {
-          try {
-            sse.feed(chunk.value);
-          } catch {
-            out += errorFrame(format, new GatewayError("api_error", "the upstream sent a malformed event"));
-            failed = "api_error";
-            done = true;
-          }
-        }
-        if (out) {
-          controller.enqueue(encoder.encode(out));
-          out = "";
-          if (!done) return;
+        if (relay.out) {
+          controller.enqueue(encoder.encode(relay.out));
+          relay.out = "";
+          if (!relay.done) return;
         }
       }
       reader.cancel().catch(() => {}); // the final event came: the rest of the body is not needed
       controller.close();
-      report(failed ? "upstream_error" : "completed", failed);
+      report(relay.failed ? "upstream_error" : "completed", relay.failed ? relay.errorType : undefined);
     },
     cancel() {
       reader.cancel().catch(() => {});

@@ -13,8 +13,15 @@
  * `text.verbosity`, `reasoning.summary` (summaries are always given when the model thinks).
  */
 import { invalidRequest } from "../errors.ts";
-import type { ContentBlockParam, MessageParam, MessagesRequest, TextBlockParam } from "../messages/types.ts";
+import type {
+  ContentBlockParam,
+  JsonSchemaFormat,
+  MessageParam,
+  MessagesRequest,
+  TextBlockParam,
+} from "../messages/types.ts";
 import {
+  applyShared,
   callArguments,
   checkFields,
   effortOf,
@@ -26,10 +33,9 @@ import {
   maxTokensOf,
   needString,
   optionalBoolean,
-  optionalNumber,
   optionalPositiveInteger,
-  thinkingOf,
 } from "./common.ts";
+import { absent, HOSTED_ITEMS, RESPONSES_KNOWN, RESPONSES_REFUSED } from "./fields.ts";
 
 /** A Responses request as the gateway understood it. */
 export interface ResponsesIngress {
@@ -43,67 +49,6 @@ export interface ResponsesIngress {
 
 /** The prefix of the `encrypted_content` of a redacted thinking block's reasoning item. */
 export const REDACTED_PREFIX = "gw-redacted:";
-
-const KNOWN = new Set([
-  "model",
-  "input",
-  "instructions",
-  "tools",
-  "tool_choice",
-  "parallel_tool_calls",
-  "text",
-  "reasoning",
-  "max_output_tokens",
-  "temperature",
-  "top_p",
-  "stream",
-  "stream_options",
-  "store",
-  "include",
-  "metadata",
-  "prompt_cache_key",
-  "prompt_cache_retention",
-  "safety_identifier",
-  "service_tier",
-  "truncation",
-  "user",
-  "client_metadata",
-  "max_tool_calls",
-]);
-
-const absent = (value: unknown) => value === undefined || value === null;
-
-const REFUSED: Record<string, (value: unknown) => string | undefined> = {
-  previous_response_id: (value) =>
-    absent(value)
-      ? undefined
-      : "this gateway stores no responses; send the whole conversation as input items (with store: false)",
-  conversation: (value) =>
-    absent(value) ? undefined : "this gateway stores no conversations; send input items",
-  background: (value) =>
-    absent(value) || value === false ? undefined : "background responses are not supported",
-  prompt: (value) => absent(value) ? undefined : "stored prompt templates are not supported",
-  top_logprobs: (value) => absent(value) || value === 0 ? undefined : "logprobs are not supported",
-};
-
-const HOSTED_ITEMS = new Set([
-  "web_search_call",
-  "file_search_call",
-  "computer_call",
-  "computer_call_output",
-  "code_interpreter_call",
-  "image_generation_call",
-  "local_shell_call",
-  "local_shell_call_output",
-  "shell_call",
-  "shell_call_output",
-  "mcp_call",
-  "mcp_list_tools",
-  "mcp_approval_request",
-  "mcp_approval_response",
-  "custom_tool_call",
-  "custom_tool_call_output",
-]);
 
 function contentParts(content: unknown, path: string): string | ContentBlockParam[] {
   if (typeof content === "string") return content;
@@ -276,63 +221,34 @@ function toolChoice(value: unknown, parallel: boolean | undefined): MessagesRequ
   throw invalidRequest('tool_choice: expected "none", "auto", "required" or {type: "function", name}');
 }
 
-/** Validates a Responses body and translates it to the internal request. */
-export function parseResponsesRequest(body: Record<string, unknown>): ResponsesIngress {
-  checkFields(body, KNOWN, REFUSED);
-  if (typeof body.model !== "string" || body.model === "") {
-    throw invalidRequest("model: expected a non-empty string");
+/** `reasoning.effort`, after checking `reasoning` and its `summary`. */
+function reasoningEffort(reasoning: unknown): string | undefined {
+  if (absent(reasoning)) return undefined;
+  if (!isObject(reasoning)) throw invalidRequest("reasoning: expected an object");
+  const summary = reasoning.summary ?? reasoning.generate_summary;
+  if (!absent(summary) && !["auto", "concise", "detailed", "none"].includes(String(summary))) {
+    throw invalidRequest("reasoning.summary: expected auto, concise, detailed or none");
   }
-  const { system, turns } = conversation(body.input);
-  if (!absent(body.instructions)) {
-    system.unshift({ type: "text", text: needString(body.instructions, "instructions") });
-  }
-  const requested = optionalPositiveInteger(body.max_output_tokens, "max_output_tokens");
-  let effort: string | undefined;
-  if (!absent(body.reasoning)) {
-    if (!isObject(body.reasoning)) throw invalidRequest("reasoning: expected an object");
-    effort = effortOf(body.reasoning.effort, "reasoning.effort");
-    const summary = body.reasoning.summary ?? body.reasoning.generate_summary;
-    if (!absent(summary) && !["auto", "concise", "detailed", "none"].includes(String(summary))) {
-      throw invalidRequest("reasoning.summary: expected auto, concise, detailed or none");
-    }
-  }
-  const maxTokens = maxTokensOf(requested, effort);
-  const request: MessagesRequest = { model: body.model, max_tokens: maxTokens, messages: turns };
-  const instructions = system.filter((block) => block.text !== "");
-  if (instructions.length) request.system = instructions;
-  if (optionalBoolean(body.stream, "stream")) request.stream = true;
-  optionalBoolean(body.store, "store");
-  const temperature = optionalNumber(body.temperature, "temperature", 0, 2);
-  if (temperature !== undefined) request.temperature = temperature;
-  const topP = optionalNumber(body.top_p, "top_p", 0, 1);
-  if (topP !== undefined) request.top_p = topP;
-  const toolList = tools(body.tools);
-  if (toolList?.length) request.tools = toolList;
-  const choice = toolChoice(
-    body.tool_choice,
-    optionalBoolean(body.parallel_tool_calls, "parallel_tool_calls"),
-  );
-  if (choice && (toolList?.length || choice.type === "none")) request.tool_choice = choice;
-  if (!absent(body.text)) {
-    if (!isObject(body.text)) throw invalidRequest("text: expected an object");
-    if (!absent(body.text.format)) {
-      if (!isObject(body.text.format)) throw invalidRequest("text.format: expected an object");
-      const format = jsonFormat(body.text.format, "text.format");
-      if (format) request.output_config = { format };
-    }
-  }
-  const thinking = thinkingOf(effort, maxTokens);
-  if (thinking) request.thinking = thinking;
-  if (!absent(body.user)) request.metadata = { user_id: needString(body.user, "user") };
-  if (!absent(body.include) && !Array.isArray(body.include)) {
-    throw invalidRequest("include: expected an array");
-  }
-  const echo: Record<string, unknown> = {
+  return effortOf(reasoning.effort, "reasoning.effort");
+}
+
+/** `text.format`, after checking `text`. */
+function textFormat(text: unknown): JsonSchemaFormat | undefined {
+  if (absent(text)) return undefined;
+  if (!isObject(text)) throw invalidRequest("text: expected an object");
+  if (absent(text.format)) return undefined;
+  if (!isObject(text.format)) throw invalidRequest("text.format: expected an object");
+  return jsonFormat(text.format, "text.format");
+}
+
+/** The request's settings as the response object repeats them. */
+function echoOf(body: Record<string, unknown>, request: MessagesRequest, requested: number | undefined) {
+  return {
     instructions: body.instructions ?? null,
     max_output_tokens: requested ?? null,
     parallel_tool_calls: body.parallel_tool_calls ?? true,
-    temperature: temperature ?? null,
-    top_p: topP ?? null,
+    temperature: request.temperature ?? null,
+    top_p: request.top_p ?? null,
     tool_choice: body.tool_choice ?? "auto",
     tools: body.tools ?? [],
     text: body.text ?? { format: { type: "text" } },
@@ -341,5 +257,35 @@ export function parseResponsesRequest(body: Record<string, unknown>): ResponsesI
     store: false,
     previous_response_id: null,
   };
-  return { request, defaultedMaxTokens: requested === undefined, echo };
+}
+
+/** Validates a Responses body and translates it to the internal request. */
+export function parseResponsesRequest(body: Record<string, unknown>): ResponsesIngress {
+  checkFields(body, RESPONSES_KNOWN, RESPONSES_REFUSED);
+  if (typeof body.model !== "string" || body.model === "") {
+    throw invalidRequest("model: expected a non-empty string");
+  }
+  const { system, turns } = conversation(body.input);
+  if (!absent(body.instructions)) {
+    system.unshift({ type: "text", text: needString(body.instructions, "instructions") });
+  }
+  const requested = optionalPositiveInteger(body.max_output_tokens, "max_output_tokens");
+  const effort = reasoningEffort(body.reasoning);
+  const request: MessagesRequest = {
+    model: body.model,
+    max_tokens: maxTokensOf(requested, effort),
+    messages: turns,
+  };
+  const instructions = system.filter((block) => block.text !== "");
+  if (instructions.length) request.system = instructions;
+  if (optionalBoolean(body.stream, "stream")) request.stream = true;
+  optionalBoolean(body.store, "store");
+  const parallel = optionalBoolean(body.parallel_tool_calls, "parallel_tool_calls");
+  applyShared(request, body, tools(body.tools), toolChoice(body.tool_choice, parallel), effort);
+  const format = textFormat(body.text);
+  if (format) request.output_config = { format };
+  if (!absent(body.include) && !Array.isArray(body.include)) {
+    throw invalidRequest("include: expected an array");
+  }
+  return { request, defaultedMaxTokens: requested === undefined, echo: echoOf(body, request, requested) };
 }
