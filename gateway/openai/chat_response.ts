@@ -4,6 +4,7 @@
  * `reasoning_content` (the field most OpenAI-compatible clients read), and a refusal fills `refusal`.
  */
 import type { Message, StopReason } from "../messages/types.ts";
+import { randomHex128 } from "../request_context.ts";
 import { chatUsage } from "./usage.ts";
 
 /** Chat `finish_reason` of an Anthropic stop reason. */
@@ -21,7 +22,7 @@ export function finishReasonOf(reason: StopReason | null | undefined): string {
 
 /** A `chatcmpl-…` id. */
 export function newChatId(): string {
-  return `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
+  return `chatcmpl-${randomHex128()}`;
 }
 
 /** Builds the `chat.completion` for `message`, echoing `model` (the name the client asked for). */

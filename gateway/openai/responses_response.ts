@@ -6,13 +6,14 @@
  */
 import type { ContentBlock, Message, StopReason, Usage } from "../messages/types.ts";
 import { REDACTED_PREFIX } from "./responses_request.ts";
+import { randomHex128 } from "../request_context.ts";
 import { responsesUsage } from "./usage.ts";
 
 type Item = Record<string, unknown>;
 
 /** A short random id with `prefix` (`resp`, `msg`, `rs`, `fc`). */
 export function itemId(prefix: string): string {
-  return `${prefix}_${crypto.randomUUID().replaceAll("-", "")}`;
+  return `${prefix}_${randomHex128()}`;
 }
 
 /** The reasoning item of a thinking block. */
