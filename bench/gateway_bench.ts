@@ -285,7 +285,6 @@ if (ONLY.has("openai")) {
     rates.mo.push(await throughput(lanes.translated, 32, SECONDS));
     rates.co.push(await throughput(lanes.openAiPassThrough, 32, SECONDS));
   }
-  if (Deno.env.get("BENCH_DEBUG")) console.log(JSON.stringify(rates));
   const [ma, ca, mo, co] = [median(rates.ma), median(rates.ca), median(rates.mo), median(rates.co)];
   openAiLine =
     `throughput c=32 (medians of ${ROUNDS} alternating ${SECONDS} s rounds): → Anthropic: Messages API ` +
