@@ -383,6 +383,7 @@ export function createMessagesRoute(
       duration_ms: Math.round((performance.now() - line.started) * 100) / 100,
     };
     if (line.upstream) fields.upstream = line.upstream;
+    if (ingress) fields.ingress = ingress.format;
     // Every attempt is recorded when there was more than the one that answered.
     if (line.attempts && (line.attempts.length > 1 || !line.upstream)) fields.attempts = line.attempts;
     if (end) {

@@ -81,6 +81,39 @@ async function listModels(
   }
 }
 
+/** `GET /openai/v1/models/{id}`: one model the key may use, in OpenAI's shape; 404 otherwise. */
+async function oneModel(request: Request, rawId: string, deps: MessagesRouteDeps): Promise<Response> {
+  const requestId = requestIdOf(request.headers);
+  const trace = traceIdsOf(request.headers);
+  try {
+    const policy = await authenticate(deps.keys, request.headers);
+    let id: string;
+    try {
+      id = decodeURIComponent(rawId);
+    } catch {
+      throw new GatewayError("invalid_request_error", "model id is not valid percent-encoding");
+    }
+    let target: string | undefined;
+    try {
+      const route = deps.router.resolve(id);
+      target = `${route.provider.name}/${route.upstreamModel}`;
+    } catch {
+      target = undefined;
+    }
+    const allowed = !policy.models || policy.models.includes(id) ||
+      (target && policy.models.includes(target));
+    if (!target || !allowed) {
+      throw new GatewayError("not_found_error", `model ${JSON.stringify(id)} was not found`);
+    }
+    const body = { id, object: "model", created: 0, owned_by: target.split("/")[0] };
+    return new Response(JSON.stringify(body), {
+      headers: traceResponseHeaders(trace, { "content-type": "application/json", "request-id": requestId }),
+    });
+  } catch (error) {
+    return renderOpenAiError(error, requestId, deps.logger, traceResponseHeaders(trace, {}));
+  }
+}
+
 /**
  * The handler of the OpenAI-format paths: a response for one of them (a wrong method is a 405 in OpenAI's
  * shape), undefined for any other path.
@@ -101,8 +134,10 @@ export function createOpenAiRoutes(
     if (RESPONSES_PATHS.has(path)) {
       return method === "POST" ? responses(request, path) : notAllowed(request, deps.logger);
     }
-    if (path === OPENAI_MODELS_PATH && method === "GET") {
-      return listModels(request, deps, catalogue, deps.logger);
+    if (method !== "GET" || !path.startsWith(OPENAI_MODELS_PATH)) return undefined;
+    if (path === OPENAI_MODELS_PATH) return listModels(request, deps, catalogue, deps.logger);
+    if (path[OPENAI_MODELS_PATH.length] === "/") {
+      return oneModel(request, path.slice(OPENAI_MODELS_PATH.length + 1), deps);
     }
     return undefined;
   };

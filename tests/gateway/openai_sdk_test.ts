@@ -324,6 +324,10 @@ Deno.test("the openai SDK works unchanged against the OpenAI-format endpoints", 
       for await (const model of client.models.list()) models.push(model);
       assert.ok(models.length > 0);
       assert.ok(models.every((m) => m.object === "model" && typeof m.id === "string"));
+      const one = await client.models.retrieve("openai/fx-text");
+      assert.equal(one.owned_by, "openai");
+      const missing = await client.models.retrieve("nowhere/x").catch((e) => e);
+      assert.ok(missing instanceof OpenAI.NotFoundError, String(missing));
     });
     await t.step("the ledger records the ingress format", async () => {
       await h.ledger.flush();
