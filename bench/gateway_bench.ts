@@ -21,6 +21,7 @@
  */
 import { parseArgs } from "node:util";
 import { measureInProcess } from "./gateway_inprocess.ts";
+import { measureLanesInProcess } from "./gateway_openai_inprocess.ts";
 import { measureLimits } from "./gateway_limits.ts";
 import { makeTestCertificate } from "../tests/e2e/support/tls.ts";
 import { measureHttps } from "./gateway_https.ts";
@@ -266,18 +267,49 @@ if (ONLY.has("fallback")) {
 let openAiLine = "openai lane not run";
 if (ONLY.has("openai")) {
   // Each OpenAI-ingress lane beside the Messages-API lane reaching the same upstream, interleaved per round.
-  const [messagesToAnthropic, chatToAnthropic] = await pairedLatencies(lanes.directAnthropic, [
-    lanes.passThrough,
-    lanes.openAiToAnthropic,
-  ], N);
-  c1Row("Messages API c=1 → Anthropic (same run as the next row)", messagesToAnthropic, "");
-  c1Row("OpenAI Chat ingress c=1 → Anthropic (translated)", chatToAnthropic, "within 10% of the row above");
+  const [messagesToAnthropic, messagesReserialized, chatToAnthropic] = await pairedLatencies(
+    lanes.directAnthropic,
+    [
+      lanes.passThrough,
+      { ...lanes.passThrough, body: anthropicBody("claude-bench-alias") },
+      lanes.openAiToAnthropic,
+    ],
+    N,
+  );
+  c1Row("Messages API c=1 → Anthropic, bytes relayed (same run as the next rows)", messagesToAnthropic, "");
+  c1Row("Messages API c=1 → Anthropic by an alias, re-serialized", messagesReserialized, "");
+  c1Row("OpenAI Chat ingress c=1 → Anthropic (translated)", chatToAnthropic, "within 10% of the rows above");
   const [messagesToOpenAi, chatToOpenAi] = await pairedLatencies(lanes.directOpenAi, [
     lanes.translated,
     lanes.openAiPassThrough,
   ], N);
   c1Row("Messages API c=1 → OpenAI (same run as the next row)", messagesToOpenAi, "");
   c1Row("OpenAI Chat ingress c=1 → OpenAI (pass-through)", chatToOpenAi, "within 10% of the row above");
+  const work = await measureLanesInProcess([
+    {
+      name: "Messages API → Anthropic (bytes relayed)",
+      path: "/v1/messages",
+      body: anthropicBody("claude-bench"),
+    },
+    {
+      name: "OpenAI Chat ingress → Anthropic",
+      path: "/openai/v1/chat/completions",
+      body: lanes.openAiToAnthropic.body,
+    },
+    {
+      name: "Messages API → OpenAI (translated)",
+      path: "/v1/messages",
+      body: anthropicBody("openai/gpt-bench"),
+    },
+    {
+      name: "OpenAI Chat ingress → OpenAI (pass-through)",
+      path: "/openai/v1/chat/completions",
+      body: lanes.openAiPassThrough.body,
+    },
+  ], N);
+  for (const [name, us] of work) {
+    rows.push([`gateway work only, in-process: ${name}`, "—", "—", `${ms(us / 1000)} (p50)`, ""]);
+  }
   const rates: Record<string, number[]> = { ma: [], ca: [], mo: [], co: [] };
   for (let r = 0; r < ROUNDS; r++) {
     rates.ma.push(await throughput(lanes.passThrough, 32, SECONDS));
