@@ -22,7 +22,8 @@ export function reasoningItem(id: string, thinking: string, signature: string): 
     type: "reasoning",
     id,
     summary: thinking ? [{ type: "summary_text", text: thinking }] : [],
-    encrypted_content: signature,
+    // No signature (a provider that gives none): nothing to replay, so nothing is claimed.
+    encrypted_content: signature || null,
   };
 }
 

@@ -110,7 +110,7 @@ export class ResponsesStreamFormat implements ClientStreamFormat {
       case "text":
         return this.#frame("response.output_item.added", {
           ...at,
-          item: messageItem(open.id, "", false, "in_progress"),
+          item: { ...messageItem(open.id, "", false, "in_progress"), content: [] },
         }) +
           this.#frame("response.content_part.added", {
             ...at,

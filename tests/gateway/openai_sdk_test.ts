@@ -217,6 +217,29 @@ Deno.test("the openai SDK works unchanged against the OpenAI-format endpoints", 
         assert.equal(events.at(-1), "response.completed");
       },
     );
+    await t.step("the SDK's stream helpers accumulate the translated streams", async () => {
+      for (const model of ["claude-fx-tool", "gemini/gx-call"]) {
+        const chat = await client.chat.completions.stream({
+          model,
+          messages: [{ role: "user", content: "Weather?" }],
+          tools: [weather],
+        }).finalChatCompletion();
+        const call = chat.choices[0].message.tool_calls?.[0];
+        assert.equal(call?.type === "function" && call.function.name, "get_weather", model);
+        const response = await client.responses.stream({
+          model,
+          input: "Weather?",
+          tools: [{
+            type: "function",
+            name: "get_weather",
+            parameters: weather.function.parameters,
+            strict: false,
+          }],
+        }).finalResponse();
+        assert.ok(response.output.some((item) => item.type === "function_call"), model);
+        assert.ok(response.output_text.length > 0, model);
+      }
+    });
     await t.step("responses translated to a Chat Completions upstream, with tool calls", async () => {
       const answer = await client.responses.create({
         model: "openai/fx-parallel",
