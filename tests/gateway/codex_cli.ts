@@ -85,6 +85,7 @@ export async function obtainCodex(): Promise<CodexCli> {
   // The launcher finds the platform's binary package; without one this platform cannot run Codex.
   const probe = await new Deno.Command("node", {
     args: [launcher, "--version"],
+    stdin: "null",
     stdout: "piped",
     stderr: "piped",
   })
