@@ -24,4 +24,5 @@ Deno.test("awc compiles the gateway CI example with the gateway as the engine's 
   assert.equal(env.ANTHROPIC_API_KEY, "${{ steps.gateway-credential.outputs.credential }}");
   assert.match(lock, /gateway\.example\.com/);
   assert.match(agent.steps[engine].run ?? "", /"allowDomains":\[[^\]]*"gateway\.example\.com"/);
+  assert.equal(jobs.detection, undefined, "no AI review calling Anthropic with the placeholder secret");
 });
