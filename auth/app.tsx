@@ -33,6 +33,8 @@ import { idTokenSigner } from "./signing/id_token_signer.ts";
 import { GroupCommit } from "@switchyard/lib/group_commit.ts";
 import { staticDocuments } from "./static_documents.ts";
 import { installGitHubStandIn } from "./github_stand_in.ts";
+import { BackchannelDelivery, type DeliveryOptions } from "./logout/delivery.ts";
+import { holdSessionLogouts, settleHeldLogouts } from "./logout/fan_out.ts";
 
 /** Endpoints answered by the service from its own tables (no Better Auth handler, no cookies). */
 const SERVICE_ANSWERED: ReadonlySet<string> = new Set([
@@ -50,6 +52,11 @@ export interface AuthDeps {
   logger: Logger;
   /** The open auth database. */
   database: AuthDatabase;
+  /**
+   * Back-channel logout delivery (auth/logout/delivery.ts): `onDelivery` is the audit hook, `pollMs` picks up
+   * logouts a CLI command queued; `expose` hands the running delivery to the caller (entry point, tests).
+   */
+  backchannel?: DeliveryOptions & { expose?(delivery: BackchannelDelivery): void };
 }
 
 type AppEnv = { Variables: RequestIdVariables; Bindings: { info?: Deno.ServeHandlerInfo } };
@@ -87,6 +94,11 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     ensureKey: () => secure.api.getJwks(),
   });
 
+  const { expose, ...deliveryOptions } = deps.backchannel ?? {};
+  const logoutDelivery = new BackchannelDelivery({ ...deliveryOptions, client, issuer, sign: signJwt, logger });
+  expose?.(logoutDelivery);
+  const logoutQueued = () => logoutDelivery.kick();
+
   const sessionOf = async (request: Request) => {
     try {
       return await pick(request).api.getSession({ headers: request.headers });
@@ -101,6 +113,8 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     issuer,
     signJwt,
     writes,
+    logoutQueued,
+    refreshReuseSeconds: config.AUTH_REFRESH_REUSE_SECONDS,
     currentSession: async (r: Request) => {
       const session = await sessionOf(r);
       if (!session) return undefined;
@@ -116,7 +130,17 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     const request = local ? withTrustedOrigin(incoming, config.AUTH_BASE_URL) : incoming;
     const instance = pick(request);
     const cookieHeader = request.headers.get("cookie");
+    // Sign-out: the session's back-channel logouts are queued before Better Auth deletes the session (which
+    // clears the tokens' session ids), released once it did, and sent in the background.
+    const endingSession = path === "/api/auth/sign-out" && request.method === "POST"
+      ? (await sessionOf(request))?.session.id
+      : undefined;
+    if (endingSession) await client.execute(holdSessionLogouts(endingSession));
     const response = await shimOAuth(request, (r) => instance.handler(r), shimDeps);
+    if (endingSession) {
+      await client.execute(settleHeldLogouts(endingSession, response.ok));
+      if (response.ok) logoutQueued();
+    }
     const finished = local ? await finishLocalCookies(client, request, cookieHeader, response) : response;
     return path === "/api/auth/get-session" ? await withoutSessionToken(finished) : finished;
   };
@@ -146,6 +170,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   const logout = createEndSession({
     client,
     issuer,
+    logoutQueued,
     secret: config.AUTH_SECRET ?? LOCAL_MODE_SECRET,
     currentSession: async (request) => {
       const session = await sessionOf(request);

@@ -13,6 +13,10 @@ export interface ShimDeps {
   writes: GroupCommit;
   /** Signs ID tokens with the current key (auth/signing/id_token_signer.ts). */
   signJwt: JwtSigner;
+  /** Called after a write queued back-channel logouts (starts their delivery). */
+  logoutQueued?: () => void;
+  /** `AUTH_REFRESH_REUSE_SECONDS`: how long a rotated refresh token still gets its successor's answer. */
+  refreshReuseSeconds?: number;
   /** The request's session (creation time in ms, user id), if any. */
   currentSession(request: Request): Promise<{ createdAt: number; userId: string } | undefined>;
 }

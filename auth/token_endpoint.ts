@@ -32,6 +32,7 @@ import {
 } from "./oauth_client_auth.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
 import { findRefreshRow, refreshGrant } from "./grants/refresh_grant.ts";
+import { decodeJwt } from "jose";
 
 /** RFC 7636 §4.1: 43–128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -74,6 +75,8 @@ async function afterWinner(key: string): Promise<void> {
 
 /** The code's stored authorization request, as 1.6.23 writes it into `verification.value`. */
 interface StoredCode {
+  /** The browser session the code was issued in (the ID token's `sid`). */
+  sessionId?: string;
   query?: {
     client_id?: string;
     redirect_uri?: string;
@@ -135,7 +138,8 @@ async function codeGrant(
   if (!row) {
     const claim = await claimOf(deps.client, claimKey);
     if (claim && claim.clientId === clientId) {
-      await revokeGrant(deps.client, claim.grantId);
+      await revokeGrant(deps.client, claim.grantId, "token_replay");
+      deps.logoutQueued?.();
       return oauthError(
         400,
         "invalid_grant",
@@ -187,14 +191,20 @@ async function codeGrant(
     // Another request redeemed the code first: this one is a replay of it.
     await afterWinner(claimKey);
     const claim = await claimOf(deps.client, claimKey);
-    if (claim) await revokeGrant(deps.client, claim.grantId);
+    if (claim) {
+      await revokeGrant(deps.client, claim.grantId, "token_replay");
+      deps.logoutQueued?.();
+    }
     return oauthError(
       400,
       "invalid_grant",
       "authorization code already used; tokens issued from it are revoked",
     );
   }
-  return await asWinner(claimKey, async () => await finish(await forwardForm(), grantId, deps));
+  return await asWinner(
+    claimKey,
+    async () => await finish(await withSid(await forwardForm(), stored.sessionId, deps), grantId, deps),
+  );
 }
 
 async function refreshTokenGrant(
@@ -213,7 +223,8 @@ async function refreshTokenGrant(
   const grantId = await grantOfToken(deps.client, tokenHash) ?? `untracked:${tokenHash}`;
   const replayed = async () => {
     // RFC 9700 §4.14.2: the token was used before, by the client or by a thief; end the whole grant.
-    await revokeGrant(deps.client, grantId);
+    await revokeGrant(deps.client, grantId, "token_replay");
+    deps.logoutQueued?.();
     return oauthError(400, "invalid_grant", "refresh token already used; its grant is revoked");
   };
   if (row.revoked) return await replayed();
@@ -225,6 +236,28 @@ async function refreshTokenGrant(
     form.get("scope"),
   );
   return answer === "replayed" ? await replayed() : answer;
+}
+
+/**
+ * Every ID token carries `sid` (OIDC Back-Channel Logout 1.0 §2.1, the session the logout token names later):
+ * 1.6.23 adds it only for clients with end-session enabled, so a token without it is signed again, with the
+ * same claims plus the code's session id, by the service's key.
+ */
+async function withSid(response: Response, sessionId: string | undefined, deps: ShimDeps): Promise<Response> {
+  if (!response.ok || !sessionId) return response;
+  const body = await response.clone().json().catch(() => undefined) as Record<string, unknown> | undefined;
+  if (!body || typeof body.id_token !== "string") return response;
+  let claims: Record<string, unknown>;
+  try {
+    claims = decodeJwt(body.id_token);
+  } catch {
+    return response;
+  }
+  if (claims.sid !== undefined) return response;
+  const idToken = await deps.signJwt({ ...claims, sid: sessionId });
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(JSON.stringify({ ...body, id_token: idToken }), { status: response.status, headers });
 }
 
 /** Records a successful answer's tokens under the grant; maps a failure to RFC 6749's codes. */

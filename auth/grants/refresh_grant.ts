@@ -6,8 +6,8 @@
  * opaque access token are inserted and recorded under the grant, and an ID token is signed with the
  * cached key. Response, storage and claims are those of 1.6.23 (tests/auth/ check them with oauth4webapi
  * and openid-client): 32-letter opaque tokens stored as base64url SHA-256, access tokens for an hour,
- * refresh tokens for 30 days, ID tokens for 10 hours with `auth_time`, `acr`, and `sid` for clients with
- * end-session enabled.
+ * refresh tokens for 30 days, ID tokens for 10 hours with `auth_time`, `acr`, and `sid` (the browser session,
+ * for every client: back-channel logout names it).
  */
 import type { Client } from "@libsql/client";
 import { oauthError, sha256Base64Url } from "../oauth_client_auth.ts";
@@ -102,7 +102,7 @@ export async function refreshGrant(
   if (missing) return oauthError(400, "invalid_scope", `unable to issue scope ${missing}`);
   const [clientResult, userResult] = await Promise.all([
     deps.client.execute({
-      sql: "SELECT grant_types, scopes, enable_end_session, disabled FROM oauth_client WHERE client_id = ?",
+      sql: "SELECT grant_types, scopes, disabled FROM oauth_client WHERE client_id = ?",
       args: [row.clientId],
     }),
     deps.client.execute({
@@ -136,7 +136,7 @@ export async function refreshGrant(
   const refreshId = randomToken();
   const scopesJson = JSON.stringify(scopes);
   const idToken = scopes.includes("openid")
-    ? deps.sign(idTokenClaims(deps.issuer, user, scopes, row, clientRow.enable_end_session, iat))
+    ? deps.sign(idTokenClaims(deps.issuer, user, scopes, row, iat))
     : undefined;
   // Signing runs while the rotation waits for its batch; a failed rotation discards the signature.
   const rotated = await deps.writes.run(async (tx) => {
@@ -200,13 +200,12 @@ export async function refreshGrant(
   }, { headers: { "cache-control": "no-store", pragma: "no-cache" } });
 }
 
-/** The ID token claims 1.6.23 issues on a refresh (no nonce; `sid` only with end-session enabled). */
+/** The ID token claims 1.6.23 issues on a refresh (no nonce), with `sid` while the session lives. */
 function idTokenClaims(
   issuer: string,
   user: Record<string, unknown>,
   scopes: string[],
   row: RefreshRow,
-  endSession: unknown,
   iat: number,
 ): Record<string, unknown> {
   // The same profile and email claims userinfo answers (token_info.ts).
@@ -219,6 +218,6 @@ function idTokenClaims(
     aud: row.clientId,
     iat,
     exp: iat + ID_TOKEN_SECONDS,
-    ...(Number(endSession ?? 0) === 1 && row.sessionId ? { sid: row.sessionId } : {}),
+    ...(row.sessionId ? { sid: row.sessionId } : {}),
   };
 }
