@@ -95,7 +95,13 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   });
 
   const { expose, ...deliveryOptions } = deps.backchannel ?? {};
-  const logoutDelivery = new BackchannelDelivery({ ...deliveryOptions, client, issuer, sign: signJwt, logger });
+  const logoutDelivery = new BackchannelDelivery({
+    ...deliveryOptions,
+    client,
+    issuer,
+    sign: signJwt,
+    logger,
+  });
   expose?.(logoutDelivery);
   const logoutQueued = () => logoutDelivery.kick();
 
@@ -114,7 +120,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     signJwt,
     writes,
     logoutQueued,
-    refreshReuseSeconds: config.AUTH_REFRESH_REUSE_SECONDS,
+    refreshReuseSeconds: config.AUTH_REFRESH_REUSE_SECONDS ?? 0,
     currentSession: async (r: Request) => {
       const session = await sessionOf(r);
       if (!session) return undefined;

@@ -8,6 +8,7 @@ import { AppError } from "@switchyard/lib/errors.ts";
 import { createBetterAuth } from "./better_auth.ts";
 import type { AuthConfig } from "./config.ts";
 import type { AuthDatabase } from "./database.ts";
+import { backchannelUriProblem, saveBackchannelStatement } from "./logout/backchannel_clients.ts";
 
 /** What to register. */
 export interface ClientRegistration {
@@ -23,6 +24,10 @@ export interface ClientRegistration {
   enableEndSession?: boolean;
   /** A client that cannot hold a secret (token endpoint auth method `none`). */
   public?: boolean;
+  /** Where back-channel logout tokens are POSTed (auth/logout/). */
+  backchannelLogoutUri?: string;
+  /** The RP needs `sid` in logout tokens. */
+  backchannelLogoutSessionRequired?: boolean;
 }
 
 /** The registered client's credentials; the secret exists only for confidential clients. */
@@ -73,6 +78,12 @@ export function registrationProblems(reg: ClientRegistration): string[] {
   }
   if (reg.postLogoutRedirectUris?.length && !reg.enableEndSession) {
     problems.push("--post-logout-redirect-uri needs --enable-end-session");
+  }
+  if (reg.backchannelLogoutUri !== undefined) {
+    const problem = backchannelUriProblem(reg.backchannelLogoutUri);
+    if (problem) problems.push(problem);
+  } else if (reg.backchannelLogoutSessionRequired) {
+    problems.push("--backchannel-logout-session-required needs --backchannel-logout-uri");
   }
   return problems;
 }
@@ -126,10 +137,15 @@ export async function registerClient(
         require_pkce: true,
       },
     });
-    await database.client.execute({
-      sql: "UPDATE oauth_client SET user_id = NULL WHERE client_id = ?",
-      args: [created.client_id],
-    });
+    await database.client.batch([
+      { sql: "UPDATE oauth_client SET user_id = NULL WHERE client_id = ?", args: [created.client_id] },
+      ...(reg.backchannelLogoutUri === undefined ? [] : [
+        saveBackchannelStatement(created.client_id, {
+          uri: reg.backchannelLogoutUri,
+          sessionRequired: !!reg.backchannelLogoutSessionRequired,
+        }),
+      ]),
+    ], "write");
     return publicClient || !created.client_secret
       ? { client_id: created.client_id }
       : { client_id: created.client_id, client_secret: created.client_secret };

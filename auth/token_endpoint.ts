@@ -33,6 +33,7 @@ import {
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
 import { findRefreshRow, refreshGrant } from "./grants/refresh_grant.ts";
 import { decodeJwt } from "jose";
+import { reusedResponse } from "./grants/refresh_reuse.ts";
 
 /** RFC 7636 §4.1: 43–128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -222,6 +223,11 @@ async function refreshTokenGrant(
   }
   const grantId = await grantOfToken(deps.client, tokenHash) ?? `untracked:${tokenHash}`;
   const replayed = async () => {
+    // Within AUTH_REFRESH_REUSE_SECONDS of its rotation, the same token gets the rotation's answer.
+    if (deps.refreshReuseSeconds) {
+      const reused = await reusedResponse(deps.client, token, tokenHash);
+      if (reused) return reused;
+    }
     // RFC 9700 §4.14.2: the token was used before, by the client or by a thief; end the whole grant.
     await revokeGrant(deps.client, grantId, "token_replay");
     deps.logoutQueued?.();
@@ -230,10 +236,17 @@ async function refreshTokenGrant(
   if (row.revoked) return await replayed();
   if (!(row.expiresAt > Date.now())) return oauthError(400, "invalid_grant", "refresh token expired");
   const answer = await refreshGrant(
-    { client: deps.client, issuer: deps.issuer, sign: deps.signJwt, writes: deps.writes },
+    {
+      client: deps.client,
+      issuer: deps.issuer,
+      sign: deps.signJwt,
+      writes: deps.writes,
+      reuseSeconds: deps.refreshReuseSeconds,
+    },
     row,
     grantId,
     form.get("scope"),
+    { token, hash: tokenHash },
   );
   return answer === "replayed" ? await replayed() : answer;
 }

@@ -25,3 +25,15 @@ CREATE TABLE svc_backchannel_outbox (
   outcome TEXT
 );
 CREATE INDEX svc_backchannel_outbox_due_idx ON svc_backchannel_outbox (done_at, next_attempt_at);
+
+-- The refresh reuse window (AUTH_REFRESH_REUSE_SECONDS, auth/grants/refresh_reuse.ts): a rotation's token
+-- response, AES-GCM encrypted under a key derived from the rotated-out refresh token (which is stored only
+-- as its hash), kept for the window so the same token presented again gets the same answer.
+CREATE TABLE svc_refresh_reuse (
+  token_hash TEXT PRIMARY KEY NOT NULL,
+  grant_id TEXT NOT NULL,
+  successor_hash TEXT NOT NULL,
+  response TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX svc_refresh_reuse_expiry_idx ON svc_refresh_reuse (expires_at);

@@ -1,6 +1,7 @@
 /**
  * `deno task oauth:register --name <n> --redirect-uri <url> [--post-logout-redirect-uri <url>]
- * [--skip-consent] [--enable-end-session] [--public] [--remote] [--json]`: registers an OAuth client directly
+ * [--skip-consent] [--enable-end-session] [--public] [--backchannel-logout-uri <url>
+ * [--backchannel-logout-session-required]] [--remote] [--json]`: registers an OAuth client directly
  * in the auth database (there is no HTTP registration endpoint). Locally it migrates the `file:` database
  * first; with `--remote` it targets AUTH_DATABASE_URL / AUTH_DATABASE_AUTH_TOKEN and refuses local files.
  */
@@ -20,6 +21,11 @@ clients, the client secret once; the database keeps only its hash.
   --skip-consent                    first-party client: no consent page
   --enable-end-session              allow RP-initiated logout
   --public                          the client cannot hold a secret (token auth method "none")
+  --backchannel-logout-uri <url>    OIDC Back-Channel Logout: where logout tokens are POSTed when a session
+                                    or grant of this client's users ends
+  --backchannel-logout-session-required
+                                    the client needs sid in every logout token (it always gets one when the
+                                    session is known)
   --remote                          target the remote AUTH_DATABASE_URL (with AUTH_DATABASE_AUTH_TOKEN)
   --json                            print {"client_id": "...", "client_secret": "..."} only`;
 
@@ -34,6 +40,8 @@ export async function main(args: string[], env: Record<string, string | undefine
       "skip-consent": { type: "boolean" },
       "enable-end-session": { type: "boolean" },
       public: { type: "boolean" },
+      "backchannel-logout-uri": { type: "string" },
+      "backchannel-logout-session-required": { type: "boolean" },
       remote: { type: "boolean" },
       json: { type: "boolean" },
     },
@@ -57,6 +65,8 @@ export async function main(args: string[], env: Record<string, string | undefine
     skipConsent: values["skip-consent"],
     enableEndSession: values["enable-end-session"],
     public: values.public,
+    backchannelLogoutUri: values["backchannel-logout-uri"],
+    backchannelLogoutSessionRequired: values["backchannel-logout-session-required"],
   };
   const problems = registrationProblems(registration);
   if (problems.length) {

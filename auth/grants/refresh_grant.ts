@@ -14,6 +14,7 @@ import { oauthError, sha256Base64Url } from "../oauth_client_auth.ts";
 import type { JwtSigner } from "../signing/id_token_signer.ts";
 import { userClaims } from "../token_info.ts";
 import type { GroupCommit } from "@switchyard/lib/group_commit.ts";
+import { keepForReuse } from "./refresh_reuse.ts";
 
 const ACCESS_TOKEN_SECONDS = 3600;
 const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
@@ -40,6 +41,8 @@ export interface RefreshGrantDeps {
   writes: GroupCommit;
   issuer: string;
   sign: JwtSigner;
+  /** `AUTH_REFRESH_REUSE_SECONDS` (0: strict rotation, nothing kept). */
+  reuseSeconds?: number;
 }
 
 /** A random token of 32 letters, as 1.6.23 makes them (unbiased: 256 is not a multiple of 52). */
@@ -96,6 +99,7 @@ export async function refreshGrant(
   row: RefreshRow,
   grantId: string,
   requestedScope: string | null,
+  presented?: { token: string; hash: string },
 ): Promise<Response | "replayed"> {
   const scopes = requestedScope === null ? row.scopes : requestedScope.split(" ").filter(Boolean);
   const missing = scopes.find((s) => !row.scopes.includes(s));
@@ -138,6 +142,29 @@ export async function refreshGrant(
   const idToken = scopes.includes("openid")
     ? deps.sign(idTokenClaims(deps.issuer, user, scopes, row, iat))
     : undefined;
+  const body = async () =>
+    JSON.stringify({
+      access_token: accessToken,
+      expires_in: ACCESS_TOKEN_SECONDS,
+      expires_at: iat + ACCESS_TOKEN_SECONDS,
+      token_type: "Bearer",
+      refresh_token: refreshToken,
+      scope: scopes.join(" "),
+      ...(idToken ? { id_token: await idToken } : {}),
+    });
+  // With a reuse window the answer is kept in the rotation's own transaction, so a second presentation
+  // finds it as soon as it finds the token used (auth/grants/refresh_reuse.ts).
+  const reuse = deps.reuseSeconds && presented
+    ? await keepForReuse({
+      presentedToken: presented.token,
+      presentedHash: presented.hash,
+      successorHash: refreshHash,
+      grantId,
+      body: await body(),
+      now: iat * 1000,
+      windowSeconds: deps.reuseSeconds,
+    })
+    : [];
   // Signing runs while the rotation waits for its batch; a failed rotation discards the signature.
   const rotated = await deps.writes.run(async (tx) => {
     const used = await tx.execute({
@@ -183,21 +210,16 @@ export async function refreshGrant(
         "(?, 'refresh', ?, ?)",
       args: [accessHash, grantId, Date.now(), refreshHash, grantId, Date.now()],
     });
+    for (const statement of reuse) await tx.execute(statement);
     return true;
   });
   if (!rotated) {
     await idToken?.catch(() => undefined);
     return "replayed";
   }
-  return Response.json({
-    access_token: accessToken,
-    expires_in: ACCESS_TOKEN_SECONDS,
-    expires_at: iat + ACCESS_TOKEN_SECONDS,
-    token_type: "Bearer",
-    refresh_token: refreshToken,
-    scope: scopes.join(" "),
-    ...(idToken ? { id_token: await idToken } : {}),
-  }, { headers: { "cache-control": "no-store", pragma: "no-cache" } });
+  return new Response(await body(), {
+    headers: { "content-type": "application/json", "cache-control": "no-store", pragma: "no-cache" },
+  });
 }
 
 /** The ID token claims 1.6.23 issues on a refresh (no nonce), with `sid` while the session lives. */

@@ -50,5 +50,7 @@ export async function backchannelOf(
     args: [clientId],
   });
   const row = result.rows[0];
-  return row ? { uri: String(row.logout_uri), sessionRequired: Number(row.session_required) === 1 } : undefined;
+  return row
+    ? { uri: String(row.logout_uri), sessionRequired: Number(row.session_required) === 1 }
+    : undefined;
 }

@@ -211,7 +211,11 @@ export class BackchannelDelivery {
     const giveUp = error !== undefined &&
       ((status !== undefined && status >= 400 && status < 500 && !RETRYABLE_4XX.has(status)) ||
         finished - row.createdAt >= (this.#deps.retryForMs ?? 600_000));
-    const outcome: DeliveryEvent["outcome"] = error === undefined ? "delivered" : giveUp ? "failed" : "retrying";
+    const outcome: DeliveryEvent["outcome"] = error === undefined
+      ? "delivered"
+      : giveUp
+      ? "failed"
+      : "retrying";
     const backoff = Math.min(
       (this.#deps.backoffMs ?? 1000) * 2 ** (attempt - 1),
       this.#deps.maxBackoffMs ?? 60_000,

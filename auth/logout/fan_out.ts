@@ -61,7 +61,8 @@ export function holdSessionLogouts(sessionId: string): InStatement {
 export function settleHeldLogouts(sessionId: string, signedOut: boolean): InStatement {
   return signedOut
     ? {
-      sql: "UPDATE svc_backchannel_outbox SET next_attempt_at = ? WHERE session_id = ? AND next_attempt_at = ?",
+      sql:
+        "UPDATE svc_backchannel_outbox SET next_attempt_at = ? WHERE session_id = ? AND next_attempt_at = ?",
       args: [Date.now(), sessionId, HELD],
     }
     : {
