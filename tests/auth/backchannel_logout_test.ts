@@ -1,0 +1,296 @@
+/**
+ * OIDC Back-Channel Logout 1.0 (issue 25): `sid` in ID tokens, discovery, registration, and a signed
+ * `logout_token` POSTed to every relying party with a live grant when a session ends (sign-out, end-session,
+ * `auth:sessions revoke`, a replay revoking a grant), verified with jose claim by claim; a receiver that
+ * hangs or fails never blocks the sign-out, is retried with backoff, and the token never reaches a log.
+ */
+import assert from "node:assert/strict";
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
+import { createLogger } from "@switchyard/lib/log.ts";
+import { type AuthService, Browser, startAuthService } from "./harness.ts";
+import { basic, discover, postForm, runBasicCodeFlow } from "./rp.ts";
+import { revokeUserSessions } from "../../auth/operations/sessions.ts";
+import type { DeliveryEvent } from "../../auth/logout/delivery.ts";
+import { BACKCHANNEL_LOGOUT_EVENT } from "../../auth/logout/logout_token.ts";
+import { main as clientsMain } from "../../auth/cli/clients.ts";
+
+const REDIRECT = "http://127.0.0.1:9/cb";
+
+/** A relying party's back-channel logout endpoint on a free port: records POSTs, answers as told. */
+async function receiver() {
+  const received: { contentType: string | null; logoutToken: string | null; at: number }[] = [];
+  let behaviour: "ok" | "fail" | "hang" = "ok";
+  const hanging: (() => void)[] = [];
+  const { promise: listening, resolve } = Promise.withResolvers<number>();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: (a) => resolve(a.port) },
+    async (r) => {
+      const body = new URLSearchParams(await r.text());
+      received.push({
+        contentType: r.headers.get("content-type"),
+        logoutToken: body.get("logout_token"),
+        at: Date.now(),
+      });
+      if (behaviour === "hang") {
+        await new Promise<void>((done) => hanging.push(done));
+        return new Response(null, { status: 200 });
+      }
+      return new Response(null, {
+        status: behaviour === "ok" ? 200 : 500,
+        headers: { "cache-control": "no-store" },
+      });
+    },
+  );
+  const url = `http://127.0.0.1:${await listening}/backchannel-logout`;
+  return {
+    url,
+    received,
+    set(next: "ok" | "fail" | "hang") {
+      behaviour = next;
+    },
+    async [Symbol.asyncDispose]() {
+      for (const done of hanging) done();
+      await server.shutdown();
+    },
+  };
+}
+
+/** A service, a client registered for back-channel logout, and a completed code flow in a browser. */
+async function signedIn(svc: AuthService, uri: string, sessionRequired = false) {
+  const reg = await svc.register({
+    redirectUris: [REDIRECT],
+    backchannelLogoutUri: uri,
+    backchannelLogoutSessionRequired: sessionRequired,
+  });
+  const as = await discover(svc.issuer);
+  const browser = new Browser();
+  const flow = await runBasicCodeFlow(as, reg, REDIRECT, browser);
+  return { reg, as, browser, flow };
+}
+
+async function signOut(svc: AuthService, browser: Browser): Promise<Response> {
+  return await browser.request(`${svc.url}/api/auth/sign-out`, {
+    method: "POST",
+    headers: { origin: svc.url, "content-type": "application/json" },
+    body: "{}",
+  });
+}
+
+/** Verifies a logout token as OIDC Back-Channel Logout 1.0 §2.6 tells an RP to, claim by claim. */
+async function verifyLogoutToken(svc: AuthService, token: string, clientId: string) {
+  const header = decodeProtectedHeader(token);
+  assert.equal(header.typ, "logout+jwt", "explicitly typed (§2.4)");
+  assert.equal(header.alg, "RS256");
+  assert.ok(header.kid, "kid names an ID-token signing key");
+  const jwks = createRemoteJWKSet(new URL(`${svc.issuer}/jwks`));
+  const { payload } = await jwtVerify(token, jwks, {
+    issuer: svc.issuer,
+    audience: clientId,
+    typ: "logout+jwt",
+    algorithms: ["RS256"],
+    requiredClaims: ["iss", "aud", "iat", "exp", "jti", "events"],
+  });
+  assert.deepEqual(payload.events, { [BACKCHANNEL_LOGOUT_EVENT]: {} }, "the back-channel logout event");
+  assert.ok(payload.sub || payload.sid, "sub and/or sid");
+  assert.equal("nonce" in payload, false, "no nonce (§2.4)");
+  assert.ok(Math.abs(payload.iat! - Date.now() / 1000) < 30, "iat is now");
+  assert.ok(payload.exp! > payload.iat! && payload.exp! - payload.iat! <= 300, "short-lived");
+  assert.match(payload.jti!, /^[0-9a-f-]{36}$/);
+  return payload;
+}
+
+Deno.test("discovery advertises back-channel logout; every ID token carries sid, also on refresh", async () => {
+  await using svc = await startAuthService();
+  const reg = await svc.register({ redirectUris: [REDIRECT] }); // no end-session, no back-channel
+  const as = await discover(svc.issuer);
+  assert.equal(as.backchannel_logout_supported, true);
+  assert.equal(as.backchannel_logout_session_supported, true);
+  const browser = new Browser();
+  const flow = await runBasicCodeFlow(as, reg, REDIRECT, browser);
+  const session = await (await browser.request(`${svc.url}/api/auth/get-session`)).json();
+  assert.equal(flow.claims.sid, session.session.id, "sid names the central session");
+  const refreshed = await postForm(as.token_endpoint!, {
+    grant_type: "refresh_token",
+    refresh_token: flow.tokens.refresh_token!,
+  }, { authorization: basic(reg.client_id, reg.client_secret!) });
+  const body = await refreshed.json();
+  const verified = await jwtVerify(body.id_token, createRemoteJWKSet(new URL(as.jwks_uri!)), {
+    issuer: svc.issuer,
+    audience: reg.client_id,
+  });
+  assert.equal(verified.payload.sid, session.session.id);
+});
+
+Deno.test("sign-out sends the RP a logout token that jose verifies claim by claim, in the background", async () => {
+  await using rp = await receiver();
+  const events: DeliveryEvent[] = [];
+  const lines: string[] = [];
+  const logger = createLogger({ level: "debug", sink: (line) => void lines.push(line) });
+  await using svc = await startAuthService({}, "127.0.0.1", logger, {
+    onDelivery: (e) => void events.push(e),
+  });
+  const { reg, browser, flow } = await signedIn(svc, rp.url, true);
+  const signedOut = await signOut(svc, browser);
+  assert.equal(signedOut.status, 200);
+  await signedOut.body?.cancel();
+  await svc.logoutDelivery.idle();
+  assert.equal(rp.received.length, 1, "one logout token for the one session");
+  const [request] = rp.received;
+  assert.match(request.contentType ?? "", /^application\/x-www-form-urlencoded/);
+  const claims = await verifyLogoutToken(svc, request.logoutToken!, reg.client_id);
+  assert.equal(claims.sid, flow.claims.sid, "sid matches the ID token's");
+  assert.equal(claims.sub, flow.claims.sub, "sub matches the ID token's");
+  assert.deepEqual(
+    events.map((e) => [e.clientId, e.reason, e.outcome, e.status]),
+    [[reg.client_id, "sign_out", "delivered", 200]],
+  );
+  const logged = lines.join("\n");
+  assert.match(logged, /back-channel logout delivered/);
+  assert.ok(!logged.includes(request.logoutToken!), "the token is never logged");
+  assert.ok(!logged.includes(request.logoutToken!.split(".")[2]), "nor its signature");
+});
+
+Deno.test("a hanging or failing receiver never blocks the sign-out; delivery retries with backoff until it succeeds", async () => {
+  await using rp = await receiver();
+  rp.set("hang");
+  const events: DeliveryEvent[] = [];
+  await using svc = await startAuthService({}, "127.0.0.1", undefined, {
+    timeoutMs: 300,
+    backoffMs: 100,
+    onDelivery: (e) => void events.push(e),
+  });
+  const { browser } = await signedIn(svc, rp.url);
+  const started = performance.now();
+  const signedOut = await signOut(svc, browser);
+  const took = performance.now() - started;
+  assert.equal(signedOut.status, 200);
+  await signedOut.body?.cancel();
+  assert.ok(took < 250, `sign-out answered in ${took.toFixed(0)} ms while the receiver hangs`);
+  // First attempt times out, the next gets a 500, then the receiver recovers.
+  while (events.length < 1) await new Promise((r) => setTimeout(r, 20));
+  rp.set("fail");
+  while (events.length < 2) await new Promise((r) => setTimeout(r, 20));
+  rp.set("ok");
+  while (!events.some((e) => e.outcome === "delivered")) await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(events.map((e) => e.outcome), ["retrying", "retrying", "delivered"]);
+  assert.match(events[0].error ?? "", /no answer within 300 ms/);
+  assert.equal(events[1].status, 500);
+  assert.ok(rp.received[2].at - rp.received[1].at >= 150, "the second retry waited longer (backoff)");
+  const tokens = rp.received.map((r) => r.logoutToken);
+  assert.equal(new Set(tokens).size, 3, "each attempt signs a fresh token (new jti)");
+});
+
+Deno.test("a receiver that keeps failing is given up after the retry period, and the outcome says so", async () => {
+  await using rp = await receiver();
+  rp.set("fail");
+  const events: DeliveryEvent[] = [];
+  await using svc = await startAuthService({}, "127.0.0.1", undefined, {
+    backoffMs: 50,
+    retryForMs: 400,
+    onDelivery: (e) => void events.push(e),
+  });
+  const { browser } = await signedIn(svc, rp.url);
+  await (await signOut(svc, browser)).body?.cancel();
+  while (!events.some((e) => e.outcome === "failed")) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(events.length >= 2 && events.length < 12, `bounded attempts: ${events.length}`);
+  const row = await svc.database.client.execute("SELECT done_at, outcome FROM svc_backchannel_outbox");
+  assert.equal(row.rows.length, 1);
+  assert.ok(row.rows[0].done_at !== null);
+  assert.match(String(row.rows[0].outcome), /^failed: receiver answered 500/);
+});
+
+Deno.test("auth:sessions revoke (the shared revocation) and a refresh replay send logout tokens; other RPs hear nothing", async () => {
+  await using rp = await receiver();
+  await using svc = await startAuthService();
+  const { reg, as, flow } = await signedIn(svc, rp.url);
+  const other = await svc.register({ redirectUris: [REDIRECT] }); // no back-channel URI
+  await runBasicCodeFlow(as, other, REDIRECT, new Browser());
+  // A replay of a rotated refresh token revokes the grant: its RP hears of it.
+  const auth = basic(reg.client_id, reg.client_secret!);
+  const refresh = (token: string) =>
+    postForm(as.token_endpoint!, { grant_type: "refresh_token", refresh_token: token }, {
+      authorization: auth,
+    });
+  const rotated = await (await refresh(flow.tokens.refresh_token!)).json();
+  const replay = await refresh(flow.tokens.refresh_token!);
+  assert.equal(replay.status, 400);
+  await replay.body?.cancel();
+  await svc.logoutDelivery.idle();
+  assert.equal(rp.received.length, 1, "the replay's revocation");
+  const first = await verifyLogoutToken(svc, rp.received[0].logoutToken!, reg.client_id);
+  assert.equal(first.sid, flow.claims.sid);
+  assert.ok(rotated.refresh_token);
+  // A second sign-in, then auth:sessions revoke for the user (as the CLI does, in another process: the
+  // service picks the queued logout up when kicked or polled).
+  const second = await runBasicCodeFlow(as, reg, REDIRECT, new Browser());
+  const result = await revokeUserSessions(svc.database.client, "local-developer");
+  assert.ok(result.sessions >= 1);
+  svc.logoutDelivery.kick();
+  await svc.logoutDelivery.idle();
+  const reasons = await svc.database.client.execute(
+    "SELECT reason, outcome FROM svc_backchannel_outbox ORDER BY created_at",
+  );
+  assert.deepEqual(reasons.rows.map((r) => [r.reason, r.outcome]).slice(0, 1), [[
+    "token_replay",
+    "delivered",
+  ]]);
+  assert.ok(reasons.rows.some((r) => r.reason === "sessions_revoked" && r.outcome === "delivered"));
+  const last = await verifyLogoutToken(svc, rp.received.at(-1)!.logoutToken!, reg.client_id);
+  assert.equal(last.sid, second.claims.sid, "the revoked session is named");
+  const clients = new Set(
+    await Promise.all(
+      rp.received.map(async (r) => (await verifyLogoutToken(svc, r.logoutToken!, reg.client_id)).aud),
+    ),
+  );
+  assert.deepEqual([...clients], [reg.client_id], "only the registered RP is notified");
+});
+
+Deno.test("a poll picks up logouts another process queued", async () => {
+  await using rp = await receiver();
+  await using svc = await startAuthService({}, "127.0.0.1", undefined, { pollMs: 50 });
+  await signedIn(svc, rp.url);
+  await revokeUserSessions(svc.database.client, "local-developer");
+  const deadline = Date.now() + 5000;
+  while (rp.received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(rp.received.length, 1);
+});
+
+Deno.test("oauth:clients update sets, shows and removes a back-channel logout URI, checked like redirect URIs", async () => {
+  await using svc = await startAuthService();
+  const reg = await svc.register({ redirectUris: [REDIRECT] });
+  const env = { AUTH_DATABASE_URL: `file:${svc.dbPath}` };
+  const run = async (args: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const log = console.log;
+    const error = console.error;
+    console.log = (line: string) => out.push(line);
+    console.error = (line: string) => err.push(line);
+    try {
+      return { code: await clientsMain(args, env), out: out.join("\n"), err: err.join("\n") };
+    } finally {
+      console.log = log;
+      console.error = error;
+    }
+  };
+  const bad = await run(["update", reg.client_id, "--backchannel-logout-uri", "http://rp.example/logout"]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.err, /--backchannel-logout-uri http:\/\/rp.example\/logout must use https/);
+  const set = await run([
+    "update",
+    reg.client_id,
+    "--backchannel-logout-uri",
+    "https://rp.example/logout",
+    "--backchannel-logout-session-required",
+    "--json",
+  ]);
+  assert.equal(set.code, 0, set.err);
+  const info = JSON.parse(set.out);
+  assert.equal(info.backchannel_logout_uri, "https://rp.example/logout");
+  assert.equal(info.backchannel_logout_session_required, true);
+  const removed = await run(["update", reg.client_id, "--backchannel-logout-uri", "none", "--json"]);
+  assert.equal(JSON.parse(removed.out).backchannel_logout_uri, null);
+  const orphan = await run(["update", reg.client_id, "--backchannel-logout-session-required"]);
+  assert.equal(orphan.code, 1);
+  assert.match(orphan.err, /needs a --backchannel-logout-uri/);
+});
