@@ -2,10 +2,11 @@
  * OIDC Back-Channel Logout 1.0 (issue 25): `sid` in ID tokens, discovery, registration, and a signed
  * `logout_token` POSTed to every relying party with a live grant when a session ends (sign-out, end-session,
  * `auth:sessions revoke`, a replay revoking a grant), verified with jose claim by claim; a receiver that
- * hangs or fails never blocks the sign-out, is retried with backoff, and the token never reaches a log.
+ * hangs or fails never blocks the sign-out, is retried with backoff, and the token never reaches a log; a
+ * third-party RP (express-openid-connect's `backchannelLogout`) verifies and accepts the token.
  */
 import assert from "node:assert/strict";
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
+import { createRemoteJWKSet, decodeProtectedHeader, generateKeyPair, jwtVerify, SignJWT } from "jose";
 import { createLogger } from "@switchyard/lib/log.ts";
 import { type AuthService, Browser, startAuthService } from "./harness.ts";
 import { basic, discover, postForm, runBasicCodeFlow } from "./rp.ts";
@@ -13,6 +14,7 @@ import { revokeUserSessions } from "../../auth/operations/sessions.ts";
 import type { DeliveryEvent } from "../../auth/logout/delivery.ts";
 import { BACKCHANNEL_LOGOUT_EVENT } from "../../auth/logout/logout_token.ts";
 import { main as clientsMain } from "../../auth/cli/clients.ts";
+import { updateClient } from "../../auth/operations/clients.ts";
 
 const REDIRECT = "http://127.0.0.1:9/cb";
 
@@ -293,4 +295,88 @@ Deno.test("oauth:clients update sets, shows and removes a back-channel logout UR
   const orphan = await run(["update", reg.client_id, "--backchannel-logout-session-required"]);
   assert.equal(orphan.code, 1);
   assert.match(orphan.err, /needs a --backchannel-logout-uri/);
+});
+
+/** Starts tests/auth/express_rp.ts and reads its JSON lines. */
+async function expressRp(issuer: string, clientId: string, clientSecret: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("./express_rp.ts", import.meta.url).pathname, issuer, clientId, clientSecret],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const seen: Record<string, string>[] = [];
+  let buffer = "";
+  let ended = false;
+  const pump = (async () => {
+    while (true) {
+      const { value, done } = await lines.read();
+      if (done) break;
+      buffer += value;
+      let newline;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        seen.push(JSON.parse(buffer.slice(0, newline)));
+        buffer = buffer.slice(newline + 1);
+      }
+    }
+    ended = true;
+  })();
+  const until = async (found: () => boolean, what: string) => {
+    const deadline = Date.now() + 20_000;
+    while (!found()) {
+      if (ended || Date.now() > deadline) throw new Error(`express RP: no ${what}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  await until(() => seen.some((l) => l.url), "url");
+  return {
+    url: seen.find((l) => l.url)!.url,
+    seen,
+    until,
+    async [Symbol.asyncDispose]() {
+      child.kill();
+      await child.status;
+      await pump;
+    },
+  };
+}
+
+Deno.test("a third-party RP (express-openid-connect backchannelLogout) accepts the logout token and ends the session", async () => {
+  const events: DeliveryEvent[] = [];
+  await using svc = await startAuthService({}, "127.0.0.1", undefined, {
+    onDelivery: (e) => void events.push(e),
+  });
+  const reg = await svc.register({ redirectUris: [REDIRECT] });
+  await using rp = await expressRp(svc.issuer, reg.client_id, reg.client_secret!);
+  await updateClient(svc.database.client, reg.client_id, {
+    backchannelLogoutUri: `${rp.url}/backchannel-logout`,
+    backchannelLogoutSessionRequired: true,
+  });
+  const as = await discover(svc.issuer);
+  const browser = new Browser();
+  const flow = await runBasicCodeFlow(as, reg, REDIRECT, browser);
+  await (await signOut(svc, browser)).body?.cancel();
+  await svc.logoutDelivery.idle();
+  await rp.until(() => rp.seen.some((l) => l.stored), "logout store entry");
+  assert.deepEqual(
+    rp.seen.filter((l) => l.stored).map((l) => l.stored).sort(),
+    [`${svc.issuer}|${flow.claims.sid}`, `${svc.issuer}|${flow.claims.sub}`].sort(),
+    "the RP marked the session (sid) and the user (sub) logged out",
+  );
+  assert.deepEqual(events.map((e) => [e.outcome, e.status]), [["delivered", 204]], "the RP answered 204");
+  // The RP does check: the same claims signed by another key are refused.
+  const { privateKey } = await generateKeyPair("RS256");
+  const forged = await new SignJWT({
+    events: { [BACKCHANNEL_LOGOUT_EVENT]: {} },
+    sid: "forged",
+    jti: crypto.randomUUID(),
+  }).setProtectedHeader({
+    alg: "RS256",
+    typ: "logout+jwt",
+    kid: decodeProtectedHeader(flow.tokens.id_token!).kid,
+  })
+    .setIssuer(svc.issuer).setAudience(reg.client_id).setIssuedAt().setExpirationTime("2m").sign(privateKey);
+  const refused = await postForm(`${rp.url}/backchannel-logout`, { logout_token: forged });
+  assert.equal(refused.status, 400);
+  await refused.body?.cancel();
 });
