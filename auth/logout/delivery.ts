@@ -93,7 +93,11 @@ export class BackchannelDelivery {
     this.#deps = deps;
     this.#fetch = deps.fetch ?? fetch;
     this.#now = deps.now ?? Date.now;
-    if (deps.pollMs) this.#poller = setInterval(() => this.kick(), deps.pollMs);
+    if (deps.pollMs) {
+      this.#poller = setInterval(() => this.kick(), deps.pollMs);
+      // The timers never keep a process alive on their own (the server does).
+      Deno.unrefTimer(this.#poller);
+    }
   }
 
   /** Looks for due notifications now (in the background). */
@@ -165,6 +169,7 @@ export class BackchannelDelivery {
       this.#timer = undefined;
       this.kick();
     }, delay);
+    Deno.unrefTimer(this.#timer);
   }
 
   async #attempt(row: OutboxRow): Promise<void> {
