@@ -17,7 +17,6 @@
 import {
   claimOf,
   claimOnce,
-  grantOfToken,
   newGrantId,
   recordGrantTokens,
   revokeGrant,
@@ -221,7 +220,7 @@ async function refreshTokenGrant(
   if (row.clientId !== clientId) {
     return oauthError(400, "invalid_grant", "refresh token was issued to another client");
   }
-  const grantId = await grantOfToken(deps.client, tokenHash) ?? `untracked:${tokenHash}`;
+  const grantId = row.grantId ?? `untracked:${tokenHash}`;
   const replayed = async () => {
     // Within AUTH_REFRESH_REUSE_SECONDS of its rotation, the same token gets the rotation's answer.
     if (deps.refreshReuseSeconds) {
