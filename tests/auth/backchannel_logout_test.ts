@@ -14,7 +14,8 @@ import { revokeUserSessions } from "../../auth/operations/sessions.ts";
 import type { DeliveryEvent } from "../../auth/logout/delivery.ts";
 import { BACKCHANNEL_LOGOUT_EVENT } from "../../auth/logout/logout_token.ts";
 import { main as clientsMain } from "../../auth/cli/clients.ts";
-import { updateClient } from "../../auth/operations/clients.ts";
+import { showClient, updateClient } from "../../auth/operations/clients.ts";
+import { main as registerMain } from "../../auth/cli/register.ts";
 
 const REDIRECT = "http://127.0.0.1:9/cb";
 
@@ -379,4 +380,65 @@ Deno.test("a third-party RP (express-openid-connect backchannelLogout) accepts t
   const refused = await postForm(`${rp.url}/backchannel-logout`, { logout_token: forged });
   assert.equal(refused.status, 400);
   await refused.body?.cancel();
+});
+
+Deno.test("oauth:register takes --backchannel-logout-uri and --backchannel-logout-session-required", async () => {
+  await using svc = await startAuthService();
+  const env = { AUTH_DATABASE_URL: `file:${svc.dbPath}`, AUTH_BASE_URL: svc.url };
+  const capture = async (args: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const [log, error] = [console.log, console.error];
+    console.log = (line: string) => out.push(line);
+    console.error = (line: string) => err.push(line);
+    try {
+      return { code: await registerMain(args, env), out: out.join("\n"), err: err.join("\n") };
+    } finally {
+      [console.log, console.error] = [log, error];
+    }
+  };
+  const base = ["--name", "RP", "--redirect-uri", REDIRECT];
+  const orphan = await capture([...base, "--backchannel-logout-session-required"]);
+  assert.equal(orphan.code, 1);
+  assert.match(orphan.err, /--backchannel-logout-session-required needs --backchannel-logout-uri/);
+  const fragment = await capture([...base, "--backchannel-logout-uri", "https://rp.example/logout#x"]);
+  assert.equal(fragment.code, 1);
+  assert.match(
+    fragment.err,
+    /--backchannel-logout-uri https:\/\/rp.example\/logout#x must not contain a fragment/,
+  );
+  const ok = await capture([
+    ...base,
+    "--backchannel-logout-uri",
+    "https://rp.example/logout",
+    "--backchannel-logout-session-required",
+    "--json",
+  ]);
+  assert.equal(ok.code, 0, ok.err);
+  const { client_id } = JSON.parse(ok.out);
+  const shown = await showClient(svc.database.client, client_id);
+  assert.equal(shown.backchannel_logout_uri, "https://rp.example/logout");
+  assert.equal(shown.backchannel_logout_session_required, true);
+});
+
+Deno.test("end-session with a hint from another browser ends the hinted session and tells its RP", async () => {
+  await using rp = await receiver();
+  await using svc = await startAuthService();
+  const reg = await svc.register({
+    redirectUris: [REDIRECT],
+    enableEndSession: true,
+    backchannelLogoutUri: rp.url,
+  });
+  const as = await discover(svc.issuer);
+  const flow = await runBasicCodeFlow(as, reg, REDIRECT, new Browser());
+  const elsewhere = new Browser();
+  const url = new URL(as.end_session_endpoint!);
+  url.searchParams.set("id_token_hint", flow.tokens.id_token!);
+  const response = await elsewhere.request(url.href);
+  assert.equal(response.status, 200);
+  await response.body?.cancel();
+  await svc.logoutDelivery.idle();
+  assert.equal(rp.received.length, 1);
+  const claims = await verifyLogoutToken(svc, rp.received[0].logoutToken!, reg.client_id);
+  assert.equal(claims.sid, flow.claims.sid);
 });
