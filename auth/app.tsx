@@ -143,11 +143,9 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
       : undefined;
     if (endingSession) await client.execute(holdSessionLogouts(endingSession));
     const response = await shimOAuth(request, (r) => instance.handler(r), shimDeps);
-    if (endingSession) {
-      await client.execute(settleHeldLogouts(endingSession, response.ok));
-      if (response.ok) logoutQueued();
-    }
+    if (endingSession) await client.execute(settleHeldLogouts(endingSession, response.ok));
     const finished = local ? await finishLocalCookies(client, request, cookieHeader, response) : response;
+    if (endingSession && response.ok) logoutQueued();
     return path === "/api/auth/get-session" ? await withoutSessionToken(finished) : finished;
   };
 
