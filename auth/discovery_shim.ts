@@ -5,6 +5,7 @@
  * - Back-channel logout (auth/logout/) is advertised, with `sid` in logout and ID tokens.
  * - Public clients (`oauth:register --public`) authenticate with `none` at the token and revocation
  *   endpoints; the lists say so (1.6.23 adds `none` only with unauthenticated dynamic registration).
+ * - `claims_supported` lists `groups` (the `groups` scope's claim, auth/membership/).
  */
 import type { Forward } from "./shim_types.ts";
 
@@ -14,6 +15,9 @@ export const DISCOVERY_PATHS: ReadonlySet<string> = new Set([
   "/api/auth/.well-known/oauth-authorization-server",
   "/.well-known/oauth-authorization-server/api/auth",
 ]);
+
+const withGroups = (value: unknown) =>
+  Array.isArray(value) && !value.includes("groups") ? [...value, "groups"] : value;
 
 const withNone = (value: unknown) =>
   Array.isArray(value) && !value.includes("none") ? [...value, "none"] : value;
@@ -36,6 +40,7 @@ export async function discoveryShim(request: Request, forward: Forward): Promise
     // OIDC Back-Channel Logout 1.0 §2.1 (auth/logout/): logout tokens carry `sid`, as every ID token does.
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
+    claims_supported: withGroups(metadata.claims_supported),
   };
   return new Response(JSON.stringify(corrected), { status: response.status, headers });
 }

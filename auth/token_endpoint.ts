@@ -140,6 +140,7 @@ async function codeGrant(
     if (claim && claim.clientId === clientId) {
       await revokeGrant(deps.client, claim.grantId, "token_replay");
       deps.logoutQueued?.();
+      await deps.audit?.({ action: "token_replay", outcome: "refused", clientId, reason: "code_replay" });
       return oauthError(
         400,
         "invalid_grant",
@@ -195,6 +196,7 @@ async function codeGrant(
       await revokeGrant(deps.client, claim.grantId, "token_replay");
       deps.logoutQueued?.();
     }
+    await deps.audit?.({ action: "token_replay", outcome: "refused", clientId, reason: "code_replay" });
     return oauthError(
       400,
       "invalid_grant",
@@ -230,6 +232,13 @@ async function refreshTokenGrant(
     // RFC 9700 §4.14.2: the token was used before, by the client or by a thief; end the whole grant.
     await revokeGrant(deps.client, grantId, "token_replay");
     deps.logoutQueued?.();
+    await deps.audit?.({
+      action: "token_replay",
+      outcome: "refused",
+      userId: row.userId,
+      clientId,
+      reason: "refresh_replay",
+    });
     return oauthError(400, "invalid_grant", "refresh token already used; its grant is revoked");
   };
   if (row.revoked) return await replayed();
@@ -241,6 +250,7 @@ async function refreshTokenGrant(
       sign: deps.signJwt,
       writes: deps.writes,
       reuseSeconds: deps.refreshReuseSeconds,
+      gate: deps.gate,
     },
     row,
     grantId,

@@ -15,6 +15,7 @@ import type { JwtSigner } from "../signing/id_token_signer.ts";
 import { userClaims } from "../token_info.ts";
 import type { GroupCommit } from "@switchyard/lib/group_commit.ts";
 import { keepForReuse } from "./refresh_reuse.ts";
+import { ACCESS_COLUMNS, accessJoin, accessRecordOf, type MembershipGate } from "../membership/access.ts";
 
 const ACCESS_TOKEN_SECONDS = 3600;
 const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
@@ -43,6 +44,8 @@ export interface RefreshGrantDeps {
   sign: JwtSigner;
   /** `AUTH_REFRESH_REUSE_SECONDS` (0: strict rotation, nothing kept). */
   reuseSeconds?: number;
+  /** Membership re-validation (auth/membership/access.ts); its cached record comes with the user's row. */
+  gate?: MembershipGate;
 }
 
 /** A random token of 32 letters, as 1.6.23 makes them (unbiased: 256 is not a multiple of 52). */
@@ -107,10 +110,12 @@ export async function refreshGrant(
   const scopes = requestedScope === null ? row.scopes : requestedScope.split(" ").filter(Boolean);
   const missing = scopes.find((s) => !row.scopes.includes(s));
   if (missing) return oauthError(400, "invalid_scope", `unable to issue scope ${missing}`);
-  // The client and the user in one statement instead of two.
+  // The client, the user and the user's access record in one statement: a cached membership check costs no
+  // round trip.
   const found = await deps.client.execute({
-    sql: "SELECT c.grant_types, c.scopes, c.disabled, u.id, u.name, u.email, u.email_verified, u.image " +
-      "FROM oauth_client c LEFT JOIN user u ON u.id = ? WHERE c.client_id = ?",
+    sql: "SELECT c.grant_types, c.scopes, c.disabled, u.id, u.name, u.email, u.email_verified, u.image, " +
+      `${ACCESS_COLUMNS} FROM oauth_client c LEFT JOIN user u ON u.id = ? ${accessJoin("u.id")} ` +
+      "WHERE c.client_id = ?",
     args: [row.userId, row.clientId],
   });
   const clientRow = found.rows[0];
@@ -128,6 +133,18 @@ export async function refreshGrant(
   const notAllowed = clientScopes && scopes.find((s) => !clientScopes.includes(s));
   if (notAllowed) return oauthError(400, "invalid_scope", `the client may not request ${notAllowed}`);
   if (!user) return oauthError(400, "invalid_grant", "the user of this refresh token no longer exists");
+  const record = accessRecordOf(user);
+  let groups = record.groups;
+  if (deps.gate) {
+    const pending = deps.gate.decide(row.userId, record);
+    const decision = pending instanceof Promise ? await pending : pending;
+    if (!decision.ok) {
+      // Membership lost (or the user disabled): every session and grant of the user ends, this refresh too.
+      await deps.gate.endAccess(row.userId, decision.reason, row.clientId);
+      return oauthError(400, "invalid_grant", "the user no longer has access to this service");
+    }
+    groups = decision.groups;
+  }
 
   const iat = Math.floor(Date.now() / 1000);
   const accessToken = randomToken();
@@ -139,7 +156,7 @@ export async function refreshGrant(
   const refreshId = randomToken();
   const scopesJson = JSON.stringify(scopes);
   const idToken = scopes.includes("openid")
-    ? deps.sign(idTokenClaims(deps.issuer, user, scopes, row, iat))
+    ? deps.sign(idTokenClaims(deps.issuer, user, scopes, row, iat, groups))
     : undefined;
   const body = async () =>
     JSON.stringify({
@@ -228,9 +245,10 @@ function idTokenClaims(
   scopes: string[],
   row: RefreshRow,
   iat: number,
+  groups: string[],
 ): Record<string, unknown> {
-  // The same profile and email claims userinfo answers (token_info.ts).
-  const claims = userClaims(user, scopes);
+  // The same profile, email and groups claims userinfo answers (token_info.ts).
+  const claims = userClaims(user, scopes, groups);
   return {
     ...claims,
     ...(row.authTime !== null ? { auth_time: Math.floor(row.authTime / 1000) } : {}),

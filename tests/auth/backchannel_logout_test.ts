@@ -130,7 +130,9 @@ Deno.test("sign-out sends the RP a logout token that jose verifies claim by clai
   const lines: string[] = [];
   const logger = createLogger({ level: "debug", sink: (line) => void lines.push(line) });
   await using svc = await startAuthService({}, "127.0.0.1", logger, {
-    onDelivery: (e) => void events.push(e),
+    backchannel: {
+      onDelivery: (e) => void events.push(e),
+    },
   });
   const { reg, browser, flow } = await signedIn(svc, rp.url, true);
   const signedOut = await signOut(svc, browser);
@@ -158,9 +160,11 @@ Deno.test("a hanging or failing receiver never blocks the sign-out; delivery ret
   rp.set("hang");
   const events: DeliveryEvent[] = [];
   await using svc = await startAuthService({}, "127.0.0.1", undefined, {
-    timeoutMs: 300,
-    backoffMs: 100,
-    onDelivery: (e) => void events.push(e),
+    backchannel: {
+      timeoutMs: 300,
+      backoffMs: 100,
+      onDelivery: (e) => void events.push(e),
+    },
   });
   const { browser } = await signedIn(svc, rp.url);
   const started = performance.now();
@@ -188,9 +192,11 @@ Deno.test("a receiver that keeps failing is given up after the retry period, and
   rp.set("fail");
   const events: DeliveryEvent[] = [];
   await using svc = await startAuthService({}, "127.0.0.1", undefined, {
-    backoffMs: 50,
-    retryForMs: 400,
-    onDelivery: (e) => void events.push(e),
+    backchannel: {
+      backoffMs: 50,
+      retryForMs: 400,
+      onDelivery: (e) => void events.push(e),
+    },
   });
   const { browser } = await signedIn(svc, rp.url);
   await (await signOut(svc, browser)).body?.cancel();
@@ -250,7 +256,7 @@ Deno.test("auth:sessions revoke (the shared revocation) and a refresh replay sen
 
 Deno.test("a poll picks up logouts another process queued", async () => {
   await using rp = await receiver();
-  await using svc = await startAuthService({}, "127.0.0.1", undefined, { pollMs: 50 });
+  await using svc = await startAuthService({}, "127.0.0.1", undefined, { backchannel: { pollMs: 50 } });
   await signedIn(svc, rp.url);
   await revokeUserSessions(svc.database.client, "local-developer");
   const deadline = Date.now() + 5000;
@@ -345,7 +351,9 @@ async function expressRp(issuer: string, clientId: string, clientSecret: string)
 Deno.test("a third-party RP (express-openid-connect backchannelLogout) accepts the logout token and ends the session", async () => {
   const events: DeliveryEvent[] = [];
   await using svc = await startAuthService({}, "127.0.0.1", undefined, {
-    onDelivery: (e) => void events.push(e),
+    backchannel: {
+      onDelivery: (e) => void events.push(e),
+    },
   });
   const reg = await svc.register({ redirectUris: [REDIRECT] });
   await using rp = await expressRp(svc.issuer, reg.client_id, reg.client_secret!);

@@ -39,13 +39,13 @@ export interface AuthService extends AsyncDisposable {
 
 /**
  * Starts the service in local mode on `hostname` (127.0.0.1) with a free port; `env` adds or overrides keys,
- * `backchannel` tunes back-channel logout delivery.
+ * `deps` passes test clocks and timeouts, and `deps.backchannel` tunes back-channel logout delivery.
  */
 export async function startAuthService(
   env: Record<string, string> = {},
   hostname = "127.0.0.1",
   logger: Logger = silentLogger,
-  backchannel: AuthDeps["backchannel"] = {},
+  deps: { now?: () => number; githubTimeoutMs?: number; backchannel?: AuthDeps["backchannel"] } = {},
 ): Promise<AuthService> {
   const dir = await Deno.makeTempDir({ prefix: "switchyard-auth-" });
   const dbPath = `${dir}/auth.db`;
@@ -71,7 +71,8 @@ export async function startAuthService(
   const app = createAuthApp(config, {
     logger,
     database,
-    backchannel: { ...backchannel, expose: (delivery) => (logoutDelivery = delivery) },
+    ...deps,
+    backchannel: { ...deps.backchannel, expose: (delivery) => (logoutDelivery = delivery) },
   });
   handler = (request, info) => app.fetch(request, { info });
   return {
