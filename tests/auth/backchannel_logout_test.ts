@@ -16,6 +16,7 @@ import { BACKCHANNEL_LOGOUT_EVENT } from "../../auth/logout/logout_token.ts";
 import { main as clientsMain } from "../../auth/cli/clients.ts";
 import { showClient, updateClient } from "../../auth/operations/clients.ts";
 import { main as registerMain } from "../../auth/cli/register.ts";
+import { disableUser } from "../../auth/operations/users.ts";
 
 const REDIRECT = "http://127.0.0.1:9/cb";
 
@@ -148,6 +149,14 @@ Deno.test("sign-out sends the RP a logout token that jose verifies claim by clai
   assert.deepEqual(
     events.map((e) => [e.clientId, e.reason, e.outcome, e.status]),
     [[reg.client_id, "sign_out", "delivered", 200]],
+  );
+  const audited = await svc.database.client.execute(
+    "SELECT outcome, user_id, client_id, actor, reason FROM svc_audit WHERE action = 'backchannel_logout'",
+  );
+  assert.deepEqual(
+    audited.rows.map((r) => [r.outcome, r.user_id, r.client_id, r.actor, r.reason]),
+    [["success", flow.claims.sub, reg.client_id, "service", "sign_out delivered 200"]],
+    "the delivery is in the audit log",
   );
   const logged = lines.join("\n");
   assert.match(logged, /back-channel logout delivered/);
@@ -447,6 +456,21 @@ Deno.test("end-session with a hint from another browser ends the hinted session 
   await response.body?.cancel();
   await svc.logoutDelivery.idle();
   assert.equal(rp.received.length, 1);
+  const claims = await verifyLogoutToken(svc, rp.received[0].logoutToken!, reg.client_id);
+  assert.equal(claims.sid, flow.claims.sid);
+});
+
+Deno.test("disabling a user (auth:users disable) sends the logout with reason user_disabled", async () => {
+  await using rp = await receiver();
+  const events: DeliveryEvent[] = [];
+  await using svc = await startAuthService({}, "127.0.0.1", undefined, {
+    backchannel: { onDelivery: (e) => void events.push(e) },
+  });
+  const { reg, flow } = await signedIn(svc, rp.url);
+  await disableUser(svc.database.client, "local-developer");
+  svc.logoutDelivery.kick(); // the CLI runs in another process; the service is kicked or polls
+  await svc.logoutDelivery.idle();
+  assert.deepEqual(events.map((e) => [e.reason, e.outcome]), [["user_disabled", "delivered"]]);
   const claims = await verifyLogoutToken(svc, rp.received[0].logoutToken!, reg.client_id);
   assert.equal(claims.sid, flow.claims.sid);
 });
