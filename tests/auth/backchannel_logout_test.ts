@@ -6,7 +6,14 @@
  * third-party RP (express-openid-connect's `backchannelLogout`) verifies and accepts the token.
  */
 import assert from "node:assert/strict";
-import { createRemoteJWKSet, decodeProtectedHeader, generateKeyPair, jwtVerify, SignJWT } from "jose";
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  generateKeyPair,
+  jwtVerify,
+  SignJWT,
+} from "jose";
 import { createLogger } from "@switchyard/lib/log.ts";
 import { type AuthService, Browser, startAuthService } from "./harness.ts";
 import { basic, discover, postForm, runBasicCodeFlow } from "./rp.ts";
@@ -17,6 +24,15 @@ import { main as clientsMain } from "../../auth/cli/clients.ts";
 import { showClient, updateClient } from "../../auth/operations/clients.ts";
 import { main as registerMain } from "../../auth/cli/register.ts";
 import { disableUser } from "../../auth/operations/users.ts";
+import {
+  BASE,
+  codeFlow,
+  Jar,
+  payloadOf,
+  signInWithGitHub,
+  startDeployed,
+  tokenRequest,
+} from "./membership_support.ts";
 
 const REDIRECT = "http://127.0.0.1:9/cb";
 
@@ -473,4 +489,37 @@ Deno.test("disabling a user (auth:users disable) sends the logout with reason us
   assert.deepEqual(events.map((e) => [e.reason, e.outcome]), [["user_disabled", "delivered"]]);
   const claims = await verifyLogoutToken(svc, rp.received[0].logoutToken!, reg.client_id);
   assert.equal(claims.sid, flow.claims.sid);
+});
+
+Deno.test("a member removed from the organisation: after the TTL the refresh is refused and the RP receives a logout token", async () => {
+  await using rp = await receiver();
+  const { svc, github, clock } = await startDeployed({ AUTH_GITHUB_ALLOWED_ORGS: "acme" });
+  await using _ = svc;
+  const redirect = "https://app.example.test/callback";
+  const client = await svc.register({ redirectUris: [redirect], backchannelLogoutUri: rp.url });
+  const jar = new Jar(svc);
+  await signInWithGitHub(jar, github, "alice");
+  const tokens = await codeFlow(jar, client, redirect);
+  github.orgs.memberships.get("alice")!.delete("Acme");
+  clock.now += 16 * 60_000;
+  const refused = await tokenRequest(jar, client, {
+    grant_type: "refresh_token",
+    refresh_token: tokens.refresh_token,
+  });
+  assert.equal(refused.status, 400);
+  await refused.body?.cancel();
+  await svc.logoutDelivery.idle();
+  assert.equal(rp.received.length, 1, "the RP is told");
+  const jwks = await (await svc.handle(new Request(`${BASE}/api/auth/jwks`))).json();
+  const { payload, protectedHeader } = await jwtVerify(rp.received[0].logoutToken!, createLocalJWKSet(jwks), {
+    issuer: `${BASE}/api/auth`,
+    audience: client.client_id,
+    typ: "logout+jwt",
+  });
+  assert.equal(protectedHeader.typ, "logout+jwt");
+  assert.deepEqual(payload.events, { [BACKCHANNEL_LOGOUT_EVENT]: {} });
+  assert.equal(payload.sid, payloadOf(tokens.id_token).sid, "the ended session");
+  assert.equal(payload.sub, payloadOf(tokens.id_token).sub);
+  const reason = await svc.database.client.execute("SELECT reason FROM svc_backchannel_outbox");
+  assert.deepEqual(reason.rows.map((r) => r.reason), ["membership_lost"]);
 });
