@@ -65,8 +65,9 @@ export interface AuthDeps {
   /** The open auth database. */
   database: AuthDatabase;
   /**
-   * Back-channel logout delivery (auth/logout/delivery.ts): `onDelivery` is the audit hook, `pollMs` picks up
-   * logouts a CLI command queued; `expose` hands the running delivery to the caller (entry point, tests).
+   * Back-channel logout delivery (auth/logout/delivery.ts): `onDelivery` sees each attempt after the audit log
+   * recorded it, `pollMs` picks up logouts a CLI command queued; `expose` hands the running delivery to the
+   * caller (tests).
    */
   backchannel?: DeliveryOptions & { expose?(delivery: BackchannelDelivery): void };
   /** Timeout of each GitHub API call of the membership gate (ms; default 5000). */

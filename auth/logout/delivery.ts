@@ -172,31 +172,32 @@ export class BackchannelDelivery {
     Deno.unrefTimer(this.#timer);
   }
 
+  /** Claims `row`, sends it once, and records the outcome. */
   async #attempt(row: OutboxRow): Promise<void> {
-    const { client } = this.#deps;
     const timeoutMs = this.#deps.timeoutMs ?? 5000;
     const now = this.#now();
     // Claim: another instance (or pass) that read the same row loses here.
-    const claimed = await client.execute({
+    const claimed = await this.#deps.client.execute({
       sql: "UPDATE svc_backchannel_outbox SET next_attempt_at = ?, attempts = attempts + 1 " +
         "WHERE id = ? AND next_attempt_at = ? AND done_at IS NULL",
       args: [now + timeoutMs + 5000, row.id, row.nextAttemptAt],
     });
     if (claimed.rowsAffected !== 1) return;
-    const attempt = row.attempts + 1;
-    let status: number | undefined;
-    let error: string | undefined;
+    const sent = await this.#send(row, now, timeoutMs);
+    await this.#record(row, row.attempts + 1, sent);
+  }
+
+  /** Signs a fresh logout token and POSTs it; the receiver's status, or why the attempt failed. */
+  async #send(row: OutboxRow, now: number, timeoutMs: number): Promise<{ status?: number; error?: string }> {
     try {
-      const token = await this.#deps.sign(
-        logoutTokenClaims({
-          issuer: this.#deps.issuer,
-          clientId: row.clientId,
-          userId: row.userId,
-          sessionId: row.sessionId,
-          now,
-        }),
-        LOGOUT_TOKEN_TYPE,
-      );
+      const claims = logoutTokenClaims({
+        issuer: this.#deps.issuer,
+        clientId: row.clientId,
+        userId: row.userId,
+        sessionId: row.sessionId,
+        now,
+      });
+      const token = await this.#deps.sign(claims, LOGOUT_TOKEN_TYPE);
       const response = await this.#fetch(row.uri, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", "cache-control": "no-store" },
@@ -204,28 +205,35 @@ export class BackchannelDelivery {
         redirect: "manual",
         signal: AbortSignal.timeout(timeoutMs),
       });
-      status = response.status;
       await response.body?.cancel().catch(() => undefined);
-      if (!response.ok) error = `receiver answered ${response.status}`;
+      return response.ok
+        ? { status: response.status }
+        : { status: response.status, error: `receiver answered ${response.status}` };
     } catch (cause) {
-      error = cause instanceof DOMException && cause.name === "TimeoutError"
-        ? `no answer within ${timeoutMs} ms`
-        : `request failed (${cause instanceof Error ? cause.name : "error"})`;
+      return {
+        error: cause instanceof DOMException && cause.name === "TimeoutError"
+          ? `no answer within ${timeoutMs} ms`
+          : `request failed (${cause instanceof Error ? cause.name : "error"})`,
+      };
     }
+  }
+
+  /** Stores an attempt's outcome (next retry or done), logs it and calls the hook. */
+  async #record(row: OutboxRow, attempt: number, sent: { status?: number; error?: string }): Promise<void> {
+    const { status, error } = sent;
     const finished = this.#now();
-    const giveUp = error !== undefined &&
-      ((status !== undefined && status >= 400 && status < 500 && !RETRYABLE_4XX.has(status)) ||
-        finished - row.createdAt >= (this.#deps.retryForMs ?? 600_000));
+    const refused = status !== undefined && status >= 400 && status < 500 && !RETRYABLE_4XX.has(status);
+    const expired = finished - row.createdAt >= (this.#deps.retryForMs ?? 600_000);
     const outcome: DeliveryEvent["outcome"] = error === undefined
       ? "delivered"
-      : giveUp
+      : refused || expired
       ? "failed"
       : "retrying";
     const backoff = Math.min(
       (this.#deps.backoffMs ?? 1000) * 2 ** (attempt - 1),
       this.#deps.maxBackoffMs ?? 60_000,
     );
-    await client.execute(
+    await this.#deps.client.execute(
       outcome === "retrying"
         ? {
           sql: "UPDATE svc_backchannel_outbox SET next_attempt_at = ?, outcome = ? WHERE id = ?",
@@ -236,6 +244,16 @@ export class BackchannelDelivery {
           args: [finished, outcome === "delivered" ? "delivered" : `failed: ${error}`, row.id],
         },
     );
+    const fields = {
+      event: "backchannel_logout",
+      client_id: row.clientId,
+      reason: row.reason,
+      outcome,
+      attempt,
+    };
+    if (outcome === "delivered") {
+      this.#deps.logger.info("back-channel logout delivered", { ...fields, status });
+    } else this.#deps.logger.warn("back-channel logout not delivered", { ...fields, status, error });
     const event: DeliveryEvent = {
       id: row.id,
       clientId: row.clientId,
@@ -247,17 +265,6 @@ export class BackchannelDelivery {
       ...(status !== undefined ? { status } : {}),
       ...(error !== undefined ? { error } : {}),
     };
-    const fields = {
-      event: "backchannel_logout",
-      client_id: row.clientId,
-      reason: row.reason,
-      outcome,
-      attempt,
-      status,
-      error,
-    };
-    if (outcome === "delivered") this.#deps.logger.info("back-channel logout delivered", fields);
-    else this.#deps.logger.warn("back-channel logout not delivered", fields);
     try {
       await this.#deps.onDelivery?.(event);
     } catch (hookError) {
