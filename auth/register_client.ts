@@ -9,6 +9,7 @@ import { createBetterAuth } from "./better_auth.ts";
 import type { AuthConfig } from "./config.ts";
 import type { AuthDatabase } from "./database.ts";
 import { DEVICE_CODE_GRANT } from "./device/device_flow.ts";
+import { backchannelUriProblem, saveBackchannelStatement } from "./logout/backchannel_clients.ts";
 
 /** What to register. */
 export interface ClientRegistration {
@@ -31,6 +32,10 @@ export interface ClientRegistration {
    * themselves in `aud`), e.g. the gateway for `gateway:login`'s device client.
    */
   audience?: string[];
+  /** Where back-channel logout tokens are POSTed (auth/logout/). */
+  backchannelLogoutUri?: string;
+  /** The RP needs `sid` in logout tokens. */
+  backchannelLogoutSessionRequired?: boolean;
 }
 
 /** The registered client's credentials; the secret exists only for confidential clients. */
@@ -85,6 +90,12 @@ export function registrationProblems(reg: ClientRegistration): string[] {
   if (reg.postLogoutRedirectUris?.length && !reg.enableEndSession) {
     problems.push("--post-logout-redirect-uri needs --enable-end-session");
   }
+  if (reg.backchannelLogoutUri !== undefined) {
+    const problem = backchannelUriProblem(reg.backchannelLogoutUri);
+    if (problem) problems.push(problem);
+  } else if (reg.backchannelLogoutSessionRequired) {
+    problems.push("--backchannel-logout-session-required needs --backchannel-logout-uri");
+  }
   return problems;
 }
 
@@ -138,23 +149,28 @@ export async function registerClient(
         require_pkce: true,
       },
     });
-    await database.client.execute({
-      sql: "UPDATE oauth_client SET user_id = NULL WHERE client_id = ?",
-      args: [created.client_id],
-    });
-    if (reg.device || reg.audience?.length) {
-      // The library's registration knows neither the device grant type nor audiences.
-      const grants = ["authorization_code", "refresh_token", ...(reg.device ? [DEVICE_CODE_GRANT] : [])];
-      await database.client.execute({
-        sql: "UPDATE oauth_client SET grant_types = ?, redirect_uris = ?, metadata = ? WHERE client_id = ?",
-        args: [
-          JSON.stringify(grants),
-          JSON.stringify(reg.redirectUris),
-          JSON.stringify({ audience: reg.audience ?? [] }),
-          created.client_id,
-        ],
-      });
-    }
+    // The library's registration knows neither the device grant type nor audiences.
+    const grants = ["authorization_code", "refresh_token", ...(reg.device ? [DEVICE_CODE_GRANT] : [])];
+    await database.client.batch([
+      { sql: "UPDATE oauth_client SET user_id = NULL WHERE client_id = ?", args: [created.client_id] },
+      ...(reg.device || reg.audience?.length
+        ? [{
+          sql: "UPDATE oauth_client SET grant_types = ?, redirect_uris = ?, metadata = ? WHERE client_id = ?",
+          args: [
+            JSON.stringify(grants),
+            JSON.stringify(reg.redirectUris),
+            JSON.stringify({ audience: reg.audience ?? [] }),
+            created.client_id,
+          ],
+        }]
+        : []),
+      ...(reg.backchannelLogoutUri === undefined ? [] : [
+        saveBackchannelStatement(created.client_id, {
+          uri: reg.backchannelLogoutUri,
+          sessionRequired: !!reg.backchannelLogoutSessionRequired,
+        }),
+      ]),
+    ], "write");
     return publicClient || !created.client_secret
       ? { client_id: created.client_id }
       : { client_id: created.client_id, client_secret: created.client_secret };
