@@ -1,12 +1,11 @@
 /** Planning of the `agent` job and the threat-detection job. */
 import { posix } from "node:path";
 import { agentConcurrency } from "./triggers.ts";
-import { type EngineConfig, ENGINES } from "./engines.ts";
+import type { EngineConfig } from "./engines/facts.ts";
 import { mcpContainerImages } from "./mcp/github.ts";
 import { agentJob } from "./jobs/agent.ts";
 import { planRuntimes } from "./agent/runtime_plan.ts";
 import { detectionJob } from "./jobs/detection.ts";
-import { DETECTION_ENGINES, type DetectionEngine } from "./jobs/detection_engines.ts";
 import { applyContainerPins } from "../source/container_pins.ts";
 import { applyWorkflowTargets, readWorkflowTargets } from "./safe_outputs/dynamic_tools.ts";
 import { resolveSafeOutputActions } from "./safe_outputs/custom_actions.ts";
@@ -70,7 +69,6 @@ export async function planAgent(planning: Planning): Promise<string[]> {
     permissions: typeof data.permissions === "string" ? data.permissions : sortRecord(
       withFederation((data.permissions ?? { contents: "read" }) as Record<string, string>, engine),
     ),
-    install: engine.info.install,
     engineDisplay: engine.info.displayName,
     engineEnv: engine.env,
     secrets: engine.secrets,
@@ -142,24 +140,18 @@ export async function planAgent(planning: Planning): Promise<string[]> {
 export async function planDetection(planning: Planning): Promise<void> {
   const { data, engine, safeOutputs, ctx, jobs, pinText, frontmatterHash } = planning;
   if (safeOutputs.threatDetection) {
-    // Every built-in engine reviews with its own CLI; an engine without one would fall back to the Copilot CLI.
-    const own = DETECTION_ENGINES.includes(engine.info.id);
-    const detector = own ? engine.info : ENGINES.copilot;
+    // Every engine reviews with its own CLI.
     jobs.detection = detectionJob({
-      engine: detector.id as DetectionEngine,
+      engine: engine.info.id,
       frontmatterHash,
       ctx,
       description: typeof data.description === "string" && data.description.trim() !== ""
         ? data.description.trimEnd()
         : "No description provided",
       setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
-      model: own ? engine.model : undefined,
-      auth: own ? engine.auth : undefined,
-      byokEnv: own && engine.byok ? engine.env : undefined,
-      // These engines install without lifecycle scripts in detection, as in the agent job.
-      install: ["codex", "gemini", "opencode", "pi", "antigravity"].includes(detector.id)
-        ? detector.agentInstall?.run ?? detector.install
-        : detector.install,
+      model: engine.model,
+      auth: engine.auth,
+      byokEnv: engine.byok ? engine.env : undefined,
     });
   }
 }

@@ -14,7 +14,7 @@ import type { Diagnostic } from "../api.ts";
 import { headerImportOrder } from "../source/imports.ts";
 import { computeBodyHash, computeFrontmatterHash } from "../source/hash.ts";
 import { concurrencyFor, processTriggers } from "./triggers.ts";
-import { resolveEngine } from "./engines.ts";
+import { resolveEngine } from "./engines/resolve.ts";
 import { planSafeOutputs } from "./safe_outputs/plan.ts";
 import { computeAllowedDomains } from "./network.ts";
 import { type JobCtx, type Refs } from "./steps.ts";
@@ -24,7 +24,7 @@ import { plain, type YValue } from "../yaml/writer.ts";
 import { diagnostic } from "../source/diagnostics.ts";
 import type { WorkflowSource } from "../source/workflow_source.ts";
 import type { TriggerInfo } from "./triggers.ts";
-import type { EngineConfig } from "./engines.ts";
+import type { EngineConfig } from "./engines/facts.ts";
 import { githubToolConfig } from "../source/merge.ts";
 import type { WorkflowPlan } from "./types.ts";
 import type { Planning, PlanOptions } from "./planning.ts";
@@ -33,6 +33,7 @@ import { planAgent, planDetection } from "./plan_agent.ts";
 import { planCustomJobs, planOutputJobs } from "./plan_outputs.ts";
 import { scriptExpressionProblems } from "./script_expressions.ts";
 import { firstHeading, hasContentsRead, otlpEnv, toY, versionOfSha } from "./workflow_values.ts";
+import { enginesWith } from "./engines/registry.ts";
 
 /** Plans one workflow; undefined when a diagnostic is an error (they are in `diagnostics`). */
 export async function planWorkflow(
@@ -51,7 +52,7 @@ export async function planWorkflow(
   const ctx = jobContext(src, options, { name, triggers, engine, refs });
   const network = computeAllowedDomains(
     merged.network,
-    engine.info.id,
+    engine.info,
     merged.mcpServers,
     [
       ...Object.keys(data.runtimes && typeof data.runtimes === "object" ? data.runtimes : {}),
@@ -181,7 +182,11 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     }
   }
   const plugins = pluginRefs(data.plugins);
-  const pluginProblem = pluginSupportProblem(engine.info.id, plugins);
+  const pluginProblem = pluginSupportProblem(
+    engine.info,
+    plugins,
+    enginesWith((e) => e.pluginInstall !== undefined),
+  );
   if (pluginProblem) {
     const [line, column] = file.locate(["plugins"], true);
     diagnostics.push(diagnostic("plugins-unsupported", { file: source, line, column }, pluginProblem));
@@ -191,7 +196,7 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     id,
     source,
     diagnostics,
-    engine.info.id,
+    engine.info.instructionFiles,
     data.footer,
   );
   return { name, triggers, engine, safeOutputs };
@@ -262,8 +267,7 @@ function jobContext(
     id,
     name,
     lockFile: posix.basename(lockPath),
-    engineId: engine.info.id,
-    engineVersion: engine.info.version,
+    engine: engine.info,
     engineCommand: engine.command !== undefined,
     firewall: data.sandbox !== undefined ? firewallOf(data.sandbox) : undefined,
     models: modelCatalogOf(data, imports.map((i) => i.frontmatter)),

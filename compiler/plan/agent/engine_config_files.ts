@@ -15,21 +15,29 @@ export function jqMergeLines(fileVar: string): string[] {
   ];
 }
 
+/** Where a provider CLI (Crush, OpenCode) reads its project config and how it spells the permission key. */
+export interface ProviderCliConfig {
+  /** The config file, relative to the workspace. */
+  file: string;
+  /** The key of the permission map (`permission` or `permissions`). */
+  key: string;
+  /** Permissions beside the common ones. */
+  extra: string[];
+}
+
 /**
- * Crush's or OpenCode's project config: every tool allowed inside the sandbox (so the CLI never stops on a
- * permission prompt), merged over the workspace's own config (the two CLIs spell the key differently). The
- * agent job and the threat detection both write it before running the CLI.
+ * A provider CLI's project config: every tool allowed inside the sandbox (so the CLI never stops on a
+ * permission prompt), merged over the workspace's own config. The agent job and the threat detection both
+ * write it before running the CLI.
  */
-export function providerCliConfigScript(engine: "crush" | "opencode"): string {
+export function providerCliConfigScript(cli: ProviderCliConfig): string {
   const allow = ["bash", "edit", "read", "glob", "grep", "write", "webfetch", "websearch"];
-  const permission = Object.fromEntries(
-    [...allow, ...(engine === "crush" ? ["external_directory"] : [])].map((k) => [k, "allow"]),
-  );
-  const config = { agent: { build: { [engine === "crush" ? "permission" : "permissions"]: permission } } };
+  const permission = Object.fromEntries([...allow, ...cli.extra].map((k) => [k, "allow"]));
+  const config = { agent: { build: { [cli.key]: permission } } };
   return [
     "umask 077",
     'mkdir -p "$GITHUB_WORKSPACE"',
-    `CONFIG="$GITHUB_WORKSPACE/${engine === "crush" ? ".crush.json" : "opencode.jsonc"}"`,
+    `CONFIG="$GITHUB_WORKSPACE/${cli.file}"`,
     `BASE_CONFIG='${JSON.stringify(config)}'`,
     ...jqMergeLines("CONFIG"),
     'chmod 600 "$CONFIG"',
@@ -37,8 +45,8 @@ export function providerCliConfigScript(engine: "crush" | "opencode"): string {
 }
 
 /** The "Write Crush Config" / "Write OpenCode Config" step (a literal block, as gh-aw writes it). */
-export function providerCliConfigStep(engine: "crush" | "opencode", cliName: string): StepPlan {
-  return { name: `Write ${cliName} Config`, run: lit(providerCliConfigScript(engine)) };
+export function providerCliConfigStep(cli: ProviderCliConfig, cliName: string): StepPlan {
+  return { name: `Write ${cliName} Config`, run: lit(providerCliConfigScript(cli)) };
 }
 
 /** Merges the JSON in `$<envName>` over the workspace's `<dir>/settings.json` (Gemini's or Antigravity's). */
@@ -56,13 +64,12 @@ export function settingsMergeScript(dir: string, envName: string): string {
  * built-in tools the workflow's tools map to ({@link geminiToolsCore}), merged over the settings file the MCP
  * gateway may have written.
  */
-export function geminiSettingsStep(engine: "gemini" | "antigravity", toolsCore: string[]): StepPlan {
-  const cli = engine === "gemini" ? "Gemini" : "Antigravity";
+export function geminiSettingsStep(cli: string, dir: string, toolsCore: string[]): StepPlan {
   const envName = `GH_AW_${cli.toUpperCase()}_BASE_CONFIG`;
   const config = { context: { includeDirectories: ["/tmp/"] }, tools: { core: toolsCore } };
   return {
     name: `Write ${cli} Config`,
-    run: lit(settingsMergeScript(`.${engine}`, envName)),
+    run: lit(settingsMergeScript(dir, envName)),
     env: { [envName]: sq(JSON.stringify(config)) },
   };
 }

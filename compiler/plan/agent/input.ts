@@ -4,7 +4,7 @@ import type { StepPlan } from "../types.ts";
 import type { YValue } from "../../yaml/writer.ts";
 import type { MergedConfig } from "../../source/merge.ts";
 import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
-import type { EngineConfig } from "../engines.ts";
+import type { EngineConfig } from "../engines/facts.ts";
 import type { WorkflowTarget } from "../safe_outputs/dynamic_tools.ts";
 
 /** Inputs of the agent job. */
@@ -13,7 +13,6 @@ export interface AgentInput {
   frontmatterHash: string;
   runsOn: YValue;
   permissions: Record<string, string> | string;
-  install: string;
   engineDisplay: string;
   engineEnv: Record<string, string>;
   secrets: string[];

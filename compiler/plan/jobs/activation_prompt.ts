@@ -33,12 +33,6 @@ const CONTEXT_EXPRS: [string, string, string][] = [
   ["comment", `github.event.comment.id || ${CTX}.comment_id`, ""],
 ];
 
-/** The folder an engine reads agents and skills from. */
-export function engineDir(engine: string): string {
-  return ({ claude: ".claude", codex: ".codex", gemini: ".gemini" } as Record<string, string>)[engine] ??
-    ".github";
-}
-
 /**
  * Body text written into the prompt step's `run:` script: GitHub expands `${{ … }}` anywhere in a script,
  * so an event field (an issue title, a dispatch input) would become shell source. The planner already put
@@ -206,7 +200,7 @@ export function interpolateStep(activationInput: ActivationInput): StepPlan {
   return scriptStep(ctx, "Interpolate variables and render templates", "interpolate_prompt", {
     env: {
       GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
-      GH_AW_ENGINE_ID: dq(ctx.engineId),
+      GH_AW_ENGINE_ID: dq(ctx.engine.id),
       // In gh-aw's extraction order (the planner places the experiment values among them).
       ...Object.fromEntries(
         [...activationInput.bodyExprs].map(([k, e]) => [k, plain(`\${{ ${e} }}`)]),

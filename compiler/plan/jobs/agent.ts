@@ -9,7 +9,6 @@ import { DeepMapping, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import type { AgentInput } from "../agent/input.ts";
 import { BUILTIN_JOB_NAMES } from "./custom.ts";
 import { assetsEnv } from "../safe_outputs/agent_steps.ts";
-import { DETECT_ERROR_OUTPUTS, engineDetectsErrors } from "../agent/engine.ts";
 import {
   afterRunSteps,
   agentConfigSteps,
@@ -100,8 +99,8 @@ function jobPermissions(agent: AgentInput): Record<string, string> | string | De
 /** The job's outputs: what the agent produced, token use, and the error findings downstream jobs read. */
 function agentOutputs(agent: AgentInput): Record<string, YValue> {
   const detect = (k: string) => plain(`\${{ steps.detect-agent-errors.outputs.${k} || 'false' }}`);
-  // Only the Copilot CLI has the "Detect agent errors" step whose findings these outputs carry.
-  const copilot = agent.ctx.engineId === "copilot";
+  // Only an engine with the "Detect agent errors" step (Copilot) exposes the findings it carries.
+  const copilot = agent.engine.info.detectsErrors;
   const outputs: Record<string, YValue> = {
     ...(copilot ? { agentic_engine_timeout: detect("agentic_engine_timeout") } : {}),
     // A callable workflow passes its artifact prefix on to the jobs that only need the agent (detection).
@@ -129,8 +128,6 @@ function agentOutputs(agent: AgentInput): Record<string, YValue> {
     output_types: plain("${{ steps.collect_output.outputs.output_types }}"),
     ...TRACE_OUTPUTS,
   };
-  // Without "Detect agent errors" (non-Copilot engines) its outputs are not exposed.
-  if (!engineDetectsErrors(agent)) { for (const k of DETECT_ERROR_OUTPUTS) delete outputs[k]; }
   return outputs;
 }
 

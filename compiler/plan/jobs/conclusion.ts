@@ -178,7 +178,7 @@ function failureEnv(ctx: JobCtx, so: SafeOutputsPlan, input: ConclusionInput): R
   env.GH_AW_ACTION_FAILURE_ISSUE_EXPIRES_HOURS = dq(
     String(ctx.failureIssueExpires ?? DEFAULT_FAILURE_ISSUE_EXPIRES_HOURS),
   );
-  env.GH_AW_ENGINE_ID = dq(ctx.engineId);
+  env.GH_AW_ENGINE_ID = dq(ctx.engine.id);
   if (input.hasSecrets) {
     env.GH_AW_SECRET_VERIFICATION_RESULT = plain(
       "${{ needs.activation.outputs.secret_verification_result }}",
@@ -213,7 +213,7 @@ function agentErrorEnv(ctx: JobCtx): Record<string, YValue> {
   if (ctx.contentsRead !== false) env.GH_AW_CHECKOUT_PR_SUCCESS = out("checkout_pr_success");
   env.GH_AW_EFFECTIVE_TOKENS = plain("${{ needs.agent.outputs.effective_tokens || '' }}");
   env.GH_AW_EFFECTIVE_TOKENS_RATE_LIMIT_ERROR = out("effective_tokens_rate_limit_error", "false");
-  if (ctx.engineId === "copilot") {
+  if (ctx.engine.detectsErrors) {
     env.GH_AW_INFERENCE_ACCESS_ERROR = out("inference_access_error");
     env.GH_AW_MCP_POLICY_ERROR = out("mcp_policy_error");
     env.GH_AW_AGENTIC_ENGINE_TIMEOUT = out("agentic_engine_timeout");

@@ -175,14 +175,14 @@ function jobEnv(ctx: JobCtx, so: SafeOutputsPlan, emoji: string | undefined): Re
   const jenv: Record<string, YValue> = {
     GH_AW_CALLER_WORKFLOW_ID: dq(`\${{ github.repository }}/${ctx.id}`),
     GH_AW_EFFECTIVE_TOKENS: plain("${{ needs.agent.outputs.effective_tokens }}"),
-    GH_AW_ENGINE_ID: dq(ctx.engineId),
+    GH_AW_ENGINE_ID: dq(ctx.engine.id),
     GH_AW_ENGINE_MODEL: ctx.model ? dq(ctx.model) : plain("${{ needs.agent.outputs.model }}"),
     GH_AW_WORKFLOW_ID: dq(ctx.id),
     GH_AW_WORKFLOW_NAME: dq(ctx.name),
     ...sourceEnvOf(ctx),
   };
   // The version of the Copilot CLI the agent ran; the author's own command installs none.
-  if (ctx.engineId === "copilot" && !ctx.engineCommand) jenv.GH_AW_ENGINE_VERSION = dq(ctx.engineVersion);
+  if (ctx.engine.reportsVersion && !ctx.engineCommand) jenv.GH_AW_ENGINE_VERSION = dq(ctx.engine.version);
   if (ctx.commands?.length) jenv.GH_AW_COMMANDS = dq(JSON.stringify(ctx.commands));
   if (so.threatDetection) {
     jenv.GH_AW_DETECTION_CONCLUSION = plain("${{ needs.detection.outputs.detection_conclusion }}");

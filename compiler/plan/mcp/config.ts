@@ -27,7 +27,7 @@ export function agenticWorkflows(agentInput: AgentInput): boolean {
 
 /** Whether the engine gets copilot's config dialect (`\${VAR}` references, explicit `"type": "stdio"`). */
 export function copilotStyle(agentInput: AgentInput): boolean {
-  return agentInput.ctx.engineId === "copilot";
+  return agentInput.ctx.engine.mcp.varRefs;
 }
 
 /** Variables an expression-bearing value needs, each mapped to the expression that sets it. */
@@ -236,7 +236,7 @@ function servers(agentInput: AgentInput): { json: Record<string, JsonValue>; env
   const json: Record<string, JsonValue> = {};
   for (const [name, s] of list) {
     if (name !== "github" && sink) s["guard-policies"] = sink;
-    json[name] = custom.has(name) && agentInput.ctx.engineId === "codex" ? new ShallowJson(s) : s;
+    json[name] = custom.has(name) && agentInput.ctx.engine.mcp.format === "toml" ? new ShallowJson(s) : s;
   }
   return { json, env };
 }
@@ -279,7 +279,7 @@ export function gatewayEnv(agentInput: AgentInput): [string, string][] {
   }
   if (githubServer(agentInput)) env.set("GITHUB_MCP_SERVER_TOKEN", gh!.token);
   if (agenticWorkflows(agentInput)) env.set("GITHUB_TOKEN", "${{ secrets.GITHUB_TOKEN }}");
-  if (agentInput.ctx.engineId === "codex") env.set("CODEX_HOME", "/tmp/gh-aw/mcp-config");
+  if (agentInput.ctx.engine.mcp.format === "toml") env.set("CODEX_HOME", "/tmp/gh-aw/mcp-config");
   for (const [k, v] of servers(agentInput).env) if (!env.has(k)) env.set(k, v);
   return [...env.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
 }

@@ -49,7 +49,7 @@ function githubMode(a: McpView, merged: Record<string, unknown>): string {
   if (own === null || own === undefined || own === true) return "local";
   if (typeof obj(own).mode === "string" || obj(own).type !== undefined) return of(obj(own));
   const mode = of(merged);
-  return mode === "gh-proxy" && a.ctx.engineId === "codex" ? "local-fallback" : mode;
+  return mode === "gh-proxy" && a.ctx.engine.mcp.ghProxyFallback ? "local-fallback" : mode;
 }
 
 /** The default toolsets (`default`), which the local fallback of an imported gh-proxy mode serves. */

@@ -9,6 +9,7 @@ import type { SafeOutputAction } from "./custom_actions.ts";
 import type { Diagnostic } from "../../api.ts";
 import { diagnostic } from "../../source/diagnostics.ts";
 import { type SafeOutputType, snakeCase } from "./types/contract.ts";
+import { DEFAULT_INSTRUCTION_FILES } from "../engines/facts.ts";
 import { SAFE_OUTPUT_TYPES, safeOutputType } from "./types/registry.ts";
 
 /** Global (non-type) keys of `safe-outputs:`. */
@@ -93,7 +94,7 @@ function settingsOf(raw: unknown): Record<string, unknown> {
   return raw && typeof raw === "object" ? raw as Record<string, unknown> : {};
 }
 
-function typeConfig(type: SafeOutputType, raw: unknown, engineId: string): Record<string, unknown> {
+function typeConfig(type: SafeOutputType, raw: unknown, instructionFiles: string[]): Record<string, unknown> {
   const settings = settingsOf(raw);
   const out: Record<string, unknown> = {};
   const key = (
@@ -110,7 +111,7 @@ function typeConfig(type: SafeOutputType, raw: unknown, engineId: string): Recor
   }
   if (out.max === undefined && type.implicitMax !== null) out.max = type.implicitMax ?? 1;
   for (const k of ["reviewers", "assignees", "labels"]) if (typeof out[k] === "string") out[k] = [out[k]];
-  type.handler?.(out, settings, { engineId });
+  type.handler?.(out, settings, { instructionFiles });
   const sorted: Record<string, unknown> = {};
   for (const k of Object.keys(out).sort()) sorted[k] = out[k];
   return sorted;
@@ -154,7 +155,7 @@ export function planSafeOutputs(
   workflowId: string,
   file: string,
   diags: Diagnostic[],
-  engineId = "copilot",
+  instructionFiles: string[] = DEFAULT_INSTRUCTION_FILES,
   topLevelFooter?: boolean,
 ): SafeOutputsPlan {
   const configuredTypes = raw ? Object.keys(raw).filter((k) => !GLOBAL_KEYS.has(k) && !isReporting(k)) : [];
@@ -191,7 +192,7 @@ export function planSafeOutputs(
       );
       continue;
     }
-    handlerConfig[snakeCase(key)] = typeConfig(type, withFooter(effective[key], footerOff), engineId);
+    handlerConfig[snakeCase(key)] = typeConfig(type, withFooter(effective[key], footerOff), instructionFiles);
     const scopes = type.permissionsFor?.(settingsOf(effective[key])) ?? type.permissions;
     // A staged type (globally or on its own) only previews: it needs no write scope.
     if (staged || settingsOf(effective[key]).staged === true || !scopes) continue;

@@ -56,7 +56,8 @@ const PROTECTED_FILES = [
 export function protectCodePush(
   out: HandlerConfig,
   raw: RawTypeConfig,
-  engineId: string,
+  /** The engine's instruction files, protected after the common list. */
+  instructionFiles: string[],
   createsPullRequest: boolean,
 ): void {
   const protectedFiles = raw["protected-files"];
@@ -64,9 +65,6 @@ export function protectCodePush(
     ? protectedFiles as Record<string, unknown>
     : {};
   const exclude = Array.isArray(settings.exclude) ? settings.exclude.map(String) : [];
-  const instructionFiles = engineId === "claude"
-    ? ["CLAUDE.md", "AGENTS.md"]
-    : ["AGENTS.md", "CLAUDE.md", "GEMINI.md"];
   out.max_patch_size ??= 1024;
   out.protect_top_level_dot_folders ??= true;
   out.protected_files = [...PROTECTED_FILES, ...instructionFiles].filter((f) => !exclude.includes(f));
