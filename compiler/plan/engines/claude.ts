@@ -8,7 +8,18 @@ import type { AgentInput } from "../agent/input.ts";
 import type { StepPlan } from "../types.ts";
 import { Comment, plain, type YValue } from "../../yaml/writer.ts";
 import { MCP_CLI_PATH, NODE_PATH_SETUP } from "../agent/awf_command.ts";
-import { claudeAllowedTools, cliProxyEnabled, mcpSecretEnv, shellArg } from "../agent/engine_tools.ts";
+import {
+  bashWildcard,
+  cacheMemoryDirNames,
+  cliProxyEnabled,
+  isMcpServer,
+  mcpSecretEnv,
+  mountedCliServers,
+  normalizeBash,
+  playwrightCliMode,
+  shellArg,
+} from "../agent/engine_tools.ts";
+import { GITHUB_DEFAULT_TOOLS, PLAYWRIGHT_TOOLS } from "../mcp/tool_lists.ts";
 import {
   agentTools,
   commonEnv,
@@ -53,6 +64,58 @@ const DETECTION_TOOLS = [
   "TodoWrite",
   "Write(/tmp/*)",
 ];
+
+/** Claude's `--allowed-tools` entries (sorted, unique). */
+function claudeAllowedTools(agentInput: AgentInput, tools: Record<string, unknown>): string[] {
+  const out: string[] = ["Task", "Glob", "Grep", "ExitPlanMode", "TodoWrite", "LS", "Read", "NotebookRead"];
+  const bash = tools.bash;
+  if (bash !== undefined) {
+    if (Array.isArray(bash) && !bashWildcard(tools)) {
+      for (const c of bash) if (typeof c === "string") out.push(`Bash(${normalizeBash(c)})`);
+      if (bash.length > 0) {
+        for (const s of mountedCliServers(agentInput)) out.push(`Bash(${s}:*)`);
+        if (playwrightCliMode(tools)) out.push("Bash(playwright-cli:*)");
+        if (cliProxyEnabled(agentInput)) out.push("Bash(gh:*)");
+      }
+    } else out.push("Bash");
+    out.push("KillBash", "BashOutput");
+  }
+  if (tools["web-fetch"] !== undefined && tools["web-fetch"] !== false) out.push("WebFetch");
+  if (tools["web-search"] !== undefined && tools["web-search"] !== false) out.push("WebSearch");
+  if ("edit" in tools && tools.edit !== false) out.push("Edit", "MultiEdit", "NotebookEdit", "Write");
+  const servers: Record<string, unknown> = { ...tools, ...agentInput.merged.mcpServers };
+  for (const [name, cfg] of Object.entries(servers)) {
+    if (["bash", "edit", "web-fetch", "web-search", "cli-proxy", "timeout"].includes(name) || cfg === false) {
+      continue;
+    }
+    const c = cfg && typeof cfg === "object" ? cfg as Record<string, unknown> : {};
+    const allowed = Array.isArray(c.allowed) ? c.allowed as string[] : undefined;
+    if (name === "cache-memory") {
+      for (const dir of cacheMemoryDirNames(cfg)) {
+        for (const t of ["Read", "Write", "Edit", "MultiEdit"]) out.push(`${t}(${dir}/*)`);
+        if (!out.includes("Bash")) {
+          out.push(`Bash(mkdir -p ${dir}/)`, `Bash(cat ${dir}/)`, `Bash(cat > ${dir}/)`, `Bash(mv ${dir}/)`);
+          out.push("BashOutput", "KillBash");
+        }
+      }
+    } else if (name === "agentic-workflows") out.push("mcp__agenticworkflows");
+    else if (name === "github") {
+      if (allowed?.includes("*")) out.push("mcp__github");
+      else out.push(...(allowed?.length ? allowed : GITHUB_DEFAULT_TOOLS).map((t) => `mcp__github__${t}`));
+    } else if (name === "playwright") {
+      out.push(...PLAYWRIGHT_TOOLS.map((t) => `mcp__playwright__${t}`));
+    } else if (name === "serena" || isMcpServer(name, c, agentInput)) {
+      if (!allowed || allowed.includes("*")) out.push(`mcp__${name}`);
+      else out.push(...allowed.map((t) => `mcp__${name}__${t}`));
+    }
+  }
+  for (const dir of ["/tmp", "/tmp/gh-aw/agent"]) {
+    for (const t of ["Read", "Write", "Edit", "MultiEdit"]) out.push(`${t}(${dir}/*)`);
+  }
+  out.push("mcp__safeoutputs", "Write");
+  if (agentInput.mcpScripts !== undefined) out.push("mcp__mcpscripts");
+  return [...new Set(out)].sort();
+}
 
 /** The Claude Code execution step. */
 function execute(agentInput: AgentInput): StepPlan {

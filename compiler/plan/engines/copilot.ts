@@ -9,7 +9,16 @@ import type { AgentInput } from "../agent/input.ts";
 import type { StepPlan } from "../types.ts";
 import { Comment, plain, type YValue } from "../../yaml/writer.ts";
 import { MCP_CLI_PATH, NODE_PATH_SETUP } from "../agent/awf_command.ts";
-import { cacheMemoryDirNames, cliProxyEnabled, copilotToolArgs, shellArg } from "../agent/engine_tools.ts";
+import {
+  bashWildcard,
+  cacheMemoryDirNames,
+  cliProxyEnabled,
+  isMcpServer,
+  mountedCliServers,
+  normalizeBash,
+  playwrightCliMode,
+  shellArg,
+} from "../agent/engine_tools.ts";
 import {
   agentTools,
   commonEnv,
@@ -41,6 +50,74 @@ const NODE_BIN_SETUP = [
   "export GH_AW_NODE_BIN",
   'export COPILOT_API_KEY="$COPILOT_DUMMY_BYOK"',
 ];
+
+/** Commands Copilot matches by sub-command: a bare name gets `:*`. */
+const COPILOT_STEMS = new Set(
+  "git gh glab npm npx yarn pnpm cargo go composer pip pipenv poetry conda mvn gradle gradlew dotnet bundle swift sbt flutter mix cabal stack curl wget"
+    .split(" "),
+);
+
+/** Tools handled natively by Copilot (never an MCP server). */
+const COPILOT_BUILTINS = new Set([
+  "bash",
+  "edit",
+  "web-search",
+  "playwright",
+  "cache-memory",
+  "drive-memory",
+]);
+
+/** Copilot's `--allow-tool` values (sorted, unique), or `["--allow-all-tools"]` for unrestricted bash. */
+function copilotToolArgs(agentInput: AgentInput, tools: Record<string, unknown>): string[] {
+  if (bashWildcard(tools)) return ["--allow-all-tools"];
+  const values: string[] = [];
+  const bash = tools.bash;
+  if (bash !== undefined) {
+    if (Array.isArray(bash)) {
+      for (const raw of bash) {
+        if (typeof raw !== "string") continue;
+        const cmd = normalizeBash(raw);
+        if (!cmd.includes(":") && !cmd.includes(" ") && COPILOT_STEMS.has(cmd)) {
+          values.push(`shell(${cmd}:*)`);
+        } else values.push(`shell(${cmd.includes("'") ? cmd.split("'")[0].trimEnd() : cmd})`);
+      }
+      if (bash.length > 0) {
+        for (const s of mountedCliServers(agentInput)) values.push(`shell(${s}:*)`);
+        if (playwrightCliMode(tools)) values.push("shell(playwright-cli:*)");
+        if (cliProxyEnabled(agentInput)) values.push("shell(gh:*)");
+      }
+    } else values.push("shell");
+  }
+  if ("edit" in tools && tools.edit !== false) values.push("write");
+  values.push("safeoutputs");
+  if (agentInput.mcpScripts !== undefined) values.push("mcpscripts");
+  if (tools["web-fetch"] !== undefined && tools["web-fetch"] !== false) values.push("web_fetch");
+  const servers: Record<string, unknown> = { ...tools, ...agentInput.merged.mcpServers };
+  for (const [name, cfg] of Object.entries(servers)) {
+    if (COPILOT_BUILTINS.has(name) || cfg === false) continue;
+    const c = cfg && typeof cfg === "object" ? cfg as Record<string, unknown> : undefined;
+    if (name === "github") {
+      const allowed = c?.allowed;
+      if (!Array.isArray(allowed)) values.push("github");
+      else {
+        for (const t of allowed) if (t !== "*") values.push(`github(${t})`);
+        if (allowed.includes("*")) values.push("github");
+      }
+      continue;
+    }
+    if (!c || !isMcpServer(name, c, agentInput)) continue;
+    const allowed = Array.isArray(c.allowed) ? c.allowed as string[] : undefined;
+    if (allowed) {
+      for (const t of allowed) {
+        if (t === "*") break;
+        values.push(`${name}(${t})`);
+      }
+    }
+    values.push(name);
+  }
+  values.sort();
+  return values.filter((v, i) => i === 0 || values[i - 1] !== v).flatMap((v) => ["--allow-tool", v]);
+}
 
 /** The Copilot CLI execution step. */
 function execute(agentInput: AgentInput): StepPlan {

@@ -6,9 +6,9 @@
 import type { EngineDetection } from "./contract.ts";
 import type { AgentInput } from "../agent/input.ts";
 import type { StepPlan } from "../types.ts";
-import { plain, type YValue } from "../../yaml/writer.ts";
+import { lit, plain, sq, type YValue } from "../../yaml/writer.ts";
 import { fullEnvShape, shapedExecute } from "../agent/engine_experimental.ts";
-import { geminiSettingsStep, geminiToolsCore } from "../agent/engine_config_files.ts";
+import { settingsMergeScript } from "../agent/engine_config_files.ts";
 import { cliProxyEnabled, mountedCliServers, playwrightCliMode } from "../agent/engine_tools.ts";
 import { agentTools, federationEnv, OIDC_REQUEST_ENV } from "../agent/engine_env.ts";
 import { engineDomains } from "../network.ts";
@@ -47,6 +47,46 @@ const DETECTION_CONFIG = JSON.stringify({
   },
 });
 
+/**
+ * "Write Gemini Config" / "Write Antigravity Config", right before the CLI runs: `/tmp/` readable and the
+ * built-in tools the workflow's tools map to ({@link geminiToolsCore}), merged over the settings file the MCP
+ * gateway may have written.
+ */
+function geminiSettingsStep(cli: string, dir: string, toolsCore: string[]): StepPlan {
+  const envName = `GH_AW_${cli.toUpperCase()}_BASE_CONFIG`;
+  const config = { context: { includeDirectories: ["/tmp/"] }, tools: { core: toolsCore } };
+  return {
+    name: `Write ${cli} Config`,
+    run: lit(settingsMergeScript(dir, envName)),
+    env: { [envName]: sq(JSON.stringify(config)) },
+  };
+}
+
+/**
+ * Gemini's built-in tools allowed by the workflow's tools (sorted): the read-only file tools always; the shell
+ * (`run_shell_command`, or one `run_shell_command(cmd)` per command of a restricted `bash` list, which also
+ * lists `extraBash`); `replace` and `write_file` for `edit`; `web_fetch` for `web-fetch`.
+ */
+function geminiToolsCore(tools: Record<string, unknown>, extraBash: string[]): string[] {
+  const core = ["glob", "grep_search", "list_directory", "read_file", "read_many_files"];
+  if ("bash" in tools) {
+    const bash = tools.bash;
+    const cmds = Array.isArray(bash) ? bash : [];
+    if (cmds.length === 0 || cmds.some((c) => c === "*" || c === ":*")) core.push("run_shell_command");
+    else {
+      const all = [...cmds];
+      for (const extra of extraBash) if (!all.includes(extra)) all.push(extra);
+      for (const c of all) {
+        if (typeof c === "string") {
+          core.push(`run_shell_command(${c.endsWith(" *") ? c.slice(0, -2).trimEnd() : c})`);
+        }
+      }
+    }
+  }
+  if ("edit" in tools) core.push("replace", "write_file");
+  if ("web-fetch" in tools) core.push("web_fetch");
+  return core.sort();
+}
 /** The CLI's command on the prompt file. */
 function command(cli: GoogleCli, prompt: string): string {
   return cli.command.replace("$PROMPT_TEXT", `"$(cat ${prompt})"`);

@@ -8,11 +8,7 @@ import type { AgentInput } from "../agent/input.ts";
 import type { StepPlan } from "../types.ts";
 import { lit, plain, sq, type YValue } from "../../yaml/writer.ts";
 import { shapedExecute } from "../agent/engine_experimental.ts";
-import {
-  type ProviderCliConfig,
-  providerCliConfigScript,
-  providerCliConfigStep,
-} from "../agent/engine_config_files.ts";
+import { jqMergeLines } from "../agent/engine_config_files.ts";
 import { awfConfigInput, PROMPT } from "../agent/engine_env.ts";
 import { engineDomains } from "../network.ts";
 import { DETECTION_PROMPT, GUARD, sortedEnv, TOOL_PATH } from "../jobs/detection_engines.ts";
@@ -29,6 +25,40 @@ export const PROVIDER_ENV: Record<string, Record<string, string>> = {
     OPENAI_API_KEY: "${{ secrets.COPILOT_GITHUB_TOKEN }}",
   },
 };
+
+/** Where a provider CLI (Crush, OpenCode) reads its project config and how it spells the permission key. */
+export interface ProviderCliConfig {
+  /** The config file, relative to the workspace. */
+  file: string;
+  /** The key of the permission map (`permission` or `permissions`). */
+  key: string;
+  /** Permissions beside the common ones. */
+  extra: string[];
+}
+
+/**
+ * A provider CLI's project config: every tool allowed inside the sandbox (so the CLI never stops on a
+ * permission prompt), merged over the workspace's own config. The agent job and the threat detection both
+ * write it before running the CLI.
+ */
+function providerCliConfigScript(cli: ProviderCliConfig): string {
+  const allow = ["bash", "edit", "read", "glob", "grep", "write", "webfetch", "websearch"];
+  const permission = Object.fromEntries([...allow, ...cli.extra].map((k) => [k, "allow"]));
+  const config = { agent: { build: { [cli.key]: permission } } };
+  return [
+    "umask 077",
+    'mkdir -p "$GITHUB_WORKSPACE"',
+    `CONFIG="$GITHUB_WORKSPACE/${cli.file}"`,
+    `BASE_CONFIG='${JSON.stringify(config)}'`,
+    ...jqMergeLines("CONFIG"),
+    'chmod 600 "$CONFIG"',
+  ].join("\n") + "\n";
+}
+
+/** The "Write Crush Config" / "Write OpenCode Config" step (a literal block, as gh-aw writes it). */
+function providerCliConfigStep(cli: ProviderCliConfig, cliName: string): StepPlan {
+  return { name: `Write ${cliName} Config`, run: lit(providerCliConfigScript(cli)) };
+}
 
 /** The provider a `provider/model` names (`copilot` without a prefix). */
 export function providerOf(model: string): string {
