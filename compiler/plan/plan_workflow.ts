@@ -12,7 +12,6 @@ import { modelCatalogOf } from "../source/model_catalog.ts";
 import { posix } from "node:path";
 import type { Diagnostic } from "../api.ts";
 import { headerImportOrder } from "../source/imports.ts";
-import { computeBodyHash, computeFrontmatterHash } from "../source/hash.ts";
 import { concurrencyFor, processTriggers } from "./triggers.ts";
 import { resolveEngine } from "./engines/resolve.ts";
 import { planSafeOutputs } from "./safe_outputs/plan.ts";
@@ -46,8 +45,7 @@ export async function planWorkflow(
   const src = engineTools(written, engine);
   const { path: source, id, file, frontmatter: data, merged } = src;
 
-  const frontmatterHash = await computeFrontmatterHash(source, src.content, options.read);
-  const bodyHash = await computeBodyHash(source, src.content, options.read);
+  const { frontmatter: frontmatterHash, body: bodyHash } = src.hashes;
   const { pinText, refs } = await actionRefs(source, options, diagnostics, file.split);
   const ctx = jobContext(src, options, { name, triggers, engine, refs });
   const network = computeAllowedDomains(

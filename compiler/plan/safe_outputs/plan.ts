@@ -11,36 +11,10 @@ import { diagnostic } from "../../source/diagnostics.ts";
 import { type SafeOutputType, snakeCase } from "./types/contract.ts";
 import { DEFAULT_INSTRUCTION_FILES } from "../engines/facts.ts";
 import { SAFE_OUTPUT_TYPES, safeOutputType } from "./types/registry.ts";
+import { SAFE_OUTPUT_GLOBAL_KEYS } from "../../source/frontmatter_keys.ts";
 
 /** Global (non-type) keys of `safe-outputs:`. */
-export const GLOBAL_KEYS: ReadonlySet<string> = new Set([
-  "activation-comments",
-  "allowed-domains",
-  "allowed-github-references",
-  "concurrency-group",
-  "env",
-  "environment",
-  "failure-issue-repo",
-  "footer",
-  "github-app",
-  "github-token",
-  "group-reports",
-  "id-token",
-  "jobs",
-  "max-bot-mentions",
-  "max-patch-files",
-  "max-patch-size",
-  "mentions",
-  "messages",
-  "needs",
-  "report-failure-as-issue",
-  "runs-on",
-  "scripts",
-  "staged",
-  "steps",
-  "threat-detection",
-  "actions",
-]);
+export const GLOBAL_KEYS: ReadonlySet<string> = SAFE_OUTPUT_GLOBAL_KEYS;
 
 /** A built-in reporting type (noop, missing-tool…). */
 const isReporting = (key: string): boolean => safeOutputType(key)?.reporting === true;
