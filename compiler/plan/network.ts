@@ -1,6 +1,7 @@
 /** The agent's network allowlist: engine defaults ∪ expanded `network.allowed` ∪ MCP server hosts. */
 import { ECOSYSTEMS, ENGINE_DOMAINS, PROVIDER_DOMAINS } from "../data/network_ecosystems.ts";
 import type { EngineFacts } from "./engines/facts.ts";
+import { objectOf } from "../source/values.ts";
 
 /** Result of {@link computeAllowedDomains}. */
 export interface NetworkPlan {
@@ -61,7 +62,7 @@ export function computeAllowedDomains(
   let blocked: string[] = [];
   if (network === undefined || network === null || network === "defaults") declared = ["defaults"];
   else {
-    const n = network as Record<string, unknown>;
+    const n = objectOf(network);
     declared = Array.isArray(n.allowed) ? n.allowed.map(String) : [];
     blocked = Array.isArray(n.blocked) ? n.blocked.map(String) : [];
   }
@@ -72,9 +73,7 @@ export function computeAllowedDomains(
     ...expandEcosystems(runtimeEcosystems),
     // Tools that reach the network themselves: the browser download hosts, the remote GitHub MCP server.
     ...(tools.playwright !== undefined && tools.playwright !== false ? ECOSYSTEMS.playwright : []),
-    ...((tools.github as Record<string, unknown> | undefined)?.mode === "remote"
-      ? ["api.githubcopilot.com"]
-      : []),
+    ...(objectOf(tools.github).mode === "remote" ? ["api.githubcopilot.com"] : []),
   ]);
   for (const s of Object.values(mcpServers)) {
     if (typeof s.url === "string") {
@@ -84,8 +83,8 @@ export function computeAllowedDomains(
         // not a URL (expression); skip
       }
     }
-    const net = s.network as Record<string, unknown> | undefined;
-    if (net && Array.isArray(net.allowed)) {
+    const net = objectOf(s.network);
+    if (Array.isArray(net.allowed)) {
       for (const d of expandEcosystems(net.allowed.map(String))) set.add(d);
     }
   }

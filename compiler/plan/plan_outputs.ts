@@ -21,6 +21,7 @@ import { toY } from "./workflow_values.ts";
 import { effectiveCacheMemory, guardPolicyOf } from "./agent/memory.ts";
 
 import type { Gates, Planning } from "./planning.ts";
+import { objectOf } from "../source/values.ts";
 
 /** `safe_outputs`, the custom safe-output jobs, memory/asset/experiment jobs and `conclusion`. */
 export async function planOutputJobs(planning: Planning): Promise<void> {
@@ -76,7 +77,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
       ctx,
       safeOutputs.threatDetection,
       await pinText("actions/cache/save", "v5.0.5"),
-      effectiveCacheMemory((data.tools ?? {}) as Record<string, unknown>, merged.tools),
+      effectiveCacheMemory(objectOf(data.tools), merged.tools),
       guardPolicyOf(merged.tools.github),
     );
     conclusionExtra.push("update_cache_memory");
@@ -127,7 +128,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     timeoutMinutes: timeout,
     extraNeeds: conclusionExtra,
     safeOutputJobs,
-    jobDiscriminator: (data.concurrency as Record<string, unknown> | undefined)?.["job-discriminator"],
+    jobDiscriminator: objectOf(data.concurrency)["job-discriminator"],
     repoMemoryIds: jobs.push_repo_memory ? repoMemories(repoMemory).map((m) => m.id) : [],
     apiHosts: network.engineApiHosts,
     hasSecrets: engine.secrets.length > 0,

@@ -33,6 +33,7 @@ import { planCustomJobs, planOutputJobs } from "./plan_outputs.ts";
 import { scriptExpressionProblems } from "./script_expressions.ts";
 import { firstHeading, hasContentsRead, otlpEnv, toY, versionOfSha } from "./workflow_values.ts";
 import { enginesWith } from "./engines/registry.ts";
+import { listOf, objectOf } from "../source/values.ts";
 
 /** Plans one workflow; undefined when a diagnostic is an error (they are in `diagnostics`). */
 export async function planWorkflow(
@@ -285,7 +286,7 @@ async function pinUserSteps(
   style: MultilineStyle = "literal",
 ): Promise<StepPlan[]> {
   const out: StepPlan[] = [];
-  for (const s of (Array.isArray(steps) ? steps : []) as Record<string, unknown>[]) {
+  for (const s of listOf(steps).map((x) => objectOf(x))) {
     const step: StepPlan = {};
     for (const k of stepKeyOrder(Object.keys(s), style)) step[k] = userStepValue(s[k], style);
     if (

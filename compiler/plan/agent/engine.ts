@@ -9,8 +9,8 @@ import type { StepPlan } from "../types.ts";
 import { scriptStep, shStep } from "../steps.ts";
 import { VERSIONS } from "../../data/versions.ts";
 import { plain, sq } from "../../yaml/writer.ts";
-import { obj } from "./engine_env.ts";
 import { engineOf } from "../engines/registry.ts";
+import { mappingOf } from "../../source/values.ts";
 
 /** The `Setup Node.js` step engines installed with npm need. */
 function setupNodeStep(agentInput: AgentInput): StepPlan {
@@ -23,7 +23,7 @@ function setupNodeStep(agentInput: AgentInput): StepPlan {
 
 /** Steps installing playwright-cli when `tools.playwright.mode: cli`. */
 function playwrightCliSteps(agentInput: AgentInput): StepPlan[] {
-  const p = obj(agentInput.merged.tools.playwright);
+  const p = mappingOf(agentInput.merged.tools.playwright);
   if (p.mode !== "cli") return [];
   return [
     {
@@ -56,7 +56,7 @@ export function engineInstallSteps(agentInput: AgentInput): StepPlan[] {
     agentInput.ctx.firewall?.version ?? VERSIONS.awf,
   );
   const steps: StepPlan[] = engine.needsNode ? [setupNodeStep(agentInput)] : [];
-  if (typeof obj(agentInput.frontmatter.engine).command === "string") steps.push(awf); // custom command: no CLI install
+  if (typeof mappingOf(agentInput.frontmatter.engine).command === "string") steps.push(awf); // custom command: no CLI install
   else steps.push(...(engine.installAfterAwf ? [awf, install] : [install, awf]));
   steps.push(...engine.afterInstall ?? []);
   steps.push(...playwrightCliSteps(agentInput));

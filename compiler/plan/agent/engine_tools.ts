@@ -5,6 +5,7 @@
  * commands; pull-request safe outputs add the git commands they need.
  */
 import type { AgentInput } from "./input.ts";
+import { objectOf } from "../../source/values.ts";
 
 /** Commands every bash allowlist starts with (in this order). */
 export const DEFAULT_BASH = [
@@ -91,11 +92,10 @@ export function shellArg(arg: string): string {
 
 /** Whether `tools.github` is used through the `gh` CLI proxy instead of the MCP server. */
 export function cliProxyEnabled(agentInput: AgentInput): boolean {
-  const features = agentInput.frontmatter.features as Record<string, unknown> | undefined;
-  if (features?.["cli-proxy"] === true) return true;
+  if (objectOf(agentInput.frontmatter.features)["cli-proxy"] === true) return true;
   // A bare `github:` in the workflow itself replaces an imported `mode: gh-proxy`.
-  if ((agentInput.frontmatter.tools as Record<string, unknown> | undefined)?.github === null) return false;
-  return (agentInput.merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy";
+  if (objectOf(agentInput.frontmatter.tools).github === null) return false;
+  return objectOf(agentInput.merged.tools.github).mode === "gh-proxy";
 }
 
 /** MCP servers mounted as CLI commands inside the sandbox. */
@@ -118,7 +118,7 @@ export function mountedCliServers(agentInput: AgentInput): string[] {
 /** Whether playwright runs as the `playwright-cli` command rather than an MCP server. */
 export function playwrightCliMode(tools: Record<string, unknown>): boolean {
   const p = tools.playwright;
-  return !!p && typeof p === "object" && (p as Record<string, unknown>).mode === "cli";
+  return objectOf(p).mode === "cli";
 }
 
 /** Whether a tool entry is an MCP server (declared, or with a command, URL, container or type). */
@@ -131,9 +131,7 @@ export function isMcpServer(name: string, c: Record<string, unknown>, agentInput
 export function mcpSecretEnv(agentInput: AgentInput): Record<string, string> {
   const env: Record<string, string> = {};
   for (const cfg of Object.values(agentInput.merged.mcpServers)) {
-    const headers = cfg.headers && typeof cfg.headers === "object"
-      ? cfg.headers as Record<string, unknown>
-      : {};
+    const headers = objectOf(cfg.headers);
     for (const v of Object.values(headers)) {
       for (const m of String(v).matchAll(/\$\{\{[^}]*\}\}/g)) {
         for (const s of m[0].matchAll(/secrets\.([A-Za-z0-9_]+)/g)) env[s[1]] ??= m[0];
@@ -141,7 +139,7 @@ export function mcpSecretEnv(agentInput: AgentInput): Record<string, string> {
     }
   }
   for (const tool of Object.values(agentInput.mcpScripts ?? {})) {
-    const tenv = tool && typeof tool === "object" ? (tool as Record<string, unknown>).env : undefined;
+    const tenv = objectOf(tool).env;
     for (const [k, v] of Object.entries(tenv && typeof tenv === "object" ? tenv : {})) {
       if (String(v).includes("${{ secrets.")) env[k] ??= String(v);
     }
@@ -162,7 +160,7 @@ export function mergedMcpScripts(
 export function cacheMemoryDirNames(cm: unknown): string[] {
   if (cm === undefined || cm === false) return [];
   return (Array.isArray(cm) ? cm : [cm]).map((c) => {
-    const id = c && typeof c === "object" ? (c as Record<string, unknown>).id : undefined;
+    const id = objectOf(c).id;
     return typeof id === "string" && id !== "default"
       ? `/tmp/gh-aw/cache-memory-${id}`
       : "/tmp/gh-aw/cache-memory";

@@ -6,6 +6,7 @@
 import type { StepPlan } from "../types.ts";
 import { lit, plain } from "../../yaml/writer.ts";
 import type { EngineFacts } from "../engines/facts.ts";
+import { objectOf } from "../../source/values.ts";
 
 const DEFAULT_TOKEN =
   "${{ secrets.GH_AW_PLUGINS_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}";
@@ -21,7 +22,7 @@ export function pluginRefs(raw: unknown): PluginRef[] {
   if (!Array.isArray(raw)) return [];
   return raw.map((item) => {
     if (typeof item === "string") return { ref: item, token: DEFAULT_TOKEN };
-    const o = item as Record<string, unknown>;
+    const o = objectOf(item);
     const token = o["github-token"] ?? o.token;
     return { ref: String(o.plugin), token: typeof token === "string" ? token : DEFAULT_TOKEN };
   });

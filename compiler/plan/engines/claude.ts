@@ -24,7 +24,6 @@ import {
   agentTools,
   commonEnv,
   federationEnv,
-  obj,
   OIDC_REQUEST_ENV,
   PROMPT,
   secretNames,
@@ -42,6 +41,7 @@ import {
   phaseEnv,
   TOUCH_SUMMARY,
 } from "../jobs/detection_engines.ts";
+import { mappingOf, objectOf } from "../../source/values.ts";
 
 const VERSION = "2.1.156";
 const INSTALL = `npm install -g @anthropic-ai/claude-code@${VERSION}`;
@@ -88,7 +88,7 @@ function claudeAllowedTools(agentInput: AgentInput, tools: Record<string, unknow
     if (["bash", "edit", "web-fetch", "web-search", "cli-proxy", "timeout"].includes(name) || cfg === false) {
       continue;
     }
-    const c = cfg && typeof cfg === "object" ? cfg as Record<string, unknown> : {};
+    const c = objectOf(cfg);
     const allowed = Array.isArray(c.allowed) ? c.allowed as string[] : undefined;
     if (name === "cache-memory") {
       for (const dir of cacheMemoryDirNames(cfg)) {
@@ -135,7 +135,7 @@ function execute(agentInput: AgentInput): StepPlan {
     "--output-format",
     "stream-json",
   );
-  if (obj(agentInput.frontmatter.engine).bare === true) args.push("--bare");
+  if (mappingOf(agentInput.frontmatter.engine).bare === true) args.push("--bare");
   const command =
     `${MCP_CLI_PATH} && ${NODE_PATH_SETUP} \${RUNNER_TEMP}/gh-aw/actions/claude_harness.cjs claude ` +
     `${args.map(shellArg).join(" ")} --mcp-config "\${RUNNER_TEMP}/gh-aw/mcp-config/mcp-servers.json" ` +

@@ -19,15 +19,7 @@ import {
   playwrightCliMode,
   shellArg,
 } from "../agent/engine_tools.ts";
-import {
-  agentTools,
-  commonEnv,
-  obj,
-  PROMPT,
-  secretNames,
-  sorted,
-  STEP_SUMMARY,
-} from "../agent/engine_env.ts";
+import { agentTools, commonEnv, PROMPT, secretNames, sorted, STEP_SUMMARY } from "../agent/engine_env.ts";
 import { agentAwfScript, engineCommandSetup } from "../agent/engine_exec.ts";
 import { ECOSYSTEMS } from "../../data/network_ecosystems.ts";
 import {
@@ -39,6 +31,7 @@ import {
   sortedEnv,
   TOUCH_SUMMARY,
 } from "../jobs/detection_engines.ts";
+import { isObject, mappingOf } from "../../source/values.ts";
 
 const VERSION = "1.0.55";
 const INSTALL = `bash "\${RUNNER_TEMP}/gh-aw/actions/install_copilot_cli.sh" ${VERSION}`;
@@ -95,7 +88,7 @@ function copilotToolArgs(agentInput: AgentInput, tools: Record<string, unknown>)
   const servers: Record<string, unknown> = { ...tools, ...agentInput.merged.mcpServers };
   for (const [name, cfg] of Object.entries(servers)) {
     if (COPILOT_BUILTINS.has(name) || cfg === false) continue;
-    const c = cfg && typeof cfg === "object" ? cfg as Record<string, unknown> : undefined;
+    const c = isObject(cfg) ? cfg : undefined;
     if (name === "github") {
       const allowed = c?.allowed;
       if (!Array.isArray(allowed)) values.push("github");
@@ -142,10 +135,10 @@ function execute(agentInput: AgentInput): StepPlan {
     args.push("--add-dir", `${dir}/`);
   }
   if (tools.edit !== undefined && tools.edit !== false) args.push("--allow-all-paths");
-  if (obj(agentInput.frontmatter.engine).bare === true) args.push("--no-custom-instructions");
+  if (mappingOf(agentInput.frontmatter.engine).bare === true) args.push("--no-custom-instructions");
   const byok = eng.byok;
-  const custom = typeof obj(agentInput.frontmatter.engine).command === "string"
-    ? String(obj(agentInput.frontmatter.engine).command)
+  const custom = typeof mappingOf(agentInput.frontmatter.engine).command === "string"
+    ? String(mappingOf(agentInput.frontmatter.engine).command)
     : undefined;
   const command = `${MCP_CLI_PATH} && ${NODE_PATH_SETUP} \${RUNNER_TEMP}/gh-aw/actions/copilot_harness.cjs ` +
     `${custom ? "/tmp/gh-aw/engine-command.sh" : "/usr/local/bin/copilot"} ${

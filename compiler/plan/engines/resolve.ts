@@ -8,6 +8,7 @@ import { diagnostic } from "../../source/diagnostics.ts";
 import { resolveEngineAuth } from "../engine_auth.ts";
 import { DEFAULT_TARGET, type EngineConfig, type EngineTarget } from "./facts.ts";
 import { DEFAULT_ENGINE_ID, engineFor } from "./registry.ts";
+import { objectOf } from "../../source/values.ts";
 
 export type { EngineConfig } from "./facts.ts";
 
@@ -32,14 +33,14 @@ export function resolveEngine(
   diags: Diagnostic[],
   target: EngineTarget = DEFAULT_TARGET,
 ): EngineConfig {
-  const obj = raw && typeof raw === "object" ? raw as Record<string, unknown> : {};
+  const obj = objectOf(raw);
   const id = typeof raw === "string" ? raw : typeof obj.id === "string" ? obj.id : DEFAULT_ENGINE_ID;
   const info = engineFor(id, target);
   // An unknown id falls back to the default engine's steps but never to its Copilot-only credentials.
   const known = info.id === id;
   const model = typeof obj.model === "string" ? obj.model : undefined;
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries((obj.env ?? {}) as Record<string, unknown>)) env[k] = String(v);
+  for (const [k, v] of Object.entries(objectOf(obj.env))) env[k] = String(v);
   let secrets = [...info.secrets];
   if (info.providerAuth && model && model.includes("/")) {
     const provider = model.split("/")[0];
@@ -88,7 +89,7 @@ export function resolveEngine(
   }
   // A federated engine reads no API-key secret: drop the engine's own (keys the author passes stay).
   if (auth) secrets = secrets.filter((s) => !info.secrets.includes(s));
-  const perms = permissions && typeof permissions === "object" ? permissions as Record<string, unknown> : {};
+  const perms = objectOf(permissions);
   const grantsCopilotRequests = perms["copilot-requests"] === "write";
   const usesCopilotRequests = known && info.copilotRequests && grantsCopilotRequests;
   if (obj["max-turns"] !== undefined && !info.supportsMaxTurns) {

@@ -20,6 +20,7 @@ import {
   userAndMemorySteps,
   workspaceSteps,
 } from "./agent_job_steps.ts";
+import { isMapping, isObject } from "../../source/values.ts";
 
 export type { AgentInput } from "../agent/input.ts";
 
@@ -136,14 +137,14 @@ function agentOutputs(agent: AgentInput): Record<string, YValue> {
  * on the agent, the roots (no custom job before them) and the sinks (no custom job after them).
  */
 export function preAgentJobs(raw: unknown): string[] {
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return [];
-  const jobs = raw as Record<string, unknown>;
+  if (!isMapping(raw)) return [];
+  const jobs = raw;
   const id = (name: string) => name.replace(/-/g, "_");
   const needsOf = new Map<string, string[]>();
   for (const [name, cfg] of Object.entries(jobs)) {
     // A `jobs.<built-in>` entry customises a generated job; it is no job of its own.
     if (BUILTIN_JOB_NAMES.includes(name) && id(name) !== "pre_activation") continue;
-    const n = cfg && typeof cfg === "object" ? (cfg as Record<string, unknown>).needs : undefined;
+    const n = isObject(cfg) ? cfg.needs : undefined;
     needsOf.set(id(name), (Array.isArray(n) ? n : n === undefined ? [] : [n]).map((x) => id(String(x))));
   }
   const after = new Map<string, boolean>();

@@ -70,6 +70,7 @@ import {
   enginePreBundleSteps,
 } from "../agent/engine.ts";
 import { type AgentDirs, GITHUB_AGENT_DIRS } from "../engines/facts.ts";
+import { objectOf } from "../../source/values.ts";
 
 const ALWAYS = plain("always()");
 
@@ -95,7 +96,7 @@ export function agentMemory(agent: AgentInput): AgentMemory {
   const { ctx } = agent;
   return {
     caches: effectiveCacheMemory(
-      (agent.frontmatter.tools ?? {}) as Record<string, unknown>,
+      objectOf(agent.frontmatter.tools),
       agent.merged.tools,
     ),
     cacheRefs: agent.cacheRefs && {

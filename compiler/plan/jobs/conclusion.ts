@@ -9,6 +9,7 @@ import { dq, folded, plain, type YValue } from "../../yaml/writer.ts";
 import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
 import { messagesJson } from "../safe_outputs/messages.ts";
 import { codePushTypes } from "./safe_outputs.ts";
+import { objectOf } from "../../source/values.ts";
 
 /** How long a failure issue lives without an `aw.json` setting (gh-aw's default). */
 const DEFAULT_FAILURE_ISSUE_EXPIRES_HOURS = 168;
@@ -151,9 +152,7 @@ function reportingSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
  */
 function missingToolEnv(raw: Record<string, unknown>): Record<string, YValue> {
   if (!("missing-tool" in raw)) return { GH_AW_MISSING_TOOL_CREATE_ISSUE: dq("true") };
-  const c = raw["missing-tool"] && typeof raw["missing-tool"] === "object"
-    ? raw["missing-tool"] as Record<string, unknown>
-    : {};
+  const c = objectOf(raw["missing-tool"]);
   const env: Record<string, YValue> = {
     GH_AW_MISSING_TOOL_CREATE_ISSUE: dq(String(c["create-issue"] === true)),
     GH_AW_MISSING_TOOL_TITLE_PREFIX: dq(

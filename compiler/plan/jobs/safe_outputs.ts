@@ -20,6 +20,7 @@ import { messagesJson } from "../safe_outputs/messages.ts";
 import { sarifArtifactStep, uploadsSarif } from "./code_scanning.ts";
 import { actionSteps, safeOutputActionsJson } from "../safe_outputs/custom_actions.ts";
 import { codePushSteps, codePushTypes, pushTokenOf, writeTokenOf } from "./code_push.ts";
+import { objectOf } from "../../source/values.ts";
 
 export { codePushTypes } from "./code_push.ts";
 
@@ -33,7 +34,7 @@ const PROJECT_TYPES = ["update-project", "create-project-status-update", "create
 function projectAccess(so: SafeOutputsPlan): { url?: string; token: string } | undefined {
   const key = PROJECT_TYPES.find((t) => so.types.includes(t));
   if (key === undefined) return undefined;
-  const cfg = (so.raw[key] ?? {}) as Record<string, unknown>;
+  const cfg = objectOf(so.raw[key]);
   const token = typeof cfg["github-token"] === "string" && cfg["github-token"] !== ""
     ? cfg["github-token"]
     : "${{ secrets.GH_AW_PROJECT_GITHUB_TOKEN }}";

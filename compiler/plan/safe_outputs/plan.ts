@@ -12,6 +12,7 @@ import { type SafeOutputType, snakeCase } from "./types/contract.ts";
 import { DEFAULT_INSTRUCTION_FILES } from "../engines/facts.ts";
 import { SAFE_OUTPUT_TYPES, safeOutputType } from "./types/registry.ts";
 import { SAFE_OUTPUT_GLOBAL_KEYS } from "../../source/frontmatter_keys.ts";
+import { isObject, objectOf } from "../../source/values.ts";
 
 /** Global (non-type) keys of `safe-outputs:`. */
 export const GLOBAL_KEYS: ReadonlySet<string> = SAFE_OUTPUT_GLOBAL_KEYS;
@@ -65,7 +66,7 @@ function withFooter(raw: unknown, footerOff: boolean): unknown {
 
 /** A type's settings as written (`{}` for a bare key). */
 function settingsOf(raw: unknown): Record<string, unknown> {
-  return raw && typeof raw === "object" ? raw as Record<string, unknown> : {};
+  return objectOf(raw);
 }
 
 function typeConfig(type: SafeOutputType, raw: unknown, instructionFiles: string[]): Record<string, unknown> {
@@ -145,8 +146,7 @@ export function planSafeOutputs(
   const types = Object.keys(effective).filter((k) => !GLOBAL_KEYS.has(k)).sort();
   const noopConfig = effective.noop;
   // The spec's `noop.report-as-issue: false` stops the no-op issue (it used to be written as "true" always).
-  const noopReportAsIssue = !(noopConfig && typeof noopConfig === "object" &&
-    (noopConfig as Record<string, unknown>)["report-as-issue"] === false);
+  const noopReportAsIssue = objectOf(noopConfig)["report-as-issue"] !== false;
   const handlerConfig: Record<string, Record<string, unknown>> = {};
   // `footer: false` (top level or under `safe-outputs:`) turns the footer off for every handler that does not
   // set its own; the runtime reads it from each handler's config only.
@@ -196,7 +196,7 @@ export function planSafeOutputs(
   for (const k of Object.keys(permissions).sort()) sortedPerms[k] = permissions[k];
   const td = effective["threat-detection"];
   // `engine: false` turns the AI review off; with no custom `steps` of its own nothing is left to run.
-  const tdObj = td && typeof td === "object" ? td as Record<string, unknown> : undefined;
+  const tdObj = isObject(td) ? td : undefined;
   const threatDetectionConfigured = configured && td !== false && tdObj?.enabled !== false;
   const threatDetection = threatDetectionConfigured &&
     !(tdObj?.engine === false && !(Array.isArray(tdObj.steps) && tdObj.steps.length > 0));
