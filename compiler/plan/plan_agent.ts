@@ -15,6 +15,7 @@ import { cacheSteps, checkoutWith, sortRecord, toSortedY, toY } from "./workflow
 import { UnindentedSequences } from "../yaml/writer.ts";
 
 import type { Planning } from "./planning.ts";
+import { type Mapping, objectOf } from "../source/values.ts";
 
 /** The agent's permissions plus `id-token: write` when the engine federates (it mints the OIDC token). */
 function withFederation(permissions: Record<string, string>, engine: EngineConfig): Record<string, string> {
@@ -67,7 +68,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
       spec: i.spec,
     }))[0],
     permissions: typeof data.permissions === "string" ? data.permissions : sortRecord(
-      withFederation((data.permissions ?? { contents: "read" }) as Record<string, string>, engine),
+      withFederation(data.permissions ?? { contents: "read" }, engine),
     ),
     engineDisplay: engine.info.displayName,
     engineEnv: engine.env,
@@ -95,11 +96,11 @@ export async function planAgent(planning: Planning): Promise<string[]> {
     mcpScripts: data["mcp-scripts"] !== undefined || imports.some((i) =>
         i.frontmatter["mcp-scripts"] !== undefined
       )
-      ? Object.assign(
+      ? objectOf<Mapping>(Object.assign(
         {},
         ...imports.map((i) => i.frontmatter["mcp-scripts"] ?? {}),
         data["mcp-scripts"] ?? {},
-      ) as Record<string, Record<string, unknown>>
+      ))
       : undefined,
     containers,
     workflowJobs: planning.rawJobs,

@@ -21,7 +21,7 @@ import { toY } from "./workflow_values.ts";
 import { effectiveCacheMemory, guardPolicyOf } from "./agent/memory.ts";
 
 import type { Gates, Planning } from "./planning.ts";
-import { objectOf } from "../source/values.ts";
+import { type Mapping, objectOf } from "../source/values.ts";
 
 /** `safe_outputs`, the custom safe-output jobs, memory/asset/experiment jobs and `conclusion`. */
 export async function planOutputJobs(planning: Planning): Promise<void> {
@@ -47,11 +47,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
   /** Jobs that carry out safe outputs beside `safe_outputs` (named to the status comment's update). */
   const safeOutputJobs: string[] = [];
   // Custom safe-output jobs (safe-outputs.jobs, imports merged).
-  const safeJobsRaw =
-    (safeOutputs.raw.jobs && typeof safeOutputs.raw.jobs === "object" ? safeOutputs.raw.jobs : {}) as Record<
-      string,
-      Record<string, unknown>
-    >;
+  const safeJobsRaw = objectOf<Mapping>(safeOutputs.raw.jobs);
   for (
     const raw0 of Object.keys(safeJobsRaw).sort((a, b) =>
       a.replace(/-/g, "_") < b.replace(/-/g, "_") ? -1 : 1

@@ -7,7 +7,7 @@
 import type { Diagnostic } from "../api.ts";
 import type { ResolvedImport } from "./imports.ts";
 import { diagnostic } from "./diagnostics.ts";
-import { mappingOf } from "./values.ts";
+import { isMapping, mappingOf } from "./values.ts";
 
 /** The merged view the planner reads. */
 export interface MergedConfig {
@@ -41,9 +41,9 @@ function mergeTool(a: unknown, b: unknown): unknown {
   if (a === undefined || a === null || a === true) return b ?? a;
   if (b === undefined || b === null || b === true) return a;
   if (Array.isArray(a) && Array.isArray(b)) return [...new Set([...a, ...b])];
-  if (typeof a === "object" && typeof b === "object" && !Array.isArray(a) && !Array.isArray(b)) {
-    const out: Record<string, unknown> = { ...(a as Record<string, unknown>) };
-    for (const [k, v] of Object.entries(b as Record<string, unknown>)) {
+  if (isMapping(a) && isMapping(b)) {
+    const out: Record<string, unknown> = { ...a };
+    for (const [k, v] of Object.entries(b)) {
       out[k] = k in out ? mergeTool(out[k], v) : v;
     }
     return out;

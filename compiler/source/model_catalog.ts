@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import { compareVersions, parseVersion } from "../github/semver.ts";
-import { mappingOf } from "./values.ts";
+import { isObject, mappingOf } from "./values.ts";
 
 /** A per-token USD price: a decimal or scientific-notation string such as `3e-06` (a number is accepted too). */
 const price = z.union([
@@ -98,10 +98,8 @@ export function hasCosts(c: ModelCatalog | undefined): c is ModelCatalog {
 /** Object with keys sorted at every level (Go's `json.Marshal` of maps, which gh-aw's lock text follows). */
 function sortedDeep(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortedDeep);
-  if (!v || typeof v !== "object") return v;
-  return Object.fromEntries(
-    Object.keys(v).sort().map((k) => [k, sortedDeep((v as Record<string, unknown>)[k])]),
-  );
+  if (!isObject(v)) return v;
+  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortedDeep(v[k])]));
 }
 
 /** `{"providers":{…}}` as the run receives it (keys sorted). */

@@ -21,6 +21,7 @@ import {
   TOOL_KEYS,
   TOP_LEVEL_KEYS,
 } from "./frontmatter_keys.ts";
+import { isObject, objectOf } from "./values.ts";
 
 export { ENGINE_IDS, ENGINE_KEYS, ON_KEYS, SAFE_OUTPUT_KEYS, TOOL_KEYS, TOP_LEVEL_KEYS };
 
@@ -264,7 +265,7 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Validate
       const [line, column] = file.locate(p);
       // zod leaves `input` unset on some issues (catchall values), so look the value up in the document.
       const value = p.reduce<unknown>(
-        (v, k) => (v && typeof v === "object" ? (v as Record<string | number, unknown>)[k] : undefined),
+        (v, k) => (isObject(v) ? v[k] : undefined),
         data,
       );
       const missing = issue.code === "invalid_type" && value === undefined;
@@ -280,9 +281,7 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Validate
       );
     }
   }
-  const engineId = typeof data.engine === "string"
-    ? data.engine
-    : (data.engine as Record<string, unknown> | undefined)?.id as string | undefined;
+  const engineId = typeof data.engine === "string" ? data.engine : objectOf(data.engine).id;
   // A non-string id is already refused by the schema above (engine.id must be text).
   if (typeof engineId === "string" && !ENGINE_IDS.includes(engineId)) {
     const [line, column] = file.locate(typeof data.engine === "string" ? ["engine"] : ["engine", "id"]);

@@ -67,9 +67,8 @@ export function activationJob(activationInput: ActivationInput): JobPlan {
     ...activationWrites(activationInput),
     ...(activationInput.lockForAgent ? { issues: "write" } : {}),
   };
-  job.permissions = Object.fromEntries(
-    Object.keys(job.permissions).sort().map((k) => [k, (job.permissions as Record<string, string>)[k]]),
-  );
+  const permissions = job.permissions;
+  job.permissions = Object.fromEntries(Object.keys(permissions).sort().map((k) => [k, permissions[k]]));
   job.outputs = activationOutputs(activationInput);
   return job;
 }

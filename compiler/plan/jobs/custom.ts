@@ -142,9 +142,11 @@ export function customJob(jobInput: CustomJobInput): JobPlan {
       job.outputs = Object.fromEntries(Object.keys(o).sort().map((x) => [x, toY(o[x])]));
     } else job[k] = toY(v);
   }
-  if (Array.isArray(raw.steps)) job.steps = [ghHostStep(), ...jobInput.steps.map(orderStepKeys)];
-  else delete (job as Record<string, unknown>).steps;
-  return job;
+  if (Array.isArray(raw.steps)) {
+    return { ...job, steps: [ghHostStep(), ...jobInput.steps.map(orderStepKeys)] };
+  }
+  const { steps: _none, ...withoutSteps } = job;
+  return withoutSteps as JobPlan;
 }
 
 /** The `jobs.pre-activation` (or `pre_activation`) blocks: extra steps and outputs for `pre_activation`. */
