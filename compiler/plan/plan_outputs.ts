@@ -21,7 +21,7 @@ import { toY } from "./workflow_values.ts";
 import { effectiveCacheMemory, guardPolicyOf } from "./agent/memory.ts";
 
 import type { Gates, Planning } from "./planning.ts";
-import { type Mapping, objectOf } from "../source/values.ts";
+import { isObject, type Mapping, objectOf } from "../source/values.ts";
 
 /** `safe_outputs`, the custom safe-output jobs, memory/asset/experiment jobs and `conclusion`. */
 export async function planOutputJobs(planning: Planning): Promise<void> {
@@ -107,7 +107,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     conclusionExtra.push(name);
     safeOutputJobs.push(name);
   }
-  if (data.experiments && typeof data.experiments === "object") {
+  if (isObject(data.experiments)) {
     jobs.push_experiments_state = pushExperimentsStateJob(ctx);
     conclusionExtra.push("push_experiments_state");
   }

@@ -33,7 +33,7 @@ import { planCustomJobs, planOutputJobs } from "./plan_outputs.ts";
 import { scriptExpressionProblems } from "./script_expressions.ts";
 import { firstHeading, hasContentsRead, otlpEnv, toY, versionOfSha } from "./workflow_values.ts";
 import { enginesWith } from "./engines/registry.ts";
-import { listOf, objectOf } from "../source/values.ts";
+import { isObject, listOf, objectOf } from "../source/values.ts";
 
 /** Plans one workflow; undefined when a diagnostic is an error (they are in `diagnostics`). */
 export async function planWorkflow(
@@ -54,10 +54,10 @@ export async function planWorkflow(
     engine.info,
     merged.mcpServers,
     [
-      ...Object.keys(data.runtimes && typeof data.runtimes === "object" ? data.runtimes : {}),
+      ...Object.keys(objectOf(data.runtimes)),
       ...src.imports.flatMap((i) =>
         Object.keys(
-          i.frontmatter.runtimes && typeof i.frontmatter.runtimes === "object" ? i.frontmatter.runtimes : {},
+          objectOf(i.frontmatter.runtimes),
         )
       ),
     ],
@@ -128,7 +128,7 @@ export async function planWorkflow(
       sourceRef: typeof data.source === "string" ? data.source : undefined,
       imports: headerImportOrder(src.imports),
       inlinedImports: inlined,
-      envKeys: Object.keys(data.env && typeof data.env === "object" ? data.env : {}),
+      envKeys: Object.keys(objectOf(data.env)),
     },
   };
 }
@@ -255,7 +255,7 @@ function jobContext(
     contentsRead: hasContentsRead(data.permissions),
     otlp: merged.otlpEndpoints.length > 0,
     commands: triggers.slashCommand?.names,
-    experiments: !!data.experiments && typeof data.experiments === "object",
+    experiments: isObject(data.experiments),
     maxEffectiveTokens: data["max-effective-tokens"] as number | string | undefined,
     statusComment: rawOnMain["status-comment"] === true ||
       ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOnMain["status-comment"] !== false),

@@ -106,7 +106,7 @@ export function asTypedSteps(steps: unknown[]): unknown[] {
   return steps.map((step) => {
     if (!isMapping(step)) return step;
     const env = step.env;
-    if (!env || typeof env !== "object" || Array.isArray(env)) return step;
+    if (!isMapping(env)) return step;
     const strings: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(env)) {
       if (v === null || v === undefined) continue;

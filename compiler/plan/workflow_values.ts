@@ -225,7 +225,7 @@ export async function cacheSteps(
   raw: unknown,
   pinText: (r: string, v: string) => Promise<string>,
 ): Promise<StepPlan[]> {
-  if (!raw || typeof raw !== "object") return [];
+  if (!isObject(raw)) return [];
   const sorted = (o: Mapping) => Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
   const list = mappingsOf(
     afterSectionRoundTrip((Array.isArray(raw) ? raw : [raw]).filter(isObject).map(sorted)),

@@ -5,7 +5,7 @@
  * commands; pull-request safe outputs add the git commands they need.
  */
 import type { AgentInput } from "./input.ts";
-import { objectOf } from "../../source/values.ts";
+import { isObject, objectOf } from "../../source/values.ts";
 
 /** Commands every bash allowlist starts with (in this order). */
 export const DEFAULT_BASH = [
@@ -140,7 +140,7 @@ export function mcpSecretEnv(agentInput: AgentInput): Record<string, string> {
   }
   for (const tool of Object.values(agentInput.mcpScripts ?? {})) {
     const tenv = objectOf(tool).env;
-    for (const [k, v] of Object.entries(tenv && typeof tenv === "object" ? tenv : {})) {
+    for (const [k, v] of Object.entries(objectOf(tenv))) {
       if (String(v).includes("${{ secrets.")) env[k] ??= String(v);
     }
   }
@@ -153,7 +153,7 @@ export function mergedMcpScripts(
 ): Record<string, unknown> | undefined {
   const all = frontmatters.map((d) => d["mcp-scripts"]).filter((s) => s !== undefined);
   if (all.length === 0) return undefined;
-  return Object.assign({}, ...all.filter((s) => s && typeof s === "object"));
+  return Object.assign({}, ...all.filter(isObject));
 }
 
 /** Folders of the configured cache memories (`/tmp/gh-aw/cache-memory` for the default one). */

@@ -155,9 +155,9 @@ export function preActivationExtras(jobs: RawJobs): { steps: unknown[]; outputs:
   const outputs: Record<string, unknown> = {};
   for (const n of PRE_ACTIVATION_NAMES) {
     const j = jobs[n];
-    if (!j || typeof j !== "object") continue;
+    if (!isObject(j)) continue;
     if (Array.isArray(j.steps)) steps.push(...j.steps);
-    if (j.outputs && typeof j.outputs === "object") Object.assign(outputs, j.outputs);
+    if (isObject(j.outputs)) Object.assign(outputs, j.outputs);
   }
   return { steps, outputs };
 }

@@ -114,7 +114,7 @@ export function safeOutputsJob(
  * completion comment: each job's tool name, sorted, with an empty URL output; undefined without any.
  */
 export function safeOutputJobsJson(so: SafeOutputsPlan): string | undefined {
-  const customJobs = so.raw.jobs && typeof so.raw.jobs === "object" ? Object.keys(so.raw.jobs) : [];
+  const customJobs = Object.keys(objectOf(so.raw.jobs));
   if (customJobs.length === 0) return undefined;
   return JSON.stringify(
     Object.fromEntries(customJobs.map((j) => j.replace(/-/g, "_")).sort().map((j) => [j, ""])),

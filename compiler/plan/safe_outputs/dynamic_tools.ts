@@ -6,18 +6,18 @@
 import { parse } from "yaml";
 import type { SafeOutputsPlan } from "./plan.ts";
 import { actionTool } from "./custom_actions.ts";
+import { mappingOf } from "../../source/values.ts";
 
 type Obj = Record<string, unknown>;
 
-const asObj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? v as Obj : {});
 /** A safe-output identifier as a tool name (`send-slack-message` → `send_slack_message`). */
 export const toolName = (name: string): string => name.replace(/-/g, "_");
 
 /** The declared inputs of a job or script, by name (sorted). */
 function inputs(def: Obj): [string, Obj][] {
-  return Object.entries(asObj(def.inputs)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map((
+  return Object.entries(mappingOf(def.inputs)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map((
     [k, v],
-  ) => [k, asObj(v)]);
+  ) => [k, mappingOf(v)]);
 }
 
 /** The config.json view of a job's or script's inputs (an unset default is `null`, an empty one omitted). */
@@ -46,10 +46,10 @@ export function safeJobsConfig(so: SafeOutputsPlan): Obj {
     if (def.output !== undefined) e.output = def.output;
     out[key] = e;
   };
-  for (const [name, def] of Object.entries(asObj(so.raw.jobs))) add(name, asObj(def));
-  for (const [name, def] of Object.entries(asObj(so.raw.scripts))) add(toolName(name), asObj(def));
+  for (const [name, def] of Object.entries(mappingOf(so.raw.jobs))) add(name, mappingOf(def));
+  for (const [name, def] of Object.entries(mappingOf(so.raw.scripts))) add(toolName(name), mappingOf(def));
   // Custom actions are announced by name; their inputs come from the action's metadata at runtime.
-  for (const name of Object.keys(asObj(so.raw.actions))) out[toolName(name)] = true;
+  for (const name of Object.keys(mappingOf(so.raw.actions))) out[toolName(name)] = true;
   return out;
 }
 
@@ -95,8 +95,8 @@ export interface WorkflowTarget {
 function jobPermissionsOf(doc: Obj): Record<string, string> {
   const rank = (level: string | undefined) => level === "write" ? 2 : level === "read" ? 1 : 0;
   const out: Record<string, string> = {};
-  for (const job of Object.values(asObj(doc.jobs))) {
-    for (const [scope, level] of Object.entries(asObj(asObj(job).permissions))) {
+  for (const job of Object.values(mappingOf(doc.jobs))) {
+    for (const [scope, level] of Object.entries(mappingOf(mappingOf(job).permissions))) {
       if (out[scope] === undefined || rank(String(level)) > rank(out[scope])) out[scope] = String(level);
     }
   }
@@ -120,8 +120,8 @@ export async function readWorkflowTargets(
     const cfg = so.raw[key];
     const names = Array.isArray(cfg)
       ? cfg
-      : Array.isArray(asObj(cfg).workflows)
-      ? asObj(cfg).workflows as unknown[]
+      : Array.isArray(mappingOf(cfg).workflows)
+      ? mappingOf(cfg).workflows as unknown[]
       : [];
     for (const name of names.map(String)) {
       for (const extension of [".lock.yml", ".yml"]) {
@@ -129,17 +129,17 @@ export async function readWorkflowTargets(
         if (text === undefined) continue;
         let doc: Obj = {};
         try {
-          doc = asObj(parse(text));
+          doc = mappingOf(parse(text));
         } catch {
           // unreadable workflow: no inputs
         }
-        const on = asObj(asObj(doc.on)[trigger]);
+        const on = mappingOf(mappingOf(doc.on)[trigger]);
         out.push({
           kind,
           name,
           extension,
-          inputs: asObj(on.inputs),
-          secrets: Object.keys(asObj(on.secrets)),
+          inputs: mappingOf(on.inputs),
+          secrets: Object.keys(mappingOf(on.secrets)),
           jobPermissions: jobPermissionsOf(doc),
         });
         break;
@@ -221,10 +221,10 @@ function workflowTool(t: WorkflowTarget): Obj {
 /** The dynamic tools of the workflow: custom jobs, scripts, dispatchable and callable workflows. */
 export function dynamicTools(safeOutputs: SafeOutputsPlan, targets: WorkflowTarget[] = []): Obj[] {
   const raw = safeOutputs.raw;
-  const sorted = (o: Obj) => Object.keys(o).sort().map((k) => [k, asObj(o[k])] as const);
+  const sorted = (o: Obj) => Object.keys(o).sort().map((k) => [k, mappingOf(o[k])] as const);
   return [
-    ...sorted(asObj(raw.jobs)).map(([k, d]) => toolDefinition(k, d)),
-    ...sorted(asObj(raw.scripts)).map(([k, d]) => toolDefinition(k, d)),
+    ...sorted(mappingOf(raw.jobs)).map(([k, d]) => toolDefinition(k, d)),
+    ...sorted(mappingOf(raw.scripts)).map(([k, d]) => toolDefinition(k, d)),
     ...targets.filter((t) => t.kind === "dispatch").map(workflowTool),
     ...targets.filter((t) => t.kind === "call").map(workflowTool),
     ...(safeOutputs.actions ?? []).map(actionTool),

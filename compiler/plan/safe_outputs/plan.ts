@@ -110,8 +110,7 @@ function toolList(
   if (!configured) return out;
   // The author's own tools follow the built-in ones: custom jobs, then scripts, then actions.
   const own = (key: string) => {
-    const v = effective[key];
-    return v && typeof v === "object" ? Object.keys(v).map(snakeCase).sort() : [];
+    return Object.keys(objectOf(effective[key])).map(snakeCase).sort();
   };
   return [
     ...out,
@@ -134,7 +133,7 @@ export function planSafeOutputs(
   topLevelFooter?: boolean,
 ): SafeOutputsPlan {
   const configuredTypes = raw ? Object.keys(raw).filter((k) => !GLOBAL_KEYS.has(k) && !isReporting(k)) : [];
-  const hasJobs = !!raw && !!raw.jobs && typeof raw.jobs === "object" && Object.keys(raw.jobs).length > 0;
+  const hasJobs = Object.keys(objectOf(raw?.jobs)).length > 0;
   // Only built-in reporting types (noop, missing-tool…) still get the automatic create-issue, but count as
   // configured safe outputs (reporting tools, detection, conclusion steps), as gh-aw does.
   const autoCreateIssue = configuredTypes.length === 0 && !hasJobs;
@@ -176,7 +175,7 @@ export function planSafeOutputs(
   }
   const mentions = effective.mentions;
   if (mentions === false) handlerConfig.mentions = { enabled: false };
-  else if (mentions && typeof mentions === "object") {
+  else if (isObject(mentions)) {
     const m: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(mentions)) {
       m[snakeCase(k)] = k === "allowed" && Array.isArray(v) ? v.map((x) => String(x).replace(/^@/, "")) : v;
