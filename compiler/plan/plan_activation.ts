@@ -296,7 +296,7 @@ export function planActivation(
       /\$\{\{ (steps\.sanitized|needs\.activation)\.outputs\.(text|title|body) \}\}/.test(promptText) ||
       (!!data.on && typeof data.on === "object" && !Array.isArray(data.on) &&
         Object.keys(data.on).some((e) => CONTENT_EVENTS.includes(e))),
-    messages: messagesJson(safeOutputs.raw.messages),
+    messages: messagesJson(safeOutputs.global.messages),
     // The text sanitizer allows what the safe-output handlers allow (agent allowlist + safe-outputs.allowed-domains).
     allowedDomains: [...new Set([...network.allowed, ...expandEcosystems(safeOutputs.allowedDomains ?? [])])]
       .sort(),
@@ -414,7 +414,7 @@ function mcpCliServersOf({ data, imports, merged }: Planning): string[] {
  * custom steps) and a PR-comment event or a slash command can trigger the run.
  */
 function needsPrContext({ data, merged, triggers }: Planning): boolean {
-  return hasContentsRead(data.permissions) && data.checkout !== false &&
+  return hasContentsRead(data.permissions) && !merged.checkoutDisabled &&
     !JSON.stringify([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]).includes(
       "actions/checkout",
     ) &&

@@ -42,7 +42,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
   const workflowTargets = await readWorkflowTargets(safeOutputs, posix.dirname(source), o.read);
   applyWorkflowTargets(safeOutputs, workflowTargets);
   planning.workflowTargets = workflowTargets;
-  safeOutputs.actions = await resolveSafeOutputActions(safeOutputs.raw, o.pins.lock.entries, pinText);
+  safeOutputs.actions = await resolveSafeOutputActions(safeOutputs.global, o.pins.lock.entries, pinText);
   applyCommentMemory(safeOutputs, merged.tools["comment-memory"]);
   // gh-aw round-trips the workflow's own `steps:` section before merging the imported steps in (user_steps.ts).
   const rawSteps = [

@@ -47,7 +47,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
   /** Jobs that carry out safe outputs beside `safe_outputs` (named to the status comment's update). */
   const safeOutputJobs: string[] = [];
   // Custom safe-output jobs (safe-outputs.jobs, imports merged).
-  const safeJobsRaw = objectOf<Mapping>(safeOutputs.raw.jobs);
+  const safeJobsRaw = objectOf<Mapping>(safeOutputs.global.jobs);
   for (
     const raw0 of Object.keys(safeJobsRaw).sort((a, b) =>
       a.replace(/-/g, "_") < b.replace(/-/g, "_") ? -1 : 1

@@ -170,7 +170,7 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
       diagnostics.push(
         diagnostic("skill-not-found", at, `skill "${item}" has no ${skill.path}/SKILL.md in the repository`),
       );
-    } else if (skill.kind === "local" && data.checkout === false) {
+    } else if (skill.kind === "local" && merged.checkoutDisabled) {
       diagnostics.push(
         diagnostic(
           "skill-needs-checkout",

@@ -8,6 +8,7 @@ import type { Diagnostic } from "../api.ts";
 import type { ResolvedImport } from "./imports.ts";
 import { diagnostic } from "./diagnostics.ts";
 import { isMapping, mappingOf } from "./values.ts";
+import { SAFE_OUTPUT_GLOBAL_KEYS } from "./frontmatter_keys.ts";
 
 /** The merged view the planner reads. */
 export interface MergedConfig {
@@ -19,7 +20,10 @@ export interface MergedConfig {
   preAgentSteps: unknown[];
   /** `pre-steps` of the imports, in import order, then the workflow's own. */
   preSteps: unknown[];
+  /** The `checkout:` entries of the workflow and its imports, always a list (one mapping becomes one entry). */
   checkout: Record<string, unknown>[];
+  /** `checkout: false`: the workflow checks nothing out (no repository, no git credentials). */
+  checkoutDisabled: boolean;
   github: { toolsets: string; readOnly: boolean; minIntegrity?: string } | undefined;
   /** OTLP endpoints from `observability.otlp.endpoint` (main first, then imports in order). */
   otlpEndpoints: { url: string; headers: Record<string, string> }[];
@@ -260,7 +264,25 @@ export function mergeImports(
       Array.isArray(d["pre-steps"]) ? d["pre-steps"] : []
     ),
     checkout: [main, ...imports.map((imp) => imp.file.data)].flatMap(checkoutsOf),
+    checkoutDisabled: main.checkout === false,
     github: githubToolConfig(tools.github),
     otlpEndpoints: mergeOtlp(main, imports),
   };
+}
+
+/** A `safe-outputs:` section split by {@link SAFE_OUTPUT_KEY_KINDS}: the job's settings and each type's config. */
+export interface SafeOutputsSection {
+  /** The global settings (`github-token`, `messages`, `jobs`, `threat-detection`, …). */
+  global: Record<string, unknown>;
+  /** Each configured type's settings as written (`null` for a bare key), keyed by its kebab-case name. */
+  types: Record<string, unknown>;
+}
+
+/** Splits a `safe-outputs:` section into its global settings and its types (a key not global is a type). */
+export function splitSafeOutputs(section: Record<string, unknown>): SafeOutputsSection {
+  const out: SafeOutputsSection = { global: {}, types: {} };
+  for (const [key, value] of Object.entries(section)) {
+    (SAFE_OUTPUT_GLOBAL_KEYS.has(key) ? out.global : out.types)[key] = value;
+  }
+  return out;
 }

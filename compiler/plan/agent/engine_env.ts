@@ -54,7 +54,7 @@ export function commonEnv(
   };
   if (agentInput.safeOutputs.staged) env.GH_AW_SAFE_OUTPUTS_STAGED = plain("true");
   if (agentInput.safeOutputs.types.includes("upload-asset")) {
-    const u = mappingOf(agentInput.safeOutputs.raw["upload-asset"]);
+    const u = mappingOf(agentInput.safeOutputs.configs["upload-asset"]);
     env.GH_AW_ASSETS_BRANCH = dq(String(u.branch ?? "assets/${{ github.workflow }}"));
     env.GH_AW_ASSETS_MAX_SIZE_KB = plain(String(u["max-size"] ?? 10240));
     env.GH_AW_ASSETS_ALLOWED_EXTS = dq(

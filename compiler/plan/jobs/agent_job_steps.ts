@@ -123,7 +123,7 @@ function checksOutThisRepository(step: StepPlan): boolean {
  */
 function checkoutSteps(agent: AgentInput): StepPlan[] {
   const { ctx } = agent;
-  if (agent.frontmatter.checkout === false) return [];
+  if (agent.merged.checkoutDisabled) return [];
   const raw = agent.merged.checkout;
   const steps: StepPlan[] = [];
   if (!raw.some(isDefaultCheckout) && !agent.customSteps.some(checksOutThisRepository)) {
@@ -253,7 +253,7 @@ function checkoutPrStep(agent: AgentInput): StepPlan {
  * is no repository and `git remote set-url` would fail the job, so gh-aw leaves both out.
  */
 function agentGitCredentials(agent: AgentInput): StepPlan[] {
-  return agent.frontmatter.checkout === false ? [] : [gitCredentialsStep()];
+  return agent.merged.checkoutDisabled ? [] : [gitCredentialsStep()];
 }
 
 /** Git credentials, the PR head, then the engine and its plugins (and the GitHub lockdown check). */

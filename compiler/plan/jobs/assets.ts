@@ -30,7 +30,7 @@ export function uploadAssetsJob(ctx: JobCtx, so: SafeOutputsPlan): JobPlan {
     GH_AW_ENGINE_MODEL: ctx.model ? dq(ctx.model) : plain("${{ needs.agent.outputs.model }}"),
   };
   if (so.staged) env.GH_AW_SAFE_OUTPUTS_STAGED = dq("true");
-  const messages = messagesJson(so.raw.messages);
+  const messages = messagesJson(so.global.messages);
   if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
   const steps: StepPlan[] = [
     ...setupSteps(ctx, true),

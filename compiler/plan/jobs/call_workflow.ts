@@ -13,7 +13,7 @@ const PAYLOAD = "needs.safe_outputs.outputs.call_workflow_payload";
 
 /** The workers `call-workflow` lists, in the author's order. */
 function workerNames(so: SafeOutputsPlan): string[] {
-  const cfg = so.raw["call-workflow"];
+  const cfg = so.configs["call-workflow"];
   const list = Array.isArray(cfg) ? cfg : listOf(objectOf(cfg).workflows);
   return list.map(String);
 }

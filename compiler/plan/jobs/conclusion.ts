@@ -127,7 +127,7 @@ function reportingSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
     id: "missing_tool",
     env: {
       GH_AW_AGENT_OUTPUT: AGENT_OUTPUT,
-      ...missingToolEnv(so.raw),
+      ...missingToolEnv(so.configs),
       GH_AW_WORKFLOW_NAME: dq(ctx.name),
       ...source,
     },
@@ -189,12 +189,12 @@ function failureEnv(ctx: JobCtx, so: SafeOutputsPlan, input: ConclusionInput): R
   Object.assign(env, safeOutputErrorEnv(so));
   env.GH_AW_LOCKDOWN_CHECK_FAILED = plain("${{ needs.activation.outputs.lockdown_check_failed }}");
   env.GH_AW_STALE_LOCK_FILE_FAILED = plain("${{ needs.activation.outputs.stale_lock_file_failed }}");
-  const messages = messagesJson(so.raw.messages);
+  const messages = messagesJson(so.global.messages);
   if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
   if (input.repoMemoryIds?.length) Object.assign(env, repoMemoryEnv(input.repoMemoryIds));
   Object.assign(env, {
-    GH_AW_GROUP_REPORTS: dq(String(so.raw["group-reports"] === true)),
-    GH_AW_FAILURE_REPORT_AS_ISSUE: dq(String(so.raw["report-failure-as-issue"] !== false)),
+    GH_AW_GROUP_REPORTS: dq(String(so.global["group-reports"] === true)),
+    GH_AW_FAILURE_REPORT_AS_ISSUE: dq(String(so.global["report-failure-as-issue"] !== false)),
     GH_AW_MISSING_TOOL_REPORT_AS_FAILURE: dq("true"),
     GH_AW_MISSING_DATA_REPORT_AS_FAILURE: dq("true"),
     GH_AW_TIMEOUT_MINUTES: dq(String(input.timeoutMinutes)),
@@ -265,7 +265,7 @@ function repoMemoryEnv(ids: string[]): Record<string, YValue> {
  * or workflow calls, get none; a workflow with only reporting types may still file issues.
  */
 function conclusionPermissions(so: SafeOutputsPlan): Record<string, string> {
-  const safeJobs = Object.keys(objectOf(so.raw.jobs)).length > 0;
+  const safeJobs = Object.keys(objectOf(so.global.jobs)).length > 0;
   const jobsOnly = so.types.filter((t) => !["call-workflow", ...REPORTING].includes(t)).length === 0 &&
     (safeJobs || so.types.includes("call-workflow"));
   const permissions: Record<string, string> = Object.keys(so.permissions).length > 0
@@ -296,7 +296,7 @@ function statusCommentStep(ctx: JobCtx, so: SafeOutputsPlan, safeOutputJobs: str
       "${{ needs.safe_outputs.outputs.assign_to_agent_assignment_error_count }}",
     );
   }
-  const messages = messagesJson(so.raw.messages);
+  const messages = messagesJson(so.global.messages);
   if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
   // The other safe-output jobs, so the update can tell their items from unhandled ones (none has a URL).
   if (safeOutputJobs.length > 0) {

@@ -34,7 +34,7 @@ const PROJECT_TYPES = ["update-project", "create-project-status-update", "create
 function projectAccess(so: SafeOutputsPlan): { url?: string; token: string } | undefined {
   const key = PROJECT_TYPES.find((t) => so.types.includes(t));
   if (key === undefined) return undefined;
-  const cfg = objectOf(so.raw[key]);
+  const cfg = objectOf(so.configs[key]);
   const token = typeof cfg["github-token"] === "string" && cfg["github-token"] !== ""
     ? cfg["github-token"]
     : "${{ secrets.GH_AW_PROJECT_GITHUB_TOKEN }}";
@@ -114,7 +114,7 @@ export function safeOutputsJob(
  * completion comment: each job's tool name, sorted, with an empty URL output; undefined without any.
  */
 export function safeOutputJobsJson(so: SafeOutputsPlan): string | undefined {
-  const customJobs = Object.keys(objectOf(so.raw.jobs));
+  const customJobs = Object.keys(objectOf(so.global.jobs));
   if (customJobs.length === 0) return undefined;
   return JSON.stringify(
     Object.fromEntries(customJobs.map((j) => j.replace(/-/g, "_")).sort().map((j) => [j, ""])),
@@ -191,7 +191,7 @@ function jobEnv(ctx: JobCtx, so: SafeOutputsPlan, emoji: string | undefined): Re
   }
   // gh-aw announces staged mode to the whole job as well as to the handler step.
   if (so.staged) jenv.GH_AW_SAFE_OUTPUTS_STAGED = dq("true");
-  const messages = messagesJson(so.raw.messages);
+  const messages = messagesJson(so.global.messages);
   if (messages) jenv.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
   if (emoji) jenv.GH_AW_WORKFLOW_EMOJI = dq(emoji);
   const sortedEnv: Record<string, YValue> = {};

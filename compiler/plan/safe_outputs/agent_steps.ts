@@ -77,10 +77,10 @@ export function safeOutputsConfigJson(agentInput: AgentInput): string {
   const cfg: Obj = { ...so.handlerConfig, ...safeJobsConfig(so) };
   // A type's own token is part of the agent-side config (the step resolves it through its env).
   for (const [t, c] of Object.entries(so.handlerConfig)) {
-    const token = objectOf(so.raw[t.replace(/_/g, "-")])["github-token"];
+    const token = objectOf(so.configs[t.replace(/_/g, "-")])["github-token"];
     if (typeof token === "string") cfg[t] = { ...c, "github-token": token };
   }
-  const botMentions = so.raw["max-bot-mentions"];
+  const botMentions = so.global["max-bot-mentions"];
   if (botMentions !== undefined) cfg.max_bot_mentions = botMentions;
   const commentMemory = commentMemoryConfig(agentInput.merged.tools["comment-memory"]);
   if (commentMemory && !cfg.comment_memory) cfg.comment_memory = commentMemory;

@@ -46,10 +46,10 @@ export function safeJobsConfig(so: SafeOutputsPlan): Obj {
     if (def.output !== undefined) e.output = def.output;
     out[key] = e;
   };
-  for (const [name, def] of Object.entries(mappingOf(so.raw.jobs))) add(name, mappingOf(def));
-  for (const [name, def] of Object.entries(mappingOf(so.raw.scripts))) add(toolName(name), mappingOf(def));
+  for (const [name, def] of Object.entries(mappingOf(so.global.jobs))) add(name, mappingOf(def));
+  for (const [name, def] of Object.entries(mappingOf(so.global.scripts))) add(toolName(name), mappingOf(def));
   // Custom actions are announced by name; their inputs come from the action's metadata at runtime.
-  for (const name of Object.keys(mappingOf(so.raw.actions))) out[toolName(name)] = true;
+  for (const name of Object.keys(mappingOf(so.global.actions))) out[toolName(name)] = true;
   return out;
 }
 
@@ -117,7 +117,7 @@ export async function readWorkflowTargets(
       "workflow_call",
     ]] as const
   ) {
-    const cfg = so.raw[key];
+    const cfg = so.configs[key];
     const names = Array.isArray(cfg)
       ? cfg
       : Array.isArray(mappingOf(cfg).workflows)
@@ -220,7 +220,7 @@ function workflowTool(t: WorkflowTarget): Obj {
 
 /** The dynamic tools of the workflow: custom jobs, scripts, dispatchable and callable workflows. */
 export function dynamicTools(safeOutputs: SafeOutputsPlan, targets: WorkflowTarget[] = []): Obj[] {
-  const raw = safeOutputs.raw;
+  const raw = safeOutputs.global;
   const sorted = (o: Obj) => Object.keys(o).sort().map((k) => [k, mappingOf(o[k])] as const);
   return [
     ...sorted(mappingOf(raw.jobs)).map(([k, d]) => toolDefinition(k, d)),

@@ -13,6 +13,7 @@ import { DEFAULT_INSTRUCTION_FILES } from "../engines/facts.ts";
 import { SAFE_OUTPUT_TYPES, safeOutputType } from "./types/registry.ts";
 import { SAFE_OUTPUT_GLOBAL_KEYS } from "../../source/frontmatter_keys.ts";
 import { isObject, objectOf } from "../../source/values.ts";
+import { splitSafeOutputs } from "../../source/merge.ts";
 
 /** Global (non-type) keys of `safe-outputs:`. */
 export const GLOBAL_KEYS: ReadonlySet<string> = SAFE_OUTPUT_GLOBAL_KEYS;
@@ -42,7 +43,10 @@ export interface SafeOutputsPlan {
   needs: string[];
   allowedReferences?: string[];
   allowedDomains?: string[];
-  raw: Record<string, unknown>;
+  /** The section's global settings (`github-token`, `messages`, `jobs`, …) as written. */
+  global: Record<string, unknown>;
+  /** Each enabled type's settings as written, by kebab-case name (the automatic create-issue's included). */
+  configs: Record<string, unknown>;
   /** `safe-outputs.actions`, resolved (pins, inputs) while the agent job is planned. */
   actions?: SafeOutputAction[];
 }
@@ -99,7 +103,7 @@ function toolList(
   types: string[],
   cfg: Record<string, Record<string, unknown>>,
   configured: boolean,
-  effective: Record<string, unknown>,
+  global: Record<string, unknown>,
 ): string[] {
   const names = types.filter((t) => safeOutputType(t)?.offersTool !== false).map(snakeCase);
   names.sort((a, b) => (TOOL_RANK.get(a) ?? 999) - (TOOL_RANK.get(b) ?? 999));
@@ -110,7 +114,7 @@ function toolList(
   if (!configured) return out;
   // The author's own tools follow the built-in ones: custom jobs, then scripts, then actions.
   const own = (key: string) => {
-    return Object.keys(objectOf(effective[key])).map(snakeCase).sort();
+    return Object.keys(objectOf(global[key])).map(snakeCase).sort();
   };
   return [
     ...out,
@@ -132,26 +136,29 @@ export function planSafeOutputs(
   instructionFiles: string[] = DEFAULT_INSTRUCTION_FILES,
   topLevelFooter?: boolean,
 ): SafeOutputsPlan {
-  const configuredTypes = raw ? Object.keys(raw).filter((k) => !GLOBAL_KEYS.has(k) && !isReporting(k)) : [];
-  const hasJobs = Object.keys(objectOf(raw?.jobs)).length > 0;
+  const section = splitSafeOutputs(raw ?? {});
+  const configuredTypes = Object.keys(section.types).filter((k) => !isReporting(k));
+  const hasJobs = Object.keys(objectOf(section.global.jobs)).length > 0;
   // Only built-in reporting types (noop, missing-tool…) still get the automatic create-issue, but count as
   // configured safe outputs (reporting tools, detection, conclusion steps), as gh-aw does.
   const autoCreateIssue = configuredTypes.length === 0 && !hasJobs;
   const configured = raw !== undefined &&
-    (configuredTypes.length > 0 || hasJobs || Object.keys(raw).some(isReporting));
-  const effective: Record<string, unknown> = !autoCreateIssue
-    ? raw!
-    : { ...(raw ?? {}), "create-issue": { max: 1, labels: [workflowId], "title-prefix": `[${workflowId}]` } };
-  const types = Object.keys(effective).filter((k) => !GLOBAL_KEYS.has(k)).sort();
-  const noopConfig = effective.noop;
+    (configuredTypes.length > 0 || hasJobs || Object.keys(section.types).some(isReporting));
+  const configs: Record<string, unknown> = !autoCreateIssue ? section.types : {
+    ...section.types,
+    "create-issue": { max: 1, labels: [workflowId], "title-prefix": `[${workflowId}]` },
+  };
+  const global = section.global;
+  const types = Object.keys(configs).sort();
+  const noopConfig = configs.noop;
   // The spec's `noop.report-as-issue: false` stops the no-op issue (it used to be written as "true" always).
   const noopReportAsIssue = objectOf(noopConfig)["report-as-issue"] !== false;
   const handlerConfig: Record<string, Record<string, unknown>> = {};
   // `footer: false` (top level or under `safe-outputs:`) turns the footer off for every handler that does not
   // set its own; the runtime reads it from each handler's config only.
-  const footerOff = (effective.footer ?? topLevelFooter) === false;
+  const footerOff = (global.footer ?? topLevelFooter) === false;
   const permissions: Record<string, string> = {};
-  const staged = effective.staged === true;
+  const staged = global.staged === true;
   for (const key of types) {
     const type = safeOutputType(key);
     if (type?.reporting) continue;
@@ -165,15 +172,15 @@ export function planSafeOutputs(
       );
       continue;
     }
-    handlerConfig[snakeCase(key)] = typeConfig(type, withFooter(effective[key], footerOff), instructionFiles);
-    const scopes = type.permissionsFor?.(settingsOf(effective[key])) ?? type.permissions;
+    handlerConfig[snakeCase(key)] = typeConfig(type, withFooter(configs[key], footerOff), instructionFiles);
+    const scopes = type.permissionsFor?.(settingsOf(configs[key])) ?? type.permissions;
     // A staged type (globally or on its own) only previews: it needs no write scope.
-    if (staged || settingsOf(effective[key]).staged === true || !scopes) continue;
+    if (staged || settingsOf(configs[key]).staged === true || !scopes) continue;
     for (const [scope, level] of Object.entries(scopes)) {
       if (permissions[scope] !== "write") permissions[scope] = level;
     }
   }
-  const mentions = effective.mentions;
+  const mentions = global.mentions;
   if (mentions === false) handlerConfig.mentions = { enabled: false };
   else if (isObject(mentions)) {
     const m: Record<string, unknown> = {};
@@ -193,28 +200,29 @@ export function planSafeOutputs(
   for (const k of Object.keys(handlerConfig).sort()) sortedConfig[k] = handlerConfig[k];
   const sortedPerms: Record<string, string> = {};
   for (const k of Object.keys(permissions).sort()) sortedPerms[k] = permissions[k];
-  const td = effective["threat-detection"];
+  const td = global["threat-detection"];
   // `engine: false` turns the AI review off; with no custom `steps` of its own nothing is left to run.
   const tdObj = isObject(td) ? td : undefined;
   const threatDetectionConfigured = configured && td !== false && tdObj?.enabled !== false;
   const threatDetection = threatDetectionConfigured &&
     !(tdObj?.engine === false && !(Array.isArray(tdObj.steps) && tdObj.steps.length > 0));
-  const refs = effective["allowed-github-references"];
-  const domains = effective["allowed-domains"];
+  const refs = global["allowed-github-references"];
+  const domains = global["allowed-domains"];
   return {
     configured,
     autoCreateIssue,
     types,
     handlerConfig: sortedConfig,
     permissions: sortedPerms,
-    tools: toolList(types, handlerConfig, configured, effective),
+    tools: toolList(types, handlerConfig, configured, global),
     threatDetection,
     noopReportAsIssue,
     threatDetectionConfigured,
     staged,
-    needs: Array.isArray(effective.needs) ? effective.needs.map(String) : [],
+    needs: Array.isArray(global.needs) ? global.needs.map(String) : [],
     allowedReferences: Array.isArray(refs) ? refs.map(String) : undefined,
     allowedDomains: Array.isArray(domains) ? domains.map(String) : undefined,
-    raw: effective,
+    global,
+    configs,
   };
 }

@@ -34,7 +34,7 @@ function repoParam(c: Cfg): Record<string, string> | undefined {
 
 /** The raw (kebab-case) config of a type, `{}` for a bare key. */
 function rawConfig(so: SafeOutputsPlan, snakeType: string): Cfg {
-  const v = so.raw[snakeType.replace(/_/g, "-")] ?? so.raw[snakeType];
+  const v = so.configs[snakeType.replace(/_/g, "-")] ?? so.configs[snakeType];
   return mappingOf(v);
 }
 
