@@ -15,7 +15,6 @@ import { cacheSteps, checkoutWith, sortRecord, toSortedY, toY } from "./workflow
 import { UnindentedSequences } from "../yaml/writer.ts";
 
 import type { Planning } from "./planning.ts";
-import { type Mapping, objectOf } from "../source/values.ts";
 
 /** The agent's permissions plus `id-token: write` when the engine federates (it mints the OIDC token). */
 function withFederation(permissions: Record<string, string>, engine: EngineConfig): Record<string, string> {
@@ -96,11 +95,11 @@ export async function planAgent(planning: Planning): Promise<string[]> {
     mcpScripts: data["mcp-scripts"] !== undefined || imports.some((i) =>
         i.frontmatter["mcp-scripts"] !== undefined
       )
-      ? objectOf<Mapping>(Object.assign(
+      ? Object.assign(
         {},
         ...imports.map((i) => i.frontmatter["mcp-scripts"] ?? {}),
         data["mcp-scripts"] ?? {},
-      ))
+      )
       : undefined,
     containers,
     workflowJobs: planning.rawJobs,

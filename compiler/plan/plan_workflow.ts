@@ -54,10 +54,10 @@ export async function planWorkflow(
     engine.info,
     merged.mcpServers,
     [
-      ...Object.keys(objectOf(data.runtimes)),
+      ...Object.keys(data.runtimes ?? {}),
       ...src.imports.flatMap((i) =>
         Object.keys(
-          objectOf(i.frontmatter.runtimes),
+          i.frontmatter.runtimes ?? {},
         )
       ),
     ],

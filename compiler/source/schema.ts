@@ -21,7 +21,7 @@ import {
   TOOL_KEYS,
   TOP_LEVEL_KEYS,
 } from "./frontmatter_keys.ts";
-import { isObject, objectOf } from "./values.ts";
+import { isObject, mappingOf, objectOf } from "./values.ts";
 
 export { ENGINE_IDS, ENGINE_KEYS, ON_KEYS, SAFE_OUTPUT_KEYS, TOOL_KEYS, TOP_LEVEL_KEYS };
 
@@ -34,6 +34,14 @@ const stringList = z.array(z.string());
 const mapping = z.record(z.string(), z.unknown());
 /** A value the planner passes through or narrows itself (its shape rules live in value_types.ts). */
 const anyValue = z.unknown();
+/** A mapping read key by key (its shape rules live in value_types.ts); anything else reads as an empty one. */
+const openMapping = z.unknown().transform((v) => mappingOf(v));
+/** Named mappings (`mcp-scripts:` tools), read as mappings of mappings. */
+const openMappings = z.unknown().transform((v) => mappingOf<Record<string, unknown>>(v));
+/** A count written as a number or as digits; anything else (an expression) reads as unset. */
+const count = z.unknown().transform((v) =>
+  typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : undefined
+);
 
 /**
  * The zod schema of the frontmatter: every top-level key of {@link TOP_LEVEL_KEYS}, typed as the planner
@@ -92,10 +100,10 @@ export const frontmatterSchema = z.object({
   "safe-outputs": mapping.nullable().optional(),
   tools: mapping.nullable().optional(),
   "mcp-servers": anyValue.optional(),
-  "mcp-scripts": anyValue.optional(),
-  runtimes: anyValue.optional(),
+  "mcp-scripts": openMappings.optional(),
+  runtimes: openMapping.optional(),
   experiments: anyValue.optional(),
-  features: anyValue.optional(),
+  features: openMapping.optional(),
   cache: anyValue.optional(),
   checkout: anyValue.optional(),
   concurrency: anyValue.optional(),
@@ -106,9 +114,9 @@ export const frontmatterSchema = z.object({
   "secret-masking": anyValue.optional(),
   "github-app": anyValue.optional(),
   "max-effective-tokens": anyValue.optional(),
-  "max-runs": anyValue.optional(),
+  "max-runs": count.optional(),
   // Later gh-aw's name for the AWF turn cap (`apiProxy.maxRuns`); `max-runs` is its deprecated alias.
-  "max-turns": anyValue.optional(),
+  "max-turns": count.optional(),
   "rate-limit": anyValue.optional(),
   "user-rate-limit": anyValue.optional(),
   "check-for-updates": anyValue.optional(),

@@ -98,7 +98,7 @@ export function awfConfigInput(agentInput: AgentInput): AwfConfigInput {
     allowDomains: agentInput.allowedDomains,
     blockDomains: agentInput.blockedDomains,
     // `max-turns` (later gh-aw) and its deprecated alias `max-runs` set the same AWF cap; the new name wins.
-    maxRuns: num(fm["max-turns"]) ?? num(fm["max-runs"]),
+    maxRuns: fm["max-turns"] ?? fm["max-runs"],
     maxEffectiveTokens: num(fm["max-effective-tokens"]),
     firewall: agentInput.ctx.firewall,
     models: agentInput.ctx.models,

@@ -92,7 +92,7 @@ export function shellArg(arg: string): string {
 
 /** Whether `tools.github` is used through the `gh` CLI proxy instead of the MCP server. */
 export function cliProxyEnabled(agentInput: AgentInput): boolean {
-  if (objectOf(agentInput.frontmatter.features)["cli-proxy"] === true) return true;
+  if (agentInput.frontmatter.features?.["cli-proxy"] === true) return true;
   // A bare `github:` in the workflow itself replaces an imported `mode: gh-proxy`.
   if (objectOf(agentInput.frontmatter.tools).github === null) return false;
   return objectOf(agentInput.merged.tools.github).mode === "gh-proxy";

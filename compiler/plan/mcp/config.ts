@@ -6,7 +6,7 @@ import type { AgentInput } from "../agent/input.ts";
 import { VERSIONS } from "../../data/versions.ts";
 import { InlineJson, type JsonValue, RawJson, renderJson, ShallowJson } from "./json.ts";
 import { githubServer, type GithubTool, githubToolConfig } from "./github.ts";
-import { type Mapping, mappingOf } from "../../source/values.ts";
+import { mappingOf } from "../../source/values.ts";
 
 /** Whether `tools.cli-proxy` (the MCP-CLI feature) is on. */
 export function cliProxyEnabled(agentInput: AgentInput): boolean {
@@ -16,7 +16,7 @@ export function cliProxyEnabled(agentInput: AgentInput): boolean {
 
 /** The `mcp-scripts:` tools, when configured. */
 export function mcpScripts(agentInput: AgentInput): Record<string, Record<string, unknown>> | undefined {
-  const m = mappingOf<Mapping>(agentInput.mcpScripts ?? agentInput.frontmatter["mcp-scripts"]);
+  const m = agentInput.mcpScripts ?? agentInput.frontmatter["mcp-scripts"] ?? {};
   return Object.keys(m).length > 0 ? m : undefined;
 }
 

@@ -87,7 +87,7 @@ export function githubCliPrompt(a: McpView): boolean {
   if (!gh) return false;
   if (gh.mode === "gh-proxy") return true;
   const ownMode = mappingOf(mappingOf(a.frontmatter.tools).github).mode;
-  return mappingOf(a.frontmatter.features)["cli-proxy"] === true &&
+  return a.frontmatter.features?.["cli-proxy"] === true &&
     !(ownMode === "local" || ownMode === "remote");
 }
 
