@@ -73,7 +73,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
       ctx,
       safeOutputs.threatDetection,
       await pinText("actions/cache/save", "v5.0.5"),
-      effectiveCacheMemory(objectOf(data.tools), merged.tools),
+      effectiveCacheMemory(data.tools, merged.tools),
       guardPolicyOf(merged.tools.github),
     );
     conclusionExtra.push("update_cache_memory");

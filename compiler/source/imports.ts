@@ -7,7 +7,7 @@ import { clonePlain } from "./clone_plain.ts";
 import { posix } from "node:path";
 import type { Diagnostic, FileReader } from "../api.ts";
 import { type ParsedFile, parseWorkflowFile } from "./parse.ts";
-import { type Frontmatter, validateFrontmatter } from "./schema.ts";
+import { emptyFrontmatter, type Frontmatter, validateFrontmatter } from "./schema.ts";
 import { diagnostic } from "./diagnostics.ts";
 import { isObject, listOf, type Mapping, objectOf } from "./values.ts";
 
@@ -123,7 +123,7 @@ function sharedParse(path: string, content: string): ParsedImport {
   if (!hit) {
     const parsed = parseWorkflowFile(path, content);
     const diagnostics = [...parsed.diagnostics];
-    let frontmatter: Frontmatter = { on: {} };
+    let frontmatter: Frontmatter = emptyFrontmatter();
     if (parsed.diagnostics.length === 0 && !path.startsWith(".github/agents/")) {
       const validated = validateFrontmatter(parsed, true);
       diagnostics.push(...validated.diagnostics.filter((d) => d.code !== "missing-key"));

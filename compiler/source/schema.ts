@@ -98,7 +98,8 @@ export const frontmatterSchema = z.object({
   models: modelsSchema.optional(),
   providers: providersSchema.optional(),
   "safe-outputs": mapping.nullable().optional(),
-  tools: mapping.nullable().optional(),
+  // Always a mapping in the typed model (absent or null: no tools of its own).
+  tools: mapping.nullable().optional().transform((v) => v ?? {}),
   "mcp-servers": anyValue.optional(),
   "mcp-scripts": openMappings.optional(),
   runtimes: openMapping.optional(),
@@ -134,6 +135,11 @@ export const frontmatterSchema = z.object({
 
 /** The validated frontmatter: what the planner reads. */
 export type Frontmatter = z.output<typeof frontmatterSchema>;
+
+/** The model of a file that did not validate (or a shared file's missing keys): no triggers, no tools. */
+export function emptyFrontmatter(): Frontmatter {
+  return { on: {}, tools: {} };
+}
 
 /** zod's terse messages ("Invalid input") in plain words naming what was found. */
 function plainWords(message: string, value: unknown): string {
@@ -237,7 +243,7 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Validate
   const schema = shared ? frontmatterSchema.partial({ on: true }) : frontmatterSchema;
   const res = schema.safeParse(data);
   // A shared file has no `on:` of its own; the model's `on` is then the empty trigger map.
-  const frontmatter: Frontmatter = res.success ? { on: {}, ...res.data } : { on: {} };
+  const frontmatter: Frontmatter = res.success ? { on: {}, ...res.data } : emptyFrontmatter();
   if (!shared && data.on === undefined) {
     out.push(
       diagnostic(

@@ -84,7 +84,7 @@ export function agentTools(agentInput: AgentInput): Record<string, unknown> {
   return effectiveTools(
     agentInput.merged.tools,
     agentInput.safeOutputs.types,
-    mappingOf(agentInput.frontmatter.tools),
+    agentInput.frontmatter.tools,
   );
 }
 

@@ -94,7 +94,7 @@ export function shellArg(arg: string): string {
 export function cliProxyEnabled(agentInput: AgentInput): boolean {
   if (agentInput.frontmatter.features?.["cli-proxy"] === true) return true;
   // A bare `github:` in the workflow itself replaces an imported `mode: gh-proxy`.
-  if (objectOf(agentInput.frontmatter.tools).github === null) return false;
+  if (agentInput.frontmatter.tools.github === null) return false;
   return objectOf(agentInput.merged.tools.github).mode === "gh-proxy";
 }
 

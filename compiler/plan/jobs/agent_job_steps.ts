@@ -70,7 +70,6 @@ import {
   enginePreBundleSteps,
 } from "../agent/engine.ts";
 import { type AgentDirs, GITHUB_AGENT_DIRS } from "../engines/facts.ts";
-import { objectOf } from "../../source/values.ts";
 
 const ALWAYS = plain("always()");
 
@@ -96,7 +95,7 @@ export function agentMemory(agent: AgentInput): AgentMemory {
   const { ctx } = agent;
   return {
     caches: effectiveCacheMemory(
-      objectOf(agent.frontmatter.tools),
+      agent.frontmatter.tools,
       agent.merged.tools,
     ),
     cacheRefs: agent.cacheRefs && {

@@ -39,7 +39,7 @@ export interface GithubTool {
 function githubMode(a: McpView, merged: Record<string, unknown>): string {
   const of = (m: Record<string, unknown>) =>
     typeof m.mode === "string" ? m.mode : m.type === "remote" ? "remote" : "local";
-  const tools = mappingOf(a.frontmatter.tools);
+  const tools = a.frontmatter.tools;
   if (!("github" in tools)) return of(merged);
   const own = tools.github;
   if (own === null || own === undefined || own === true) return "local";
@@ -86,7 +86,7 @@ export function githubCliPrompt(a: McpView): boolean {
   const gh = githubToolConfig(a);
   if (!gh) return false;
   if (gh.mode === "gh-proxy") return true;
-  const ownMode = mappingOf(mappingOf(a.frontmatter.tools).github).mode;
+  const ownMode = mappingOf(a.frontmatter.tools.github).mode;
   return a.frontmatter.features?.["cli-proxy"] === true &&
     !(ownMode === "local" || ownMode === "remote");
 }
