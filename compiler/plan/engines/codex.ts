@@ -198,7 +198,7 @@ export const codex: Engine = {
   agentDirs: { root: ".codex", agents: ".codex/agents", ext: ".md", skills: ".codex/skills" },
   pluginInstall: "codex plugin install",
   instructionFiles: DEFAULT_INSTRUCTION_FILES,
-  mcp: { format: "toml", varRefs: false, ghProxyFallback: true },
+  mcp: { format: "toml", varRefs: false, gatewayEnv: { CODEX_HOME }, ghProxyFallback: true },
   copilotRequests: false,
   oauthHint: "use an API key secret",
   execute: (a) => [execute(a)],

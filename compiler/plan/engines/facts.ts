@@ -29,6 +29,8 @@ export interface EngineMcpFacts {
   varRefs: boolean;
   /** The folder the gateway writes the engine's config into, created first (Copilot's home). */
   configDir?: string;
+  /** Variables the gateway step sets for the engine's config (Codex's `CODEX_HOME`). */
+  gatewayEnv?: Record<string, string>;
   /** Whether an imported `gh-proxy` GitHub mode falls back to the local server (`local-fallback`). */
   ghProxyFallback: boolean;
 }

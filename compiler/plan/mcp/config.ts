@@ -280,7 +280,7 @@ export function gatewayEnv(agentInput: AgentInput): [string, string][] {
   }
   if (githubServer(agentInput)) env.set("GITHUB_MCP_SERVER_TOKEN", gh!.token);
   if (agenticWorkflows(agentInput)) env.set("GITHUB_TOKEN", "${{ secrets.GITHUB_TOKEN }}");
-  if (agentInput.ctx.engine.mcp.format === "toml") env.set("CODEX_HOME", "/tmp/gh-aw/mcp-config");
+  for (const [k, v] of Object.entries(agentInput.ctx.engine.mcp.gatewayEnv ?? {})) env.set(k, v);
   for (const [k, v] of servers(agentInput).env) if (!env.has(k)) env.set(k, v);
   return [...env.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
 }
