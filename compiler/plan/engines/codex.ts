@@ -32,6 +32,8 @@ import {
 } from "../jobs/detection_engines.ts";
 
 const VERSION = "0.135.0";
+/** The model used when neither the workflow nor the repository variables name one. */
+const MODEL = "gpt-5.4";
 const INSTALL = `npm install --ignore-scripts -g @openai/codex@${VERSION}`;
 
 /** Codex's home: its config.toml with the MCP gateway's servers. */
@@ -158,7 +160,7 @@ function detectionEnv(d: DetectionInput): Record<string, YValue> {
     CODEX_HOME,
     GH_AW_MCP_CONFIG: plain("${{ runner.temp }}/gh-aw/mcp-config/config.toml"),
     GH_AW_MODEL_DETECTION_CODEX: plain(
-      d.model ?? "${{ vars.GH_AW_MODEL_DETECTION_CODEX || vars.GH_AW_DEFAULT_MODEL_CODEX || 'gpt-5.4' }}",
+      d.model ?? `\${{ vars.GH_AW_MODEL_DETECTION_CODEX || vars.GH_AW_DEFAULT_MODEL_CODEX || '${MODEL}' }}`,
     ),
     ...phaseEnv(d),
     GITHUB_AW: plain("true"),
@@ -178,7 +180,7 @@ export const codex: Engine = {
   version: VERSION,
   docs: `${DOCS}#openai-codex`,
   secrets: ["CODEX_API_KEY", "OPENAI_API_KEY"],
-  defaultModel: "${{ vars.GH_AW_MODEL_AGENT_CODEX || vars.GH_AW_DEFAULT_MODEL_CODEX || 'gpt-5.4' }}",
+  defaultModel: `\${{ vars.GH_AW_MODEL_AGENT_CODEX || vars.GH_AW_DEFAULT_MODEL_CODEX || '${MODEL}' }}`,
   supportsMaxTurns: false,
   supportsMaxContinuations: false,
   experimental: false,

@@ -34,6 +34,8 @@ import {
 import { isObject, mappingOf } from "../../source/values.ts";
 
 const VERSION = "1.0.55";
+/** The model used when neither the workflow nor the repository variables name one. */
+const MODEL = "claude-sonnet-4.6";
 const INSTALL = `bash "\${RUNNER_TEMP}/gh-aw/actions/install_copilot_cli.sh" ${VERSION}`;
 const INSTALL_ENV = { GH_HOST: "github.com" };
 
@@ -190,7 +192,7 @@ function execute(agentInput: AgentInput): StepPlan {
 function detectionEnv(d: DetectionInput): Record<string, YValue> {
   const { ctx } = d;
   const model = d.model ??
-    "${{ vars.GH_AW_MODEL_DETECTION_COPILOT || vars.GH_AW_DEFAULT_MODEL_COPILOT || 'claude-sonnet-4.6' }}";
+    `\${{ vars.GH_AW_MODEL_DETECTION_COPILOT || vars.GH_AW_DEFAULT_MODEL_COPILOT || '${MODEL}' }}`;
   const env: Record<string, YValue> = {
     AWF_REFLECT_ENABLED: plain("1"),
     COPILOT_AGENT_RUNNER_TYPE: "STANDALONE",
@@ -227,8 +229,7 @@ export const copilot: Engine = {
   version: VERSION,
   docs: `${DOCS}#github-copilot-default`,
   secrets: ["COPILOT_GITHUB_TOKEN"],
-  defaultModel:
-    "${{ vars.GH_AW_MODEL_AGENT_COPILOT || vars.GH_AW_DEFAULT_MODEL_COPILOT || 'claude-sonnet-4.6' }}",
+  defaultModel: `\${{ vars.GH_AW_MODEL_AGENT_COPILOT || vars.GH_AW_DEFAULT_MODEL_COPILOT || '${MODEL}' }}`,
   supportsMaxTurns: false,
   supportsMaxContinuations: true,
   experimental: false,
