@@ -40,7 +40,7 @@ import {
   NODE_HARNESS,
   phaseEnv,
   TOUCH_SUMMARY,
-} from "../jobs/detection_engines.ts";
+} from "./review.ts";
 import { mappingOf, objectOf } from "../../source/values.ts";
 
 const VERSION = "2.1.156";

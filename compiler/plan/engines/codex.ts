@@ -29,7 +29,7 @@ import {
   imageSteps,
   NODE_HARNESS,
   phaseEnv,
-} from "../jobs/detection_engines.ts";
+} from "./review.ts";
 
 const VERSION = "0.135.0";
 /** The model used when neither the workflow nor the repository variables name one. */

@@ -6,7 +6,7 @@
 import type { AgentInput } from "../agent/input.ts";
 import type { StepPlan } from "../types.ts";
 import type { YValue } from "../../yaml/writer.ts";
-import type { DetectionInput } from "../jobs/detection_engines.ts";
+import type { DetectionInput } from "./review.ts";
 import type { EngineFacts } from "./facts.ts";
 
 /** What an engine's detection environment is built from. */

@@ -30,7 +30,7 @@ import {
   phaseEnv,
   sortedEnv,
   TOUCH_SUMMARY,
-} from "../jobs/detection_engines.ts";
+} from "./review.ts";
 import { isObject, mappingOf } from "../../source/values.ts";
 
 const VERSION = "1.0.55";

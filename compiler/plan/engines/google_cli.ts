@@ -20,7 +20,7 @@ import {
   settingsStep,
   TOOL_PATH,
   TOUCH_SUMMARY,
-} from "../jobs/detection_engines.ts";
+} from "./review.ts";
 
 /** One CLI of the family. */
 export interface GoogleCli {

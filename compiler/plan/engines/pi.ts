@@ -8,7 +8,7 @@ import { plain } from "../../yaml/writer.ts";
 import { fullEnvShape, shapedExecute } from "../agent/engine_experimental.ts";
 import { PROMPT } from "../agent/engine_env.ts";
 import { engineDomains } from "../network.ts";
-import { GIT_IDENTITY, TOOL_PATH, TOUCH_SUMMARY } from "../jobs/detection_engines.ts";
+import { GIT_IDENTITY, TOOL_PATH, TOUCH_SUMMARY } from "./review.ts";
 import { ghAwVersion } from "../steps.ts";
 
 const VERSION = "0.75.4";

@@ -11,7 +11,7 @@ import { shapedExecute } from "../agent/engine_experimental.ts";
 import { jqMergeLines } from "../agent/engine_config_files.ts";
 import { awfConfigInput, PROMPT } from "../agent/engine_env.ts";
 import { engineDomains } from "../network.ts";
-import { DETECTION_PROMPT, GUARD, sortedEnv, TOOL_PATH } from "../jobs/detection_engines.ts";
+import { DETECTION_PROMPT, GUARD, sortedEnv, TOOL_PATH } from "./review.ts";
 
 /** Provider prefix of `provider/model` → env that routes the CLI through the API proxy. */
 export const PROVIDER_ENV: Record<string, Record<string, string>> = {

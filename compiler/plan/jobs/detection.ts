@@ -13,7 +13,7 @@ import type { Firewall } from "../../source/sandbox.ts";
 import type { Engine, EngineDetection } from "../engines/contract.ts";
 import { engineFor } from "../engines/registry.ts";
 import { providerOf } from "../engines/provider_cli.ts";
-import { type DetectionInput, federatedEnv, GUARD, imageSteps } from "./detection_engines.ts";
+import { type DetectionInput, federatedEnv, GUARD, imageSteps } from "../engines/review.ts";
 
 const PREPARE = `mkdir -p /tmp/gh-aw/threat-detection/aw-prompts
 cp /tmp/gh-aw/aw-prompts/prompt.txt /tmp/gh-aw/threat-detection/aw-prompts/prompt.txt 2>/dev/null || true

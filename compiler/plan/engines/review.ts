@@ -2,7 +2,7 @@
  * What the engines' threat reviews share: the job's inputs, where the review's files go, the guard every step
  * after the preparation runs under, the command-line prefixes of the CLIs inside the firewall, the image pulls,
  * the settings-merge step and the environment every review is told about its phase. Each engine's own review
- * is the `detection` of its module in `../engines/`.
+ * is the `detection` of its module (`./<id>.ts`).
  */
 import { type EngineAuth } from "../engine_auth.ts";
 import { firewallImage, pinnedImagesStep } from "../../source/sandbox.ts";
