@@ -415,7 +415,7 @@ function mcpCliServersOf({ data, imports, merged }: Planning): string[] {
  */
 function needsPrContext({ data, merged, triggers }: Planning): boolean {
   return hasContentsRead(data.permissions) && !merged.checkoutDisabled &&
-    !JSON.stringify([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]).includes(
+    !JSON.stringify([...merged.preAgentSteps, ...(data.steps ?? [])]).includes(
       "actions/checkout",
     ) &&
     (triggers.events.some((e) =>

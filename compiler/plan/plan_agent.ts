@@ -46,7 +46,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
   // gh-aw round-trips the workflow's own `steps:` section before merging the imported steps in (user_steps.ts).
   const rawSteps = [
     ...merged.preAgentSteps,
-    ...afterSectionRoundTrip(Array.isArray(data.steps) ? data.steps : []),
+    ...afterSectionRoundTrip(data.steps ?? []),
   ];
   const runtimes = await planRuntimes({
     rawSteps,
@@ -107,7 +107,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
     // gh-aw keeps these apart from `steps:`, with the same round trip of the section (user_steps.ts).
     preAgentSteps: await pinSteps(
       asTypedSteps(
-        afterSectionRoundTrip(Array.isArray(data["pre-agent-steps"]) ? data["pre-agent-steps"] : []),
+        afterSectionRoundTrip(data["pre-agent-steps"] ?? []),
       ),
       "goccy-default",
     ),

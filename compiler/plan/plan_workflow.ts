@@ -112,7 +112,7 @@ export async function planWorkflow(
     lockPath: src.lockPath,
     on: withCallerSecrets(withCallerOutputs(triggers.on, safeOutputs.types), [env, concurrency, w.jobs]),
     concurrency,
-    runName: typeof data["run-name"] === "string" ? data["run-name"] : name,
+    runName: data["run-name"] ?? name,
     env,
     cacheNote: data.cache !== undefined && data.cache !== null ? true : undefined,
     jobs: w.jobs,

@@ -21,7 +21,7 @@ import {
   TOOL_KEYS,
   TOP_LEVEL_KEYS,
 } from "./frontmatter_keys.ts";
-import { isObject, mappingOf, objectOf } from "./values.ts";
+import { isObject, listOf, mappingOf, objectOf } from "./values.ts";
 
 export { ENGINE_IDS, ENGINE_KEYS, ON_KEYS, SAFE_OUTPUT_KEYS, TOOL_KEYS, TOP_LEVEL_KEYS };
 
@@ -38,6 +38,10 @@ const anyValue = z.unknown();
 const openMapping = z.unknown().transform((v) => mappingOf(v));
 /** Named mappings (`mcp-scripts:` tools), read as mappings of mappings. */
 const openMappings = z.unknown().transform((v) => mappingOf<Record<string, unknown>>(v));
+/** A value read only when it is text (its shape rules live in value_types.ts). */
+const text = z.unknown().transform((v) => (typeof v === "string" ? v : undefined));
+/** A list (of steps); anything else reads as an empty one. */
+const list = z.unknown().transform((v) => listOf(v));
 /** A count written as a number or as digits; anything else (an expression) reads as unset. */
 const count = z.unknown().transform((v) =>
   typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : undefined
@@ -54,7 +58,7 @@ export const frontmatterSchema = z.object({
   emoji: z.string().optional(),
   source: z.string().optional(),
   "tracker-id": z.string().optional(),
-  "run-name": anyValue.optional(),
+  "run-name": text.optional(),
   on: z.union([z.string(), mapping]),
   if: z.string().optional(),
   env: z.union([z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), z.string()]).optional(),
@@ -77,9 +81,9 @@ export const frontmatterSchema = z.object({
     }).passthrough(),
   ]).optional(),
   steps: z.array(mapping).optional(),
-  "pre-steps": anyValue.optional(),
-  "pre-agent-steps": anyValue.optional(),
-  "post-steps": anyValue.optional(),
+  "pre-steps": list.optional(),
+  "pre-agent-steps": list.optional(),
+  "post-steps": list.optional(),
   jobs: z.record(z.string(), mapping).optional(),
   sandbox: sandboxSchema.optional(),
   skills: stringList.optional(),
