@@ -169,7 +169,14 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     file.locate,
     diagnostics,
   );
-  const engine = resolveEngine(data.engine, data.permissions, source, file.locate, diagnostics);
+  const engine = resolveEngine(
+    data.engine,
+    data.permissions,
+    source,
+    file.locate,
+    diagnostics,
+    options.target ?? DEFAULT_TARGET,
+  );
   for (const [index, item] of (Array.isArray(data.skills) ? data.skills : []).entries()) {
     const skill = parseSkill(String(item));
     const [line, column] = file.locate(["skills", index]);

@@ -5,18 +5,14 @@
  * it; an engine's steps are in its module (`./<id>.ts`, the `Engine` of `./contract.ts`).
  */
 import type { EngineAuth } from "../engine_auth.ts";
+import type { GhAwTarget } from "../../targets/mod.ts";
 
 /**
- * The gh-aw release a lock is compiled for. Engines are built per target (`./registry.ts`), so a later
- * target can change a version or a step of one engine without a branch elsewhere.
+ * The gh-aw release a lock is compiled for (`awc compile --gh-aw-version`, `targets/`). Engines are built per
+ * target (`./registry.ts`), so a release can change a version or a step of one engine without a branch
+ * elsewhere.
  */
-export interface EngineTarget {
-  /** The gh-aw release whose output is reproduced (`v0.76` today). */
-  ghAw: string;
-}
-
-/** The target every lock is compiled for unless the caller names another. */
-export const DEFAULT_TARGET: EngineTarget = { ghAw: "v0.76" };
+export type EngineTarget = GhAwTarget;
 
 /** How the MCP gateway's configuration is written for the engine. */
 export interface EngineMcpFacts {

@@ -3,7 +3,8 @@
  * the shared builders ask `engineOf(config)` for the workflow's engine and read its facts and steps.
  */
 import type { Engine } from "./contract.ts";
-import { DEFAULT_TARGET, type EngineConfig, type EngineTarget } from "./facts.ts";
+import type { EngineConfig, EngineTarget } from "./facts.ts";
+import { DEFAULT_TARGET } from "../../targets/mod.ts";
 import { antigravity } from "./antigravity.ts";
 import { claude } from "./claude.ts";
 import { codex } from "./codex.ts";

@@ -6,7 +6,8 @@
 import type { Diagnostic } from "../../api.ts";
 import { diagnostic } from "../../source/diagnostics.ts";
 import { resolveEngineAuth } from "../engine_auth.ts";
-import { DEFAULT_TARGET, type EngineConfig, type EngineTarget } from "./facts.ts";
+import type { EngineConfig, EngineTarget } from "./facts.ts";
+import { DEFAULT_TARGET } from "../../targets/mod.ts";
 import { DEFAULT_ENGINE_ID, engineFor } from "./registry.ts";
 import { objectOf } from "../../source/values.ts";
 
