@@ -15,7 +15,7 @@ import {
   spawnAuth,
   type TokenAnswer,
 } from "./auth_fixture.ts";
-import { freePort, prng, type ServiceProcess, sleep } from "./processes.ts";
+import { freePort, Gate, prng, type ServiceProcess, sleep } from "./processes.ts";
 import { check, emptyResult, type ScenarioResult } from "./report.ts";
 
 /** Options of {@link runAuthKill}. */
@@ -37,24 +37,6 @@ export interface AuthKillOptions {
 interface Chain {
   current: string;
   used: string[];
-}
-
-/** A gate the workers wait on while the service is down. */
-class Gate {
-  #open = Promise.resolve();
-  #release: (() => void) | undefined;
-  close() {
-    const { promise, resolve } = Promise.withResolvers<void>();
-    this.#open = promise;
-    this.#release = resolve;
-  }
-  open() {
-    this.#release?.();
-    this.#release = undefined;
-  }
-  wait() {
-    return this.#open;
-  }
 }
 
 /** Runs the scenario and returns its counts and invariants. */

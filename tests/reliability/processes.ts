@@ -172,3 +172,25 @@ export function prng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** A gate the workers wait on while the service is down. */
+export class Gate {
+  #open = Promise.resolve();
+  #release: (() => void) | undefined;
+  /** Makes `wait` block until `open`. */
+  close() {
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.#open = promise;
+    this.#release = resolve;
+  }
+  /** Releases every waiter. */
+  open() {
+    this.#release?.();
+    this.#release = undefined;
+  }
+  /** Resolves once the gate is open. */
+  wait() {
+    return this.#open;
+  }
+}
+
