@@ -9,7 +9,7 @@ import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { openAuthDatabase } from "../../auth/database.ts";
 import { readAuthConfig } from "../../auth/config.ts";
 import { registerClient } from "../../auth/register_client.ts";
-import { spawnServe, type SpawnOptions, type ServiceProcess } from "./processes.ts";
+import { type ServiceProcess, type SpawnOptions, spawnServe } from "./processes.ts";
 
 /** The auth service's edge entry, as `deno serve` runs it in production. */
 export const AUTH_ENTRY = new URL("../../auth/main.ts", import.meta.url).pathname;
@@ -66,7 +66,8 @@ export async function prepareAuth(dir?: string): Promise<AuthFixture> {
     const sessionToken = crypto.randomUUID().replaceAll("-", "");
     await database.client.batch([
       {
-        sql: "INSERT INTO user (id, name, email, email_verified, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)",
+        sql:
+          "INSERT INTO user (id, name, email, email_verified, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)",
         args: ["chaos-user", "Chaos User", "chaos@example.test", now, now],
       },
       {
@@ -88,7 +89,9 @@ export async function prepareAuth(dir?: string): Promise<AuthFixture> {
       dir,
       dbPath,
       env,
-      basic: `Basic ${btoa(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret!)}`)}`,
+      basic: `Basic ${
+        btoa(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret!)}`)
+      }`,
       clientId: client.client_id,
       cookie: `__Secure-svc.session_token=${encodeURIComponent(signed)}`,
       remove: () => Deno.remove(dir!, { recursive: true }).catch(() => {}),

@@ -70,7 +70,9 @@ export async function runAuthKill(options: AuthKillOptions): Promise<ScenarioRes
     const delivered: { code: string; refreshToken: string }[] = [];
 
     /** Sends `attempt` until an answer that is not a cut arrives; a cut waits for the restart. */
-    const settle = async (attempt: () => Promise<TokenAnswer>): Promise<{ a: TokenAnswer; retried: boolean }> => {
+    const settle = async (
+      attempt: () => Promise<TokenAnswer>,
+    ): Promise<{ a: TokenAnswer; retried: boolean }> => {
       let retried = false;
       for (;;) {
         await gate.wait();
@@ -124,8 +126,9 @@ export async function runAuthKill(options: AuthKillOptions): Promise<ScenarioRes
       while (!stopping && codes.length) {
         const code = codes.pop()!;
         const { a, retried } = await settle(() => exchangeCode(fixture, url, code));
-        if (a.status === 200 && a.body?.refresh_token) delivered.push({ code, refreshToken: a.body.refresh_token });
-        else if (retried && a.status === 400) resolvedByReplay++;
+        if (a.status === 200 && a.body?.refresh_token) {
+          delivered.push({ code, refreshToken: a.body.refresh_token });
+        } else if (retried && a.status === 400) resolvedByReplay++;
         else result.lost++;
       }
     };

@@ -111,8 +111,18 @@ export async function runAuthShared(options: AuthSharedOptions): Promise<Scenari
     const races = options.raceRounds * options.chains;
     check(result, "every refresh race has exactly one winner", wins === races, `${wins} of ${races}`);
     check(result, "no refresh token is accepted twice", result.duplicated === 0);
-    check(result, "no SQLITE_BUSY (or anything else) reaches a client as a 5xx", unclean.count === 0, `${unclean.count}`);
-    check(result, "every rotation of the throughput phases succeeded", result.lost === 0, `lost ${result.lost}`);
+    check(
+      result,
+      "no SQLITE_BUSY (or anything else) reaches a client as a 5xx",
+      unclean.count === 0,
+      `${unclean.count}`,
+    );
+    check(
+      result,
+      "every rotation of the throughput phases succeeded",
+      result.lost === 0,
+      `lost ${result.lost}`,
+    );
     await Promise.all(started.splice(0).map((p) => p.stop("SIGTERM")));
     if (options.parallel) {
       const p = await spawnAuth(

@@ -68,7 +68,11 @@ export async function runGatewayKill(options: GatewayKillOptions): Promise<Scena
         result.requests++;
         if (outcome.kind === "complete") {
           result.answered++;
-          delivered.push({ requestId: outcome.requestId!, at: performance.now(), generation: generations.length - 1 });
+          delivered.push({
+            requestId: outcome.requestId!,
+            at: performance.now(),
+            generation: generations.length - 1,
+          });
         } else if (outcome.kind === "clean") {
           result.failedCleanly++;
         } else unclean.push(outcome);
@@ -93,7 +97,11 @@ export async function runGatewayKill(options: GatewayKillOptions): Promise<Scena
       const probe = await sendMessages(gateway.url, key, "openai/fx-text", false);
       result.recoverMs.push(performance.now() - at);
       if (probe.kind === "complete") {
-        delivered.push({ requestId: probe.requestId!, at: performance.now(), generation: generations.length - 1 });
+        delivered.push({
+          requestId: probe.requestId!,
+          at: performance.now(),
+          generation: generations.length - 1,
+        });
       }
     }
     await sleep(options.minGapMs);
@@ -104,7 +112,11 @@ export async function runGatewayKill(options: GatewayKillOptions): Promise<Scena
     await gateway.stop("SIGTERM");
 
     // The ledger against what the clients received.
-    const rows = await h.db.selectFrom("gateway_usage").select(["request_id", "cost_usd"]).where("key_id", "=", id)
+    const rows = await h.db.selectFrom("gateway_usage").select(["request_id", "cost_usd"]).where(
+      "key_id",
+      "=",
+      id,
+    )
       .execute();
     const counts = new Map<string, number>();
     for (const row of rows) counts.set(row.request_id, (counts.get(row.request_id) ?? 0) + 1);
@@ -121,8 +133,18 @@ export async function runGatewayKill(options: GatewayKillOptions): Promise<Scena
         worstAgeMs = Math.max(worstAgeMs, age);
       } else result.lost++;
     }
-    check(result, "every client saw a complete answer or a clean error", unclean.length === 0, unclean.slice(0, 3).map((u) => `${u.status} ${u.detail}`).join("; "));
-    check(result, "no delivered answer is missing from the ledger beyond the flush window", result.lost === 0, `${result.lost} missing`);
+    check(
+      result,
+      "every client saw a complete answer or a clean error",
+      unclean.length === 0,
+      unclean.slice(0, 3).map((u) => `${u.status} ${u.detail}`).join("; "),
+    );
+    check(
+      result,
+      "no delivered answer is missing from the ledger beyond the flush window",
+      result.lost === 0,
+      `${result.lost} missing`,
+    );
     check(
       result,
       `after a SIGKILL at most the flush window (GATEWAY_USAGE_FLUSH_MS ${options.flushMs} + 500 ms) is missing; none after a SIGTERM`,
@@ -139,7 +161,11 @@ export async function runGatewayKill(options: GatewayKillOptions): Promise<Scena
     const refused = await fetch(`${gateway.url}/v1/messages`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-api-key": key },
-      body: JSON.stringify({ model: "openai/fx-text", max_tokens: 64, messages: [{ role: "user", content: "Hi" }] }),
+      body: JSON.stringify({
+        model: "openai/fx-text",
+        max_tokens: 64,
+        messages: [{ role: "user", content: "Hi" }],
+      }),
     });
     const message = (await refused.json()).error?.message ?? "";
     const seen = Number(/\$([\d.]+) spent/.exec(message)?.[1] ?? NaN);
@@ -149,7 +175,9 @@ export async function runGatewayKill(options: GatewayKillOptions): Promise<Scena
       refused.status === 402 && Math.abs(seen - spent) < 0.0001,
       `ledger $${spent.toFixed(4)}, gateway ${refused.status} "$${seen} spent"`,
     );
-    result.notes.push(`${delivered.length} answers delivered, ${rows.length} ledger rows, ${sigkills} SIGKILLs`);
+    result.notes.push(
+      `${delivered.length} answers delivered, ${rows.length} ledger rows, ${sigkills} SIGKILLs`,
+    );
     return result;
   } finally {
     await gateway?.stop("SIGKILL");

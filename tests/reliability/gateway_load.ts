@@ -43,7 +43,9 @@ export async function sendMessages(
       signal,
     });
   } catch (error) {
-    if (signal.aborted) return { kind: "unclean", status: 0, ms: ms(), detail: "no answer before the deadline" };
+    if (signal.aborted) {
+      return { kind: "unclean", status: 0, ms: ms(), detail: "no answer before the deadline" };
+    }
     return { kind: "clean", status: 0, ms: ms(), detail: String(error) };
   }
   const requestId = response.headers.get("request-id") ?? undefined;
@@ -60,7 +62,9 @@ export async function sendMessages(
   const status = response.status;
   if (status === 200 && stream) {
     if (text.includes("event: message_stop")) return { kind: "complete", status, requestId, ms: ms() };
-    if (text.includes("event: error")) return { kind: "clean", status, requestId, ms: ms(), detail: "error event" };
+    if (text.includes("event: error")) {
+      return { kind: "clean", status, requestId, ms: ms(), detail: "error event" };
+    }
     return { kind: "clean", status, requestId, ms: ms(), detail: "stream ended early" };
   }
   let body: { type?: string; content?: unknown[]; error?: { type?: string } } | undefined;

@@ -194,3 +194,49 @@ export class Gate {
   }
 }
 
+/** A redis-server process (Debian's binary), no persistence: a restart starts empty. */
+export interface RedisProcess {
+  /** `redis://127.0.0.1:<port>`. */
+  url: string;
+  /** Sends `signal` and waits for the exit. */
+  stop(signal?: Deno.Signal): Promise<void>;
+}
+
+const REDIS = "/usr/bin/redis-server";
+
+/** Starts redis-server on 127.0.0.1:`port` and waits until it answers PING. */
+export async function spawnRedis(port: number): Promise<RedisProcess> {
+  await Deno.stat(REDIS).catch(() => {
+    throw new Error(`${REDIS} is missing: install Debian's redis-server (apt-get install redis-server)`);
+  });
+  const child = new Deno.Command(REDIS, {
+    args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const stop = async (signal: Deno.Signal = "SIGTERM") => {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+    await child.status;
+  };
+  try {
+    await waitUntil(async () => {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      try {
+        await conn.write(new TextEncoder().encode("PING\r\n"));
+        const buffer = new Uint8Array(16);
+        const n = await conn.read(buffer);
+        return !!n && new TextDecoder().decode(buffer.subarray(0, n)).startsWith("+PONG");
+      } finally {
+        conn.close();
+      }
+    }, 10_000);
+  } catch (error) {
+    await stop("SIGKILL");
+    throw error;
+  }
+  return { url: `redis://127.0.0.1:${port}`, stop };
+}

@@ -95,7 +95,9 @@ export function renderTable(results: ScenarioResult[]): string {
 /** Every invariant that failed, as `scenario: name (detail)`. */
 export function failures(results: ScenarioResult[]): string[] {
   return results.flatMap((r) =>
-    r.invariants.filter((i) => !i.ok).map((i) => `${r.scenario}: ${i.name}${i.detail ? ` (${i.detail})` : ""}`)
+    r.invariants.filter((i) => !i.ok).map((i) =>
+      `${r.scenario}: ${i.name}${i.detail ? ` (${i.detail})` : ""}`
+    )
   );
 }
 
