@@ -147,7 +147,7 @@ export interface TokenAnswer {
   /** HTTP status, or 0 when no answer arrived (refused, reset, cut). */
   status: number;
   /** The JSON body, when one arrived whole. */
-  body?: { access_token?: string; refresh_token?: string; error?: string };
+  body?: { access_token?: string; refresh_token?: string; error?: string; error_description?: string };
 }
 
 async function tokenRequest(fixture: AuthFixture, url: string, form: Record<string, string>) {

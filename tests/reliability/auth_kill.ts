@@ -113,7 +113,7 @@ export async function runAuthKill(options: AuthKillOptions): Promise<ScenarioRes
         if (retried && a.status === 400) {
           // The cut request had committed: its answer was never delivered, and the retry is a replay.
           stranded++;
-          if (/revoked/.test(a.body?.error_description as string ?? "")) resolvedByReplay++;
+          if (/revoked/.test(a.body?.error_description ?? "")) resolvedByReplay++;
         } else {
           // A token the client received stopped working without any cut request: lost.
           result.lost++;

@@ -67,7 +67,7 @@ export async function sendMessages(
     }
     return { kind: "clean", status, requestId, ms: ms(), detail: "stream ended early" };
   }
-  let body: { type?: string; content?: unknown[]; error?: { type?: string } } | undefined;
+  let body: { type?: string; content?: unknown[]; error?: { type?: string; message?: string } } | undefined;
   try {
     body = JSON.parse(text);
   } catch {
@@ -82,7 +82,9 @@ export async function sendMessages(
     return { kind: "unclean", status, requestId, ms: ms(), detail: "no error envelope" };
   }
   if (status === 402 || status === 429) return { kind: "refused", status, requestId, ms: ms() };
-  if (status === 503 || status === 529 || status === 502 || status === 504) {
+  // The gateway's table gives an upstream that answered nonsense `api_error` (500), naming the upstream.
+  const upstreamFailed = status === 500 && /^upstream provider /.test(body.error.message ?? "");
+  if (status === 503 || status === 529 || status === 502 || status === 504 || upstreamFailed) {
     return { kind: "clean", status, requestId, ms: ms(), detail: body.error.type };
   }
   return { kind: "unclean", status, requestId, ms: ms(), detail: `${status} ${body.error.type}` };
