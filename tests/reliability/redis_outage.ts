@@ -5,7 +5,7 @@
  * a retryable 503 (GATEWAY_REDIS_BUDGETS_ON_FAILURE=closed), none waiting beyond GATEWAY_REDIS_TIMEOUT_MS
  * plus its own latency; once it is back, both processes count together again without a restart, and a
  * budget spent before the outage is still spent (rebuilt from the ledger). Time to recover counts from the
- * restart of redis-server (the client reconnects with a backoff of at most 2 s).
+ * restart of redis-server until both processes count again (each reconnects on a backoff of at most 2 s).
  */
 import { startHarness } from "../gateway/harness.ts";
 import { GATEWAY_ENTRY, type GatewayOutcome, sendMessages } from "./gateway_load.ts";
@@ -95,11 +95,13 @@ export async function runRedisOutage(options: RedisOutageOptions): Promise<Scena
       const restartAt = performance.now();
       windows.push({ from: killedAt + 50, to: restartAt });
       redis = await spawnRedis(redisPort);
-      // Recovered: a budget key is admitted again (its counter needs Redis).
-      for (let i = 0; i < 400; i++) {
-        const r = await sendMessages(urls[i % 2], keys.budget, MODEL, false);
-        if (r.status === 200) break;
-        await sleep(25);
+      // Recovered: each process admits a budget key again (its counter needs Redis; each process reconnects
+      // on its own backoff).
+      for (const url of urls) {
+        for (let i = 0; i < 400; i++) {
+          if ((await sendMessages(url, keys.budget, MODEL, false)).status === 200) break;
+          await sleep(25);
+        }
       }
       result.recoverMs.push(performance.now() - restartAt);
       // The spent budget stays spent on both processes.
