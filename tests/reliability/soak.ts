@@ -154,6 +154,8 @@ export async function runSoak(options: SoakOptions): Promise<ScenarioResult> {
         driverMiB: Deno.memoryUsage().rss / 1048576,
       };
       windows.push(current);
+      // The mock upstreams record every request they answer: forget them, or the driver's memory grows.
+      for (const mock of [h.openai, h.anthropic, h.gemini, h.compat]) mock.requests.length = 0;
       current = { latencies: new Map(LOADS.map((l) => [l, []])), calibration: [], stats: undefined! };
     }
     stopping = true;
@@ -206,6 +208,11 @@ export async function runSoak(options: SoakOptions): Promise<ScenarioResult> {
     result.notes.push(
       `machine speed in the last window against the first (fixed CPU task): ×${(1 / speed).toFixed(2)}`,
     );
+    for (const name of ["auth", "gateway"] as const) {
+      result.notes.push(
+        `${name} RSS per window (MiB): ${windows.map((w) => w.stats[name].rssMiB.toFixed(0)).join(", ")}`,
+      );
+    }
     result.notes.push(
       `driver (compiler) RSS ${first.stats.driverMiB.toFixed(0)} → ${last.stats.driverMiB.toFixed(0)} MiB; ` +
         `per-window requests ${
