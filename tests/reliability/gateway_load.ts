@@ -32,7 +32,24 @@ export async function sendMessages(
   timeoutMs = 30_000,
 ): Promise<GatewayOutcome> {
   const started = performance.now();
-  const signal = AbortSignal.timeout(timeoutMs);
+  // A timer cleared at the end, not AbortSignal.timeout: that one lives (with its request) for timeoutMs.
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    return await exchange(url, key, model, stream, controller.signal, started);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function exchange(
+  url: string,
+  key: string,
+  model: string,
+  stream: boolean,
+  signal: AbortSignal,
+  started: number,
+): Promise<GatewayOutcome> {
   const ms = () => performance.now() - started;
   let response: Response;
   try {
