@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { HEALTH_PATH, healthResponse } from "@switchyard/lib/health.ts";
 import { requestId, type RequestIdVariables } from "@switchyard/lib/request_id.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
-import { type AuthConfig, issuerOf } from "./config.ts";
+import { accessPolicyFor, type AuthConfig, DEFAULT_AUDIT_RETENTION_DAYS, issuerOf } from "./config.ts";
 import { type AuthInstance, createBetterAuth, DEV_ORIGIN_HEADER, LOCAL_MODE_SECRET } from "./better_auth.ts";
 import type { AuthDatabase } from "./database.ts";
 import { shimOAuth } from "./oauth_shims.ts";
@@ -34,6 +34,17 @@ import { GroupCommit } from "@switchyard/lib/group_commit.ts";
 import { staticDocuments } from "./static_documents.ts";
 import { installGitHubStandIn } from "./github_stand_in.ts";
 import { isStorageUnavailable, storageUnavailableResponse } from "./storage_unavailable.ts";
+import {
+  DEVICE_AUTHORIZATION_PATH,
+  DEVICE_PAGE_PATH,
+  deviceAuthorizationEndpoint,
+} from "./device/device_flow.ts";
+import { registerDeviceRoutes } from "./device/device_routes.tsx";
+import { BackchannelDelivery, type DeliveryOptions } from "./logout/delivery.ts";
+import { holdSessionLogouts, settleHeldLogouts } from "./logout/fan_out.ts";
+import { MembershipGate } from "./membership/access.ts";
+import { withMembership } from "./membership/session_groups.ts";
+import { type AuditEvent, pruneAudit, recordAudit } from "./audit/mod.ts";
 
 /** Endpoints answered by the service from its own tables (no Better Auth handler, no cookies). */
 const SERVICE_ANSWERED: ReadonlySet<string> = new Set([
@@ -41,6 +52,15 @@ const SERVICE_ANSWERED: ReadonlySet<string> = new Set([
   "/api/auth/oauth2/revoke",
   "/api/auth/oauth2/userinfo",
 ]);
+
+/** Endpoints that use the browser session to issue something: its user is re-validated first. */
+const SESSION_USES: ReadonlySet<string> = new Set([
+  "/api/auth/oauth2/authorize",
+  "/api/auth/oauth2/consent",
+]);
+
+const CONSENT_PATH = "/api/auth/oauth2/consent";
+const SIGN_OUT_PATH = "/api/auth/sign-out";
 
 /** Name reported by the health endpoint. */
 export const AUTH_SERVICE_NAME = "auth";
@@ -51,7 +71,20 @@ export interface AuthDeps {
   logger: Logger;
   /** The open auth database. */
   database: AuthDatabase;
+  /**
+   * Back-channel logout delivery (auth/logout/delivery.ts): `onDelivery` sees each attempt after the audit log
+   * recorded it, `pollMs` picks up logouts a CLI command queued; `expose` hands the running delivery to the
+   * caller (tests).
+   */
+  backchannel?: DeliveryOptions & { expose?(delivery: BackchannelDelivery): void };
+  /** Timeout of each GitHub API call of the membership gate (ms; default 5000). */
+  githubTimeoutMs?: number;
+  /** Clock of the membership gate (tests move it past AUTH_MEMBERSHIP_TTL). */
+  now?: () => number;
 }
+
+/** How often an instance prunes the audit log (on sign-in) at most. */
+const AUDIT_PRUNE_INTERVAL_MS = 3600_000;
 
 type AppEnv = { Variables: RequestIdVariables; Bindings: { info?: Deno.ServeHandlerInfo } };
 
@@ -72,8 +105,30 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   const { db, client } = deps.database;
   const logger = deps.logger;
   if (config.AUTH_GITHUB_STAND_IN) installGitHubStandIn(config.AUTH_GITHUB_STAND_IN);
-  const secure = createBetterAuth({ config, db, secureCookies: true, logger });
-  const plain = local ? createBetterAuth({ config, db, secureCookies: false, logger }) : secure;
+  const onError = (message: string, error: unknown) => logger.error(message, { error });
+  let prunedAt = 0;
+  const audit = async (event: AuditEvent) => {
+    await recordAudit(client, event, (error) => onError("audit write failed", error));
+    const now = Date.now();
+    if (event.action === "sign_in" && now - prunedAt > AUDIT_PRUNE_INTERVAL_MS) {
+      prunedAt = now;
+      await pruneAudit(client, config.AUTH_AUDIT_RETENTION_DAYS ?? DEFAULT_AUDIT_RETENTION_DAYS, now)
+        .catch((error) => onError("audit prune failed", error));
+    }
+  };
+  const gate = new MembershipGate({
+    client,
+    policy: accessPolicyFor(config),
+    // Resolved per call: the test-only GitHub stand-in wraps the global fetch.
+    api: { fetch: (input, init) => globalThis.fetch(input, init), timeoutMs: deps.githubTimeoutMs ?? 5000 },
+    secret: config.AUTH_SECRET ?? LOCAL_MODE_SECRET,
+    audit,
+    onError,
+    now: deps.now,
+    logoutQueued: () => logoutDelivery.kick(),
+  });
+  const secure = createBetterAuth({ config, db, secureCookies: true, logger, gate });
+  const plain = local ? createBetterAuth({ config, db, secureCookies: false, logger, gate }) : secure;
   const pick = (request: Request): AuthInstance => !local || wantsSecureCookies(request) ? secure : plain;
   const base = new URL(config.AUTH_BASE_URL);
   const issuer = issuerOf(config);
@@ -87,6 +142,29 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     // Better Auth's JWKS endpoint mints the first key, once (auth/signing_key.ts).
     ensureKey: () => secure.api.getJwks(),
   });
+
+  const { expose, ...deliveryOptions } = deps.backchannel ?? {};
+  const logoutDelivery = new BackchannelDelivery({
+    ...deliveryOptions,
+    client,
+    issuer,
+    sign: signJwt,
+    logger,
+    // Every attempt's outcome reaches the audit log (never the token), then the caller's own hook.
+    onDelivery: async (event) => {
+      await audit({
+        action: "backchannel_logout",
+        outcome: event.outcome === "delivered" ? "success" : "failure",
+        userId: event.userId,
+        clientId: event.clientId,
+        actor: "service",
+        reason: `${event.reason} ${event.outcome}${event.status ? ` ${event.status}` : ""}`,
+      });
+      await deliveryOptions.onDelivery?.(event);
+    },
+  });
+  expose?.(logoutDelivery);
+  const logoutQueued = () => logoutDelivery.kick();
 
   const sessionOf = async (request: Request) => {
     try {
@@ -102,6 +180,10 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     issuer,
     signJwt,
     writes,
+    logoutQueued,
+    refreshReuseSeconds: config.AUTH_REFRESH_REUSE_SECONDS ?? 0,
+    gate,
+    audit,
     currentSession: async (r: Request) => {
       const session = await sessionOf(r);
       if (!session) return undefined;
@@ -115,11 +197,46 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     // origin check: local mode's request and cookie rewriting has nothing to do there.
     if (SERVICE_ANSWERED.has(path)) return await shimOAuth(incoming, (r) => pick(r).handler(r), shimDeps);
     const request = local ? withTrustedOrigin(incoming, config.AUTH_BASE_URL) : incoming;
+    let userId: string | undefined;
+    let endingSession: string | undefined;
+    if (SESSION_USES.has(path) || path === SIGN_OUT_PATH) {
+      // A session used to authorize or consent is re-validated first (ended if membership was lost).
+      const session = await sessionOf(request);
+      userId = session?.user.id;
+      if (session && path === SIGN_OUT_PATH && request.method === "POST") endingSession = session.session.id;
+      if (session && path !== SIGN_OUT_PATH) await gate.revalidateUser(session.user.id);
+    }
+    const consent = path === CONSENT_PATH && request.method === "POST"
+      ? await request.clone().json().catch(() => undefined) as
+        | { accept?: unknown; oauth_query?: unknown }
+        | undefined
+      : undefined;
     const instance = pick(request);
     const cookieHeader = request.headers.get("cookie");
+    // Sign-out: the session's back-channel logouts are queued before Better Auth deletes the session (which
+    // clears the tokens' session ids), released once it did, and sent in the background.
+    if (endingSession) await client.execute(holdSessionLogouts(endingSession));
     const response = await shimOAuth(request, (r) => instance.handler(r), shimDeps);
+    if (endingSession) await client.execute(settleHeldLogouts(endingSession, response.ok));
+    if (consent && userId) {
+      const query = new URLSearchParams(typeof consent.oauth_query === "string" ? consent.oauth_query : "");
+      await audit({
+        action: "consent",
+        outcome: response.ok ? "success" : "failure",
+        userId,
+        clientId: query.get("client_id"),
+        actor: "user",
+        reason: consent.accept === true ? `allow ${query.get("scope") ?? ""}`.trim() : "deny",
+      });
+    }
+    if (path === SIGN_OUT_PATH && userId && response.ok) {
+      await audit({ action: "logout", outcome: "success", userId, actor: "user" });
+    }
     const finished = local ? await finishLocalCookies(client, request, cookieHeader, response) : response;
-    return path === "/api/auth/get-session" ? await withoutSessionToken(finished) : finished;
+    if (endingSession && response.ok) logoutQueued();
+    return path === "/api/auth/get-session"
+      ? await withMembership(await withoutSessionToken(finished), gate)
+      : finished;
   };
 
   /** An external request to `/api/auth/*`: only the allowlisted routes reach Better Auth. */
@@ -147,6 +264,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   const logout = createEndSession({
     client,
     issuer,
+    logoutQueued,
     secret: config.AUTH_SECRET ?? LOCAL_MODE_SECRET,
     currentSession: async (request) => {
       const session = await sessionOf(request);
@@ -190,6 +308,14 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   app.post(END_SESSION_CONFIRM_PATH, (c) => logout.confirm(c.req.raw));
 
   // Local `/api/auth/*` calls are served here, before any session lookup of the service's own pages.
+  // RFC 8628: answered by the service (auth/device/), never by Better Auth.
+  app.post(DEVICE_AUTHORIZATION_PATH, (c) =>
+    deviceAuthorizationEndpoint(c.req.raw, {
+      client,
+      issuer,
+      sign: signJwt,
+      verificationUri: `${base.origin}${DEVICE_PAGE_PATH}`,
+    }));
   app.all("/api/auth/*", (c) => servePublicAuth(c.req.raw));
   app.on(
     ["GET", "HEAD"],
@@ -204,6 +330,8 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     sessionOf,
     callAuth,
   });
+
+  registerDeviceRoutes(app, { local, client, origin: base.origin, sessionOf, callAuth, audit });
 
   app.notFound((c) =>
     c.json({ error: "not_found", message: `no route for ${c.req.method} ${c.req.path}` }, 404)

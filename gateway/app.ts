@@ -13,7 +13,7 @@ import type { GatewayConfig } from "./config.ts";
 import { errorResponse, GatewayError, invalidRequest } from "./errors.ts";
 import { parseJsonBody, validateCountTokensRequest } from "./messages/validate.ts";
 import { buildCatalogue, type ModelInfo, pageOf } from "./models.ts";
-import type { TraceIds, UpstreamFetch } from "./providers/contract.ts";
+import type { ProviderDeps, TraceIds, UpstreamFetch } from "./providers/contract.ts";
 import { createProviders } from "./providers/registry.ts";
 import { createUpstreamFetch } from "./providers/upstream_fetch.ts";
 import type { UpstreamLimits } from "./providers/upstream_guard.ts";
@@ -31,7 +31,16 @@ import { parseUsageFilters, spentSince, usageReport } from "./usage/report.ts";
 import { createGatewayTracer } from "./tracing.ts";
 import { consoleSettings } from "./console/settings.ts";
 import { type ConsoleDeps, createConsole, isConsolePath } from "./console/app.ts";
-import { createMessagesRoute, MESSAGES_PATHS, pathOf, providerCall } from "./messages_route.ts";
+import { exchangeGithubOidc, GITHUB_OIDC_PATH } from "./identity/exchange_route.ts";
+import type { GithubOidcExchange } from "./identity/github_oidc.ts";
+import {
+  createMessagesRoute,
+  MESSAGES_PATHS,
+  type MessagesRouteDeps,
+  pathOf,
+  providerCall,
+} from "./messages_route.ts";
+import { createOpenAiRoutes } from "./openai/routes.ts";
 import {
   authenticate,
   bodyTooLarge,
@@ -62,6 +71,8 @@ export interface GatewayDeps {
   usage?: { ledger: UsageLedger; db: () => Promise<Kysely<UsageDatabase>> };
   /** How the admin console reaches the auth service (defaults to `fetch`). */
   consoleFetch?: typeof fetch;
+  /** The GitHub Actions OIDC exchange (gateway/identity/), when configured. */
+  githubOidc?: GithubOidcExchange;
 }
 
 type Variables = RequestIdVariables & { trace: TraceIds; keyId: string };
@@ -131,10 +142,12 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     ...config.providers.flatMap((p) => [p.apiKey, ...(p.secrets ?? [])]),
     config.GATEWAY_DATABASE_AUTH_TOKEN,
     config.GATEWAY_CONSOLE_CLIENT_SECRET,
+    config.GATEWAY_OIDC_CLIENT_SECRET,
+    config.GATEWAY_IDENTITY_SECRET,
   ]);
   // Every log line of the gateway passes the redactor: upstream errors and causes may quote a credential.
   const logger = redactingLogger(deps.logger, redact);
-  const providers = createProviders(config.providers, {
+  const providerDeps: ProviderDeps = {
     fetch: deps.fetch ??
       createUpstreamFetch(config.upstreamClient, {
         connectTimeoutMs: config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS,
@@ -142,7 +155,8 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     pingIntervalMs: config.GATEWAY_PING_INTERVAL_MS,
     redact,
     limits: upstreamLimits(config),
-  });
+  };
+  const providers = createProviders(config.providers, providerDeps);
   const router = new ModelRouter(providers, config.file.aliases ?? {});
   const prices = new PriceTable(config.file.pricing ?? {});
   const usage = deps.usage;
@@ -152,7 +166,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
   }, { spentSince: usage && (async (keyId, since) => spentSince(await usage.db(), keyId, since)) });
   const breakers = new CircuitBreakers(breakerPolicy(config));
   const catalogue: ModelInfo[] = buildCatalogue(config.providers, config.file, (m) => router.routes(m));
-  const messages = createMessagesRoute({
+  const routeDeps: MessagesRouteDeps = {
     router,
     keys: deps.keys,
     logger,
@@ -169,7 +183,9 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
       breakers,
       retryPolicy(config),
     ),
-  });
+  };
+  const messages = createMessagesRoute(routeDeps);
+  const openAi = createOpenAiRoutes(routeDeps, { providers: config.providers, providerDeps }, catalogue);
 
   const api = new Hono<{ Variables: Variables }>();
   api.use(async (c, next) => {
@@ -223,6 +239,8 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     if (!parsed.ok) throw invalidRequest(parsed.problems.join("; "));
     return c.json(await usageReport(await deps.usage.db(), parsed.filters));
   });
+  const exchange = deps.githubOidc;
+  if (exchange) hono.post(GITHUB_OIDC_PATH, (c) => exchangeGithubOidc(c.req.raw, exchange));
   hono.route("/", api);
   hono.route("/compat", api);
   hono.notFound((c) =>
@@ -252,6 +270,8 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
         const path = pathOf(request.url);
         if (MESSAGES_PATHS.has(path)) return messages(request, path);
       }
+      const openAiAnswer = openAi(request);
+      if (openAiAnswer) return openAiAnswer;
       return hono.fetch(request, env);
     },
     close: async () => {

@@ -6,6 +6,7 @@ import { parseCommandLine, runMain, usageError } from "@switchyard/lib/cli/suppo
 import { AppError } from "@switchyard/lib/errors.ts";
 import { openCommandDatabase, textTable } from "./_command_database.ts";
 import { listUserSessions, revokeUserSessions } from "../operations/sessions.ts";
+import { recordAudit } from "../audit/mod.ts";
 
 const USAGE = `Usage: deno task auth:sessions <command> --user <id> [options]
 
@@ -14,7 +15,8 @@ Commands:
                                      consented scopes and active refresh and access tokens
   revoke --user <id> [--client <id>] end every browser session of the user and revoke all their tokens,
                                      consents and unredeemed codes; with --client only that client's
-                                     (browser sessions stay)
+                                     (browser sessions stay); clients registered for back-channel logout
+                                     are sent a logout token by the running service
 Options:
   --user <id>     the user id (required)
   --client <id>   revoke: only this client's grant
@@ -79,6 +81,13 @@ export async function main(args: string[], env: Record<string, string | undefine
       }
     } else {
       const result = await revokeUserSessions(database.client, values.user, values.client);
+      await recordAudit(database.client, {
+        action: "sessions_revoke",
+        outcome: "success",
+        userId: values.user,
+        clientId: values.client,
+        actor: "operator",
+      });
       if (values.json) {
         console.log(JSON.stringify({ user_id: values.user, client_id: values.client ?? null, ...result }));
       } else {
