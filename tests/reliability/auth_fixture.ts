@@ -48,6 +48,8 @@ export async function prepareAuth(dir?: string): Promise<AuthFixture> {
     AUTH_SECRET: "chaos-secret-chaos-secret-chaos-secret-0123",
     SOCIAL_CLIENT_ID: "chaos",
     SOCIAL_CLIENT_SECRET: "chaos",
+    // The seeded session stands in for a GitHub sign-in; no org or team gate applies to it.
+    AUTH_GITHUB_ALLOW_ANY: "true",
     // A fresh client address per request (see `headers`): the limiter works but does not limit the load.
     AUTH_CLIENT_IP: "header:x-chaos-client",
     AUTH_DATABASE_URL: `file:${dbPath}`,
