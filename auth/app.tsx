@@ -33,6 +33,7 @@ import { idTokenSigner } from "./signing/id_token_signer.ts";
 import { GroupCommit } from "@switchyard/lib/group_commit.ts";
 import { staticDocuments } from "./static_documents.ts";
 import { installGitHubStandIn } from "./github_stand_in.ts";
+import { isStorageUnavailable, storageUnavailableResponse } from "./storage_unavailable.ts";
 import {
   DEVICE_AUTHORIZATION_PATH,
   DEVICE_PAGE_PATH,
@@ -336,6 +337,10 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     c.json({ error: "not_found", message: `no route for ${c.req.method} ${c.req.path}` }, 404)
   );
   app.onError((error, c) => {
+    if (isStorageUnavailable(error)) {
+      deps.logger.warn("storage unavailable", { request_id: c.get("requestId"), error });
+      return storageUnavailableResponse();
+    }
     deps.logger.error("unhandled error", { request_id: c.get("requestId"), error });
     return c.json({ error: "server_error", message: "internal error" }, 500);
   });
