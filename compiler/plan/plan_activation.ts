@@ -14,6 +14,7 @@ import {
   slashCommandCondition,
 } from "./jobs/command_conditions.ts";
 import { preActivationJob } from "./jobs/pre_activation.ts";
+import { checksOutActionsFolder, targetOf } from "./steps.ts";
 import {
   rateLimitConfig,
   skipAuthorAssociationsCondition,
@@ -155,7 +156,10 @@ export function planPreActivation(planning: Planning, g: Gates): void {
   const perms: Record<string, string> = {
     // The rate limit counts the user's recent runs of the workflow through the Actions API.
     ...(g.rateLimit ? { actions: "read" } : {}),
-    contents: "read",
+    // Later releases ask to read contents only to check out the actions folder.
+    ...(!targetOf(ctx).jobs.preActivationContentsOnlyForCheckout || checksOutActionsFolder(ctx)
+      ? { contents: "read" }
+      : {}),
     ...((rawOn.permissions ?? {}) as Record<string, string>),
   };
   jobs.pre_activation = preActivationJob({

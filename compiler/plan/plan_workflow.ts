@@ -96,6 +96,7 @@ export async function planWorkflow(
   await planDetection(w);
   await planOutputJobs(w);
   await planCustomJobs(w, gates, beforeActivation);
+  withRuntimeFeatures(w.jobs, (options.target ?? DEFAULT_TARGET).jobs.runtimeFeaturesJobs);
   diagnostics.push(...scriptExpressionProblems(w.jobs, [
     { path: source, ...file.split, frontmatter: data },
     ...src.imports.map((i) => ({ path: i.path, ...i.file.split, frontmatter: i.frontmatter })),
@@ -290,6 +291,7 @@ function jobContext(
     models: modelCatalogOf(data, imports.map((i) => i.frontmatter)),
     actionMode: options.actionMode,
     ghAwRelease: (options.target ?? DEFAULT_TARGET).version,
+    target: options.target ?? DEFAULT_TARGET,
     releaseAwf: options.target?.awf,
     refs,
     failureIssueExpires: options.failureIssueExpires,
@@ -297,6 +299,16 @@ function jobContext(
     trackerId: typeof data["tracker-id"] === "string" ? data["tracker-id"] : undefined,
     workflowCall: "workflow_call" in triggers.on,
   };
+}
+
+/** Gives the named built-in jobs `GH_AW_RUNTIME_FEATURES` in their env, in its sorted place. */
+function withRuntimeFeatures(jobs: Planning["jobs"], names: readonly string[]): void {
+  for (const name of names) {
+    const job = jobs[name];
+    if (!job) continue;
+    const env = { ...job.env, GH_AW_RUNTIME_FEATURES: plain("${{ vars.GH_AW_RUNTIME_FEATURES }}") };
+    job.env = Object.fromEntries(Object.entries(env).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
+  }
 }
 
 /** User steps with their `uses:` pinned. */

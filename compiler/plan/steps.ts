@@ -1,5 +1,6 @@
 /** Shared pieces of the generated jobs: the setup prologue, script steps, artifact steps. */
 import type { StepPlan } from "./types.ts";
+import { DEFAULT_TARGET, type GhAwTarget } from "../targets/mod.ts";
 import { dq, lit, plain, type YValue } from "../yaml/writer.ts";
 import type { ModelCatalog } from "../source/model_catalog.ts";
 import type { Firewall } from "../source/sandbox.ts";
@@ -28,6 +29,8 @@ export interface JobCtx {
   actionMode: "dev" | "release";
   /** The gh-aw release a release-mode lock runs with (the target's version). */
   ghAwRelease?: string;
+  /** The gh-aw release compiled for; the job planners ask it what differs (default: v0.76.1). */
+  target?: GhAwTarget;
   /** The AWF release the target pins (what the run info reports), when it pins its own. */
   releaseAwf?: string;
   refs: Refs;
@@ -66,6 +69,11 @@ export interface JobCtx {
   models?: ModelCatalog;
   /** Whether the workflow can be called (`workflow_call`): setup steps receive the caller's aw_context. */
   workflowCall?: boolean;
+}
+
+/** The target of the workflow a job belongs to (v0.76.1 when the context names none). */
+export function targetOf(ctx: Pick<JobCtx, "target">): GhAwTarget {
+  return ctx.target ?? DEFAULT_TARGET;
 }
 
 /**

@@ -27,6 +27,27 @@ export interface GhAwTarget {
   queueWorkflowRuns: boolean;
   /** How the lock text is written (emit/ asks). */
   emit: EmitStyle;
+  /** Release differences in the shape of the built-in jobs (the job planners ask). */
+  jobs: JobStyle;
+}
+
+/** Release differences in the built-in jobs, applied by the job planners (plan/jobs/). */
+export interface JobStyle {
+  /**
+   * The built-in jobs that read the repository's runtime features (job env `GH_AW_RUNTIME_FEATURES: ${{
+   * vars.GH_AW_RUNTIME_FEATURES }}`, v0.87); empty: none.
+   */
+  runtimeFeaturesJobs: readonly string[];
+  /**
+   * Whether `pre_activation` asks `contents: read` only when it checks out the actions folder (dev mode), as
+   * v0.87 does; false: always (v0.76.1).
+   */
+  preActivationContentsOnlyForCheckout: boolean;
+  /**
+   * Whether a slash-command workflow checks the command's position first and runs the membership check only
+   * when it passed (`if: steps.check_command_position.outputs.command_position_ok == 'true'`, v0.87).
+   */
+  commandCheckFirst: boolean;
 }
 
 /** Release differences in how the lock text is written, applied by emit/. */

@@ -15,4 +15,9 @@ export const V0_76_1: GhAwTarget = {
     trimTrailingWhitespace: false,
     generatedLineFirst: false,
   },
+  jobs: {
+    runtimeFeaturesJobs: [],
+    preActivationContentsOnlyForCheckout: false,
+    commandCheckFirst: false,
+  },
 };

@@ -43,4 +43,9 @@ export const V0_87_4: GhAwTarget = {
     trimTrailingWhitespace: true,
     generatedLineFirst: true,
   },
+  jobs: {
+    runtimeFeaturesJobs: ["pre_activation", "activation", "agent", "safe_outputs", "conclusion"],
+    preActivationContentsOnlyForCheckout: true,
+    commandCheckFirst: true,
+  },
 };
