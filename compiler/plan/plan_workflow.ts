@@ -204,6 +204,7 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     diagnostics,
     engine.info.id,
     data.footer,
+    (options.target ?? DEFAULT_TARGET).jobs.safeOutputs.noopReportAsIssue,
   );
   return { name, triggers, engine, safeOutputs };
 }

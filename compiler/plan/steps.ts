@@ -238,20 +238,32 @@ export function setupSteps(ctx: JobCtx, traced: boolean | string): StepPlan[] {
 
 /** Download the `agent` artifact and expose `GH_AW_AGENT_OUTPUT`; `from`: where the job reads the prefix. */
 export function agentOutputSteps(ctx: JobCtx, from: ArtifactPrefixSource = "activation"): StepPlan[] {
+  // Later releases also upload a small fallback artifact and take whichever of the two arrived.
+  const fallback = targetOf(ctx).jobs.agentOutputFallback;
+  const exportLine = 'echo "GH_AW_AGENT_OUTPUT=/tmp/gh-aw/agent_output.json" >> "$GITHUB_OUTPUT"\n';
   return [
     {
       name: "Download agent output artifact",
       id: "download-agent-output",
       "continue-on-error": true,
       uses: plain(ctx.refs.download),
-      with: { name: artifactName(ctx, "agent", from), path: "/tmp/gh-aw/" },
+      with: fallback
+        ? {
+          pattern: dq(
+            `{${artifactName(ctx, "agent", from)},${artifactName(ctx, "agent-output-fallback", from)}}`,
+          ),
+          "merge-multiple": true,
+          path: "/tmp/gh-aw/",
+        }
+        : { name: artifactName(ctx, "agent", from), path: "/tmp/gh-aw/" },
     },
     {
       name: "Setup agent output environment variable",
       id: "setup-agent-output-env",
       if: plain("steps.download-agent-output.outcome == 'success'"),
       run: lit(
-        'mkdir -p /tmp/gh-aw/\nfind "/tmp/gh-aw/" -type f -print\necho "GH_AW_AGENT_OUTPUT=/tmp/gh-aw/agent_output.json" >> "$GITHUB_OUTPUT"\n',
+        'mkdir -p /tmp/gh-aw/\nfind "/tmp/gh-aw/" -type f -print\n' +
+          (fallback ? `if [ -f "/tmp/gh-aw/agent_output.json" ]; then\n  ${exportLine}fi\n` : exportLine),
       ),
     },
   ];

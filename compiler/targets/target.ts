@@ -48,6 +48,33 @@ export interface JobStyle {
    * when it passed (`if: steps.check_command_position.outputs.command_position_ok == 'true'`, v0.87).
    */
   commandCheckFirst: boolean;
+  /**
+   * Whether the agent also uploads `agent-output-fallback` and the jobs after it download
+   * `{agent,agent-output-fallback}` (merged) and export `GH_AW_AGENT_OUTPUT` only when the file arrived.
+   */
+  agentOutputFallback: boolean;
+  /** Whether the GH_HOST step's script carries the zizmor `github-env` suppression on its `run: |` line. */
+  ghHostZizmorNote: boolean;
+  /** The `safe_outputs` job. */
+  safeOutputs: SafeOutputsJobStyle;
+}
+
+/** Release differences in the `safe_outputs` job. */
+export interface SafeOutputsJobStyle {
+  /** The runtime module of the "Process Safe Outputs" step. */
+  handlerModule: string;
+  /** The job's `timeout-minutes`. */
+  timeoutMinutes: number;
+  /** Whether the job env carries the agent's AI credits and ambient context (`GH_AW_AIC`, …). */
+  aiCreditsEnv: boolean;
+  /** Whether the job env names the Copilot CLI version (`GH_AW_ENGINE_VERSION`). */
+  engineVersionEnv: boolean;
+  /** Whether the job exposes the handler's item counts and status (`process_safe_outputs_items_*`). */
+  itemOutputs: boolean;
+  /** Whether a `contents: read` the safe-output types ask is kept (later releases grant only writes). */
+  contentsRead: boolean;
+  /** The default of noop's `report-as-issue` when the workflow does not set it. */
+  noopReportAsIssue: boolean;
 }
 
 /** Release differences in how the lock text is written, applied by emit/. */
@@ -70,6 +97,8 @@ export interface EmitStyle {
    * manifest line (`#` then stands where v0.76.1 writes it, after the logo).
    */
   generatedLineFirst: boolean;
+  /** Whether the lock ends with its last line's newline only (v0.76.1 leaves an empty line after it). */
+  noFinalBlankLine: boolean;
 }
 
 /** The release a lock was compiled for: its `compiler_version`, else the tag its setup action is pinned at. */

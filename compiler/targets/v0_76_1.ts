@@ -14,10 +14,22 @@ export const V0_76_1: GhAwTarget = {
     indentOnSequences: false,
     trimTrailingWhitespace: false,
     generatedLineFirst: false,
+    noFinalBlankLine: false,
   },
   jobs: {
     runtimeFeaturesJobs: [],
     preActivationContentsOnlyForCheckout: false,
     commandCheckFirst: false,
+    agentOutputFallback: false,
+    ghHostZizmorNote: false,
+    safeOutputs: {
+      handlerModule: "safe_output_handler_manager",
+      timeoutMinutes: 15,
+      aiCreditsEnv: false,
+      engineVersionEnv: true,
+      itemOutputs: false,
+      contentsRead: true,
+      noopReportAsIssue: true,
+    },
   },
 };

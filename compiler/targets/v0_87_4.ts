@@ -42,10 +42,22 @@ export const V0_87_4: GhAwTarget = {
     indentOnSequences: true,
     trimTrailingWhitespace: true,
     generatedLineFirst: true,
+    noFinalBlankLine: true,
   },
   jobs: {
     runtimeFeaturesJobs: ["pre_activation", "activation", "agent", "safe_outputs", "conclusion"],
     preActivationContentsOnlyForCheckout: true,
     commandCheckFirst: true,
+    agentOutputFallback: true,
+    ghHostZizmorNote: true,
+    safeOutputs: {
+      handlerModule: "process_safe_outputs",
+      timeoutMinutes: 45,
+      aiCreditsEnv: true,
+      engineVersionEnv: false,
+      itemOutputs: true,
+      contentsRead: false,
+      noopReportAsIssue: false,
+    },
   },
 };

@@ -159,6 +159,8 @@ export function planSafeOutputs(
   diags: Diagnostic[],
   engineId = "copilot",
   topLevelFooter?: boolean,
+  /** Whether an undeclared `noop` reports as an issue (the target's default; declared: it does). */
+  noopDefault = true,
 ): SafeOutputsPlan {
   const configuredTypes = raw ? Object.keys(raw).filter((k) => !GLOBAL_KEYS.has(k) && !isReporting(k)) : [];
   const hasJobs = !!raw && !!raw.jobs && typeof raw.jobs === "object" && Object.keys(raw.jobs).length > 0;
@@ -174,7 +176,8 @@ export function planSafeOutputs(
   const noopConfig = effective.noop;
   // The spec's `noop.report-as-issue: false` stops the no-op issue (it used to be written as "true" always).
   const noopReportAsIssue = !(noopConfig && typeof noopConfig === "object" &&
-    (noopConfig as Record<string, unknown>)["report-as-issue"] === false);
+    (noopConfig as Record<string, unknown>)["report-as-issue"] === false) &&
+    (noopDefault || (raw !== undefined && "noop" in raw));
   const handlerConfig: Record<string, Record<string, unknown>> = {};
   // `footer: false` (top level or under `safe-outputs:`) turns the footer off for every handler that does not
   // set its own; the runtime reads it from each handler's config only.
