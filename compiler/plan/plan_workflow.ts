@@ -5,6 +5,7 @@
  */
 import { DEFAULT_TARGET } from "../targets/mod.ts";
 import { workflowJobs } from "./jobs/builtin_jobs.ts";
+import { creditAmount } from "./jobs/ai_credits.ts";
 import { withCallerOutputs, withCallerSecrets } from "./workflow_call.ts";
 import { parseSkill } from "./agent/skills.ts";
 import { pluginRefs, pluginSupportProblem } from "./agent/plugins.ts";
@@ -204,7 +205,7 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     diagnostics,
     engine.info.id,
     data.footer,
-    (options.target ?? DEFAULT_TARGET).jobs.safeOutputs.noopReportAsIssue,
+    (options.target ?? DEFAULT_TARGET).jobs.safeOutputs,
   );
   return { name, triggers, engine, safeOutputs };
 }
@@ -253,6 +254,11 @@ async function actionRefs(
   if (options.actionMode === "release") {
     refs.setup = await pinText("github/gh-aw-actions/setup", target.version);
   }
+  // A release that keeps the daily AI-credit usage in the Actions cache.
+  if (target.jobs.aiCredits) {
+    refs.cacheRestore = await pinText("actions/cache/restore", "v5.0.5");
+    refs.cacheSave = await pinText("actions/cache/save", "v5.0.5");
+  }
   return { pinText, pinExact, refs };
 }
 
@@ -271,10 +277,15 @@ function jobContext(
     commands: triggers.slashCommand?.names,
     experiments: !!data.experiments && typeof data.experiments === "object",
     maxEffectiveTokens: data["max-effective-tokens"] as number | string | undefined,
+    aiCreditLimits: {
+      run: creditAmount((data as Record<string, unknown>)["max-ai-credits"]),
+      daily: creditAmount((data as Record<string, unknown>)["max-daily-ai-credits"]),
+    },
     statusComment: rawOnMain["status-comment"] === true ||
       ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOnMain["status-comment"] !== false),
     model: engine.model,
     cacheMemory: merged.tools["cache-memory"] !== undefined && merged.tools["cache-memory"] !== false,
+    cacheMemoryCount: Array.isArray(merged.tools["cache-memory"]) ? merged.tools["cache-memory"].length : 1,
     copilotRequests: engine.usesCopilotRequests,
     grantsCopilotRequests: engine.grantsCopilotRequests,
     id,

@@ -13,6 +13,9 @@ export interface Refs {
   upload: string;
   download: string;
   setup?: string;
+  /** `actions/cache/restore` and `actions/cache/save`, pinned when a target keeps a usage cache. */
+  cacheRestore?: string;
+  cacheSave?: string;
   /** `actions/github-script` as gh-aw pins a `@v9` reference (`# v9.0.0 (source v9)`), e.g. the lockdown step. */
   githubScriptV9?: string;
 }
@@ -42,6 +45,8 @@ export interface JobCtx {
   source?: string;
   /** Frontmatter `tracker-id`, when set. */
   trackerId?: string;
+  /** Frontmatter `max-ai-credits` / `max-daily-ai-credits`, normalised (targets with AI-credit accounting). */
+  aiCreditLimits?: { run?: string; daily?: string };
   /** Frontmatter `max-effective-tokens`. */
   maxEffectiveTokens?: number | string;
   /** Whether the workflow declares `experiments:`. */
@@ -54,6 +59,8 @@ export interface JobCtx {
   model?: string;
   /** Whether `tools.cache-memory` is enabled. */
   cacheMemory?: boolean;
+  /** How many caches `tools.cache-memory` declares (a list declares several). */
+  cacheMemoryCount?: number;
   /** Whether `permissions.copilot-requests: write` lets copilot use the workflow token. */
   copilotRequests?: boolean;
   /**

@@ -55,8 +55,18 @@ export interface JobStyle {
   agentOutputFallback: boolean;
   /** Whether the GH_HOST step's script carries the zizmor `github-env` suppression on its `run: |` line. */
   ghHostZizmorNote: boolean;
+  /**
+   * Whether each cache-memory restore step has an id (`restore_cache_memory_N`) whose hit and matched key
+   * the agent job exposes and the failure handler reports (v0.87).
+   */
+  cacheMemoryRestoreOutputs: boolean;
   /** The `safe_outputs` job. */
   safeOutputs: SafeOutputsJobStyle;
+  /**
+   * AI-credit accounting (v0.87): the daily guardrail's and the per-run limit's defaults; undefined: the
+   * release budgets effective tokens (v0.76.1).
+   */
+  aiCredits?: { dailyDefault: string; runDefault: string };
 }
 
 /** Release differences in the `safe_outputs` job. */
@@ -75,6 +85,8 @@ export interface SafeOutputsJobStyle {
   contentsRead: boolean;
   /** The default of noop's `report-as-issue` when the workflow does not set it. */
   noopReportAsIssue: boolean;
+  /** Whether any declared `safe-outputs:` counts as configured (the reporting types join it). */
+  declaredConfigures: boolean;
 }
 
 /** Release differences in how the lock text is written, applied by emit/. */

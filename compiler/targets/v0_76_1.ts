@@ -22,6 +22,7 @@ export const V0_76_1: GhAwTarget = {
     commandCheckFirst: false,
     agentOutputFallback: false,
     ghHostZizmorNote: false,
+    cacheMemoryRestoreOutputs: false,
     safeOutputs: {
       handlerModule: "safe_output_handler_manager",
       timeoutMinutes: 15,
@@ -30,6 +31,7 @@ export const V0_76_1: GhAwTarget = {
       itemOutputs: false,
       contentsRead: true,
       noopReportAsIssue: true,
+      declaredConfigures: false,
     },
   },
 };

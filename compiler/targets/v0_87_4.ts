@@ -50,6 +50,8 @@ export const V0_87_4: GhAwTarget = {
     commandCheckFirst: true,
     agentOutputFallback: true,
     ghHostZizmorNote: true,
+    cacheMemoryRestoreOutputs: true,
+    aiCredits: { dailyDefault: "5000", runDefault: "1000" },
     safeOutputs: {
       handlerModule: "process_safe_outputs",
       timeoutMinutes: 45,
@@ -58,6 +60,7 @@ export const V0_87_4: GhAwTarget = {
       itemOutputs: true,
       contentsRead: false,
       noopReportAsIssue: false,
+      declaredConfigures: true,
     },
   },
 };

@@ -30,6 +30,13 @@ import {
   substituteStep,
 } from "./activation_prompt.ts";
 import { sortedRecord } from "./go_format.ts";
+import {
+  activationCreditEnv,
+  activationCreditOutputs,
+  dailyGuardrailSteps,
+  oauthCheckSteps,
+  setupCreditInputs,
+} from "./ai_credits.ts";
 
 /** The comment gh-aw puts before `run:` of steps that execute checked-out content. */
 const POUTINE = new Comment("poutine:ignore untrusted_checkout_exec");
@@ -80,6 +87,8 @@ export function activationJob(activationInput: ActivationInput): JobPlan {
   job.permissions = Object.fromEntries(
     Object.keys(job.permissions).sort().map((k) => [k, (job.permissions as Record<string, string>)[k]]),
   );
+  const creditEnv = activationCreditEnv(activationInput.ctx, activationInput.ctx.aiCreditLimits ?? {});
+  if (Object.keys(creditEnv).length > 0) job.env = { ...job.env, ...creditEnv };
   job.outputs = activationOutputs(activationInput);
   return job;
 }
@@ -87,8 +96,11 @@ export function activationJob(activationInput: ActivationInput): JobPlan {
 /** Setup, OTLP masking and "Generate agentic run info" (engine, model, firewall, costs). */
 function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
   const { ctx } = activationInput;
+  const setup = setupSteps(ctx, activationInput.hasPreActivation ? "pre_activation" : false);
+  const setupStep = setup[setup.length - 1];
+  setupStep.with = { ...(setupStep.with as Record<string, YValue>), ...setupCreditInputs(ctx) };
   const steps: StepPlan[] = [
-    ...setupSteps(ctx, activationInput.hasPreActivation ? "pre_activation" : false),
+    ...setup,
     ...otlpMaskSteps(ctx),
     ...workflowCallSteps(activationInput),
   ];
@@ -130,6 +142,10 @@ function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
   // env before uses for this step, as gh-aw orders it
   const gen = steps[steps.length - 1];
   steps[steps.length - 1] = { name: gen.name, id: gen.id, env: gen.env, uses: gen.uses, with: gen.with };
+  steps.push(...dailyGuardrailSteps(ctx, ctx.aiCreditLimits ?? {}, {
+    slash: !!activationInput.commands?.length,
+    label: !!activationInput.labelRemoval,
+  }));
   return steps;
 }
 
@@ -215,6 +231,7 @@ function preflightSteps(activationInput: ActivationInput): StepPlan[] {
       run: lit(CROSS_REPO_GUIDANCE.map((line) => `echo "::error::${line}"\n`).join("")),
     });
   }
+  steps.push(...oauthCheckSteps(ctx));
   if (!activationInput.noConfigCheckout) {
     // A callable workflow checks its own repository's `.github` out, at the revision that runs.
     const host = crossRepo(activationInput);
@@ -421,6 +438,7 @@ function activationOutputs(activationInput: ActivationInput): Record<string, YVa
       ? { slash_command: plain("${{ needs.pre_activation.outputs.matched_command }}") }
       : {}),
     stale_lock_file_failed: plain("${{ steps.check-lock-file.outputs.stale_lock_file_failed == 'true' }}"),
+    ...activationCreditOutputs(activationInput.ctx),
     ...(activationInput.sanitize
       ? {
         text: plain("${{ steps.sanitized.outputs.text }}"),

@@ -17,6 +17,7 @@ import {
   scriptStep,
   setupSteps,
   shStep,
+  targetOf,
 } from "../steps.ts";
 import { BlankLine, dq, lit, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import {
@@ -250,6 +251,7 @@ export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): Step
         memory.policy,
         agent.safeOutputs.threatDetection,
         memory.cacheRefs,
+        targetOf(agent.ctx).jobs.cacheMemoryRestoreOutputs,
       )
       : []) as StepPlan[],
     ...repoMemoryCloneSteps(memory.repos) as StepPlan[],

@@ -159,16 +159,20 @@ export function planSafeOutputs(
   diags: Diagnostic[],
   engineId = "copilot",
   topLevelFooter?: boolean,
-  /** Whether an undeclared `noop` reports as an issue (the target's default; declared: it does). */
-  noopDefault = true,
+  /** The target's defaults (v0.76.1's when absent). */
+  style: { noopReportAsIssue: boolean; declaredConfigures: boolean } = {
+    noopReportAsIssue: true,
+    declaredConfigures: false,
+  },
 ): SafeOutputsPlan {
   const configuredTypes = raw ? Object.keys(raw).filter((k) => !GLOBAL_KEYS.has(k) && !isReporting(k)) : [];
   const hasJobs = !!raw && !!raw.jobs && typeof raw.jobs === "object" && Object.keys(raw.jobs).length > 0;
   // Only built-in reporting types (noop, missing-tool…) still get the automatic create-issue, but count as
   // configured safe outputs (reporting tools, detection, conclusion steps), as gh-aw does.
   const autoCreateIssue = configuredTypes.length === 0 && !hasJobs;
+  // Later releases count any declared `safe-outputs:` (even one holding only threat-detection) as configured.
   const configured = raw !== undefined &&
-    (configuredTypes.length > 0 || hasJobs || Object.keys(raw).some(isReporting));
+    (style.declaredConfigures || configuredTypes.length > 0 || hasJobs || Object.keys(raw).some(isReporting));
   const effective: Record<string, unknown> = !autoCreateIssue
     ? raw!
     : { ...(raw ?? {}), "create-issue": { max: 1, labels: [workflowId], "title-prefix": `[${workflowId}]` } };
@@ -177,7 +181,7 @@ export function planSafeOutputs(
   // The spec's `noop.report-as-issue: false` stops the no-op issue (it used to be written as "true" always).
   const noopReportAsIssue = !(noopConfig && typeof noopConfig === "object" &&
     (noopConfig as Record<string, unknown>)["report-as-issue"] === false) &&
-    (noopDefault || (raw !== undefined && "noop" in raw));
+    (style.noopReportAsIssue || (raw !== undefined && "noop" in raw));
   const handlerConfig: Record<string, Record<string, unknown>> = {};
   // `footer: false` (top level or under `safe-outputs:`) turns the footer off for every handler that does not
   // set its own; the runtime reads it from each handler's config only.
