@@ -141,6 +141,10 @@ export async function planWorkflow(
       compilerVersion: options.actionMode === "release" && options.target?.stampsCompilerVersion
         ? options.target.version
         : undefined,
+      engineVersions: options.actionMode === "release" && options.target?.stampsCompilerVersion &&
+          engine.info.version && engine.command === undefined
+        ? { [engine.info.id]: engine.info.version }
+        : undefined,
     },
   };
 }
@@ -172,6 +176,11 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     diagnostics,
   );
   const engine = resolveEngine(data.engine, data.permissions, source, file.locate, diagnostics);
+  // The engine CLI release the target installs (until the engine modules ask the target themselves).
+  const targetEngineVersion = (options.target ?? DEFAULT_TARGET).engineVersions[engine.info.id];
+  if (targetEngineVersion && engine.info.version) {
+    engine.info = { ...engine.info, version: targetEngineVersion };
+  }
   for (const [index, item] of (Array.isArray(data.skills) ? data.skills : []).entries()) {
     const skill = parseSkill(String(item));
     const [line, column] = file.locate(["skills", index]);

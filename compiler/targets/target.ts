@@ -23,6 +23,8 @@ export interface GhAwTarget {
   stampsCompilerVersion: boolean;
   /** The AWF (firewall) release of this gh-aw release (`vX.Y.Z`); undefined: the compiler's default. */
   awf?: string;
+  /** The engine CLI releases this release installs, by engine id, where they differ from v0.76.1's. */
+  engineVersions: Readonly<Record<string, string>>;
   /** Whether a generated workflow-level `concurrency:` that cancels nothing says `queue: max`. */
   queueWorkflowRuns: boolean;
   /** How the lock text is written (emit/ asks). */

@@ -8,6 +8,7 @@ export const V0_76_1: GhAwTarget = {
   actionTags: {},
   setupCliAction: "github/gh-aw/actions/setup-cli",
   stampsCompilerVersion: false,
+  engineVersions: {},
   queueWorkflowRuns: false,
   emit: {
     helperRequire: "runner-temp",

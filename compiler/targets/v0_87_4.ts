@@ -35,6 +35,7 @@ export const V0_87_4: GhAwTarget = {
   },
   setupCliAction: "github/gh-aw-actions/setup-cli",
   stampsCompilerVersion: true,
+  engineVersions: { copilot: "1.0.80" },
   queueWorkflowRuns: true,
   awf: "v0.28.4",
   emit: {
