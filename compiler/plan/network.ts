@@ -34,8 +34,13 @@ const PROVIDER_ENGINE_HOSTS: Record<string, string[]> = {
  * The engine's own hosts: its defaults and, for Crush, OpenCode and Pi, the API host of the model's provider
  * (`anthropic/…` → api.anthropic.com; copilot's without a prefix) and the hosts the CLI itself reaches.
  */
-export function engineDomains(engineId: string, model: string | undefined): string[] {
-  const base = [...(ENGINE_DOMAINS[engineId] ?? [])];
+export function engineDomains(
+  engineId: string,
+  model: string | undefined,
+  /** The target release's own list for the engine, where it differs from v0.76.1's. */
+  own?: readonly string[],
+): string[] {
+  const base = [...(own ?? ENGINE_DOMAINS[engineId] ?? [])];
   if (!PROVIDER_ENGINES.includes(engineId)) return base;
   const provider = model?.includes("/") ? model.split("/")[0].toLowerCase() : "copilot";
   const api = PROVIDER_DOMAINS[provider];
@@ -62,6 +67,7 @@ export function computeAllowedDomains(
   runtimes: string[] = [],
   tools: Record<string, unknown> = {},
   model?: string,
+  engineHosts?: readonly string[],
 ): NetworkPlan {
   let declared: string[];
   let blocked: string[] = [];
@@ -73,7 +79,7 @@ export function computeAllowedDomains(
   }
   const runtimeEcosystems = runtimes.map((r) => RUNTIME_ECOSYSTEM[r] ?? r).filter((e) => ECOSYSTEMS[e]);
   const set = new Set<string>([
-    ...engineDomains(engineId, model),
+    ...engineDomains(engineId, model, engineHosts),
     ...expandEcosystems(declared),
     ...expandEcosystems(runtimeEcosystems),
     // Tools that reach the network themselves: the browser download hosts, the remote GitHub MCP server.

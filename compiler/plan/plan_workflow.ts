@@ -65,6 +65,7 @@ export async function planWorkflow(
     ],
     merged.tools,
     engine.model,
+    (options.target ?? DEFAULT_TARGET).engineDomains[engine.info.id],
   );
   const w: Planning = {
     o: options,

@@ -25,6 +25,8 @@ export interface GhAwTarget {
   awf?: string;
   /** The engine CLI releases this release installs, by engine id, where they differ from v0.76.1's. */
   engineVersions: Readonly<Record<string, string>>;
+  /** The hosts each engine reaches on its own, by engine id, where this release's list differs from v0.76.1's. */
+  engineDomains: Readonly<Record<string, readonly string[]>>;
   /** Whether a generated workflow-level `concurrency:` that cancels nothing says `queue: max`. */
   queueWorkflowRuns: boolean;
   /** How the lock text is written (emit/ asks). */

@@ -36,6 +36,20 @@ export const V0_87_4: GhAwTarget = {
   setupCliAction: "github/gh-aw-actions/setup-cli",
   stampsCompilerVersion: true,
   engineVersions: { copilot: "1.0.80" },
+  engineDomains: {
+    // The Copilot CLI is no longer installed from npm.
+    copilot: [
+      "api.business.githubcopilot.com",
+      "api.enterprise.githubcopilot.com",
+      "api.github.com",
+      "api.githubcopilot.com",
+      "api.individual.githubcopilot.com",
+      "github.com",
+      "host.docker.internal",
+      "raw.githubusercontent.com",
+      "telemetry.enterprise.githubcopilot.com",
+    ],
+  },
   queueWorkflowRuns: true,
   awf: "v0.28.4",
   emit: {
