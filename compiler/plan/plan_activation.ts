@@ -93,9 +93,15 @@ export async function activationGates(planning: Planning): Promise<Gates> {
   // gh-aw reads every key of `on:` (with the skip-if-* of imports merged in) as an event, but `command`,
   // `stop-after` and `reaction`: any other gh-aw key (`roles`, `skip-if-*`, `status-comment`, `steps`…)
   // makes the workflow unsafe too.
+  // Later releases no longer count a `roles` key that only repeats the default roles.
+  const defaultRoles = roles !== undefined && [...roles].sort().join(",") === "admin,maintainer,write";
+  const nonEventKeys = [
+    ...NON_EVENT_ON_KEYS,
+    ...(defaultRoles && targetOf(planning.ctx).jobs.defaultRolesNeedNoCheck ? ["roles"] : []),
+  ];
   const needsRoleCheck = roles !== undefined &&
     (triggers.events.some((e) => !SAFE_EVENTS.includes(e)) ||
-      Object.keys(rawOn).some((k) => !SAFE_EVENTS.includes(k) && !NON_EVENT_ON_KEYS.includes(k)) ||
+      Object.keys(rawOn).some((k) => !SAFE_EVENTS.includes(k) && !nonEventKeys.includes(k)) ||
       !!triggers.slashCommand || !!triggers.labelCommand);
   // The previous lock (large) is read only when a stop time may be carried over from it.
   const stopAfter = rawOn["stop-after"];

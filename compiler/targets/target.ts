@@ -53,6 +53,11 @@ export interface JobStyle {
    */
   commandCheckFirst: boolean;
   /**
+   * Whether an `on.roles` that lists only the default roles (admin, maintainer, write) no longer makes a
+   * workflow of safe events (schedule, dispatch, push) check the actor's role (v0.87).
+   */
+  defaultRolesNeedNoCheck: boolean;
+  /**
    * Whether the agent also uploads `agent-output-fallback` and the jobs after it download
    * `{agent,agent-output-fallback}` (merged) and export `GH_AW_AGENT_OUTPUT` only when the file arrived.
    */

@@ -22,6 +22,7 @@ export const V0_76_1: GhAwTarget = {
     runtimeFeaturesJobs: [],
     preActivationContentsOnlyForCheckout: false,
     commandCheckFirst: false,
+    defaultRolesNeedNoCheck: false,
     agentOutputFallback: false,
     ghHostZizmorNote: false,
     cacheMemoryRestoreOutputs: false,

@@ -63,6 +63,7 @@ export const V0_87_4: GhAwTarget = {
     runtimeFeaturesJobs: ["pre_activation", "activation", "agent", "safe_outputs", "conclusion"],
     preActivationContentsOnlyForCheckout: true,
     commandCheckFirst: true,
+    defaultRolesNeedNoCheck: true,
     agentOutputFallback: true,
     ghHostZizmorNote: true,
     cacheMemoryRestoreOutputs: true,
