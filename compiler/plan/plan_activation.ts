@@ -204,6 +204,7 @@ export function planPreActivation(planning: Planning, g: Gates): void {
           ),
           prLabelNames,
           roles,
+          targetOf(ctx).jobs.stackedPrGuard,
         ),
     ),
   });
@@ -353,10 +354,11 @@ function commandGate(
   userIf: string | undefined,
   prLabelNames: string[] | undefined,
   roles?: string[],
+  stackGuard = false,
 ): string | undefined {
   const command = commandCondition(triggers);
   if (command === undefined) {
-    return eventCondition(userIf, needsForkGuard(triggers), prLabelNames);
+    return eventCondition(userIf, needsForkGuard(triggers), prLabelNames, stackGuard);
   }
   const slash = triggers.slashCommand;
   const guard = slash && !slash.centralized ? commentAuthorGuard(roles, slash.ids) : undefined;

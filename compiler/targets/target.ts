@@ -57,6 +57,8 @@ export interface JobStyle {
    * workflow of safe events (schedule, dispatch, push) check the actor's role (v0.87).
    */
   defaultRolesNeedNoCheck: boolean;
+  /** Whether the fork guard of pull-request workflows comes with the stacked-PR guard (v0.87). */
+  stackedPrGuard: boolean;
   /**
    * Whether the agent also uploads `agent-output-fallback` and the jobs after it download
    * `{agent,agent-output-fallback}` (merged) and export `GH_AW_AGENT_OUTPUT` only when the file arrived.

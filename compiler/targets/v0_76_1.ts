@@ -23,6 +23,7 @@ export const V0_76_1: GhAwTarget = {
     preActivationContentsOnlyForCheckout: false,
     commandCheckFirst: false,
     defaultRolesNeedNoCheck: false,
+    stackedPrGuard: false,
     agentOutputFallback: false,
     ghHostZizmorNote: false,
     cacheMemoryRestoreOutputs: false,

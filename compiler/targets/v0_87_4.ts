@@ -64,6 +64,7 @@ export const V0_87_4: GhAwTarget = {
     preActivationContentsOnlyForCheckout: true,
     commandCheckFirst: true,
     defaultRolesNeedNoCheck: true,
+    stackedPrGuard: true,
     agentOutputFallback: true,
     ghHostZizmorNote: true,
     cacheMemoryRestoreOutputs: true,

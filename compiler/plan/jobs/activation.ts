@@ -8,6 +8,7 @@ import {
   scriptStep,
   setupSteps,
   shStep,
+  targetOf,
   TRACE_OUTPUTS,
 } from "../steps.ts";
 import { Comment, dq, lit, plain, sq, type YValue } from "../../yaml/writer.ts";
@@ -67,6 +68,7 @@ export function activationJob(activationInput: ActivationInput): JobPlan {
     activationInput.ifCondition,
     activationInput.forkGuard,
     activationInput.labelNames,
+    targetOf(activationInput.ctx).jobs.stackedPrGuard,
   );
   const base = activationInput.hasPreActivation
     ? userCond
