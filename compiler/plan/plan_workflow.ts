@@ -177,6 +177,8 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     diagnostics,
   );
   const engine = resolveEngine(data.engine, data.permissions, source, file.locate, diagnostics);
+  // A workflow-wide `model:` (later releases) is the engine's model unless `engine.model` names one.
+  if (typeof data.model === "string" && engine.model === undefined) engine.model = data.model;
   // The engine CLI release the target installs (until the engine modules ask the target themselves).
   const targetEngineVersion = (options.target ?? DEFAULT_TARGET).engineVersions[engine.info.id];
   if (targetEngineVersion && engine.info.version) {
@@ -288,8 +290,8 @@ function jobContext(
     experiments: !!data.experiments && typeof data.experiments === "object",
     maxEffectiveTokens: data["max-effective-tokens"] as number | string | undefined,
     aiCreditLimits: {
-      run: creditAmount((data as Record<string, unknown>)["max-ai-credits"]),
-      daily: creditAmount((data as Record<string, unknown>)["max-daily-ai-credits"]),
+      run: creditAmount(data["max-ai-credits"]),
+      daily: creditAmount(data["max-daily-ai-credits"]),
     },
     statusComment: rawOnMain["status-comment"] === true ||
       ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOnMain["status-comment"] !== false),

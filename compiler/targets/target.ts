@@ -27,6 +27,11 @@ export interface GhAwTarget {
   engineVersions: Readonly<Record<string, string>>;
   /** The hosts each engine reaches on its own, by engine id, where this release's list differs from v0.76.1's. */
   engineDomains: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Top-level frontmatter keys this release supports beyond v0.76.1's (refused under v0.76.1 with
+   * `newer-key-unsupported` or `unknown-key`).
+   */
+  frontmatterKeys: readonly string[];
   /** Whether a generated workflow-level `concurrency:` that cancels nothing says `queue: max`. */
   queueWorkflowRuns: boolean;
   /** How the lock text is written (emit/ asks). */

@@ -10,6 +10,7 @@ export const V0_76_1: GhAwTarget = {
   stampsCompilerVersion: false,
   engineVersions: {},
   engineDomains: {},
+  frontmatterKeys: [],
   queueWorkflowRuns: false,
   emit: {
     helperRequire: "runner-temp",

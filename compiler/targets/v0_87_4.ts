@@ -50,6 +50,7 @@ export const V0_87_4: GhAwTarget = {
       "telemetry.enterprise.githubcopilot.com",
     ],
   },
+  frontmatterKeys: ["max-ai-credits", "max-daily-ai-credits", "model", "safe-inputs"],
   queueWorkflowRuns: true,
   awf: "v0.28.4",
   emit: {
