@@ -65,7 +65,7 @@ export async function planWorkflow(
     ],
     merged.tools,
     engine.model,
-    (options.target ?? DEFAULT_TARGET).engineDomains[engine.info.id],
+    (options.target ?? DEFAULT_TARGET).engines[engine.info.id]?.domains,
   );
   const w: Planning = {
     o: options,
@@ -179,11 +179,10 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
   const engine = resolveEngine(data.engine, data.permissions, source, file.locate, diagnostics);
   // A workflow-wide `model:` (later releases) is the engine's model unless `engine.model` names one.
   if (typeof data.model === "string" && engine.model === undefined) engine.model = data.model;
-  // The engine CLI release the target installs (until the engine modules ask the target themselves).
-  const targetEngineVersion = (options.target ?? DEFAULT_TARGET).engineVersions[engine.info.id];
-  if (targetEngineVersion && engine.info.version) {
-    engine.info = { ...engine.info, version: targetEngineVersion };
-  }
+  // The engine as the target ships it (until the engine modules ask the target themselves).
+  const release = (options.target ?? DEFAULT_TARGET).engines[engine.info.id];
+  if (release?.version && engine.info.version) engine.info = { ...engine.info, version: release.version };
+  if (release?.defaultModel) engine.info = { ...engine.info, defaultModel: release.defaultModel };
   for (const [index, item] of (Array.isArray(data.skills) ? data.skills : []).entries()) {
     const skill = parseSkill(String(item));
     const [line, column] = file.locate(["skills", index]);

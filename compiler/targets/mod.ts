@@ -8,6 +8,7 @@ import { V0_87_4 } from "./v0_87_4.ts";
 
 export {
   type EmitStyle,
+  type EngineRelease,
   type GhAwTarget,
   type JobStyle,
   lockCompilerVersion,

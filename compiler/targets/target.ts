@@ -23,10 +23,11 @@ export interface GhAwTarget {
   stampsCompilerVersion: boolean;
   /** The AWF (firewall) release of this gh-aw release (`vX.Y.Z`); undefined: the compiler's default. */
   awf?: string;
-  /** The engine CLI releases this release installs, by engine id, where they differ from v0.76.1's. */
-  engineVersions: Readonly<Record<string, string>>;
-  /** The hosts each engine reaches on its own, by engine id, where this release's list differs from v0.76.1's. */
-  engineDomains: Readonly<Record<string, readonly string[]>>;
+  /**
+   * What this release's engines differ in from v0.76.1's, by engine id: read once where the engine is
+   * resolved (the engine modules of the compiler-arch refactor are their natural home).
+   */
+  engines: Readonly<Record<string, EngineRelease>>;
   /**
    * Top-level frontmatter keys this release supports beyond v0.76.1's (refused under v0.76.1 with
    * `newer-key-unsupported` or `unknown-key`).
@@ -103,6 +104,16 @@ export interface SafeOutputsJobStyle {
   noopReportAsIssue: boolean;
   /** Whether any declared `safe-outputs:` counts as configured (the reporting types join it). */
   declaredConfigures: boolean;
+}
+
+/** One engine as a release ships it, where it differs from v0.76.1. */
+export interface EngineRelease {
+  /** The CLI release installed (`GH_AW_INFO_VERSION`, `engine_versions`). */
+  version?: string;
+  /** The model expression when the workflow names none. */
+  defaultModel?: string;
+  /** The hosts the engine reaches on its own (its network defaults). */
+  domains?: readonly string[];
 }
 
 /** Release differences in how the lock text is written, applied by emit/. */

@@ -8,8 +8,7 @@ export const V0_76_1: GhAwTarget = {
   actionTags: {},
   setupCliAction: "github/gh-aw/actions/setup-cli",
   stampsCompilerVersion: false,
-  engineVersions: {},
-  engineDomains: {},
+  engines: {},
   frontmatterKeys: [],
   queueWorkflowRuns: false,
   emit: {

@@ -35,20 +35,23 @@ export const V0_87_4: GhAwTarget = {
   },
   setupCliAction: "github/gh-aw-actions/setup-cli",
   stampsCompilerVersion: true,
-  engineVersions: { copilot: "1.0.80" },
-  engineDomains: {
-    // The Copilot CLI is no longer installed from npm.
-    copilot: [
-      "api.business.githubcopilot.com",
-      "api.enterprise.githubcopilot.com",
-      "api.github.com",
-      "api.githubcopilot.com",
-      "api.individual.githubcopilot.com",
-      "github.com",
-      "host.docker.internal",
-      "raw.githubusercontent.com",
-      "telemetry.enterprise.githubcopilot.com",
-    ],
+  engines: {
+    copilot: {
+      version: "1.0.80",
+      defaultModel: "${{ vars.GH_AW_MODEL_AGENT_COPILOT || vars.GH_AW_DEFAULT_MODEL_COPILOT || 'auto' }}",
+      // The Copilot CLI is no longer installed from npm.
+      domains: [
+        "api.business.githubcopilot.com",
+        "api.enterprise.githubcopilot.com",
+        "api.github.com",
+        "api.githubcopilot.com",
+        "api.individual.githubcopilot.com",
+        "github.com",
+        "host.docker.internal",
+        "raw.githubusercontent.com",
+        "telemetry.enterprise.githubcopilot.com",
+      ],
+    },
   },
   frontmatterKeys: ["max-ai-credits", "max-daily-ai-credits", "model", "safe-inputs"],
   queueWorkflowRuns: true,
