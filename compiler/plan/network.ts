@@ -5,6 +5,8 @@ import { ECOSYSTEMS, ENGINE_DOMAINS, PROVIDER_DOMAINS } from "../data/network_ec
 export interface NetworkPlan {
   /** Declared entries (ecosystem names and domains) as written, sorted. */
   declared: string[];
+  /** The same entries in the order written (repeats dropped). */
+  declaredAsWritten: string[];
   /** Expanded allowlist, sorted and unique. */
   allowed: string[];
   blocked: string[];
@@ -112,6 +114,7 @@ export function computeAllowedDomains(
     : "";
   return {
     declared: [...new Set(declared)].sort(),
+    declaredAsWritten: [...new Set(declared)],
     allowed: [...set].sort(),
     blocked: expandEcosystems(blocked).sort(),
     engineApiHosts: hosts,

@@ -267,7 +267,10 @@ export function planActivation(
     secrets: engine.secrets,
     validateName: engine.info.validateName,
     docs: engine.info.docs,
-    allowedDomainsInfo: network.declared,
+    // Later releases report the entries in the order the author wrote them.
+    allowedDomainsInfo: targetOf(ctx).jobs.activation.domainsAsWritten
+      ? network.declaredAsWritten
+      : network.declared,
     safeOutputTools: safeOutputs.tools,
     autoCreateIssue: safeOutputs.autoCreateIssue ?? !safeOutputs.configured,
     runtimeImports,

@@ -77,6 +77,8 @@ export interface JobStyle {
    * the agent job exposes and the failure handler reports (v0.87).
    */
   cacheMemoryRestoreOutputs: boolean;
+  /** The `activation` job. */
+  activation: ActivationJobStyle;
   /** The `safe_outputs` job. */
   safeOutputs: SafeOutputsJobStyle;
   /**
@@ -84,6 +86,26 @@ export interface JobStyle {
    * release budgets effective tokens (v0.76.1).
    */
   aiCredits?: { dailyDefault: string; runDefault: string };
+}
+
+/** Release differences in the `activation` job. */
+export interface ActivationJobStyle {
+  /** Where the activation job writes the prompt (`GH_AW_PROMPT` of its prompt steps). */
+  promptPath: string;
+  /** Whether steps that run checked-out content carry the `poutine:ignore` note (and a plain `run:`). */
+  poutineNotes: boolean;
+  /** The folders the activation job's `.github` checkout fetches. */
+  sparseCheckout: readonly string[];
+  /** Whether the run info names the agent runtime (`GH_AW_INFO_AGENT_RUNTIME`). */
+  runInfoAgentRuntime: boolean;
+  /** Whether the run info lists `network.allowed` as written (true) or sorted. */
+  domainsAsWritten: boolean;
+  /** Whether "Check compile-agentic version" and "Log runtime features" follow the lock-file check. */
+  versionChecks: boolean;
+  /** Whether the prompt is copied to `/tmp/gh-aw/aw-prompts` before the artifact upload. */
+  stagePromptFiles: boolean;
+  /** The model file of the activation artifact. */
+  modelsFile: string;
 }
 
 /** Release differences in the `safe_outputs` job. */
@@ -114,6 +136,8 @@ export interface EngineRelease {
   defaultModel?: string;
   /** The hosts the engine reaches on its own (its network defaults). */
   domains?: readonly string[];
+  /** The engine's own config folders and files, saved and restored around the base branch checkout. */
+  agentConfig?: { folders: readonly string[]; files: readonly string[] };
 }
 
 /** Release differences in how the lock text is written, applied by emit/. */

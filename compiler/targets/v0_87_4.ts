@@ -39,6 +39,7 @@ export const V0_87_4: GhAwTarget = {
     copilot: {
       version: "1.0.80",
       defaultModel: "${{ vars.GH_AW_MODEL_AGENT_COPILOT || vars.GH_AW_DEFAULT_MODEL_COPILOT || 'auto' }}",
+      agentConfig: { folders: [".agents", ".github"], files: ["AGENTS.md"] },
       // The Copilot CLI is no longer installed from npm.
       domains: [
         "api.business.githubcopilot.com",
@@ -73,6 +74,16 @@ export const V0_87_4: GhAwTarget = {
     ghHostZizmorNote: true,
     cacheMemoryRestoreOutputs: true,
     aiCredits: { dailyDefault: "5000", runDefault: "1000" },
+    activation: {
+      promptPath: "${{ runner.temp }}/gh-aw/aw-prompts/prompt.txt",
+      poutineNotes: false,
+      sparseCheckout: [".github", ".agents", ".claude", ".codex", ".gemini", ".pi"],
+      runInfoAgentRuntime: true,
+      domainsAsWritten: true,
+      versionChecks: true,
+      stagePromptFiles: true,
+      modelsFile: "models.json",
+    },
     safeOutputs: {
       handlerModule: "process_safe_outputs",
       timeoutMinutes: 45,

@@ -3,11 +3,11 @@ import type { JobPlan, StepPlan } from "../types.ts";
 import {
   artifactName,
   ghAwVersion,
+  type JobCtx,
   NO_FIREWALL_INFO_ENGINES,
   otlpMaskSteps,
   scriptStep,
   setupSteps,
-  shStep,
   targetOf,
   TRACE_OUTPUTS,
 } from "../steps.ts";
@@ -28,6 +28,7 @@ import {
   engineDir,
   interpolateStep,
   promptExpressions,
+  promptPathValue,
   substituteStep,
 } from "./activation_prompt.ts";
 import { sortedRecord } from "./go_format.ts";
@@ -98,6 +99,7 @@ export function activationJob(activationInput: ActivationInput): JobPlan {
 /** Setup, OTLP masking and "Generate agentic run info" (engine, model, firewall, costs). */
 function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
   const { ctx } = activationInput;
+  const style = targetOf(ctx).jobs.activation;
   const setup = setupSteps(ctx, activationInput.hasPreActivation ? "pre_activation" : false);
   const setupStep = setup[setup.length - 1];
   setupStep.with = { ...(setupStep.with as Record<string, YValue>), ...setupCreditInputs(ctx) };
@@ -125,6 +127,7 @@ function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
     GH_AW_INFO_AWF_VERSION: dq(NO_FIREWALL_INFO.includes(ctx.engineId) ? "" : ctx.releaseAwf ?? "v0.25.58"),
     GH_AW_INFO_AWMG_VERSION: dq(""),
     GH_AW_INFO_FIREWALL_TYPE: dq("squid"),
+    ...(style.runInfoAgentRuntime ? { GH_AW_INFO_AGENT_RUNTIME: dq("") } : {}),
   };
   if (ctx.source) {
     info.GH_AW_INFO_FRONTMATTER_SOURCE = dq(ctx.source);
@@ -198,6 +201,7 @@ const CROSS_REPO_GUIDANCE = [
 /** Reaction, secret validation, `.github` checkout and the stale-lock check. */
 function preflightSteps(activationInput: ActivationInput): StepPlan[] {
   const { ctx } = activationInput;
+  const style = targetOf(ctx).jobs.activation;
   const steps: StepPlan[] = [];
   if (activationInput.reaction) {
     steps.push(
@@ -250,23 +254,26 @@ function preflightSteps(activationInput: ActivationInput): StepPlan[] {
             ref: plain(`\${{ ${TARGET}.target_checkout_ref }}`),
           }
           : {}),
-        "sparse-checkout": lit(
-          ".github\n.agents\nactions/setup\n.antigravity\n.claude\n.codex\n.crush\n.gemini\n.opencode\n.pi\n",
-        ),
+        "sparse-checkout": lit(style.sparseCheckout.map((f) => `${f}\n`).join("")),
         "sparse-checkout-cone-mode": true,
         "fetch-depth": 1,
       },
     });
   }
-  steps.push({
+  // A release that names the engine's own config folders saves only those.
+  const own = targetOf(ctx).engines[ctx.engineId]?.agentConfig;
+  steps.push(checkedOutRun(ctx, {
     name: "Save agent config folders for base branch restoration",
     env: {
-      GH_AW_AGENT_FOLDERS: dq(".agents .antigravity .claude .codex .crush .gemini .github .opencode .pi"),
-      GH_AW_AGENT_FILES: dq(".crush.json AGENTS.md ANTIGRAVITY.md CLAUDE.md GEMINI.md PI.md opencode.jsonc"),
+      GH_AW_AGENT_FOLDERS: dq(
+        own?.folders.join(" ") ?? ".agents .antigravity .claude .codex .crush .gemini .github .opencode .pi",
+      ),
+      GH_AW_AGENT_FILES: dq(
+        own?.files.join(" ") ??
+          ".crush.json AGENTS.md ANTIGRAVITY.md CLAUDE.md GEMINI.md PI.md opencode.jsonc",
+      ),
     },
-    "#": POUTINE,
-    run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/save_base_github_folders.sh"'),
-  });
+  }, 'bash "${RUNNER_TEMP}/gh-aw/actions/save_base_github_folders.sh"'));
   steps.push(scriptStep(ctx, "Check workflow lock file", "check_workflow_timestamp_api", {
     id: "check-lock-file",
     env: {
@@ -275,6 +282,16 @@ function preflightSteps(activationInput: ActivationInput): StepPlan[] {
     },
     token: activationInput.githubToken,
   }));
+  if (style.versionChecks) {
+    steps.push(scriptStep(ctx, "Check compile-agentic version", "check_version_updates", {
+      env: { GH_AW_COMPILED_VERSION: dq(ghAwVersion(ctx)) },
+    }));
+    steps.push({
+      name: "Log runtime features",
+      if: plain(`\${{ contains(toJSON(vars), '"GH_AW_RUNTIME_FEATURES":') }}`),
+      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/log_runtime_features_summary.sh"'),
+    });
+  }
   return steps;
 }
 
@@ -359,19 +376,24 @@ function experimentSteps(activationInput: ActivationInput): StepPlan[] {
 /** Placeholder validation, the prompt summary and the activation artifact. */
 function closingSteps(activationInput: ActivationInput): StepPlan[] {
   const { ctx } = activationInput;
+  const style = targetOf(ctx).jobs.activation;
   const steps: StepPlan[] = [];
-  steps.push(
-    shStep("Validate prompt placeholders", "validate_prompt_placeholders", "", {
-      env: { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" },
-      "#": POUTINE,
-    }),
-  );
-  steps.push(
-    shStep("Print prompt", "print_prompt_summary", "", {
-      env: { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" },
-      "#": POUTINE,
-    }),
-  );
+  steps.push(checkedOutRun(ctx, {
+    name: "Validate prompt placeholders",
+    env: { GH_AW_PROMPT: promptPathValue(ctx) },
+  }, 'bash "${RUNNER_TEMP}/gh-aw/actions/validate_prompt_placeholders.sh"'));
+  steps.push(checkedOutRun(ctx, {
+    name: "Print prompt",
+    env: { GH_AW_PROMPT: promptPathValue(ctx) },
+  }, 'bash "${RUNNER_TEMP}/gh-aw/actions/print_prompt_summary.sh"'));
+  if (style.stagePromptFiles) {
+    steps.push({
+      name: "Stage prompt files for artifact upload",
+      run: lit(
+        'mkdir -p /tmp/gh-aw/aw-prompts\ncp -a "${RUNNER_TEMP}/gh-aw/aw-prompts/." /tmp/gh-aw/aw-prompts/\n',
+      ),
+    });
+  }
   steps.push({
     name: "Upload activation artifact",
     if: plain("success()"),
@@ -380,7 +402,7 @@ function closingSteps(activationInput: ActivationInput): StepPlan[] {
       name: artifactName(ctx, "activation", "activation-step"),
       "include-hidden-files": true,
       path: lit(
-        "/tmp/gh-aw/aw_info.json\n/tmp/gh-aw/model_multipliers.json\n/tmp/gh-aw/aw-prompts/prompt.txt\n" +
+        `/tmp/gh-aw/aw_info.json\n/tmp/gh-aw/${style.modelsFile}\n/tmp/gh-aw/aw-prompts/prompt.txt\n` +
           "/tmp/gh-aw/aw-prompts/prompt-template.txt\n/tmp/gh-aw/aw-prompts/prompt-import-tree.json\n" +
           `/tmp/gh-aw/github_rate_limits.jsonl\n/tmp/gh-aw/base\n/tmp/gh-aw/${
             engineDir(ctx.engineId)
@@ -391,6 +413,16 @@ function closingSteps(activationInput: ActivationInput): StepPlan[] {
     },
   });
   return steps;
+}
+
+/**
+ * A step running checked-out content: with the `poutine:ignore` note and a plain `run:` (v0.76.1), or a
+ * literal `run: |` without the note (later releases).
+ */
+export function checkedOutRun(ctx: JobCtx, step: StepPlan, script: string): StepPlan {
+  return targetOf(ctx).jobs.activation.poutineNotes
+    ? { ...step, "#": POUTINE, run: plain(script) }
+    : { ...step, run: lit(`${script}\n`) };
 }
 
 /** The job's outputs, sorted. */

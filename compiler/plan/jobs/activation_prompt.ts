@@ -4,7 +4,7 @@
  * create, interpolate and substitute it.
  */
 import type { StepPlan } from "../types.ts";
-import { scriptStep } from "../steps.ts";
+import { type JobCtx, scriptStep, targetOf } from "../steps.ts";
 import { Comment, dq, lit, plain, sq, type YValue } from "../../yaml/writer.ts";
 import { repoMemoryBranch } from "../agent/repo_memory.ts";
 import type { ActivationInput } from "./activation_input.ts";
@@ -76,6 +76,12 @@ export function promptExpressions(activationInput: ActivationInput): Map<string,
   return promptExprs;
 }
 
+/** The prompt file of the activation job's steps, as the target writes it. */
+export function promptPathValue(ctx: JobCtx): YValue {
+  const path = targetOf(ctx).jobs.activation.promptPath;
+  return path.includes("${{") ? plain(path) : path;
+}
+
 /** "Create prompt with built-in context": the system prompt fragments, the context block and the body. */
 export function createPromptStep(
   activationInput: ActivationInput,
@@ -83,7 +89,7 @@ export function createPromptStep(
 ): StepPlan {
   const delim = heredocDelimiter("PROMPT", activationInput.frontmatterHash);
   const promptEnv: Record<string, YValue> = {
-    GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+    GH_AW_PROMPT: promptPathValue(activationInput.ctx),
     GH_AW_SAFE_OUTPUTS: plain("${{ runner.temp }}/gh-aw/safeoutputs/outputs.jsonl"),
   };
   for (const k of [...promptExprs.keys()].sort()) promptEnv[k] = plain(`\${{ ${promptExprs.get(k)} }}`);
@@ -205,7 +211,7 @@ export function interpolateStep(activationInput: ActivationInput): StepPlan {
   const { ctx } = activationInput;
   return scriptStep(ctx, "Interpolate variables and render templates", "interpolate_prompt", {
     env: {
-      GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+      GH_AW_PROMPT: promptPathValue(ctx),
       GH_AW_ENGINE_ID: dq(ctx.engineId),
       // In gh-aw's extraction order (the planner places the experiment values among them).
       ...Object.fromEntries(
@@ -218,7 +224,7 @@ export function interpolateStep(activationInput: ActivationInput): StepPlan {
 /** "Substitute placeholders": every `__GH_AW_…__` placeholder of the prompt and its value. */
 export function substituteStep(activationInput: ActivationInput, promptExprs: Map<string, string>): StepPlan {
   const { ctx } = activationInput;
-  const subEnv: Record<string, YValue> = { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" };
+  const subEnv: Record<string, YValue> = { GH_AW_PROMPT: promptPathValue(ctx) };
   const cliList = activationInput.mcpCliServers.map((n) =>
     `- \`${n}\` — run \`${n} --help\` to see available tools`
   ).join(
