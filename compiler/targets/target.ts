@@ -106,6 +106,10 @@ export interface ActivationJobStyle {
   stagePromptFiles: boolean;
   /** The model file of the activation artifact. */
   modelsFile: string;
+  /** Whether the prompt is built by `create_prompt.cjs` from JSON (v0.86.2), not by a shell heredoc. */
+  promptFromJson: boolean;
+  /** The prompt fragment on the MCP servers mounted as CLIs. */
+  mcpCliPrompt: string;
 }
 
 /** Release differences in the `safe_outputs` job. */

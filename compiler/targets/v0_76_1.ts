@@ -47,6 +47,8 @@ export const V0_76_1: GhAwTarget = {
       versionChecks: false,
       stagePromptFiles: false,
       modelsFile: "model_multipliers.json",
+      promptFromJson: false,
+      mcpCliPrompt: "mcp_cli_tools_prompt.md",
     },
     safeOutputs: {
       handlerModule: "safe_output_handler_manager",

@@ -83,6 +83,8 @@ export const V0_87_4: GhAwTarget = {
       versionChecks: true,
       stagePromptFiles: true,
       modelsFile: "models.json",
+      promptFromJson: true,
+      mcpCliPrompt: "mcp_cli_tools_with_safeoutputs_prompt.md",
     },
     safeOutputs: {
       handlerModule: "process_safe_outputs",

@@ -286,11 +286,6 @@ function preflightSteps(activationInput: ActivationInput): StepPlan[] {
     steps.push(scriptStep(ctx, "Check compile-agentic version", "check_version_updates", {
       env: { GH_AW_COMPILED_VERSION: dq(ghAwVersion(ctx)) },
     }));
-    steps.push({
-      name: "Log runtime features",
-      if: plain(`\${{ contains(toJSON(vars), '"GH_AW_RUNTIME_FEATURES":') }}`),
-      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/log_runtime_features_summary.sh"'),
-    });
   }
   return steps;
 }
@@ -334,6 +329,14 @@ function triggerSteps(activationInput: ActivationInput): StepPlan[] {
   }
   // gh-aw adds the experiment steps after the trigger steps, just before the prompt is built.
   steps.push(...experimentSteps(activationInput));
+  // Later releases log the repository's runtime features right before the prompt.
+  if (targetOf(ctx).jobs.activation.versionChecks) {
+    steps.push({
+      name: "Log runtime features",
+      if: plain(`\${{ contains(toJSON(vars), '"GH_AW_RUNTIME_FEATURES":') }}`),
+      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/log_runtime_features_summary.sh"'),
+    });
+  }
   return steps;
 }
 
