@@ -409,14 +409,18 @@ function githubPromptOf({ ctx, data, merged }: Planning): { githubTool: boolean;
 }
 
 /** MCP servers mounted as CLIs (sorted): the infrastructure ones always, the user's with `tools.cli-proxy`. */
-function mcpCliServersOf({ data, imports, merged }: Planning): string[] {
+function mcpCliServersOf(planning: Planning): string[] {
+  const { data, imports, merged } = planning;
+  const all = targetOf(planning.ctx).jobs.mountAllMcpServers;
+  const github = all && githubPromptOf(planning);
   return [
     // Infrastructure servers are always CLI-mounted; user-facing ones only with `tools.cli-proxy: true`.
     "safeoutputs",
     ...(data["mcp-scripts"] !== undefined || imports.some((i) => i.frontmatter["mcp-scripts"] !== undefined)
       ? ["mcpscripts"]
       : []),
-    ...(merged.tools["cli-proxy"] === true
+    ...(github && github.githubTool && !github.cliProxy ? ["github"] : []),
+    ...(merged.tools["cli-proxy"] === true || all
       ? [
         ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
         ...Object.keys(merged.mcpServers),

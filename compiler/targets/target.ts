@@ -77,6 +77,11 @@ export interface JobStyle {
    * the agent job exposes and the failure handler reports (v0.87).
    */
   cacheMemoryRestoreOutputs: boolean;
+  /**
+   * Whether every MCP server (the GitHub MCP server, the author's, agentic-workflows, serena) is mounted as a
+   * CLI as `tools.cli-proxy: true` asks in v0.76.1 (v0.87: by default).
+   */
+  mountAllMcpServers: boolean;
   /** The `activation` job. */
   activation: ActivationJobStyle;
   /** The `safe_outputs` job. */

@@ -27,6 +27,7 @@ export const V0_76_1: GhAwTarget = {
     agentOutputFallback: false,
     ghHostZizmorNote: false,
     cacheMemoryRestoreOutputs: false,
+    mountAllMcpServers: false,
     activation: {
       promptPath: "/tmp/gh-aw/aw-prompts/prompt.txt",
       poutineNotes: true,

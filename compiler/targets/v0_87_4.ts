@@ -74,6 +74,7 @@ export const V0_87_4: GhAwTarget = {
     ghHostZizmorNote: true,
     cacheMemoryRestoreOutputs: true,
     aiCredits: { dailyDefault: "5000", runDefault: "1000" },
+    mountAllMcpServers: true,
     activation: {
       promptPath: "${{ runner.temp }}/gh-aw/aw-prompts/prompt.txt",
       poutineNotes: false,
