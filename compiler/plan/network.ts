@@ -70,6 +70,8 @@ export function computeAllowedDomains(
   tools: Record<string, unknown> = {},
   model?: string,
   engineHosts?: readonly string[],
+  /** Hosts the target release adds to an ecosystem (`GhAwTarget.ecosystemHosts`). */
+  ecosystemHosts: Readonly<Record<string, readonly string[]>> = {},
 ): NetworkPlan {
   let declared: string[];
   let blocked: string[] = [];
@@ -83,6 +85,7 @@ export function computeAllowedDomains(
   const set = new Set<string>([
     ...engineDomains(engineId, model, engineHosts),
     ...expandEcosystems(declared),
+    ...declared.flatMap((e) => ecosystemHosts[e] ?? []),
     ...expandEcosystems(runtimeEcosystems),
     // Tools that reach the network themselves: the browser download hosts, the remote GitHub MCP server.
     ...(tools.playwright !== undefined && tools.playwright !== false ? ECOSYSTEMS.playwright : []),

@@ -66,6 +66,7 @@ export async function planWorkflow(
     merged.tools,
     engine.model,
     (options.target ?? DEFAULT_TARGET).engines[engine.info.id]?.domains,
+    (options.target ?? DEFAULT_TARGET).ecosystemHosts,
   );
   const w: Planning = {
     o: options,

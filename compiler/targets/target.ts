@@ -28,6 +28,8 @@ export interface GhAwTarget {
    * resolved (the engine modules of the compiler-arch refactor are their natural home).
    */
   engines: Readonly<Record<string, EngineRelease>>;
+  /** Hosts this release adds to a `network.allowed` ecosystem, by ecosystem name. */
+  ecosystemHosts: Readonly<Record<string, readonly string[]>>;
   /**
    * Top-level frontmatter keys this release supports beyond v0.76.1's (refused under v0.76.1 with
    * `newer-key-unsupported` or `unknown-key`).
@@ -101,7 +103,7 @@ export interface ActivationJobStyle {
   poutineNotes: boolean;
   /** The folders the activation job's `.github` checkout fetches. */
   sparseCheckout: readonly string[];
-  /** Whether the run info names the agent runtime (`GH_AW_INFO_AGENT_RUNTIME`). */
+  /** Whether the run info names the agent runtime (`GH_AW_INFO_AGENT_RUNTIME`) and cache-memory use. */
   runInfoAgentRuntime: boolean;
   /** Whether the run info lists `network.allowed` as written (true) or sorted. */
   domainsAsWritten: boolean;

@@ -9,6 +9,7 @@ export const V0_76_1: GhAwTarget = {
   setupCliAction: "github/gh-aw/actions/setup-cli",
   stampsCompilerVersion: false,
   engines: {},
+  ecosystemHosts: {},
   frontmatterKeys: [],
   queueWorkflowRuns: false,
   emit: {

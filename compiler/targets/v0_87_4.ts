@@ -54,6 +54,7 @@ export const V0_87_4: GhAwTarget = {
       ],
     },
   },
+  ecosystemHosts: { github: ["patchdiff.githubusercontent.com"] },
   frontmatterKeys: ["max-ai-credits", "max-daily-ai-credits", "model", "safe-inputs"],
   queueWorkflowRuns: true,
   awf: "v0.28.4",

@@ -128,6 +128,7 @@ function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
     GH_AW_INFO_AWMG_VERSION: dq(""),
     GH_AW_INFO_FIREWALL_TYPE: dq("squid"),
     ...(style.runInfoAgentRuntime ? { GH_AW_INFO_AGENT_RUNTIME: dq("") } : {}),
+    ...(style.runInfoAgentRuntime && ctx.cacheMemory ? { GH_AW_INFO_CACHE_MEMORY: dq("true") } : {}),
   };
   if (ctx.source) {
     info.GH_AW_INFO_FRONTMATTER_SOURCE = dq(ctx.source);
