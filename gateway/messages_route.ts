@@ -31,6 +31,7 @@ import {
 } from "./request_context.ts";
 import type { ModelRouter } from "./routing.ts";
 import type { AttemptRecord, UpstreamAttempts } from "./upstream_attempts.ts";
+import type { Ingress, IngressAnswer, IngressRequest } from "./ingress.ts";
 
 /** The paths this handler serves (query strings are ignored). */
 export const MESSAGES_PATHS: ReadonlySet<string> = new Set(["/v1/messages", "/compat/v1/messages"]);
@@ -97,6 +98,8 @@ interface AccessLine {
   tap?: { open: boolean; text: string[] };
   /** True once the response has ended (usage settled). */
   settled?: boolean;
+  /** How the answer reaches a client of another API format (absent: the Messages API). */
+  answer?: IngressAnswer;
 }
 
 /** The usage of a whole (non-streamed) answer. */
@@ -178,7 +181,7 @@ function checkMaxTokens(request: MessagesRequest, limit: number | undefined): vo
 export function providerCall(
   router: ModelRouter,
   request: MessagesRequest,
-  rawBody: string,
+  rawBody: string | undefined,
   trace: TraceIds,
   clientHeaders: Headers,
 ): { provider: Provider; call: ProviderCall } {
@@ -209,9 +212,13 @@ export function pathOf(url: string): string {
   return url.slice(start, end);
 }
 
-/** Creates the handler of the two messages paths. */
+/**
+ * Creates the handler of the two messages paths; with an `ingress`, the handler of that API format's paths
+ * (the same pipeline, with the request, answer and errors in the format's own shape).
+ */
 export function createMessagesRoute(
   deps: MessagesRouteDeps,
+  ingress?: Ingress,
 ): (request: Request, path: string) => Promise<Response> {
   const { router, keys, logger, pingIntervalMs, attempts } = deps;
 
@@ -224,11 +231,15 @@ export function createMessagesRoute(
     const policy = await authenticate(keys, headers);
     const keyId = policy.id;
     const text = await reading;
-    const body = validateMessagesRequest(parseJsonBody(text));
-    const { provider, call } = providerCall(router, body, text, trace, headers);
+    const parsed: IngressRequest | undefined = ingress?.parse(text);
+    const body = parsed?.request ?? validateMessagesRequest(parseJsonBody(text));
+    // Another format's text is no Messages body: pass-through providers serialize `body` instead.
+    const { provider, call } = providerCall(router, body, parsed ? undefined : text, trace, headers);
     const target = `${provider.name}/${call.upstreamModel}`;
     line.target = target;
+    line.answer = parsed?.answer;
     line.ledger = { keyId, model: body.model, stream: body.stream === true, traceId: trace.traceId };
+    parsed?.fitMaxTokens(deps.maxTokensOf?.(body.model, target));
     checkMaxTokens(body, deps.maxTokensOf?.(body.model, target));
     deps.limits.checkModel(policy, body.model, target);
     line.admission = await deps.limits.admit(policy, {
@@ -305,7 +316,13 @@ export function createMessagesRoute(
   ): Promise<Response> => {
     const requestId = line.requestId;
     if (stream) {
-      const upstream = attempt(call, provider, line, (p, c) => p.streamMessage(c));
+      const via = line.answer;
+      const upstream = attempt(
+        call,
+        provider,
+        line,
+        (p, c) => via ? via.streamMessage(p, c) : p.streamMessage(c),
+      );
       let events = await deferStream(upstream, pingIntervalMs, call.abort, call.onStreamEnd);
       line.ttftMs = performance.now() - line.started;
       line.streaming = true;
@@ -317,6 +334,7 @@ export function createMessagesRoute(
           endSpans(line);
         });
       }
+      if (via) events = via.stream(events);
       return new Response(events, {
         headers: traceResponseHeaders(trace, {
           "content-type": "text/event-stream; charset=utf-8",
@@ -328,20 +346,30 @@ export function createMessagesRoute(
         }),
       });
     }
-    const message = await attempt(call, provider, line, (p, c) => p.createMessage(c));
-    line.usage = usageOfAnswer(message);
+    const via = line.answer;
+    const message = await attempt(
+      call,
+      provider,
+      line,
+      (p, c) => via ? via.createMessage(p, c) : p.createMessage(c),
+    );
+    const rendered = via?.json(message);
+    line.usage = rendered ? rendered.usage : usageOfAnswer(message);
     if (line.spans?.content) {
       line.completion = message instanceof RawJson ? topLevelValue(message.text, "content") : message.content;
     }
     settle(line);
-    return new Response(message instanceof RawJson ? message.text : JSON.stringify(message), {
-      headers: traceResponseHeaders(trace, {
-        "content-type": "application/json",
-        "request-id": requestId,
-        ...upstreamHeaders(line),
-        ...line.admission?.headers,
-      }),
-    });
+    return new Response(
+      rendered?.text ?? (message instanceof RawJson ? message.text : JSON.stringify(message)),
+      {
+        headers: traceResponseHeaders(trace, {
+          "content-type": "application/json",
+          "request-id": requestId,
+          ...upstreamHeaders(line),
+          ...line.admission?.headers,
+        }),
+      },
+    );
   };
 
   /** Writes the access line; a stream's carries its outcome and is a warning when the upstream failed. */
@@ -355,6 +383,7 @@ export function createMessagesRoute(
       duration_ms: Math.round((performance.now() - line.started) * 100) / 100,
     };
     if (line.upstream) fields.upstream = line.upstream;
+    if (ingress) fields.ingress = ingress.format;
     // Every attempt is recorded when there was more than the one that answered.
     if (line.attempts && (line.attempts.length > 1 || !line.upstream)) fields.attempts = line.attempts;
     if (end) {
@@ -397,6 +426,7 @@ export function createMessagesRoute(
       trace_id: line.ledger!.traceId,
       request_id: line.requestId,
       warning: cost.priced ? null : `no price for ${served}; cost counted as 0`,
+      ingress: ingress?.format ?? "anthropic",
     });
   };
 
@@ -424,7 +454,7 @@ export function createMessagesRoute(
       line.errorType = error instanceof GatewayError ? error.type : "api_error";
       line.tap = undefined; // no stream reached the client
       settle(line);
-      response = renderError(
+      response = (ingress?.renderError ?? renderError)(
         error,
         line.requestId,
         logger,

@@ -31,6 +31,8 @@ export interface UsageRow {
   trace_id: string;
   request_id: string;
   warning: string | null;
+  /** The API format of the request (`anthropic`, `openai-chat`, `openai-responses`); default `anthropic`. */
+  ingress?: string;
 }
 
 /** Database schema of the ledger table. */
@@ -78,6 +80,8 @@ export class UsageLedger {
 
   /** Queues a row (never throws, never waits). */
   record(row: UsageRow): void {
+    // Every row of a batch names the same columns (one multi-row INSERT): an absent format is the default's.
+    row.ingress ??= "anthropic";
     this.#queue.push(row);
     if (this.#queue.length > this.#options.maxQueued) {
       const dropped = this.#queue.splice(0, this.#queue.length - this.#options.maxQueued);
