@@ -322,6 +322,7 @@ function jobContext(
     source: typeof data.source === "string" ? data.source : undefined,
     trackerId: typeof data["tracker-id"] === "string" ? data["tracker-id"] : undefined,
     workflowCall: "workflow_call" in triggers.on,
+    pullRequestEvent: triggers.events.includes("pull_request"),
   };
 }
 

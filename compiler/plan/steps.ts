@@ -47,6 +47,8 @@ export interface JobCtx {
   trackerId?: string;
   /** Frontmatter `max-ai-credits` / `max-daily-ai-credits`, normalised (targets with AI-credit accounting). */
   aiCreditLimits?: { run?: string; daily?: string };
+  /** Whether `pull_request` events start the workflow. */
+  pullRequestEvent?: boolean;
   /** Frontmatter `max-effective-tokens`. */
   maxEffectiveTokens?: number | string;
   /** Whether the workflow declares `experiments:`. */

@@ -137,6 +137,22 @@ export interface SafeOutputsJobStyle {
   noopReportAsIssue: boolean;
   /** Whether any declared `safe-outputs:` counts as configured (the reporting types join it). */
   declaredConfigures: boolean;
+  /**
+   * Whether the code-pushing types check out the triggering ref (persisting the credentials) and configure git
+   * with `configure_git_credentials.sh`, with no base-branch extraction or trusted-branch checkout (v0.87.4).
+   */
+  checkoutTriggeringRef: boolean;
+  /** The code-pushing types' `max_patch_size` (KB) when the workflow sets none. */
+  defaultMaxPatchSize: number;
+  /**
+   * The agent instruction files the code-pushing types protect, by engine id, where the release protects
+   * only the engine's own (v0.87); absent: v0.76.1's list.
+   */
+  instructionFiles: Readonly<Record<string, readonly string[]>>;
+  /** Handler-config keys this release names otherwise, by handler (`{ add_reviewer: { allowed_reviewers: "allowed" } }`). */
+  handlerKeyRenames: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Whether a pull-request-triggered workflow's job env names the head commit (`GH_AW_HEAD_SHA`). */
+  headShaEnv: boolean;
 }
 
 /** One engine as a release ships it, where it differs from v0.76.1. */

@@ -61,6 +61,11 @@ export const V0_76_1: GhAwTarget = {
       contentsRead: true,
       noopReportAsIssue: true,
       declaredConfigures: false,
+      checkoutTriggeringRef: false,
+      defaultMaxPatchSize: 1024,
+      instructionFiles: {},
+      handlerKeyRenames: {},
+      headShaEnv: false,
     },
   },
 };

@@ -97,6 +97,11 @@ export const V0_87_4: GhAwTarget = {
       contentsRead: false,
       noopReportAsIssue: false,
       declaredConfigures: true,
+      checkoutTriggeringRef: true,
+      defaultMaxPatchSize: 4096,
+      instructionFiles: { copilot: ["AGENTS.md"] },
+      handlerKeyRenames: { add_reviewer: { allowed_reviewers: "allowed" } },
+      headShaEnv: true,
     },
   },
 };

@@ -191,6 +191,9 @@ function jobEnv(ctx: JobCtx, so: SafeOutputsPlan, emoji: string | undefined): Re
   if (style.engineVersionEnv && ctx.engineId === "copilot" && !ctx.engineCommand) {
     jenv.GH_AW_ENGINE_VERSION = dq(ctx.engineVersion);
   }
+  if (style.headShaEnv && ctx.pullRequestEvent) {
+    jenv.GH_AW_HEAD_SHA = plain("${{ github.event.pull_request.head.sha }}");
+  }
   // The AI credits the agent spent and its ambient context, for the handlers' footers and reports.
   if (style.aiCreditsEnv) {
     jenv.GH_AW_AGENT_AIC = plain("${{ needs.agent.outputs.aic }}");

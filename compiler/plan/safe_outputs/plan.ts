@@ -6,6 +6,7 @@
  * allowed references, limits).
  */
 import type { SafeOutputAction } from "./custom_actions.ts";
+import { DEFAULT_TARGET, type SafeOutputsJobStyle } from "../../targets/mod.ts";
 import type { Diagnostic } from "../../api.ts";
 import { diagnostic } from "../../source/diagnostics.ts";
 import { type SafeOutputType, snakeCase } from "./types/contract.ts";
@@ -93,6 +94,28 @@ function settingsOf(raw: unknown): Record<string, unknown> {
   return raw && typeof raw === "object" ? raw as Record<string, unknown> : {};
 }
 
+/** A handler's config as the target release writes it: its patch-size default, protected files and key names. */
+function releaseConfig(
+  handler: string,
+  config: Record<string, unknown>,
+  settings: Record<string, unknown>,
+  engineId: string,
+  style: Pick<SafeOutputsJobStyle, "defaultMaxPatchSize" | "instructionFiles" | "handlerKeyRenames">,
+): Record<string, unknown> {
+  let out = config;
+  if (config.max_patch_size !== undefined && settings["max-patch-size"] === undefined) {
+    out = { ...out, max_patch_size: style.defaultMaxPatchSize };
+  }
+  const own = style.instructionFiles[engineId];
+  if (own && Array.isArray(out.protected_files)) {
+    const others = ["AGENTS.md", "CLAUDE.md", "GEMINI.md"].filter((f) => !own.includes(f));
+    out = { ...out, protected_files: (out.protected_files as string[]).filter((f) => !others.includes(f)) };
+  }
+  const renames = style.handlerKeyRenames[handler];
+  if (renames) out = Object.fromEntries(Object.entries(out).map(([k, v]) => [renames[k] ?? k, v]));
+  return out;
+}
+
 function typeConfig(type: SafeOutputType, raw: unknown, engineId: string): Record<string, unknown> {
   const settings = settingsOf(raw);
   const out: Record<string, unknown> = {};
@@ -160,10 +183,14 @@ export function planSafeOutputs(
   engineId = "copilot",
   topLevelFooter?: boolean,
   /** The target's defaults (v0.76.1's when absent). */
-  style: { noopReportAsIssue: boolean; declaredConfigures: boolean } = {
-    noopReportAsIssue: true,
-    declaredConfigures: false,
-  },
+  style: Pick<
+    SafeOutputsJobStyle,
+    | "noopReportAsIssue"
+    | "declaredConfigures"
+    | "defaultMaxPatchSize"
+    | "instructionFiles"
+    | "handlerKeyRenames"
+  > = DEFAULT_TARGET.jobs.safeOutputs,
 ): SafeOutputsPlan {
   const configuredTypes = raw ? Object.keys(raw).filter((k) => !GLOBAL_KEYS.has(k) && !isReporting(k)) : [];
   const hasJobs = !!raw && !!raw.jobs && typeof raw.jobs === "object" && Object.keys(raw.jobs).length > 0;
@@ -201,7 +228,13 @@ export function planSafeOutputs(
       );
       continue;
     }
-    handlerConfig[snakeCase(key)] = typeConfig(type, withFooter(effective[key], footerOff), engineId);
+    handlerConfig[snakeCase(key)] = releaseConfig(
+      snakeCase(key),
+      typeConfig(type, withFooter(effective[key], footerOff), engineId),
+      settingsOf(effective[key]),
+      engineId,
+      style,
+    );
     const scopes = type.permissionsFor?.(settingsOf(effective[key])) ?? type.permissions;
     // A staged type (globally or on its own) only previews: it needs no write scope.
     if (staged || settingsOf(effective[key]).staged === true || !scopes) continue;
