@@ -245,11 +245,19 @@ export function planActivation(
   const { data, merged, triggers, engine, safeOutputs, ctx, network, jobs } = planning;
   const { frontmatterHash } = planning;
   const { rawOn, commands, prLabelNames, hasPre } = g;
-  const { runtimeImports, inlined, promptText, beforeActivation, activationIf, bodyExprs, inlinedBody } =
-    promptInputs(
-      planning,
-      g,
-    );
+  const {
+    runtimeImports,
+    inlined,
+    promptText,
+    beforeActivation,
+    activationIf,
+    bodyExprs,
+    inlinedBody,
+    inlinedPieces,
+  } = promptInputs(
+    planning,
+    g,
+  );
   jobs.activation = activationJob({
     beforeJobs: beforeActivation,
     ctx,
@@ -324,6 +332,7 @@ export function planActivation(
     prContextPushGuidance: safeOutputs.types.includes("push-to-pull-request-branch"),
     mcpCliServers: mcpCliServersOf(planning),
     inlinedBody,
+    inlinedPieces,
   });
   return { beforeActivation, inlined };
 }

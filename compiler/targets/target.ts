@@ -107,6 +107,8 @@ export interface ActivationJobStyle {
   runInfoAgentRuntime: boolean;
   /** Whether the run info lists `network.allowed` as written (true) or sorted. */
   domainsAsWritten: boolean;
+  /** Whether a workflow out of strict mode fails when the repository variable `GH_AW_POLICY_STRICT` is on. */
+  strictPolicyCheck: boolean;
   /** Whether "Check compile-agentic version" and "Log runtime features" follow the lock-file check. */
   versionChecks: boolean;
   /** Whether the prompt is copied to `/tmp/gh-aw/aw-prompts` before the artifact upload. */

@@ -46,6 +46,7 @@ export const V0_76_1: GhAwTarget = {
       ],
       runInfoAgentRuntime: false,
       domainsAsWritten: false,
+      strictPolicyCheck: false,
       versionChecks: false,
       stagePromptFiles: false,
       modelsFile: "model_multipliers.json",

@@ -82,6 +82,7 @@ export const V0_87_4: GhAwTarget = {
       sparseCheckout: [".github", ".agents", ".claude", ".codex", ".gemini", ".pi"],
       runInfoAgentRuntime: true,
       domainsAsWritten: true,
+      strictPolicyCheck: true,
       versionChecks: true,
       stagePromptFiles: true,
       modelsFile: "models.json",

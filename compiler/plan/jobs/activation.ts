@@ -148,6 +148,17 @@ function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
   // env before uses for this step, as gh-aw orders it
   const gen = steps[steps.length - 1];
   steps[steps.length - 1] = { name: gen.name, id: gen.id, env: gen.env, uses: gen.uses, with: gen.with };
+  // A workflow compiled out of strict mode fails where the repository's policy demands strict mode.
+  if (style.strictPolicyCheck && !activationInput.strict) {
+    steps.push({
+      name: "Enforce strict mode policy",
+      if: plain("${{ vars.GH_AW_POLICY_STRICT == 'true' }}"),
+      run: lit(
+        'echo "::error::GH_AW_POLICY_STRICT=true but this workflow was not compiled in strict mode. Recompile ' +
+          'with --strict or strict: true."\nexit 1\n',
+      ),
+    });
+  }
   steps.push(...dailyGuardrailSteps(ctx, ctx.aiCreditLimits ?? {}, {
     slash: !!activationInput.commands?.length,
     label: !!activationInput.labelRemoval,

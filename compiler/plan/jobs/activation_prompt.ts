@@ -200,7 +200,9 @@ export function createPromptStep(
   if (json) {
     // Each text its own part: the system prompt's end, then each import and the body.
     block("</system>");
-    if (activationInput.inlinedBody !== undefined) block(inlinedPromptText(activationInput.inlinedBody));
+    for (const piece of activationInput.inlinedPieces ?? []) {
+      block(inlinedPromptText(piece).replace(/^\n+/, ""));
+    }
     for (const p of activationInput.runtimeImports) {
       block(typeof p === "string" ? `{{#runtime-import ${p}}}` : `${p.inline}\n`);
     }
