@@ -323,7 +323,16 @@ function jobContext(
     trackerId: typeof data["tracker-id"] === "string" ? data["tracker-id"] : undefined,
     workflowCall: "workflow_call" in triggers.on,
     pullRequestEvent: triggers.events.includes("pull_request"),
+    sandboxInfo: sandboxInfoOf(data.sandbox),
   };
+}
+
+/** `sandbox.mcp.version` and `sandbox.agent.runtime`, when written as text. */
+function sandboxInfoOf(sandbox: unknown): { gatewayVersion?: string; agentRuntime?: string } {
+  const s = sandbox && typeof sandbox === "object" ? sandbox as Record<string, unknown> : {};
+  const part = (k: string) => s[k] && typeof s[k] === "object" ? s[k] as Record<string, unknown> : {};
+  const text = (v: unknown) => typeof v === "string" ? v : undefined;
+  return { gatewayVersion: text(part("mcp").version), agentRuntime: text(part("agent").runtime) };
 }
 
 /** Gives the named built-in jobs `GH_AW_RUNTIME_FEATURES` in their env, in its sorted place. */

@@ -47,6 +47,8 @@ export interface JobCtx {
   trackerId?: string;
   /** Frontmatter `max-ai-credits` / `max-daily-ai-credits`, normalised (targets with AI-credit accounting). */
   aiCreditLimits?: { run?: string; daily?: string };
+  /** `sandbox.mcp.version` and `sandbox.agent.runtime`, when set (what later releases' run info reports). */
+  sandboxInfo?: { gatewayVersion?: string; agentRuntime?: string };
   /** Whether `pull_request` events start the workflow. */
   pullRequestEvent?: boolean;
   /** Frontmatter `max-effective-tokens`. */

@@ -125,9 +125,11 @@ function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
     GH_AW_INFO_ALLOWED_DOMAINS: sq(JSON.stringify(activationInput.allowedDomainsInfo)),
     GH_AW_INFO_FIREWALL_ENABLED: dq(String(!NO_FIREWALL_INFO.includes(ctx.engineId))),
     GH_AW_INFO_AWF_VERSION: dq(NO_FIREWALL_INFO.includes(ctx.engineId) ? "" : ctx.releaseAwf ?? "v0.25.58"),
-    GH_AW_INFO_AWMG_VERSION: dq(""),
+    GH_AW_INFO_AWMG_VERSION: dq(style.runInfoAgentRuntime ? ctx.sandboxInfo?.gatewayVersion ?? "" : ""),
     GH_AW_INFO_FIREWALL_TYPE: dq("squid"),
-    ...(style.runInfoAgentRuntime ? { GH_AW_INFO_AGENT_RUNTIME: dq("") } : {}),
+    ...(style.runInfoAgentRuntime
+      ? { GH_AW_INFO_AGENT_RUNTIME: dq(ctx.sandboxInfo?.agentRuntime ?? "") }
+      : {}),
     ...(style.runInfoAgentRuntime && ctx.cacheMemory ? { GH_AW_INFO_CACHE_MEMORY: dq("true") } : {}),
   };
   if (ctx.source) {
