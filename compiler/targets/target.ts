@@ -84,6 +84,11 @@ export interface JobStyle {
    * CLI as `tools.cli-proxy: true` asks in v0.76.1 (v0.87: by default).
    */
   mountAllMcpServers: boolean;
+  /**
+   * Whether the agent writes the safe-outputs config with `create_files.cjs` from the step env (v0.87.1),
+   * after a "Prepare Safe Outputs Directories" step, instead of a shell heredoc.
+   */
+  safeOutputsConfigFromEnv: boolean;
   /** The `activation` job. */
   activation: ActivationJobStyle;
   /** The `safe_outputs` job. */

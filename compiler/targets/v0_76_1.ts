@@ -29,6 +29,7 @@ export const V0_76_1: GhAwTarget = {
     ghHostZizmorNote: false,
     cacheMemoryRestoreOutputs: false,
     mountAllMcpServers: false,
+    safeOutputsConfigFromEnv: false,
     activation: {
       promptPath: "/tmp/gh-aw/aw-prompts/prompt.txt",
       poutineNotes: true,

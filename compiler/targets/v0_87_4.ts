@@ -76,6 +76,7 @@ export const V0_87_4: GhAwTarget = {
     cacheMemoryRestoreOutputs: true,
     aiCredits: { dailyDefault: "5000", runDefault: "1000" },
     mountAllMcpServers: true,
+    safeOutputsConfigFromEnv: true,
     activation: {
       promptPath: "${{ runner.temp }}/gh-aw/aw-prompts/prompt.txt",
       poutineNotes: false,
