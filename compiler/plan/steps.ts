@@ -142,7 +142,19 @@ export function restoreActionsFolderSteps(ctx: JobCtx): StepPlan[] {
 }
 
 /** Sets the bot identity and re-authenticates `origin` with the job token, before any job pushes commits. */
-export function gitCredentialsStep(): StepPlan {
+export function gitCredentialsStep(ctx?: JobCtx): StepPlan {
+  // Later releases run the runtime's script with the repository and server from the environment.
+  if (ctx && targetOf(ctx).jobs.gitCredentialsScript) {
+    return {
+      name: "Configure Git credentials",
+      env: {
+        GITHUB_REPOSITORY: plain("${{ github.repository }}"),
+        GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
+        GITHUB_TOKEN: plain("${{ github.token }}"),
+      },
+      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/configure_git_credentials.sh"'),
+    };
+  }
   return {
     name: "Configure Git credentials",
     env: {

@@ -89,6 +89,10 @@ export interface JobStyle {
    * after a "Prepare Safe Outputs Directories" step, instead of a shell heredoc.
    */
   safeOutputsConfigFromEnv: boolean;
+  /** Whether "Configure Git credentials" runs `configure_git_credentials.sh` (v0.87) instead of inline git. */
+  gitCredentialsScript: boolean;
+  /** Whether the agent also checks out the PR a dispatched run's `aw_context` names (v0.87). */
+  dispatchedPrCheckout: boolean;
   /** The `activation` job. */
   activation: ActivationJobStyle;
   /** The `safe_outputs` job. */

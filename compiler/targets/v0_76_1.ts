@@ -30,6 +30,8 @@ export const V0_76_1: GhAwTarget = {
     cacheMemoryRestoreOutputs: false,
     mountAllMcpServers: false,
     safeOutputsConfigFromEnv: false,
+    gitCredentialsScript: false,
+    dispatchedPrCheckout: false,
     activation: {
       promptPath: "/tmp/gh-aw/aw-prompts/prompt.txt",
       poutineNotes: true,

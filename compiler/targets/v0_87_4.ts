@@ -77,6 +77,8 @@ export const V0_87_4: GhAwTarget = {
     aiCredits: { dailyDefault: "5000", runDefault: "1000" },
     mountAllMcpServers: true,
     safeOutputsConfigFromEnv: true,
+    gitCredentialsScript: true,
+    dispatchedPrCheckout: true,
     activation: {
       promptPath: "${{ runner.temp }}/gh-aw/aw-prompts/prompt.txt",
       poutineNotes: false,

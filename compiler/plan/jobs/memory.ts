@@ -74,7 +74,7 @@ function branchPushPrelude(ctx: JobCtx): StepPlan[] {
       uses: plain(ctx.refs.checkout),
       with: { "persist-credentials": false, "sparse-checkout": "." },
     },
-    gitCredentialsStep(),
+    gitCredentialsStep(ctx),
   ];
 }
 
