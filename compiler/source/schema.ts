@@ -122,7 +122,7 @@ export const frontmatterSchema = z.object({
   resources: anyValue.optional(),
   "run-install-scripts": anyValue.optional(),
   // Keys of later releases, read only where the target supports them (GhAwTarget.frontmatterKeys).
-  model: z.string().optional(),
+  model: anyValue.optional(),
   "max-ai-credits": anyValue.optional(),
   "max-daily-ai-credits": anyValue.optional(),
   "safe-inputs": anyValue.optional(),
