@@ -33,6 +33,14 @@ import { idTokenSigner } from "./signing/id_token_signer.ts";
 import { GroupCommit } from "@switchyard/lib/group_commit.ts";
 import { staticDocuments } from "./static_documents.ts";
 import { installGitHubStandIn } from "./github_stand_in.ts";
+import {
+  DEVICE_AUTHORIZATION_PATH,
+  DEVICE_PAGE_PATH,
+  deviceAuthorizationEndpoint,
+} from "./device/device_flow.ts";
+import { registerDeviceRoutes } from "./device/device_routes.tsx";
+import { BackchannelDelivery, type DeliveryOptions } from "./logout/delivery.ts";
+import { holdSessionLogouts, settleHeldLogouts } from "./logout/fan_out.ts";
 import { MembershipGate } from "./membership/access.ts";
 import { withMembership } from "./membership/session_groups.ts";
 import { type AuditEvent, pruneAudit, recordAudit } from "./audit/mod.ts";
@@ -62,6 +70,12 @@ export interface AuthDeps {
   logger: Logger;
   /** The open auth database. */
   database: AuthDatabase;
+  /**
+   * Back-channel logout delivery (auth/logout/delivery.ts): `onDelivery` sees each attempt after the audit log
+   * recorded it, `pollMs` picks up logouts a CLI command queued; `expose` hands the running delivery to the
+   * caller (tests).
+   */
+  backchannel?: DeliveryOptions & { expose?(delivery: BackchannelDelivery): void };
   /** Timeout of each GitHub API call of the membership gate (ms; default 5000). */
   githubTimeoutMs?: number;
   /** Clock of the membership gate (tests move it past AUTH_MEMBERSHIP_TTL). */
@@ -110,6 +124,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     audit,
     onError,
     now: deps.now,
+    logoutQueued: () => logoutDelivery.kick(),
   });
   const secure = createBetterAuth({ config, db, secureCookies: true, logger, gate });
   const plain = local ? createBetterAuth({ config, db, secureCookies: false, logger, gate }) : secure;
@@ -127,6 +142,29 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     ensureKey: () => secure.api.getJwks(),
   });
 
+  const { expose, ...deliveryOptions } = deps.backchannel ?? {};
+  const logoutDelivery = new BackchannelDelivery({
+    ...deliveryOptions,
+    client,
+    issuer,
+    sign: signJwt,
+    logger,
+    // Every attempt's outcome reaches the audit log (never the token), then the caller's own hook.
+    onDelivery: async (event) => {
+      await audit({
+        action: "backchannel_logout",
+        outcome: event.outcome === "delivered" ? "success" : "failure",
+        userId: event.userId,
+        clientId: event.clientId,
+        actor: "service",
+        reason: `${event.reason} ${event.outcome}${event.status ? ` ${event.status}` : ""}`,
+      });
+      await deliveryOptions.onDelivery?.(event);
+    },
+  });
+  expose?.(logoutDelivery);
+  const logoutQueued = () => logoutDelivery.kick();
+
   const sessionOf = async (request: Request) => {
     try {
       return await pick(request).api.getSession({ headers: request.headers });
@@ -141,6 +179,8 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     issuer,
     signJwt,
     writes,
+    logoutQueued,
+    refreshReuseSeconds: config.AUTH_REFRESH_REUSE_SECONDS ?? 0,
     gate,
     audit,
     currentSession: async (r: Request) => {
@@ -157,10 +197,12 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     if (SERVICE_ANSWERED.has(path)) return await shimOAuth(incoming, (r) => pick(r).handler(r), shimDeps);
     const request = local ? withTrustedOrigin(incoming, config.AUTH_BASE_URL) : incoming;
     let userId: string | undefined;
+    let endingSession: string | undefined;
     if (SESSION_USES.has(path) || path === SIGN_OUT_PATH) {
       // A session used to authorize or consent is re-validated first (ended if membership was lost).
       const session = await sessionOf(request);
       userId = session?.user.id;
+      if (session && path === SIGN_OUT_PATH && request.method === "POST") endingSession = session.session.id;
       if (session && path !== SIGN_OUT_PATH) await gate.revalidateUser(session.user.id);
     }
     const consent = path === CONSENT_PATH && request.method === "POST"
@@ -170,7 +212,11 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
       : undefined;
     const instance = pick(request);
     const cookieHeader = request.headers.get("cookie");
+    // Sign-out: the session's back-channel logouts are queued before Better Auth deletes the session (which
+    // clears the tokens' session ids), released once it did, and sent in the background.
+    if (endingSession) await client.execute(holdSessionLogouts(endingSession));
     const response = await shimOAuth(request, (r) => instance.handler(r), shimDeps);
+    if (endingSession) await client.execute(settleHeldLogouts(endingSession, response.ok));
     if (consent && userId) {
       const query = new URLSearchParams(typeof consent.oauth_query === "string" ? consent.oauth_query : "");
       await audit({
@@ -186,6 +232,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
       await audit({ action: "logout", outcome: "success", userId, actor: "user" });
     }
     const finished = local ? await finishLocalCookies(client, request, cookieHeader, response) : response;
+    if (endingSession && response.ok) logoutQueued();
     return path === "/api/auth/get-session"
       ? await withMembership(await withoutSessionToken(finished), gate)
       : finished;
@@ -216,6 +263,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   const logout = createEndSession({
     client,
     issuer,
+    logoutQueued,
     secret: config.AUTH_SECRET ?? LOCAL_MODE_SECRET,
     currentSession: async (request) => {
       const session = await sessionOf(request);
@@ -259,6 +307,14 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   app.post(END_SESSION_CONFIRM_PATH, (c) => logout.confirm(c.req.raw));
 
   // Local `/api/auth/*` calls are served here, before any session lookup of the service's own pages.
+  // RFC 8628: answered by the service (auth/device/), never by Better Auth.
+  app.post(DEVICE_AUTHORIZATION_PATH, (c) =>
+    deviceAuthorizationEndpoint(c.req.raw, {
+      client,
+      issuer,
+      sign: signJwt,
+      verificationUri: `${base.origin}${DEVICE_PAGE_PATH}`,
+    }));
   app.all("/api/auth/*", (c) => servePublicAuth(c.req.raw));
   app.on(
     ["GET", "HEAD"],
@@ -273,6 +329,8 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     sessionOf,
     callAuth,
   });
+
+  registerDeviceRoutes(app, { local, client, origin: base.origin, sessionOf, callAuth, audit });
 
   app.notFound((c) =>
     c.json({ error: "not_found", message: `no route for ${c.req.method} ${c.req.path}` }, 404)

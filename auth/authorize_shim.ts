@@ -106,7 +106,11 @@ export async function authorizeShim(request: Request, forward: Forward, deps: Sh
       }
       params.delete("id_token_hint");
     }
-    const scopeProblem = normaliseScope(params, registration, prompts);
+    const offlineConsented =
+      prompts.has("none") && (params.get("scope") ?? "").split(" ").includes("offline_access")
+        ? await consentCoversOffline(deps, request, params.get("client_id"))
+        : false;
+    const scopeProblem = normaliseScope(params, registration, prompts, offlineConsented);
     if (scopeProblem) return fail("invalid_scope", scopeProblem);
     const maxAge = params.get("max_age");
     if (maxAge !== null) {
@@ -168,26 +172,54 @@ function errorPage(issuer: string, error: string, description: string): Response
 
 /**
  * Scope rules over 1.6.23's: an omitted `scope` means the client's scopes without `offline_access` (the
- * library would grant everything the client may have); `offline_access` is honoured only with
- * `prompt=consent` or for a first-party (skip-consent) client, and dropped otherwise (OIDC Core §11, as
- * node-oidc-provider does). Returns a problem description, or undefined.
+ * library would grant everything the client may have). `offline_access` (OIDC Core §11) is honoured when the
+ * user approves it: the library shows the consent page whenever the stored consent does not cover every
+ * requested scope, so it is kept for interactive requests and for first-party (skip-consent) clients; with
+ * `prompt=none` no page can be shown, so it is kept only when a stored consent already covers it
+ * (`offlineConsented`) and dropped otherwise. Returns a problem description, or undefined.
  */
 function normaliseScope(
   params: URLSearchParams,
   registration: ClientRegistrationRow,
   prompts: Set<string>,
+  offlineConsented: boolean,
 ): string | undefined {
   const requested = params.get("scope");
   let scopes = requested === null
     ? registration.scopes.filter((s) => s !== "offline_access")
     : requested.split(" ").filter(Boolean);
   if (requested !== null && scopes.length === 0) return "scope is empty";
-  if (scopes.includes("offline_access") && !prompts.has("consent") && !registration.skipConsent) {
+  if (
+    scopes.includes("offline_access") && prompts.has("none") && !registration.skipConsent && !offlineConsented
+  ) {
     scopes = scopes.filter((s) => s !== "offline_access");
   }
-  if (scopes.length === 0) return "no scope left to grant (offline_access needs prompt=consent)";
+  if (scopes.length === 0) return "no scope left to grant (offline_access needs the user's consent)";
   params.set("scope", scopes.join(" "));
   return undefined;
+}
+
+/** Whether the signed-in user's stored consent for `clientId` includes `offline_access`. */
+async function consentCoversOffline(
+  deps: ShimDeps,
+  request: Request,
+  clientId: string | null,
+): Promise<boolean> {
+  const session = await deps.currentSession(request);
+  if (!session || !clientId) return false;
+  const result = await deps.client.execute({
+    sql:
+      "SELECT scopes FROM oauth_consent WHERE user_id = ? AND client_id = ? ORDER BY updated_at DESC LIMIT 1",
+    args: [session.userId, clientId],
+  });
+  const scopes = result.rows[0]?.scopes;
+  if (scopes === undefined || scopes === null) return false;
+  try {
+    const list = JSON.parse(String(scopes));
+    return Array.isArray(list) && list.includes("offline_access");
+  } catch {
+    return String(scopes).split(" ").includes("offline_access");
+  }
 }
 
 /** What the authorization endpoint needs of a registered client. */

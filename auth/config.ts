@@ -96,6 +96,15 @@ const authConfigSchema = z.object({
    * system's libcrypto 3 when it loads, a path names the library, `off` keeps WebCrypto.
    */
   AUTH_SIGNING_LIBCRYPTO: z.string().optional(),
+  /**
+   * Seconds during which a just-rotated refresh token presented again gets the same token response instead
+   * of revoking its grant (two tabs, a lost response); unset or 0 is strict rotation, at most 60.
+   */
+  AUTH_REFRESH_REUSE_SECONDS: z.coerce.number({ error: "must be a whole number of seconds from 0 to 60" })
+    .int({ error: "must be a whole number of seconds from 0 to 60" })
+    .min(0, { error: "must be a whole number of seconds from 0 to 60" })
+    .max(60, { error: "must be at most 60 seconds (a longer window lets a stolen token be replayed)" })
+    .optional(),
   /** Read by Better Auth itself; must stay unset in local mode so the environment cannot widen trust. */
   BETTER_AUTH_TRUSTED_ORIGINS: z.string().optional(),
   /** Who may sign in with GitHub (auth/membership/policy.ts): org logins, `org/team-slug`, logins. */

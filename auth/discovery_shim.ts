@@ -2,11 +2,13 @@
  * Discovery metadata corrections over 1.6.23 (the same JSON on all three discovery URLs):
  * - `request_uri_parameter_supported` defaults to true when omitted (OIDC Discovery §3), but `request_uri`
  *   is refused: it, `request_parameter_supported` and `claims_parameter_supported` are stated as false.
+ * - Back-channel logout (auth/logout/) is advertised, with `sid` in logout and ID tokens.
  * - Public clients (`oauth:register --public`) authenticate with `none` at the token and revocation
  *   endpoints; the lists say so (1.6.23 adds `none` only with unauthenticated dynamic registration).
  * - `claims_supported` lists `groups` (the `groups` scope's claim, auth/membership/).
  */
 import type { Forward } from "./shim_types.ts";
+import { DEVICE_AUTHORIZATION_PATH, DEVICE_CODE_GRANT } from "./device/device_flow.ts";
 
 /** The discovery paths of the service (issuer `{base}/api/auth`). */
 export const DISCOVERY_PATHS: ReadonlySet<string> = new Set([
@@ -36,7 +38,15 @@ export async function discoveryShim(request: Request, forward: Forward): Promise
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     claims_parameter_supported: false,
+    // OIDC Back-Channel Logout 1.0 §2.1 (auth/logout/): logout tokens carry `sid`, as every ID token does.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     claims_supported: withGroups(metadata.claims_supported),
+    // RFC 8628 (auth/device/): the endpoint and its grant type.
+    device_authorization_endpoint: `${new URL(request.url).origin}${DEVICE_AUTHORIZATION_PATH}`,
+    grant_types_supported: Array.isArray(metadata.grant_types_supported)
+      ? [...metadata.grant_types_supported, DEVICE_CODE_GRANT]
+      : metadata.grant_types_supported,
   };
   return new Response(JSON.stringify(corrected), { status: response.status, headers });
 }

@@ -22,6 +22,7 @@ import { SignOutPage, SignOutResultPage } from "./pages/sign_out.tsx";
 import { isForm } from "./shim_types.ts";
 import { signLogoutRequest, verifyLogoutRequest } from "./logout_request.ts";
 import { verifyIdTokenHint } from "./id_token_hint.ts";
+import { queueSessionLogouts } from "./logout/fan_out.ts";
 
 /** Path of the end-session endpoint (as advertised in discovery). */
 export const END_SESSION_PATH = "/api/auth/oauth2/end-session";
@@ -43,6 +44,8 @@ export interface EndSessionDeps {
   client: Client;
   /** The issuer ID tokens carry. */
   issuer: string;
+  /** Called after a session was ended here (starts its back-channel logouts). */
+  logoutQueued?: () => void;
   /** The service secret (signs the confirmation request). */
   secret: string;
   /** The browser's session, if any. */
@@ -116,8 +119,14 @@ export function createEndSession(deps: EndSessionDeps) {
     return response;
   };
 
-  const deleteSession = (id: string) =>
-    deps.client.execute({ sql: "DELETE FROM session WHERE id = ?", args: [id] });
+  /** Ends a session of another browser (named by the hint), with its back-channel logouts. */
+  const deleteSession = async (id: string) => {
+    await deps.client.batch([
+      queueSessionLogouts(id),
+      { sql: "DELETE FROM session WHERE id = ?", args: [id] },
+    ], "write");
+    deps.logoutQueued?.();
+  };
 
   /** `GET|POST {issuer}/oauth2/end-session`. */
   const endSession = async (request: Request): Promise<Response> => {

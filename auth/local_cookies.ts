@@ -1,6 +1,7 @@
 /** Local mode's session-cookie clean-up around Better Auth's sign-in and sign-out answers. */
 import type { Client } from "@libsql/client";
 import { COOKIE_PREFIX } from "./better_auth.ts";
+import { queueLogouts } from "./logout/fan_out.ts";
 import {
   cookieNames,
   cookieValue,
@@ -36,7 +37,12 @@ export async function finishLocalCookies(
     for (const name of [SESSION_COOKIE, SECURE_SESSION_COOKIE]) {
       const value = cookieValue(cookieHeader, name);
       if (!value) continue;
-      await client.execute({ sql: "DELETE FROM session WHERE token = ?", args: [value.split(".")[0]] });
+      const token = value.split(".")[0];
+      // The session's back-channel logouts are queued with its deletion (auth/logout/fan_out.ts).
+      await client.batch([
+        queueLogouts("session_id IN (SELECT id FROM session WHERE token = ?)", [token], "sign_out"),
+        { sql: "DELETE FROM session WHERE token = ?", args: [token] },
+      ], "write");
       expireVariant(name === SECURE_SESSION_COOKIE);
     }
   } else if (

@@ -11,6 +11,9 @@ import { LOCAL_MODE_PORT, readAuthConfig } from "./config.ts";
 import { openAuthDatabase } from "./database.ts";
 import { forbiddenHostResponse, isAllowedLocalHost } from "./local_mode.ts";
 
+/** How often the service looks for back-channel logouts queued by another process. */
+const BACKCHANNEL_POLL_MS = 5000;
+
 let app: Promise<ReturnType<typeof createAuthApp>> | undefined;
 
 async function buildApp(): Promise<ReturnType<typeof createAuthApp>> {
@@ -19,6 +22,8 @@ async function buildApp(): Promise<ReturnType<typeof createAuthApp>> {
   return createAuthApp(config, {
     logger: createLogger({ level: config.LOG_LEVEL, base: { service: AUTH_SERVICE_NAME } }),
     database,
+    // Back-channel logouts a CLI command queued (auth:sessions revoke) are picked up within this interval.
+    backchannel: { pollMs: BACKCHANNEL_POLL_MS },
   });
 }
 

@@ -8,6 +8,8 @@ import { AppError } from "@switchyard/lib/errors.ts";
 import { createBetterAuth } from "./better_auth.ts";
 import type { AuthConfig } from "./config.ts";
 import type { AuthDatabase } from "./database.ts";
+import { DEVICE_CODE_GRANT } from "./device/device_flow.ts";
+import { backchannelUriProblem, saveBackchannelStatement } from "./logout/backchannel_clients.ts";
 
 /** What to register. */
 export interface ClientRegistration {
@@ -23,6 +25,17 @@ export interface ClientRegistration {
   enableEndSession?: boolean;
   /** A client that cannot hold a secret (token endpoint auth method `none`). */
   public?: boolean;
+  /** May use the RFC 8628 device authorization grant (auth/device/); redirect URIs become optional. */
+  device?: boolean;
+  /**
+   * Client ids of resource servers its access tokens are meant for: they may introspect them (and see
+   * themselves in `aud`), e.g. the gateway for `gateway:login`'s device client.
+   */
+  audience?: string[];
+  /** Where back-channel logout tokens are POSTed (auth/logout/). */
+  backchannelLogoutUri?: string;
+  /** The RP needs `sid` in logout tokens. */
+  backchannelLogoutSessionRequired?: boolean;
 }
 
 /** The registered client's credentials; the secret exists only for confidential clients. */
@@ -62,7 +75,10 @@ export function redirectUriProblem(raw: string, isPublic: boolean): string | und
 export function registrationProblems(reg: ClientRegistration): string[] {
   const problems: string[] = [];
   if (!reg.name.trim()) problems.push("--name must not be empty");
-  if (reg.redirectUris.length === 0) problems.push("--redirect-uri is required");
+  if (reg.redirectUris.length === 0 && !reg.device) problems.push("--redirect-uri is required (or --device)");
+  for (const aud of reg.audience ?? []) {
+    if (!/^[\w.:-]{1,128}$/.test(aud)) problems.push(`--audience ${JSON.stringify(aud)} is not a client id`);
+  }
   for (const uri of reg.redirectUris) {
     const problem = redirectUriProblem(uri, !!reg.public);
     if (problem) problems.push(`--redirect-uri ${problem}`);
@@ -73,6 +89,12 @@ export function registrationProblems(reg: ClientRegistration): string[] {
   }
   if (reg.postLogoutRedirectUris?.length && !reg.enableEndSession) {
     problems.push("--post-logout-redirect-uri needs --enable-end-session");
+  }
+  if (reg.backchannelLogoutUri !== undefined) {
+    const problem = backchannelUriProblem(reg.backchannelLogoutUri);
+    if (problem) problems.push(problem);
+  } else if (reg.backchannelLogoutSessionRequired) {
+    problems.push("--backchannel-logout-session-required needs --backchannel-logout-uri");
   }
   return problems;
 }
@@ -113,7 +135,8 @@ export async function registerClient(
       headers: new Headers({ cookie }),
       body: {
         client_name: reg.name,
-        redirect_uris: reg.redirectUris,
+        // A device-only client has no redirect URI; the library needs one, cleared right after.
+        redirect_uris: reg.redirectUris.length ? reg.redirectUris : ["http://127.0.0.1/device-only"],
         ...(reg.postLogoutRedirectUris?.length
           ? { post_logout_redirect_uris: reg.postLogoutRedirectUris }
           : {}),
@@ -126,10 +149,28 @@ export async function registerClient(
         require_pkce: true,
       },
     });
-    await database.client.execute({
-      sql: "UPDATE oauth_client SET user_id = NULL WHERE client_id = ?",
-      args: [created.client_id],
-    });
+    // The library's registration knows neither the device grant type nor audiences.
+    const grants = ["authorization_code", "refresh_token", ...(reg.device ? [DEVICE_CODE_GRANT] : [])];
+    await database.client.batch([
+      { sql: "UPDATE oauth_client SET user_id = NULL WHERE client_id = ?", args: [created.client_id] },
+      ...(reg.device || reg.audience?.length
+        ? [{
+          sql: "UPDATE oauth_client SET grant_types = ?, redirect_uris = ?, metadata = ? WHERE client_id = ?",
+          args: [
+            JSON.stringify(grants),
+            JSON.stringify(reg.redirectUris),
+            JSON.stringify({ audience: reg.audience ?? [] }),
+            created.client_id,
+          ],
+        }]
+        : []),
+      ...(reg.backchannelLogoutUri === undefined ? [] : [
+        saveBackchannelStatement(created.client_id, {
+          uri: reg.backchannelLogoutUri,
+          sessionRequired: !!reg.backchannelLogoutSessionRequired,
+        }),
+      ]),
+    ], "write");
     return publicClient || !created.client_secret
       ? { client_id: created.client_id }
       : { client_id: created.client_id, client_secret: created.client_secret };

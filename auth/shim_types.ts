@@ -15,6 +15,10 @@ export interface ShimDeps {
   writes: GroupCommit;
   /** Signs ID tokens with the current key (auth/signing/id_token_signer.ts). */
   signJwt: JwtSigner;
+  /** Called after a write queued back-channel logouts (starts their delivery). */
+  logoutQueued?: () => void;
+  /** `AUTH_REFRESH_REUSE_SECONDS`: how long a rotated refresh token still gets its successor's answer. */
+  refreshReuseSeconds?: number;
   /** The membership gate (re-validation on refresh; the `groups` claim). */
   gate?: MembershipGate;
   /** Records an audit row (never throws). */

@@ -5,8 +5,8 @@
  * the grant it belongs to:
  * - the client is authenticated first (Basic in any letter case, or the form), with one description for
  *   every failure (no client-id enumeration);
- * - `grant_type` missing → `invalid_request`; other than `authorization_code`/`refresh_token` →
- *   `unsupported_grant_type`;
+ * - `grant_type` missing → `invalid_request`; other than `authorization_code`/`refresh_token`/the device
+ *   code (auth/device/) → `unsupported_grant_type`;
  * - a code is checked against its client, its `redirect_uri` and its PKCE challenge (all `invalid_grant`,
  *   code intact), then claimed once: a second redemption is a replay and revokes that code's grant only;
  * - the refresh grant is the service's own (auth/grants/refresh_grant.ts): the presented token is marked
@@ -17,7 +17,6 @@
 import {
   claimOf,
   claimOnce,
-  grantOfToken,
   newGrantId,
   recordGrantTokens,
   revokeGrant,
@@ -32,6 +31,9 @@ import {
 } from "./oauth_client_auth.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
 import { findRefreshRow, refreshGrant } from "./grants/refresh_grant.ts";
+import { DEVICE_CODE_GRANT, deviceCodeGrant } from "./device/device_flow.ts";
+import { decodeJwt } from "jose";
+import { reusedResponse } from "./grants/refresh_reuse.ts";
 
 /** RFC 7636 §4.1: 43–128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -47,6 +49,7 @@ const SINGLE_VALUED = [
   "client_id",
   "client_secret",
   "scope",
+  "device_code",
 ];
 
 /**
@@ -74,6 +77,8 @@ async function afterWinner(key: string): Promise<void> {
 
 /** The code's stored authorization request, as 1.6.23 writes it into `verification.value`. */
 interface StoredCode {
+  /** The browser session the code was issued in (the ID token's `sid`). */
+  sessionId?: string;
   query?: {
     client_id?: string;
     redirect_uri?: string;
@@ -110,6 +115,9 @@ export async function tokenEndpoint(request: Request, forward: Forward, deps: Sh
   };
   if (grantType === "authorization_code") return await codeGrant(form, auth.clientId, forwardForm, deps);
   if (grantType === "refresh_token") return await refreshTokenGrant(form, auth.clientId, deps);
+  if (grantType === DEVICE_CODE_GRANT) {
+    return await deviceCodeGrant(form, auth.clientId, { ...deps, sign: deps.signJwt, verificationUri: "" });
+  }
   return oauthError(
     400,
     "unsupported_grant_type",
@@ -135,7 +143,8 @@ async function codeGrant(
   if (!row) {
     const claim = await claimOf(deps.client, claimKey);
     if (claim && claim.clientId === clientId) {
-      await revokeGrant(deps.client, claim.grantId);
+      await revokeGrant(deps.client, claim.grantId, "token_replay");
+      deps.logoutQueued?.();
       await deps.audit?.({ action: "token_replay", outcome: "refused", clientId, reason: "code_replay" });
       return oauthError(
         400,
@@ -188,7 +197,10 @@ async function codeGrant(
     // Another request redeemed the code first: this one is a replay of it.
     await afterWinner(claimKey);
     const claim = await claimOf(deps.client, claimKey);
-    if (claim) await revokeGrant(deps.client, claim.grantId);
+    if (claim) {
+      await revokeGrant(deps.client, claim.grantId, "token_replay");
+      deps.logoutQueued?.();
+    }
     await deps.audit?.({ action: "token_replay", outcome: "refused", clientId, reason: "code_replay" });
     return oauthError(
       400,
@@ -196,7 +208,10 @@ async function codeGrant(
       "authorization code already used; tokens issued from it are revoked",
     );
   }
-  return await asWinner(claimKey, async () => await finish(await forwardForm(), grantId, deps));
+  return await asWinner(
+    claimKey,
+    async () => await finish(await withSid(await forwardForm(), stored.sessionId, deps), grantId, deps),
+  );
 }
 
 async function refreshTokenGrant(
@@ -212,10 +227,16 @@ async function refreshTokenGrant(
   if (row.clientId !== clientId) {
     return oauthError(400, "invalid_grant", "refresh token was issued to another client");
   }
-  const grantId = await grantOfToken(deps.client, tokenHash) ?? `untracked:${tokenHash}`;
+  const grantId = row.grantId ?? `untracked:${tokenHash}`;
   const replayed = async () => {
+    // Within AUTH_REFRESH_REUSE_SECONDS of its rotation, the same token gets the rotation's answer.
+    if (deps.refreshReuseSeconds) {
+      const reused = await reusedResponse(deps.client, token, tokenHash);
+      if (reused) return reused;
+    }
     // RFC 9700 §4.14.2: the token was used before, by the client or by a thief; end the whole grant.
-    await revokeGrant(deps.client, grantId);
+    await revokeGrant(deps.client, grantId, "token_replay");
+    deps.logoutQueued?.();
     await deps.audit?.({
       action: "token_replay",
       outcome: "refused",
@@ -228,12 +249,42 @@ async function refreshTokenGrant(
   if (row.revoked) return await replayed();
   if (!(row.expiresAt > Date.now())) return oauthError(400, "invalid_grant", "refresh token expired");
   const answer = await refreshGrant(
-    { client: deps.client, issuer: deps.issuer, sign: deps.signJwt, writes: deps.writes, gate: deps.gate },
+    {
+      client: deps.client,
+      issuer: deps.issuer,
+      sign: deps.signJwt,
+      writes: deps.writes,
+      reuseSeconds: deps.refreshReuseSeconds,
+      gate: deps.gate,
+    },
     row,
     grantId,
     form.get("scope"),
+    { token, hash: tokenHash },
   );
   return answer === "replayed" ? await replayed() : answer;
+}
+
+/**
+ * Every ID token carries `sid` (OIDC Back-Channel Logout 1.0 §2.1, the session the logout token names later):
+ * 1.6.23 adds it only for clients with end-session enabled, so a token without it is signed again, with the
+ * same claims plus the code's session id, by the service's key.
+ */
+async function withSid(response: Response, sessionId: string | undefined, deps: ShimDeps): Promise<Response> {
+  if (!response.ok || !sessionId) return response;
+  const body = await response.clone().json().catch(() => undefined) as Record<string, unknown> | undefined;
+  if (!body || typeof body.id_token !== "string") return response;
+  let claims: Record<string, unknown>;
+  try {
+    claims = decodeJwt(body.id_token);
+  } catch {
+    return response;
+  }
+  if (claims.sid !== undefined) return response;
+  const idToken = await deps.signJwt({ ...claims, sid: sessionId });
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(JSON.stringify({ ...body, id_token: idToken }), { status: response.status, headers });
 }
 
 /** Records a successful answer's tokens under the grant; maps a failure to RFC 6749's codes. */

@@ -17,6 +17,16 @@ function parseList(value: unknown): string[] {
   }
 }
 
+/** The `audience` of a client's metadata (`oauth:register --audience`): resource servers of its tokens. */
+function audienceOf(metadata: unknown): string[] {
+  try {
+    const audience = metadata === null || metadata === undefined ? [] : JSON.parse(String(metadata)).audience;
+    return Array.isArray(audience) ? audience.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
 /**
  * The standard claims of a user for `scopes` (`profile`, `email`), as 1.6.23 derives them, and with the
  * `groups` scope the user's memberships among the allowed organisations and teams.
@@ -80,7 +90,8 @@ export async function introspectionFor(
 ): Promise<Record<string, unknown>> {
   const now = Date.now();
   const hash = await sha256Base64Url(token);
-  const columns = "t.client_id, t.user_id, t.scopes, t.expires_at, t.created_at, " +
+  const columns =
+    "t.client_id, t.user_id, t.scopes, t.expires_at, t.created_at, c.metadata AS client_metadata, " +
     "COALESCE(c.disabled, 0) AS disabled, CASE WHEN s.expires_at > ? THEN t.session_id END AS live_session, " +
     ACCESS_COLUMNS;
   const joins =
@@ -96,12 +107,16 @@ export async function introspectionFor(
     args: [now, hash, now],
   });
   const row = access.rows[0] ?? refresh?.rows[0];
-  if (!row || String(row.client_id) !== clientId || Number(row.disabled) === 1) return { active: false };
+  if (!row || Number(row.disabled) === 1) return { active: false };
+  // Another client's token is inactive unless that client names the asking one as an audience.
+  const audience = audienceOf(row.client_metadata);
+  if (String(row.client_id) !== clientId && !audience.includes(clientId)) return { active: false };
   const scopes = parseList(row.scopes);
   return {
     active: true,
     iss: issuer,
-    client_id: clientId,
+    client_id: String(row.client_id),
+    ...(audience.length ? { aud: audience } : {}),
     sub: row.user_id === null ? undefined : String(row.user_id),
     sid: row.live_session === null ? undefined : String(row.live_session),
     exp: Math.floor(Number(row.expires_at) / 1000),

@@ -16,8 +16,14 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "16" },
     only: { type: "string", default: "discovery,jwks,userinfo,introspection,code,refresh" },
     targets: { type: "string", default: "local,deployed,peer" },
+    // node: the peer under Node.js 22, as node-oidc-provider is deployed; deno: under Deno's npm compat.
+    "peer-runtime": { type: "string", default: "node" },
   },
 });
+const PEER_RUNTIME = values["peer-runtime"] as "node" | "deno";
+if (PEER_RUNTIME !== "node" && PEER_RUNTIME !== "deno") throw new Error("--peer-runtime is node or deno");
+/** The Node.js release the peer runs on (npm's per-platform `node-<os>-<arch>` package ships the binary). */
+const PEER_NODE_VERSION = "22.23.3";
 const SECONDS = Number(values.seconds);
 const C1_REQUESTS = Number(values.requests);
 const CONCURRENCY = Number(values.concurrency);
@@ -31,16 +37,70 @@ interface Started {
   coldStartMs: number;
 }
 
+/**
+ * A Node.js 22 binary: `AUTH_BENCH_NODE`, else npm's `node-<os>-<arch>@22` package installed once into
+ * `.data/bench-node/` (a real binary, no system install, no install script).
+ */
+async function nodeBinary(): Promise<string> {
+  const given = Deno.env.get("AUTH_BENCH_NODE");
+  if (given) return given;
+  const os = Deno.build.os === "darwin" ? "darwin" : "linux";
+  const arch = Deno.build.arch === "aarch64" ? "arm64" : "x64";
+  const pkg = `node-${os}-${arch}`;
+  const prefix = new URL("../.data/bench-node/", import.meta.url).pathname;
+  const binary = `${prefix}node_modules/${pkg}/bin/node`;
+  const version = async () => {
+    try {
+      const out = await new Deno.Command(binary, { args: ["--version"], stdout: "piped" }).output();
+      return new TextDecoder().decode(out.stdout).trim();
+    } catch {
+      return undefined;
+    }
+  };
+  if (await version() !== `v${PEER_NODE_VERSION}`) {
+    console.error(`installing ${pkg}@${PEER_NODE_VERSION} from npm into ${prefix} (once)`);
+    await Deno.mkdir(prefix, { recursive: true });
+    const install = await new Deno.Command("npm", {
+      args: [
+        "install",
+        "--no-save",
+        "--no-audit",
+        "--no-fund",
+        "--prefix",
+        prefix,
+        `${pkg}@${PEER_NODE_VERSION}`,
+      ],
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    if (!install.success || await version() !== `v${PEER_NODE_VERSION}`) {
+      throw new Error(
+        `could not install ${pkg}@${PEER_NODE_VERSION}; set AUTH_BENCH_NODE or use --peer-runtime deno`,
+      );
+    }
+  }
+  return binary;
+}
+
 /** Spawns a server script and reads its first stdout line (JSON); measures spawn → first discovery 200. */
-async function spawn(script: string, args: string[], discoveryPath: string): Promise<Started> {
+async function spawn(
+  script: string,
+  args: string[],
+  discoveryPath: string,
+  runtime: "deno" | "node" = "deno",
+): Promise<Started> {
+  const path = new URL(script, import.meta.url).pathname;
+  const command = runtime === "node"
+    ? { exec: await nodeBinary(), args: ["--experimental-strip-types", "--no-warnings", path, ...args] }
+    : undefined;
   const started = performance.now();
   // AUTH_BENCH_CPU_PROF=<dir> profiles the service's processes (written when the bench stops them).
   const profileDir = Deno.env.get("AUTH_BENCH_CPU_PROF");
   const profile = profileDir && script.includes("auth_bench_server")
     ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]
     : [];
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...profile, new URL(script, import.meta.url).pathname, ...args],
+  const child = new Deno.Command(command?.exec ?? Deno.execPath(), {
+    args: command?.args ?? ["run", "-A", ...profile, path, ...args],
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -182,6 +242,7 @@ async function startPeer(): Promise<Target> {
     "./oidc_provider_server.ts",
     [String(CODES + CONCURRENCY * 2)],
     "/.well-known/openid-configuration",
+    PEER_RUNTIME,
   );
   const info = started.info as {
     url: string;
@@ -191,7 +252,7 @@ async function startPeer(): Promise<Target> {
     grants: { code: string; refresh_token: string; access_token: string }[];
   };
   return {
-    name: "node-oidc-provider 9.13.3",
+    name: `node-oidc-provider 9.13.3 (${PEER_RUNTIME === "node" ? `Node ${PEER_NODE_VERSION}` : "Deno"})`,
     started,
     paths: {
       discovery: "/.well-known/openid-configuration",

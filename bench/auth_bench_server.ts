@@ -33,7 +33,9 @@ const config = readAuthConfig(
       AUTH_SECRET: "bench-secret-bench-secret-bench-secret-0123",
       SOCIAL_CLIENT_ID: "bench",
       SOCIAL_CLIENT_SECRET: "bench",
-      AUTH_GITHUB_ALLOW_ANY: "true",
+      // Membership re-validation on (issue 25): every refresh and authorization checks the user's access
+      // record, cached within AUTH_MEMBERSHIP_TTL (seeded below: no GitHub call during the run).
+      AUTH_GITHUB_ALLOWED_ORGS: "bench-org",
       AUTH_CLIENT_IP: "header:x-bench-client",
       AUTH_DATABASE_URL: `file:${dir}/auth.db`,
       LOG_LEVEL: "silent",
@@ -68,6 +70,12 @@ await database.client.batch([
     sql:
       "INSERT INTO session (id, expires_at, token, created_at, updated_at, user_id) VALUES (?, ?, ?, ?, ?, ?)",
     args: ["bench-session", now + 86_400_000, sessionToken, now, now, "bench-user"],
+  },
+  // A membership check that succeeded just now (as after a GitHub sign-in), for the deployed gate.
+  {
+    sql: "INSERT INTO svc_user_access (user_id, github_login, checked_at, check_status, ok_at, groups) " +
+      "VALUES (?, ?, ?, 'member', ?, ?)",
+    args: ["bench-user", "bench", now, now, JSON.stringify(["bench-org"])],
   },
 ], "write");
 const key = await crypto.subtle.importKey(

@@ -17,12 +17,15 @@
  * with limits adds in-process (in-process counters, then Redis on loopback; see gateway_limits.ts);
  * `ledger` c=32 throughput of a gateway process with the usage ledger on against one with it off; `openai`
  * the OpenAI-format endpoints (Chat Completions translated to Anthropic, and passed through to the OpenAI
- * upstream) beside the Messages-API lane to the same upstream, c=1 interleaved and c=32.
+ * upstream) beside the Messages-API lane to the same upstream, c=1 interleaved and c=32; `identity` what an
+ * OP access token adds over an API key in-process, cached and on a cache miss (one introspection round trip
+ * to the real auth service on loopback; see gateway_identity.ts).
  */
 import { parseArgs } from "node:util";
 import { measureInProcess } from "./gateway_inprocess.ts";
 import { measureLanesInProcess } from "./gateway_openai_inprocess.ts";
 import { measureLimits } from "./gateway_limits.ts";
+import { measureIdentity } from "./gateway_identity.ts";
 import { makeTestCertificate } from "../tests/e2e/support/tls.ts";
 import { measureHttps } from "./gateway_https.ts";
 import {
@@ -42,7 +45,10 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "5" },
     seconds: { type: "string", default: "5" },
     streams: { type: "string", default: "200" },
-    only: { type: "string", default: "c1,fallback,throughput,stream,inprocess,limits,ledger,https,openai" },
+    only: {
+      type: "string",
+      default: "c1,fallback,throughput,stream,inprocess,limits,identity,ledger,https,openai",
+    },
     "access-log": { type: "boolean", default: false },
   },
 });
@@ -429,6 +435,23 @@ if (ONLY.has("limits")) {
       target,
     ]);
   }
+}
+if (ONLY.has("identity")) {
+  const cost = await measureIdentity(anthropicBody("claude-bench"), N, ROUNDS);
+  rows.push([
+    "OP access token (cache warm) vs API key, in-process (gateway work only)",
+    "—",
+    `${ms(cost.keyP50)} (API key p50)`,
+    `${ms(cost.warmAdded[0])} / ${ms(cost.warmAdded[1])}`,
+    "p50 ≤ 0.05",
+  ]);
+  rows.push([
+    "OP access token, cache miss (one introspection of the auth service on loopback)",
+    "—",
+    `${ms(cost.keyP50)} (API key p50)`,
+    `${ms(cost.missAdded[0])} / ${ms(cost.missAdded[1])}`,
+    "measured",
+  ]);
 }
 if (ONLY.has("inprocess")) {
   const inProcess = await measureInProcess(anthropicBody, N);

@@ -3,13 +3,16 @@
  * configured like the service (code + PKCE S256, RS256 ID tokens, rotating refresh tokens, opaque access
  * tokens, introspection and userinfo on) and one confidential client. Prints one JSON line with its URL,
  * the client, and `grants` pre-minted grants (an authorization code and a refresh token each) that the
- * driver spends: the bench measures the token endpoint, not the peer's login pages.
+ * driver spends: the bench measures the token endpoint, not the peer's login pages. `bench:auth` runs it under
+ * Node.js 22 as the peer is deployed (`--peer-runtime deno` runs it under Deno instead).
  */
 import Provider from "oidc-provider";
 import { exportJWK, generateKeyPair } from "jose";
 import { createServer } from "node:http";
+import process from "node:process";
 
-const grants = Number(Deno.args[0] ?? "2000");
+// Runs under Node.js 22 (type stripping: no TypeScript-only syntax that needs transforming) or Deno.
+const grants = Number(process.argv[2] ?? "2000");
 // node:http, as node-oidc-provider is deployed (Koa's callback on a Node http server).
 const nodeServer = createServer();
 await new Promise<void>((ok) => nodeServer.listen(0, "127.0.0.1", () => ok()));
@@ -29,7 +32,10 @@ const client = {
  */
 class MapAdapter {
   static store = new Map<string, Record<string, unknown>>();
-  constructor(readonly model: string) {}
+  readonly model: string;
+  constructor(model: string) {
+    this.model = model;
+  }
   key(id: string) {
     return `${this.model}:${id}`;
   }

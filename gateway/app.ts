@@ -31,6 +31,8 @@ import { parseUsageFilters, spentSince, usageReport } from "./usage/report.ts";
 import { createGatewayTracer } from "./tracing.ts";
 import { consoleSettings } from "./console/settings.ts";
 import { type ConsoleDeps, createConsole, isConsolePath } from "./console/app.ts";
+import { exchangeGithubOidc, GITHUB_OIDC_PATH } from "./identity/exchange_route.ts";
+import type { GithubOidcExchange } from "./identity/github_oidc.ts";
 import {
   createMessagesRoute,
   MESSAGES_PATHS,
@@ -69,6 +71,8 @@ export interface GatewayDeps {
   usage?: { ledger: UsageLedger; db: () => Promise<Kysely<UsageDatabase>> };
   /** How the admin console reaches the auth service (defaults to `fetch`). */
   consoleFetch?: typeof fetch;
+  /** The GitHub Actions OIDC exchange (gateway/identity/), when configured. */
+  githubOidc?: GithubOidcExchange;
 }
 
 type Variables = RequestIdVariables & { trace: TraceIds; keyId: string };
@@ -138,6 +142,8 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     ...config.providers.flatMap((p) => [p.apiKey, ...(p.secrets ?? [])]),
     config.GATEWAY_DATABASE_AUTH_TOKEN,
     config.GATEWAY_CONSOLE_CLIENT_SECRET,
+    config.GATEWAY_OIDC_CLIENT_SECRET,
+    config.GATEWAY_IDENTITY_SECRET,
   ]);
   // Every log line of the gateway passes the redactor: upstream errors and causes may quote a credential.
   const logger = redactingLogger(deps.logger, redact);
@@ -233,6 +239,8 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     if (!parsed.ok) throw invalidRequest(parsed.problems.join("; "));
     return c.json(await usageReport(await deps.usage.db(), parsed.filters));
   });
+  const exchange = deps.githubOidc;
+  if (exchange) hono.post(GITHUB_OIDC_PATH, (c) => exchangeGithubOidc(c.req.raw, exchange));
   hono.route("/", api);
   hono.route("/compat", api);
   hono.notFound((c) =>

@@ -20,6 +20,7 @@ import { bedrockTargetProblems, resolveCloudProviders } from "./config_cloud.ts"
 import type { ProviderSettings } from "./providers/contract.ts";
 import { OPENAI_QUIRKS } from "./providers/openai.ts";
 import { fileProviders } from "./config_providers.ts";
+import { identityConfigShape, identityProblems } from "./identity/config.ts";
 
 function positiveIntSetting(defaultValue: number) {
   return z.string().default(String(defaultValue)).transform((raw, ctx) => {
@@ -100,6 +101,7 @@ export const gatewayConfigSchema = z.object({
   /** How long a console session lasts before the admin signs in again. */
   GATEWAY_CONSOLE_SESSION_MINUTES: positiveIntSetting(480),
   LOG_LEVEL: logLevelSetting,
+  ...identityConfigShape,
 });
 
 /** The console keys that must be set together (any one set turns the console on). */
@@ -232,6 +234,7 @@ export function readGatewayConfig(
   const providers = [...builtinProviders(parsed), ...declared.providers, ...cloud.providers];
   problems.push(...declared.problems, ...cloud.problems, ...fallbackProblems(file, providers));
   problems.push(...bedrockTargetProblems(modelTargets(file), providers), ...consoleProblems(parsed));
+  problems.push(...identityProblems(parsed));
   if (problems.length) throw new ConfigError(problems, "gateway configuration");
   const proxied = PROXY_VARIABLES.some((name) => env[name] || env[name.toLowerCase()]);
   const upstreamClient = parsed.GATEWAY_UPSTREAM_CLIENT ?? (proxied ? "fetch" : "builtin");

@@ -7,11 +7,14 @@
 import { healthResponse, isHealthRequest } from "@switchyard/lib/health.ts";
 import { createLogger } from "@switchyard/lib/log.ts";
 import { openDatabase } from "@switchyard/lib/db.ts";
+import type { Kysely } from "kysely";
 import { createGatewayApp, GATEWAY_SERVICE_NAME } from "./app.ts";
 import { readGatewayConfig } from "./config.ts";
 import { ApiKeyStore, type KeysDatabase } from "./keys/store.ts";
 import type { UsageDatabase } from "./usage/ledger.ts";
 import { KeyVerifier } from "./keys/verifier.ts";
+import { createIdentities } from "./identity/mod.ts";
+import type { PoliciesDatabase } from "./identity/policy_store.ts";
 import { createBatchedSink } from "./log_sink.ts";
 import { errorEnvelope } from "./errors.ts";
 import { UsageLedger } from "./usage/ledger.ts";
@@ -39,7 +42,7 @@ function getApp(): ReturnType<typeof createGatewayApp> {
       });
       return (await database).db;
     };
-    const keys = new KeyVerifier(async () => new ApiKeyStore(await db()).activeHashes(), {
+    const apiKeys = new KeyVerifier(async () => new ApiKeyStore(await db()).activeHashes(), {
       ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS,
     });
     const sink = createBatchedSink();
@@ -56,7 +59,18 @@ function getApp(): ReturnType<typeof createGatewayApp> {
         : undefined,
     });
     flushOnSigterm(ledger);
-    app = createGatewayApp(config, { logger, keys, usage: { ledger, db } });
+    const identities = createIdentities(config, {
+      keys: apiKeys,
+      db: db as unknown as () => Promise<Kysely<PoliciesDatabase>>,
+      logger,
+      policiesTtlMs: config.GATEWAY_KEY_CACHE_TTL_MS,
+    });
+    app = createGatewayApp(config, {
+      logger,
+      keys: identities.check,
+      usage: { ledger, db },
+      githubOidc: identities.exchange,
+    });
   }
   return app;
 }

@@ -107,6 +107,8 @@ class Spans implements RequestSpans {
       "gw.trace_id": start.trace.traceId,
     };
     if (start.trace.threadId) attributes["gw.thread_id"] = start.trace.threadId;
+    // A signed-in person or a CI repository (gateway/identity/): the principal, never its token.
+    if (start.keyId.includes(":")) attributes["gw.principal"] = start.keyId;
     if (content) {
       // The GenAI conventions put the prompt on each inference (attempt) span: serialized once here.
       const prompt = start.prompt();

@@ -22,7 +22,8 @@ Commands:
   list                 every client: id, name, type, redirect URIs
   show <id>            one client, with its active tokens and consents
   update <id>          change --name, --redirect-uri, --post-logout-redirect-uri (a repeated option replaces
-                       the whole list; URIs are checked as oauth:register checks them)
+                       the whole list; URIs are checked as oauth:register checks them),
+                       --backchannel-logout-uri (none removes it), --backchannel-logout-session-required
   rotate-secret <id>   new secret for a confidential client, printed once (only its hash is stored); the old
                        one stops working at once
   delete <id>          delete the client and revoke everything issued to it (tokens, consents)
@@ -30,6 +31,10 @@ Options:
   --name <name>                     update: new display name
   --redirect-uri <url>              update: exact redirect URI (repeatable)
   --post-logout-redirect-uri <url>  update: exact post-logout redirect URI (repeatable)
+  --backchannel-logout-uri <url>    update: OIDC Back-Channel Logout URI, or none to stop logout tokens
+  --backchannel-logout-session-required
+                                    update: logout tokens must carry sid (given a new URI without this flag,
+                                    the requirement is off)
   --json                            machine-readable output
   --remote                          target the remote AUTH_DATABASE_URL (with AUTH_DATABASE_AUTH_TOKEN)`;
 
@@ -44,6 +49,8 @@ function describe(info: ClientInfo): string {
     `post_logout_redirect_uris: ${info.post_logout_redirect_uris.join(" ") || "-"}`,
     `skip_consent:              ${info.skip_consent}`,
     `enable_end_session:        ${info.enable_end_session}`,
+    `backchannel_logout_uri:    ${info.backchannel_logout_uri ?? "-"}` +
+    (info.backchannel_logout_uri && info.backchannel_logout_session_required ? " (sid required)" : ""),
     `disabled:                  ${info.disabled}`,
     `created_at:                ${info.created_at ?? "-"}`,
   ].join("\n");
@@ -58,6 +65,8 @@ export async function main(args: string[], env: Record<string, string | undefine
       name: { type: "string" },
       "redirect-uri": { type: "string", multiple: true },
       "post-logout-redirect-uri": { type: "string", multiple: true },
+      "backchannel-logout-uri": { type: "string" },
+      "backchannel-logout-session-required": { type: "boolean" },
       json: { type: "boolean" },
       remote: { type: "boolean" },
     },
@@ -78,13 +87,24 @@ export async function main(args: string[], env: Record<string, string | undefine
     name: values.name,
     redirectUris: values["redirect-uri"],
     postLogoutRedirectUris: values["post-logout-redirect-uri"],
+    backchannelLogoutUri: values["backchannel-logout-uri"] === "none"
+      ? null
+      : values["backchannel-logout-uri"],
+    backchannelLogoutSessionRequired: values["backchannel-logout-session-required"],
   };
-  const given = (["name", "redirect-uri", "post-logout-redirect-uri"] as const).filter((k) =>
-    values[k] !== undefined
-  );
+  const given = ([
+    "name",
+    "redirect-uri",
+    "post-logout-redirect-uri",
+    "backchannel-logout-uri",
+    "backchannel-logout-session-required",
+  ] as const).filter((k) => values[k] !== undefined);
   if (command !== "update" && given.length) return usageError(`--${given[0]} applies to update only`, USAGE);
   if (command === "update" && !given.length) {
-    return usageError("update needs --name, --redirect-uri or --post-logout-redirect-uri", USAGE);
+    return usageError(
+      "update needs --name, --redirect-uri, --post-logout-redirect-uri or --backchannel-logout-uri",
+      USAGE,
+    );
   }
   const database = await openCommandDatabase(env, values.remote ?? false);
   const print = (json: unknown, text: string) => console.log(values.json ? JSON.stringify(json) : text);

@@ -1,6 +1,8 @@
 /**
  * `deno task oauth:register --name <n> --redirect-uri <url> [--post-logout-redirect-uri <url>]
- * [--skip-consent] [--enable-end-session] [--public] [--remote] [--json]`: registers an OAuth client directly
+ * [--skip-consent] [--enable-end-session] [--public] [--device] [--audience <client_id>]
+ * [--backchannel-logout-uri <url> [--backchannel-logout-session-required]] [--remote] [--json]`: registers an
+ * OAuth client directly
  * in the auth database (there is no HTTP registration endpoint). Locally it migrates the `file:` database
  * first; with `--remote` it targets AUTH_DATABASE_URL / AUTH_DATABASE_AUTH_TOKEN and refuses local files.
  */
@@ -21,6 +23,13 @@ clients, the client secret once; the database keeps only its hash.
   --skip-consent                    first-party client: no consent page
   --enable-end-session              allow RP-initiated logout
   --public                          the client cannot hold a secret (token auth method "none")
+  --device                          may use the device authorization grant (RFC 8628); --redirect-uri optional
+  --audience <client_id>            a resource server its tokens are for (may introspect them; repeatable)
+  --backchannel-logout-uri <url>    OIDC Back-Channel Logout: where logout tokens are POSTed when a session
+                                    or grant of this client's users ends
+  --backchannel-logout-session-required
+                                    the client needs sid in every logout token (it always gets one when the
+                                    session is known)
   --remote                          target the remote AUTH_DATABASE_URL (with AUTH_DATABASE_AUTH_TOKEN)
   --json                            print {"client_id": "...", "client_secret": "..."} only`;
 
@@ -35,13 +44,20 @@ export async function main(args: string[], env: Record<string, string | undefine
       "skip-consent": { type: "boolean" },
       "enable-end-session": { type: "boolean" },
       public: { type: "boolean" },
+      device: { type: "boolean" },
+      audience: { type: "string", multiple: true },
+      "backchannel-logout-uri": { type: "string" },
+      "backchannel-logout-session-required": { type: "boolean" },
       remote: { type: "boolean" },
       json: { type: "boolean" },
     },
   }, USAGE);
   if (typeof parsed === "number") return parsed;
   const { values } = parsed;
-  const missing = [!values.name && "--name", !values["redirect-uri"]?.length && "--redirect-uri"].filter(
+  const missing = [
+    !values.name && "--name",
+    !values["redirect-uri"]?.length && !values.device && "--redirect-uri",
+  ].filter(
     Boolean,
   );
   if (missing.length) return usageError(`missing ${missing.join(" and ")}`, USAGE);
@@ -53,11 +69,15 @@ export async function main(args: string[], env: Record<string, string | undefine
   }
   const registration = {
     name: values.name!,
-    redirectUris: values["redirect-uri"]!,
+    redirectUris: values["redirect-uri"] ?? [],
     postLogoutRedirectUris: values["post-logout-redirect-uri"],
     skipConsent: values["skip-consent"],
     enableEndSession: values["enable-end-session"],
     public: values.public,
+    device: values.device,
+    audience: values.audience,
+    backchannelLogoutUri: values["backchannel-logout-uri"],
+    backchannelLogoutSessionRequired: values["backchannel-logout-session-required"],
   };
   const problems = registrationProblems(registration);
   if (problems.length) {

@@ -15,7 +15,8 @@ Commands:
                                      consented scopes and active refresh and access tokens
   revoke --user <id> [--client <id>] end every browser session of the user and revoke all their tokens,
                                      consents and unredeemed codes; with --client only that client's
-                                     (browser sessions stay)
+                                     (browser sessions stay); clients registered for back-channel logout
+                                     are sent a logout token by the running service
 Options:
   --user <id>     the user id (required)
   --client <id>   revoke: only this client's grant

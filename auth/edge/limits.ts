@@ -16,6 +16,12 @@ const ROUTE_RULES: readonly { group: string; match: RegExp; rule: RateRule }[] =
     match: /^\/api\/auth\/oauth2\/(introspect|revoke)$/,
     rule: { max: 300, windowSeconds: 60 },
   },
+  // RFC 8628: device starts, and user-code guesses on the /device pages (codes have ≈ 34.6 bits).
+  {
+    group: "device",
+    match: /^\/api\/auth\/oauth2\/device-authorization$|^\/device(\/|$)/,
+    rule: { max: 30, windowSeconds: 60 },
+  },
   { group: "userinfo", match: /^\/api\/auth\/oauth2\/userinfo$/, rule: { max: 300, windowSeconds: 60 } },
   {
     group: "sign-in",
@@ -38,7 +44,7 @@ export const FAILURES_PER_ADDRESS: RateRule = { max: 10, windowSeconds: 300 };
  */
 export const FAILURES_PER_CLIENT: RateRule = { max: 30, windowSeconds: 300 };
 
-const CLIENT_AUTH_PATHS = /^\/api\/auth\/oauth2\/(token|introspect|revoke)$/;
+const CLIENT_AUTH_PATHS = /^\/api\/auth\/oauth2\/(token|introspect|revoke|device-authorization)$/;
 
 /** The 429 answer (OAuth-style JSON body; `Retry-After` in seconds). */
 export function tooManyRequests(retryAfterSeconds: number, what: string): Response {

@@ -38,7 +38,11 @@ const PUBLIC_ROUTES: readonly PublicRoute[] = [
  * Paths under `/api/auth` that the service answers itself, in front of Better Auth's routes of the same
  * name (RP-initiated logout and the OP's error page): they never reach Better Auth.
  */
-export const SERVICE_OWN_AUTH_PATHS: readonly string[] = ["/api/auth/oauth2/end-session", "/api/auth/error"];
+export const SERVICE_OWN_AUTH_PATHS: readonly string[] = [
+  "/api/auth/oauth2/end-session",
+  "/api/auth/error",
+  "/api/auth/oauth2/device-authorization",
+];
 
 /** The allowlist, for docs and tests. */
 export function publicAuthRoutes(local: boolean): { path: string; methods: readonly string[] }[] {

@@ -4,6 +4,7 @@
  * grant removes exactly its tokens; the browser session and the user's other grants are untouched.
  */
 import type { Client } from "@libsql/client";
+import { type LogoutReason, queueGrantLogouts } from "../logout/fan_out.ts";
 
 /** A new grant id (one per redeemed authorization code). */
 export function newGrantId(): string {
@@ -83,11 +84,13 @@ export async function recordGrantTokens(
 
 /**
  * Revokes a grant: marks it, deletes its access tokens (also those of its refresh rows) and its refresh
- * tokens, in one write transaction. Access tokens go first: they reference refresh rows.
+ * tokens, in one write transaction. Access tokens go first: they reference refresh rows. With `logout`, the
+ * same transaction first queues a back-channel logout to the grant's relying party (auth/logout/).
  */
-export async function revokeGrant(client: Client, grantId: string): Promise<void> {
+export async function revokeGrant(client: Client, grantId: string, logout?: LogoutReason): Promise<void> {
   const refreshOfGrant = "SELECT token_hash FROM svc_grant_token WHERE grant_id = ? AND kind = 'refresh'";
   await client.batch([
+    ...(logout ? [queueGrantLogouts(grantId, logout)] : []),
     {
       sql: "INSERT OR IGNORE INTO svc_grant_revoked (grant_id, revoked_at) VALUES (?, ?)",
       args: [grantId, Date.now()],

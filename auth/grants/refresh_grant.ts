@@ -6,14 +6,15 @@
  * opaque access token are inserted and recorded under the grant, and an ID token is signed with the
  * cached key. Response, storage and claims are those of 1.6.23 (tests/auth/ check them with oauth4webapi
  * and openid-client): 32-letter opaque tokens stored as base64url SHA-256, access tokens for an hour,
- * refresh tokens for 30 days, ID tokens for 10 hours with `auth_time`, `acr`, and `sid` for clients with
- * end-session enabled.
+ * refresh tokens for 30 days, ID tokens for 10 hours with `auth_time`, `acr`, and `sid` (the browser session,
+ * for every client: back-channel logout names it).
  */
 import type { Client } from "@libsql/client";
 import { oauthError, sha256Base64Url } from "../oauth_client_auth.ts";
 import type { JwtSigner } from "../signing/id_token_signer.ts";
 import { userClaims } from "../token_info.ts";
 import type { GroupCommit } from "@switchyard/lib/group_commit.ts";
+import { keepForReuse } from "./refresh_reuse.ts";
 import { ACCESS_COLUMNS, accessJoin, accessRecordOf, type MembershipGate } from "../membership/access.ts";
 
 const ACCESS_TOKEN_SECONDS = 3600;
@@ -41,6 +42,8 @@ export interface RefreshGrantDeps {
   writes: GroupCommit;
   issuer: string;
   sign: JwtSigner;
+  /** `AUTH_REFRESH_REUSE_SECONDS` (0: strict rotation, nothing kept). */
+  reuseSeconds?: number;
   /** Membership re-validation (auth/membership/access.ts); its cached record comes with the user's row. */
   gate?: MembershipGate;
 }
@@ -65,14 +68,16 @@ function parseScopes(value: unknown): string[] {
   }
 }
 
-/** Loads the refresh token row by its stored hash. */
+/** Loads the refresh token row by its stored hash, with the grant it belongs to (one statement). */
 export async function findRefreshRow(
   client: Client,
   tokenHash: string,
-): Promise<RefreshRow & { revoked: boolean; expiresAt: number } | undefined> {
+): Promise<RefreshRow & { revoked: boolean; expiresAt: number; grantId: string | null } | undefined> {
   const result = await client.execute({
-    sql: "SELECT id, client_id, session_id, user_id, reference_id, auth_time, scopes, revoked, expires_at " +
-      "FROM oauth_refresh_token WHERE token = ?",
+    sql:
+      "SELECT r.id, r.client_id, r.session_id, r.user_id, r.reference_id, r.auth_time, r.scopes, r.revoked, " +
+      "r.expires_at, g.grant_id FROM oauth_refresh_token r LEFT JOIN svc_grant_token g ON g.token_hash = r.token " +
+      "WHERE r.token = ?",
     args: [tokenHash],
   });
   const row = result.rows[0];
@@ -87,6 +92,7 @@ export async function findRefreshRow(
     scopes: parseScopes(row.scopes),
     revoked: row.revoked !== null,
     expiresAt: Number(row.expires_at),
+    grantId: row.grant_id === null ? null : String(row.grant_id),
   };
 }
 
@@ -99,24 +105,21 @@ export async function refreshGrant(
   row: RefreshRow,
   grantId: string,
   requestedScope: string | null,
+  presented?: { token: string; hash: string },
 ): Promise<Response | "replayed"> {
   const scopes = requestedScope === null ? row.scopes : requestedScope.split(" ").filter(Boolean);
   const missing = scopes.find((s) => !row.scopes.includes(s));
   if (missing) return oauthError(400, "invalid_scope", `unable to issue scope ${missing}`);
-  const [clientResult, userResult] = await Promise.all([
-    deps.client.execute({
-      sql: "SELECT grant_types, scopes, enable_end_session, disabled FROM oauth_client WHERE client_id = ?",
-      args: [row.clientId],
-    }),
-    deps.client.execute({
-      // The user's access record rides on the same read: a cached membership check costs no round trip.
-      sql: `SELECT u.id, u.name, u.email, u.email_verified, u.image, ${ACCESS_COLUMNS} FROM user u ` +
-        `${accessJoin("u.id")} WHERE u.id = ?`,
-      args: [row.userId],
-    }),
-  ]);
-  const clientRow = clientResult.rows[0];
-  const user = userResult.rows[0];
+  // The client, the user and the user's access record in one statement: a cached membership check costs no
+  // round trip.
+  const found = await deps.client.execute({
+    sql: "SELECT c.grant_types, c.scopes, c.disabled, u.id, u.name, u.email, u.email_verified, u.image, " +
+      `${ACCESS_COLUMNS} FROM oauth_client c LEFT JOIN user u ON u.id = ? ${accessJoin("u.id")} ` +
+      "WHERE c.client_id = ?",
+    args: [row.userId, row.clientId],
+  });
+  const clientRow = found.rows[0];
+  const user = clientRow && clientRow.id !== null ? clientRow : undefined;
   if (!clientRow || Number(clientRow.disabled ?? 0) === 1) {
     return oauthError(400, "invalid_grant", "the client of this refresh token is disabled");
   }
@@ -153,8 +156,31 @@ export async function refreshGrant(
   const refreshId = randomToken();
   const scopesJson = JSON.stringify(scopes);
   const idToken = scopes.includes("openid")
-    ? deps.sign(idTokenClaims(deps.issuer, user, scopes, row, clientRow.enable_end_session, iat, groups))
+    ? deps.sign(idTokenClaims(deps.issuer, user, scopes, row, iat, groups))
     : undefined;
+  const body = async () =>
+    JSON.stringify({
+      access_token: accessToken,
+      expires_in: ACCESS_TOKEN_SECONDS,
+      expires_at: iat + ACCESS_TOKEN_SECONDS,
+      token_type: "Bearer",
+      refresh_token: refreshToken,
+      scope: scopes.join(" "),
+      ...(idToken ? { id_token: await idToken } : {}),
+    });
+  // With a reuse window the answer is kept in the rotation's own transaction, so a second presentation
+  // finds it as soon as it finds the token used (auth/grants/refresh_reuse.ts).
+  const reuse = deps.reuseSeconds && presented
+    ? await keepForReuse({
+      presentedToken: presented.token,
+      presentedHash: presented.hash,
+      successorHash: refreshHash,
+      grantId,
+      body: await body(),
+      now: iat * 1000,
+      windowSeconds: deps.reuseSeconds,
+    })
+    : [];
   // Signing runs while the rotation waits for its batch; a failed rotation discards the signature.
   const rotated = await deps.writes.run(async (tx) => {
     const used = await tx.execute({
@@ -200,30 +226,24 @@ export async function refreshGrant(
         "(?, 'refresh', ?, ?)",
       args: [accessHash, grantId, Date.now(), refreshHash, grantId, Date.now()],
     });
+    for (const statement of reuse) await tx.execute(statement);
     return true;
   });
   if (!rotated) {
     await idToken?.catch(() => undefined);
     return "replayed";
   }
-  return Response.json({
-    access_token: accessToken,
-    expires_in: ACCESS_TOKEN_SECONDS,
-    expires_at: iat + ACCESS_TOKEN_SECONDS,
-    token_type: "Bearer",
-    refresh_token: refreshToken,
-    scope: scopes.join(" "),
-    ...(idToken ? { id_token: await idToken } : {}),
-  }, { headers: { "cache-control": "no-store", pragma: "no-cache" } });
+  return new Response(await body(), {
+    headers: { "content-type": "application/json", "cache-control": "no-store", pragma: "no-cache" },
+  });
 }
 
-/** The ID token claims 1.6.23 issues on a refresh (no nonce; `sid` only with end-session enabled). */
+/** The ID token claims 1.6.23 issues on a refresh (no nonce), with `sid` while the session lives. */
 function idTokenClaims(
   issuer: string,
   user: Record<string, unknown>,
   scopes: string[],
   row: RefreshRow,
-  endSession: unknown,
   iat: number,
   groups: string[],
 ): Record<string, unknown> {
@@ -237,6 +257,6 @@ function idTokenClaims(
     aud: row.clientId,
     iat,
     exp: iat + ID_TOKEN_SECONDS,
-    ...(Number(endSession ?? 0) === 1 && row.sessionId ? { sid: row.sessionId } : {}),
+    ...(row.sessionId ? { sid: row.sessionId } : {}),
   };
 }

@@ -88,6 +88,8 @@ export interface MembershipGateDeps {
   onError?: (message: string, error: unknown) => void;
   /** Clock (ms). */
   now?: () => number;
+  /** Called after a revocation queued back-channel logouts (starts their delivery, auth/logout/). */
+  logoutQueued?: () => void;
 }
 
 /** How long a sign-in's admitted result waits for its session to be created (same request). */
@@ -320,7 +322,13 @@ export class MembershipGate {
   /** Ends every session and grant of a user who lost access (the one revocation path), and audits it. */
   async endAccess(userId: string, reason: DenialReason, clientId?: string | null): Promise<void> {
     try {
-      await revokeUserSessions(this.#deps.client, userId);
+      await revokeUserSessions(
+        this.#deps.client,
+        userId,
+        undefined,
+        reason === "user_disabled" ? "user_disabled" : "membership_lost",
+      );
+      this.#deps.logoutQueued?.();
     } catch (error) {
       this.#deps.onError?.("revocation after lost membership failed", error);
     }

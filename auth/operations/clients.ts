@@ -9,6 +9,7 @@ import { generateRandomString } from "better-auth/crypto";
 import { AppError } from "@switchyard/lib/errors.ts";
 import { sha256Base64Url } from "../oauth_client_auth.ts";
 import { redirectUriProblem } from "../register_client.ts";
+import { backchannelUriProblem, saveBackchannelStatement } from "../logout/backchannel_clients.ts";
 
 /** A client as the operator sees it (never its secret or hash). */
 export interface ClientInfo {
@@ -28,6 +29,10 @@ export interface ClientInfo {
   enable_end_session: boolean;
   /** Disabled clients cannot authorize. */
   disabled: boolean;
+  /** OIDC Back-Channel Logout URI, if registered. */
+  backchannel_logout_uri: string | null;
+  /** Whether the client needs `sid` in logout tokens. */
+  backchannel_logout_session_required: boolean;
   /** Registration time (ISO), when known. */
   created_at: string | null;
 }
@@ -42,8 +47,11 @@ export interface ClientDetails extends ClientInfo {
   consents: number;
 }
 
-const COLUMNS = "client_id, name, public, token_endpoint_auth_method, redirect_uris, " +
-  "post_logout_redirect_uris, skip_consent, enable_end_session, disabled, created_at";
+const COLUMNS = "c.client_id, name, public, token_endpoint_auth_method, redirect_uris, " +
+  "post_logout_redirect_uris, skip_consent, enable_end_session, disabled, created_at, b.logout_uri, " +
+  "b.session_required";
+/** The client table with its back-channel logout registration (auth/logout/backchannel_clients.ts). */
+const FROM = "oauth_client c LEFT JOIN svc_backchannel_client b ON b.client_id = c.client_id";
 
 function list(value: unknown): string[] {
   if (value === null || value === undefined || value === "") return [];
@@ -66,6 +74,10 @@ function toInfo(row: Record<string, unknown>): ClientInfo {
     skip_consent: Number(row.skip_consent) === 1,
     enable_end_session: Number(row.enable_end_session) === 1,
     disabled: Number(row.disabled) === 1,
+    backchannel_logout_uri: row.logout_uri === null || row.logout_uri === undefined
+      ? null
+      : String(row.logout_uri),
+    backchannel_logout_session_required: Number(row.session_required) === 1,
     created_at: row.created_at === null ? null : new Date(Number(row.created_at)).toISOString(),
   };
 }
@@ -76,13 +88,13 @@ function notFound(clientId: string): AppError {
 
 /** Every registered client, oldest first. */
 export async function listClients(client: Client): Promise<ClientInfo[]> {
-  const result = await client.execute(`SELECT ${COLUMNS} FROM oauth_client ORDER BY created_at, client_id`);
+  const result = await client.execute(`SELECT ${COLUMNS} FROM ${FROM} ORDER BY created_at, c.client_id`);
   return result.rows.map((row) => toInfo(row as Record<string, unknown>));
 }
 
 async function clientRow(client: Client, clientId: string): Promise<ClientInfo> {
   const result = await client.execute({
-    sql: `SELECT ${COLUMNS} FROM oauth_client WHERE client_id = ?`,
+    sql: `SELECT ${COLUMNS} FROM ${FROM} WHERE c.client_id = ?`,
     args: [clientId],
   });
   if (!result.rows[0]) throw notFound(clientId);
@@ -116,6 +128,10 @@ export interface ClientUpdate {
   redirectUris?: string[];
   /** New post-logout redirect URIs (replace all). */
   postLogoutRedirectUris?: string[];
+  /** New back-channel logout URI; `null` removes the registration. */
+  backchannelLogoutUri?: string | null;
+  /** Whether logout tokens must carry `sid` (with a URI given: as given, default false). */
+  backchannelLogoutSessionRequired?: boolean;
 }
 
 /** Every problem with `update` for `info`, as `oauth:register` words them. */
@@ -133,6 +149,16 @@ export function updateProblems(info: ClientInfo, update: ClientUpdate): string[]
   }
   if (update.postLogoutRedirectUris?.length && !info.enable_end_session) {
     problems.push(`--post-logout-redirect-uri needs a client registered with --enable-end-session`);
+  }
+  if (typeof update.backchannelLogoutUri === "string") {
+    const problem = backchannelUriProblem(update.backchannelLogoutUri);
+    if (problem) problems.push(problem);
+  }
+  const uriAfter = update.backchannelLogoutUri === undefined
+    ? info.backchannel_logout_uri
+    : update.backchannelLogoutUri;
+  if (update.backchannelLogoutSessionRequired && uriAfter === null) {
+    problems.push("--backchannel-logout-session-required needs a --backchannel-logout-uri");
   }
   return problems;
 }
@@ -153,10 +179,26 @@ export async function updateClient(
   if (update.postLogoutRedirectUris) {
     sets.push("post_logout_redirect_uris = ?"), args.push(JSON.stringify(update.postLogoutRedirectUris));
   }
-  const result = await client.execute({
-    sql: `UPDATE oauth_client SET ${sets.join(", ")} WHERE client_id = ?`,
-    args: [...args, clientId],
-  });
+  const backchannel =
+    update.backchannelLogoutUri === undefined && update.backchannelLogoutSessionRequired === undefined
+      ? []
+      : [saveBackchannelStatement(
+        clientId,
+        (update.backchannelLogoutUri === undefined
+            ? info.backchannel_logout_uri
+            : update.backchannelLogoutUri) ===
+            null
+          ? undefined
+          : {
+            uri: update.backchannelLogoutUri ?? info.backchannel_logout_uri!,
+            sessionRequired: update.backchannelLogoutSessionRequired ??
+              (update.backchannelLogoutUri === undefined ? info.backchannel_logout_session_required : false),
+          },
+      )];
+  const [result] = await client.batch([
+    { sql: `UPDATE oauth_client SET ${sets.join(", ")} WHERE client_id = ?`, args: [...args, clientId] },
+    ...backchannel,
+  ], "write");
   if (result.rowsAffected !== 1) throw notFound(clientId);
   return await clientRow(client, clientId);
 }
@@ -205,6 +247,7 @@ export async function deleteClient(client: Client, clientId: string): Promise<Cl
     ...revokeTokensWhere("client_id = ?", [clientId]),
     { sql: "DELETE FROM oauth_consent WHERE client_id = ?", args: [clientId] },
     { sql: "DELETE FROM svc_grant_claim WHERE client_id = ?", args: [clientId] },
+    saveBackchannelStatement(clientId, undefined),
     {
       sql: "DELETE FROM verification WHERE CASE WHEN json_valid(value) THEN " +
         "json_extract(value, '$.type') = 'authorization_code' AND json_extract(value, '$.query.client_id') = ? " +

@@ -6,6 +6,7 @@
 import type { Client, InStatement } from "@libsql/client";
 import { AppError } from "@switchyard/lib/errors.ts";
 import { revokeTokensWhere } from "./clients.ts";
+import { type LogoutReason, queueLogouts } from "../logout/fan_out.ts";
 
 /** One browser session (no token). */
 export interface SessionInfo {
@@ -129,12 +130,15 @@ export interface RevocationResult {
 
 /**
  * Revokes a user's grants in one write batch: with `clientId`, only that client's tokens, consent and
- * pending codes (browser sessions stay); without, also every browser session of the user.
+ * pending codes (browser sessions stay); without, also every browser session of the user. The same batch
+ * queues a back-channel logout for every relying party that held a live token (auth/logout/), sent by the
+ * running service; `reason` says why (default: `grant_revoked` with a client, else `sessions_revoked`).
  */
 export async function revokeUserSessions(
   client: Client,
   userId: string,
   clientId?: string,
+  reason?: LogoutReason,
 ): Promise<RevocationResult> {
   await assertUser(client, userId);
   if (clientId !== undefined) {
@@ -163,6 +167,7 @@ export async function revokeUserSessions(
         (SELECT count(*) FROM session WHERE user_id = ? AND expires_at > ?) AS sessions`,
       args: [...args, now, ...args, now, ...args, userId, now],
     },
+    queueLogouts(where, args, reason ?? (clientId === undefined ? "sessions_revoked" : "grant_revoked"), now),
     ...revokeTokensWhere(where, args),
     { sql: `DELETE FROM oauth_consent WHERE ${where}`, args },
     deleteCodes(codeCondition, args),

@@ -76,7 +76,7 @@ export async function disableUser(
       "ON CONFLICT (user_id) DO UPDATE SET disabled_at = COALESCE(disabled_at, excluded.disabled_at)",
     args: [userId, now],
   });
-  return await revokeUserSessions(client, userId);
+  return await revokeUserSessions(client, userId, undefined, "user_disabled");
 }
 
 /** Enables a disabled user again (they sign in anew; nothing is restored). */

@@ -7,7 +7,7 @@
  * signature itself runs off the event loop (key_signer.ts: libcrypto, else signing threads).
  */
 import { symmetricDecrypt } from "better-auth/crypto";
-import type { JWTPayload } from "jose";
+import { importJWK, type JWTPayload, SignJWT } from "jose";
 import type { Client } from "@libsql/client";
 import { type KeySigner, offThreadSigner } from "./off_thread_signer.ts";
 
@@ -33,8 +33,11 @@ export interface IdTokenSignerDeps {
   signer?: KeySigner;
 }
 
-/** Signs a JWT with the current RS256 key (`kid` in the header). */
-export type JwtSigner = (payload: JWTPayload) => Promise<string>;
+/**
+ * Signs a JWT with the current RS256 key (`kid` in the header); with `typ`, the header also carries it (the
+ * logout tokens of auth/logout/, rare enough to sign in-thread).
+ */
+export type JwtSigner = (payload: JWTPayload, typ?: string) => Promise<string>;
 
 /** Creates a signer over the service's `jwks` table. */
 export function idTokenSigner(deps: IdTokenSignerDeps): JwtSigner {
@@ -79,8 +82,11 @@ export function idTokenSigner(deps: IdTokenSignerDeps): JwtSigner {
     return jwk;
   };
 
-  return async (payload) => {
+  return async (payload, typ) => {
     const row = await currentKey();
-    return await signer(row.id, await privateJwk(row), payload);
+    const jwk = await privateJwk(row);
+    if (typ === undefined) return await signer(row.id, jwk, payload);
+    return await new SignJWT(payload).setProtectedHeader({ alg: "RS256", kid: row.id, typ })
+      .sign(await importJWK(jwk, "RS256"));
   };
 }

@@ -155,11 +155,6 @@ export interface SafeOutputsJobStyle {
   checkoutTriggeringRef: boolean;
   /** The code-pushing types' `max_patch_size` (KB) when the workflow sets none. */
   defaultMaxPatchSize: number;
-  /**
-   * The agent instruction files the code-pushing types protect, by engine id, where the release protects
-   * only the engine's own (v0.87); absent: v0.76.1's list.
-   */
-  instructionFiles: Readonly<Record<string, readonly string[]>>;
   /** Handler-config keys this release names otherwise, by handler (`{ add_reviewer: { allowed_reviewers: "allowed" } }`). */
   handlerKeyRenames: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** Whether a pull-request-triggered workflow's job env names the head commit (`GH_AW_HEAD_SHA`). */
@@ -174,6 +169,8 @@ export interface EngineRelease {
   defaultModel?: string;
   /** The hosts the engine reaches on its own (its network defaults). */
   domains?: readonly string[];
+  /** The agent instruction files the code-pushing safe outputs protect. */
+  instructionFiles?: readonly string[];
   /** The engine's own config folders and files, saved and restored around the base branch checkout. */
   agentConfig?: { folders: readonly string[]; files: readonly string[] };
 }

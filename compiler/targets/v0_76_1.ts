@@ -67,7 +67,6 @@ export const V0_76_1: GhAwTarget = {
       declaredConfigures: false,
       checkoutTriggeringRef: false,
       defaultMaxPatchSize: 1024,
-      instructionFiles: {},
       handlerKeyRenames: {},
       headShaEnv: false,
     },

@@ -40,6 +40,7 @@ export const V0_87_4: GhAwTarget = {
       version: "1.0.80",
       defaultModel: "${{ vars.GH_AW_MODEL_AGENT_COPILOT || vars.GH_AW_DEFAULT_MODEL_COPILOT || 'auto' }}",
       agentConfig: { folders: [".agents", ".github"], files: ["AGENTS.md"] },
+      instructionFiles: ["AGENTS.md"],
       // The Copilot CLI is no longer installed from npm.
       domains: [
         "api.business.githubcopilot.com",
@@ -103,7 +104,6 @@ export const V0_87_4: GhAwTarget = {
       declaredConfigures: true,
       checkoutTriggeringRef: true,
       defaultMaxPatchSize: 4096,
-      instructionFiles: { copilot: ["AGENTS.md"] },
       handlerKeyRenames: { add_reviewer: { allowed_reviewers: "allowed" } },
       headShaEnv: true,
     },

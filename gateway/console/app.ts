@@ -109,21 +109,13 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
         "set-cookie": clearLogin,
       });
     }
-    if (!isAdmin(settings.admins, user.sub, user.email)) {
-      deps.logger.warn("console: a signed-in user who is not an admin was refused", { sub: user.sub });
-      return html(
-        MessagePage({
-          title: "Not an admin",
-          message: `You are signed in as ${
-            user.email ?? user.sub
-          }, who is not an administrator of this gateway. An operator can add your user id or email to GATEWAY_ADMINS.`,
-        }),
-        403,
-        { "set-cookie": clearLogin },
-      );
-    }
+    // Anyone the OP signs in gets a session: admins the whole console, everyone else their own usage
+    // (`user:<sub>`, what the gateway records for their OP tokens) on the Usage and Requests pages.
     const id = await sessions.create(user, settings.sessionMs);
-    deps.logger.info("console: admin signed in", { sub: user.sub });
+    deps.logger.info("console: signed in", {
+      sub: user.sub,
+      admin: isAdmin(settings.admins, user.sub, user.email),
+    });
     return redirect(login.returnTo, {
       "set-cookie": [
         clearLogin,
@@ -139,7 +131,38 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
     return redirect(target?.href ?? "/admin/signed-out", { "set-cookie": clear });
   };
 
-  /** Routes that need an admin session. */
+  /** The pages of a signed-in person who is not an admin: their own usage and requests, and sign-out. */
+  const personalRoute = (
+    request: Request,
+    url: URL,
+    user: FrameUser,
+    session: ConsoleSession,
+    id: string,
+  ) => {
+    const path = url.pathname.replace(/\/+$/, "");
+    if (request.method === "POST" && path === "/admin/sign-out") {
+      return route(request, url, user, session, id);
+    }
+    if (request.method === "GET") {
+      if (path === "/admin" || path === "") return redirect("/admin/usage");
+      // The filter is theirs whatever the query says.
+      url.searchParams.set("key", `user:${session.userId}`);
+      if (path === "/admin/usage") return pages.usage(user, url);
+      if (path === "/admin/usage/export.csv") return pages.usageExport(user, url, "csv");
+      if (path === "/admin/usage/export.json") return pages.usageExport(user, url, "json");
+      if (path === "/admin/requests") return pages.requests(user, url);
+    }
+    return message(
+      "Administrators only",
+      `You are signed in as ${
+        session.email ?? session.userId
+      }; this page is for administrators of this gateway. Your own usage is on the Usage and Requests pages.`,
+      403,
+      { href: "/admin/usage", label: "Your usage" },
+    );
+  };
+
+  /** Routes of an admin session. */
   const route = async (request: Request, url: URL, user: FrameUser, session: ConsoleSession, id: string) => {
     const path = url.pathname.replace(/\/+$/, "");
     const method = request.method;
@@ -227,6 +250,9 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
         );
       }
       const user: FrameUser = { label: session.name ?? session.email ?? session.userId, csrf: session.csrf };
+      if (!isAdmin(settings.admins, session.userId, session.email ?? undefined)) {
+        return await personalRoute(request, url, { ...user, personal: true }, session, id);
+      }
       return await route(request, url, user, session, id);
     } catch (error) {
       deps.logger.error("console: request failed", { path, error });

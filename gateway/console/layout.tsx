@@ -16,6 +16,8 @@ export interface FrameUser {
   label: string;
   /** The session's CSRF token (for the sign-out form). */
   csrf: string;
+  /** Signed in without being an admin: only their own Usage and Requests (no Keys, no Providers). */
+  personal?: boolean;
 }
 
 /** Wraps a page: `user` absent for the pages seen before sign-in (errors, signed out). */
@@ -36,7 +38,9 @@ export function Frame(props: { title: string; current?: string; user?: FrameUser
           {props.user && (
             <nav aria-label="Console">
               <ul>
-                {NAV.map((item) => (
+                {NAV.filter((item) =>
+                  !props.user?.personal || item.path === "/admin/usage" || item.path === "/admin/requests"
+                ).map((item) => (
                   <li>
                     <a href={item.path} aria-current={props.current === item.path ? "page" : undefined}>
                       {item.label}

@@ -83,7 +83,8 @@ export function RequestsPage(props: {
               <tr>
                 <td>{new Date(Number(r.at)).toISOString().replace("T", " ").slice(0, 19)}</td>
                 <td>
-                  {props.keyNames.get(r.key_id) ?? "?"} <span class="mono">{r.key_id}</span>
+                  {props.keyNames.get(r.key_id) ?? (r.key_id.includes(":") ? "" : "?")}{" "}
+                  <span class="mono">{r.key_id}</span>
                 </td>
                 <td>{r.model}{r.stream ? " (stream)" : ""}</td>
                 <td>{r.provider ? `${r.provider}/${r.served_model ?? "?"}` : "—"}</td>

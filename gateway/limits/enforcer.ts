@@ -73,6 +73,11 @@ function rateLimitHeaders(
   return headers;
 }
 
+/** How a refusal names who is limited: an API key, or a principal (`user:…`, `repo:…`) as it is. */
+function subjectOf(policy: KeyPolicy): string {
+  return policy.id.startsWith("key_") ? `API key ${policy.id}` : policy.id;
+}
+
 /** The error for the first limit that binds. */
 function refusal(
   policy: KeyPolicy,
@@ -82,7 +87,7 @@ function refusal(
   now: number,
 ): GatewayError {
   const limits = policy.limits!;
-  const key = `API key ${policy.id}`;
+  const key = subjectOf(policy);
   if (failed === "budget") {
     const { end } = periodBounds(limits.budgetPeriod!, now);
     return new GatewayError(
@@ -169,7 +174,7 @@ export class LimitEnforcer {
     if (!policy.models || policy.models.includes(requested) || policy.models.includes(target)) return;
     throw new GatewayError(
       "permission_error",
-      `API key ${policy.id} may not use model ${JSON.stringify(requested)}; it may use ${
+      `${subjectOf(policy)} may not use model ${JSON.stringify(requested)}; it may use ${
         policy.models.map((m) => JSON.stringify(m)).join(", ")
       }`,
     );
@@ -235,7 +240,7 @@ export class LimitEnforcer {
       if (budgetClosed || ratesClosed) {
         throw new GatewayError(
           "api_error",
-          `the limits of API key ${policy.id} cannot be checked right now; retry shortly`,
+          `the limits of ${subjectOf(policy)} cannot be checked right now; retry shortly`,
           { status: 503, retryAfter: "1" },
         );
       }

@@ -1,5 +1,5 @@
 /**
- * `deno task gateway:usage [--key id] [--since ISO] [--until ISO] [--by key|model|provider|day] [--json]`:
+ * `deno task gateway:usage [--key id] [--since ISO] [--until ISO] [--by key|model|provider|day|user|repo] [--json]`:
  * totals from the usage ledger in GATEWAY_DATABASE_URL (requests, tokens, cost, error rate, p50/p95
  * latency) as a table, or as JSON on stdout.
  */
@@ -13,7 +13,7 @@ import type { UsageDatabase } from "./ledger.ts";
 import { parseUsageFilters, type UsageReport, usageReport, type UsageTotals } from "./report.ts";
 
 const USAGE = `Usage: deno task gateway:usage [--key <id>] [--since <ISO>] [--until <ISO>]
-                                 [--by key|model|provider|day] [--json]
+                                 [--by key|model|provider|day|user|repo] [--json]
 
 Totals of the usage ledger (GATEWAY_DATABASE_URL, default file:.data/gateway.db): requests, tokens, cost,
 error rate and p50/p95 latency; --since is inclusive, --until exclusive.`;

@@ -1,12 +1,14 @@
 /**
  * Usage totals over the ledger, for `deno task gateway:usage` and `GET /admin/api/usage`: requests,
- * tokens, cost, error rate and p50/p95 latency, overall and grouped by key, model, provider or UTC day.
+ * tokens, cost, error rate and p50/p95 latency, overall and grouped by key, model, provider or UTC day, or by
+ * principal: `user` (people signed in with the suite, `user:<sub>`) or `repo` (CI runs, `repo:<owner/name>`),
+ * which cover only that kind of principal.
  */
 import type { Kysely } from "kysely";
 import type { UsageDatabase } from "./ledger.ts";
 
 /** The groupings a report may use. */
-export const GROUPINGS = ["key", "model", "provider", "day"] as const;
+export const GROUPINGS = ["key", "model", "provider", "day", "user", "repo"] as const;
 
 /** What a report covers. */
 export interface UsageFilters {
@@ -117,6 +119,8 @@ const GROUP_OF: Record<NonNullable<UsageFilters["by"]>, (r: Row) => string> = {
   model: (r) => r.model,
   provider: (r) => r.provider ?? "(none)",
   day: (r) => new Date(Number(r.at)).toISOString().slice(0, 10),
+  user: (r) => r.key_id,
+  repo: (r) => r.key_id,
 };
 
 /** The report of the rows matching `filters`. */
@@ -137,6 +141,9 @@ export async function usageReport(db: Kysely<UsageDatabase>, filters: UsageFilte
   if (filters.key) query = query.where("key_id", "=", filters.key);
   if (filters.since !== undefined) query = query.where("at", ">=", filters.since);
   if (filters.until !== undefined) query = query.where("at", "<", filters.until);
+  if (filters.by === "user" || filters.by === "repo") {
+    query = query.where("key_id", "like", `${filters.by}:%`);
+  }
   const rows = await query.execute() as Row[];
   const iso = (ms?: number) => ms === undefined ? null : new Date(ms).toISOString();
   const report: UsageReport = {

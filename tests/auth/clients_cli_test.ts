@@ -135,7 +135,10 @@ Deno.test("oauth:clients refuses a public client's secret rotation and names eve
     [[], /missing command/],
     [["drop", "x"], /unknown command "drop"/],
     [["show"], /show needs a client id/],
-    [["update", "x"], /update needs --name, --redirect-uri or --post-logout-redirect-uri/],
+    [
+      ["update", "x"],
+      /update needs --name, --redirect-uri, --post-logout-redirect-uri or --backchannel-logout-uri/,
+    ],
     [["show", "x", "--name", "n"], /--name applies to update only/],
     [["list", "x"], /unexpected argument "x"/],
     [["delete", "x", "y"], /unexpected argument "y"/],

@@ -119,6 +119,42 @@ Deno.test("openid-client v6 completes discovery, code + PKCE, userinfo and refre
   assert.notEqual(refreshed.refresh_token, tokens.refresh_token);
 });
 
+Deno.test("openid-client v6 asking for offline_access the common way (no prompt) gets a refresh token after consent, then refreshes", async () => {
+  await using svc = await startAuthService();
+  const reg = await svc.register({ redirectUris: [REDIRECT] });
+  const config = await client.discovery(new URL(svc.issuer), reg.client_id, reg.client_secret, undefined, {
+    execute: [client.allowInsecureRequests],
+  });
+  const browser = new Browser();
+  const run = async () => {
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: "openid email offline_access",
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+      state,
+    });
+    const { callback, pages } = await authorizeInBrowser(browser, url.href, REDIRECT);
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      idTokenExpected: true,
+    });
+    return { tokens, consentShown: "/consent" in pages };
+  };
+  const first = await run();
+  assert.ok(first.consentShown, "the user is asked, offline access included");
+  assert.ok(first.tokens.refresh_token, "approved: a refresh token");
+  assert.ok(first.tokens.scope?.split(" ").includes("offline_access"));
+  const refreshed = await client.refreshTokenGrant(config, first.tokens.refresh_token!);
+  assert.ok(refreshed.refresh_token && refreshed.refresh_token !== first.tokens.refresh_token);
+  const second = await run();
+  assert.equal(second.consentShown, false, "the stored consent covers it: no page the second time");
+  assert.ok(second.tokens.refresh_token, "and still a refresh token");
+});
+
 Deno.test("oidcc-refresh-token: refresh rotates with no-store, and replaying a rotated token revokes the family", async () => {
   await using svc = await startAuthService();
   const reg = await svc.register({ redirectUris: [REDIRECT] });

@@ -317,18 +317,34 @@ Deno.test("item 8: loopback redirect URIs match any port for public clients only
   assert.ok(callback.searchParams.get("code"), "a public native client may use any loopback port");
 });
 
-Deno.test("item 8: offline_access needs to be asked for, with prompt=consent", async () => {
+Deno.test("item 8: offline_access is honoured once the user approved it, and dropped when nobody did", async () => {
   const { svc, reg, as, auth } = await setup();
   await using _ = svc;
   const browser = new Browser();
   const noScope = await getCode(as, reg.client_id, browser, { scope: null });
   const noScopeTokens = await tokensOf(await exchange(as, auth, noScope.code, noScope.verifier));
   assert.equal(noScopeTokens.refresh_token, undefined, "an omitted scope grants no offline access");
-  const noConsent = await getCode(as, reg.client_id, browser, { prompt: null });
-  const noConsentTokens = await tokensOf(await exchange(as, auth, noConsent.code, noConsent.verifier));
-  assert.equal(noConsentTokens.refresh_token, undefined, "offline_access without prompt=consent is ignored");
-  const consented = await getCode(as, reg.client_id, browser);
-  assert.ok((await tokensOf(await exchange(as, auth, consented.code, consented.verifier))).refresh_token);
+  // The stored consent (openid profile email) does not cover offline_access: without a page to ask on, it is
+  // dropped.
+  const silent = await getCode(as, reg.client_id, browser, { prompt: "none" });
+  const silentTokens = await tokensOf(await exchange(as, auth, silent.code, silent.verifier));
+  assert.equal(silentTokens.refresh_token, undefined, "prompt=none without a covering consent drops it");
+  // Asked the common way (no prompt): the consent page lists it, the user approves, a refresh token follows.
+  const prepared = await prepareAuthorization(as, reg.client_id, REDIRECT, { prompt: null });
+  const { callback, pages } = await authorizeInBrowser(browser, prepared.url.href, REDIRECT);
+  assert.match(pages["/consent"] ?? "", /refresh tokens/, "the consent page asks for offline access");
+  const approved = await tokensOf(
+    await exchange(as, auth, callback.searchParams.get("code")!, prepared.verifier),
+  );
+  assert.ok(approved.refresh_token, "approved on the consent page: a refresh token");
+  // Now the stored consent covers it, also for prompt=none.
+  const covered = await getCode(as, reg.client_id, browser, { prompt: "none" });
+  assert.ok((await tokensOf(await exchange(as, auth, covered.code, covered.verifier))).refresh_token);
+  // A user who denies gets no code at all.
+  const other = await svc.register({ redirectUris: [REDIRECT] });
+  const denied = await prepareAuthorization(as, other.client_id, REDIRECT, { prompt: null });
+  const refused = await authorizeInBrowser(browser, denied.url.href, REDIRECT, "deny");
+  assert.equal(refused.callback.searchParams.get("code"), null);
 });
 
 Deno.test("item 8: the redirect carrying the code is no-store; JWKS is cacheable", async () => {

@@ -6,7 +6,8 @@
 import { type Logger, silentLogger } from "@switchyard/lib/log.ts";
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
-import { createAuthApp } from "../../auth/app.tsx";
+import { type AuthDeps, createAuthApp } from "../../auth/app.tsx";
+import type { BackchannelDelivery } from "../../auth/logout/delivery.ts";
 import { type AuthConfig, readAuthConfig } from "../../auth/config.ts";
 import { LOCAL_MODE_SECRET } from "../../auth/better_auth.ts";
 import { type AuthDatabase, openAuthDatabase } from "../../auth/database.ts";
@@ -30,16 +31,21 @@ export interface AuthService extends AsyncDisposable {
   dbPath: string;
   /** Calls the app in-process, as if from peer `peer` (defaults to 127.0.0.1). */
   handle(request: Request, peer?: string): Promise<Response>;
+  /** The back-channel logout delivery of the app (stopped on dispose). */
+  logoutDelivery: BackchannelDelivery;
   /** Registers a client directly (as `oauth:register` does). */
   register(reg: Partial<ClientRegistration> & { redirectUris: string[] }): Promise<RegisteredClient>;
 }
 
-/** Starts the service in local mode on `hostname` (127.0.0.1) with a free port; `env` adds or overrides keys. */
+/**
+ * Starts the service in local mode on `hostname` (127.0.0.1) with a free port; `env` adds or overrides keys,
+ * `deps` passes test clocks and timeouts, and `deps.backchannel` tunes back-channel logout delivery.
+ */
 export async function startAuthService(
   env: Record<string, string> = {},
   hostname = "127.0.0.1",
   logger: Logger = silentLogger,
-  deps: { now?: () => number; githubTimeoutMs?: number } = {},
+  deps: { now?: () => number; githubTimeoutMs?: number; backchannel?: AuthDeps["backchannel"] } = {},
 ): Promise<AuthService> {
   const dir = await Deno.makeTempDir({ prefix: "switchyard-auth-" });
   const dbPath = `${dir}/auth.db`;
@@ -61,7 +67,13 @@ export async function startAuthService(
   });
   const database = await openAuthDatabase(config.AUTH_DATABASE_URL);
   await migrateDirectory(database.client, DATABASE_TARGETS.find((t) => t.name === "auth")!.migrationsDir);
-  const app = createAuthApp(config, { logger, database, ...deps });
+  let logoutDelivery: BackchannelDelivery | undefined;
+  const app = createAuthApp(config, {
+    logger,
+    database,
+    ...deps,
+    backchannel: { ...deps.backchannel, expose: (delivery) => (logoutDelivery = delivery) },
+  });
   handler = (request, info) => app.fetch(request, { info });
   return {
     url,
@@ -69,10 +81,12 @@ export async function startAuthService(
     config,
     database,
     dbPath,
+    logoutDelivery: logoutDelivery!,
     handle: async (request, peer = "127.0.0.1") =>
       await app.fetch(request, { info: { remoteAddr: { transport: "tcp", hostname: peer, port: 50000 } } }),
     register: (reg) => registerClient(database, url, { name: "Test client", ...reg }),
     async [Symbol.asyncDispose]() {
+      await logoutDelivery?.stop();
       await server.shutdown();
       database.client.close();
       await Deno.remove(dir, { recursive: true }).catch(() => {});

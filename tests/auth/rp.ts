@@ -39,7 +39,7 @@ export async function prepareAuthorization(
   url.searchParams.set("redirect_uri", redirectUri);
   url.searchParams.set("response_type", "code");
   url.searchParams.set("scope", "openid profile email offline_access");
-  // OIDC Core §11: offline_access is honoured only with prompt=consent.
+  // OIDC Core §11: offline_access after the user's consent (prompt=consent asks again every time).
   url.searchParams.set("prompt", "consent");
   url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(verifier));
   url.searchParams.set("code_challenge_method", "S256");

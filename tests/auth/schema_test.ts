@@ -118,9 +118,12 @@ Deno.test("after a full flow the database matches the generated 1.6.23 schema an
   ]);
   assert.deepEqual(names.filter((n) => n.startsWith("svc_")), [
     "svc_audit",
+    "svc_backchannel_client",
+    "svc_backchannel_outbox",
     "svc_grant_claim",
     "svc_grant_revoked",
     "svc_grant_token",
+    "svc_refresh_reuse",
     "svc_user_access",
   ]);
 

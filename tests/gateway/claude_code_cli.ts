@@ -112,8 +112,10 @@ export interface ClaudeCodeOptions {
   wrapper: string;
   /** ANTHROPIC_BASE_URL (the gateway on loopback). */
   baseUrl: string;
-  /** ANTHROPIC_API_KEY (a gateway key). */
-  apiKey: string;
+  /** ANTHROPIC_API_KEY (a gateway key); absent: the `apiKeyHelper` of `settings` supplies it. */
+  apiKey?: string;
+  /** Written to `<home>/.claude/settings.json` before the run (e.g. `apiKeyHelper`). */
+  settings?: Record<string, unknown>;
   /** `--model`. */
   model: string;
   /** The haiku-class model for side requests (titles, summaries). */
@@ -142,7 +144,7 @@ export async function runClaudeCode(options: ClaudeCodeOptions): Promise<ClaudeC
     TMPDIR: options.home,
     SHELL: "/bin/bash",
     ANTHROPIC_BASE_URL: options.baseUrl,
-    ANTHROPIC_API_KEY: options.apiKey,
+    ...(options.apiKey !== undefined ? { ANTHROPIC_API_KEY: options.apiKey } : {}),
     ANTHROPIC_DEFAULT_HAIKU_MODEL: options.smallModel,
     ANTHROPIC_SMALL_FAST_MODEL: options.smallModel,
     DISABLE_TELEMETRY: "1",
@@ -161,6 +163,13 @@ export async function runClaudeCode(options: ClaudeCodeOptions): Promise<ClaudeC
     NO_PROXY: "127.0.0.1,localhost",
     no_proxy: "127.0.0.1,localhost",
   };
+  if (options.settings) {
+    await Deno.mkdir(join(options.home, ".claude"), { recursive: true });
+    await Deno.writeTextFile(
+      join(options.home, ".claude", "settings.json"),
+      JSON.stringify(options.settings),
+    );
+  }
   const args = [
     options.wrapper,
     "-p",

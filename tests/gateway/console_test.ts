@@ -92,14 +92,51 @@ Deno.test("an ID token whose nonce is not the one the console sent is refused", 
   assert.equal((await h.db.selectFrom("gateway_console_sessions").selectAll().execute()).length, 0);
 });
 
-Deno.test("a signed-in user who is not named in GATEWAY_ADMINS sees a plain 403 page", e2e, async () => {
+Deno.test("a signed-in person who is not an admin sees their own usage and requests only", e2e, async () => {
   await using h = await startConsoleHarness("root@example.com, some-user-id");
+  const row = (key_id: string, request_id: string, cost_usd: number) => ({
+    at: Date.now() - 60_000,
+    key_id,
+    model: "openai/fx-text",
+    provider: "openai",
+    served_model: "fx-text",
+    attempts: 1,
+    input_tokens: 10,
+    output_tokens: 5,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    cost_usd,
+    status: 200,
+    error_type: null,
+    latency_ms: 12,
+    ttft_ms: null,
+    stream: 0,
+    trace_id: `trace_${request_id}`,
+    request_id,
+    warning: null,
+  });
+  h.ledger.record(row("user:local-developer", "req_mine", 0.25));
+  h.ledger.record(row("user:someone-else", "req_theirs", 7.5));
+  h.ledger.record(row("key_abc", "req_key", 3));
+  await h.ledger.flush();
   const browser = new Browser();
-  const done = await signIn(h, browser);
-  assert.equal(done.status, 403);
-  const page = await browser.request(`${h.url}/admin/keys`);
-  assert.equal(page.status, 303, "no session was created");
-  await page.body?.cancel();
+  const done = await signIn(h, browser, "/admin/usage");
+  assert.equal(done.status, 303);
+  const keys = await browser.request(`${h.url}/admin/keys`);
+  assert.equal(keys.status, 403);
+  assert.match(await keys.text(), /Administrators only/);
+  const requests = await browser.request(`${h.url}/admin/requests?key=user:someone-else`);
+  const html = await requests.text();
+  assert.equal(requests.status, 200);
+  assert.match(html, /req_mine|user:local-developer/);
+  assert.ok(!html.includes("someone-else"), "another person's rows");
+  assert.ok(!html.includes("key_abc"));
+  assert.ok(!html.includes('href="/admin/keys"'), "no Keys link for a person who is not an admin");
+  const exported = await browser.request(`${h.url}/admin/usage/export.json?key=key_abc`);
+  const text = await exported.text();
+  assert.equal(exported.status, 200);
+  assert.ok(!text.includes("7.5") && !text.includes("key_abc"), text.slice(0, 500));
+  assert.match(text, /0\.25/);
 });
 
 Deno.test("a form posted without the session's CSRF token is refused with 403", e2e, async () => {

@@ -11,6 +11,7 @@ import { type GatewayConfig, readGatewayConfig } from "../../gateway/config.ts";
 import { startGatewayServer } from "../../gateway/serve.ts";
 import { ApiKeyStore, type KeysDatabase } from "../../gateway/keys/store.ts";
 import { KeyVerifier } from "../../gateway/keys/verifier.ts";
+import { createIdentities } from "../../gateway/identity/mod.ts";
 import type { LimitCounters } from "../../gateway/limits/counters.ts";
 import { type UsageDatabase, UsageLedger } from "../../gateway/usage/ledger.ts";
 import type { Kysely } from "kysely";
@@ -100,14 +101,23 @@ export async function startHarness(
   await migrateDirectory(client, DATABASE_TARGETS.find((t) => t.name === "gateway")!.migrationsDir);
   const store = new ApiKeyStore(db);
   const { key } = await store.create("test");
-  const keys = new KeyVerifier(() => store.activeHashes(), { ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
+  const apiKeys = new KeyVerifier(() => store.activeHashes(), { ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
   const logger = createLogger({ level: "silent" });
+  // OP tokens and GitHub OIDC credentials when the env configures them (gateway/identity/).
+  const identities = createIdentities(config, {
+    keys: apiKeys,
+    db: () => Promise.resolve(db as never),
+    logger,
+    policiesTtlMs: config.GATEWAY_KEY_CACHE_TTL_MS,
+  });
+  const keys = identities.check;
   const ledger = new UsageLedger({ db: () => Promise.resolve(db), logger, retentionDays: 90, flushMs: 50 });
   const app = createGatewayApp(config, {
     logger,
     keys,
     counters,
     usage: { ledger, db: () => Promise.resolve(db) },
+    githubOidc: identities.exchange,
   });
   // As self-hosted: behind the connection guard unless GATEWAY_CONNECTION_GUARD=off.
   const server = await startGatewayServer(app.fetch, config, { port: 0 });

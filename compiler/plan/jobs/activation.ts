@@ -4,7 +4,6 @@ import {
   artifactName,
   ghAwVersion,
   type JobCtx,
-  NO_FIREWALL_INFO_ENGINES,
   otlpMaskSteps,
   scriptStep,
   setupSteps,
@@ -25,13 +24,13 @@ import {
 } from "./conditions.ts";
 import {
   createPromptStep,
-  engineDir,
   interpolateStep,
   promptExpressions,
   promptPathValue,
   substituteStep,
 } from "./activation_prompt.ts";
 import { sortedRecord } from "./go_format.ts";
+import { GITHUB_AGENT_DIRS } from "../engines/facts.ts";
 import {
   activationCreditEnv,
   activationCreditOutputs,
@@ -42,10 +41,6 @@ import {
 
 /** The comment gh-aw puts before `run:` of steps that execute checked-out content. */
 const POUTINE = new Comment("poutine:ignore untrusted_checkout_exec");
-
-/** Engines whose run info reports no tool allowlist support (gh-aw v0.76). */
-const NO_TOOLS_ALLOWLIST = ["crush", "opencode"];
-const NO_FIREWALL_INFO = NO_FIREWALL_INFO_ENGINES;
 
 /** The `activation` job: setup, run info, preflight checks, the prompt and its artifact. */
 export function activationJob(activationInput: ActivationInput): JobPlan {
@@ -87,9 +82,8 @@ export function activationJob(activationInput: ActivationInput): JobPlan {
     ...activationWrites(activationInput),
     ...(activationInput.lockForAgent ? { issues: "write" } : {}),
   };
-  job.permissions = Object.fromEntries(
-    Object.keys(job.permissions).sort().map((k) => [k, (job.permissions as Record<string, string>)[k]]),
-  );
+  const permissions = job.permissions;
+  job.permissions = Object.fromEntries(Object.keys(permissions).sort().map((k) => [k, permissions[k]]));
   const creditEnv = activationCreditEnv(activationInput.ctx, activationInput.ctx.aiCreditLimits ?? {});
   if (Object.keys(creditEnv).length > 0) job.env = { ...job.env, ...creditEnv };
   job.outputs = activationOutputs(activationInput);
@@ -109,22 +103,22 @@ function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
     ...workflowCallSteps(activationInput),
   ];
   const info: Record<string, YValue> = {
-    GH_AW_INFO_ENGINE_ID: dq(ctx.engineId),
+    GH_AW_INFO_ENGINE_ID: dq(ctx.engine.id),
     GH_AW_INFO_ENGINE_NAME: dq(activationInput.engineDisplay),
     GH_AW_INFO_MODEL: activationInput.engineModel.startsWith("${{")
       ? plain(activationInput.engineModel)
       : dq(activationInput.engineModel),
-    GH_AW_INFO_VERSION: dq(ctx.engineVersion),
-    GH_AW_INFO_AGENT_VERSION: dq(ctx.engineVersion),
+    GH_AW_INFO_VERSION: dq(ctx.engine.version),
+    GH_AW_INFO_AGENT_VERSION: dq(ctx.engine.version),
     // A release build names the gh-aw release the lock runs with; a dev build has no CLI version.
     ...(ctx.actionMode === "release" ? { GH_AW_INFO_CLI_VERSION: dq(ghAwVersion(ctx)) } : {}),
     GH_AW_INFO_WORKFLOW_NAME: dq(ctx.name),
     GH_AW_INFO_EXPERIMENTAL: dq(String(activationInput.experimental === true)),
-    GH_AW_INFO_SUPPORTS_TOOLS_ALLOWLIST: dq(String(!NO_TOOLS_ALLOWLIST.includes(ctx.engineId))),
+    GH_AW_INFO_SUPPORTS_TOOLS_ALLOWLIST: dq(String(ctx.engine.toolsAllowlist)),
     GH_AW_INFO_STAGED: dq(String(activationInput.staged === true)),
     GH_AW_INFO_ALLOWED_DOMAINS: sq(JSON.stringify(activationInput.allowedDomainsInfo)),
-    GH_AW_INFO_FIREWALL_ENABLED: dq(String(!NO_FIREWALL_INFO.includes(ctx.engineId))),
-    GH_AW_INFO_AWF_VERSION: dq(NO_FIREWALL_INFO.includes(ctx.engineId) ? "" : ctx.releaseAwf ?? "v0.25.58"),
+    GH_AW_INFO_FIREWALL_ENABLED: dq(String(ctx.engine.reportsFirewall)),
+    GH_AW_INFO_AWF_VERSION: dq(ctx.engine.reportsFirewall ? ctx.releaseAwf ?? "v0.25.58" : ""),
     GH_AW_INFO_AWMG_VERSION: dq(style.runInfoAgentRuntime ? ctx.sandboxInfo?.gatewayVersion ?? "" : ""),
     GH_AW_INFO_FIREWALL_TYPE: dq("squid"),
     ...(style.runInfoAgentRuntime
@@ -275,7 +269,7 @@ function preflightSteps(activationInput: ActivationInput): StepPlan[] {
     });
   }
   // A release that names the engine's own config folders saves only those.
-  const own = targetOf(ctx).engines[ctx.engineId]?.agentConfig;
+  const own = targetOf(ctx).engines[ctx.engine.id]?.agentConfig;
   steps.push(checkedOutRun(ctx, {
     name: "Save agent config folders for base branch restoration",
     env: {
@@ -422,8 +416,8 @@ function closingSteps(activationInput: ActivationInput): StepPlan[] {
         `/tmp/gh-aw/aw_info.json\n/tmp/gh-aw/${style.modelsFile}\n/tmp/gh-aw/aw-prompts/prompt.txt\n` +
           "/tmp/gh-aw/aw-prompts/prompt-template.txt\n/tmp/gh-aw/aw-prompts/prompt-import-tree.json\n" +
           `/tmp/gh-aw/github_rate_limits.jsonl\n/tmp/gh-aw/base\n/tmp/gh-aw/${
-            engineDir(ctx.engineId)
-          }/agents\n/tmp/gh-aw/${engineDir(ctx.engineId)}/skills\n`,
+            (ctx.engine.agentDirs ?? GITHUB_AGENT_DIRS).root
+          }/agents\n/tmp/gh-aw/${(ctx.engine.agentDirs ?? GITHUB_AGENT_DIRS).root}/skills\n`,
       ),
       "if-no-files-found": "ignore",
       "retention-days": 1,
