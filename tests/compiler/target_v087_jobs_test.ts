@@ -8,6 +8,9 @@ import { assert, assertEquals } from "../../compiler/test_assert.ts";
 import { parse } from "yaml";
 import { creditAmount } from "../../compiler/plan/jobs/ai_credits.ts";
 import { compileOne, diagnosticsOf } from "./helpers.ts";
+import { engineFor } from "../../compiler/plan/engines/registry.ts";
+import { V0_76_1 } from "../../compiler/targets/v0_76_1.ts";
+import { V0_87_4 } from "../../compiler/targets/v0_87_4.ts";
 
 const MD =
   "---\non:\n  pull_request:\n  workflow_dispatch:\nengine: copilot\nsafe-outputs:\n  add-comment:\n---\nDo.\n";
@@ -104,4 +107,16 @@ Deno.test("creditAmount reads numbers and K/M amounts only", () => {
   assertEquals(creditAmount("2.5m"), "2500000");
   assertEquals(creditAmount("lots"), undefined);
   assertEquals(creditAmount(-1), undefined);
+});
+
+Deno.test("engineFor derives v0.87.4's Copilot CLI from the target; v0.76.1's stays", () => {
+  const v087 = engineFor("copilot", V0_87_4);
+  assertEquals(v087.version, "1.0.80");
+  assert(v087.defaultModel.endsWith("'auto' }}"), v087.defaultModel);
+  assertEquals(v087.instructionFiles, ["AGENTS.md"]);
+  const v076 = engineFor("copilot", V0_76_1);
+  assertEquals(v076.version, "1.0.55");
+  assert(v076.defaultModel.endsWith("'claude-sonnet-4.6' }}"), v076.defaultModel);
+  // An engine the target does not change is the registry's own.
+  assertEquals(engineFor("claude", V0_87_4), engineFor("claude", V0_76_1));
 });
