@@ -10,7 +10,15 @@ import type { Logger } from "@switchyard/lib/log.ts";
 import type { KeysDatabase } from "../keys/store.ts";
 import type { UsageDatabase } from "../usage/ledger.ts";
 import { CONSOLE_CSS, CONSOLE_JS } from "./assets.ts";
-import { cookieNames, cookieOf, safeReturnPath, sameToken, securityHeaders, setCookie } from "./http.ts";
+import {
+  canonicalLoopbackUrl,
+  cookieNames,
+  cookieOf,
+  safeReturnPath,
+  sameToken,
+  securityHeaders,
+  setCookie,
+} from "./http.ts";
 import { htmlResponse, MessagePage } from "./layout.tsx";
 import type { FrameUser } from "./layout.tsx";
 import { RelyingParty, SignInError } from "./oidc.ts";
@@ -195,6 +203,9 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
   return async (request) => {
     const url = new URL(request.url);
     const path = url.pathname;
+    const canonical = canonicalLoopbackUrl(url, settings.origin);
+    // Before any cookie is read or set: a sign-in begun on `localhost` must end on the registered origin.
+    if (canonical) return redirect(canonical);
     try {
       if (request.method === "GET") {
         if (path === "/admin/assets/console.css") return asset(CONSOLE_CSS, "text/css; charset=utf-8");

@@ -66,3 +66,19 @@ export function safeReturnPath(raw: string | null | undefined): string {
   if (raw.startsWith("/admin/callback") || raw.startsWith("/admin/sign-")) return "/admin/keys";
   return raw;
 }
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Where a request that reached the console on another loopback name of its origin (`localhost` for a console
+ * at `127.0.0.1`, or the reverse) should go instead: the same path on the configured origin. Sign-in needs
+ * one origin (the redirect URI is registered on it and the cookies are host-only), so the console answers on
+ * its own origin only and sends the other loopback names there. Undefined when no redirect is needed.
+ */
+export function canonicalLoopbackUrl(url: URL, origin: string): string | undefined {
+  if (url.origin === origin) return undefined;
+  const home = new URL(origin);
+  if (!LOOPBACK_HOSTS.has(url.hostname) || !LOOPBACK_HOSTS.has(home.hostname)) return undefined;
+  if (url.port !== home.port || url.protocol !== home.protocol) return undefined;
+  return `${origin}${url.pathname}${url.search}`;
+}
