@@ -119,6 +119,12 @@ function retryPolicy(config: GatewayConfig): RetryPolicy {
   };
 }
 
+/** The credential name of each provider, by routing name (a deployment's circuit includes it). */
+function credentialsOf(config: GatewayConfig): (provider: string) => string {
+  const names = new Map(config.providers.map((p) => [p.name, p.credentialName ?? ""]));
+  return (provider) => names.get(provider) ?? "";
+}
+
 /** Circuit breaker (config file `circuit_breaker`): open after 5 consecutive failures, for 30 s. */
 function breakerPolicy(config: GatewayConfig): BreakerPolicy {
   const breaker = config.file.circuit_breaker ?? {};
@@ -168,6 +174,8 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
       config.file.fallbacks ?? {},
       breakers,
       retryPolicy(config),
+      Math.random,
+      credentialsOf(config),
     ),
   });
 

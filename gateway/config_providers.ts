@@ -101,6 +101,7 @@ function resolveEntry(
       kind: type,
       baseUrl: baseUrl.replace(/\/+$/, ""),
       apiKey,
+      credentialName: apiKeyEnv,
       authHeader: (entry.auth_header ?? preset?.authHeader ?? "authorization").toLowerCase(),
       quirks: quirksOf(preset, entry.quirks ?? {}),
     },

@@ -4,10 +4,11 @@
  * target of its fallback chain (`fallbacks:` in GATEWAY_CONFIG, keyed by the model name asked for, by
  * `provider/model`, or by provider). Retrying the same provider waits a jittered exponential backoff, or its
  * `retry-after` when longer; moving to another provider does not wait. No attempt starts past the total
- * deadline. Providers whose circuit is open (circuit_breaker.ts) are skipped without a call. Each attempt is
+ * deadline. Deployments (provider, model, credential) whose circuit is open (circuit_breaker.ts) are skipped
+ * without a call; only upstream faults (`upstreamFault`) count toward a circuit. Each attempt is
  * recorded for the access log and the `gw-upstream` / `gw-attempts` response headers.
  */
-import type { CircuitBreakers } from "./circuit_breaker.ts";
+import { type CircuitBreakers, deploymentKey } from "./circuit_breaker.ts";
 import { GatewayError } from "./errors.ts";
 import type { Provider, ProviderCall } from "./providers/contract.ts";
 import type { ModelRouter } from "./routing.ts";
@@ -43,6 +44,8 @@ interface Target {
   provider: Provider;
   upstreamModel: string;
   label: string;
+  /** Its circuit's name. */
+  deployment: string;
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
@@ -77,28 +80,43 @@ export class UpstreamAttempts {
   #breakers: CircuitBreakers;
   #policy: RetryPolicy;
   #random: () => number;
+  #credentialOf: (provider: string) => string;
   #resolved = new Map<string, Target>();
 
-  /** `random` jitters the backoff (tests pass their own). */
+  /**
+   * `random` jitters the backoff (tests pass their own); `credentialOf` names the credential a provider
+   * calls with (an environment key's name, never its value), part of each deployment's circuit.
+   */
   constructor(
     router: ModelRouter,
     fallbacks: Readonly<Record<string, readonly string[]>>,
     breakers: CircuitBreakers,
     policy: RetryPolicy,
     random: () => number = Math.random,
+    credentialOf: (provider: string) => string = () => "",
   ) {
     this.#router = router;
     this.#fallbacks = fallbacks;
     this.#breakers = breakers;
     this.#policy = policy;
     this.#random = random;
+    this.#credentialOf = credentialOf;
+  }
+
+  #targetOf(provider: Provider, upstreamModel: string): Target {
+    return {
+      provider,
+      upstreamModel,
+      label: `${provider.name}/${upstreamModel}`,
+      deployment: deploymentKey(provider.name, upstreamModel, this.#credentialOf(provider.name)),
+    };
   }
 
   #target(name: string): Target {
     let target = this.#resolved.get(name);
     if (!target) {
       const route = this.#router.resolve(name);
-      target = { ...route, label: `${route.provider.name}/${route.upstreamModel}` };
+      target = this.#targetOf(route.provider, route.upstreamModel);
       this.#resolved.set(name, target);
     }
     return target;
@@ -106,11 +124,7 @@ export class UpstreamAttempts {
 
   /** The chain of a request: its route, then the first matching fallback list. */
   #chain(call: ProviderCall, provider: Provider): Target[] {
-    const first = {
-      provider,
-      upstreamModel: call.upstreamModel,
-      label: `${provider.name}/${call.upstreamModel}`,
-    };
+    const first = this.#targetOf(provider, call.upstreamModel);
     const table = this.#fallbacks;
     const key = [call.requestedModel, first.label, provider.name].find((k) => Object.hasOwn(table, k));
     return key === undefined ? [first] : [first, ...table[key].map((name) => this.#target(name))];
@@ -141,9 +155,10 @@ export class UpstreamAttempts {
     for (let i = 0; i < chain.length; i++) {
       const target = chain[i];
       const name = target.provider.name;
-      if (!this.#breakers.allow(name)) {
+      const circuit = target.deployment;
+      if (!this.#breakers.allow(circuit)) {
         attempts.push({ target: target.label, outcome: "circuit_open" });
-        lastError ??= circuitOpen(name, this.#breakers.retryInMs(name));
+        lastError ??= circuitOpen(target.label, this.#breakers.retryInMs(circuit));
         continue;
       }
       const failures = failuresOf.get(name) ?? 0;
@@ -159,14 +174,16 @@ export class UpstreamAttempts {
       const observed = observe?.(target.label, ++calls);
       try {
         const value = await attempt(target.provider, chain.length === 1 ? call : callFor(call, target));
-        this.#breakers.success(name);
+        this.#breakers.success(circuit);
         attempts.push({ target: target.label, outcome: "ok", duration_ms: Date.now() - at });
         return { ok: true, value, target: target.label, attempts };
       } catch (error) {
-        const retryable = error instanceof GatewayError && error.retryable && !clientLeft(call);
-        // A 429 says the provider is alive; a 4xx or a client that left says nothing either way.
-        if (retryable && error.type !== "rate_limit_error") this.#breakers.failure(name);
-        else this.#breakers.release(name);
+        const left = clientLeft(call);
+        const retryable = error instanceof GatewayError && error.retryable && !left;
+        // Only the upstream's own faults count: a 429 says it is alive, a 4xx, a refusal of the gateway's
+        // (an answer over a size cap) or a client that left says nothing about it.
+        if (error instanceof GatewayError && error.upstreamFault && !left) this.#breakers.failure(circuit);
+        else this.#breakers.release(circuit);
         const errorType = error instanceof GatewayError ? error.type : "api_error";
         observed?.fail(errorType);
         attempts.push({
@@ -184,13 +201,11 @@ export class UpstreamAttempts {
   }
 }
 
-/** The error of a provider skipped because its circuit is open. */
-function circuitOpen(provider: string, retryInMs: number): GatewayError {
+/** The error of a deployment (`provider/model`) skipped because its circuit is open. */
+function circuitOpen(target: string, retryInMs: number): GatewayError {
   return new GatewayError(
     "overloaded_error",
-    `upstream provider ${provider} is unavailable after repeated failures; retry in ${
-      Math.ceil(retryInMs / 1000)
-    } s`,
+    `upstream ${target} is unavailable after repeated failures; retry in ${Math.ceil(retryInMs / 1000)} s`,
     { retryAfter: String(Math.max(1, Math.ceil(retryInMs / 1000))), retryable: true },
   );
 }

@@ -208,7 +208,7 @@ export function createPages(deps: PageDeps) {
         name: p.name,
         kind: p.kind,
         host: hostOf(p.baseUrl),
-        breaker: deps.breakers.stateOf(p.name),
+        breaker: deps.breakers.stateOfProvider(p.name),
         hour: hour.find((g) => g.group === p.name),
         day: day.find((g) => g.group === p.name),
       }));

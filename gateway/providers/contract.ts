@@ -106,6 +106,8 @@ export interface ProviderSettings {
   baseUrl: string;
   /** Upstream credential; absent for keyless local servers. */
   apiKey?: string;
+  /** The name (never the value) of the credential: its environment key; part of a deployment's circuit. */
+  credentialName?: string;
   /**
    * The header carrying `apiKey` (OpenAI-compatible providers): `authorization` sends `Bearer <key>`, any
    * other name the bare key. Default `authorization`.
