@@ -46,6 +46,20 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_CLIENT_BODY_TIMEOUT_MS: positiveIntSetting(30_000),
   /** `on`: the self-hosted server puts the connection guard (lib/connection_guard.ts) in front of Deno.serve. */
   GATEWAY_CONNECTION_GUARD: z.enum(["on", "off"]).default("on"),
+  /**
+   * Under `deno serve gateway/main.ts`: `host:port` on which the connection guard accepts the public
+   * connections, in front of the (loopback) port `deno serve` listens on. Unset: no guard (a warning).
+   */
+  GATEWAY_SERVE_GUARD: z.string().optional().transform((raw, ctx) => {
+    if (raw === undefined || raw === "") return undefined;
+    const match = /^(\[[0-9a-fA-F:.]+\]|[\w.-]+):(\d{1,5})$/.exec(raw);
+    const port = match ? Number(match[2]) : NaN;
+    if (!match || port > 65535) {
+      ctx.addIssue({ code: "custom", message: `expected host:port (for example 0.0.0.0:8000), got ${raw}` });
+      return z.NEVER;
+    }
+    return { hostname: match[1].replace(/^\[|\]$/g, ""), port };
+  }),
   /** Longest a request head may take to reach the handler once it started (or since connect); then closed. */
   GATEWAY_CLIENT_HEADER_TIMEOUT_MS: positiveIntSetting(10_000),
   /** Longest a keep-alive connection may stay without a request; then closed. */
