@@ -6,6 +6,9 @@
 import { invalidRequest } from "../errors.ts";
 import type { MessageParam, MessagesRequest, ToolParam } from "./types.ts";
 import { isObject, validateContent, validateSystem } from "./validate_content.ts";
+import { nestingDepthOver } from "./json_scan.ts";
+
+export { nestingDepthOver };
 
 const ROLES = new Set(["user", "assistant", "system"]);
 const TOOL_CHOICES = new Set(["auto", "any", "tool", "none"]);
@@ -145,23 +148,6 @@ export function parseJsonBody(text: string): Record<string, unknown> {
  * possibly mid-upstream-call; real requests (tool schemas included) stay far below it.
  */
 export const MAX_JSON_DEPTH = 128;
-
-/** True when `text`'s brackets outside strings nest deeper than `limit` (one pass, no allocation). */
-export function nestingDepthOver(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > limit) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
 
 /** Validates a messages request body, returning it typed. */
 export function validateMessagesRequest(body: Record<string, unknown>): MessagesRequest {
