@@ -5,7 +5,7 @@
  * `--client builtin` with the gateway's pooled HTTP/1.1 client (gateway/providers/http1_client.ts), the
  * floor for the gateway as it is built. Prints `{"url"}` on stdout.
  */
-import { createHttp1Client } from "../gateway/providers/http1_client.ts";
+import { createHttp1Client } from "../gateway/upstream/http1_client.ts";
 
 const upstream = Deno.args[0];
 const builtin = Deno.args.includes("builtin");

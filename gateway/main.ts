@@ -178,7 +178,7 @@ function onListen(addr: Deno.Addr): void {
 
 /** What `deno serve` and edge platforms load: the handler, through the guard when one is listening. */
 export default {
-  fetch: (request: Request, info: Deno.ServeHandlerInfo) =>
-    guarded ? guarded(request, info as Deno.ServeHandlerInfo<Deno.NetAddr>) : fetch(request, info),
+  fetch: (request: Request, info?: Deno.ServeHandlerInfo) =>
+    guarded && info ? guarded(request, info as Deno.ServeHandlerInfo<Deno.NetAddr>) : fetch(request, info),
   onListen,
 } satisfies Deno.ServeDefaultExport;

@@ -9,7 +9,7 @@ import { GatewayError, invalidRequest } from "./errors.ts";
 import { estimateInputTokens } from "./messages/count_tokens.ts";
 import { deferStream } from "./messages/deferred_stream.ts";
 import type { StreamOutcome } from "./messages/stream_pipe.ts";
-import { deadlineTickerFor } from "./messages/ticker.ts";
+import { deadlineTickerFor } from "./upstream/ticker.ts";
 import { type MessagesRequest, type Usage, usageOf } from "./messages/types.ts";
 import type { Admission, LimitEnforcer } from "./limits/enforcer.ts";
 import type { PriceTable } from "./pricing.ts";
@@ -30,7 +30,7 @@ import {
   traceResponseHeaders,
 } from "./request_context.ts";
 import type { ModelRouter } from "./routing.ts";
-import type { AttemptRecord, UpstreamAttempts } from "./upstream_attempts.ts";
+import type { AttemptRecord, UpstreamAttempts } from "./upstream/attempts.ts";
 
 /** The paths this handler serves (query strings are ignored). */
 export const MESSAGES_PATHS: ReadonlySet<string> = new Set(["/v1/messages", "/compat/v1/messages"]);

@@ -5,7 +5,7 @@
  */
 import type { Kysely } from "kysely";
 import type { ProviderSettings } from "../providers/contract.ts";
-import type { CircuitBreakers } from "../circuit_breaker.ts";
+import type { CircuitBreakers } from "../upstream/circuit_breaker.ts";
 import type { LimitCounters } from "../limits/counters.ts";
 import { periodOf } from "../limits/enforcer.ts";
 import { ApiKeyStore, type KeysDatabase } from "../keys/store.ts";

@@ -2,7 +2,7 @@
  * The Providers page: configured providers, their circuit-breaker state (the worst of their deployments,
  * naming those not closed) and recent error rates.
  */
-import type { BreakerState } from "../circuit_breaker.ts";
+import type { BreakerState } from "../upstream/circuit_breaker.ts";
 import type { Aggregate } from "../usage/series.ts";
 import { Frame, type FrameUser } from "./layout.tsx";
 

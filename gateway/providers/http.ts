@@ -2,10 +2,11 @@
 import { GatewayError, upstreamHttpError } from "../errors.ts";
 import type { TranslateStreamOptions } from "../messages/stream_pipe.ts";
 import type { AnthropicEventWriter } from "../messages/stream_writer.ts";
-import type { ProviderCall, ProviderDeps, UpstreamResponse } from "./contract.ts";
-import { ConnectTimeoutError, tlsRefusal } from "./http1_client.ts";
-import { HeadTooLargeError, MAX_HEAD_BYTES } from "./http1_wire.ts";
-import { guardedResponse, UpstreamWatch } from "./upstream_guard.ts";
+import type { ProviderCall, ProviderDeps } from "./contract.ts";
+import type { UpstreamResponse } from "../upstream/response.ts";
+import { ConnectTimeoutError, tlsRefusal } from "../upstream/http1_client.ts";
+import { HeadTooLargeError, MAX_HEAD_BYTES } from "../upstream/http1_wire.ts";
+import { guardedResponse, UpstreamWatch } from "../upstream/guard.ts";
 
 /** The stream pipe's options for one call (abort, pings, redaction); `begin` writes `message_start`. */
 export function pipeOptions(

@@ -11,14 +11,8 @@ import { translateStream } from "../messages/stream_pipe.ts";
 import { type Message, newMessageId } from "../messages/types.ts";
 import { AnthropicRelay } from "./anthropic.ts";
 import { cloudAnthropicBody, countTokensFields } from "./anthropic_cloud.ts";
-import {
-  bodyReaderOf,
-  type Provider,
-  type ProviderCall,
-  type ProviderDeps,
-  type ProviderSettings,
-  type UpstreamResponse,
-} from "./contract.ts";
+import { type Provider, type ProviderCall, type ProviderDeps, type ProviderSettings } from "./contract.ts";
+import { bodyReaderOf, type UpstreamResponse } from "../upstream/response.ts";
 import { toGeminiRequest } from "./gemini_request.ts";
 import { GeminiStreamTranslator, messageFromGemini } from "./gemini_response.ts";
 import {

@@ -13,7 +13,7 @@ import { readGatewayConfig } from "../../gateway/config.ts";
 import { startGatewayServer } from "../../gateway/serve.ts";
 import { ApiKeyStore, type KeysDatabase } from "../../gateway/keys/store.ts";
 import { KeyVerifier } from "../../gateway/keys/verifier.ts";
-import type { UpstreamFetch } from "../../gateway/providers/contract.ts";
+import type { UpstreamFetch } from "../../gateway/upstream/response.ts";
 
 /** One request a faulty upstream received. */
 export interface FaultyRequest {

@@ -8,8 +8,8 @@
  */
 import { concatBytes } from "@switchyard/lib/bytes.ts";
 import { GatewayError } from "../errors.ts";
-import { deadlineTickerFor } from "../messages/ticker.ts";
-import type { BodyReader, UpstreamResponse } from "./contract.ts";
+import { deadlineTickerFor } from "./ticker.ts";
+import type { BodyReader, UpstreamResponse } from "./response.ts";
 
 /** Configured bounds of every upstream call. */
 export interface UpstreamLimits {

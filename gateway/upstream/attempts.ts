@@ -9,9 +9,9 @@
  * recorded for the access log and the `gw-upstream` / `gw-attempts` response headers.
  */
 import { type CircuitBreakers, deploymentKey } from "./circuit_breaker.ts";
-import { GatewayError } from "./errors.ts";
-import type { Provider, ProviderCall } from "./providers/contract.ts";
-import type { ModelRouter } from "./routing.ts";
+import { GatewayError } from "../errors.ts";
+import type { Provider, ProviderCall } from "../providers/contract.ts";
+import type { ModelRouter } from "../routing.ts";
 
 /** Time budget and backoff of one request's attempts. */
 export interface RetryPolicy {
