@@ -329,7 +329,10 @@ export function createMessagesRoute(
       });
     }
     const message = await attempt(call, provider, line, (p, c) => p.createMessage(c));
-    line.usage = usageOfAnswer(message);
+    // Usage is read from the answer only for those who need it (a limited key, the ledger, tracing).
+    if (line.admission?.charges || (line.ledger && deps.ledger) || line.spans) {
+      line.usage = usageOfAnswer(message);
+    }
     if (line.spans?.content) {
       line.completion = message instanceof RawJson ? topLevelValue(message.text, "content") : message.content;
     }

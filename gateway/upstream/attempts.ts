@@ -48,6 +48,9 @@ interface Target {
   deployment: string;
 }
 
+/** Most deployments of one provider whose target objects are kept. */
+const MAX_CACHED_TARGETS = 1024;
+
 /** Resolves after `ms`, or at once when `signal` aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -82,6 +85,7 @@ export class UpstreamAttempts {
   #random: () => number;
   #credentialOf: (provider: string) => string;
   #resolved = new Map<string, Target>();
+  #targets = new Map<Provider, Map<string, Target>>();
 
   /**
    * `random` jitters the backoff (tests pass their own); `credentialOf` names the credential a provider
@@ -104,12 +108,21 @@ export class UpstreamAttempts {
   }
 
   #targetOf(provider: Provider, upstreamModel: string): Target {
-    return {
-      provider,
-      upstreamModel,
-      label: `${provider.name}/${upstreamModel}`,
-      deployment: deploymentKey(provider.name, upstreamModel, this.#credentialOf(provider.name)),
-    };
+    // One object per deployment, built once: the hot path neither concatenates labels nor allocates.
+    let byModel = this.#targets.get(provider);
+    if (!byModel) this.#targets.set(provider, byModel = new Map());
+    let target = byModel.get(upstreamModel);
+    if (!target) {
+      target = {
+        provider,
+        upstreamModel,
+        label: `${provider.name}/${upstreamModel}`,
+        deployment: deploymentKey(provider.name, upstreamModel, this.#credentialOf(provider.name)),
+      };
+      // Bounded: a client can name any model of a provider, so the cache stops growing at a limit.
+      if (byModel.size < MAX_CACHED_TARGETS) byModel.set(upstreamModel, target);
+    }
+    return target;
   }
 
   #target(name: string): Target {
@@ -126,7 +139,14 @@ export class UpstreamAttempts {
   #chain(call: ProviderCall, provider: Provider): Target[] {
     const first = this.#targetOf(provider, call.upstreamModel);
     const table = this.#fallbacks;
-    const key = [call.requestedModel, first.label, provider.name].find((k) => Object.hasOwn(table, k));
+    // No array of candidate keys per request: most requests have no fallback list at all.
+    const key = Object.hasOwn(table, call.requestedModel)
+      ? call.requestedModel
+      : Object.hasOwn(table, first.label)
+      ? first.label
+      : Object.hasOwn(table, provider.name)
+      ? provider.name
+      : undefined;
     return key === undefined ? [first] : [first, ...table[key].map((name) => this.#target(name))];
   }
 
@@ -149,7 +169,7 @@ export class UpstreamAttempts {
     const chain = this.#chain(call, provider);
     const attempts: AttemptRecord[] = [];
     const started = Date.now();
-    const failuresOf = new Map<string, number>();
+    let failuresOf: Map<string, number> | undefined; // only once an attempt failed
     let lastError: unknown;
     let calls = 0;
     for (let i = 0; i < chain.length; i++) {
@@ -161,7 +181,7 @@ export class UpstreamAttempts {
         lastError ??= circuitOpen(target.label, this.#breakers.retryInMs(circuit));
         continue;
       }
-      const failures = failuresOf.get(name) ?? 0;
+      const failures = failuresOf?.get(name) ?? 0;
       if (failures > 0) {
         // Retrying a provider that just failed: give it time (never past the deadline). A retry that cannot
         // start in time is skipped, not the end of the chain: a later target of another provider needs no wait.
@@ -193,7 +213,7 @@ export class UpstreamAttempts {
           duration_ms: Date.now() - at,
         });
         lastError = error;
-        failuresOf.set(name, failures + 1);
+        (failuresOf ??= new Map()).set(name, failures + 1);
         if (!retryable) break;
       }
     }
