@@ -11,7 +11,7 @@ import { healthResponse, isHealthRequest } from "@switchyard/lib/health.ts";
 import { createLogger } from "@switchyard/lib/log.ts";
 import { openDatabase } from "@switchyard/lib/db.ts";
 import { createGatewayApp, GATEWAY_SERVICE_NAME } from "./app.ts";
-import { readGatewayConfig } from "./config.ts";
+import { readGatewayConfig } from "./config/mod.ts";
 import { ApiKeyStore, type KeysDatabase } from "./keys/store.ts";
 import type { UsageDatabase } from "./usage/ledger.ts";
 import { KeyVerifier } from "./keys/verifier.ts";

@@ -31,6 +31,7 @@ import {
 } from "./request_context.ts";
 import type { ModelRouter } from "./routing.ts";
 import type { AttemptRecord, UpstreamAttempts } from "./upstream/attempts.ts";
+import { parseTarget } from "./target.ts";
 
 /** The paths this handler serves (query strings are ignored). */
 export const MESSAGES_PATHS: ReadonlySet<string> = new Set(["/v1/messages", "/compat/v1/messages"]);
@@ -379,13 +380,13 @@ export function createMessagesRoute(
     const served = line.upstream ?? line.target;
     const usage = line.usage;
     const cost = usage && served ? deps.prices.cost(served, usage) : { usd: 0, priced: true };
-    const slash = served?.indexOf("/") ?? -1;
+    const named = served ? parseTarget(served) : undefined;
     ledger.record({
       at: line.at,
       key_id: line.ledger!.keyId,
       model: line.ledger!.model,
-      provider: served && slash > 0 ? served.slice(0, slash) : null,
-      served_model: served && slash > 0 ? served.slice(slash + 1) : null,
+      provider: named?.provider ?? null,
+      served_model: named?.model ?? null,
       attempts: line.attempts?.length ?? 0,
       input_tokens: usage?.input_tokens ?? 0,
       output_tokens: usage?.output_tokens ?? 0,

@@ -7,6 +7,7 @@
  * their fallback, or a 529 without waiting on a dead host). After the cool-down one request is let through
  * as a probe (half-open); its success closes the circuit, its failure opens it for another cool-down.
  */
+import { parseTarget } from "../target.ts";
 
 /** Breaker settings. */
 export interface BreakerPolicy {
@@ -35,8 +36,7 @@ export function deploymentKey(provider: string, model: string, credential = ""):
 
 /** The provider part of a deployment key. */
 function providerOf(key: string): string {
-  const slash = key.indexOf("/");
-  return slash < 0 ? key : key.slice(0, slash);
+  return parseTarget(key)?.provider ?? key;
 }
 
 const SEVERITY = { closed: 0, "half-open": 1, open: 2 } as const;

@@ -2,7 +2,7 @@
  * The gateway's configuration, validated once at start-up: environment keys (named as each vendor's SDK
  * names them) plus the optional GATEWAY_CONFIG file, resolved into the list of offered providers. A
  * provider without credentials is simply not offered, except a declared Bedrock or Vertex provider, which
- * stops start-up naming what it lacks (config_cloud.ts).
+ * stops start-up naming what it lacks (config/cloud.ts).
  */
 import { z } from "zod";
 import {
@@ -15,11 +15,12 @@ import {
   logLevelSetting,
   readConfig,
 } from "@switchyard/lib/config.ts";
-import { type GatewayFile, parseGatewayFile } from "./config_file.ts";
-import { bedrockTargetProblems, resolveCloudProviders } from "./config_cloud.ts";
-import type { ProviderSettings } from "./providers/contract.ts";
-import { OPENAI_QUIRKS } from "./providers/openai.ts";
-import { fileProviders } from "./config_providers.ts";
+import { type GatewayFile, parseGatewayFile } from "./file.ts";
+import { bedrockTargetProblems, resolveCloudProviders } from "./cloud.ts";
+import type { ProviderSettings } from "../providers/contract.ts";
+import { OPENAI_QUIRKS } from "../providers/openai.ts";
+import { fileProviders } from "./providers.ts";
+import { parseTarget } from "../target.ts";
 
 function positiveIntSetting(defaultValue: number) {
   return z.string().default(String(defaultValue)).transform((raw, ctx) => {
@@ -200,7 +201,7 @@ function fallbackProblems(file: GatewayFile, providers: readonly ProviderSetting
   const problems: ConfigProblem[] = [];
   for (const [key, targets] of Object.entries(file.fallbacks ?? {})) {
     targets.forEach((target, i) => {
-      const provider = target.slice(0, target.indexOf("/"));
+      const provider = parseTarget(target)?.provider ?? target;
       if (!offered.has(provider)) {
         problems.push({
           key: `GATEWAY_CONFIG: fallbacks.${key}.${i}`,
