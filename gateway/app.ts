@@ -32,7 +32,8 @@ import { parseUsageFilters, spentSince, usageReport } from "./usage/report.ts";
 import { createGatewayTracer } from "./tracing.ts";
 import { consoleSettings } from "./console/settings.ts";
 import { type ConsoleDeps, createConsole, isConsolePath } from "./console/app.ts";
-import { createMessagesRoute, MESSAGES_PATHS, pathOf, providerCall } from "./messages_route.ts";
+import { createMessagesRoute, MESSAGES_PATHS } from "./messages_route.ts";
+import { pathOf, providerCall } from "./pipeline/pipeline.ts";
 import {
   authenticate,
   bodyTooLarge,

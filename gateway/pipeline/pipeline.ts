@@ -1,0 +1,354 @@
+/**
+ * The request pipeline every model-calling route goes through, whatever its wire format: key check and body
+ * (read while the key is checked, bounded in size and time), parse by the route's {@link Ingress}, routing,
+ * `max_tokens` and model checks, the key's limits and budgets, spans, the upstream attempts (fallbacks,
+ * retries, breakers), the answer or the stream, hang-up detection, and at the end the access line, the
+ * ledger row and the admission's settlement (record.ts). Outside the Hono chain: the hot path of the
+ * gateway, with each response built with all its headers at once.
+ *
+ * An ingress is a thin adapter: it parses its format into the canonical (Anthropic) request and renders the
+ * canonical answer, stream and errors back into its format. messages_route.ts is the Anthropic one.
+ */
+import type { Logger } from "@switchyard/lib/log.ts";
+import { invalidRequest } from "../errors.ts";
+import { estimateInputTokens } from "../messages/count_tokens.ts";
+import { deferStream } from "../messages/deferred_stream.ts";
+import type { StreamOutcome } from "../messages/stream_pipe.ts";
+import { tapStreamText } from "../messages/stream_text_tap.ts";
+import type { Message, MessagesRequest } from "../messages/types.ts";
+import type { LimitEnforcer } from "../limits/enforcer.ts";
+import type { PriceTable } from "../pricing.ts";
+import { type Provider, type ProviderCall, RawJson, type TraceIds } from "../providers/contract.ts";
+import { topLevelValue } from "../providers/json_peek.ts";
+import {
+  authenticate,
+  type KeyCheck,
+  readBodyText,
+  requestIdOf,
+  traceIdsOf,
+  traceResponseHeaders,
+} from "../request_context.ts";
+import type { ModelRouter } from "../routing.ts";
+import type { GatewayTracer } from "../tracing.ts";
+import type { UpstreamAttempts } from "../upstream/attempts.ts";
+import { deadlineTickerFor } from "../upstream/ticker.ts";
+import type { UsageLedger } from "../usage/ledger.ts";
+import { RequestRecord, usageOfAnswer } from "./record.ts";
+
+/** What the pipeline needs. */
+export interface PipelineDeps {
+  /** Model → provider. */
+  router: ModelRouter;
+  /** API key verification. */
+  keys: KeyCheck;
+  /** Structured logger (access log at info). */
+  logger: Logger;
+  /** Milliseconds of upstream silence before a `ping`. */
+  pingIntervalMs: number;
+  /** Longest a client may take to send its body. */
+  bodyTimeoutMs: number;
+  /** Runs each request through its route and fallbacks. */
+  attempts: UpstreamAttempts;
+  /** Per-key models, limits and budgets. */
+  limits: LimitEnforcer;
+  /** Prices, for the ledger's cost column. */
+  prices: PriceTable;
+  /** The usage ledger (one row per authenticated request), when enabled. */
+  ledger?: UsageLedger;
+  /** The most output tokens a model accepts (`provider/model` or the name asked for), when known. */
+  maxTokensOf?: (requested: string, target: string) => number | undefined;
+  /** OpenTelemetry spans, when OTEL_DENO is on (absent: no tracing work at all). */
+  tracer?: GatewayTracer;
+}
+
+/** A wire format's adapter to the pipeline. */
+export interface Ingress {
+  /** Parses and validates the client's body text into the canonical request (4xx GatewayError if bad). */
+  parse(text: string): MessagesRequest;
+  /**
+   * True when the client's body is itself a canonical (Anthropic) body, so a pass-through provider may
+   * forward its bytes unchanged.
+   */
+  readonly forwardsBody: boolean;
+  /** The response body of a whole answer. */
+  message(answer: Message | RawJson): string;
+  /** The client's stream, from the canonical (Anthropic SSE) event bytes. */
+  stream(events: ReadableStream<Uint8Array>): ReadableStream<Uint8Array>;
+  /** An error response in the format's own shape, with `headers` added. */
+  error(error: unknown, requestId: string, logger: Logger, headers: Record<string, string>): Response;
+}
+
+/** The pipeline's handler: one request on `path`, in the format of `ingress`. */
+export type RequestPipeline = (request: Request, path: string, ingress: Ingress) => Promise<Response>;
+
+/** How soon after the request arrived a client that hung up is noticed (well under 100 ms). */
+const HANG_UP_CHECK_MS = 20;
+
+/**
+ * Until the response exists, a client that hangs up aborts the upstream call (a started stream's body
+ * cancel does it afterwards). `request.signal` is touched only once a request has been waiting for a tick
+ * of a shared ticker (≤ 20 ms): Deno.serve then reports a disconnect that happened earlier at once, while
+ * quick requests never materialise the signal, which costs ≈ 10 µs each (Deno.serve aborts it after every
+ * completed response too). The listener goes as soon as the response exists, so that abort cannot reach a
+ * connection being drained back to the pool.
+ */
+function watchHangUp(request: Request, abort: AbortController): () => void {
+  const hangUp = () => abort.abort();
+  let listening = false;
+  const untick = deadlineTickerFor(HANG_UP_CHECK_MS).add(() => {
+    untick();
+    listening = true;
+    request.signal.addEventListener("abort", hangUp, { once: true });
+  });
+  return () => {
+    untick();
+    if (listening) request.signal.removeEventListener("abort", hangUp);
+  };
+}
+
+/** The `max_tokens` ceiling for a model whose limit is unknown (no model generates more). */
+export const UNKNOWN_MODEL_MAX_TOKENS = 1_000_000;
+
+/** Refuses a `max_tokens` above the model's limit before any upstream call, as Anthropic does. */
+function checkMaxTokens(request: MessagesRequest, limit: number | undefined): void {
+  const max = limit ?? UNKNOWN_MODEL_MAX_TOKENS;
+  if (request.max_tokens > max) {
+    throw invalidRequest(
+      `max_tokens: ${request.max_tokens} > ${max}, which is the maximum allowed number of output tokens for ${
+        limit === undefined ? "a model whose limit is not configured" : request.model
+      }`,
+    );
+  }
+}
+
+/** Routes a validated request and builds its provider call (`rawBody`: the client's canonical bytes). */
+export function providerCall(
+  router: ModelRouter,
+  request: MessagesRequest,
+  rawBody: string | undefined,
+  trace: TraceIds,
+  clientHeaders: Headers,
+): { provider: Provider; call: ProviderCall } {
+  const route = router.resolve(request.model);
+  // `abort` ends the upstream call: the client went away (see watchHangUp) or a deadline passed.
+  const call: ProviderCall = {
+    request,
+    rawBody,
+    upstreamModel: route.upstreamModel,
+    requestedModel: request.model,
+    abort: new AbortController(),
+    trace,
+    clientHeaders,
+    inputTokensEstimate: estimateInputTokens(request),
+  };
+  return { provider: route.provider, call };
+}
+
+/** The path of an absolute request URL, without query or fragment (cheaper than `new URL`). */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  let end = url.length;
+  const query = url.indexOf("?", start);
+  if (query >= 0) end = query;
+  const hash = url.indexOf("#", start);
+  if (hash >= 0 && hash < end) end = hash;
+  return url.slice(start, end);
+}
+
+/** A request admitted to the upstream: its call, provider and mode. */
+interface Admitted {
+  provider: Provider;
+  call: ProviderCall;
+  stream: boolean;
+}
+
+/** Creates the pipeline. */
+export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
+  const { logger } = deps;
+
+  /** Key, body, parse, route, checks, limits and spans: everything before the first upstream byte. */
+  const admit = async (
+    request: Request,
+    record: RequestRecord,
+    trace: TraceIds,
+    ingress: Ingress,
+  ): Promise<Admitted> => {
+    // The body read (an async op) starts first and runs while the key is checked.
+    const reading = readBodyText(request, deps.bodyTimeoutMs);
+    reading.catch(() => {}); // a refused key is reported first; its body error is not unhandled
+    const policy = await authenticate(deps.keys, request.headers);
+    const text = await reading;
+    const body = ingress.parse(text);
+    const rawBody = ingress.forwardsBody ? text : undefined;
+    const { provider, call } = providerCall(deps.router, body, rawBody, trace, request.headers);
+    const target = `${provider.name}/${call.upstreamModel}`;
+    const stream = body.stream === true;
+    record.target = target;
+    record.ledger = { keyId: policy.id, model: body.model, stream, traceId: trace.traceId };
+    checkMaxTokens(body, deps.maxTokensOf?.(body.model, target));
+    deps.limits.checkModel(policy, body.model, target);
+    record.admission = await deps.limits.admit(policy, {
+      inputTokens: call.inputTokensEstimate,
+      maxTokens: body.max_tokens,
+      target,
+    });
+    record.spans = deps.tracer?.request({
+      model: body.model,
+      maxTokens: body.max_tokens,
+      stream,
+      keyId: policy.id,
+      trace,
+      prompt: () => ({ system: body.system, messages: body.messages }),
+    });
+    logger.info("messages", {
+      request_id: record.requestId,
+      trace_id: trace.traceId,
+      thread_id: trace.threadId,
+      key_id: policy.id,
+      model: body.model,
+      provider: provider.name,
+      stream,
+    });
+    return { provider, call, stream };
+  };
+
+  const respond = async (
+    request: Request,
+    record: RequestRecord,
+    trace: TraceIds,
+    ingress: Ingress,
+  ): Promise<Response> => {
+    const admitted = await admit(request, record, trace, ingress);
+    const { call, stream } = admitted;
+    // A traced stream's spans wait for its text, which the client's copy carries (see `streamed`).
+    if (stream && record.spans?.content) record.tap = { open: true, text: [] };
+    if (stream) {
+      // The pipe may finish reading a quick upstream before the response is even built (a stream pulls
+      // once on creation): the outcome then waits for `streaming`.
+      call.onStreamEnd = (end) => {
+        record.end ??= end;
+        record.usage ??= end.usage;
+        record.settle();
+        if (record.streaming) logStreamOnce(record);
+      };
+    }
+    const stopWatching = watchHangUp(request, call.abort);
+    try {
+      return await (stream
+        ? streamed(admitted, record, trace, ingress)
+        : whole(admitted, record, trace, ingress));
+    } finally {
+      stopWatching();
+    }
+  };
+
+  /** Runs the attempts (route, then fallbacks); the record keeps them; failure throws the last error. */
+  const attempt = async <T>(
+    { call, provider }: Admitted,
+    record: RequestRecord,
+    run: (provider: Provider, call: ProviderCall) => Promise<T>,
+  ): Promise<T> => {
+    const spans = record.spans;
+    const result = await deps.attempts.run(
+      call,
+      provider,
+      run,
+      spans && ((target, index) => spans.attempt(target, index)),
+    );
+    record.attempts = result.attempts;
+    if (result.ok) {
+      record.upstream = result.target;
+      return result.value;
+    }
+    throw result.error;
+  };
+
+  const streamed = async (
+    admitted: Admitted,
+    record: RequestRecord,
+    trace: TraceIds,
+    ingress: Ingress,
+  ): Promise<Response> => {
+    const { call } = admitted;
+    const upstream = attempt(admitted, record, (p, c) => p.streamMessage(c));
+    let events = await deferStream(upstream, deps.pingIntervalMs, call.abort, call.onStreamEnd);
+    record.ttftMs = performance.now() - record.started;
+    record.streaming = true;
+    if (record.end) logStreamOnce(record);
+    const tap = record.tap;
+    if (tap) {
+      events = tapStreamText(events, tap.text, () => {
+        tap.open = false;
+        record.endSpans();
+      });
+    }
+    return new Response(ingress.stream(events), {
+      headers: traceResponseHeaders(trace, {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache",
+        "x-accel-buffering": "no",
+        "request-id": record.requestId,
+        ...record.upstreamHeaders(),
+        ...record.admission?.headers,
+      }),
+    });
+  };
+
+  const whole = async (
+    admitted: Admitted,
+    record: RequestRecord,
+    trace: TraceIds,
+    ingress: Ingress,
+  ): Promise<Response> => {
+    const message = await attempt(admitted, record, (p, c) => p.createMessage(c));
+    // Usage is read from the answer only for those who need it (a limited key, the ledger, tracing).
+    if (record.needsUsage(deps.ledger !== undefined)) record.usage = usageOfAnswer(message);
+    if (record.spans?.content) {
+      record.completion = message instanceof RawJson
+        ? topLevelValue(message.text, "content")
+        : message.content;
+    }
+    record.settle();
+    return new Response(ingress.message(message), {
+      headers: traceResponseHeaders(trace, {
+        "content-type": "application/json",
+        "request-id": record.requestId,
+        ...record.upstreamHeaders(),
+        ...record.admission?.headers,
+      }),
+    });
+  };
+
+  /** Writes the access line (a warning when a stream's upstream failed) and the ledger row. */
+  const finish = (record: RequestRecord, status: number, end?: StreamOutcome) => {
+    const fields = record.accessFields(status, end);
+    if (end?.outcome === "upstream_error") logger.warn("request", fields);
+    else logger.info("request", fields);
+    if (deps.ledger && record.ledger) {
+      deps.ledger.record(record.ledgerRow(status, fields.duration_ms as number, deps.prices, end));
+    }
+  };
+
+  const logStreamOnce = (record: RequestRecord) => {
+    if (record.logged) return;
+    record.logged = true;
+    finish(record, 200, record.end);
+  };
+
+  return async (request, path, ingress) => {
+    const record = new RequestRecord(requestIdOf(request.headers), path);
+    const trace = traceIdsOf(request.headers);
+    let response: Response;
+    try {
+      response = await respond(request, record, trace, ingress);
+    } catch (error) {
+      record.failed(error);
+      const headers = traceResponseHeaders(trace, { ...record.admission?.headers });
+      response = ingress.error(error, record.requestId, logger, headers);
+    }
+    // A stream's line waits for the stream's end (see `onStreamEnd`), so it can say how the stream ended.
+    if (!record.streaming) finish(record, response.status);
+    return response;
+  };
+}
