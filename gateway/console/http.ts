@@ -3,7 +3,7 @@
  * styles from the gateway itself only, no framing, `no-store`), cookie names and attributes (`__Host-` and
  * `Secure` on https, HttpOnly, SameSite), the CSRF comparison, and safe return paths.
  */
-import type { ConsoleSettings } from "./settings.ts";
+import { CONSOLE_PATH, type ConsoleSettings } from "./settings.ts";
 
 /** Headers every console response carries; `formTarget` is the OP origin the sign-out form redirects to. */
 export function securityHeaders(formTarget: string): Record<string, string> {
@@ -62,8 +62,12 @@ export function sameToken(a: string, b: string): boolean {
 
 /** A path inside the console to return to after sign-in; anything else becomes the console's home. */
 export function safeReturnPath(raw: string | null | undefined): string {
-  if (!raw || !raw.startsWith("/admin") || raw.startsWith("//") || /[\\\s]/.test(raw)) return "/admin/keys";
-  if (raw.startsWith("/admin/callback") || raw.startsWith("/admin/sign-")) return "/admin/keys";
+  if (!raw || !raw.startsWith(CONSOLE_PATH) || raw.startsWith("//") || /[\\\s]/.test(raw)) {
+    return `${CONSOLE_PATH}/keys`;
+  }
+  if (raw.startsWith(`${CONSOLE_PATH}/callback`) || raw.startsWith(`${CONSOLE_PATH}/sign-`)) {
+    return `${CONSOLE_PATH}/keys`;
+  }
   return raw;
 }
 

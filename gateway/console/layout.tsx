@@ -1,13 +1,14 @@
 /** The console's page frame: skip link, navigation, the signed-in admin with the sign-out form. */
 import type { Child } from "hono/jsx";
 import { securityHeaders } from "./http.ts";
+import { CONSOLE_PATH } from "./settings.ts";
 
 /** The pages in the navigation, in order. */
 export const NAV = [
-  { path: "/admin/keys", label: "Keys" },
-  { path: "/admin/usage", label: "Usage" },
-  { path: "/admin/requests", label: "Requests" },
-  { path: "/admin/providers", label: "Providers" },
+  { path: `${CONSOLE_PATH}/keys`, label: "Keys" },
+  { path: `${CONSOLE_PATH}/usage`, label: "Usage" },
+  { path: `${CONSOLE_PATH}/requests`, label: "Requests" },
+  { path: `${CONSOLE_PATH}/providers`, label: "Providers" },
 ] as const;
 
 /** Who is signed in, as the frame shows it. */
@@ -26,8 +27,8 @@ export function Frame(props: { title: string; current?: string; user?: FrameUser
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · Switchyard gateway`}</title>
-        <link rel="stylesheet" href="/admin/assets/console.css" />
-        <script src="/admin/assets/console.js" defer></script>
+        <link rel="stylesheet" href={`${CONSOLE_PATH}/assets/console.css`} />
+        <script src={`${CONSOLE_PATH}/assets/console.js`} defer></script>
       </head>
       <body>
         <a class="skip" href="#main">Skip to content</a>
@@ -49,7 +50,7 @@ export function Frame(props: { title: string; current?: string; user?: FrameUser
           {props.user && (
             <div class="who">
               <span>{props.user.label}</span>
-              <form method="post" action="/admin/sign-out">
+              <form method="post" action={`${CONSOLE_PATH}/sign-out`}>
                 <input type="hidden" name="_csrf" value={props.user.csrf} />
                 <button type="submit" class="secondary">Sign out</button>
               </form>

@@ -5,6 +5,7 @@
 import type { BreakerState } from "../upstream/circuit_breaker.ts";
 import type { Aggregate } from "../usage/series.ts";
 import { Frame, type FrameUser } from "./layout.tsx";
+import { CONSOLE_PATH } from "./settings.ts";
 
 /** One provider as shown. */
 export interface ProviderRow {
@@ -34,7 +35,7 @@ function breakerText(state: ProviderRow["breaker"]): string {
 /** The Providers page. */
 export function ProvidersPage(props: { user: FrameUser; rows: ProviderRow[] }) {
   return (
-    <Frame title="Providers" current="/admin/providers" user={props.user}>
+    <Frame title="Providers" current={`${CONSOLE_PATH}/providers`} user={props.user}>
       <div class="scroll">
         <table aria-label="Providers">
           <thead>
