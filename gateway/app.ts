@@ -30,10 +30,10 @@ import type { Kysely } from "kysely";
 import type { UsageDatabase, UsageLedger } from "./usage/ledger.ts";
 import { parseUsageFilters, spentSince, usageReport } from "./usage/report.ts";
 import { createGatewayTracer } from "./tracing.ts";
-import { consoleSettings } from "./console/settings.ts";
+import { CONSOLE_PATH, consoleSettings } from "./console/settings.ts";
 import { type ConsoleDeps, createConsole, isConsolePath } from "./console/app.ts";
 import { createMessagesRoute, MESSAGES_PATHS } from "./messages_route.ts";
-import { pathOf, providerCall } from "./pipeline/pipeline.ts";
+import { pathOf, providerCall } from "./pipeline/steps.ts";
 import {
   authenticate,
   bodyTooLarge,
@@ -220,7 +220,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
   const hono = new Hono<{ Variables: Variables }>();
   hono.use(requestId({ header: "request-id", logger }));
   hono.get(HEALTH_PATH, () => healthResponse(GATEWAY_SERVICE_NAME));
-  hono.get("/admin/api/usage", async (c) => {
+  hono.get(`${CONSOLE_PATH}/api/usage`, async (c) => {
     await authenticate(deps.keys, c.req.raw.headers, true);
     if (!deps.usage) throw new GatewayError("not_found_error", "the usage ledger is not enabled");
     const query = new URL(c.req.url).searchParams;

@@ -16,16 +16,9 @@
  * The handler sees the client's own address in `info.remoteAddr`, not the loopback one.
  */
 import type { FetchHandler, RunningServer } from "./serve.ts";
-import { GuardedConnection, type GuardedConnectionHost } from "./_guarded_connection.ts";
+import { type GuardCloseReason, GuardedConnection, type GuardedConnectionHost } from "./_guarded_connection.ts";
 
-/** Why the guard closed a connection. */
-export type GuardCloseReason =
-  | "header_timeout"
-  | "idle_timeout"
-  | "close_after_response"
-  | "client_closed"
-  | "server_closed"
-  | "shutdown";
+export type { GuardCloseReason } from "./_guarded_connection.ts";
 
 /** Options of {@link startGuardedServer}. */
 export interface ConnectionGuardOptions {
