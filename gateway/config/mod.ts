@@ -100,7 +100,7 @@ export const gatewayConfigSchema = z.object({
   OTEL_DENO: flagSetting(false),
   /** Record prompt and completion text in spans (off: never, as they may hold personal data). */
   GATEWAY_TRACE_CONTENT: flagSetting(false),
-  /** `builtin` (the pooled HTTP/1.1 client of providers/http1_client.ts) or `fetch` (Deno's, with proxies). */
+  /** `builtin` (the pooled HTTP/1.1 client of upstream/http1_client.ts) or `fetch` (Deno's, with proxies). */
   GATEWAY_UPSTREAM_CLIENT: z.enum(["builtin", "fetch"]).optional(),
   /** The suite's auth service (OIDC issuer) the admin console signs in through; unset: no console. */
   AUTH_ISSUER: z.url({ protocol: /^https?$/, error: "expected an http(s) issuer URL" }).optional(),
