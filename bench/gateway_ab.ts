@@ -149,8 +149,10 @@ export async function runAb(options: {
     `\nA/B (${options.model}): ${options.rounds} rounds, c=32 for ${options.seconds} s and ${options.requests} ` +
       `paired c=1 requests per round; medians over rounds. Baseline: ${options.baseline}\n`,
   );
-  console.log("| gateway | CPU per request | added p50 | added p99 |");
-  console.log("| --- | ---: | ---: | ---: |");
+  console.log(
+    "| gateway | CPU per request | added p50 | added p99 | CPU ratio to baseline, median of rounds |",
+  );
+  console.log("| --- | ---: | ---: | ---: | ---: |");
   const cpuBase = median(base.cpuPerRequestUs);
   const p50Base = median(base.added.map((a) => a[0]));
   const p99Base = median(base.added.map((a) => a[1]));
@@ -161,10 +163,13 @@ export async function runAb(options: {
     const vs = side === base
       ? ["", "", ""]
       : [` (${rel(cpu, cpuBase)})`, ` (${rel(p50, p50Base)})`, ` (${rel(p99, p99Base)})`];
+    // Each round's ratio to the baseline measured minutes apart in the same round: steadier than the ratio of
+    // medians on a machine whose load changes from round to round.
+    const ratio = median(side.cpuPerRequestUs.map((x, r) => x / base.cpuPerRequestUs[r]));
     console.log(
       `| ${side.label} | ${cpu.toFixed(0)} µs${vs[0]} | +${p50.toFixed(2)} ms${vs[1]} | +${
         p99.toFixed(2)
-      } ms${vs[2]} |`,
+      } ms${vs[2]} | ${ratio.toFixed(2)} |`,
     );
   }
 }
