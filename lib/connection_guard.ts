@@ -16,7 +16,11 @@
  * The handler sees the client's own address in `info.remoteAddr`, not the loopback one.
  */
 import type { FetchHandler, RunningServer } from "./serve.ts";
-import { type GuardCloseReason, GuardedConnection, type GuardedConnectionHost } from "./_guarded_connection.ts";
+import {
+  type GuardCloseReason,
+  GuardedConnection,
+  type GuardedConnectionHost,
+} from "./_guarded_connection.ts";
 
 export type { GuardCloseReason } from "./_guarded_connection.ts";
 
