@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { HEALTH_PATH, healthResponse } from "@switchyard/lib/health.ts";
 import { requestId, type RequestIdVariables } from "@switchyard/lib/request_id.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
-import { type AuthConfig, issuerOf } from "./config.ts";
+import { accessPolicyFor, type AuthConfig, DEFAULT_AUDIT_RETENTION_DAYS, issuerOf } from "./config.ts";
 import { type AuthInstance, createBetterAuth, DEV_ORIGIN_HEADER, LOCAL_MODE_SECRET } from "./better_auth.ts";
 import type { AuthDatabase } from "./database.ts";
 import { shimOAuth } from "./oauth_shims.ts";
@@ -33,6 +33,9 @@ import { idTokenSigner } from "./signing/id_token_signer.ts";
 import { GroupCommit } from "@switchyard/lib/group_commit.ts";
 import { staticDocuments } from "./static_documents.ts";
 import { installGitHubStandIn } from "./github_stand_in.ts";
+import { MembershipGate } from "./membership/access.ts";
+import { withMembership } from "./membership/session_groups.ts";
+import { type AuditEvent, pruneAudit, recordAudit } from "./audit/mod.ts";
 
 /** Endpoints answered by the service from its own tables (no Better Auth handler, no cookies). */
 const SERVICE_ANSWERED: ReadonlySet<string> = new Set([
@@ -40,6 +43,15 @@ const SERVICE_ANSWERED: ReadonlySet<string> = new Set([
   "/api/auth/oauth2/revoke",
   "/api/auth/oauth2/userinfo",
 ]);
+
+/** Endpoints that use the browser session to issue something: its user is re-validated first. */
+const SESSION_USES: ReadonlySet<string> = new Set([
+  "/api/auth/oauth2/authorize",
+  "/api/auth/oauth2/consent",
+]);
+
+const CONSENT_PATH = "/api/auth/oauth2/consent";
+const SIGN_OUT_PATH = "/api/auth/sign-out";
 
 /** Name reported by the health endpoint. */
 export const AUTH_SERVICE_NAME = "auth";
@@ -50,7 +62,14 @@ export interface AuthDeps {
   logger: Logger;
   /** The open auth database. */
   database: AuthDatabase;
+  /** Timeout of each GitHub API call of the membership gate (ms; default 5000). */
+  githubTimeoutMs?: number;
+  /** Clock of the membership gate (tests move it past AUTH_MEMBERSHIP_TTL). */
+  now?: () => number;
 }
+
+/** How often an instance prunes the audit log (on sign-in) at most. */
+const AUDIT_PRUNE_INTERVAL_MS = 3600_000;
 
 type AppEnv = { Variables: RequestIdVariables; Bindings: { info?: Deno.ServeHandlerInfo } };
 
@@ -71,8 +90,29 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   const { db, client } = deps.database;
   const logger = deps.logger;
   if (config.AUTH_GITHUB_STAND_IN) installGitHubStandIn(config.AUTH_GITHUB_STAND_IN);
-  const secure = createBetterAuth({ config, db, secureCookies: true, logger });
-  const plain = local ? createBetterAuth({ config, db, secureCookies: false, logger }) : secure;
+  const onError = (message: string, error: unknown) => logger.error(message, { error });
+  let prunedAt = 0;
+  const audit = async (event: AuditEvent) => {
+    await recordAudit(client, event, (error) => onError("audit write failed", error));
+    const now = Date.now();
+    if (event.action === "sign_in" && now - prunedAt > AUDIT_PRUNE_INTERVAL_MS) {
+      prunedAt = now;
+      await pruneAudit(client, config.AUTH_AUDIT_RETENTION_DAYS ?? DEFAULT_AUDIT_RETENTION_DAYS, now)
+        .catch((error) => onError("audit prune failed", error));
+    }
+  };
+  const gate = new MembershipGate({
+    client,
+    policy: accessPolicyFor(config),
+    // Resolved per call: the test-only GitHub stand-in wraps the global fetch.
+    api: { fetch: (input, init) => globalThis.fetch(input, init), timeoutMs: deps.githubTimeoutMs ?? 5000 },
+    secret: config.AUTH_SECRET ?? LOCAL_MODE_SECRET,
+    audit,
+    onError,
+    now: deps.now,
+  });
+  const secure = createBetterAuth({ config, db, secureCookies: true, logger, gate });
+  const plain = local ? createBetterAuth({ config, db, secureCookies: false, logger, gate }) : secure;
   const pick = (request: Request): AuthInstance => !local || wantsSecureCookies(request) ? secure : plain;
   const base = new URL(config.AUTH_BASE_URL);
   const issuer = issuerOf(config);
@@ -101,6 +141,8 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     issuer,
     signJwt,
     writes,
+    gate,
+    audit,
     currentSession: async (r: Request) => {
       const session = await sessionOf(r);
       if (!session) return undefined;
@@ -114,11 +156,39 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     // origin check: local mode's request and cookie rewriting has nothing to do there.
     if (SERVICE_ANSWERED.has(path)) return await shimOAuth(incoming, (r) => pick(r).handler(r), shimDeps);
     const request = local ? withTrustedOrigin(incoming, config.AUTH_BASE_URL) : incoming;
+    let userId: string | undefined;
+    if (SESSION_USES.has(path) || path === SIGN_OUT_PATH) {
+      // A session used to authorize or consent is re-validated first (ended if membership was lost).
+      const session = await sessionOf(request);
+      userId = session?.user.id;
+      if (session && path !== SIGN_OUT_PATH) await gate.revalidateUser(session.user.id);
+    }
+    const consent = path === CONSENT_PATH && request.method === "POST"
+      ? await request.clone().json().catch(() => undefined) as
+        | { accept?: unknown; oauth_query?: unknown }
+        | undefined
+      : undefined;
     const instance = pick(request);
     const cookieHeader = request.headers.get("cookie");
     const response = await shimOAuth(request, (r) => instance.handler(r), shimDeps);
+    if (consent && userId) {
+      const query = new URLSearchParams(typeof consent.oauth_query === "string" ? consent.oauth_query : "");
+      await audit({
+        action: "consent",
+        outcome: response.ok ? "success" : "failure",
+        userId,
+        clientId: query.get("client_id"),
+        actor: "user",
+        reason: consent.accept === true ? `allow ${query.get("scope") ?? ""}`.trim() : "deny",
+      });
+    }
+    if (path === SIGN_OUT_PATH && userId && response.ok) {
+      await audit({ action: "logout", outcome: "success", userId, actor: "user" });
+    }
     const finished = local ? await finishLocalCookies(client, request, cookieHeader, response) : response;
-    return path === "/api/auth/get-session" ? await withoutSessionToken(finished) : finished;
+    return path === "/api/auth/get-session"
+      ? await withMembership(await withoutSessionToken(finished), gate)
+      : finished;
   };
 
   /** An external request to `/api/auth/*`: only the allowlisted routes reach Better Auth. */

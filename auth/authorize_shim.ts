@@ -200,7 +200,7 @@ interface ClientRegistrationRow {
   skipConsent: boolean;
 }
 
-const DEFAULT_SCOPES = ["openid", "profile", "email", "offline_access"];
+const DEFAULT_SCOPES = ["openid", "profile", "email", "offline_access", "groups"];
 
 /**
  * The client's registration if `redirectUri` is registered for it: exact match, or, for a public client

@@ -13,6 +13,10 @@ import { singleSigningKeyAdapter } from "./signing_key.ts";
 import { RETIRED_KEY_PUBLISH_SECONDS } from "./operations/signing_keys.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
 import { betterAuthErrorLogger, betterAuthLogger } from "./better_auth_logger.ts";
+import { github } from "better-auth/social-providers";
+import { APIError } from "better-auth/api";
+import type { MembershipGate } from "./membership/access.ts";
+import { needsOrgData } from "./membership/policy.ts";
 
 /** Prefix of every auth cookie (`svc.session_token`, `__Secure-svc.session_token`). */
 export const COOKIE_PREFIX = "svc";
@@ -21,7 +25,10 @@ export const COOKIE_PREFIX = "svc";
 export const DEV_ORIGIN_HEADER = "x-svc-auth-dev-origin";
 
 /** The scopes the provider offers. */
-const SCOPES = ["openid", "profile", "email", "offline_access"] as const;
+const SCOPES = ["openid", "profile", "email", "offline_access", "groups"] as const;
+
+/** Where a refused GitHub sign-in lands: the sign-in page, which explains the `error` code in plain words. */
+export const SIGN_IN_ERROR_PATH = "/sign-in";
 
 /**
  * Secret used in local mode when AUTH_SECRET is unset. Local mode only serves loopback with a local file
@@ -41,6 +48,41 @@ export interface BetterAuthInputs {
   secret?: string;
   /** Where Better Auth's own log lines go (the service's JSON logger); silent when absent. */
   logger?: Logger;
+  /** The membership gate (auth/membership/access.ts); absent for the commands, which sign nobody in. */
+  gate?: MembershipGate;
+}
+
+/**
+ * GitHub sign-in with the membership gate in `getUserInfo`: Better Auth calls it after the code exchange and
+ * before it writes any user, account or session row, so a refused user leaves nothing behind but an audit
+ * row. The refusal is a redirect to the sign-in page with the denial code.
+ */
+function githubProvider(config: AuthConfig, clientId: string, clientSecret: string, gate?: MembershipGate) {
+  const policy = gate?.policy;
+  const base = github({ clientId, clientSecret });
+  return {
+    clientId,
+    clientSecret,
+    // read:org only when organisations or teams decide who may sign in.
+    ...(policy && needsOrgData(policy) ? { scope: ["read:org"] } : {}),
+    getUserInfo: async (tokens: Parameters<typeof base.getUserInfo>[0]) => {
+      const info = await base.getUserInfo(tokens);
+      if (!info || !gate) return info;
+      const login = (info.data as { login?: unknown }).login;
+      const denial = (reason: string) =>
+        new APIError("FOUND", undefined, {
+          location: new URL(`${SIGN_IN_ERROR_PATH}?error=${reason}`, config.AUTH_BASE_URL).href,
+        });
+      if (typeof login !== "string" || !tokens.accessToken) throw denial("github_unavailable");
+      const decision = await gate.admitSignIn({
+        token: tokens.accessToken,
+        login,
+        githubId: String(info.user.id),
+      });
+      if (!decision.ok) throw denial(decision.reason);
+      return info;
+    },
+  };
 }
 
 /** Origins trusted for a request: the local dev origin header, or the cookie domain and its subdomains. */
@@ -86,6 +128,9 @@ export function betterAuthOptions(inputs: Omit<BetterAuthInputs, "db"> & { db?: 
       // CamelCasePlugin maps requirePKCE to require_pkce but reads it back as requirePkce.
       schema: { oauthClient: { fields: { requirePKCE: "requirePkce" } } },
       silenceWarnings: { oauthAuthServerConfig: true, openidConfig: true },
+      // The `groups` claim: the user's memberships among the allowed organisations and teams only.
+      customIdTokenClaims: async ({ user, scopes }) =>
+        scopes.includes("groups") && inputs.gate ? { groups: await inputs.gate.groups(user.id) } : {},
     }),
     ...(local ? [localDeveloper()] : []),
   ];
@@ -97,8 +142,11 @@ export function betterAuthOptions(inputs: Omit<BetterAuthInputs, "db"> & { db?: 
     database: inputs.db ? { db: inputs.db, type: "sqlite" as const } : undefined,
     disabledPaths: ["/token"],
     socialProviders: local || !config.SOCIAL_CLIENT_ID || !config.SOCIAL_CLIENT_SECRET ? {} : {
-      github: { clientId: config.SOCIAL_CLIENT_ID, clientSecret: config.SOCIAL_CLIENT_SECRET },
+      github: githubProvider(config, config.SOCIAL_CLIENT_ID, config.SOCIAL_CLIENT_SECRET, inputs.gate),
     },
+    // The GitHub token re-validation reads is stored encrypted with the secret, never in the clear.
+    account: { encryptOAuthTokens: true },
+    databaseHooks: inputs.gate ? membershipHooks(inputs.gate) : undefined,
     emailAndPassword: { enabled: false },
     trustedOrigins: (request?: Request) => trustedOriginsFor(config, request),
     // The service limits requests itself, by the client identity the operator configured (auth/edge/).
@@ -116,6 +164,34 @@ export function betterAuthOptions(inputs: Omit<BetterAuthInputs, "db"> & { db?: 
     },
     plugins,
   } satisfies BetterAuthOptions;
+}
+
+/**
+ * The gate's hooks on Better Auth's session writes: a session is created only for an admitted, enabled
+ * user (the refusal redirects to the sign-in page before any session row exists); a session is extended
+ * only while membership holds (re-validated at most every AUTH_MEMBERSHIP_TTL).
+ */
+function membershipHooks(gate: MembershipGate): NonNullable<BetterAuthOptions["databaseHooks"]> {
+  return {
+    session: {
+      create: {
+        before: async (session) => {
+          const reason = await gate.onSessionCreate(String(session.userId));
+          if (reason) throw new APIError("FORBIDDEN", { code: reason, message: reason });
+        },
+      },
+      update: {
+        before: async (data, ctx) => {
+          if (!ctx || !("expiresAt" in data)) return;
+          const token = await ctx.getSignedCookie(
+            ctx.context.authCookies.sessionToken.name,
+            ctx.context.secret,
+          );
+          if (token && !(await gate.revalidateSessionToken(token))) return false;
+        },
+      },
+    },
+  };
 }
 
 /** Creates a Better Auth instance over `db`. */

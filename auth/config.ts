@@ -17,6 +17,38 @@ import {
 } from "@switchyard/lib/config.ts";
 import { isLocalDatabaseUrl } from "@switchyard/lib/db.ts";
 import { CLIENT_IP_FORMS, type ClientIpSource, parseClientIpSource } from "./edge/client_ip.ts";
+import {
+  type AccessPolicy,
+  accessPolicyOf,
+  parseDurationSeconds,
+  policyProblems,
+} from "./membership/policy.ts";
+
+/** How long audit rows are kept when AUTH_AUDIT_RETENTION_DAYS is unset. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 90;
+
+/** The keys of which a deployed configuration needs at least one (who may sign in). */
+export const ALLOWLIST_KEYS = [
+  "AUTH_GITHUB_ALLOWED_ORGS",
+  "AUTH_GITHUB_ALLOWED_TEAMS",
+  "AUTH_GITHUB_ALLOWED_USERS",
+  "AUTH_GITHUB_ALLOW_ANY",
+] as const;
+
+/** A duration key (`900`, `900s`, `15m`, `1h`) in seconds, with a default. */
+function durationSetting() {
+  return z.string().transform((raw, ctx) => {
+    const seconds = parseDurationSeconds(raw);
+    if (seconds === undefined || seconds < 1) {
+      ctx.addIssue({
+        code: "custom",
+        message: `expected a duration such as 900, 15m or 1h, got ${JSON.stringify(raw)}`,
+      });
+      return z.NEVER;
+    }
+    return seconds;
+  }).optional();
+}
 
 /** Host names that count as loopback for local mode. */
 const LOOPBACK_HOSTNAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
@@ -66,6 +98,18 @@ const authConfigSchema = z.object({
   AUTH_SIGNING_LIBCRYPTO: z.string().optional(),
   /** Read by Better Auth itself; must stay unset in local mode so the environment cannot widen trust. */
   BETTER_AUTH_TRUSTED_ORIGINS: z.string().optional(),
+  /** Who may sign in with GitHub (auth/membership/policy.ts): org logins, `org/team-slug`, logins. */
+  AUTH_GITHUB_ALLOWED_ORGS: z.string().optional(),
+  AUTH_GITHUB_ALLOWED_TEAMS: z.string().optional(),
+  AUTH_GITHUB_ALLOWED_USERS: z.string().optional(),
+  /** Admit every GitHub account; must be said explicitly. */
+  AUTH_GITHUB_ALLOW_ANY: flagSetting(false).optional(),
+  /** How long a membership check is trusted before GitHub is asked again (seconds, or `15m`; default 15m). */
+  AUTH_MEMBERSHIP_TTL: durationSetting(),
+  /** How long access survives GitHub being unreachable after the last successful check (default 1h). */
+  AUTH_MEMBERSHIP_GRACE: durationSetting(),
+  /** Days the audit log keeps a row (default {@link DEFAULT_AUDIT_RETENTION_DAYS}). */
+  AUTH_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).optional(),
   LOG_LEVEL: logLevelSetting,
 });
 
@@ -166,6 +210,25 @@ function crossKeyProblems(raw: RawAuthEnv): ConfigProblem[] {
       );
     }
   }
+  if (
+    !ALLOWLIST_KEYS.some((key) => key === "AUTH_GITHUB_ALLOW_ANY" ? isFlagOn(raw[key]) : raw[key]?.trim())
+  ) {
+    problem(
+      "AUTH_GITHUB_ALLOWED_ORGS",
+      `deny by default: set who may sign in with AUTH_GITHUB_ALLOWED_ORGS, AUTH_GITHUB_ALLOWED_TEAMS or ` +
+        `AUTH_GITHUB_ALLOWED_USERS, or AUTH_GITHUB_ALLOW_ANY=true to admit every GitHub account`,
+    );
+  }
+  for (
+    const message of policyProblems({
+      orgs: raw.AUTH_GITHUB_ALLOWED_ORGS,
+      teams: raw.AUTH_GITHUB_ALLOWED_TEAMS,
+      users: raw.AUTH_GITHUB_ALLOWED_USERS,
+    })
+  ) {
+    const [key, ...rest] = message.split(": ");
+    problem(key, rest.join(": "));
+  }
   if (!raw.AUTH_CLIENT_IP) {
     problem(
       "AUTH_CLIENT_IP",
@@ -210,6 +273,19 @@ export function readAuthConfig(env: Env): AuthConfig {
     throw new ConfigError(problems, "auth configuration");
   }
   return config!;
+}
+
+/** Who may sign in (auth/membership/policy.ts); undefined in local mode, which has no GitHub sign-in. */
+export function accessPolicyFor(config: AuthConfig): AccessPolicy | undefined {
+  if (config.AUTH_LOCAL_MODE) return undefined;
+  return accessPolicyOf({
+    orgs: config.AUTH_GITHUB_ALLOWED_ORGS,
+    teams: config.AUTH_GITHUB_ALLOWED_TEAMS,
+    users: config.AUTH_GITHUB_ALLOWED_USERS,
+    allowAny: config.AUTH_GITHUB_ALLOW_ANY ?? false,
+    ttlSeconds: config.AUTH_MEMBERSHIP_TTL ?? 900,
+    graceSeconds: config.AUTH_MEMBERSHIP_GRACE ?? 3600,
+  });
 }
 
 /** The issuer: `{AUTH_BASE_URL}/api/auth`. */

@@ -4,6 +4,7 @@
  *   is refused: it, `request_parameter_supported` and `claims_parameter_supported` are stated as false.
  * - Public clients (`oauth:register --public`) authenticate with `none` at the token and revocation
  *   endpoints; the lists say so (1.6.23 adds `none` only with unauthenticated dynamic registration).
+ * - `claims_supported` lists `groups` (the `groups` scope's claim, auth/membership/).
  */
 import type { Forward } from "./shim_types.ts";
 
@@ -13,6 +14,9 @@ export const DISCOVERY_PATHS: ReadonlySet<string> = new Set([
   "/api/auth/.well-known/oauth-authorization-server",
   "/.well-known/oauth-authorization-server/api/auth",
 ]);
+
+const withGroups = (value: unknown) =>
+  Array.isArray(value) && !value.includes("groups") ? [...value, "groups"] : value;
 
 const withNone = (value: unknown) =>
   Array.isArray(value) && !value.includes("none") ? [...value, "none"] : value;
@@ -32,6 +36,7 @@ export async function discoveryShim(request: Request, forward: Forward): Promise
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     claims_parameter_supported: false,
+    claims_supported: withGroups(metadata.claims_supported),
   };
   return new Response(JSON.stringify(corrected), { status: response.status, headers });
 }

@@ -9,6 +9,7 @@ import { SignInPage } from "./pages/sign_in.tsx";
 import { ConsentPage, ErrorPage } from "./pages/consent.tsx";
 import { LOCAL_DEVELOPER_SIGN_IN_PATH } from "./local_developer.ts";
 import { verifiedOAuthQuery } from "./signed_query.ts";
+import { signInErrorMessage } from "./membership/denials.ts";
 
 /** What the page routes need from the auth app. */
 export interface PageRouteDeps {
@@ -34,8 +35,16 @@ export function registerPageRoutes<E extends Env>(app: Hono<E>, deps: PageRouteD
       : undefined;
     const oauthQuery = signed ? url.search.slice(1) : "";
     const session = await deps.sessionOf(c.req.raw);
+    // A refused sign-in lands here with a code; the page says why in its own words (never the URL's text).
+    const error = url.searchParams.get("error");
     return renderPage(
-      <SignInPage localMode={deps.local} oauthQuery={oauthQuery} signedInAs={session?.user.name} />,
+      <SignInPage
+        localMode={deps.local}
+        oauthQuery={oauthQuery}
+        signedInAs={session?.user.name}
+        error={error ? signInErrorMessage(error) : undefined}
+      />,
+      error ? 403 : 200,
     );
   });
 
@@ -57,6 +66,7 @@ export function registerPageRoutes<E extends Env>(app: Hono<E>, deps: PageRouteD
       const response = await deps.callAuth(c.req.raw, "/sign-in/social", {
         provider: "github",
         callbackURL: "/sign-in",
+        errorCallbackURL: "/sign-in",
         ...(oauthQuery ? { oauth_query: oauthQuery } : {}),
       });
       return redirectFromAuth(response, "/sign-in", "Sign-in failed");

@@ -2,6 +2,8 @@
 import type { Client } from "@libsql/client";
 import type { JwtSigner } from "./signing/id_token_signer.ts";
 import type { GroupCommit } from "@switchyard/lib/group_commit.ts";
+import type { MembershipGate } from "./membership/access.ts";
+import type { AuditEvent } from "./audit/mod.ts";
 
 /** What the shims need. */
 export interface ShimDeps {
@@ -13,6 +15,10 @@ export interface ShimDeps {
   writes: GroupCommit;
   /** Signs ID tokens with the current key (auth/signing/id_token_signer.ts). */
   signJwt: JwtSigner;
+  /** The membership gate (re-validation on refresh; the `groups` claim). */
+  gate?: MembershipGate;
+  /** Records an audit row (never throws). */
+  audit?: (event: AuditEvent) => Promise<void>;
   /** The request's session (creation time in ms, user id), if any. */
   currentSession(request: Request): Promise<{ createdAt: number; userId: string } | undefined>;
 }

@@ -136,6 +136,7 @@ async function codeGrant(
     const claim = await claimOf(deps.client, claimKey);
     if (claim && claim.clientId === clientId) {
       await revokeGrant(deps.client, claim.grantId);
+      await deps.audit?.({ action: "token_replay", outcome: "refused", clientId, reason: "code_replay" });
       return oauthError(
         400,
         "invalid_grant",
@@ -188,6 +189,7 @@ async function codeGrant(
     await afterWinner(claimKey);
     const claim = await claimOf(deps.client, claimKey);
     if (claim) await revokeGrant(deps.client, claim.grantId);
+    await deps.audit?.({ action: "token_replay", outcome: "refused", clientId, reason: "code_replay" });
     return oauthError(
       400,
       "invalid_grant",
@@ -214,12 +216,19 @@ async function refreshTokenGrant(
   const replayed = async () => {
     // RFC 9700 §4.14.2: the token was used before, by the client or by a thief; end the whole grant.
     await revokeGrant(deps.client, grantId);
+    await deps.audit?.({
+      action: "token_replay",
+      outcome: "refused",
+      userId: row.userId,
+      clientId,
+      reason: "refresh_replay",
+    });
     return oauthError(400, "invalid_grant", "refresh token already used; its grant is revoked");
   };
   if (row.revoked) return await replayed();
   if (!(row.expiresAt > Date.now())) return oauthError(400, "invalid_grant", "refresh token expired");
   const answer = await refreshGrant(
-    { client: deps.client, issuer: deps.issuer, sign: deps.signJwt, writes: deps.writes },
+    { client: deps.client, issuer: deps.issuer, sign: deps.signJwt, writes: deps.writes, gate: deps.gate },
     row,
     grantId,
     form.get("scope"),

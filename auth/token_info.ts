@@ -6,6 +6,7 @@
  */
 import type { Client } from "@libsql/client";
 import { sha256Base64Url } from "./oauth_client_auth.ts";
+import { ACCESS_COLUMNS, accessJoin, accessRecordOf } from "./membership/access.ts";
 
 function parseList(value: unknown): string[] {
   try {
@@ -16,8 +17,15 @@ function parseList(value: unknown): string[] {
   }
 }
 
-/** The standard claims of a user for `scopes` (`profile`, `email`), as 1.6.23 derives them. */
-export function userClaims(user: Record<string, unknown>, scopes: string[]): Record<string, unknown> {
+/**
+ * The standard claims of a user for `scopes` (`profile`, `email`), as 1.6.23 derives them, and with the
+ * `groups` scope the user's memberships among the allowed organisations and teams.
+ */
+export function userClaims(
+  user: Record<string, unknown>,
+  scopes: string[],
+  groups: string[] = [],
+): Record<string, unknown> {
   const claims: Record<string, unknown> = { sub: String(user.id) };
   if (scopes.includes("profile")) {
     const parts = String(user.name ?? "").split(" ").filter(Boolean);
@@ -32,6 +40,7 @@ export function userClaims(user: Record<string, unknown>, scopes: string[]): Rec
     claims.email = user.email ?? undefined;
     claims.email_verified = Number(user.email_verified ?? 0) === 1;
   }
+  if (scopes.includes("groups")) claims.groups = groups;
   return claims;
 }
 
@@ -43,8 +52,9 @@ export async function userinfoFor(
   { claims: Record<string, unknown> } | { error: "invalid_token" | "insufficient_scope"; description: string }
 > {
   const result = await client.execute({
-    sql: "SELECT a.scopes, u.id, u.name, u.email, u.email_verified, u.image FROM oauth_access_token a " +
-      "LEFT JOIN user u ON u.id = a.user_id WHERE a.token = ? AND a.expires_at > ?",
+    sql: `SELECT a.scopes, u.id, u.name, u.email, u.email_verified, u.image, ${ACCESS_COLUMNS} ` +
+      `FROM oauth_access_token a LEFT JOIN user u ON u.id = a.user_id ${accessJoin("a.user_id")} ` +
+      "WHERE a.token = ? AND a.expires_at > ?",
     args: [await sha256Base64Url(token), Date.now()],
   });
   const row = result.rows[0];
@@ -54,7 +64,7 @@ export async function userinfoFor(
     return { error: "insufficient_scope", description: "the access token was not granted the openid scope" };
   }
   if (row.id === null) return { error: "invalid_token", description: "the token's user no longer exists" };
-  return { claims: userClaims(row, scopes) };
+  return { claims: userClaims(row, scopes, accessRecordOf(row).groups) };
 }
 
 /**
@@ -71,9 +81,11 @@ export async function introspectionFor(
   const now = Date.now();
   const hash = await sha256Base64Url(token);
   const columns = "t.client_id, t.user_id, t.scopes, t.expires_at, t.created_at, " +
-    "COALESCE(c.disabled, 0) AS disabled, CASE WHEN s.expires_at > ? THEN t.session_id END AS live_session";
+    "COALESCE(c.disabled, 0) AS disabled, CASE WHEN s.expires_at > ? THEN t.session_id END AS live_session, " +
+    ACCESS_COLUMNS;
   const joins =
-    "LEFT JOIN oauth_client c ON c.client_id = t.client_id LEFT JOIN session s ON s.id = t.session_id";
+    "LEFT JOIN oauth_client c ON c.client_id = t.client_id LEFT JOIN session s ON s.id = t.session_id " +
+    accessJoin("t.user_id");
   const access = await client.execute({
     sql: `SELECT ${columns} FROM oauth_access_token t ${joins} WHERE t.token = ? AND t.expires_at > ?`,
     args: [now, hash, now],
@@ -85,6 +97,7 @@ export async function introspectionFor(
   });
   const row = access.rows[0] ?? refresh?.rows[0];
   if (!row || String(row.client_id) !== clientId || Number(row.disabled) === 1) return { active: false };
+  const scopes = parseList(row.scopes);
   return {
     active: true,
     iss: issuer,
@@ -93,7 +106,8 @@ export async function introspectionFor(
     sid: row.live_session === null ? undefined : String(row.live_session),
     exp: Math.floor(Number(row.expires_at) / 1000),
     iat: Math.floor(Number(row.created_at) / 1000),
-    scope: parseList(row.scopes).join(" "),
+    scope: scopes.join(" "),
+    ...(scopes.includes("groups") ? { groups: accessRecordOf(row).groups } : {}),
     ...(access.rows[0] ? { token_type: "Bearer" } : {}),
   };
 }

@@ -33,6 +33,7 @@ const config = readAuthConfig(
       AUTH_SECRET: "bench-secret-bench-secret-bench-secret-0123",
       SOCIAL_CLIENT_ID: "bench",
       SOCIAL_CLIENT_SECRET: "bench",
+      AUTH_GITHUB_ALLOW_ANY: "true",
       AUTH_CLIENT_IP: "header:x-bench-client",
       AUTH_DATABASE_URL: `file:${dir}/auth.db`,
       LOG_LEVEL: "silent",

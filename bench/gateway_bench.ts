@@ -15,12 +15,15 @@
  * over repeated runs is more robust. `--only c1,fallback,throughput,stream,inprocess,limits,ledger,https`
  * runs a subset; `https` the HTTPS lanes beside plain-HTTP ones (gateway_https.ts); the `fallback` lane measures the added latency of a fallback after a 503; `limits` what a key
  * with limits adds in-process (in-process counters, then Redis on loopback; see gateway_limits.ts);
- * `ledger` c=32 throughput of a gateway process with the usage ledger on against one with it off.
+ * `ledger` c=32 throughput of a gateway process with the usage ledger on against one with it off; `openai`
+ * the OpenAI-format endpoints (Chat Completions translated to Anthropic, and passed through to the OpenAI
+ * upstream) beside the Messages-API lane to the same upstream, c=1 interleaved and c=32.
  * `--baseline <dir>` is the paired A/B mode against another checkout instead (gateway_ab.ts; `--features`
  * adds this checkout with ledger, limits and tracing on; `--ab-model openai/gpt-bench` the translated lane).
  */
 import { parseArgs } from "node:util";
 import { measureInProcess } from "./gateway_inprocess.ts";
+import { measureLanesInProcess } from "./gateway_openai_inprocess.ts";
 import { measureLimits } from "./gateway_limits.ts";
 import { makeTestCertificate } from "../tests/e2e/support/tls.ts";
 import { measureHttps } from "./gateway_https.ts";
@@ -42,7 +45,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "5" },
     seconds: { type: "string", default: "5" },
     streams: { type: "string", default: "200" },
-    only: { type: "string", default: "c1,fallback,throughput,stream,inprocess,limits,ledger,https" },
+    only: { type: "string", default: "c1,fallback,throughput,stream,inprocess,limits,ledger,https,openai" },
     "access-log": { type: "boolean", default: false },
     baseline: { type: "string" },
     features: { type: "boolean", default: false },
@@ -195,6 +198,16 @@ const lanes = {
     headers: { ...gwHeaders, "x-api-key": unguarded.info.key },
     body: anthropicBody("openai/gpt-bench"),
   },
+  openAiToAnthropic: {
+    url: `${gateway}/openai/v1/chat/completions`,
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    body: openAiBody().replace('"gpt-bench"', '"claude-bench"'),
+  },
+  openAiPassThrough: {
+    url: `${gateway}/openai/v1/chat/completions`,
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    body: openAiBody().replace('"gpt-bench"', '"openai/gpt-bench"'),
+  },
   nullProxy: {
     url: `${nullProxy.info.url}/v1/messages`,
     headers: upHeaders,
@@ -273,6 +286,70 @@ if (ONLY.has("fallback")) {
   const fallback = { ...lanes.translated, body: anthropicBody("openai/gpt-503") };
   const [row] = await pairedLatencies(lanes.translated, [fallback], Math.min(N, 2000));
   c1Row("fallback after a 503 (vs the translated lane through the gateway)", row, "");
+}
+
+let openAiLine = "openai lane not run";
+if (ONLY.has("openai")) {
+  // Each OpenAI-ingress lane beside the Messages-API lane reaching the same upstream, interleaved per round.
+  const [messagesToAnthropic, messagesReserialized, chatToAnthropic] = await pairedLatencies(
+    lanes.directAnthropic,
+    [
+      lanes.passThrough,
+      { ...lanes.passThrough, body: anthropicBody("claude-bench-alias") },
+      lanes.openAiToAnthropic,
+    ],
+    N,
+  );
+  c1Row("Messages API c=1 → Anthropic, bytes relayed (same run as the next rows)", messagesToAnthropic, "");
+  c1Row("Messages API c=1 → Anthropic by an alias, re-serialized", messagesReserialized, "");
+  c1Row("OpenAI Chat ingress c=1 → Anthropic (translated)", chatToAnthropic, "within 10% of the rows above");
+  const [messagesToOpenAi, chatToOpenAi] = await pairedLatencies(lanes.directOpenAi, [
+    lanes.translated,
+    lanes.openAiPassThrough,
+  ], N);
+  c1Row("Messages API c=1 → OpenAI (same run as the next row)", messagesToOpenAi, "");
+  c1Row("OpenAI Chat ingress c=1 → OpenAI (pass-through)", chatToOpenAi, "within 10% of the row above");
+  const work = await measureLanesInProcess([
+    {
+      name: "Messages API → Anthropic (bytes relayed)",
+      path: "/v1/messages",
+      body: anthropicBody("claude-bench"),
+    },
+    {
+      name: "OpenAI Chat ingress → Anthropic",
+      path: "/openai/v1/chat/completions",
+      body: lanes.openAiToAnthropic.body,
+    },
+    {
+      name: "Messages API → OpenAI (translated)",
+      path: "/v1/messages",
+      body: anthropicBody("openai/gpt-bench"),
+    },
+    {
+      name: "OpenAI Chat ingress → OpenAI (pass-through)",
+      path: "/openai/v1/chat/completions",
+      body: lanes.openAiPassThrough.body,
+    },
+  ], N);
+  for (const [name, us] of work) {
+    rows.push([`gateway work only, in-process: ${name}`, "—", "—", `${ms(us / 1000)} (p50)`, ""]);
+  }
+  const rates: Record<string, number[]> = { ma: [], ca: [], mo: [], co: [] };
+  for (let r = 0; r < ROUNDS; r++) {
+    rates.ma.push(await throughput(lanes.passThrough, 32, SECONDS));
+    rates.ca.push(await throughput(lanes.openAiToAnthropic, 32, SECONDS));
+    rates.mo.push(await throughput(lanes.translated, 32, SECONDS));
+    rates.co.push(await throughput(lanes.openAiPassThrough, 32, SECONDS));
+  }
+  const [ma, ca, mo, co] = [median(rates.ma), median(rates.ca), median(rates.mo), median(rates.co)];
+  openAiLine =
+    `throughput c=32 (medians of ${ROUNDS} alternating ${SECONDS} s rounds): → Anthropic: Messages API ` +
+    `${ma.toFixed(0)} req/s, OpenAI Chat ingress ${ca.toFixed(0)} req/s (ratio ${
+      (ca / ma).toFixed(3)
+    }); → OpenAI: ` +
+    `Messages API ${mo.toFixed(0)} req/s, OpenAI Chat ingress pass-through ${co.toFixed(0)} req/s (ratio ${
+      (co / mo).toFixed(3)
+    }); target ratio ≥ 0.90`;
 }
 
 let rpsDirect = NaN, rpsGateway = NaN, rpsPass = NaN, rpsGatewayOff = NaN, rpsPassOff = NaN;
@@ -465,6 +542,7 @@ console.log(
   } req/s, pass-through ${rpsPassOff.toFixed(0)} req/s`,
 );
 console.log(ledgerLine);
+console.log(openAiLine);
 for (const l of httpsLines) console.log(l);
 console.log(
   `gateway RSS: idle ${rssIdle.toFixed(1)} MB, after throughput ${rssLoaded.toFixed(1)} MB, ` +

@@ -23,7 +23,9 @@ const dir = await Deno.makeTempDir({ prefix: "gateway-bench-" });
 await Deno.writeTextFile(
   `${dir}/gateway.yaml`,
   `providers:\n  backup: { type: openai-compatible, base_url: "${upstream}/v1", api_key_env: OPENAI_API_KEY }\n` +
-    `fallbacks:\n  openai/gpt-503: [backup/gpt-bench]\n`,
+    `fallbacks:\n  openai/gpt-503: [backup/gpt-bench]\n` +
+    // A name routed to the same Anthropic model: the gateway re-serializes request and answer (no byte relay).
+    `aliases:\n  claude-bench-alias: anthropic/claude-bench\n`,
 );
 const config = readGatewayConfig({
   GATEWAY_CONFIG: `${dir}/gateway.yaml`,

@@ -49,6 +49,11 @@ export interface CompileOptions {
   resolveAction?: ActionResolver;
   /** File reader; defaults to the real file system under `repoRoot`. */
   readFile?: FileReader;
+  /**
+   * The gh-aw release to compile for (`v0.76.1`, `v0.87.4`; see compiler/targets/). Omitted: v0.76.1 (the
+   * CLI chooses from the repository's locks, see `awc compile --gh-aw-version`).
+   */
+  ghAwVersion?: string;
 }
 
 /** One compiled workflow. */

@@ -8,6 +8,7 @@ import { loadWorkflowSource } from "./source/workflow_source.ts";
 import { planWorkflow } from "./plan/plan_workflow.ts";
 import type { PinResolver } from "./plan/pins.ts";
 import { emitLock } from "./emit/lock.ts";
+import type { GhAwTarget } from "./targets/mod.ts";
 
 /** Options for one workflow compile. */
 export interface WorkflowCompileOptions {
@@ -21,6 +22,8 @@ export interface WorkflowCompileOptions {
   failureIssueExpires?: number;
   /** `aw.json` `container_pins`: images replaced by `image@digest` wherever the lock pulls them. */
   containerPins?: Readonly<Record<string, ContainerPin>>;
+  /** The gh-aw release compiled for (default v0.76.1). */
+  target?: GhAwTarget;
 }
 
 /** Compiles a single workflow file. */

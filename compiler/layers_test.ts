@@ -16,7 +16,9 @@ function layerOf(path: string): number {
   if (path.startsWith("emit/")) return 4;
   if (path.startsWith("plan/")) return 3;
   if (path.startsWith("source/")) return 2;
-  if (/^(yaml|data|github)\//.test(path) || ["api.ts", "version.ts", "test_assert.ts"].includes(path)) {
+  if (
+    /^(yaml|data|github|targets)\//.test(path) || ["api.ts", "version.ts", "test_assert.ts"].includes(path)
+  ) {
     return 1;
   }
   throw new Error(`${path} is in no layer: place it in a stage folder or name it in layerOf`);

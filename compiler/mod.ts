@@ -3,6 +3,7 @@
  * gh-aw-compatible `.lock.yml` text without writing anything; `writeCompileResult` writes changed files.
  * Also exports the hash helpers and the lock-header reader `compile --check` needs.
  */
+import { DEFAULT_TARGET, targetFor } from "./targets/mod.ts";
 import { type ContainerPin, parseContainerPins } from "./source/container_pins.ts";
 import { posix } from "node:path";
 import type {
@@ -202,9 +203,19 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
     );
     return { workflows: [], diagnostics };
   }
+  const chosen = options.ghAwVersion === undefined
+    ? { target: DEFAULT_TARGET }
+    : targetFor(options.ghAwVersion);
+  if ("error" in chosen) {
+    diagnostics.push(
+      diagnostic("unsupported-gh-aw-version", { file: ACTIONS_LOCK_PATH, line: 1, column: 1 }, chosen.error),
+    );
+    return { workflows: [], diagnostics };
+  }
+  const target = chosen.target;
   const lockText = await read(ACTIONS_LOCK_PATH);
   const actionsLock = parseActionsLock(lockText);
-  const pins = new PinResolver(actionsLock, options.resolveAction);
+  const pins = new PinResolver(actionsLock, options.resolveAction, target.pins);
   // Container digests recorded in actions-lock.json apply like aw.json pins; aw.json wins on conflict.
   const containerPins = { ...lockedContainerPins(actionsLock), ...repoConfig.containerPins };
   const targets = options.workflows && options.workflows.length > 0
@@ -216,20 +227,36 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
   const seed = options.scheduleSeed ??
     (actionMode === "dev" ? undefined : originSlug(gitConfig));
   const seedPrefix = actionMode === "dev" ? "dev/" : seed ? `${seed}/` : "";
-  const workflows = [];
-  for (const source of [...new Set(targets)].sort()) {
+  // Locks compiled in this run, by path: a workflow whose `dispatch-workflow` / `call-workflow` target is
+  // compiled in the same run reads the target's new lock, never a stale one on disk, so one compile gives
+  // what a second one would (a workflow read a lock before its own compile is compiled once more).
+  const fresh = new Map<string, string>();
+  const runLocks = new Set([...new Set(targets)].map((t) => t.replace(/\.md$/, ".lock.yml")));
+  const sawLocks = new Map<string, Map<string, string | undefined>>();
+  const readerFor = (source: string): FileReader => {
+    const saw = new Map<string, string | undefined>();
+    sawLocks.set(source, saw);
+    const r: FileReader = async (p) => {
+      const v = fresh.has(p) ? fresh.get(p) : await read(p);
+      if (runLocks.has(p) && p !== source.replace(/\.md$/, ".lock.yml")) saw.set(p, v);
+      return v;
+    };
+    r.list = read.list;
+    return r;
+  };
+  const compileSource = async (source: string): Promise<CompiledWorkflow | undefined> => {
     const content = await read(source);
     if (content !== undefined && !options.workflows?.length) {
       // Shared components (no `on:`) in the workflows folder are not compiled.
       try {
         const split = splitFrontmatter(content);
-        if (!split.hasFrontmatter || !/^on:/m.test(split.frontmatterText)) continue;
+        if (!split.hasFrontmatter || !/^on:/m.test(split.frontmatterText)) return undefined;
       } catch {
         // let compileWorkflow report it
       }
     }
     if (content !== undefined && content.length > MAX_SOURCE_BYTES) {
-      workflows.push(failed(
+      return failed(
         source,
         diagnostic(
           "source-too-large",
@@ -238,13 +265,13 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
             MAX_SOURCE_BYTES.toLocaleString("en")
           }`,
         ),
-      ));
-      continue;
+      );
     }
     try {
       const compiled = await compileWorkflow({
         source,
-        read,
+        read: readerFor(source),
+        target,
         actionMode,
         ghes,
         seedPrefix,
@@ -256,7 +283,7 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
       const size = compiled.lockContent === undefined ? 0 : utf8Length(compiled.lockContent, MAX_LOCK_BYTES);
       if (size > MAX_LOCK_BYTES) {
         // gh-aw refuses such locks too: GitHub Actions rejects workflow files this large.
-        workflows.push({
+        return {
           ...compiled,
           lockContent: undefined,
           diagnostics: [
@@ -269,18 +296,40 @@ export const compile: CompileFunction = async (options: CompileOptions): Promise
               }`,
             ),
           ],
-        });
-      } else workflows.push(compiled);
+        };
+      }
+      return compiled;
     } catch (error) {
       // One workflow's failure never stops the others nor leaves `--json` incomplete: it becomes that
       // workflow's located diagnostic (name and message only, no stack trace).
       const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      workflows.push(
-        failed(
-          source,
-          diagnostic("workflow-failed", { file: source, line: 1, column: 1 }, `compiling failed: ${reason}`),
-        ),
+      return failed(
+        source,
+        diagnostic("workflow-failed", { file: source, line: 1, column: 1 }, `compiling failed: ${reason}`),
       );
+    }
+  };
+  const workflows: CompiledWorkflow[] = [];
+  for (const source of [...new Set(targets)].sort()) {
+    const compiled = await compileSource(source);
+    if (!compiled) continue;
+    workflows.push(compiled);
+    if (compiled.lockContent !== undefined) fresh.set(compiled.lockPath, compiled.lockContent);
+  }
+  // Workflows that read a lock of this run other than as it ended up (compiled later, or changed since)
+  // are compiled again; a lock's own targets' inputs do not depend on it, so this settles in a few passes.
+  for (let pass = 0; pass < 3; pass++) {
+    const stale = workflows.filter((w) =>
+      [...(sawLocks.get(w.source) ?? new Map()).entries()].some(([p, v]) =>
+        fresh.has(p) && fresh.get(p) !== v
+      )
+    );
+    if (stale.length === 0) break;
+    for (const w of stale) {
+      const again = await compileSource(w.source);
+      if (!again) continue;
+      workflows[workflows.indexOf(w)] = again;
+      if (again.lockContent !== undefined) fresh.set(again.lockPath, again.lockContent);
     }
   }
   return { workflows, diagnostics, actionsLock: pins.changed ? stringifyActionsLock(pins.lock) : undefined };

@@ -13,7 +13,7 @@ import type { GatewayConfig } from "./config/mod.ts";
 import { errorResponse, GatewayError, invalidRequest } from "./errors.ts";
 import { parseJsonBody, validateCountTokensRequest } from "./messages/validate.ts";
 import { buildCatalogue, type ModelInfo, pageOf } from "./models.ts";
-import type { TraceIds } from "./providers/contract.ts";
+import type { ProviderDeps, TraceIds } from "./providers/contract.ts";
 import type { UpstreamFetch } from "./upstream/response.ts";
 import { createProviders } from "./providers/registry.ts";
 import { createUpstreamFetch } from "./upstream/fetch.ts";
@@ -32,8 +32,9 @@ import { parseUsageFilters, spentSince, usageReport } from "./usage/report.ts";
 import { createGatewayTracer } from "./tracing.ts";
 import { CONSOLE_PATH, consoleSettings } from "./console/settings.ts";
 import { type ConsoleDeps, createConsole, isConsolePath } from "./console/app.ts";
-import { createMessagesRoute, MESSAGES_PATHS } from "./messages_route.ts";
+import { createMessagesRoute, MESSAGES_PATHS, type MessagesRouteDeps } from "./messages_route.ts";
 import { pathOf, providerCall } from "./pipeline/steps.ts";
+import { createOpenAiRoutes } from "./openai/routes.ts";
 import {
   authenticate,
   bodyTooLarge,
@@ -142,7 +143,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
   ]);
   // Every log line of the gateway passes the redactor: upstream errors and causes may quote a credential.
   const logger = redactingLogger(deps.logger, redact);
-  const providers = createProviders(config.providers, {
+  const providerDeps: ProviderDeps = {
     fetch: deps.fetch ??
       createUpstreamFetch(config.upstreamClient, {
         connectTimeoutMs: config.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS,
@@ -150,7 +151,8 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     pingIntervalMs: config.GATEWAY_PING_INTERVAL_MS,
     redact,
     limits: upstreamLimits(config),
-  });
+  };
+  const providers = createProviders(config.providers, providerDeps);
   const router = new ModelRouter(providers, config.file.aliases ?? {});
   const prices = new PriceTable(config.file.pricing ?? {});
   const usage = deps.usage;
@@ -160,7 +162,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
   }, { spentSince: usage && (async (keyId, since) => spentSince(await usage.db(), keyId, since)) });
   const breakers = new CircuitBreakers(breakerPolicy(config));
   const catalogue: ModelInfo[] = buildCatalogue(config.providers, config.file, (m) => router.routes(m));
-  const messages = createMessagesRoute({
+  const routeDeps: MessagesRouteDeps = {
     router,
     keys: deps.keys,
     logger,
@@ -179,7 +181,9 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
       Math.random,
       credentialsOf(config),
     ),
-  });
+  };
+  const messages = createMessagesRoute(routeDeps);
+  const openAi = createOpenAiRoutes(routeDeps, { providers: config.providers, providerDeps }, catalogue);
 
   const api = new Hono<{ Variables: Variables }>();
   api.use(async (c, next) => {
@@ -262,6 +266,8 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
         const path = pathOf(request.url);
         if (MESSAGES_PATHS.has(path)) return messages(request, path);
       }
+      const openAiAnswer = openAi(request);
+      if (openAiAnswer) return openAiAnswer;
       return hono.fetch(request, env);
     },
     close: async () => {

@@ -1,13 +1,13 @@
 /**
- * `POST /v1/messages` and `POST /compat/v1/messages`: the Anthropic ingress of the request pipeline
- * (pipeline/pipeline.ts). Anthropic is the pipeline's canonical format, so this adapter only validates the
- * body, lets a pass-through provider forward the client's bytes, and writes answers, streams and errors as
- * they come.
+ * `POST /v1/messages` and `POST /compat/v1/messages`: the request pipeline (pipeline/pipeline.ts) in the
+ * Anthropic Messages format, its canonical one (no ingress: the body is validated as it is, a pass-through
+ * provider may forward the client's bytes, answers, streams and errors go out as they come). With an
+ * `ingress` (gateway/ingress.ts), the same pipeline serves another API format's paths (gateway/openai/).
  */
-import { parseJsonBody, validateMessagesRequest } from "./messages/validate.ts";
-import { RawJson } from "./providers/contract.ts";
-import { renderError } from "./request_context.ts";
-import { createRequestPipeline, type Ingress, type PipelineDeps } from "./pipeline/pipeline.ts";
+import type { Ingress } from "./ingress.ts";
+import { createRequestPipeline, type PipelineDeps } from "./pipeline/pipeline.ts";
+
+export { pathOf, providerCall } from "./pipeline/steps.ts";
 
 /** The paths this handler serves (query strings are ignored). */
 export const MESSAGES_PATHS: ReadonlySet<string> = new Set(["/v1/messages", "/compat/v1/messages"]);
@@ -15,19 +15,14 @@ export const MESSAGES_PATHS: ReadonlySet<string> = new Set(["/v1/messages", "/co
 /** What the messages route needs: the pipeline's dependencies. */
 export type MessagesRouteDeps = PipelineDeps;
 
-/** The Anthropic Messages format: the canonical one, so nothing is translated. */
-export const ANTHROPIC_INGRESS: Ingress = {
-  parse: (text) => validateMessagesRequest(parseJsonBody(text)),
-  forwardsBody: true,
-  message: (answer) => answer instanceof RawJson ? answer.text : JSON.stringify(answer),
-  stream: (events) => events,
-  error: renderError,
-};
-
-/** Creates the handler of the two messages paths. */
+/**
+ * Creates the handler of the two messages paths; with an `ingress`, the handler of that API format's paths
+ * (the same pipeline, with the request, answer and errors in the format's own shape).
+ */
 export function createMessagesRoute(
   deps: MessagesRouteDeps,
+  ingress?: Ingress,
 ): (request: Request, path: string) => Promise<Response> {
   const pipeline = createRequestPipeline(deps);
-  return (request, path) => pipeline(request, path, ANTHROPIC_INGRESS);
+  return (request, path) => pipeline(request, path, ingress);
 }

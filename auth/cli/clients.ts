@@ -5,6 +5,7 @@
  */
 import { parseCommandLine, runMain, usageError } from "@switchyard/lib/cli/support.ts";
 import { AppError } from "@switchyard/lib/errors.ts";
+import { recordAudit } from "../audit/mod.ts";
 import { openCommandDatabase, textTable } from "./_command_database.ts";
 import {
   type ClientInfo,
@@ -108,9 +109,22 @@ export async function main(args: string[], env: Record<string, string | undefine
           `active access tokens:      ${details.active_access_tokens}\nconsents:                  ${details.consents}`,
       );
     } else if (command === "update") {
-      print(await updateClient(client, id, changes), describe(await showClient(client, id)));
+      const updated = await updateClient(client, id, changes);
+      await recordAudit(client, {
+        action: "client_update",
+        outcome: "success",
+        clientId: id,
+        actor: "operator",
+      });
+      print(updated, describe(await showClient(client, id)));
     } else if (command === "rotate-secret") {
       const secret = await rotateClientSecret(client, id);
+      await recordAudit(client, {
+        action: "client_rotate_secret",
+        outcome: "success",
+        clientId: id,
+        actor: "operator",
+      });
       print(
         { client_id: id, client_secret: secret },
         `client_id:     ${id}\nclient_secret: ${secret}\nThe secret is shown only now; the database stores ` +
@@ -118,6 +132,12 @@ export async function main(args: string[], env: Record<string, string | undefine
       );
     } else {
       const gone = await deleteClient(client, id);
+      await recordAudit(client, {
+        action: "client_delete",
+        outcome: "success",
+        clientId: id,
+        actor: "operator",
+      });
       print(
         {
           deleted: id,

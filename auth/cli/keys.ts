@@ -4,6 +4,7 @@
  */
 import { parseCommandLine, runMain, usageError } from "@switchyard/lib/cli/support.ts";
 import { commandBetterAuth, openCommandDatabase, textTable } from "./_command_database.ts";
+import { recordAudit } from "../audit/mod.ts";
 import {
   DEFAULT_PUBLISH_LEAD_SECONDS,
   listSigningKeys,
@@ -101,6 +102,12 @@ export async function main(args: string[], env: Record<string, string | undefine
     } else if (command === "rotate") {
       const auth = commandBetterAuth(database, env, remote);
       const result = await rotateSigningKey(database.client, auth, lead);
+      await recordAudit(database.client, {
+        action: "key_rotate",
+        outcome: "success",
+        subject: `kid:${result.kid}`,
+        actor: "operator",
+      });
       if (values.json) console.log(JSON.stringify(result));
       else {
         console.log(`new key ${result.kid}: in the JWKS now, signs from ${result.signs_from}`);
@@ -111,6 +118,12 @@ export async function main(args: string[], env: Record<string, string | undefine
       }
     } else {
       await retireSigningKey(database.client, retire!);
+      await recordAudit(database.client, {
+        action: "key_revoke",
+        outcome: "success",
+        subject: `kid:${retire}`,
+        actor: "operator",
+      });
       if (values.json) console.log(JSON.stringify({ retired: retire }));
       else console.log(`key ${retire} retired: no longer in the JWKS (within a second on running services)`);
     }

@@ -9,6 +9,7 @@ import { DATABASE_TARGETS, resolveTargetUrl } from "@switchyard/lib/database_tar
 import { parseCommandLine, runMain, usageError } from "@switchyard/lib/cli/support.ts";
 import { openAuthDatabase } from "../database.ts";
 import { registerClient, registrationProblems } from "../register_client.ts";
+import { recordAudit } from "../audit/mod.ts";
 
 const USAGE = `Usage: deno task oauth:register --name <name> --redirect-uri <url> [options]
 
@@ -74,6 +75,12 @@ export async function main(args: string[], env: Record<string, string | undefine
       env.AUTH_BASE_URL ?? "http://localhost:37960",
       registration,
     );
+    await recordAudit(database.client, {
+      action: "client_register",
+      outcome: "success",
+      clientId: client.client_id,
+      actor: "operator",
+    });
     if (values.json) {
       console.log(JSON.stringify(client));
     } else {

@@ -6,6 +6,7 @@ import { parseCommandLine, runMain, usageError } from "@switchyard/lib/cli/suppo
 import { AppError } from "@switchyard/lib/errors.ts";
 import { openCommandDatabase, textTable } from "./_command_database.ts";
 import { listUserSessions, revokeUserSessions } from "../operations/sessions.ts";
+import { recordAudit } from "../audit/mod.ts";
 
 const USAGE = `Usage: deno task auth:sessions <command> --user <id> [options]
 
@@ -79,6 +80,13 @@ export async function main(args: string[], env: Record<string, string | undefine
       }
     } else {
       const result = await revokeUserSessions(database.client, values.user, values.client);
+      await recordAudit(database.client, {
+        action: "sessions_revoke",
+        outcome: "success",
+        userId: values.user,
+        clientId: values.client,
+        actor: "operator",
+      });
       if (values.json) {
         console.log(JSON.stringify({ user_id: values.user, client_id: values.client ?? null, ...result }));
       } else {

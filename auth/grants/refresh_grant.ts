@@ -14,6 +14,7 @@ import { oauthError, sha256Base64Url } from "../oauth_client_auth.ts";
 import type { JwtSigner } from "../signing/id_token_signer.ts";
 import { userClaims } from "../token_info.ts";
 import type { GroupCommit } from "@switchyard/lib/group_commit.ts";
+import { ACCESS_COLUMNS, accessJoin, accessRecordOf, type MembershipGate } from "../membership/access.ts";
 
 const ACCESS_TOKEN_SECONDS = 3600;
 const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
@@ -40,6 +41,8 @@ export interface RefreshGrantDeps {
   writes: GroupCommit;
   issuer: string;
   sign: JwtSigner;
+  /** Membership re-validation (auth/membership/access.ts); its cached record comes with the user's row. */
+  gate?: MembershipGate;
 }
 
 /** A random token of 32 letters, as 1.6.23 makes them (unbiased: 256 is not a multiple of 52). */
@@ -106,7 +109,9 @@ export async function refreshGrant(
       args: [row.clientId],
     }),
     deps.client.execute({
-      sql: "SELECT id, name, email, email_verified, image FROM user WHERE id = ?",
+      // The user's access record rides on the same read: a cached membership check costs no round trip.
+      sql: `SELECT u.id, u.name, u.email, u.email_verified, u.image, ${ACCESS_COLUMNS} FROM user u ` +
+        `${accessJoin("u.id")} WHERE u.id = ?`,
       args: [row.userId],
     }),
   ]);
@@ -125,6 +130,18 @@ export async function refreshGrant(
   const notAllowed = clientScopes && scopes.find((s) => !clientScopes.includes(s));
   if (notAllowed) return oauthError(400, "invalid_scope", `the client may not request ${notAllowed}`);
   if (!user) return oauthError(400, "invalid_grant", "the user of this refresh token no longer exists");
+  const record = accessRecordOf(user);
+  let groups = record.groups;
+  if (deps.gate) {
+    const pending = deps.gate.decide(row.userId, record);
+    const decision = pending instanceof Promise ? await pending : pending;
+    if (!decision.ok) {
+      // Membership lost (or the user disabled): every session and grant of the user ends, this refresh too.
+      await deps.gate.endAccess(row.userId, decision.reason, row.clientId);
+      return oauthError(400, "invalid_grant", "the user no longer has access to this service");
+    }
+    groups = decision.groups;
+  }
 
   const iat = Math.floor(Date.now() / 1000);
   const accessToken = randomToken();
@@ -136,7 +153,7 @@ export async function refreshGrant(
   const refreshId = randomToken();
   const scopesJson = JSON.stringify(scopes);
   const idToken = scopes.includes("openid")
-    ? deps.sign(idTokenClaims(deps.issuer, user, scopes, row, clientRow.enable_end_session, iat))
+    ? deps.sign(idTokenClaims(deps.issuer, user, scopes, row, clientRow.enable_end_session, iat, groups))
     : undefined;
   // Signing runs while the rotation waits for its batch; a failed rotation discards the signature.
   const rotated = await deps.writes.run(async (tx) => {
@@ -208,9 +225,10 @@ function idTokenClaims(
   row: RefreshRow,
   endSession: unknown,
   iat: number,
+  groups: string[],
 ): Record<string, unknown> {
-  // The same profile and email claims userinfo answers (token_info.ts).
-  const claims = userClaims(user, scopes);
+  // The same profile, email and groups claims userinfo answers (token_info.ts).
+  const claims = userClaims(user, scopes, groups);
   return {
     ...claims,
     ...(row.authTime !== null ? { auth_time: Math.floor(row.authTime / 1000) } : {}),

@@ -7,6 +7,7 @@ const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   profile: "See your name and profile picture",
   email: "See your email address",
   offline_access: "Stay connected when you are not using it (refresh tokens)",
+  groups: "See which of the allowed organisations and teams you belong to",
 };
 
 /** What the consent page shows. */

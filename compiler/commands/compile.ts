@@ -11,6 +11,8 @@ import { assessStaleness, type Staleness } from "./staleness.ts";
 import { watchAndRecompile } from "./watch.ts";
 import { allDiagnostics, writeChangedFiles } from "./compile_results.ts";
 import { resolveRepoRoot } from "./repo.ts";
+import { chooseTarget } from "./target.ts";
+import { type GhAwTarget, lockCompilerVersion, SUPPORTED_VERSIONS } from "../targets/mod.ts";
 
 /** The `compile` command. */
 export const compileCommand: Command = {
@@ -22,8 +24,12 @@ Compiles every workflow of .github/workflows (or the ones named) and writes <nam
 .md file, only when its content changed. With a token (GITHUB_TOKEN/GH_TOKEN), action tags missing from
 .github/aw/actions-lock.json are resolved through the GitHub API.
 
---check writes nothing and exits 1 listing every lock file that is missing or stale, and why. A body-only
-edit is not stale: the Markdown body is loaded at run time.`,
+--check writes nothing and exits 1 listing every lock file that is missing or stale, and why — including
+locks made for another gh-aw release than the target. A body-only edit is not stale: the Markdown body is
+loaded at run time.
+
+The target gh-aw release (${SUPPORTED_VERSIONS}) is --gh-aw-version, else the release the existing locks
+agree on (their compiler_version, else the tag of their setup action) when supported, else the newest.`,
   options: {
     dir: DIR_OPTION,
     "action-mode": {
@@ -37,6 +43,12 @@ edit is not stale: the Markdown body is loaded at run time.`,
       type: "string",
       value: "<owner/repo>",
       description: "Seed for fuzzy schedule scattering (default: owner/repo of the origin remote)",
+    },
+    "gh-aw-version": {
+      type: "string",
+      value: "<vX.Y.Z>",
+      description:
+        `gh-aw release to compile for (${SUPPORTED_VERSIONS}; default: what the locks say, else newest)`,
     },
     check: { type: "boolean", description: "Write nothing; exit 1 when a lock file is stale or missing" },
     watch: {
@@ -52,7 +64,20 @@ edit is not stale: the Markdown body is loaded at run time.`,
 
 async function runCompile(args: ParsedArgs, deps: CliDeps): Promise<number> {
   const repoRoot = await resolveRepoRoot(deps, args.values.dir as string | undefined);
+  const chosen = await chooseTarget(repoRoot, args.values["gh-aw-version"] as string | undefined);
+  if ("error" in chosen) {
+    deps.output.err(`error: ${chosen.error}`);
+    return EXIT.usage;
+  }
+  if (chosen.from === "newest" && chosen.lockVersions.length > 0) {
+    // The locks disagree, or name a release this awc does not compile for: say which one it uses.
+    deps.output.warn(
+      `the existing locks were compiled for gh-aw ${chosen.lockVersions.join(", ")}; compiling for ` +
+        `${chosen.target.version} (the newest supported; --gh-aw-version chooses)`,
+    );
+  }
   const options = await compileOptions(deps, repoRoot, args);
+  options.ghAwVersion = chosen.target.version;
   if (args.values.watch) {
     if (args.values.check) {
       deps.output.err("error: --watch and --check cannot be combined");
@@ -62,7 +87,9 @@ async function runCompile(args: ParsedArgs, deps: CliDeps): Promise<number> {
     return EXIT.ok;
   }
   const result = await deps.compile(options);
-  if (args.values.check) return await reportCheck(deps, repoRoot, result, Boolean(args.values.json));
+  if (args.values.check) {
+    return await reportCheck(deps, repoRoot, result, Boolean(args.values.json), chosen.target);
+  }
   const written = await writeChangedFiles(repoRoot, result);
   return reportCompile(deps, result, written, Boolean(args.values.json));
 }
@@ -138,15 +165,31 @@ export function reportCompile(
   return failed ? EXIT.user : EXIT.ok;
 }
 
-async function reportCheck(deps: CliDeps, repoRoot: string, result: CompileResult, json: boolean) {
+async function reportCheck(
+  deps: CliDeps,
+  repoRoot: string,
+  result: CompileResult,
+  json: boolean,
+  target: GhAwTarget,
+) {
   const verdicts: { workflow: string; lock: string; staleness: Staleness }[] = [];
   for (const workflow of result.workflows) {
     if (workflow.lockContent === undefined) continue;
     const onDisk = await Deno.readTextFile(`${repoRoot}/${workflow.lockPath}`).catch(() => undefined);
+    const madeFor = onDisk === undefined ? undefined : lockCompilerVersion(onDisk);
     verdicts.push({
       workflow: workflow.source,
       lock: workflow.lockPath,
-      staleness: await assessStaleness(repoRoot, workflow, onDisk),
+      // A lock made for another release is reported as such, whatever else changed.
+      staleness: madeFor && madeFor !== target.version
+        ? {
+          status: "version",
+          reasons: [
+            `${workflow.lockPath} was compiled for gh-aw ${madeFor}, the target is ${target.version}: run ` +
+            `\`awc upgrade\` (or \`awc compile --gh-aw-version ${madeFor}\` to stay on ${madeFor})`,
+          ],
+        }
+        : await assessStaleness(repoRoot, workflow, onDisk),
     });
   }
   const stale = verdicts.filter((v) => !["fresh", "body-only"].includes(v.staleness.status));
@@ -170,6 +213,8 @@ async function reportCheck(deps: CliDeps, repoRoot: string, result: CompileResul
       ? "ok"
       : v.staleness.status === "missing"
       ? "missing"
+      : v.staleness.status === "version"
+      ? "other version"
       : "stale";
     deps.output.out(`${label}: ${v.lock}`);
     for (const reason of v.staleness.reasons) deps.output.out(`  - ${reason}`);

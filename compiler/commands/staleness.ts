@@ -10,7 +10,7 @@ import { git } from "./git.ts";
 /** The verdict for one workflow. */
 export interface Staleness {
   /** `fresh` and `body-only` pass; the others fail `--check`. */
-  status: "fresh" | "body-only" | "missing" | "frontmatter" | "edited";
+  status: "fresh" | "body-only" | "missing" | "frontmatter" | "edited" | "version";
   /** Human-readable reasons. */
   reasons: string[];
 }

@@ -3,6 +3,7 @@
  * (GitHub Releases first, then git tags), in the same major unless `--major`, never a downgrade; rewrites
  * the cache sorted, updates `uses:` tags in workflow Markdown, and recompiles.
  */
+import { chooseTarget } from "./target.ts";
 import { type Command, DIR_OPTION, EXIT, type ParsedArgs } from "../cli/command.ts";
 import { type CliDeps, githubClient } from "../cli/context.ts";
 import { GitHubError } from "../github/client.ts";
@@ -165,6 +166,9 @@ export async function updateActionsInRepo(
   );
   if (updates.length) await Deno.writeTextFile(`${root}/${ACTIONS_LOCK_PATH}`, formatActionsLock(next));
   if (!options.compile || updates.length === 0) return EXIT.ok;
-  const result = await deps.compile({ repoRoot: root, actionMode: "release" });
+  // Recompiled for the release the repository's locks are on (else the newest), as `awc compile` does.
+  const chosen = await chooseTarget(root, undefined);
+  const ghAwVersion = "target" in chosen ? chosen.target.version : undefined;
+  const result = await deps.compile({ repoRoot: root, actionMode: "release", ghAwVersion });
   return reportCompile(deps, result, await writeChangedFiles(root, result), false);
 }

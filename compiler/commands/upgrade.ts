@@ -1,6 +1,7 @@
 /**
  * `awc upgrade`: updates `awc` itself (newest release, then git tags), then the pinned actions (same
- * major), then recompiles every workflow. A standalone binary replaces itself with the release asset
+ * major), then moves the repository to the newest supported gh-aw release: recompiles every workflow for
+ * it and records its action pins in `actions-lock.json`. A standalone binary replaces itself with the release asset
  * `gh-awc-<os>-<arch>` downloaded from `AWC_RELEASES_URL` (default: the releases of `AWC_RELEASES_REPO`)
  * and hands the rest of the upgrade to the new binary.
  */
@@ -14,11 +15,13 @@ import { reportCompile } from "./compile.ts";
 import { writeChangedFiles } from "./compile_results.ts";
 import { resolveRepoRoot } from "./repo.ts";
 import { updateActionsInRepo } from "./update_actions.ts";
+import { recordTargetPins } from "./target.ts";
+import { NEWEST_TARGET } from "../targets/mod.ts";
 
 /** The `upgrade` command. */
 export const upgradeCommand: Command = {
   name: "upgrade",
-  summary: "Upgrade awc, then the pinned actions, then recompile",
+  summary: "Upgrade awc, then the pinned actions, then recompile for the newest gh-aw release",
   usage: "",
   options: {
     dir: DIR_OPTION,
@@ -48,8 +51,16 @@ async function runUpgrade(args: ParsedArgs, deps: CliDeps): Promise<number> {
     if (code !== EXIT.ok) return code;
   }
   if (args.values["no-compile"]) return EXIT.ok;
-  const result = await deps.compile({ repoRoot: root, actionMode: "release" });
-  return reportCompile(deps, result, await writeChangedFiles(root, result), false);
+  const target = NEWEST_TARGET;
+  const result = await deps.compile({ repoRoot: root, actionMode: "release", ghAwVersion: target.version });
+  const code = reportCompile(deps, result, await writeChangedFiles(root, result), false);
+  if (code !== EXIT.ok) return code;
+  const pinned = await recordTargetPins(root, target, result);
+  deps.output.err(
+    `gh-aw ${target.version}: ${pinned.length} action pin(s) recorded in .github/aw/actions-lock.json` +
+      (pinned.length ? `: ${pinned.join(", ")}` : ""),
+  );
+  return EXIT.ok;
 }
 
 /** Finds a newer `awc` and, for a standalone binary, replaces it. */

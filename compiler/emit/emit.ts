@@ -60,6 +60,11 @@ export interface LockBody {
   ifCondition?: string;
   /** Writes gh-aw's note that the frontmatter `cache:` went into the agent job's steps. */
   cacheNote?: boolean;
+  /**
+   * Whether the sequences of `on:` are indented under their key and its comments end the line before them
+   * (v0.87.4), rather than compact sequences and comment lines (v0.76.1).
+   */
+  indentOnSequences?: boolean;
 }
 
 /** Renders the body of the lock (name … jobs). */
@@ -67,7 +72,14 @@ export function emitBody(b: LockBody): string {
   const parts: string[] = [];
   // gh-aw writes `on:` directly under `name:`; every later section is separated by a blank line.
   parts.push(
-    [`name: ${dqText(b.name)}`, "on:", ...writeYaml(b.on, 1, { indentSequences: false })].join("\n"),
+    [
+      `name: ${dqText(b.name)}`,
+      "on:",
+      ...writeYaml(b.on, 1, {
+        indentSequences: !!b.indentOnSequences,
+        trailingComments: b.indentOnSequences,
+      }),
+    ].join("\n"),
   );
   parts.push("permissions: {}");
   parts.push(["concurrency:", ...writeYaml(b.concurrency, 1)].join("\n"));

@@ -3,6 +3,7 @@
  * collected from the plan's values (every `${{ … }}` expression and every `uses:` reference), not from the
  * rendered YAML.
  */
+import { applyEmitStyle } from "./target_style.ts";
 import type { WorkflowPlan } from "../plan/types.ts";
 import { BlankLine, Comment, Commented, needsQuotes, Styled, type YValue } from "../yaml/writer.ts";
 import { emitBody } from "./emit.ts";
@@ -18,8 +19,9 @@ export function emitLock(plan: WorkflowPlan): string {
     env: plan.env,
     jobs: plan.jobs,
     cacheNote: plan.cacheNote,
+    indentOnSequences: plan.emitStyle?.indentOnSequences,
   });
-  return renderHeader(headerInput(plan)).join("\n") + "\n\n" + body;
+  return applyEmitStyle(renderHeader(headerInput(plan)).join("\n") + "\n\n" + body, plan.emitStyle);
 }
 
 /** The secrets and pinned actions the plan references. */
@@ -86,6 +88,7 @@ function headerInput(plan: WorkflowPlan) {
     frontmatter_hash: h.frontmatterHash,
     body_hash: h.bodyHash,
   };
+  if (h.compilerVersion) metadata.compiler_version = h.compilerVersion;
   if (h.stopTime) metadata.stop_time = h.stopTime;
   if (h.strict) metadata.strict = true;
   metadata.agent_id = h.engineId;
@@ -106,5 +109,6 @@ function headerInput(plan: WorkflowPlan) {
     actions: actionLines,
     containers: [...h.containers].sort(),
     stopTime: h.stopTime,
+    generatedBy: plan.emitStyle?.generatedLineFirst ? h.compilerVersion ?? "dev" : undefined,
   };
 }

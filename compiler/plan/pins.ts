@@ -79,7 +79,15 @@ export interface Pin {
 export class PinResolver {
   /** Whether resolution added entries to the lock. */
   changed = false;
-  constructor(readonly lock: ActionsLock, private readonly resolve?: ActionResolver) {}
+  /** The built-in pins: the compiler's own table with the target release's laid over it. */
+  private readonly builtins: Record<string, string>;
+  constructor(
+    readonly lock: ActionsLock,
+    private readonly resolve?: ActionResolver,
+    targetPins: Readonly<Record<string, string>> = {},
+  ) {
+    this.builtins = { ...BUILTIN_PINS, ...targetPins };
+  }
 
   /** Resolves `repo@version`; undefined (with a diagnostic pushed) when it cannot be pinned. */
   async pin(
@@ -100,13 +108,13 @@ export class PinResolver {
         return { repo, version, sha };
       }
     }
-    const builtin = BUILTIN_PINS[key];
+    const builtin = this.builtins[key];
     if (builtin) return { repo, version, sha: builtin };
     // Highest cached/built-in version with the same major.
     const major = version.split(".")[0];
     const candidates = [
       ...Object.values(this.lock.entries).map((e) => ({ repo: e.repo, version: e.version, sha: e.sha })),
-      ...Object.entries(BUILTIN_PINS).map(([k, sha]) => ({
+      ...Object.entries(this.builtins).map(([k, sha]) => ({
         repo: k.slice(0, k.lastIndexOf("@")),
         version: k.slice(k.lastIndexOf("@") + 1),
         sha,

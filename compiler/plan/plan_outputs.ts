@@ -9,7 +9,7 @@ import {
   updateCacheMemoryJob,
 } from "./jobs/memory.ts";
 import { uploadAssetsJob } from "./jobs/assets.ts";
-import { customJob, customJobNames, safeJob } from "./jobs/custom.ts";
+import { customJob, customJobNames, gateAfterDetection, safeJob } from "./jobs/custom.ts";
 import { sanitizeRunStep } from "./jobs/run_expressions.ts";
 import { safeOutputsJob } from "./jobs/safe_outputs.ts";
 import { conclusionJob } from "./jobs/conclusion.ts";
@@ -166,6 +166,8 @@ export async function planCustomJobs(
     }
     jobs[jobName] = job;
   }
+  // Threat detection judges the output before any gate the safe-output job waits for (an approval).
+  gateAfterDetection(jobs, safeOutputs.needs);
   // Validate safe-outputs.needs names.
   for (const n of safeOutputs.needs) {
     if (!jobs[n]) {

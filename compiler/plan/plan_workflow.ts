@@ -3,6 +3,7 @@
  * top-level sections and the facts the lock header states). `planWorkflow` runs the steps in gh-aw's
  * order; each step below reads what earlier ones decided from the {@link Planning} it is handed.
  */
+import { DEFAULT_TARGET } from "../targets/mod.ts";
 import { workflowJobs } from "./jobs/builtin_jobs.ts";
 import { withCallerOutputs, withCallerSecrets } from "./workflow_call.ts";
 import { parseSkill } from "./agent/skills.ts";
@@ -47,7 +48,7 @@ export async function planWorkflow(
 
   const frontmatterHash = await computeFrontmatterHash(source, src.content, options.read);
   const bodyHash = await computeBodyHash(source, src.content, options.read);
-  const { pinText, refs } = await actionRefs(source, options, diagnostics, file.split);
+  const { pinText, pinExact, refs } = await actionRefs(source, options, diagnostics, file.split);
   const ctx = jobContext(src, options, { name, triggers, engine, refs });
   const network = computeAllowedDomains(
     merged.network,
@@ -84,7 +85,7 @@ export async function planWorkflow(
     ctx,
     network,
     timeout: (data["timeout-minutes"] as number | string | undefined) ?? 20,
-    pinSteps: (steps, style) => pinUserSteps(steps, pinText, style),
+    pinSteps: (steps, style) => pinUserSteps(steps, pinExact, style),
     jobs: {},
     rawJobs: workflowJobs(data.jobs, src.imports.map((i) => i.frontmatter.jobs)),
   };
@@ -105,6 +106,11 @@ export async function planWorkflow(
   for (const [k, v] of Object.entries(merged.env)) env[k] = toY(v);
   Object.assign(env, otlpEnv(merged.otlpEndpoints, id, name, engine.info.id));
   const concurrency = concurrencyFor(data.concurrency, triggers, toY);
+  // Later releases queue the workflow's runs when they generate its concurrency and cancel none.
+  if (
+    (options.target ?? DEFAULT_TARGET).queueWorkflowRuns && data.concurrency === undefined &&
+    concurrency["cancel-in-progress"] === undefined
+  ) concurrency.queue = "max";
   return {
     id,
     name,
@@ -115,6 +121,7 @@ export async function planWorkflow(
     runName: typeof data["run-name"] === "string" ? data["run-name"] : name,
     env,
     cacheNote: data.cache !== undefined && data.cache !== null ? true : undefined,
+    emitStyle: (options.target ?? DEFAULT_TARGET).emit,
     jobs: w.jobs,
     header: {
       frontmatterHash,
@@ -129,6 +136,9 @@ export async function planWorkflow(
       imports: headerImportOrder(src.imports),
       inlinedImports: inlined,
       envKeys: Object.keys(data.env && typeof data.env === "object" ? data.env : {}),
+      compilerVersion: options.actionMode === "release" && options.target?.stampsCompilerVersion
+        ? options.target.version
+        : undefined,
     },
   };
 }
@@ -213,13 +223,17 @@ async function actionRefs(
       ? { file: source, line: 1, column: 1 }
       : { file: source, line: split.frontmatterStartLine + index, column: lines[index].indexOf(needle) + 1 };
   };
-  const pinText = async (repo: string, version: string): Promise<string> => {
+  const target = options.target ?? DEFAULT_TARGET;
+  // The compiler's own actions at the target release's tags (the planners name v0.76.1's).
+  const pinBuiltin = (repo: string, version: string) => pinExact(repo, target.actionTags[repo] ?? version);
+  const pinExact = async (repo: string, version: string): Promise<string> => {
     const p = await options.pins.pin(repo, version, diagnostics, usesAt(repo, version));
     if (!p) return `${repo}@${version}`;
     // A SHA names the version it is pinned as; a resolved shorter ref is noted as gh-aw does.
     if (p.version === p.sha) return `${repo}@${p.sha} # ${versionOfSha(options.pins, repo, p.sha) ?? p.sha}`;
     return `${repo}@${p.sha} # ${p.version}${p.version !== version ? ` (source ${version})` : ""}`;
   };
+  const pinText = pinBuiltin;
   const refs: Refs = {
     checkout: await pinText("actions/checkout", "v6.0.2"),
     githubScript: await pinText("actions/github-script", "v9.0.0"),
@@ -234,8 +248,10 @@ async function actionRefs(
   refs.githubScriptV9 = /# v9\.\d+\.\d+$/.test(refs.githubScript)
     ? `${refs.githubScript} (source v9)`
     : refs.githubScript;
-  if (options.actionMode === "release") refs.setup = await pinText("github/gh-aw-actions/setup", "v0.76.1");
-  return { pinText, refs };
+  if (options.actionMode === "release") {
+    refs.setup = await pinText("github/gh-aw-actions/setup", target.version);
+  }
+  return { pinText, pinExact, refs };
 }
 
 /** The settings every job builder reads. */
@@ -265,9 +281,16 @@ function jobContext(
     engineId: engine.info.id,
     engineVersion: engine.info.version,
     engineCommand: engine.command !== undefined,
-    firewall: data.sandbox !== undefined ? firewallOf(data.sandbox) : undefined,
+    // The author's `sandbox.agent`, else the AWF release of a target that pins its own.
+    firewall: data.sandbox !== undefined
+      ? firewallOf(data.sandbox, options.target?.awf)
+      : options.target?.awf
+      ? firewallOf(undefined, options.target.awf)
+      : undefined,
     models: modelCatalogOf(data, imports.map((i) => i.frontmatter)),
     actionMode: options.actionMode,
+    ghAwRelease: (options.target ?? DEFAULT_TARGET).version,
+    releaseAwf: options.target?.awf,
     refs,
     failureIssueExpires: options.failureIssueExpires,
     source: typeof data.source === "string" ? data.source : undefined,

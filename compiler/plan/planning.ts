@@ -1,4 +1,5 @@
 /** The state the planner hands from step to step while it plans one workflow. */
+import type { GhAwTarget } from "../targets/mod.ts";
 import type { RawJobs } from "./jobs/custom.ts";
 import type { Diagnostic, FileReader } from "../api.ts";
 import type { computeAllowedDomains } from "./network.ts";
@@ -26,6 +27,8 @@ export interface PlanOptions {
   failureIssueExpires?: number;
   /** `aw.json` `container_pins`: images replaced by `image@digest` wherever the lock pulls them. */
   containerPins?: Readonly<Record<string, ContainerPin>>;
+  /** The gh-aw release compiled for (default v0.76.1): the planners ask it what differs per release. */
+  target?: GhAwTarget;
 }
 
 /** What the planning of one workflow has decided so far, handed from step to step. */

@@ -26,6 +26,10 @@ export interface JobCtx {
   /** Whether the author's `engine.command` runs instead of the engine's CLI (no CLI version is installed). */
   engineCommand?: boolean;
   actionMode: "dev" | "release";
+  /** The gh-aw release a release-mode lock runs with (the target's version). */
+  ghAwRelease?: string;
+  /** The AWF release the target pins (what the run info reports), when it pins its own. */
+  releaseAwf?: string;
   refs: Refs;
   /** Whether the workflow's permissions can read repository contents (gates PR-checkout reporting). */
   contentsRead?: boolean;
@@ -176,8 +180,8 @@ export function shStep(name: string, script: string, args = "", extra: Partial<S
  * The gh-aw version the runtime scripts are told (`GH_AW_VERSION`): `dev` for a dev-mode lock (scripts from
  * a gh-aw checkout), the pinned release for a release-mode lock, which must carry no dev-build details.
  */
-export function ghAwVersion(ctx: Pick<JobCtx, "actionMode">): string {
-  return ctx.actionMode === "release" ? VERSIONS.ghAwRelease : "dev";
+export function ghAwVersion(ctx: Pick<JobCtx, "actionMode" | "ghAwRelease">): string {
+  return ctx.actionMode === "release" ? ctx.ghAwRelease ?? VERSIONS.ghAwRelease : "dev";
 }
 
 /** Whether a job checks out gh-aw's `actions` folder to run its setup action (dev mode, or no release pin). */

@@ -1,4 +1,5 @@
 /** Stage 4 — the typed IR the planner produces and the emitter renders: jobs and steps, no YAML text. */
+import type { EmitStyle } from "../targets/mod.ts";
 import type { Comment, DeepMapping, YValue } from "../yaml/writer.ts";
 
 /** One step. `uses` holds a pinned reference (`repo@sha # vX`). */
@@ -55,10 +56,14 @@ export interface HeaderFacts {
   inlinedImports: boolean;
   /** Keys of the main workflow's `env:`. */
   envKeys: string[];
+  /** The release named as `compiler_version` in the metadata header (targets that stamp it). */
+  compilerVersion?: string;
 }
 
 /** Everything the planner decided for one workflow: the lock's sections, its jobs and its header facts. */
 export interface WorkflowPlan {
+  /** How the target release writes the lock text (default: v0.76.1's). */
+  emitStyle?: EmitStyle;
   id: string;
   name: string;
   source: string;

@@ -169,6 +169,10 @@ export const DIAGNOSTICS = {
     means: "a subscription OAuth token secret is passed to an engine",
   },
   "unsupported-option": { severity: "warning", means: "an engine option the engine ignores" },
+  "unsupported-gh-aw-version": {
+    severity: "error",
+    means: "the gh-aw release asked for (`--gh-aw-version`) is not one awc compiles for, or is blocked",
+  },
   "unpinned-action": {
     severity: "error",
     means: "an action reference cannot be pinned to a commit SHA",

@@ -11,13 +11,16 @@
 import { z } from "zod";
 import { compareVersions, parseVersion } from "../github/semver.ts";
 
-/** A per-token USD price: a decimal or scientific-notation string such as `3e-06` (a number is accepted too). */
-const price = z.union([
-  z.string().regex(/^\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$/, {
-    error: 'a price is a non-negative number of USD per token, such as "3e-06"',
-  }),
-  z.number().nonnegative().finite(),
-]);
+/**
+ * A per-token USD price: a string (the spec's type; a YAML number would lose the author's notation), decimal
+ * or scientific, such as `"3e-06"`.
+ */
+const price = z.string({
+  error: 'a price must be a string of USD per token, such as "3e-06" (quote the number)',
+})
+  .regex(/^\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$/, {
+    error: 'a price must be a string of USD per token, such as "3e-06"',
+  });
 
 /** `cost` of one model: input and output required, cache rates optional. */
 export const costSchema = z.object({

@@ -36,14 +36,17 @@ export interface Firewall {
   images: Partial<Record<(typeof FIREWALL_ROLES)[number], string>>;
 }
 
-/** Reads `sandbox.agent` (already validated); defaults to the release this compiler targets. */
-export function firewallOf(sandbox: unknown): Firewall {
+/**
+ * Reads `sandbox.agent` (already validated); without a version, the AWF release of the gh-aw release compiled
+ * for (`defaultVersion`).
+ */
+export function firewallOf(sandbox: unknown, defaultVersion: string = VERSIONS.awf): Firewall {
   const agent = sandbox && typeof sandbox === "object"
     ? (sandbox as Record<string, unknown>).agent
     : undefined;
   const cfg = agent && typeof agent === "object" ? agent as Record<string, unknown> : {};
   const raw = typeof cfg.version === "string" ? cfg.version : undefined;
-  const version = raw ? (raw.startsWith("v") ? raw : `v${raw}`) : VERSIONS.awf;
+  const version = raw ? (raw.startsWith("v") ? raw : `v${raw}`) : defaultVersion;
   const images = cfg.images && typeof cfg.images === "object" ? cfg.images as Firewall["images"] : {};
   return { version, imageTag: version.slice(1), images };
 }

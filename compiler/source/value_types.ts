@@ -4,6 +4,7 @@
  * the zod schema (source/schema.ts) stays the structural check, and its message for these paths is replaced
  * by the rule's, so an author never reads a raw "Invalid input".
  */
+import { BOOLEAN_KEYS } from "./boolean_keys.ts";
 
 /** A path pattern: literal keys, or `*` for any key (or list index) at that level. */
 type PathPattern = readonly string[];
@@ -81,7 +82,19 @@ const cacheRules: ValueRule[] = [
   ),
 ];
 
+/** Keys gh-aw's schema types as boolean: `true` or `false`, nothing else (not "yes", not an expression). */
+const booleanRules: ValueRule[] = BOOLEAN_KEYS.map((key) => {
+  const path = key.split(".");
+  return {
+    path,
+    expected: "a boolean (true or false)",
+    hint: `for example \`${path.at(-1)}: true\``,
+    accepts: (value: unknown) => typeof value === "boolean",
+  };
+});
+
 const RULES: readonly ValueRule[] = [
+  ...booleanRules,
   ...checkoutRules,
   ...cacheRules,
   {
@@ -161,9 +174,13 @@ function valuesAt(
 /** The values of `data` that break a rule. */
 export function valueTypeProblems(data: Record<string, unknown>): ValueTypeProblem[] {
   const problems: ValueTypeProblem[] = [];
+  const seen = new Set<string>();
   for (const rule of RULES) {
     for (const [path, value] of valuesAt(data, rule.path)) {
       if (value === undefined || rule.accepts(value)) continue;
+      // One problem per value (a boolean key may have a looser rule of its own too).
+      if (seen.has(path.join("\0"))) continue;
+      seen.add(path.join("\0"));
       problems.push({
         path,
         message: `"${path.join(".")}" must be ${rule.expected}, got ${describe(value)}`,

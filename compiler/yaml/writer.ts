@@ -164,6 +164,8 @@ function blockLines(v: Styled, indent: string): string[] {
 export interface WriteOptions {
   /** Indent sequence items under their key (`key:\n  - a`) — true for jobs, false for goccy-style `on:`. */
   indentSequences: boolean;
+  /** A comment entry of a mapping ends the line before it (`key: v  # text`) instead of a line of its own. */
+  trailingComments?: boolean;
 }
 
 /** Renders a mapping's entries at an indentation level. */
@@ -225,11 +227,13 @@ export function writeYamlInto(
         continue;
       }
       if (v instanceof Comment) {
-        out.push(`${pad}# ${v.text}`.trimEnd());
+        if (opts.trailingComments && out.length > 0) out[out.length - 1] += `  # ${v.text}`.trimEnd();
+        else out.push(`${pad}# ${v.text}`.trimEnd());
         continue;
       }
       if (v instanceof Commented) {
-        const inner = writeYaml({ [v.key]: v.value }, level, opts);
+        // The commented-out text keeps the compact sequence style, whatever the section around it uses.
+        const inner = writeYaml({ [v.key]: v.value }, level, { ...opts, indentSequences: false });
         const keyWs = /^ */.exec(inner[0] ?? "")![0];
         inner.forEach((line, i) => {
           const ws = /^ */.exec(line)![0];

@@ -6,14 +6,16 @@
  * ledger row and the admission's settlement (record.ts). Outside the Hono chain: the hot path of the
  * gateway, with each response built with all its headers at once.
  *
- * An ingress is a thin adapter: it parses its format into the canonical (Anthropic) request and renders the
- * canonical answer, stream and errors back into its format. messages_route.ts is the Anthropic one.
+ * An ingress (gateway/ingress.ts) is a thin adapter: it parses its format into the canonical (Anthropic)
+ * request and renders the canonical answer, stream and errors back into its format; without one the request
+ * is a Messages API request (messages_route.ts).
  */
 import type { Logger } from "@switchyard/lib/log.ts";
 import { deferStream } from "../messages/deferred_stream.ts";
 import type { StreamOutcome } from "../messages/stream_pipe.ts";
 import { tapStreamText } from "../messages/stream_text_tap.ts";
-import type { Message, MessagesRequest } from "../messages/types.ts";
+import { parseJsonBody, validateMessagesRequest } from "../messages/validate.ts";
+import type { Ingress } from "../ingress.ts";
 import type { LimitEnforcer } from "../limits/enforcer.ts";
 import type { PriceTable } from "../pricing.ts";
 import { type Provider, type ProviderCall, RawJson, type TraceIds } from "../providers/contract.ts";
@@ -22,6 +24,7 @@ import {
   authenticate,
   type KeyCheck,
   readBodyText,
+  renderError,
   requestIdOf,
   traceIdsOf,
   traceResponseHeaders,
@@ -59,25 +62,8 @@ export interface PipelineDeps {
   tracer?: GatewayTracer;
 }
 
-/** A wire format's adapter to the pipeline. */
-export interface Ingress {
-  /** Parses and validates the client's body text into the canonical request (4xx GatewayError if bad). */
-  parse(text: string): MessagesRequest;
-  /**
-   * True when the client's body is itself a canonical (Anthropic) body, so a pass-through provider may
-   * forward its bytes unchanged.
-   */
-  readonly forwardsBody: boolean;
-  /** The response body of a whole answer. */
-  message(answer: Message | RawJson): string;
-  /** The client's stream, from the canonical (Anthropic SSE) event bytes. */
-  stream(events: ReadableStream<Uint8Array>): ReadableStream<Uint8Array>;
-  /** An error response in the format's own shape, with `headers` added. */
-  error(error: unknown, requestId: string, logger: Logger, headers: Record<string, string>): Response;
-}
-
-/** The pipeline's handler: one request on `path`, in the format of `ingress`. */
-export type RequestPipeline = (request: Request, path: string, ingress: Ingress) => Promise<Response>;
+/** The pipeline's handler: one request on `path`, in the format of `ingress` (none: the Messages API). */
+export type RequestPipeline = (request: Request, path: string, ingress?: Ingress) => Promise<Response>;
 
 /** A request admitted to the upstream: its call, provider and mode. */
 interface Admitted {
@@ -95,20 +81,29 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     request: Request,
     record: RequestRecord,
     trace: TraceIds,
-    ingress: Ingress,
+    ingress: Ingress | undefined,
   ): Promise<Admitted> => {
     // The body read (an async op) starts first and runs while the key is checked.
     const reading = readBodyText(request, deps.bodyTimeoutMs);
     reading.catch(() => {}); // a refused key is reported first; its body error is not unhandled
     const policy = await authenticate(deps.keys, request.headers);
     const text = await reading;
-    const body = ingress.parse(text);
-    const rawBody = ingress.forwardsBody ? text : undefined;
-    const { provider, call } = providerCall(deps.router, body, rawBody, trace, request.headers);
+    const parsed = ingress?.parse(text);
+    const body = parsed?.request ?? validateMessagesRequest(parseJsonBody(text));
+    // Another format's text is no Messages body: pass-through providers serialize `body` instead.
+    const { provider, call } = providerCall(
+      deps.router,
+      body,
+      parsed ? undefined : text,
+      trace,
+      request.headers,
+    );
     const target = `${provider.name}/${call.upstreamModel}`;
     const stream = body.stream === true;
     record.target = target;
+    record.answer = parsed?.answer;
     record.ledger = { keyId: policy.id, model: body.model, stream, traceId: trace.traceId };
+    parsed?.fitMaxTokens(deps.maxTokensOf?.(body.model, target));
     checkMaxTokens(body, deps.maxTokensOf?.(body.model, target));
     deps.limits.checkModel(policy, body.model, target);
     record.admission = await deps.limits.admit(policy, {
@@ -140,7 +135,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     request: Request,
     record: RequestRecord,
     trace: TraceIds,
-    ingress: Ingress,
+    ingress: Ingress | undefined,
   ): Promise<Response> => {
     const admitted = await admit(request, record, trace, ingress);
     const { call, stream } = admitted;
@@ -158,9 +153,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     }
     const stopWatching = watchHangUp(request, call.abort);
     try {
-      return await (stream
-        ? streamed(admitted, record, trace, ingress)
-        : whole(admitted, record, trace, ingress));
+      return await (stream ? streamed(admitted, record, trace) : whole(admitted, record, trace));
     } finally {
       stopWatching();
     }
@@ -187,14 +180,10 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     throw result.error;
   };
 
-  const streamed = async (
-    admitted: Admitted,
-    record: RequestRecord,
-    trace: TraceIds,
-    ingress: Ingress,
-  ): Promise<Response> => {
+  const streamed = async (admitted: Admitted, record: RequestRecord, trace: TraceIds): Promise<Response> => {
     const { call } = admitted;
-    const upstream = attempt(admitted, record, (p, c) => p.streamMessage(c));
+    const via = record.answer;
+    const upstream = attempt(admitted, record, (p, c) => via ? via.streamMessage(p, c) : p.streamMessage(c));
     let events = await deferStream(upstream, deps.pingIntervalMs, call.abort, call.onStreamEnd);
     record.ttftMs = performance.now() - record.started;
     record.streaming = true;
@@ -206,7 +195,8 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
         record.endSpans();
       });
     }
-    return new Response(ingress.stream(events), {
+    if (via) events = via.stream(events);
+    return new Response(events, {
       headers: traceResponseHeaders(trace, {
         "content-type": "text/event-stream; charset=utf-8",
         "cache-control": "no-cache",
@@ -218,22 +208,25 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     });
   };
 
-  const whole = async (
-    admitted: Admitted,
-    record: RequestRecord,
-    trace: TraceIds,
-    ingress: Ingress,
-  ): Promise<Response> => {
-    const message = await attempt(admitted, record, (p, c) => p.createMessage(c));
+  const whole = async (admitted: Admitted, record: RequestRecord, trace: TraceIds): Promise<Response> => {
+    const via = record.answer;
+    const message = await attempt(
+      admitted,
+      record,
+      (p, c) => via ? via.createMessage(p, c) : p.createMessage(c),
+    );
+    const rendered = via?.json(message);
     // Usage is read from the answer only for those who need it (a limited key, the ledger, tracing).
-    if (record.needsUsage(deps.ledger !== undefined)) record.usage = usageOfAnswer(message);
+    if (rendered) record.usage = rendered.usage;
+    else if (record.needsUsage(deps.ledger !== undefined)) record.usage = usageOfAnswer(message);
     if (record.spans?.content) {
       record.completion = message instanceof RawJson
         ? topLevelValue(message.text, "content")
         : message.content;
     }
     record.settle();
-    return new Response(ingress.message(message), {
+    const text = rendered?.text ?? (message instanceof RawJson ? message.text : JSON.stringify(message));
+    return new Response(text, {
       headers: traceResponseHeaders(trace, {
         "content-type": "application/json",
         "request-id": record.requestId,
@@ -260,7 +253,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
   };
 
   return async (request, path, ingress) => {
-    const record = new RequestRecord(requestIdOf(request.headers), path);
+    const record = new RequestRecord(requestIdOf(request.headers), path, ingress?.format);
     const trace = traceIdsOf(request.headers);
     let response: Response;
     try {
@@ -268,7 +261,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     } catch (error) {
       record.failed(error);
       const headers = traceResponseHeaders(trace, { ...record.admission?.headers });
-      response = ingress.error(error, record.requestId, logger, headers);
+      response = (ingress?.renderError ?? renderError)(error, record.requestId, logger, headers);
     }
     // A stream's line waits for the stream's end (see `onStreamEnd`), so it can say how the stream ended.
     if (!record.streaming) finish(record, response.status);

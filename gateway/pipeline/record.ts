@@ -6,6 +6,7 @@
  * another wire format fills and reads the same record.
  */
 import { GatewayError } from "../errors.ts";
+import type { IngressAnswer, IngressFormat } from "../ingress.ts";
 import type { Admission } from "../limits/enforcer.ts";
 import type { StreamOutcome } from "../messages/stream_pipe.ts";
 import { type Message, type Usage, usageOf } from "../messages/types.ts";
@@ -38,6 +39,10 @@ export class RequestRecord {
   readonly requestId: string;
   /** The path it came on. */
   readonly path: string;
+  /** The API format it came in, when not the Messages API. */
+  readonly format?: IngressFormat;
+  /** How the answer reaches a client of another API format (absent: the Messages API). */
+  answer?: IngressAnswer;
   /** `performance.now()` at arrival (durations). */
   readonly started: number = performance.now();
   /** Epoch ms at arrival (the ledger's time). */
@@ -73,9 +78,10 @@ export class RequestRecord {
   /** A traced stream's text tap: `open` until the client's copy of the stream has ended. */
   tap?: { open: boolean; text: string[] };
 
-  constructor(requestId: string, path: string) {
+  constructor(requestId: string, path: string, format?: IngressFormat) {
     this.requestId = requestId;
     this.path = path;
+    this.format = format;
   }
 
   /** True when someone needs the answer's usage (a key with limits, the ledger, tracing). */
@@ -131,6 +137,7 @@ export class RequestRecord {
       duration_ms: Math.round((performance.now() - this.started) * 100) / 100,
     };
     if (this.upstream) fields.upstream = this.upstream;
+    if (this.format) fields.ingress = this.format;
     // Every attempt is recorded when there was more than the one that answered.
     if (this.attempts && (this.attempts.length > 1 || !this.upstream)) fields.attempts = this.attempts;
     if (end) {
@@ -167,6 +174,7 @@ export class RequestRecord {
       trace_id: facts.traceId,
       request_id: this.requestId,
       warning: cost.priced ? null : `no price for ${served}; cost counted as 0`,
+      ingress: this.format ?? "anthropic",
     };
   }
 }

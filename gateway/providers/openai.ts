@@ -35,7 +35,7 @@ export function credentialHeader(settings: ProviderSettings): [string, string] |
 }
 
 /** Refuses, before any upstream call, what the provider's quirks say it cannot honour (400 naming it). */
-function refuseUnsupported(settings: ProviderSettings, request: MessagesRequest): void {
+export function refuseUnsupported(settings: ProviderSettings, request: MessagesRequest): void {
   const { quirks, name } = settings;
   if (!quirks.structuredOutputs && outputSchemaOf(request)) {
     throw invalidRequest(

@@ -54,6 +54,8 @@ export class UsageLedger {
 
   /** Queues a row (never throws, never waits). */
   record(row: UsageRow): void {
+    // Every row of a batch names the same columns (one multi-row INSERT): an absent format is the default's.
+    row.ingress ??= "anthropic";
     this.#queue.push(row);
     if (this.#queue.length > this.#options.maxQueued) {
       const dropped = this.#queue.splice(0, this.#queue.length - this.#options.maxQueued);

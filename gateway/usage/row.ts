@@ -21,6 +21,8 @@ export interface UsageRow {
   trace_id: string;
   request_id: string;
   warning: string | null;
+  /** The API format of the request (`anthropic`, `openai-chat`, `openai-responses`); default `anthropic`. */
+  ingress?: string;
 }
 
 /** Database schema of the ledger table. */

@@ -17,6 +17,7 @@ const DEPLOYED = {
   AUTH_SECRET: "0123456789abcdef0123456789abcdef0123456789ab",
   SOCIAL_CLIENT_ID: "gh-client-id",
   SOCIAL_CLIENT_SECRET: "gh-client-secret",
+  AUTH_GITHUB_ALLOW_ANY: "true",
   AUTH_CLIENT_IP: "socket",
 };
 const CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";

@@ -24,7 +24,11 @@ Deno.test("the three discovery URLs serve the same validated metadata with issue
   assert.deepEqual(as.response_types_supported, ["code"]);
   assert.deepEqual(as.code_challenge_methods_supported, ["S256"]);
   assert.deepEqual(as.id_token_signing_alg_values_supported, ["RS256"]);
-  assert.deepEqual(as.scopes_supported, ["openid", "profile", "email", "offline_access"]);
+  assert.deepEqual(as.scopes_supported, ["openid", "profile", "email", "offline_access", "groups"]);
+  assert.ok(
+    (as.claims_supported as string[] | undefined)?.includes("groups"),
+    "the groups claim is advertised",
+  );
   assert.equal(as.authorization_response_iss_parameter_supported, true);
   for (const key of ["authorization_endpoint", "token_endpoint", "userinfo_endpoint", "jwks_uri"] as const) {
     assert.ok(as[key]?.startsWith(`${svc.issuer}/`), key);

@@ -339,6 +339,7 @@ Deno.test("deployed: the confirmation takes only the service's own origin and cl
     AUTH_SECRET: secret,
     SOCIAL_CLIENT_ID: "gh-client-id",
     SOCIAL_CLIENT_SECRET: "gh-client-secret",
+    AUTH_GITHUB_ALLOW_ANY: "true",
     AUTH_CLIENT_IP: "socket",
   });
   const cookie = await seedSession(

@@ -39,6 +39,7 @@ export async function startAuthService(
   env: Record<string, string> = {},
   hostname = "127.0.0.1",
   logger: Logger = silentLogger,
+  deps: { now?: () => number; githubTimeoutMs?: number } = {},
 ): Promise<AuthService> {
   const dir = await Deno.makeTempDir({ prefix: "switchyard-auth-" });
   const dbPath = `${dir}/auth.db`;
@@ -60,7 +61,7 @@ export async function startAuthService(
   });
   const database = await openAuthDatabase(config.AUTH_DATABASE_URL);
   await migrateDirectory(database.client, DATABASE_TARGETS.find((t) => t.name === "auth")!.migrationsDir);
-  const app = createAuthApp(config, { logger, database });
+  const app = createAuthApp(config, { logger, database, ...deps });
   handler = (request, info) => app.fetch(request, { info });
   return {
     url,

@@ -109,16 +109,19 @@ Deno.test("after a full flow the database matches the generated 1.6.23 schema an
   const tables = await db.execute(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
   );
-  // Better Auth's nine tables exactly, plus the service's own `svc_` tables (migrations/0002_grants.sql).
+  // Better Auth's nine tables exactly, plus the service's own `svc_` tables (migrations/0002_grants.sql,
+  // 0003_audit_membership.sql).
   const names = tables.rows.map((r) => String(r.name));
   assert.deepEqual(names.filter((n) => !n.startsWith("svc_")), [
     "_migrations",
     ...Object.keys(EXPECTED_COLUMNS),
   ]);
   assert.deepEqual(names.filter((n) => n.startsWith("svc_")), [
+    "svc_audit",
     "svc_grant_claim",
     "svc_grant_revoked",
     "svc_grant_token",
+    "svc_user_access",
   ]);
 
   for (const [table, expected] of Object.entries(EXPECTED_COLUMNS)) {

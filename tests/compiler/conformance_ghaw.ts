@@ -1,6 +1,6 @@
 /**
  * `deno task conformance:ghaw` — compiles every workflow of the gh-aw corpus in dev mode (seed `dev/…`)
- * and compares with the committed locks: compile success, hash and cron agreement, byte-identical,
+ * (with `--gh-aw-version v0.87.4`: the v0.87.4 corpus of gh-aw-mcpg, release mode, that target) and compares with the committed locks: compile success, hash and cron agreement, byte-identical,
  * YAML-equal, per-job equality, the most common differing paths overall and per job kind (`TOP_PER_JOB`
  * rows each, default 8). A measurement, not a gate; skips
  * cleanly when the corpus folder is absent. Paths listed in docs/compiler-differences.md (block
@@ -11,7 +11,23 @@ import { isDeepStrictEqual } from "node:util";
 import { compile, readLockMetadata } from "../../compiler/mod.ts";
 import { withAddedJobKeys, withoutWithheldGrants } from "./intentional_differences.ts";
 
-const root = Deno.env.get("GHAW_CORPUS") ?? new URL("../../../shared/ghaw-corpus", import.meta.url).pathname;
+/** `--gh-aw-version v0.87.4` measures the v0.87.4 target against its corpus (release mode, gh-aw-mcpg's seed). */
+const flag = Deno.args.indexOf("--gh-aw-version");
+const ghAwVersion = flag >= 0 ? Deno.args[flag + 1] : undefined;
+/** Each target's corpus: folder (beside the project), action mode, schedule seed. */
+const CORPORA: Record<string, { dir: string; actionMode: "dev" | "release"; seed?: string }> = {
+  "v0.76.1": { dir: "ghaw-corpus", actionMode: "dev" },
+  "v0.87.4": { dir: "ghaw-corpus-v0.87", actionMode: "release", seed: "github/gh-aw-mcpg" },
+};
+const corpus = CORPORA[ghAwVersion ?? "v0.76.1"];
+if (!corpus) {
+  console.error(
+    `conformance: no corpus for --gh-aw-version ${ghAwVersion}; known: ${Object.keys(CORPORA).join(", ")}`,
+  );
+  Deno.exit(2);
+}
+const root = Deno.env.get("GHAW_CORPUS") ??
+  new URL(`../../../shared/${corpus.dir}`, import.meta.url).pathname;
 try {
   await Deno.stat(`${root}/.github/workflows`);
 } catch {
@@ -139,7 +155,12 @@ function jobKind(job: string): string {
 }
 
 const t0 = performance.now();
-const result = await compile({ repoRoot: root, actionMode: "dev" });
+const result = await compile({
+  repoRoot: root,
+  actionMode: corpus.actionMode,
+  scheduleSeed: corpus.seed,
+  ghAwVersion,
+});
 const ms = performance.now() - t0;
 let ok = 0,
   bytes = 0,
@@ -233,7 +254,7 @@ for (const w of result.workflows) {
 }
 const n = result.workflows.length;
 const pct = (x: number, t = n) => `${x}/${t} (${t ? ((100 * x) / t).toFixed(1) : "0"}%)`;
-console.log(`\ngh-aw corpus conformance (${root})\n`);
+console.log(`\ngh-aw corpus conformance (${root}; target ${ghAwVersion ?? "v0.76.1"})\n`);
 console.log("| measure | result |\n|---|---|");
 console.log(`| workflows compiled without error | ${pct(ok)} |`);
 console.log(`| frontmatter hash agrees | ${pct(fm)} |`);

@@ -112,6 +112,7 @@ Deno.test({
       AUTH_SECRET: "deployed-e2e-secret-0123456789abcdef0123456789",
       SOCIAL_CLIENT_ID: GITHUB_CLIENT_ID,
       SOCIAL_CLIENT_SECRET: GITHUB_CLIENT_SECRET,
+      AUTH_GITHUB_ALLOW_ANY: "true",
       AUTH_CLIENT_IP: "socket",
       // The two apps are first-party; the blog, also on .example.test, is not.
       AUTH_FIRST_PARTY_ORIGINS: `${APP},${APP2}`,

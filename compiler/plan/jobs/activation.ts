@@ -108,7 +108,7 @@ function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
     GH_AW_INFO_STAGED: dq(String(activationInput.staged === true)),
     GH_AW_INFO_ALLOWED_DOMAINS: sq(JSON.stringify(activationInput.allowedDomainsInfo)),
     GH_AW_INFO_FIREWALL_ENABLED: dq(String(!NO_FIREWALL_INFO.includes(ctx.engineId))),
-    GH_AW_INFO_AWF_VERSION: dq(NO_FIREWALL_INFO.includes(ctx.engineId) ? "" : "v0.25.58"),
+    GH_AW_INFO_AWF_VERSION: dq(NO_FIREWALL_INFO.includes(ctx.engineId) ? "" : ctx.releaseAwf ?? "v0.25.58"),
     GH_AW_INFO_AWMG_VERSION: dq(""),
     GH_AW_INFO_FIREWALL_TYPE: dq("squid"),
   };

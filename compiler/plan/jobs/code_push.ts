@@ -39,6 +39,17 @@ export function pushTokenOf(so: SafeOutputsPlan): string | undefined {
   return firstString(pushConfigs(so), "github-token");
 }
 
+/**
+ * The token of the empty commit that triggers CI after a push: the PR types' own
+ * `github-token-for-extra-empty-commit` (create-pull-request's first; `app` is the safe-outputs app token),
+ * else the repository's `GH_AW_CI_TRIGGER_TOKEN` secret.
+ */
+export function ciTriggerTokenOf(so: SafeOutputsPlan): string {
+  const token = firstString(pushConfigs(so), "github-token-for-extra-empty-commit");
+  if (token === "app") return "${{ steps.safe-outputs-app-token.outputs.token || '' }}";
+  return token ?? "${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}";
+}
+
 /** The repository the PR types push to when it is another one (`target-repo`; not the `*` wildcard). */
 function targetRepoOf(so: SafeOutputsPlan): string | undefined {
   const repo = firstString(pushConfigs(so), "target-repo");

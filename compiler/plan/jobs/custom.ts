@@ -63,6 +63,35 @@ export function jobsBeforeActivation(jobs: RawJobs, promptText: string): string[
   return [...out].sort();
 }
 
+/** A job's `needs:` as a list. */
+const needsOf = (job: JobPlan | undefined): string[] =>
+  job?.needs === undefined ? [] : Array.isArray(job.needs) ? job.needs : [job.needs];
+
+/**
+ * Makes threat detection run before the custom jobs the safe-output job waits for (`safe-outputs.needs`,
+ * e.g. an approval gate): each one that follows `agent` but not `detection` (directly or through other jobs)
+ * gets `detection` added to its `needs:`, so nobody approves output that detection has not yet judged.
+ * gh-aw leaves such a gate free to run before detection (docs/compiler-differences.md). Returns the jobs
+ * changed.
+ */
+export function gateAfterDetection(jobs: Record<string, JobPlan>, gates: string[]): string[] {
+  if (!jobs.detection) return [];
+  const reaches = (name: string, target: string, seen = new Set<string>()): boolean => {
+    if (seen.has(name)) return false;
+    seen.add(name);
+    return needsOf(jobs[name]).some((n) => n === target || reaches(n, target, seen));
+  };
+  const changed: string[] = [];
+  for (const name of gates) {
+    const job = jobs[name];
+    if (!job || BUILTIN_JOB_NAMES.includes(name)) continue;
+    if (!reaches(name, "agent") || reaches(name, "detection")) continue;
+    job.needs = [...needsOf(job), "detection"];
+    changed.push(name);
+  }
+  return changed;
+}
+
 /** The step gh-aw puts first in every custom job so `gh` targets the right GitHub host. */
 export function ghHostStep(): StepPlan {
   return {

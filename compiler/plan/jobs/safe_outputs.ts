@@ -19,7 +19,7 @@ import { ghHostStep } from "./custom.ts";
 import { messagesJson } from "../safe_outputs/messages.ts";
 import { sarifArtifactStep, uploadsSarif } from "./code_scanning.ts";
 import { actionSteps, safeOutputActionsJson } from "../safe_outputs/custom_actions.ts";
-import { codePushSteps, codePushTypes, pushTokenOf, writeTokenOf } from "./code_push.ts";
+import { ciTriggerTokenOf, codePushSteps, codePushTypes, pushTokenOf, writeTokenOf } from "./code_push.ts";
 
 export { codePushTypes } from "./code_push.ts";
 
@@ -157,7 +157,7 @@ function handlerEnv(so: SafeOutputsPlan, allowedDomains: string[]): Record<strin
   });
   if (copilotAssignee) env.GH_AW_ASSIGN_COPILOT = dq("true");
   if (codePushTypes(so).length > 0 && !so.staged) {
-    env.GH_AW_CI_TRIGGER_TOKEN = plain("${{ secrets.GH_AW_CI_TRIGGER_TOKEN }}");
+    env.GH_AW_CI_TRIGGER_TOKEN = plain(ciTriggerTokenOf(so));
     // The PR types' own token, which their git operations and API calls use.
     const pushToken = pushTokenOf(so);
     if (pushToken) env.GITHUB_TOKEN = plain(pushToken);

@@ -6,6 +6,9 @@
 import { parse } from "yaml";
 import type { SafeOutputsPlan } from "./plan.ts";
 import { actionTool } from "./custom_actions.ts";
+import { processTriggers } from "../triggers.ts";
+import { writeYaml } from "../../yaml/writer.ts";
+import { splitFrontmatter } from "../../source/parse.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -124,9 +127,11 @@ export async function readWorkflowTargets(
       ? asObj(cfg).workflows as unknown[]
       : [];
     for (const name of names.map(String)) {
+      let found = false;
       for (const extension of [".lock.yml", ".yml"]) {
         const text = await read(`${workflowsDir}/${name}${extension}`);
         if (text === undefined) continue;
+        found = true;
         let doc: Obj = {};
         try {
           doc = asObj(parse(text));
@@ -144,9 +149,34 @@ export async function readWorkflowTargets(
         });
         break;
       }
+      // A dispatch target not compiled yet: its `.md`, whose `on:` becomes what its lock will declare (as
+      // gh-aw falls back to the source), so compiling again once the lock exists changes nothing.
+      if (!found && kind === "dispatch") {
+        const inputs = await sourceDispatchInputs(read, `${workflowsDir}/${name}.md`);
+        if (inputs) out.push({ kind, name, extension: ".lock.yml", inputs, secrets: [], jobPermissions: {} });
+      }
     }
   }
   return out;
+}
+
+/** The `workflow_dispatch` inputs the lock compiled from an agentic workflow's source will declare. */
+async function sourceDispatchInputs(
+  read: (path: string) => Promise<string | undefined>,
+  path: string,
+): Promise<Obj | undefined> {
+  const text = await read(path);
+  if (text === undefined) return undefined;
+  try {
+    const split = splitFrontmatter(text);
+    const rawOn = asObj(parse(split.frontmatterText)).on;
+    if (rawOn === undefined) return undefined;
+    const on = processTriggers(rawOn, "", path, () => [1, 1], []).on;
+    const dispatch = asObj(parse(writeYaml(on).join("\n"))).workflow_dispatch;
+    return dispatch === undefined ? undefined : asObj(asObj(dispatch).inputs);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -104,6 +104,9 @@ function typeConfig(type: SafeOutputType, raw: unknown, engineId: string): Recor
   for (const [k, v] of Object.entries(settings)) {
     // A type's own `github-token` stays in its handler entry (the handler writes with it); an app does not.
     if (k === "github-app" || k === "protected-files") continue;
+    // The CI trigger token reaches only the handler step (`GH_AW_CI_TRIGGER_TOKEN`), never a config the
+    // agent job writes: the agent must not read a secret it was not given.
+    if (k === "github-token-for-extra-empty-commit") continue;
     if (k === "expires" && v === false) continue;
     if (Array.isArray(v) && v.length === 0 && k !== "allowed") continue;
     out[key(k)] = k === "expires" ? expiresHours(v) : v;

@@ -7,8 +7,15 @@
  *   secret, single-use code bound to client and redirect URI, PKCE when the request had a challenge; errors
  *   as GitHub writes them (200 with `error`), JSON only when asked for.
  * - `GET /user`, `GET /user/emails`: a bearer token it issued and a User-Agent (GitHub answers 403 without).
- * Two accounts: `octocat` with a public email and `hidden-user` whose public email is null (the service must
- * read `/user/emails`).
+ * - `GET /user/memberships/orgs/{org}` and `GET /user/teams` (issue 25): the token must carry `read:org`;
+ *   an organisation membership is `active` or `pending` (an invitation), otherwise 404; an organisation in
+ *   `ssoOrgs` answers 403 with `X-GitHub-SSO` as GitHub does under SAML enforcement; teams are paginated
+ *   (at most 100 a page, `Link: rel="next"`), and `teamPadding` adds unrelated teams in front so a real
+ *   membership sits past the first page; `fault` makes both answer slowly, with a 502, malformed JSON, or
+ *   without required fields.
+ * Accounts: `octocat` with a public email and `hidden-user` whose public email is null (the service must
+ * read `/user/emails`), plus the organisation personas `alice` (acme member, in team Platform), `bob`
+ * (acme member, no team), `pat` (pending invitation to acme) and `mallory` (no organisation).
  */
 
 /** A GitHub account of the stand-in. */
@@ -38,10 +45,58 @@ export const ACCOUNTS: Record<string, GitHubAccount> = {
       { email: "hidden@users.example.test", primary: true, verified: true, visibility: "private" },
     ],
   },
+  ...Object.fromEntries(
+    (["alice", "bob", "pat", "mallory"] as const).map((login, i) => [login, {
+      id: 7100001 + i,
+      login,
+      name: login[0].toUpperCase() + login.slice(1),
+      email: `${login}@acme.example.test`,
+      emails: [{ email: `${login}@acme.example.test`, primary: true, verified: true, visibility: "public" }],
+    }]),
+  ),
 };
+
+/** A fault the membership endpoints can be told to show. */
+export type MembershipFault = "slow" | "502" | "malformed" | "missing-fields" | undefined;
+
+/** Organisation data of the stand-in, mutable by tests (logins and orgs as GitHub spells them). */
+export interface OrgData {
+  /** login → org → state. */
+  memberships: Map<string, Map<string, "active" | "pending">>;
+  /** login → teams (`{org, slug}`, slugs in GitHub's spelling). */
+  teams: Map<string, { org: string; slug: string }[]>;
+  /** Organisations that enforce SAML SSO the user has not authorised for this app. */
+  ssoOrgs: Set<string>;
+  /** Unrelated teams listed before the real ones (pagination past 100). */
+  teamPadding: number;
+  /** Fault shown by the membership endpoints. */
+  fault: MembershipFault;
+  /** Membership and team requests answered (to see that a cached check costs no call). */
+  calls: number;
+}
+
+function defaultOrgData(): OrgData {
+  return {
+    memberships: new Map<string, Map<string, "active" | "pending">>([
+      ["alice", new Map([["Acme", "active"]])],
+      ["bob", new Map([["Acme", "active"]])],
+      ["pat", new Map([["Acme", "pending"]])],
+      ["octocat", new Map([["Other-Org", "active"]])],
+    ]),
+    teams: new Map([["alice", [{ org: "Acme", slug: "Platform" }]], ["octocat", [{
+      org: "Other-Org",
+      slug: "x",
+    }]]]),
+    ssoOrgs: new Set(),
+    teamPadding: 0,
+    fault: undefined,
+    calls: 0,
+  };
+}
 
 interface PendingCode {
   account: string;
+  scope: string;
   clientId: string;
   redirectUri: string;
   challenge?: string;
@@ -65,6 +120,10 @@ export interface GitHubStandIn extends AsyncDisposable {
   signedInAs: string;
   /** Requests the stand-in refused, for assertions. */
   refusals: string[];
+  /** Organisation memberships, teams and faults (issue 25). */
+  orgs: OrgData;
+  /** Every access token the stand-in issued (the secret-scan test looks for them in the database). */
+  issuedTokens(): string[];
 }
 
 function html(body: string, status = 200): Response {
@@ -91,8 +150,9 @@ async function s256(verifier: string): Promise<string> {
 /** Starts the stand-in's plain-HTTP loopback listener; `handle` serves the browser's requests too. */
 export async function startGitHubStandIn(options: StandInOptions): Promise<GitHubStandIn> {
   const codes = new Map<string, PendingCode>();
-  const tokens = new Map<string, string>();
+  const tokens = new Map<string, { login: string; scopes: string[] }>();
   const refusals: string[] = [];
+  const orgs = defaultOrgData();
   const state = { signedInAs: "octocat" };
 
   const refuse = (why: string, response: Response) => {
@@ -161,6 +221,7 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
       const code = crypto.randomUUID().replaceAll("-", "").slice(0, 20);
       codes.set(code, {
         account: state.signedInAs,
+        scope: form.get("scope") ?? "",
         clientId: options.clientId,
         redirectUri: options.callbackUrl,
         challenge: form.get("code_challenge") ?? undefined,
@@ -220,8 +281,82 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
         );
       }
       const token = `gho_${crypto.randomUUID().replaceAll("-", "")}`;
-      tokens.set(token, code.account);
-      return answer({ access_token: token, token_type: "bearer", scope: "read:user,user:email" });
+      const scopes = code.scope.split(/[ ,]+/).filter(Boolean);
+      tokens.set(token, { login: code.account, scopes });
+      return answer({ access_token: token, token_type: "bearer", scope: scopes.join(",") });
+    }
+    const orgPath = /^\/user\/memberships\/orgs\/([^/]+)$/.exec(url.pathname);
+    if ((orgPath || url.pathname === "/user/teams") && request.method === "GET") {
+      const auth = /^(?:bearer|token)\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "");
+      const holder = auth ? tokens.get(auth[1]) : undefined;
+      if (!holder || !request.headers.get("user-agent")) {
+        return refuse(
+          "orgs: bad token or no User-Agent",
+          Response.json({ message: "Bad credentials" }, { status: 401 }),
+        );
+      }
+      if (!holder.scopes.includes("read:org")) {
+        return refuse(
+          "orgs: token without read:org",
+          Response.json({ message: "You must have the read:org scope" }, { status: 403 }),
+        );
+      }
+      orgs.calls++;
+      if (orgs.fault === "slow") await new Promise((r) => setTimeout(r, 3000));
+      if (orgs.fault === "502") return new Response("<html>Bad gateway</html>", { status: 502 });
+      if (orgs.fault === "malformed") {
+        return new Response('{"state": "active", ', { headers: { "content-type": "application/json" } });
+      }
+      if (orgPath) {
+        const wanted = decodeURIComponent(orgPath[1]).toLowerCase();
+        const memberships = orgs.memberships.get(holder.login) ?? new Map();
+        const [org, membershipState] = [...memberships].find(([o]) => o.toLowerCase() === wanted) ?? [];
+        if ([...orgs.ssoOrgs].some((o) => o.toLowerCase() === wanted) && org) {
+          return Response.json({
+            message:
+              "Resource protected by organization SAML enforcement. You must grant your OAuth token access " +
+              "to this organization.",
+            documentation_url:
+              "https://docs.github.com/articles/authenticating-to-a-github-organization-with-saml-single-sign-on/",
+          }, {
+            status: 403,
+            headers: {
+              "x-github-sso": `required; url=https://github.com/orgs/${org}/sso?authorization_request=1`,
+            },
+          });
+        }
+        if (!org) return Response.json({ message: "Not Found", status: "404" }, { status: 404 });
+        if (orgs.fault === "missing-fields") return Response.json({ role: "member" });
+        return Response.json({
+          url: `https://api.github.com/orgs/${org}/memberships/${holder.login}`,
+          state: membershipState,
+          role: "member",
+          organization: { login: org, id: 1 },
+          user: { login: holder.login },
+        });
+      }
+      const all = [
+        ...Array.from({ length: orgs.teamPadding }, (_, i) => ({ org: "Padding-Org", slug: `team-${i}` })),
+        ...(orgs.teams.get(holder.login) ?? []),
+      ];
+      const perPage = Math.min(Number(url.searchParams.get("per_page") ?? 30) || 30, 100);
+      const page = Math.max(Number(url.searchParams.get("page") ?? 1) || 1, 1);
+      const slice = all.slice((page - 1) * perPage, page * perPage);
+      const headers = new Headers();
+      if (page * perPage < all.length) {
+        const next = new URL(`https://api.github.com/user/teams`);
+        next.searchParams.set("per_page", String(perPage));
+        next.searchParams.set("page", String(page + 1));
+        headers.set("link", `<${next}>; rel="next"`);
+      }
+      return Response.json(
+        slice.map((t) =>
+          orgs.fault === "missing-fields"
+            ? { name: t.slug }
+            : { name: t.slug, slug: t.slug, organization: { login: t.org, id: 1 } }
+        ),
+        { headers },
+      );
     }
     if ((url.pathname === "/user" || url.pathname === "/user/emails") && request.method === "GET") {
       if (!request.headers.get("user-agent")) {
@@ -234,7 +369,7 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
         );
       }
       const auth = /^(?:bearer|token)\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "");
-      const login = auth ? tokens.get(auth[1]) : undefined;
+      const login = auth ? tokens.get(auth[1])?.login : undefined;
       if (!login) {
         return refuse(
           "api: bad token",
@@ -276,6 +411,8 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
       state.signedInAs = login;
     },
     refusals,
+    orgs,
+    issuedTokens: () => [...tokens.keys()],
     async [Symbol.asyncDispose]() {
       await server.shutdown();
     },

@@ -1,0 +1,243 @@
+/**
+ * OpenAI Chat Completions request → the gateway's internal Anthropic Messages request. Validation and
+ * translation are one pass: every malformed field is a 400 naming it (`messages[2].content`) before any
+ * upstream call. `system` and `developer` messages become the system prompt (in order); `tool` messages
+ * become `tool_result` blocks; consecutive turns of one role merge, as the Messages API expects.
+ *
+ * Ignored as OpenAI-only hints: `store`, `metadata`, `seed`, `service_tier`, `prompt_cache_key`,
+ * `prompt_cache_retention`, `safety_identifier`, `verbosity`, `presence_penalty`, `frequency_penalty`,
+ * `user` (sent as the metadata user id), `stream_options.include_obfuscation`. Refused (400): `n` > 1,
+ * `logprobs`, `top_logprobs`, `logit_bias`, `audio`, non-text `modalities`, `prediction`,
+ * `web_search_options`, the legacy `functions`/`function_call`, and any unrecognized field.
+ */
+import { invalidRequest } from "../errors.ts";
+import type {
+  ContentBlockParam,
+  JsonSchemaFormat,
+  MessageParam,
+  MessagesRequest,
+  TextBlockParam,
+} from "../messages/types.ts";
+import {
+  applyShared,
+  callArguments,
+  checkFields,
+  effortOf,
+  functionTool,
+  hostedToolRefused,
+  imageBlock,
+  isObject,
+  jsonFormat,
+  maxTokensOf,
+  needString,
+  optionalBoolean,
+  optionalPositiveInteger,
+} from "./common.ts";
+import { CHAT_KNOWN, CHAT_REFUSED } from "./fields.ts";
+
+/** A Chat Completions request as the gateway understood it. */
+export interface ChatIngress {
+  /** The internal request every provider reads. */
+  request: MessagesRequest;
+  /** `stream_options.include_usage`: the stream ends with a usage chunk. */
+  includeUsage: boolean;
+  /** The client set no output limit (the route may lower the default to the model's own). */
+  defaultedMaxTokens: boolean;
+}
+
+function userParts(content: unknown, path: string): string | ContentBlockParam[] {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) throw invalidRequest(`${path}: expected a string or an array of parts`);
+  return content.map((part, i): ContentBlockParam => {
+    const at = `${path}.${i}`;
+    if (!isObject(part)) throw invalidRequest(`${at}: expected an object`);
+    switch (part.type) {
+      case "text":
+        return { type: "text", text: needString(part.text, `${at}.text`) };
+      case "image_url": {
+        if (!isObject(part.image_url)) throw invalidRequest(`${at}.image_url: expected an object`);
+        return imageBlock(part.image_url.url, `${at}.image_url.url`);
+      }
+      case "file": {
+        const file = isObject(part.file) ? part.file : undefined;
+        const data = typeof file?.file_data === "string"
+          ? /^data:([^;]+);base64,(.*)$/s.exec(file.file_data)
+          : null;
+        if (!data) {
+          throw invalidRequest(`${at}.file.file_data: expected a base64 data URL (file ids need storage)`);
+        }
+        return { type: "document", source: { type: "base64", media_type: data[1], data: data[2] } };
+      }
+      default:
+        throw invalidRequest(`${at}.type: expected text, image_url or file`);
+    }
+  });
+}
+
+function textOnly(content: unknown, path: string): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) throw invalidRequest(`${path}: expected a string or an array of text parts`);
+  return content.map((part, i) => {
+    if (!isObject(part) || (part.type !== "text" && part.type !== "refusal")) {
+      throw invalidRequest(`${path}.${i}.type: expected text`);
+    }
+    return needString(part.type === "text" ? part.text : part.refusal, `${path}.${i}.${part.type}`);
+  }).join("");
+}
+
+function assistantTurn(message: Record<string, unknown>, path: string): ContentBlockParam[] {
+  const blocks: ContentBlockParam[] = [];
+  if (message.content !== undefined && message.content !== null) {
+    const text = textOnly(message.content, `${path}.content`);
+    if (text) blocks.push({ type: "text", text });
+  }
+  if (message.tool_calls !== undefined && message.tool_calls !== null) {
+    if (!Array.isArray(message.tool_calls)) throw invalidRequest(`${path}.tool_calls: expected an array`);
+    message.tool_calls.forEach((call, i) => {
+      const at = `${path}.tool_calls.${i}`;
+      if (!isObject(call) || (call.type !== undefined && call.type !== "function")) {
+        throw invalidRequest(`${at}.type: expected function`);
+      }
+      if (!isObject(call.function)) throw invalidRequest(`${at}.function: expected an object`);
+      blocks.push({
+        type: "tool_use",
+        id: needString(call.id, `${at}.id`),
+        name: needString(call.function.name, `${at}.function.name`),
+        input: callArguments(call.function.arguments, `${at}.function.arguments`),
+      });
+    });
+  }
+  return blocks;
+}
+
+/** Appends a turn, merging it into the previous one of the same role. */
+function pushTurn(turns: MessageParam[], role: "user" | "assistant", content: string | ContentBlockParam[]) {
+  const blocks: ContentBlockParam[] = typeof content === "string"
+    ? [{ type: "text", text: content }]
+    : content;
+  const last = turns.at(-1);
+  if (last && last.role === role) {
+    const previous: ContentBlockParam[] = typeof last.content === "string"
+      ? [{ type: "text", text: last.content }]
+      : last.content;
+    last.content = [...previous, ...blocks];
+  } else turns.push({ role, content: typeof content === "string" ? content : blocks });
+}
+
+function conversation(messages: unknown): { system: TextBlockParam[]; turns: MessageParam[] } {
+  if (!Array.isArray(messages) || messages.length === 0) {
+    throw invalidRequest("messages: expected a non-empty array");
+  }
+  const system: TextBlockParam[] = [];
+  const turns: MessageParam[] = [];
+  messages.forEach((message, i) => {
+    const path = `messages.${i}`;
+    if (!isObject(message)) throw invalidRequest(`${path}: expected an object`);
+    switch (message.role) {
+      case "system":
+      case "developer":
+        system.push({ type: "text", text: textOnly(message.content, `${path}.content`) });
+        return;
+      case "user":
+        return pushTurn(turns, "user", userParts(message.content, `${path}.content`));
+      case "assistant": {
+        const blocks = assistantTurn(message, path);
+        if (blocks.length) pushTurn(turns, "assistant", blocks);
+        return;
+      }
+      case "tool":
+        return pushTurn(turns, "user", [{
+          type: "tool_result",
+          tool_use_id: needString(message.tool_call_id, `${path}.tool_call_id`),
+          content: textOnly(message.content, `${path}.content`),
+        }]);
+      default:
+        throw invalidRequest(`${path}.role: expected system, developer, user, assistant or tool`);
+    }
+  });
+  if (turns.length === 0) {
+    throw invalidRequest("messages: at least one user or assistant message is required");
+  }
+  return { system: system.filter((block) => block.text !== ""), turns };
+}
+
+function tools(value: unknown): MessagesRequest["tools"] {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw invalidRequest("tools: expected an array");
+  return value.map((tool, i) => {
+    if (!isObject(tool)) throw invalidRequest(`tools.${i}: expected an object`);
+    if (tool.type !== "function") hostedToolRefused(`tools.${i}`, tool.type);
+    if (!isObject(tool.function)) throw invalidRequest(`tools.${i}.function: expected an object`);
+    return functionTool(tool.function, `tools.${i}.function`);
+  });
+}
+
+function toolChoice(value: unknown, parallel: boolean | undefined): MessagesRequest["tool_choice"] {
+  const disable = parallel === false ? { disable_parallel_tool_use: true } : {};
+  if (value === undefined || value === null) {
+    return parallel === false ? { type: "auto", ...disable } : undefined;
+  }
+  if (value === "none") return { type: "none" };
+  if (value === "auto") return { type: "auto", ...disable };
+  if (value === "required") return { type: "any", ...disable };
+  if (isObject(value) && value.type === "function" && isObject(value.function)) {
+    return { type: "tool", name: needString(value.function.name, "tool_choice.function.name"), ...disable };
+  }
+  throw invalidRequest(
+    'tool_choice: expected "none", "auto", "required" or {type: "function", function: {name}}',
+  );
+}
+
+function stops(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  const list = typeof value === "string" ? [value] : value;
+  if (!Array.isArray(list) || !list.every((s) => typeof s === "string") || list.length > 4) {
+    throw invalidRequest("stop: expected a string or an array of at most 4 strings");
+  }
+  return list.length ? list : undefined;
+}
+
+/** `response_format`: `json_schema` (its spec nested under `json_schema`), `json_object` or `text`. */
+function responseFormat(value: unknown): JsonSchemaFormat | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value)) throw invalidRequest("response_format: expected an object");
+  if (value.type !== "json_schema") return jsonFormat(value, "response_format");
+  if (!isObject(value.json_schema)) throw invalidRequest("response_format.json_schema: expected an object");
+  return jsonFormat({ ...value.json_schema, type: "json_schema" }, "response_format.json_schema");
+}
+
+/** Validates a Chat Completions body and translates it to the internal request. */
+export function parseChatRequest(body: Record<string, unknown>): ChatIngress {
+  checkFields(body, CHAT_KNOWN, CHAT_REFUSED);
+  if (typeof body.model !== "string" || body.model === "") {
+    throw invalidRequest("model: expected a non-empty string");
+  }
+  const { system, turns } = conversation(body.messages);
+  const requested = optionalPositiveInteger(body.max_completion_tokens, "max_completion_tokens") ??
+    optionalPositiveInteger(body.max_tokens, "max_tokens");
+  const effort = effortOf(body.reasoning_effort, "reasoning_effort");
+  const maxTokens = maxTokensOf(requested, effort);
+  const stream = optionalBoolean(body.stream, "stream") ?? false;
+  let includeUsage = false;
+  if (body.stream_options !== undefined && body.stream_options !== null) {
+    if (!isObject(body.stream_options)) throw invalidRequest("stream_options: expected an object");
+    if (!stream) throw invalidRequest("stream_options: only allowed when stream is true");
+    includeUsage = optionalBoolean(body.stream_options.include_usage, "stream_options.include_usage") ??
+      false;
+  }
+  const request: MessagesRequest = { model: body.model, max_tokens: maxTokens, messages: turns };
+  if (system.length) request.system = system;
+  if (stream) request.stream = true;
+  const stop = stops(body.stop);
+  if (stop) request.stop_sequences = stop;
+  const parallel = optionalBoolean(body.parallel_tool_calls, "parallel_tool_calls");
+  applyShared(request, body, tools(body.tools), toolChoice(body.tool_choice, parallel), effort);
+  const format = responseFormat(body.response_format);
+  if (format) request.output_config = { format };
+  for (const field of ["seed", "presence_penalty", "frequency_penalty"]) {
+    if (body[field] !== undefined && body[field] !== null && typeof body[field] !== "number") {
+      throw invalidRequest(`${field}: expected a number`);
+    }
+  }
+  return { request, includeUsage, defaultedMaxTokens: requested === undefined };
+}
