@@ -133,11 +133,12 @@ function onListen(addr: Deno.Addr): void {
   }
   const target = config.GATEWAY_SERVE_GUARD;
   if (!target) {
-    console.error(`deno serve: Listening on ${origin}/`);
+    // The warning first: whoever waits for the listening line has seen it by then.
     console.error(
       "warning: no connection guard under deno serve: slow and idle clients are never disconnected; set " +
         "GATEWAY_SERVE_GUARD=host:port (docs/gateway.md, Slow clients) or front it with a proxy that bounds them",
     );
+    console.error(`deno serve: Listening on ${origin}/`);
     return;
   }
   const guard = createConnectionGuard(fetch as FetchHandler, {
