@@ -117,7 +117,7 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
       }),
   );
 
-  // Every other route needs a session; a POST also a form of at most 16 KiB with the CSRF token.
+  // Every other route needs a session (then the personal gate below, then a POST's form check).
   app.use(async (c, next) => {
     const request = c.req.raw;
     const id = cookieOf(request, names.session);
@@ -166,6 +166,7 @@ export function createConsole(deps: ConsoleDeps): (request: Request) => Promise<
       { href: `${CONSOLE_PATH}/usage`, label: "Your usage" },
     );
   });
+  // A POST also needs a form of at most 16 KiB with the session's CSRF token.
   app.use(async (c, next) => {
     if (c.req.method === "POST") {
       const refused = await checkedForm(c, c.var.session);
