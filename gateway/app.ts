@@ -9,18 +9,19 @@ import { bodyLimit } from "hono/body-limit";
 import { HEALTH_PATH, healthResponse } from "@switchyard/lib/health.ts";
 import { requestId, type RequestIdVariables } from "@switchyard/lib/request_id.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
-import type { GatewayConfig } from "./config.ts";
+import type { GatewayConfig } from "./config/mod.ts";
 import { errorResponse, GatewayError, invalidRequest } from "./errors.ts";
 import { parseJsonBody, validateCountTokensRequest } from "./messages/validate.ts";
 import { buildCatalogue, type ModelInfo, pageOf } from "./models.ts";
-import type { ProviderDeps, TraceIds, UpstreamFetch } from "./providers/contract.ts";
+import type { ProviderDeps, TraceIds } from "./providers/contract.ts";
+import type { UpstreamFetch } from "./upstream/response.ts";
 import { createProviders } from "./providers/registry.ts";
-import { createUpstreamFetch } from "./providers/upstream_fetch.ts";
-import type { UpstreamLimits } from "./providers/upstream_guard.ts";
+import { createUpstreamFetch } from "./upstream/fetch.ts";
+import type { UpstreamLimits } from "./upstream/guard.ts";
 import { ModelRouter } from "./routing.ts";
 import { createRedactor, redactingLogger } from "./secrets.ts";
-import { type BreakerPolicy, CircuitBreakers } from "./circuit_breaker.ts";
-import { type RetryPolicy, UpstreamAttempts } from "./upstream_attempts.ts";
+import { type BreakerPolicy, CircuitBreakers } from "./upstream/circuit_breaker.ts";
+import { type RetryPolicy, UpstreamAttempts } from "./upstream/attempts.ts";
 import { LimitEnforcer } from "./limits/enforcer.ts";
 import { type LimitCounters, MemoryCounters } from "./limits/counters.ts";
 import { RedisCounters } from "./limits/redis_counters.ts";
@@ -29,17 +30,12 @@ import type { Kysely } from "kysely";
 import type { UsageDatabase, UsageLedger } from "./usage/ledger.ts";
 import { parseUsageFilters, spentSince, usageReport } from "./usage/report.ts";
 import { createGatewayTracer } from "./tracing.ts";
-import { consoleSettings } from "./console/settings.ts";
+import { CONSOLE_PATH, consoleSettings } from "./console/settings.ts";
 import { type ConsoleDeps, createConsole, isConsolePath } from "./console/app.ts";
 import { exchangeGithubOidc, GITHUB_OIDC_PATH } from "./identity/exchange_route.ts";
 import type { GithubOidcExchange } from "./identity/github_oidc.ts";
-import {
-  createMessagesRoute,
-  MESSAGES_PATHS,
-  type MessagesRouteDeps,
-  pathOf,
-  providerCall,
-} from "./messages_route.ts";
+import { createMessagesRoute, MESSAGES_PATHS, type MessagesRouteDeps } from "./messages_route.ts";
+import { pathOf, providerCall } from "./pipeline/steps.ts";
 import { createOpenAiRoutes } from "./openai/routes.ts";
 import {
   authenticate,
@@ -130,6 +126,12 @@ function retryPolicy(config: GatewayConfig): RetryPolicy {
   };
 }
 
+/** The credential name of each provider, by routing name (a deployment's circuit includes it). */
+function credentialsOf(config: GatewayConfig): (provider: string) => string {
+  const names = new Map(config.providers.map((p) => [p.name, p.credentialName ?? ""]));
+  return (provider) => names.get(provider) ?? "";
+}
+
 /** Circuit breaker (config file `circuit_breaker`): open after 5 consecutive failures, for 30 s. */
 function breakerPolicy(config: GatewayConfig): BreakerPolicy {
   const breaker = config.file.circuit_breaker ?? {};
@@ -182,6 +184,8 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
       config.file.fallbacks ?? {},
       breakers,
       retryPolicy(config),
+      Math.random,
+      credentialsOf(config),
     ),
   };
   const messages = createMessagesRoute(routeDeps);
@@ -226,7 +230,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
   const hono = new Hono<{ Variables: Variables }>();
   hono.use(requestId({ header: "request-id", logger }));
   hono.get(HEALTH_PATH, () => healthResponse(GATEWAY_SERVICE_NAME));
-  hono.get("/admin/api/usage", async (c) => {
+  hono.get(`${CONSOLE_PATH}/api/usage`, async (c) => {
     await authenticate(deps.keys, c.req.raw.headers, true);
     if (!deps.usage) throw new GatewayError("not_found_error", "the usage ledger is not enabled");
     const query = new URL(c.req.url).searchParams;

@@ -51,6 +51,12 @@ export interface GatewayErrorOptions {
    * time, 429, 5xx): a fallback may be tried.
    */
   retryable?: boolean;
+  /**
+   * The upstream itself is at fault (unreachable, no headers in time, a 5xx): the failure counts toward its
+   * deployment's circuit (circuit_breaker.ts). A 429 (alive, only busy), a 4xx, and the gateway's own
+   * refusals of an answer (over a size cap) are not.
+   */
+  upstreamFault?: boolean;
 }
 
 /** A refused or failed gateway request, rendered as an Anthropic error envelope. */
@@ -61,6 +67,8 @@ export class GatewayError extends AppError {
   readonly retryAfter?: string;
   /** See {@link GatewayErrorOptions.retryable}. */
   readonly retryable: boolean;
+  /** See {@link GatewayErrorOptions.upstreamFault}. */
+  readonly upstreamFault: boolean;
   /** See {@link GatewayErrorOptions.headers}. */
   readonly headers?: Readonly<Record<string, string>>;
 
@@ -74,6 +82,7 @@ export class GatewayError extends AppError {
     this.type = type;
     this.retryAfter = options.retryAfter;
     this.retryable = options.retryable ?? false;
+    this.upstreamFault = options.upstreamFault ?? false;
     this.headers = options.headers;
   }
 }
@@ -191,6 +200,7 @@ export async function upstreamHttpError(
     retryAfter,
     detail: safeExcerpt(text, redact, 2000),
     retryable,
+    upstreamFault: response.status >= 500,
     // The gateway's own upstream credential was refused: a bad gateway, not the client's request.
     status: response.status === 401 ? 502 : undefined,
   });

@@ -3,7 +3,7 @@
  * (`limit`, `after_id`, `before_id` → `has_more`, `first_id`, `last_id`). Entries come from the config
  * file's `models`, else a default list per offered provider, plus every alias.
  */
-import type { GatewayFile } from "./config_file.ts";
+import type { GatewayFile } from "./config/file.ts";
 import { invalidRequest } from "./errors.ts";
 import type { ProviderSettings } from "./providers/contract.ts";
 

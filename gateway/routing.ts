@@ -4,6 +4,7 @@
  */
 import { GatewayError } from "./errors.ts";
 import type { Provider } from "./providers/contract.ts";
+import { parseTarget } from "./target.ts";
 
 /** Where one request goes. */
 export interface Route {
@@ -40,13 +41,9 @@ export class ModelRouter {
   /** Resolves `model`, throwing 404 not_found_error when nothing serves it. */
   resolve(model: string): Route {
     const target = Object.hasOwn(this.#aliases, model) ? this.#aliases[model] : model;
-    const slash = target.indexOf("/");
-    if (slash > 0) {
-      const provider = this.#providers.get(target.slice(0, slash));
-      if (provider && slash < target.length - 1) {
-        return { provider, upstreamModel: target.slice(slash + 1) };
-      }
-    }
+    const named = parseTarget(target);
+    const provider = named && this.#providers.get(named.provider);
+    if (named && provider) return { provider, upstreamModel: named.model };
     for (const [pattern, name] of FAMILIES) {
       if (!pattern.test(target)) continue;
       const provider = this.#providers.get(name);

@@ -7,7 +7,6 @@ import { outputSchemaOf } from "../messages/output_format.ts";
 import { translateStream } from "../messages/stream_pipe.ts";
 import { type MessagesRequest, newMessageId } from "../messages/types.ts";
 import {
-  bodyReaderOf,
   type OpenAiQuirks,
   type OptionalChatParam,
   type Provider,
@@ -15,6 +14,7 @@ import {
   type ProviderDeps,
   type ProviderSettings,
 } from "./contract.ts";
+import { bodyReaderOf } from "../upstream/response.ts";
 import { pipeOptions, postUpstream, readUpstreamJson, traceHeaders } from "./http.ts";
 import { toChatRequest } from "./openai_request.ts";
 import { OPENAI_COMPATIBLE_QUIRKS } from "./presets.ts";

@@ -7,8 +7,8 @@
 import { z } from "zod";
 import { parse as parseYaml } from "yaml";
 import { type ConfigProblem } from "@switchyard/lib/config.ts";
-import { PRESET_NAMES } from "./providers/presets.ts";
-import { CLOUD_ENTRY_FIELDS } from "./config_cloud_fields.ts";
+import { PRESET_NAMES } from "../providers/presets.ts";
+import { CLOUD_ENTRY_FIELDS } from "./cloud_fields.ts";
 
 const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

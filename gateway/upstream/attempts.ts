@@ -4,13 +4,14 @@
  * target of its fallback chain (`fallbacks:` in GATEWAY_CONFIG, keyed by the model name asked for, by
  * `provider/model`, or by provider). Retrying the same provider waits a jittered exponential backoff, or its
  * `retry-after` when longer; moving to another provider does not wait. No attempt starts past the total
- * deadline. Providers whose circuit is open (circuit_breaker.ts) are skipped without a call. Each attempt is
+ * deadline. Deployments (provider, model, credential) whose circuit is open (circuit_breaker.ts) are skipped
+ * without a call; only upstream faults (`upstreamFault`) count toward a circuit. Each attempt is
  * recorded for the access log and the `gw-upstream` / `gw-attempts` response headers.
  */
-import type { CircuitBreakers } from "./circuit_breaker.ts";
-import { GatewayError } from "./errors.ts";
-import type { Provider, ProviderCall } from "./providers/contract.ts";
-import type { ModelRouter } from "./routing.ts";
+import { type CircuitBreakers, deploymentKey } from "./circuit_breaker.ts";
+import { GatewayError } from "../errors.ts";
+import type { Provider, ProviderCall } from "../providers/contract.ts";
+import type { ModelRouter } from "../routing.ts";
 
 /** Time budget and backoff of one request's attempts. */
 export interface RetryPolicy {
@@ -43,7 +44,12 @@ interface Target {
   provider: Provider;
   upstreamModel: string;
   label: string;
+  /** Its circuit's name. */
+  deployment: string;
 }
+
+/** Most deployments of one provider whose target objects are kept. */
+const MAX_CACHED_TARGETS = 1024;
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
@@ -77,28 +83,53 @@ export class UpstreamAttempts {
   #breakers: CircuitBreakers;
   #policy: RetryPolicy;
   #random: () => number;
+  #credentialOf: (provider: string) => string;
   #resolved = new Map<string, Target>();
+  #targets = new Map<Provider, Map<string, Target>>();
 
-  /** `random` jitters the backoff (tests pass their own). */
+  /**
+   * `random` jitters the backoff (tests pass their own); `credentialOf` names the credential a provider
+   * calls with (an environment key's name, never its value), part of each deployment's circuit.
+   */
   constructor(
     router: ModelRouter,
     fallbacks: Readonly<Record<string, readonly string[]>>,
     breakers: CircuitBreakers,
     policy: RetryPolicy,
     random: () => number = Math.random,
+    credentialOf: (provider: string) => string = () => "",
   ) {
     this.#router = router;
     this.#fallbacks = fallbacks;
     this.#breakers = breakers;
     this.#policy = policy;
     this.#random = random;
+    this.#credentialOf = credentialOf;
+  }
+
+  #targetOf(provider: Provider, upstreamModel: string): Target {
+    // One object per deployment, built once: the hot path neither concatenates labels nor allocates.
+    let byModel = this.#targets.get(provider);
+    if (!byModel) this.#targets.set(provider, byModel = new Map());
+    let target = byModel.get(upstreamModel);
+    if (!target) {
+      target = {
+        provider,
+        upstreamModel,
+        label: `${provider.name}/${upstreamModel}`,
+        deployment: deploymentKey(provider.name, upstreamModel, this.#credentialOf(provider.name)),
+      };
+      // Bounded: a client can name any model of a provider, so the cache stops growing at a limit.
+      if (byModel.size < MAX_CACHED_TARGETS) byModel.set(upstreamModel, target);
+    }
+    return target;
   }
 
   #target(name: string): Target {
     let target = this.#resolved.get(name);
     if (!target) {
       const route = this.#router.resolve(name);
-      target = { ...route, label: `${route.provider.name}/${route.upstreamModel}` };
+      target = this.#targetOf(route.provider, route.upstreamModel);
       this.#resolved.set(name, target);
     }
     return target;
@@ -106,13 +137,16 @@ export class UpstreamAttempts {
 
   /** The chain of a request: its route, then the first matching fallback list. */
   #chain(call: ProviderCall, provider: Provider): Target[] {
-    const first = {
-      provider,
-      upstreamModel: call.upstreamModel,
-      label: `${provider.name}/${call.upstreamModel}`,
-    };
+    const first = this.#targetOf(provider, call.upstreamModel);
     const table = this.#fallbacks;
-    const key = [call.requestedModel, first.label, provider.name].find((k) => Object.hasOwn(table, k));
+    // No array of candidate keys per request: most requests have no fallback list at all.
+    const key = Object.hasOwn(table, call.requestedModel)
+      ? call.requestedModel
+      : Object.hasOwn(table, first.label)
+      ? first.label
+      : Object.hasOwn(table, provider.name)
+      ? provider.name
+      : undefined;
     return key === undefined ? [first] : [first, ...table[key].map((name) => this.#target(name))];
   }
 
@@ -135,18 +169,19 @@ export class UpstreamAttempts {
     const chain = this.#chain(call, provider);
     const attempts: AttemptRecord[] = [];
     const started = Date.now();
-    const failuresOf = new Map<string, number>();
+    let failuresOf: Map<string, number> | undefined; // only once an attempt failed
     let lastError: unknown;
     let calls = 0;
     for (let i = 0; i < chain.length; i++) {
       const target = chain[i];
       const name = target.provider.name;
-      if (!this.#breakers.allow(name)) {
+      const circuit = target.deployment;
+      if (!this.#breakers.allow(circuit)) {
         attempts.push({ target: target.label, outcome: "circuit_open" });
-        lastError ??= circuitOpen(name, this.#breakers.retryInMs(name));
+        lastError ??= circuitOpen(target.label, this.#breakers.retryInMs(circuit));
         continue;
       }
-      const failures = failuresOf.get(name) ?? 0;
+      const failures = failuresOf?.get(name) ?? 0;
       if (failures > 0) {
         // Retrying a provider that just failed: give it time (never past the deadline). A retry that cannot
         // start in time is skipped, not the end of the chain: a later target of another provider needs no wait.
@@ -159,14 +194,16 @@ export class UpstreamAttempts {
       const observed = observe?.(target.label, ++calls);
       try {
         const value = await attempt(target.provider, chain.length === 1 ? call : callFor(call, target));
-        this.#breakers.success(name);
+        this.#breakers.success(circuit);
         attempts.push({ target: target.label, outcome: "ok", duration_ms: Date.now() - at });
         return { ok: true, value, target: target.label, attempts };
       } catch (error) {
-        const retryable = error instanceof GatewayError && error.retryable && !clientLeft(call);
-        // A 429 says the provider is alive; a 4xx or a client that left says nothing either way.
-        if (retryable && error.type !== "rate_limit_error") this.#breakers.failure(name);
-        else this.#breakers.release(name);
+        const left = clientLeft(call);
+        const retryable = error instanceof GatewayError && error.retryable && !left;
+        // Only the upstream's own faults count: a 429 says it is alive, a 4xx, a refusal of the gateway's
+        // (an answer over a size cap) or a client that left says nothing about it.
+        if (error instanceof GatewayError && error.upstreamFault && !left) this.#breakers.failure(circuit);
+        else this.#breakers.release(circuit);
         const errorType = error instanceof GatewayError ? error.type : "api_error";
         observed?.fail(errorType);
         attempts.push({
@@ -176,7 +213,7 @@ export class UpstreamAttempts {
           duration_ms: Date.now() - at,
         });
         lastError = error;
-        failuresOf.set(name, failures + 1);
+        (failuresOf ??= new Map()).set(name, failures + 1);
         if (!retryable) break;
       }
     }
@@ -184,13 +221,11 @@ export class UpstreamAttempts {
   }
 }
 
-/** The error of a provider skipped because its circuit is open. */
-function circuitOpen(provider: string, retryInMs: number): GatewayError {
+/** The error of a deployment (`provider/model`) skipped because its circuit is open. */
+function circuitOpen(target: string, retryInMs: number): GatewayError {
   return new GatewayError(
     "overloaded_error",
-    `upstream provider ${provider} is unavailable after repeated failures; retry in ${
-      Math.ceil(retryInMs / 1000)
-    } s`,
+    `upstream ${target} is unavailable after repeated failures; retry in ${Math.ceil(retryInMs / 1000)} s`,
     { retryAfter: String(Math.max(1, Math.ceil(retryInMs / 1000))), retryable: true },
   );
 }
