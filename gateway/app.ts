@@ -67,7 +67,7 @@ export interface GatewayDeps {
   consoleFetch?: typeof fetch;
 }
 
-type Variables = RequestIdVariables & { trace: TraceIds; keyId: string };
+type Variables = RequestIdVariables & { trace: TraceIds; keyId: string; keyModels?: readonly string[] };
 
 /** Refuses bodies over the limit, by `content-length` or, for chunked bodies, while reading them. */
 const limitBody = bodyLimit({
@@ -153,7 +153,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     limits: upstreamLimits(config),
   };
   const providers = createProviders(config.providers, providerDeps);
-  const router = new ModelRouter(providers, config.file.aliases ?? {});
+  const router = new ModelRouter(providers, config.file.aliases ?? {}, config.file.tiers ?? {});
   const prices = new PriceTable(config.file.pricing ?? {});
   const usage = deps.usage;
   const limits = new LimitEnforcer(deps.counters ?? countersFor(config), prices, logger, {
@@ -195,7 +195,9 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     }
   });
   api.use(async (c, next) => {
-    c.set("keyId", (await authenticate(deps.keys, c.req.raw.headers)).id);
+    const policy = await authenticate(deps.keys, c.req.raw.headers);
+    c.set("keyId", policy.id);
+    c.set("keyModels", policy.models);
     await next();
   });
 
@@ -206,7 +208,19 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     return c.json({ input_tokens: await provider.countTokens(call) });
   });
 
-  api.get("/v1/models", (c) => c.json(pageOf(catalogue, new URL(c.req.url).searchParams)));
+  // A key limited to some models lists only those (by the name asked for or the target it routes to, as the
+  // request path checks them).
+  const usable = (allowed: readonly string[] | undefined) =>
+    allowed ? catalogue.filter((m) => allowed.includes(m.id) || allowed.includes(targetOf(m.id))) : catalogue;
+  const targetOf = (id: string) => {
+    try {
+      const route = router.resolve(id);
+      return `${route.provider.name}/${route.upstreamModel}`;
+    } catch {
+      return id;
+    }
+  };
+  api.get("/v1/models", (c) => c.json(pageOf(usable(c.get("keyModels")), new URL(c.req.url).searchParams)));
 
   api.get("/v1/models/:id{.+}", (c) => {
     let id = c.req.param("id");

@@ -58,6 +58,7 @@ export function buildCatalogue(
     }
   }
   for (const [alias, target] of Object.entries(file.aliases ?? {})) {
+    if (alias.includes("*")) continue; // a glob alias is a routing rule, not a model name
     if (routes(alias) && !out.some((m) => m.id === alias)) out.push(entry(alias, `${alias} (${target})`));
   }
   return out;

@@ -81,6 +81,12 @@ export const gatewayFileSchema = z.object({
     z.string().includes("/", { error: 'expected a "provider/model" target' }),
   ).optional(),
   models: z.array(modelSchema).optional(),
+  /** The target of Claude names of each tier (`claude-opus-4-1-20250805`) that no alias routes. */
+  tiers: z.object({
+    opus: z.string().includes("/", { error: 'expected a "provider/model" target' }).optional(),
+    sonnet: z.string().includes("/", { error: 'expected a "provider/model" target' }).optional(),
+    haiku: z.string().includes("/", { error: 'expected a "provider/model" target' }).optional(),
+  }).strict().optional(),
   /** Ordered fallback targets per model name (alias or `provider/model`) or per provider name. */
   fallbacks: z.record(
     z.string().min(1),

@@ -183,11 +183,14 @@ function builtinProviders(env: GatewayEnvConfig): ProviderSettings[] {
   return out;
 }
 
-/** Every `provider/model` target of the file (aliases, fallbacks), keyed by where it is written. */
+/** Every `provider/model` target of the file (aliases, tiers, fallbacks), keyed by where it is written. */
 function modelTargets(file: GatewayFile): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   for (const [alias, target] of Object.entries(file.aliases ?? {})) {
     out.push([`GATEWAY_CONFIG: aliases.${alias}`, target]);
+  }
+  for (const [tier, target] of Object.entries(file.tiers ?? {})) {
+    if (target) out.push([`GATEWAY_CONFIG: tiers.${tier}`, target]);
   }
   for (const [key, targets] of Object.entries(file.fallbacks ?? {})) {
     targets.forEach((target, i) => out.push([`GATEWAY_CONFIG: fallbacks.${key}.${i}`, target]));
