@@ -19,6 +19,7 @@ import { createProviders } from "./providers/registry.ts";
 import { createUpstreamFetch } from "./upstream/fetch.ts";
 import type { UpstreamLimits } from "./upstream/guard.ts";
 import { ModelRouter } from "./routing.ts";
+import { DeploymentPool } from "./upstream/deployments.ts";
 import { createRedactor, redactingLogger } from "./secrets.ts";
 import { type BreakerPolicy, CircuitBreakers } from "./upstream/circuit_breaker.ts";
 import { type RetryPolicy, UpstreamAttempts } from "./upstream/attempts.ts";
@@ -153,7 +154,13 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     limits: upstreamLimits(config),
   };
   const providers = createProviders(config.providers, providerDeps);
-  const router = new ModelRouter(providers, config.file.aliases ?? {}, config.file.tiers ?? {});
+  const pool = new DeploymentPool(config.file.deployments ?? {});
+  // A group's name routes to its first deployment (for the checks made before the attempts), over any alias.
+  const router = new ModelRouter(
+    providers,
+    { ...config.file.aliases, ...Object.fromEntries(pool.names()) },
+    config.file.tiers ?? {},
+  );
   const prices = new PriceTable(config.file.pricing ?? {});
   const usage = deps.usage;
   const limits = new LimitEnforcer(deps.counters ?? countersFor(config), prices, logger, {
@@ -180,6 +187,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
       retryPolicy(config),
       Math.random,
       credentialsOf(config),
+      pool,
     ),
   };
   const messages = createMessagesRoute(routeDeps);
