@@ -30,6 +30,7 @@ import {
   traceResponseHeaders,
 } from "../request_context.ts";
 import type { ModelRouter } from "../routing.ts";
+import { answerRateLimits } from "../upstream/rate_limits.ts";
 import type { GatewayTracer } from "../tracing.ts";
 import type { UpstreamAttempts } from "../upstream/attempts.ts";
 import type { UsageLedger } from "../usage/ledger.ts";
@@ -151,6 +152,8 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
         if (record.streaming) logStreamOnce(record);
       };
     }
+    // The answering upstream's limits reach the client as anthropic-ratelimit-* (a limited key's own win).
+    call.onUpstreamResponse = (response) => record.rateLimits = answerRateLimits(response);
     const stopWatching = watchHangUp(request, call.abort);
     try {
       return await (stream ? streamed(admitted, record, trace) : whole(admitted, record, trace));
@@ -203,6 +206,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
         "x-accel-buffering": "no",
         "request-id": record.requestId,
         ...record.upstreamHeaders(),
+        ...record.rateLimits,
         ...record.admission?.headers,
       }),
     });
@@ -231,6 +235,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
         "content-type": "application/json",
         "request-id": record.requestId,
         ...record.upstreamHeaders(),
+        ...record.rateLimits,
         ...record.admission?.headers,
       }),
     });

@@ -113,6 +113,30 @@ export function defaultRetryAfter(type: string): string | undefined {
   return undefined;
 }
 
+/** Headers whose presence says an upstream reports its limits (checked one by one: no `Headers` built). */
+const REPORTING = [
+  "anthropic-ratelimit-requests-limit",
+  "anthropic-ratelimit-tokens-limit",
+  "anthropic-ratelimit-input-tokens-limit",
+  "x-ratelimit-limit-requests",
+  "x-ratelimit-limit-tokens",
+];
+
+/**
+ * The `anthropic-ratelimit-*` headers of a successful upstream response, or undefined when it reports no
+ * limits (the common case costs a few header look-ups).
+ */
+export function answerRateLimits(
+  response: { headers: Headers; header?(name: string): string | null },
+): Record<string, string> | undefined {
+  const reports = REPORTING.some((name) =>
+    (response.header ? response.header(name) : response.headers.get(name)) !== null
+  );
+  if (!reports) return undefined;
+  const headers = rateLimitHeadersOf(response.headers);
+  return Object.keys(headers).length > 0 ? headers : undefined;
+}
+
 /** Prefix of the headers Anthropic's API reports its limits in. */
 const ANTHROPIC_PREFIX = "anthropic-ratelimit-";
 

@@ -38,6 +38,49 @@ Deno.test("upstream rate limits become Anthropic rate limits with retry-after", 
         headers: { "retry-after-ms": "2500" },
       });
     }
+    if (model === "ok-limits") {
+      const headers = {
+        "x-ratelimit-limit-requests": "500",
+        "x-ratelimit-remaining-requests": "420",
+        "x-ratelimit-reset-requests": "1s",
+      };
+      if (r.body.stream !== true) {
+        return Response.json({
+          id: "c",
+          object: "chat.completion",
+          model,
+          choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+          usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+        }, { headers });
+      }
+      const base = { id: "c", object: "chat.completion.chunk", model };
+      const frames = [
+        {
+          ...base,
+          choices: [{ index: 0, delta: { role: "assistant", content: "ok" }, finish_reason: null }],
+        },
+        { ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+        "[DONE]",
+      ].map((f) => `data: ${typeof f === "string" ? f : JSON.stringify(f)}\n\n`);
+      return new Response(frames.join(""), { headers: { ...headers, "content-type": "text/event-stream" } });
+    }
+    if (r.path.startsWith("/anthropic/") && model === "claude-ok") {
+      return Response.json({
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        model,
+        content: [{ type: "text", text: "ok" }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: 3, output_tokens: 1 },
+      }, {
+        headers: {
+          "anthropic-ratelimit-tokens-limit": "80000",
+          "anthropic-ratelimit-tokens-remaining": "79000",
+        },
+      });
+    }
     if (r.path.startsWith("/anthropic/")) {
       return Response.json({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, {
         status: 529,
@@ -118,6 +161,22 @@ Deno.test("upstream rate limits become Anthropic rate limits with retry-after", 
       assert.equal(r.status, 429);
       assert.equal((await errorOf(r)).type, "rate_limit_error");
       assert.equal(r.headers.get("retry-after"), "41");
+    });
+    for (const stream of [false, true]) {
+      await t.step(`a successful answer carries the upstream's limits (stream: ${stream})`, async () => {
+        const r = await gw.post({ model: "openai/ok-limits", ...ask, stream });
+        assert.equal(r.status, 200, await r.text());
+        assert.equal(r.headers.get("anthropic-ratelimit-requests-limit"), "500");
+        assert.equal(r.headers.get("anthropic-ratelimit-requests-remaining"), "420");
+        assert.ok(r.headers.get("anthropic-ratelimit-requests-reset"));
+      });
+    }
+    await t.step("Anthropic's limits on a successful answer pass through; none are made up", async () => {
+      const r = await gw.post({ model: "anthropic/claude-ok", ...ask });
+      assert.equal(r.status, 200, await r.text());
+      assert.equal(r.headers.get("anthropic-ratelimit-tokens-limit"), "80000");
+      assert.equal(r.headers.get("anthropic-ratelimit-tokens-remaining"), "79000");
+      assert.equal(r.headers.get("anthropic-ratelimit-requests-limit"), null);
     });
     await t.step("the OpenAI ingress carries the same headers", async () => {
       const r = await fetch(`${gw.url}/openai/v1/chat/completions`, {
