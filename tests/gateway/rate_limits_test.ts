@@ -178,6 +178,20 @@ Deno.test("upstream rate limits become Anthropic rate limits with retry-after", 
       assert.equal(r.headers.get("anthropic-ratelimit-tokens-remaining"), "79000");
       assert.equal(r.headers.get("anthropic-ratelimit-requests-limit"), null);
     });
+    await t.step("count_tokens says how it counted: OpenAI's tokenizer, or an estimate", async () => {
+      const count = (model: string) =>
+        fetch(`${gw.url}/v1/messages/count_tokens`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": gw.key },
+          body: JSON.stringify({ model, messages: [{ role: "user", content: "hello world" }] }),
+        });
+      const exact = await count("openai/gpt-4.1");
+      assert.equal(exact.headers.get("gw-token-count"), "tokenizer");
+      assert.deepEqual(await exact.json(), { input_tokens: 9 });
+      const estimate = await count("openai/some-local-model");
+      assert.equal(estimate.headers.get("gw-token-count"), "estimate");
+      assert.ok((await estimate.json()).input_tokens > 0);
+    });
     await t.step("the OpenAI ingress carries the same headers", async () => {
       const r = await fetch(`${gw.url}/openai/v1/chat/completions`, {
         method: "POST",
