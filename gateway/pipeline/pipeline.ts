@@ -10,6 +10,7 @@
  * request and renders the canonical answer, stream and errors back into its format; without one the request
  * is a Messages API request (messages_route.ts).
  */
+import { refuseServerTools } from "../messages/server_tools.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
 import { deferStream } from "../messages/deferred_stream.ts";
 import type { StreamOutcome } from "../messages/stream_pipe.ts";
@@ -172,7 +173,11 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     const result = await deps.attempts.run(
       call,
       provider,
-      run,
+      // A fallback to a provider that cannot run a server tool is refused, never sent without it.
+      (p, c) => {
+        if (p !== provider) refuseServerTools(c.request, p);
+        return run(p, c);
+      },
       spans && ((target, index) => spans.attempt(target, index)),
     );
     record.attempts = result.attempts;
