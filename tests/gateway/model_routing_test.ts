@@ -69,7 +69,9 @@ tiers:
         const r = await gw.post({ model, ...(kind === "main" ? main : background) });
         const text = await r.text();
         assert.equal(r.status, 200, text);
-        assert.equal(r.headers.get("gw-upstream"), `${upstream}/${upstreamModel}`);
+        // A stream whose upstream is slower than the ping interval starts before it is known who serves.
+        const served = r.headers.get("gw-upstream");
+        if (kind === "background" || served !== null) assert.equal(served, `${upstream}/${upstreamModel}`);
         const got = upstream === "big" ? big.requests.slice(seen.big) : small.requests.slice(seen.small);
         const other = upstream === "big"
           ? small.requests.length - seen.small
