@@ -110,6 +110,8 @@ Deno.test("upstream rate limits become Anthropic rate limits with retry-after", 
     ANTHROPIC_BASE_URL: `${upstream.url}/anthropic`,
     GEMINI_API_KEY: "gemini-test-rate-limits",
     GEMINI_BASE_URL: `${upstream.url}/gemini`,
+    // No ping may start a stream before the upstream's refusal arrives, however loaded the machine.
+    GATEWAY_PING_INTERVAL_MS: "10000",
   });
   const errorOf = async (r: Response) => (await r.json()).error;
   try {
