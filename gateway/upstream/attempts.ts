@@ -2,8 +2,8 @@
  * Fallbacks and retries: a request goes to its route, then — on a failure that happened before any answer
  * (connect error, no headers in time, 429, 5xx; never a 4xx, never after a stream's headers) — to the next
  * target of its fallback chain (`fallbacks:` in GATEWAY_CONFIG, keyed by the model name asked for, by
- * `provider/model`, or by provider). Retrying the same provider waits a jittered exponential backoff, or its
- * `retry-after` when longer; moving to another provider does not wait. No attempt starts past the total
+ * `provider/model`, or by provider). Retrying the same deployment waits a jittered exponential backoff, or its
+ * `retry-after` when longer; moving to another one does not wait. No attempt starts past the total
  * deadline. Deployments (provider, model, credential) whose circuit is open (circuit_breaker.ts) are skipped
  * without a call; only upstream faults (`upstreamFault`) count toward a circuit. Each attempt is
  * recorded for the access log and the `gw-upstream` / `gw-attempts` response headers.
@@ -18,7 +18,7 @@ import type { DeploymentPool } from "./deployments.ts";
 export interface RetryPolicy {
   /** No attempt starts later than this after the first. */
   deadlineMs: number;
-  /** Base of the backoff before retrying the same provider (doubled per retry, jittered 50–100 %). */
+  /** Base of the backoff before retrying the same deployment (doubled per retry, jittered 50–100 %). */
   backoffMs: number;
   /** Longest single wait (backoff or `retry-after`). */
   maxBackoffMs: number;
