@@ -50,7 +50,7 @@ const { values } = parseArgs({
     streams: { type: "string", default: "200" },
     only: {
       type: "string",
-      default: "c1,fallback,throughput,stream,inprocess,limits,identity,ledger,https,openai",
+      default: "c1,fallback,throughput,stream,inprocess,limits,identity,ledger,https,openai,routing",
     },
     "access-log": { type: "boolean", default: false },
     baseline: { type: "string" },
@@ -292,6 +292,22 @@ if (ONLY.has("fallback")) {
   const fallback = { ...lanes.translated, body: anthropicBody("openai/gpt-503") };
   const [row] = await pairedLatencies(lanes.translated, [fallback], Math.min(N, 2000));
   c1Row("fallback after a 503 (vs the translated lane through the gateway)", row, "");
+}
+
+if (ONLY.has("routing")) {
+  // Routing costs (issue 28): an exact alias, a glob alias, and three deployments behind one name, each
+  // re-serialized like the alias row, interleaved per round so their added p50s compare within one run.
+  const via = (model: string) => ({ ...lanes.passThrough, body: anthropicBody(model) });
+  const [exact, glob, leastBusy, latency] = await pairedLatencies(lanes.directAnthropic, [
+    via("claude-bench-alias"),
+    via("claude-bench-glob-x"),
+    via("claude-bench-least-busy"),
+    via("claude-bench-latency"),
+  ], N);
+  c1Row("routing c=1: exact alias (same run as the next rows)", exact, "");
+  c1Row("routing c=1: glob alias", glob, "p50 within 0.02 ms of the exact alias");
+  c1Row("routing c=1: 3 deployments, least-busy", leastBusy, "p50 within 0.02 ms of the exact alias");
+  c1Row("routing c=1: 3 deployments, latency", latency, "p50 within 0.02 ms of the exact alias");
 }
 
 let openAiLine = "openai lane not run";

@@ -25,7 +25,14 @@ await Deno.writeTextFile(
   `providers:\n  backup: { type: openai-compatible, base_url: "${upstream}/v1", api_key_env: OPENAI_API_KEY }\n` +
     `fallbacks:\n  openai/gpt-503: [backup/gpt-bench]\n` +
     // A name routed to the same Anthropic model: the gateway re-serializes request and answer (no byte relay).
-    `aliases:\n  claude-bench-alias: anthropic/claude-bench\n`,
+    `aliases:\n  claude-bench-alias: anthropic/claude-bench\n  "claude-bench-glob-*": anthropic/claude-bench\n` +
+    // Three deployments behind one name on the same mock, per strategy (the routing rows).
+    "deployments:\n" +
+    ["least-busy", "latency"].map((strategy) =>
+      `  claude-bench-${strategy}:\n    strategy: ${strategy}\n    targets:\n` +
+      ["claude-bench", "claude-bench-2", "claude-bench-3"].map((m) => `      - { target: anthropic/${m} }\n`)
+        .join("")
+    ).join(""),
 );
 const config = readGatewayConfig({
   GATEWAY_CONFIG: `${dir}/gateway.yaml`,

@@ -19,6 +19,8 @@ import { createProviders } from "./providers/registry.ts";
 import { createUpstreamFetch } from "./upstream/fetch.ts";
 import type { UpstreamLimits } from "./upstream/guard.ts";
 import { ModelRouter } from "./routing.ts";
+import { encodingOf } from "./messages/openai_tokens.ts";
+import { DeploymentPool } from "./upstream/deployments.ts";
 import { createRedactor, redactingLogger } from "./secrets.ts";
 import { type BreakerPolicy, CircuitBreakers } from "./upstream/circuit_breaker.ts";
 import { type RetryPolicy, UpstreamAttempts } from "./upstream/attempts.ts";
@@ -71,7 +73,10 @@ export interface GatewayDeps {
   githubOidc?: GithubOidcExchange;
 }
 
-type Variables = RequestIdVariables & { trace: TraceIds; keyId: string };
+/** Provider kinds without a token-counting API of their own. */
+const OPENAI_KINDS: ReadonlySet<string> = new Set(["openai", "openai-compatible", "openai-responses"]);
+
+type Variables = RequestIdVariables & { trace: TraceIds; keyId: string; keyModels?: readonly string[] };
 
 /** Refuses bodies over the limit, by `content-length` or, for chunked bodies, while reading them. */
 const limitBody = bodyLimit({
@@ -159,7 +164,13 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     limits: upstreamLimits(config),
   };
   const providers = createProviders(config.providers, providerDeps);
-  const router = new ModelRouter(providers, config.file.aliases ?? {});
+  const pool = new DeploymentPool(config.file.deployments ?? {});
+  // A group's name routes to its first deployment (for the checks made before the attempts), over any alias.
+  const router = new ModelRouter(
+    providers,
+    { ...config.file.aliases, ...Object.fromEntries(pool.names()) },
+    config.file.tiers ?? {},
+  );
   const prices = new PriceTable(config.file.pricing ?? {});
   const usage = deps.usage;
   const limits = new LimitEnforcer(deps.counters ?? countersFor(config), prices, logger, {
@@ -186,6 +197,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
       retryPolicy(config),
       Math.random,
       credentialsOf(config),
+      pool,
     ),
   };
   const messages = createMessagesRoute(routeDeps);
@@ -201,7 +213,9 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     }
   });
   api.use(async (c, next) => {
-    c.set("keyId", (await authenticate(deps.keys, c.req.raw.headers)).id);
+    const policy = await authenticate(deps.keys, c.req.raw.headers);
+    c.set("keyId", policy.id);
+    c.set("keyModels", policy.models);
     await next();
   });
 
@@ -209,10 +223,29 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     const text = await readBodyText(c.req.raw, config.GATEWAY_CLIENT_BODY_TIMEOUT_MS);
     const request = validateCountTokensRequest(parseJsonBody(text));
     const { provider, call } = providerCall(router, request, text, c.get("trace"), c.req.raw.headers);
-    return c.json({ input_tokens: await provider.countTokens(call) });
+    const inputTokens = await provider.countTokens(call);
+    // Says how the count was made: by the upstream's own counter, OpenAI's tokenizer, or the local estimate.
+    const source = !OPENAI_KINDS.has(provider.kind)
+      ? "upstream"
+      : encodingOf(call.upstreamModel)
+      ? "tokenizer"
+      : "estimate";
+    return c.json({ input_tokens: inputTokens }, 200, { "gw-token-count": source });
   });
 
-  api.get("/v1/models", (c) => c.json(pageOf(catalogue, new URL(c.req.url).searchParams)));
+  // A key limited to some models lists only those (by the name asked for or the target it routes to, as the
+  // request path checks them).
+  const usable = (allowed: readonly string[] | undefined) =>
+    allowed ? catalogue.filter((m) => allowed.includes(m.id) || allowed.includes(targetOf(m.id))) : catalogue;
+  const targetOf = (id: string) => {
+    try {
+      const route = router.resolve(id);
+      return `${route.provider.name}/${route.upstreamModel}`;
+    } catch {
+      return id;
+    }
+  };
+  api.get("/v1/models", (c) => c.json(pageOf(usable(c.get("keyModels")), new URL(c.req.url).searchParams)));
 
   api.get("/v1/models/:id{.+}", (c) => {
     let id = c.req.param("id");

@@ -233,7 +233,7 @@ export function bedrockTargetProblems(
   for (const [key, target] of targets) {
     const named = parseTarget(target);
     const provider = named && providers.find((p) => p.name === named.provider);
-    if (!named || !provider?.bedrock) continue;
+    if (!named || named.model === "*" || !provider?.bedrock) continue;
     const parsed = bedrockModelFor(named.model, provider.bedrock.region);
     if (typeof parsed === "string") problems.push({ key, message: parsed });
   }

@@ -185,11 +185,17 @@ function builtinProviders(env: GatewayEnvConfig): ProviderSettings[] {
   return out;
 }
 
-/** Every `provider/model` target of the file (aliases, fallbacks), keyed by where it is written. */
+/** Every `provider/model` target of the file (aliases, tiers, fallbacks), keyed by where it is written. */
 function modelTargets(file: GatewayFile): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   for (const [alias, target] of Object.entries(file.aliases ?? {})) {
     out.push([`GATEWAY_CONFIG: aliases.${alias}`, target]);
+  }
+  for (const [tier, target] of Object.entries(file.tiers ?? {})) {
+    if (target) out.push([`GATEWAY_CONFIG: tiers.${tier}`, target]);
+  }
+  for (const [name, group] of Object.entries(file.deployments ?? {})) {
+    group.targets.forEach((d, i) => out.push([`GATEWAY_CONFIG: deployments.${name}.targets.${i}`, d.target]));
   }
   for (const [key, targets] of Object.entries(file.fallbacks ?? {})) {
     targets.forEach((target, i) => out.push([`GATEWAY_CONFIG: fallbacks.${key}.${i}`, target]));
@@ -197,16 +203,24 @@ function modelTargets(file: GatewayFile): Array<[string, string]> {
   return out;
 }
 
-/** Fallback targets must name offered providers (a typo would otherwise surface only during an outage). */
+/** Fallback and deployment targets must name offered providers (a typo would otherwise surface only during an outage). */
 function fallbackProblems(file: GatewayFile, providers: readonly ProviderSettings[]): ConfigProblem[] {
   const offered = new Set(providers.map((p) => p.name));
   const problems: ConfigProblem[] = [];
-  for (const [key, targets] of Object.entries(file.fallbacks ?? {})) {
+  const lists: Array<[string, readonly string[]]> = [
+    ...Object.entries(file.fallbacks ?? {}).map(([key, targets]) =>
+      [`fallbacks.${key}`, targets] as [string, string[]]
+    ),
+    ...Object.entries(file.deployments ?? {}).map((
+      [key, group],
+    ) => [`deployments.${key}.targets`, group.targets.map((d) => d.target)] as [string, string[]]),
+  ];
+  for (const [key, targets] of lists) {
     targets.forEach((target, i) => {
       const provider = parseTarget(target)?.provider ?? target;
       if (!offered.has(provider)) {
         problems.push({
-          key: `GATEWAY_CONFIG: fallbacks.${key}.${i}`,
+          key: `GATEWAY_CONFIG: ${key}.${i}`,
           message: `target ${JSON.stringify(target)} names provider ${provider}, which is not offered`,
         });
       }

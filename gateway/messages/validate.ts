@@ -24,12 +24,13 @@ function validateTools(tools: unknown): ToolParam[] {
     if (!isObject(tool)) throw invalidRequest(`tools.${i}: expected an object`);
     const name = typeof tool.name === "string" ? tool.name : "";
     if (!isCustomTool(tool)) {
-      throw invalidRequest(
-        `tools.${i}: tool ${JSON.stringify(name || String(tool.type))} of type ${
-          JSON.stringify(tool.type)
-        } is a provider server tool, which this gateway does not support; only function tools ` +
-          `(with input_schema) are accepted`,
-      );
+      // A server tool (web_search_20250305, ...): only an Anthropic upstream runs it (server_tools.ts refuses
+      // it, naming it, for every other provider once the request is routed).
+      if (typeof tool.type !== "string" || !tool.type) {
+        throw invalidRequest(`tools.${i}.type: expected a string`);
+      }
+      if (!name) throw invalidRequest(`tools.${i}.name: expected a non-empty string`);
+      return;
     }
     if (!name) throw invalidRequest(`tools.${i}.name: expected a non-empty string`);
     if (!isObject(tool.input_schema)) {

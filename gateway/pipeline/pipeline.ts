@@ -10,6 +10,7 @@
  * request and renders the canonical answer, stream and errors back into its format; without one the request
  * is a Messages API request (messages_route.ts).
  */
+import { refuseServerTools } from "../messages/server_tools.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
 import { deferStream } from "../messages/deferred_stream.ts";
 import type { StreamOutcome } from "../messages/stream_pipe.ts";
@@ -30,6 +31,7 @@ import {
   traceResponseHeaders,
 } from "../request_context.ts";
 import type { ModelRouter } from "../routing.ts";
+import { answerRateLimits } from "../upstream/rate_limits.ts";
 import type { GatewayTracer } from "../tracing.ts";
 import type { UpstreamAttempts } from "../upstream/attempts.ts";
 import type { UsageLedger } from "../usage/ledger.ts";
@@ -151,6 +153,8 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
         if (record.streaming) logStreamOnce(record);
       };
     }
+    // The answering upstream's limits reach the client as anthropic-ratelimit-* (a limited key's own win).
+    call.onUpstreamResponse = (response) => record.rateLimits = answerRateLimits(response);
     const stopWatching = watchHangUp(request, call.abort);
     try {
       return await (stream ? streamed(admitted, record, trace) : whole(admitted, record, trace));
@@ -169,7 +173,11 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     const result = await deps.attempts.run(
       call,
       provider,
-      run,
+      // A fallback to a provider that cannot run a server tool is refused, never sent without it.
+      (p, c) => {
+        if (p !== provider) refuseServerTools(c.request, p);
+        return run(p, c);
+      },
       spans && ((target, index) => spans.attempt(target, index)),
     );
     record.attempts = result.attempts;
@@ -203,6 +211,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
         "x-accel-buffering": "no",
         "request-id": record.requestId,
         ...record.upstreamHeaders(),
+        ...record.rateLimits,
         ...record.admission?.headers,
       }),
     });
@@ -231,6 +240,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
         "content-type": "application/json",
         "request-id": record.requestId,
         ...record.upstreamHeaders(),
+        ...record.rateLimits,
         ...record.admission?.headers,
       }),
     });

@@ -61,6 +61,8 @@ export class RequestRecord {
   upstream?: string;
   /** The `provider/model` routed to first. */
   target?: string;
+  /** The answering upstream's rate limits as `anthropic-ratelimit-*` (upstream/rate_limits.ts). */
+  rateLimits?: Record<string, string>;
   /** A key's admission (settled when the response ends). */
   admission?: Admission;
   /** The tokens the upstream reported. */

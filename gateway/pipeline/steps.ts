@@ -2,6 +2,7 @@
  * The pipeline's single steps that need none of its state: routing a validated request into a provider
  * call, the `max_tokens` ceiling, hang-up detection, and the path of a request URL.
  */
+import { refuseServerTools } from "../messages/server_tools.ts";
 import { invalidRequest } from "../errors.ts";
 import { estimateInputTokens } from "../messages/count_tokens.ts";
 import type { MessagesRequest } from "../messages/types.ts";
@@ -58,6 +59,7 @@ export function providerCall(
   clientHeaders: Headers,
 ): { provider: Provider; call: ProviderCall } {
   const route = router.resolve(request.model);
+  refuseServerTools(request, route.provider);
   // `abort` ends the upstream call: the client went away (see watchHangUp) or a deadline passed.
   const call: ProviderCall = {
     request,

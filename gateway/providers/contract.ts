@@ -6,7 +6,7 @@
 import type { Message, MessagesRequest } from "../messages/types.ts";
 import type { StreamOutcome } from "../messages/stream_pipe.ts";
 import type { UpstreamLimits } from "../upstream/guard.ts";
-import type { UpstreamFetch } from "../upstream/response.ts";
+import type { UpstreamFetch, UpstreamResponse } from "../upstream/response.ts";
 
 /** The provider families the registry knows. */
 export type ProviderKind =
@@ -49,6 +49,8 @@ export interface ProviderCall {
   inputTokensEstimate: number;
   /** Told once how a stream ended (the access log's outcome). */
   onStreamEnd?: (outcome: StreamOutcome) => void;
+  /** Told of each successful upstream response before its body is read (its rate-limit headers). */
+  onUpstreamResponse?: (response: UpstreamResponse) => void;
 }
 
 /** What the world gives a provider. */

@@ -123,6 +123,7 @@ export async function postUpstream(
     }
     throw await upstreamHttpError(provider, guarded, deps.redact);
   }
+  call.onUpstreamResponse?.(guarded);
   return guarded;
 }
 

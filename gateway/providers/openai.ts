@@ -2,6 +2,7 @@
  * The `openai` and `openai-compatible` providers: Chat Completions at `{baseUrl}/chat/completions`, with
  * Bearer auth and per-provider quirks. Token counts are local estimates (Chat Completions has no counter).
  */
+import { countOpenAiTokens } from "../messages/openai_tokens.ts";
 import { invalidRequest } from "../errors.ts";
 import { outputSchemaOf } from "../messages/output_format.ts";
 import { translateStream } from "../messages/stream_pipe.ts";
@@ -105,8 +106,9 @@ export function createOpenAiProvider(settings: ProviderSettings, deps: ProviderD
         ),
       );
     },
-    countTokens(call) {
-      return Promise.resolve(call.inputTokensEstimate);
+    async countTokens(call) {
+      // OpenAI's own tokenizer for OpenAI models; the local estimate for others (an OpenAI-compatible host's).
+      return (await countOpenAiTokens(call.upstreamModel, call.request)) ?? call.inputTokensEstimate;
     },
   };
 }

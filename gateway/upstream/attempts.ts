@@ -2,8 +2,8 @@
  * Fallbacks and retries: a request goes to its route, then — on a failure that happened before any answer
  * (connect error, no headers in time, 429, 5xx; never a 4xx, never after a stream's headers) — to the next
  * target of its fallback chain (`fallbacks:` in GATEWAY_CONFIG, keyed by the model name asked for, by
- * `provider/model`, or by provider). Retrying the same provider waits a jittered exponential backoff, or its
- * `retry-after` when longer; moving to another provider does not wait. No attempt starts past the total
+ * `provider/model`, or by provider). Retrying the same deployment waits a jittered exponential backoff, or its
+ * `retry-after` when longer; moving to another one does not wait. No attempt starts past the total
  * deadline. Deployments (provider, model, credential) whose circuit is open (circuit_breaker.ts) are skipped
  * without a call; only upstream faults (`upstreamFault`) count toward a circuit. Each attempt is
  * recorded for the access log and the `gw-upstream` / `gw-attempts` response headers.
@@ -12,12 +12,13 @@ import { type CircuitBreakers, deploymentKey } from "./circuit_breaker.ts";
 import { GatewayError } from "../errors.ts";
 import type { Provider, ProviderCall } from "../providers/contract.ts";
 import type { ModelRouter } from "../routing.ts";
+import type { DeploymentPool } from "./deployments.ts";
 
 /** Time budget and backoff of one request's attempts. */
 export interface RetryPolicy {
   /** No attempt starts later than this after the first. */
   deadlineMs: number;
-  /** Base of the backoff before retrying the same provider (doubled per retry, jittered 50–100 %). */
+  /** Base of the backoff before retrying the same deployment (doubled per retry, jittered 50–100 %). */
   backoffMs: number;
   /** Longest single wait (backoff or `retry-after`). */
   maxBackoffMs: number;
@@ -27,8 +28,11 @@ export interface RetryPolicy {
 export interface AttemptRecord {
   /** `provider/model`. */
   target: string;
-  /** `ok`, `error` (see `error_type`) or `circuit_open` (skipped without a call). */
-  outcome: "ok" | "error" | "circuit_open";
+  /**
+   * `ok`, `error` (see `error_type`), or skipped without a call: `circuit_open`, or a deployment of a group
+   * (deployments.ts) `cooling_down` after a 429 / 529 or at its `rpm_cap` / `tpm_cap`.
+   */
+  outcome: "ok" | "error" | "circuit_open" | "cooling_down" | "rpm_cap" | "tpm_cap";
   /** The Anthropic error type of a failed attempt. */
   error_type?: string;
   /** Milliseconds the attempt took. */
@@ -86,6 +90,7 @@ export class UpstreamAttempts {
   #credentialOf: (provider: string) => string;
   #resolved = new Map<string, Target>();
   #targets = new Map<Provider, Map<string, Target>>();
+  #pool: DeploymentPool | undefined;
 
   /**
    * `random` jitters the backoff (tests pass their own); `credentialOf` names the credential a provider
@@ -98,7 +103,9 @@ export class UpstreamAttempts {
     policy: RetryPolicy,
     random: () => number = Math.random,
     credentialOf: (provider: string) => string = () => "",
+    pool?: DeploymentPool,
   ) {
+    this.#pool = pool;
     this.#router = router;
     this.#fallbacks = fallbacks;
     this.#breakers = breakers;
@@ -135,10 +142,28 @@ export class UpstreamAttempts {
     return target;
   }
 
-  /** The chain of a request: its route, then the first matching fallback list. */
-  #chain(call: ProviderCall, provider: Provider): Target[] {
-    const first = this.#targetOf(provider, call.upstreamModel);
+  /**
+   * The chain of a request: its route (or its group's usable deployments in the group's order), then the
+   * first matching fallback list. Deployments left out are recorded in `skipped`.
+   */
+  #chain(call: ProviderCall, provider: Provider, skipped: AttemptRecord[]): Target[] {
     const table = this.#fallbacks;
+    const pool = this.#pool;
+    if (pool?.has(call.requestedModel)) {
+      const ordered = pool.order(call.requestedModel, call.inputTokensEstimate);
+      let soonest = Infinity;
+      for (const left of ordered.skipped) {
+        skipped.push({ target: left.target, outcome: left.reason });
+        soonest = Math.min(soonest, left.retryInMs);
+      }
+      const chain = ordered.targets.map((name) => this.#target(name));
+      if (Object.hasOwn(table, call.requestedModel)) {
+        chain.push(...table[call.requestedModel].map((name) => this.#target(name)));
+      }
+      if (chain.length === 0) throw allCoolingDown(call.requestedModel, soonest);
+      return chain;
+    }
+    const first = this.#targetOf(provider, call.upstreamModel);
     // No array of candidate keys per request: most requests have no fallback list at all.
     const key = Object.hasOwn(table, call.requestedModel)
       ? call.requestedModel
@@ -166,15 +191,22 @@ export class UpstreamAttempts {
     attempt: (provider: Provider, call: ProviderCall) => Promise<T>,
     observe?: (target: string, index: number) => { fail(errorType: string): void },
   ): Promise<AttemptsResult<T>> {
-    const chain = this.#chain(call, provider);
     const attempts: AttemptRecord[] = [];
+    let chain: Target[];
+    try {
+      chain = this.#chain(call, provider, attempts);
+    } catch (error) {
+      return { ok: false, error, attempts };
+    }
+    const group = this.#pool?.has(call.requestedModel) ? call.requestedModel : undefined;
     const started = Date.now();
     let failuresOf: Map<string, number> | undefined; // only once an attempt failed
     let lastError: unknown;
     let calls = 0;
     for (let i = 0; i < chain.length; i++) {
       const target = chain[i];
-      const name = target.provider.name;
+      // Failures are counted per deployment: a 429 of one model says nothing of another of its provider.
+      const name = target.deployment;
       const circuit = target.deployment;
       if (!this.#breakers.allow(circuit)) {
         attempts.push({ target: target.label, outcome: "circuit_open" });
@@ -192,8 +224,13 @@ export class UpstreamAttempts {
       if (clientLeft(call)) break;
       const at = Date.now();
       const observed = observe?.(target.label, ++calls);
+      if (group) this.#pool!.started(group, target.label, call.inputTokensEstimate);
       try {
-        const value = await attempt(target.provider, chain.length === 1 ? call : callFor(call, target));
+        const value = await attempt(
+          target.provider,
+          chain.length === 1 && !group ? call : callFor(call, target),
+        );
+        if (group) this.#pool!.finished(group, target.label, Date.now() - at);
         this.#breakers.success(circuit);
         attempts.push({ target: target.label, outcome: "ok", duration_ms: Date.now() - at });
         return { ok: true, value, target: target.label, attempts };
@@ -205,6 +242,12 @@ export class UpstreamAttempts {
         if (error instanceof GatewayError && error.upstreamFault && !left) this.#breakers.failure(circuit);
         else this.#breakers.release(circuit);
         const errorType = error instanceof GatewayError ? error.type : "api_error";
+        if (group) {
+          const retryAfter = error instanceof GatewayError && error.retryAfter
+            ? Number(error.retryAfter)
+            : undefined;
+          this.#pool!.finished(group, target.label, Date.now() - at, errorType, retryAfter);
+        }
         observed?.fail(errorType);
         attempts.push({
           target: target.label,
@@ -227,5 +270,15 @@ function circuitOpen(target: string, retryInMs: number): GatewayError {
     "overloaded_error",
     `upstream ${target} is unavailable after repeated failures; retry in ${Math.ceil(retryInMs / 1000)} s`,
     { retryAfter: String(Math.max(1, Math.ceil(retryInMs / 1000))), retryable: true },
+  );
+}
+
+/** The error of a group all of whose deployments are cooling down or at their caps. */
+function allCoolingDown(model: string, retryInMs: number): GatewayError {
+  const seconds = Math.max(1, Math.ceil(retryInMs / 1000));
+  return new GatewayError(
+    "rate_limit_error",
+    `every deployment of model ${JSON.stringify(model)} is rate limited or at its cap; retry in ${seconds} s`,
+    { retryAfter: String(seconds), retryable: true },
   );
 }

@@ -81,6 +81,8 @@ export interface FaultyGateway {
   url: string;
   /** A valid key. */
   key: string;
+  /** The key store (to create keys with settings; the verifier sees a new key within a second). */
+  store: ApiKeyStore;
   /** Every log line written (JSON text), in order. */
   logs: string[];
   /** POSTs a messages body. */
@@ -119,6 +121,7 @@ export async function startFaultyGateway(
   return {
     url: server.url,
     key,
+    store,
     logs,
     post: (body, init = {}) =>
       fetch(`${server.url}/v1/messages`, {
