@@ -105,6 +105,9 @@ deployments:
       },
     );
     await t.step("an rpm cap leaves a deployment out for the rest of the minute", async () => {
+      // The cap counts per wall-clock minute: start well inside one so a rollover cannot reopen it mid-step.
+      const toNextMinute = 60_000 - (Date.now() % 60_000);
+      if (toNextMinute < 10_000) await sleep(toNextMinute + 50);
       for (let i = 0; i < 8; i++) await ok("team-capped");
       assert.equal(count(limited, "capped"), 2);
       assert.equal(count(fast, "capped"), 6);
