@@ -167,12 +167,21 @@ Deno.test("a flood of refused connections all get the refusal, lingering or not"
   }
 });
 
-Deno.test("a request straight to the internal port, not through the guard, gets 421", async () => {
+Deno.test("the guard serves each connection in place (direct mode): no internal port", async () => {
+  await using g = await guarded(hello);
+  assert.equal(g.server.internalPort, 0);
+  assert.match(
+    (await talk(g.server.port, "GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")).received,
+    /hello$/,
+  );
+});
+
+Deno.test("copy mode: a request straight to the internal port, not through the guard, gets 421", async () => {
   let called = false;
   await using g = await guarded(() => {
     called = true;
     return new Response("ok");
-  });
+  }, { copy: true });
   const r = await talk(g.server.internalPort, "GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
   assert.match(r.received, /^HTTP\/1\.1 421/);
   assert.equal(called, false);
