@@ -1,7 +1,7 @@
 /**
  * The connection guard's direct mode (connection_guard.ts): the guard accepts a client socket and hands it
- * to `Deno.serve`'s own HTTP machinery for that one connection (`serveHttpOnConnection`, which `Deno.serve`
- * and `node:http` use; reached through `Deno[Deno.internal]` as it is not public API), so no bytes are copied
+ * to `Deno.serve`'s own HTTP machinery for that one connection (`serveHttpOnConnection`, the per-connection twin of
+ * the listener server `Deno.serve` runs; reached through `Deno[Deno.internal]` as it is not public API), so no bytes are copied
  * through a loopback twin. The guard keeps the connection's abort signal: aborting it closes the socket. It
  * sees requests reach the handler and their responses delivered, never the bytes, so a request head that
  * starts arriving on an idle kept-alive connection is bounded by the idle timeout (from the last response),

@@ -90,6 +90,38 @@ Deno.test("an idle keep-alive connection is served, then closed after the idle t
   assert.deepEqual(g.closes, ["idle_timeout"]);
 });
 
+Deno.test("direct mode: a next head trickling on a kept-alive connection is closed by the idle timeout", async () => {
+  await using g = await guarded(hello);
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: g.server.port });
+  try {
+    const buffer = new Uint8Array(4096);
+    await conn.write(encoder.encode("GET / HTTP/1.1\r\nhost: x\r\n\r\n"));
+    let text = "";
+    while (!text.endsWith("hello")) text += decoder.decode(buffer.subarray(0, (await conn.read(buffer))!));
+    const answered = performance.now();
+    // The next head never completes: the guard sees no bytes in direct mode, so the idle deadline (400 ms from
+    // the answer) bounds it, as it bounds a silent kept-alive client.
+    await conn.write(encoder.encode("GET / HTTP/1.1\r\nhost: "));
+    const trickle = setInterval(() => conn.write(encoder.encode("x")).catch(() => {}), 50);
+    const giveUp = setTimeout(() => conn.close(), 3_000);
+    try {
+      while ((await conn.read(buffer).catch(() => null)) !== null);
+    } finally {
+      clearInterval(trickle);
+      clearTimeout(giveUp);
+    }
+    const closedMs = performance.now() - answered;
+    assert.ok(closedMs >= 350 && closedMs < 1_000, `closed after ${closedMs} ms`);
+    assert.deepEqual(g.closes, ["idle_timeout"]);
+  } finally {
+    try {
+      conn.close();
+    } catch {
+      // closed by the give-up timer
+    }
+  }
+});
+
 Deno.test("a request waiting on a slow handler is not closed by the idle or header timeout", async () => {
   await using g = await guarded(async () => {
     await new Promise((resolve) => setTimeout(resolve, 700));
