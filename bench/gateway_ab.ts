@@ -6,8 +6,8 @@
  * time from /proc over the requests it completed) and the added p50/p99 at c=1 (direct and both gateways
  * interleaved request by request, as gateway_measure.ts's paired groups). Medians over rounds are reported;
  * this checkout runs twice, behind its connection guard and without it (`--guard off`).
- * `--features` runs this checkout's gateway with the usage ledger, a key with limits and tracing on (rows
- * for both its plain and its featured gateway then). Linux only (/proc).
+ * `--features` adds this checkout's gateway with the usage ledger (the default under `deno task start`) and
+ * with the ledger, a key with limits and tracing on. Linux only (/proc).
  */
 import { type Paired, pairedGroups, type Target, throughput } from "./gateway_measure.ts";
 
@@ -91,6 +91,8 @@ export async function runAb(options: {
     ["this checkout, guard off", here, ["--guard", "off"], {}],
   ];
   if (options.features) {
+    // The usage ledger alone: on by default under `deno task start` (limits need a limited key, tracing OTEL_DENO).
+    specs.push(["this checkout, ledger", here, ["--ledger"], {}]);
     specs.push(["this checkout, ledger+limits+tracing", here, ["--ledger", "--limits", "--tracing"], {
       OTEL_DENO: "true",
       OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",

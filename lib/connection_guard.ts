@@ -14,8 +14,14 @@
  * - over `maxConnections`, a new connection gets `refusal` (a complete HTTP response) and is closed.
  *
  * The handler sees the client's own address in `info.remoteAddr`, not the loopback one.
+ *
+ * {@link startGuardedServer} runs in the cheaper direct mode when the runtime allows (lib/_direct_connection.ts:
+ * each accepted socket is served in place by `Deno.serve`'s per-connection server, nothing is copied, the same
+ * deadlines are kept by aborting that server); `copy: true`, or a Deno without it, selects the loopback copy.
+ * Under `deno serve` (gateway/main.ts, {@link createConnectionGuard}) the copy is the only mode.
  */
 import type { FetchHandler, RunningServer } from "./serve.ts";
+import { DirectConnection, findServeOnConnection, type ServeOnConnection } from "./_direct_connection.ts";
 import {
   type GuardCloseReason,
   GuardedConnection,
@@ -40,13 +46,18 @@ export interface ConnectionGuardOptions {
   refusal: Uint8Array;
   /** Told about each connection the guard closes (tests and operators' counters). */
   onClose?: (reason: GuardCloseReason, remote: Deno.NetAddr) => void;
+  /** Copy bytes through a loopback `Deno.serve` even where the direct mode is available (tests). */
+  copy?: boolean;
 }
 
 /** A running guarded server. */
 export interface GuardedServer extends RunningServer {
   /** Client connections open now. */
   openConnections(): number;
-  /** The internal `Deno.serve` port on 127.0.0.1 (diagnostics; requests not through the guard get 421). */
+  /**
+   * The internal `Deno.serve` port on 127.0.0.1 (diagnostics; requests not through the guard get 421); 0 in
+   * the direct mode, which has none.
+   */
   internalPort: number;
 }
 
@@ -80,6 +91,10 @@ export function startGuardedServer(
   handler: FetchHandler,
   options: ConnectionGuardOptions,
 ): Promise<GuardedServer> {
+  const serveOn = options.copy ? undefined : findServeOnConnection();
+  if (serveOn) {
+    return new Promise((resolve) => resolve(startDirect(handler, options, serveOn)));
+  }
   return new Promise((resolve) => {
     const guard = createConnectionGuard(handler, options);
     // The public port first: if it is taken, nothing else has been started.
@@ -134,22 +149,7 @@ export function createConnectionGuard(
       : connection.noteResponse(result);
   };
 
-  // One shared timer checks every connection's deadlines (no timer per connection), only while some are open.
-  const periodMs = Math.max(
-    5,
-    Math.min(1_000, Math.floor(Math.min(options.headerTimeoutMs, options.idleTimeoutMs) / 4)),
-  );
-  let ticker: ReturnType<typeof setInterval> | undefined;
-  const startTicker = () => {
-    ticker ??= setInterval(() => {
-      const now = Date.now();
-      for (const connection of byPort.values()) connection.checkDeadlines(now);
-    }, periodMs);
-  };
-  function stopTicker() {
-    if (ticker !== undefined) clearInterval(ticker);
-    ticker = undefined;
-  }
+  const { start: startTicker, stop: stopTicker } = deadlineTicker(options, () => byPort.values());
 
   return {
     handler: wrapped,
@@ -163,30 +163,7 @@ export function createConnectionGuard(
     internalPort: number,
     stopInternal: () => Promise<void>,
   ): GuardedServer {
-    const publicAddr = listener.addr as Deno.NetAddr;
-
-    let open = 0;
-    let stopping = false;
-    const lingering = { count: 0 };
-    const accepting = (async () => {
-      while (!stopping) {
-        let client: Deno.TcpConn;
-        try {
-          client = await listener.accept() as Deno.TcpConn;
-        } catch (error) {
-          if (stopping || error instanceof Deno.errors.BadResource) return;
-          await new Promise((resolve) => setTimeout(resolve, ACCEPT_BACKOFF_MS));
-          continue;
-        }
-        if (open >= options.maxConnections) {
-          refuse(client, options.refusal, lingering);
-          continue;
-        }
-        open++;
-        connect(client).finally(() => open--);
-      }
-    })();
-
+    const accepting = acceptConnections(listener, options, connect);
     /** Pairs a client with a new internal connection and copies until either side is done. */
     async function connect(client: Deno.TcpConn): Promise<void> {
       let inner: Deno.TcpConn;
@@ -205,22 +182,129 @@ export function createConnectionGuard(
     }
 
     return {
-      url: `http://${
-        publicAddr.hostname.includes(":") ? `[${publicAddr.hostname}]` : publicAddr.hostname
-      }:${publicAddr.port}`,
-      port: publicAddr.port,
-      openConnections: () => open,
+      ...listenerAddress(listener),
+      openConnections: accepting.open,
       internalPort,
       async shutdown() {
-        stopping = true;
-        listener.close();
-        await accepting;
+        await accepting.stop();
         for (const connection of [...byPort.values()]) connection.close("shutdown");
         stopTicker();
         await stopInternal();
       },
     };
   }
+}
+
+/** The public URL and port of `listener`. */
+function listenerAddress(listener: Deno.Listener): { url: string; port: number } {
+  const addr = listener.addr as Deno.NetAddr;
+  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
+  return { url: `http://${host}:${addr.port}`, port: addr.port };
+}
+
+/**
+ * One shared timer that checks every open connection's deadlines (no timer per connection), running only
+ * while some are open.
+ */
+function deadlineTicker(
+  options: Pick<ConnectionGuardOptions, "headerTimeoutMs" | "idleTimeoutMs">,
+  connections: () => Iterable<{ checkDeadlines(now: number): void }>,
+): { start(): void; stop(): void } {
+  const periodMs = Math.max(
+    5,
+    Math.min(1_000, Math.floor(Math.min(options.headerTimeoutMs, options.idleTimeoutMs) / 4)),
+  );
+  let ticker: ReturnType<typeof setInterval> | undefined;
+  return {
+    start() {
+      ticker ??= setInterval(() => {
+        const now = Date.now();
+        for (const connection of connections()) connection.checkDeadlines(now);
+      }, periodMs);
+    },
+    stop() {
+      if (ticker !== undefined) clearInterval(ticker);
+      ticker = undefined;
+    },
+  };
+}
+
+/** Accepts on `listener`, refuses connections over the cap, and runs `connect` for each other one. */
+function acceptConnections(
+  listener: Deno.Listener,
+  options: Pick<ConnectionGuardOptions, "maxConnections" | "refusal">,
+  connect: (client: Deno.TcpConn) => Promise<void>,
+): { open(): number; stop(): Promise<void> } {
+  let open = 0;
+  let stopping = false;
+  const lingering = { count: 0 };
+  const accepting = (async () => {
+    while (!stopping) {
+      let client: Deno.TcpConn;
+      try {
+        client = await listener.accept() as Deno.TcpConn;
+      } catch (error) {
+        if (stopping || error instanceof Deno.errors.BadResource) return;
+        await new Promise((resolve) => setTimeout(resolve, ACCEPT_BACKOFF_MS));
+        continue;
+      }
+      if (open >= options.maxConnections) {
+        refuse(client, options.refusal, lingering);
+        continue;
+      }
+      open++;
+      connect(client).finally(() => open--);
+    }
+  })();
+  return {
+    open: () => open,
+    async stop() {
+      stopping = true;
+      listener.close();
+      await accepting;
+    },
+  };
+}
+
+/** The direct mode: each accepted client served in place (lib/_direct_connection.ts), nothing copied. */
+function startDirect(
+  handler: FetchHandler,
+  options: ConnectionGuardOptions,
+  serveOn: ServeOnConnection,
+): GuardedServer {
+  const listener = Deno.listen({ hostname: options.hostname ?? "127.0.0.1", port: options.port });
+  const open = new Set<DirectConnection>();
+  const running = new Set<Promise<void>>();
+  const ticker = deadlineTicker(options, () => open);
+  const host = {
+    headerTimeoutMs: options.headerTimeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs,
+    forget(connection: DirectConnection, reason: GuardCloseReason) {
+      open.delete(connection);
+      if (open.size === 0) ticker.stop();
+      options.onClose?.(reason, connection.remote);
+    },
+  };
+  const accepting = acceptConnections(listener, options, (client) => {
+    client.setNoDelay(true);
+    const connection = new DirectConnection(client, host);
+    open.add(connection);
+    ticker.start();
+    const run = connection.run(client, serveOn, handler);
+    running.add(run);
+    return run.finally(() => running.delete(run));
+  });
+  return {
+    ...listenerAddress(listener),
+    openConnections: accepting.open,
+    internalPort: 0,
+    async shutdown() {
+      await accepting.stop();
+      for (const connection of open) connection.close("shutdown");
+      await Promise.all(running);
+      ticker.stop();
+    },
+  };
 }
 
 /** Writes the refusal, stops writing, and discards what the client sends for a moment before closing. */

@@ -90,6 +90,38 @@ Deno.test("an idle keep-alive connection is served, then closed after the idle t
   assert.deepEqual(g.closes, ["idle_timeout"]);
 });
 
+Deno.test("direct mode: a next head trickling on a kept-alive connection is closed by the idle timeout", async () => {
+  await using g = await guarded(hello);
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: g.server.port });
+  try {
+    const buffer = new Uint8Array(4096);
+    await conn.write(encoder.encode("GET / HTTP/1.1\r\nhost: x\r\n\r\n"));
+    let text = "";
+    while (!text.endsWith("hello")) text += decoder.decode(buffer.subarray(0, (await conn.read(buffer))!));
+    const answered = performance.now();
+    // The next head never completes: the guard sees no bytes in direct mode, so the idle deadline (400 ms from
+    // the answer) bounds it, as it bounds a silent kept-alive client.
+    await conn.write(encoder.encode("GET / HTTP/1.1\r\nhost: "));
+    const trickle = setInterval(() => conn.write(encoder.encode("x")).catch(() => {}), 50);
+    const giveUp = setTimeout(() => conn.close(), 3_000);
+    try {
+      while ((await conn.read(buffer).catch(() => null)) !== null);
+    } finally {
+      clearInterval(trickle);
+      clearTimeout(giveUp);
+    }
+    const closedMs = performance.now() - answered;
+    assert.ok(closedMs >= 350 && closedMs < 1_000, `closed after ${closedMs} ms`);
+    assert.deepEqual(g.closes, ["idle_timeout"]);
+  } finally {
+    try {
+      conn.close();
+    } catch {
+      // closed by the give-up timer
+    }
+  }
+});
+
 Deno.test("a request waiting on a slow handler is not closed by the idle or header timeout", async () => {
   await using g = await guarded(async () => {
     await new Promise((resolve) => setTimeout(resolve, 700));
@@ -167,12 +199,21 @@ Deno.test("a flood of refused connections all get the refusal, lingering or not"
   }
 });
 
-Deno.test("a request straight to the internal port, not through the guard, gets 421", async () => {
+Deno.test("the guard serves each connection in place (direct mode): no internal port", async () => {
+  await using g = await guarded(hello);
+  assert.equal(g.server.internalPort, 0);
+  assert.match(
+    (await talk(g.server.port, "GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")).received,
+    /hello$/,
+  );
+});
+
+Deno.test("copy mode: a request straight to the internal port, not through the guard, gets 421", async () => {
   let called = false;
   await using g = await guarded(() => {
     called = true;
     return new Response("ok");
-  });
+  }, { copy: true });
   const r = await talk(g.server.internalPort, "GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
   assert.match(r.received, /^HTTP\/1\.1 421/);
   assert.equal(called, false);
