@@ -10,7 +10,7 @@ import type { Kysely } from "kysely";
 import { type AuthConfig, issuerOf } from "./config.ts";
 import { localDeveloper } from "./local_developer.ts";
 import { singleSigningKeyAdapter } from "./signing_key.ts";
-import { RETIRED_KEY_PUBLISH_SECONDS } from "./operations/signing_keys.ts";
+import { RETIRED_KEY_PUBLISH_SECONDS } from "./signing/lifetimes.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
 import { betterAuthErrorLogger, betterAuthLogger } from "./better_auth_logger.ts";
 import { github } from "better-auth/social-providers";
