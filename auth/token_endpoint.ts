@@ -31,7 +31,8 @@ import {
 } from "./oauth_client_auth.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
 import { findRefreshRow, refreshGrant } from "./grants/refresh_grant.ts";
-import { DEVICE_CODE_GRANT, deviceCodeGrant } from "./device/device_flow.ts";
+import { deviceCodeGrant } from "./device/device_flow.ts";
+import { DEVICE_CODE_GRANT } from "./device/device_client.ts";
 import { decodeJwt } from "jose";
 import { reusedResponse } from "./grants/refresh_reuse.ts";
 

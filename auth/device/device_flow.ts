@@ -16,10 +16,8 @@ import {
 } from "../oauth_client_auth.ts";
 import { randomToken } from "../grants/refresh_grant.ts";
 import { issueTokens } from "./device_tokens.ts";
-import type { JwtSigner } from "../signing/id_token_signer.ts";
+import { deviceClient, type DeviceDeps, type DeviceRequest } from "./device_client.ts";
 
-/** The grant type (RFC 8628 §3.4). */
-export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 /** The device authorization endpoint. */
 export const DEVICE_AUTHORIZATION_PATH = "/api/auth/oauth2/device-authorization";
 /** The page where people enter the user code. */
@@ -30,42 +28,6 @@ export const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
 export const DEVICE_CODE_SECONDS = 600;
 /** The polling interval first given to a device (RFC 8628 §3.2 default). */
 export const POLL_INTERVAL_SECONDS = 5;
-
-/** A pending device authorization, as stored. */
-export interface DeviceRequest {
-  clientId: string;
-  scopes: string[];
-  userCode: string;
-  status: "pending" | "approved" | "denied";
-  userId?: string;
-  /** Epoch ms of the approving sign-in. */
-  authTime?: number;
-  /** Seconds between polls (grows by 5 on every slow_down). */
-  interval: number;
-  /** Epoch ms of the last poll. */
-  polledAt?: number;
-  /** Epoch ms. */
-  expiresAt: number;
-}
-
-/** What the grant needs. */
-export interface DeviceDeps {
-  client: Client;
-  issuer: string;
-  /** `{base}/device`, shown to people. */
-  verificationUri: string;
-  sign: JwtSigner;
-  now?: () => number;
-}
-
-function parseList(value: unknown): string[] {
-  try {
-    const list = JSON.parse(String(value));
-    return Array.isArray(list) ? list.map(String) : [];
-  } catch {
-    return [];
-  }
-}
 
 /** A user code: 8 letters of {@link USER_CODE_ALPHABET} (≈ 34.6 bits), shown as `XXXX-XXXX`. */
 export function newUserCode(): string {
@@ -104,23 +66,6 @@ async function swap(client: Client, identifier: string, expected: string, next: 
     args: [JSON.stringify(next), Date.now(), identifier, expected],
   });
   return result.rowsAffected === 1;
-}
-
-/** The client's allowed grant types and scopes, when it may use the device grant. */
-export async function deviceClient(client: Client, clientId: string) {
-  const result = await client.execute({
-    sql: "SELECT grant_types, scopes, disabled, name FROM oauth_client WHERE client_id = ?",
-    args: [clientId],
-  });
-  const row = result.rows[0];
-  if (!row || Number(row.disabled ?? 0) === 1) return undefined;
-  const grants = row.grant_types === null ? [] : parseList(row.grant_types);
-  return {
-    device: grants.includes(DEVICE_CODE_GRANT),
-    refresh: grants.includes("refresh_token"),
-    scopes: row.scopes === null ? undefined : parseList(row.scopes),
-    name: row.name === null ? clientId : String(row.name),
-  };
 }
 
 /** `POST /api/auth/oauth2/device-authorization` for an authenticated client (RFC 8628 §3.1–3.2). */

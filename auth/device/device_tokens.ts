@@ -8,7 +8,7 @@ import { randomToken } from "../grants/refresh_grant.ts";
 import { newGrantId, recordGrantTokens } from "../grants/grant_store.ts";
 import { userClaims } from "../token_info.ts";
 import { groupsOf } from "../membership/access.ts";
-import { deviceClient, type DeviceDeps, type DeviceRequest } from "./device_flow.ts";
+import { deviceClient, type DeviceDeps, type DeviceRequest } from "./device_client.ts";
 
 const ACCESS_TOKEN_SECONDS = 3600;
 const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
