@@ -3,6 +3,7 @@
  * the RFC shims, the RFC 8414 path-inserted discovery URL, RP-initiated logout, and the `/sign-in` and
  * `/consent` pages (auth/page_routes.tsx).
  */
+import { serviceErrorResponse } from "./service_errors.ts";
 import { Hono } from "hono";
 import { HEALTH_PATH, healthResponse } from "@switchyard/lib/health.ts";
 import { requestId, type RequestIdVariables } from "@switchyard/lib/request_id.ts";
@@ -332,12 +333,10 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
 
   registerDeviceRoutes(app, { local, client, origin: base.origin, sessionOf, callAuth, audit });
 
-  app.notFound((c) =>
-    c.json({ error: "not_found", message: `no route for ${c.req.method} ${c.req.path}` }, 404)
-  );
+  app.notFound((c) => serviceErrorResponse("not_found", `no route for ${c.req.method} ${c.req.path}`));
   app.onError((error, c) => {
     deps.logger.error("unhandled error", { request_id: c.get("requestId"), error });
-    return c.json({ error: "server_error", message: "internal error" }, 500);
+    return serviceErrorResponse("server_error", "internal error");
   });
   return app;
 }

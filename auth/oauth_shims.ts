@@ -19,15 +19,12 @@ import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
 import { tokenEndpoint } from "./token_endpoint.ts";
 import { revocationEndpoint } from "./revocation_endpoint.ts";
 import { introspectionFor, userinfoFor } from "./token_info.ts";
-import {
-  authenticateClient,
-  invalidClientResponse,
-  oauthError,
-  presentedCredentials,
-} from "./oauth_client_auth.ts";
+import { authenticateClient, CLIENT_AUTH_FAILED, presentedCredentials } from "./oauth_client_auth.ts";
+import { bearerChallenge, invalidClientResponse, oauthError } from "./oauth_error.ts";
 
 const PREFIX = "/api/auth/oauth2/";
 const JWKS_PATH = "/api/auth/jwks";
+const USERINFO_REALM = "userinfo";
 
 /**
  * The JWKS is public and changes only when keys rotate: RPs may cache it for five minutes (a rotated-in key
@@ -78,7 +75,6 @@ function noStore(response: Response): Response {
 async function introspectShim(request: Request, deps: ShimDeps): Promise<Response> {
   if (!isForm(request)) {
     return oauthError(
-      400,
       "invalid_request",
       "the introspection request must be application/x-www-form-urlencoded",
     );
@@ -87,21 +83,10 @@ async function introspectShim(request: Request, deps: ShimDeps): Promise<Respons
   const creds = presentedCredentials(request.headers.get("authorization"), form);
   const auth = await authenticateClient(deps.client, creds);
   if (!auth.ok) return invalidClientResponse(auth.description, creds.basic);
-  if (!auth.confidential) return invalidClientResponse("client authentication failed", creds.basic);
+  if (!auth.confidential) return invalidClientResponse(CLIENT_AUTH_FAILED, creds.basic);
   const token = form.get("token");
-  if (!token) return oauthError(400, "invalid_request", "token is required");
+  if (!token) return oauthError("invalid_request", "token is required");
   return noStore(Response.json(await introspectionFor(deps.client, token, auth.clientId, deps.issuer)));
-}
-
-function bearerChallenge(description?: string, status = 401, error = "invalid_token"): Response {
-  const headers = new Headers({ "cache-control": "no-store", pragma: "no-cache" });
-  if (description === undefined) {
-    headers.set("www-authenticate", 'Bearer realm="userinfo"');
-    return new Response(null, { status: 401, headers });
-  }
-  headers.set("www-authenticate", `Bearer realm="userinfo", error="${error}"`);
-  headers.set("content-type", "application/json");
-  return new Response(JSON.stringify({ error, error_description: description }), { status, headers });
 }
 
 async function userinfoShim(request: Request, deps: ShimDeps): Promise<Response> {
@@ -116,12 +101,8 @@ async function userinfoShim(request: Request, deps: ShimDeps): Promise<Response>
     headers.delete("content-length");
   }
   const bearer = /^bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "");
-  if (!bearer) return bearerChallenge();
+  if (!bearer) return bearerChallenge(USERINFO_REALM);
   const answer = await userinfoFor(deps.client, bearer[1]);
-  if ("error" in answer) {
-    return answer.error === "insufficient_scope"
-      ? bearerChallenge(answer.description, 403, "insufficient_scope")
-      : bearerChallenge(answer.description);
-  }
+  if ("error" in answer) return bearerChallenge(USERINFO_REALM, answer.error);
   return noStore(Response.json(answer.claims));
 }

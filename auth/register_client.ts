@@ -4,7 +4,7 @@
  * after detaching the new client from them (`oauth_client.user_id` cascades on delete).
  */
 import { makeSignature } from "better-auth/crypto";
-import { AppError } from "@switchyard/lib/errors.ts";
+import { commandError } from "./service_errors.ts";
 import { createBetterAuth } from "./better_auth.ts";
 import type { AuthConfig } from "./config.ts";
 import type { AuthDatabase } from "./database.ts";
@@ -82,7 +82,7 @@ export async function registerClient(
   reg: ClientRegistration,
 ): Promise<RegisteredClient> {
   const problems = registrationProblems(reg);
-  if (problems.length) throw new AppError("BAD_REQUEST", problems.join("\n"), { status: 400 });
+  if (problems.length) throw commandError("BAD_REQUEST", problems.join("\n"));
   const secret = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
   const config: AuthConfig = Object.freeze({
     AUTH_BASE_URL: baseUrl,

@@ -7,13 +7,8 @@
  * stored value, so a device code is redeemed once even by parallel polls on several instances.
  */
 import type { Client } from "@libsql/client";
-import {
-  authenticateClient,
-  invalidClientResponse,
-  oauthError,
-  presentedCredentials,
-  sha256Base64Url,
-} from "../oauth_client_auth.ts";
+import { authenticateClient, presentedCredentials, sha256Base64Url } from "../oauth_client_auth.ts";
+import { invalidClientResponse, oauthError } from "../oauth_error.ts";
 import { randomToken } from "../grants/refresh_grant.ts";
 import { issueTokens } from "./device_tokens.ts";
 import { deviceClient, type DeviceDeps, type DeviceRequest } from "./device_client.ts";
@@ -76,11 +71,11 @@ export async function deviceAuthorization(
 ): Promise<Response> {
   const known = await deviceClient(deps.client, clientId);
   if (!known?.device) {
-    return oauthError(400, "unauthorized_client", "the client may not use the device authorization grant");
+    return oauthError("unauthorized_client", "the client may not use the device authorization grant");
   }
   const scopes = (form.get("scope") ?? "openid").split(" ").filter(Boolean);
   const notAllowed = known.scopes && scopes.find((s) => !known.scopes!.includes(s));
-  if (notAllowed) return oauthError(400, "invalid_scope", `the client may not request ${notAllowed}`);
+  if (notAllowed) return oauthError("invalid_scope", `the client may not request ${notAllowed}`);
   const now = (deps.now ?? Date.now)();
   const deviceCode = randomToken(43);
   let userCode = newUserCode();
@@ -178,22 +173,22 @@ export async function deviceCodeGrant(
   deps: DeviceDeps,
 ): Promise<Response> {
   const deviceCode = form.get("device_code");
-  if (!deviceCode) return oauthError(400, "invalid_request", "device_code is required");
+  if (!deviceCode) return oauthError("invalid_request", "device_code is required");
   const identifier = `device:${await sha256Base64Url(deviceCode)}`;
   const found = await readRequest(deps.client, identifier);
-  if (!found) return oauthError(400, "invalid_grant", "invalid or already used device code");
+  if (!found) return oauthError("invalid_grant", "invalid or already used device code");
   const { request, raw } = found;
   if (request.clientId !== clientId) {
-    return oauthError(400, "invalid_grant", "the device code was issued to another client");
+    return oauthError("invalid_grant", "the device code was issued to another client");
   }
   const now = (deps.now ?? Date.now)();
   if (request.expiresAt <= now) {
     await deps.client.execute({ sql: "DELETE FROM verification WHERE identifier = ?", args: [identifier] });
-    return oauthError(400, "expired_token", "the device code has expired; start again");
+    return oauthError("expired_token", "the device code has expired; start again");
   }
   if (request.status === "denied") {
     await deps.client.execute({ sql: "DELETE FROM verification WHERE identifier = ?", args: [identifier] });
-    return oauthError(400, "access_denied", "the user denied the authorization request");
+    return oauthError("access_denied", "the user denied the authorization request");
   }
   if (request.status === "pending") {
     // RFC 8628 §3.5: polling faster than the interval earns slow_down, and 5 s more for every later poll.
@@ -201,8 +196,8 @@ export async function deviceCodeGrant(
     const next = { ...request, polledAt: now, interval: request.interval + (tooSoon ? 5 : 0) };
     await swap(deps.client, identifier, raw, next);
     return tooSoon
-      ? oauthError(400, "slow_down", `polling too fast; wait ${next.interval} s between requests`)
-      : oauthError(400, "authorization_pending", "the user has not yet completed the authorization");
+      ? oauthError("slow_down", `polling too fast; wait ${next.interval} s between requests`)
+      : oauthError("authorization_pending", "the user has not yet completed the authorization");
   }
   // Approved: the first poll to delete the row redeems it.
   const taken = await deps.client.execute({
@@ -210,7 +205,7 @@ export async function deviceCodeGrant(
     args: [identifier, raw],
   });
   if (taken.rowsAffected !== 1) {
-    return oauthError(400, "invalid_grant", "invalid or already used device code");
+    return oauthError("invalid_grant", "invalid or already used device code");
   }
   return await issueTokens(deps, request);
 }
@@ -219,11 +214,11 @@ export async function deviceCodeGrant(
 export async function deviceAuthorizationEndpoint(request: Request, deps: DeviceDeps): Promise<Response> {
   const type = (request.headers.get("content-type") ?? "").toLowerCase();
   if (!type.startsWith("application/x-www-form-urlencoded")) {
-    return oauthError(400, "invalid_request", "the request must be application/x-www-form-urlencoded");
+    return oauthError("invalid_request", "the request must be application/x-www-form-urlencoded");
   }
   const form = new URLSearchParams(await request.text());
   const repeated = ["client_id", "scope", "client_secret"].find((n) => form.getAll(n).length > 1);
-  if (repeated) return oauthError(400, "invalid_request", `${repeated} must not be repeated`);
+  if (repeated) return oauthError("invalid_request", `${repeated} must not be repeated`);
   const creds = presentedCredentials(request.headers.get("authorization"), form);
   const auth = await authenticateClient(deps.client, creds);
   if (!auth.ok) return invalidClientResponse(auth.description, creds.basic);

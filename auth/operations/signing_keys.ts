@@ -16,7 +16,7 @@
 import type { Client } from "@libsql/client";
 import { symmetricDecrypt } from "better-auth/crypto";
 import { createJwk, type Jwk } from "better-auth/plugins";
-import { AppError } from "@switchyard/lib/errors.ts";
+import { commandError } from "../service_errors.ts";
 import type { AuthInstance } from "../better_auth.ts";
 import { RETIRED_KEY_PUBLISH_SECONDS } from "../signing/lifetimes.ts";
 
@@ -122,7 +122,7 @@ async function assertSecretMatches(client: Client, auth: AuthInstance, kid: stri
   try {
     await symmetricDecrypt({ key: context.secretConfig, data: JSON.parse(String(row?.private_key)) });
   } catch {
-    throw new AppError(
+    throw commandError(
       "SECRET_MISMATCH",
       `AUTH_SECRET does not decrypt the current signing key ${kid}; run the command with the service's ` +
         "AUTH_SECRET (keys are encrypted with it)",
@@ -208,9 +208,9 @@ export async function retireSigningKey(client: Client, kid: string, now = Date.n
   if (result.rowsAffected === 1) return;
   const rows = await readKeyRows(client);
   const row = rows.find((r) => r.id === kid);
-  if (!row) throw new AppError("NOT_FOUND", `no signing key with kid ${JSON.stringify(kid)}`);
+  if (!row) throw commandError("NOT_FOUND", `no signing key with kid ${JSON.stringify(kid)}`);
   const status = describe(row, currentKid(rows, now), now).status;
-  throw new AppError(
+  throw commandError(
     "KEY_IN_USE",
     status === "next"
       ? `key ${kid} is the next signing key (signs from ${iso(row.createdAt)}); it cannot be retired`
