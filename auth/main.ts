@@ -9,8 +9,8 @@ import { healthResponse, isHealthRequest } from "@switchyard/lib/health.ts";
 import { createLogger } from "@switchyard/lib/log.ts";
 import { AUTH_SERVICE_NAME, createAuthApp } from "./app.tsx";
 import { LOCAL_MODE_PORT, readAuthConfig } from "./config.ts";
-import { openAuthDatabase } from "./database.ts";
-import { forbiddenHostResponse, isAllowedLocalHost } from "./local_mode.ts";
+import { openAuthDatabase } from "./better_auth/database.ts";
+import { forbiddenHostResponse, isAllowedLocalHost } from "./local/mode.ts";
 
 /** How often the service looks for back-channel logouts queued by another process. */
 const BACKCHANNEL_POLL_MS = 5000;

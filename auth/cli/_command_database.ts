@@ -6,8 +6,8 @@
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS, resolveTargetUrl } from "@switchyard/lib/database_targets.ts";
 import { commandError } from "../service_errors.ts";
-import { type AuthDatabase, openAuthDatabase } from "../database.ts";
-import { createBetterAuth, LOCAL_MODE_SECRET } from "../better_auth.ts";
+import { type AuthDatabase, openAuthDatabase } from "../better_auth/database.ts";
+import { createBetterAuth, LOCAL_MODE_SECRET } from "../better_auth/mod.ts";
 import type { AuthConfig } from "../config.ts";
 
 /** Opens the auth database a command targets; throws AppError naming what is missing. */

@@ -7,7 +7,7 @@
  * stored value, so a device code is redeemed once even by parallel polls on several instances.
  */
 import type { Client } from "@libsql/client";
-import { authenticateClient, presentedCredentials, sha256Base64Url } from "../oauth_client_auth.ts";
+import { authenticateClient, presentedCredentials, sha256Base64Url } from "../endpoints/client_auth.ts";
 import { invalidClientResponse, oauthError } from "../oauth_error.ts";
 import { randomToken } from "../grants/refresh_grant.ts";
 import { issueTokens } from "./device_tokens.ts";

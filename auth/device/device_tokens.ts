@@ -3,11 +3,11 @@
  * opaque access token for an hour, a refresh token for 30 days when the client may refresh, an ID token with
  * `openid` (groups with `groups`) — recorded under a new grant so a replay revokes exactly them.
  */
-import { sha256Base64Url } from "../oauth_client_auth.ts";
+import { sha256Base64Url } from "../endpoints/client_auth.ts";
 import { oauthError } from "../oauth_error.ts";
 import { randomToken } from "../grants/refresh_grant.ts";
 import { newGrantId, recordGrantTokens } from "../grants/grant_store.ts";
-import { userClaims } from "../token_info.ts";
+import { userClaims } from "../endpoints/token_info.ts";
 import { groupsOf } from "../membership/access.ts";
 import { deviceClient, type DeviceDeps, type DeviceRequest } from "./device_client.ts";
 

@@ -7,7 +7,7 @@ import { serviceErrorResponse } from "../service_errors.ts";
 import type { MiddlewareHandler } from "hono";
 import { clientAddress, type ClientIpSource, peerAddress } from "./client_ip.ts";
 import { type RateLimiter, type RateRule } from "./rate_limit.ts";
-import type { GuardEnv } from "../guards.ts";
+import type { GuardEnv } from "./guards.ts";
 
 /** Requests per address and minute, by route group (first match wins). */
 const ROUTE_RULES: readonly { group: string; match: RegExp; rule: RateRule }[] = [

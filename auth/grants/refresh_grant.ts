@@ -10,10 +10,10 @@
  * for every client: back-channel logout names it).
  */
 import type { Client } from "@libsql/client";
-import { sha256Base64Url } from "../oauth_client_auth.ts";
+import { sha256Base64Url } from "../endpoints/client_auth.ts";
 import { oauthError } from "../oauth_error.ts";
 import type { JwtSigner } from "../signing/id_token_signer.ts";
-import { userClaims } from "../token_info.ts";
+import { userClaims } from "../endpoints/token_info.ts";
 import type { GroupCommit } from "@switchyard/lib/group_commit.ts";
 import { keepForReuse } from "./refresh_reuse.ts";
 import { ACCESS_COLUMNS, accessJoin, accessRecordOf, type MembershipGate } from "../membership/access.ts";
@@ -248,7 +248,7 @@ function idTokenClaims(
   iat: number,
   groups: string[],
 ): Record<string, unknown> {
-  // The same profile, email and groups claims userinfo answers (token_info.ts).
+  // The same profile, email and groups claims userinfo answers (auth/endpoints/token_info.ts).
   const claims = userClaims(user, scopes, groups);
   return {
     ...claims,

@@ -8,7 +8,7 @@ import type { Client, InStatement } from "@libsql/client";
 import { generateRandomString } from "better-auth/crypto";
 import { AppError } from "@switchyard/lib/errors.ts";
 import { commandError } from "../service_errors.ts";
-import { sha256Base64Url } from "../oauth_client_auth.ts";
+import { sha256Base64Url } from "../endpoints/client_auth.ts";
 import { redirectUriProblem } from "./redirect_uri.ts";
 import { backchannelUriProblem, saveBackchannelStatement } from "../logout/backchannel_clients.ts";
 

@@ -17,7 +17,7 @@ import type { Client } from "@libsql/client";
 import { symmetricDecrypt } from "better-auth/crypto";
 import { createJwk, type Jwk } from "better-auth/plugins";
 import { commandError } from "../service_errors.ts";
-import type { AuthInstance } from "../better_auth.ts";
+import type { AuthInstance } from "../better_auth/mod.ts";
 import { RETIRED_KEY_PUBLISH_SECONDS } from "../signing/lifetimes.ts";
 
 /** Default time between publishing a new key and signing with it. */

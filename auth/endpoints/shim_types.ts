@@ -1,9 +1,9 @@
 /** What the OAuth shims share: their dependencies, the forward function, and small request helpers. */
 import type { Client } from "@libsql/client";
-import type { JwtSigner } from "./signing/id_token_signer.ts";
+import type { JwtSigner } from "../signing/id_token_signer.ts";
 import type { GroupCommit } from "@switchyard/lib/group_commit.ts";
-import type { MembershipGate } from "./membership/access.ts";
-import type { AuditEvent } from "./audit/mod.ts";
+import type { MembershipGate } from "../membership/access.ts";
+import type { AuditEvent } from "../audit/mod.ts";
 
 /** What the shims need. */
 export interface ShimDeps {

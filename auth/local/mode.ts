@@ -3,9 +3,9 @@
  * the Origin check against the `x-svc-auth-dev-origin` header on every state-changing request, the
  * per-request choice of `__Secure-` cookies, and the cookie clean-up of sign-in and sign-out.
  */
-import { serviceErrorResponse } from "./service_errors.ts";
-import { COOKIE_PREFIX, DEV_ORIGIN_HEADER } from "./better_auth.ts";
-import { isLoopbackHostname } from "./config.ts";
+import { serviceErrorResponse } from "../service_errors.ts";
+import { COOKIE_PREFIX, DEV_ORIGIN_HEADER } from "../better_auth/mod.ts";
+import { isLoopbackHostname } from "../config.ts";
 
 /** Name of the session cookie without and with the secure prefix. */
 export const SESSION_COOKIE = `${COOKIE_PREFIX}.session_token`;

@@ -4,13 +4,13 @@
  * after detaching the new client from them (`oauth_client.user_id` cascades on delete).
  */
 import { makeSignature } from "better-auth/crypto";
-import { commandError } from "./service_errors.ts";
-import { createBetterAuth } from "./better_auth.ts";
-import type { AuthConfig } from "./config.ts";
-import type { AuthDatabase } from "./database.ts";
-import { DEVICE_CODE_GRANT } from "./device/device_client.ts";
-import { LOOPBACK, redirectUriProblem } from "./operations/redirect_uri.ts";
-import { backchannelUriProblem, saveBackchannelStatement } from "./logout/backchannel_clients.ts";
+import { commandError } from "../service_errors.ts";
+import { createBetterAuth } from "../better_auth/mod.ts";
+import type { AuthConfig } from "../config.ts";
+import type { AuthDatabase } from "../better_auth/database.ts";
+import { DEVICE_CODE_GRANT } from "../device/device_client.ts";
+import { LOOPBACK, redirectUriProblem } from "./redirect_uri.ts";
+import { backchannelUriProblem, saveBackchannelStatement } from "../logout/backchannel_clients.ts";
 
 /** What to register. */
 export interface ClientRegistration {

@@ -2,25 +2,25 @@
  * Shims around Better Auth 1.6.23's OAuth endpoints where it departs from the RFCs or the OIDF tests
  * (reference notes §4.3). Each is a no-op once upstream behaves; each has its own test in tests/auth/.
  *
- * token:       answered by auth/token_endpoint.ts (client authentication, grant checks and claims before the
+ * token:       answered by auth/endpoints/token.ts (client authentication, grant checks and claims before the
  *              library; grant tracking so a replay revokes its own grant); `resource` → invalid_target.
  * introspect:  confidential clients only; a token the database does not hold → {"active":false} without the
  *              library; hint dropped; `no-store`.
- * revoke:      answered by auth/revocation_endpoint.ts (RFC 7009: always 200 after client authentication).
+ * revoke:      answered by auth/endpoints/revocation.ts (RFC 7009: always 200 after client authentication).
  * userinfo:    only a live access token reaches the library; otherwise 401 + `WWW-Authenticate: Bearer`.
  * jwks:        `Cache-Control: public, max-age=300`.
  * authorize:   POST accepted (OIDC Core §3.1.2.1); PKCE S256 required for every client; `request` and
  *              `request_uri` rejected; `max_age` enforced by forcing a fresh login; `prompt` validated.
  * discovery:   `request`/`request_uri`/`claims` parameters stated unsupported; `none` client auth listed.
  */
-import { authorizeShim } from "./authorize_shim.ts";
-import { DISCOVERY_PATHS, discoveryShim } from "./discovery_shim.ts";
+import { authorizeShim } from "./authorize.ts";
+import { DISCOVERY_PATHS, discoveryShim } from "./discovery.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
-import { tokenEndpoint } from "./token_endpoint.ts";
-import { revocationEndpoint } from "./revocation_endpoint.ts";
+import { tokenEndpoint } from "./token.ts";
+import { revocationEndpoint } from "./revocation.ts";
 import { introspectionFor, userinfoFor } from "./token_info.ts";
-import { authenticateClient, CLIENT_AUTH_FAILED, presentedCredentials } from "./oauth_client_auth.ts";
-import { bearerChallenge, invalidClientResponse, oauthError } from "./oauth_error.ts";
+import { authenticateClient, CLIENT_AUTH_FAILED, presentedCredentials } from "./client_auth.ts";
+import { bearerChallenge, invalidClientResponse, oauthError } from "../oauth_error.ts";
 
 const PREFIX = "/api/auth/oauth2/";
 const JWKS_PATH = "/api/auth/jwks";

@@ -7,7 +7,7 @@
  * `login consent` in that order). Errors are redirected only to a redirect URI registered for the client.
  */
 import type { Client } from "@libsql/client";
-import { OAuthError, oauthError, type OAuthErrorCode } from "./oauth_error.ts";
+import { OAuthError, oauthError, type OAuthErrorCode } from "../oauth_error.ts";
 import { verifyIdTokenHint } from "./id_token_hint.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
 

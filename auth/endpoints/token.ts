@@ -21,20 +21,20 @@ import {
   recordGrantTokens,
   revokeGrant,
   sweepExpiredClaims,
-} from "./grants/grant_store.ts";
+} from "../grants/grant_store.ts";
 import {
   authenticateClient,
   CLIENT_AUTH_FAILED,
   presentedCredentials,
   sha256Base64Url,
-} from "./oauth_client_auth.ts";
-import { invalidClientResponse, oauthError } from "./oauth_error.ts";
+} from "./client_auth.ts";
+import { invalidClientResponse, oauthError } from "../oauth_error.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
-import { findRefreshRow, refreshGrant } from "./grants/refresh_grant.ts";
-import { deviceCodeGrant } from "./device/device_flow.ts";
-import { DEVICE_CODE_GRANT } from "./device/device_client.ts";
+import { findRefreshRow, refreshGrant } from "../grants/refresh_grant.ts";
+import { deviceCodeGrant } from "../device/device_flow.ts";
+import { DEVICE_CODE_GRANT } from "../device/device_client.ts";
 import { decodeJwt } from "jose";
-import { reusedResponse } from "./grants/refresh_reuse.ts";
+import { reusedResponse } from "../grants/refresh_reuse.ts";
 
 /** RFC 7636 §4.1: 43–128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;

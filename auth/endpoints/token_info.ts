@@ -5,8 +5,8 @@
  * attempt before the table lookup); these are one indexed read each (the token joined with what it needs).
  */
 import type { Client } from "@libsql/client";
-import { sha256Base64Url } from "./oauth_client_auth.ts";
-import { ACCESS_COLUMNS, accessJoin, accessRecordOf } from "./membership/access.ts";
+import { sha256Base64Url } from "./client_auth.ts";
+import { ACCESS_COLUMNS, accessJoin, accessRecordOf } from "../membership/access.ts";
 
 function parseList(value: unknown): string[] {
   try {

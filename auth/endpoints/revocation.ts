@@ -9,9 +9,9 @@
  *   only an order of lookup, and unknown hint values are ignored (§2.1).
  */
 import type { Client } from "@libsql/client";
-import { grantOfToken, revokeGrant } from "./grants/grant_store.ts";
-import { authenticateClient, presentedCredentials, sha256Base64Url } from "./oauth_client_auth.ts";
-import { invalidClientResponse, oauthError } from "./oauth_error.ts";
+import { grantOfToken, revokeGrant } from "../grants/grant_store.ts";
+import { authenticateClient, presentedCredentials, sha256Base64Url } from "./client_auth.ts";
+import { invalidClientResponse, oauthError } from "../oauth_error.ts";
 import { isForm, type ShimDeps } from "./shim_types.ts";
 
 /** Handles `POST /api/auth/oauth2/revoke`. */
