@@ -36,3 +36,11 @@ export function isForm(request: Request): boolean {
     "application/x-www-form-urlencoded",
   );
 }
+
+/** `response` with `Cache-Control: no-store` and `Pragma: no-cache` (tokens and token facts are never cached). */
+export function noStore(response: Response): Response {
+  const copy = new Response(response.body, response);
+  copy.headers.set("cache-control", "no-store");
+  copy.headers.set("pragma", "no-cache");
+  return copy;
+}

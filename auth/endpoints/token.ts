@@ -29,7 +29,7 @@ import {
   sha256Base64Url,
 } from "./client_auth.ts";
 import { invalidClientResponse, oauthError } from "../oauth_error.ts";
-import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
+import { type Forward, isForm, noStore, type ShimDeps } from "./shim_types.ts";
 import { findRefreshRow, refreshGrant } from "../grants/refresh_grant.ts";
 import { deviceCodeGrant } from "../device/device_flow.ts";
 import { DEVICE_CODE_GRANT } from "../device/device_client.ts";
@@ -297,11 +297,4 @@ async function finish(response: Response, grantId: string, deps: ShimDeps): Prom
   if (error === "invalid_client") return invalidClientResponse(CLIENT_AUTH_FAILED, false);
   if (error === "invalid_scope") return oauthError("invalid_scope", description);
   return oauthError("invalid_grant", description);
-}
-
-function noStore(response: Response): Response {
-  const copy = new Response(response.body, response);
-  copy.headers.set("cache-control", "no-store");
-  copy.headers.set("pragma", "no-cache");
-  return copy;
 }
