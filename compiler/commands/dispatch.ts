@@ -4,6 +4,7 @@ import { type CliDeps, githubClient } from "../cli/context.ts";
 import { GitHubError, tokenFromEnv } from "../github/client.ts";
 import { resolveRepoRoot, resolveRepoSlug } from "./repo.ts";
 import { dispatchTypes, readWorkflowSources } from "./workflows.ts";
+import { isMapping } from "../source/values.ts";
 
 /** The `dispatch` command. */
 export const dispatchCommand: Command = {
@@ -77,10 +78,8 @@ function parsePayload(text: string | undefined): Record<string, unknown> {
   } catch (error) {
     throw new UsageError(`--payload is not valid JSON: ${(error as Error).message}`);
   }
-  if (!value || typeof value !== "object" || Array.isArray(value)) {
-    throw new UsageError("--payload must be a JSON object (it becomes client_payload)");
-  }
-  return value as Record<string, unknown>;
+  if (!isMapping(value)) throw new UsageError("--payload must be a JSON object (it becomes client_payload)");
+  return value;
 }
 
 function explain(error: GitHubError, slug: string): string {

@@ -5,6 +5,7 @@
  * `access.log` (firewall: `TCP_DENIED` lines), `*.jsonl` MCP logs (`tools/call` requests), and job logs
  * (`##[error]` lines).
  */
+import { isObject, objectOf } from "../source/values.ts";
 
 /** Token counts. */
 export interface TokenCounts {
@@ -51,9 +52,9 @@ export async function analyzeRunDir(dir: string): Promise<RunAnalysis> {
     if (name === "run.json") continue;
     const text = await Deno.readTextFile(file).catch(() => "");
     if (name === "aw_info.json") {
-      const info = safeJson(text) as Record<string, unknown> | undefined;
-      if (typeof info?.engine_id === "string") analysis.engine = info.engine_id;
-      if (typeof info?.model === "string" && info.model) analysis.model = info.model;
+      const info = objectOf(safeJson(text));
+      if (typeof info.engine_id === "string") analysis.engine = info.engine_id;
+      if (typeof info.model === "string" && info.model) analysis.model = info.model;
     } else if (name === "agent_output.json") {
       const output = safeJson(text) as { items?: { type?: string }[]; errors?: unknown[] } | undefined;
       for (const item of output?.items ?? []) {
@@ -70,9 +71,9 @@ export async function analyzeRunDir(dir: string): Promise<RunAnalysis> {
       }
     } else if (name.endsWith(".jsonl")) {
       for (const record of jsonRecords(text)) {
-        const message = (record.message ?? record) as Record<string, unknown>;
-        const params = message.params as Record<string, unknown> | undefined;
-        if (message.method === "tools/call" && typeof params?.name === "string") {
+        const message = objectOf(record.message ?? record);
+        const params = objectOf(message.params);
+        if (message.method === "tools/call" && typeof params.name === "string") {
           bump(analysis.mcpToolCalls, params.name);
         }
       }
@@ -88,10 +89,7 @@ export async function analyzeRunDir(dir: string): Promise<RunAnalysis> {
 }
 
 function addUsage(analysis: RunAnalysis, record: Record<string, unknown>) {
-  const usage = (record.usage && typeof record.usage === "object" ? record.usage : record) as Record<
-    string,
-    unknown
-  >;
+  const usage = isObject(record.usage) ? record.usage : record;
   const count = (key: string) => (typeof usage[key] === "number" ? usage[key] as number : 0);
   const tokens: TokenCounts = {
     input: count("input_tokens") || count("prompt_tokens"),
@@ -136,17 +134,15 @@ export interface CostRates {
 function findCostRates(frontmatter: Record<string, unknown>, model: string): CostRates | undefined {
   const roots = [frontmatter, ...Object.values(frontmatter)];
   for (const root of roots) {
-    const providers = (root as Record<string, unknown> | null)?.providers;
-    if (!providers || typeof providers !== "object") continue;
-    for (const [provider, config] of Object.entries(providers as Record<string, unknown>)) {
-      const models = (config as Record<string, unknown> | null)?.models as
-        | Record<string, unknown>
-        | undefined;
-      if (!models || typeof models !== "object") continue;
+    const providers = objectOf(root).providers;
+    if (!isObject(providers)) continue;
+    for (const [provider, config] of Object.entries(providers)) {
+      const models = objectOf(config).models;
+      if (!isObject(models)) continue;
       for (const [name, entry] of Object.entries(models)) {
         if (name !== model && `${provider}/${name}` !== model) continue;
-        const cost = (entry as Record<string, unknown> | null)?.cost as Record<string, unknown> | undefined;
-        const rate = (key: string) => (cost && cost[key] !== undefined ? Number(cost[key]) : undefined);
+        const cost = objectOf(objectOf(entry).cost);
+        const rate = (key: string) => (cost[key] !== undefined ? Number(cost[key]) : undefined);
         const input = rate("input");
         const output = rate("output");
         if (input === undefined || output === undefined || Number.isNaN(input) || Number.isNaN(output)) {
@@ -187,7 +183,7 @@ function safeJson(text: string): unknown {
 function jsonRecords(text: string): Record<string, unknown>[] {
   const whole = safeJson(text);
   if (Array.isArray(whole)) return whole.filter((r) => r && typeof r === "object");
-  if (whole && typeof whole === "object") return [whole as Record<string, unknown>];
+  if (isObject(whole)) return [whole];
   return text.split("\n").map(safeJson).filter((r): r is Record<string, unknown> =>
     !!r && typeof r === "object"
   );

@@ -1,6 +1,7 @@
 /** Reading workflow Markdown frontmatter for the commands that need a little of it (dispatch, logs). */
 import { parse } from "yaml";
 import { frontmatterText } from "./staleness.ts";
+import { isObject } from "../source/values.ts";
 
 /** A workflow source with its parsed frontmatter. */
 export interface WorkflowSource {
@@ -22,7 +23,7 @@ export async function readWorkflowSources(root: string): Promise<WorkflowSource[
       let frontmatter: Record<string, unknown> = {};
       try {
         const parsed = parse(frontmatterText(text));
-        if (parsed && typeof parsed === "object") frontmatter = parsed as Record<string, unknown>;
+        if (isObject(parsed)) frontmatter = parsed;
       } catch { /* the compiler reports bad YAML */ }
       list.push({ path: `.github/workflows/${entry.name}`, id: entry.name.slice(0, -3), frontmatter });
     }
@@ -35,9 +36,9 @@ export async function readWorkflowSources(root: string): Promise<WorkflowSource[
 /** The `repository_dispatch` types a workflow declares (`on.repository_dispatch.types`). */
 export function dispatchTypes(frontmatter: Record<string, unknown>): string[] {
   const on = frontmatter.on;
-  if (!on || typeof on !== "object") return [];
-  const dispatch = (on as Record<string, unknown>).repository_dispatch;
-  if (!dispatch || typeof dispatch !== "object") return [];
-  const types = (dispatch as Record<string, unknown>).types;
+  if (!isObject(on)) return [];
+  const dispatch = on.repository_dispatch;
+  if (!isObject(dispatch)) return [];
+  const types = dispatch.types;
   return Array.isArray(types) ? types.filter((t): t is string => typeof t === "string") : [];
 }

@@ -8,6 +8,7 @@ import type { WorkflowPlan } from "../plan/types.ts";
 import { BlankLine, Comment, Commented, needsQuotes, Styled, type YValue } from "../yaml/writer.ts";
 import { emitBody } from "./emit.ts";
 import { renderHeader } from "./header.ts";
+import { objectOf } from "../source/values.ts";
 
 /** Renders the lock file of a plan: header, blank line, body. */
 export function emitLock(plan: WorkflowPlan): string {
@@ -54,7 +55,7 @@ export function planReferences(plan: WorkflowPlan): { secrets: string[]; actionL
     } else if (Array.isArray(v)) {
       for (const item of v) visit(item);
     } else {
-      for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
+      for (const [k, item] of Object.entries(objectOf(v))) {
         scanText(k);
         visit(item, k);
       }

@@ -6,6 +6,7 @@
  */
 import type { Diagnostic } from "../api.ts";
 import { diagnostic } from "../source/diagnostics.ts";
+import { isMapping } from "../source/values.ts";
 
 /** The only `engine.auth.type` there is: the job's GitHub Actions OIDC token. */
 export const AUTH_TYPE = "github-oidc";
@@ -87,11 +88,11 @@ export function resolveEngineAuth(
     );
     return undefined;
   }
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
+  if (!isMapping(raw)) {
     report([], "engine.auth must be a mapping", `write auth: {type: ${AUTH_TYPE}, provider: ${own}, …}`);
     return undefined;
   }
-  const obj = raw as Record<string, unknown>;
+  const obj = raw;
   if (obj.type !== AUTH_TYPE) {
     report(
       obj.type === undefined ? [] : ["type"],

@@ -1,5 +1,7 @@
 /** The agent's network allowlist: engine defaults ∪ expanded `network.allowed` ∪ MCP server hosts. */
 import { ECOSYSTEMS, ENGINE_DOMAINS, PROVIDER_DOMAINS } from "../data/network_ecosystems.ts";
+import type { EngineFacts } from "./engines/facts.ts";
+import { objectOf } from "../source/values.ts";
 
 /** Result of {@link computeAllowedDomains}. */
 export interface NetworkPlan {
@@ -20,26 +22,19 @@ const RUNTIME_ECOSYSTEM: Record<string, string> = {
   dotnet: "dotnet",
 };
 
-/** Engines that reach the API of the provider their `provider/model` names (copilot without a prefix). */
-const PROVIDER_ENGINES = ["crush", "opencode", "pi"];
-
-/** Hosts each provider engine reaches on its own: npm's registry, Crush's catalogue, Pi's API. */
-const PROVIDER_ENGINE_HOSTS: Record<string, string[]> = {
-  crush: ["charm.land", "registry.npmjs.org"],
-  opencode: ["registry.npmjs.org"],
-  pi: ["api.pi.ai", "registry.npmjs.org"],
-};
-
 /**
  * The engine's own hosts: its defaults and, for Crush, OpenCode and Pi, the API host of the model's provider
  * (`anthropic/…` → api.anthropic.com; copilot's without a prefix) and the hosts the CLI itself reaches.
  */
-export function engineDomains(engineId: string, model: string | undefined): string[] {
-  const base = [...(ENGINE_DOMAINS[engineId] ?? [])];
-  if (!PROVIDER_ENGINES.includes(engineId)) return base;
+export function engineDomains(
+  engine: Pick<EngineFacts, "id" | "providerHosts">,
+  model: string | undefined,
+): string[] {
+  const base = [...(ENGINE_DOMAINS[engine.id] ?? [])];
+  if (!engine.providerHosts) return base;
   const provider = model?.includes("/") ? model.split("/")[0].toLowerCase() : "copilot";
   const api = PROVIDER_DOMAINS[provider];
-  return [...new Set([...base, ...(api ? [api] : []), ...PROVIDER_ENGINE_HOSTS[engineId]])];
+  return [...new Set([...base, ...(api ? [api] : []), ...engine.providerHosts])];
 }
 
 /** Expands ecosystem identifiers; unknown identifiers are literal domains. */
@@ -57,7 +52,7 @@ export function expandEcosystems(entries: string[]): string[] {
 /** Computes the allowlist. `network` is the merged `network:` value (undefined ⇒ `defaults`). */
 export function computeAllowedDomains(
   network: unknown,
-  engineId: string,
+  engine: Pick<EngineFacts, "id" | "providerHosts" | "apiHosts">,
   mcpServers: Record<string, Record<string, unknown>>,
   runtimes: string[] = [],
   tools: Record<string, unknown> = {},
@@ -67,20 +62,18 @@ export function computeAllowedDomains(
   let blocked: string[] = [];
   if (network === undefined || network === null || network === "defaults") declared = ["defaults"];
   else {
-    const n = network as Record<string, unknown>;
+    const n = objectOf(network);
     declared = Array.isArray(n.allowed) ? n.allowed.map(String) : [];
     blocked = Array.isArray(n.blocked) ? n.blocked.map(String) : [];
   }
   const runtimeEcosystems = runtimes.map((r) => RUNTIME_ECOSYSTEM[r] ?? r).filter((e) => ECOSYSTEMS[e]);
   const set = new Set<string>([
-    ...engineDomains(engineId, model),
+    ...engineDomains(engine, model),
     ...expandEcosystems(declared),
     ...expandEcosystems(runtimeEcosystems),
     // Tools that reach the network themselves: the browser download hosts, the remote GitHub MCP server.
     ...(tools.playwright !== undefined && tools.playwright !== false ? ECOSYSTEMS.playwright : []),
-    ...((tools.github as Record<string, unknown> | undefined)?.mode === "remote"
-      ? ["api.githubcopilot.com"]
-      : []),
+    ...(objectOf(tools.github).mode === "remote" ? ["api.githubcopilot.com"] : []),
   ]);
   for (const s of Object.values(mcpServers)) {
     if (typeof s.url === "string") {
@@ -90,24 +83,15 @@ export function computeAllowedDomains(
         // not a URL (expression); skip
       }
     }
-    const net = s.network as Record<string, unknown> | undefined;
-    if (net && Array.isArray(net.allowed)) {
+    const net = objectOf(s.network);
+    if (Array.isArray(net.allowed)) {
       for (const d of expandEcosystems(net.allowed.map(String))) set.add(d);
     }
   }
-  const hosts = engineId === "copilot"
-    ? "api.enterprise.githubcopilot.com,api.githubcopilot.com,api.business.githubcopilot.com,api.individual.githubcopilot.com"
-    : engineId === "claude"
-    ? "api.anthropic.com"
-    : engineId === "codex"
-    ? "api.openai.com"
-    : engineId === "gemini" || engineId === "antigravity"
-    ? "generativelanguage.googleapis.com"
-    : "";
   return {
     declared: [...new Set(declared)].sort(),
     allowed: [...set].sort(),
     blocked: expandEcosystems(blocked).sort(),
-    engineApiHosts: hosts,
+    engineApiHosts: engine.apiHosts,
   };
 }

@@ -42,6 +42,7 @@ import {
 
 import { locksForAgent } from "./jobs/unlock.ts";
 import type { Gates, Planning } from "./planning.ts";
+import { isMapping, isObject, type Mapping, mappingsOf, objectOf } from "../source/values.ts";
 
 /**
  * Events that need no role check. Not `repository_dispatch`: anyone holding a token that can dispatch to the
@@ -79,8 +80,8 @@ export async function activationGates(planning: Planning): Promise<Gates> {
   const rawOn: Record<string, unknown> = { ...triggers.raw };
   for (const imp of imports) {
     const io = imp.frontmatter.on;
-    if (!io || typeof io !== "object") continue;
-    for (const [k, v] of Object.entries(io as Record<string, unknown>)) {
+    if (!isObject(io)) continue;
+    for (const [k, v] of Object.entries(io)) {
       if (/^skip-|^github-app$|^github-token$/.test(k) && rawOn[k] === undefined) rawOn[k] = v;
     }
   }
@@ -112,8 +113,8 @@ export async function activationGates(planning: Planning): Promise<Gates> {
     ? { query: rawOn["skip-if-no-match"] as string }
     : rawOn["skip-if-no-match"] as { query: string; min?: number };
   const commands = triggers.slashCommand ? triggers.slashCommand.names : undefined;
-  const prOn = rawOn.pull_request as Record<string, unknown> | null | undefined;
-  const prLabelNames = prOn && typeof prOn === "object" && prOn.names !== undefined
+  const prOn = rawOn.pull_request;
+  const prLabelNames = isObject(prOn) && prOn.names !== undefined
     ? (Array.isArray(prOn.names) ? prOn.names : [prOn.names]).map(String)
     : undefined;
   const rawJobs = planning.rawJobs;
@@ -122,7 +123,7 @@ export async function activationGates(planning: Planning): Promise<Gates> {
     [...(Array.isArray(rawOn.steps) ? rawOn.steps : []), ...preExtras.steps],
     "convert-step",
   );
-  const rateLimit = rateLimitConfig(data as Record<string, unknown>, triggers.events);
+  const rateLimit = rateLimitConfig(data, triggers.events);
   const skipIfCheckFailing = skipIfCheckFailingConfig(rawOn["skip-if-check-failing"]);
   const otherGates = ["skip-roles", "skip-bots", "skip-author-associations"].some((k) =>
     rawOn[k] !== undefined
@@ -156,7 +157,7 @@ export function planPreActivation(planning: Planning, g: Gates): void {
     // The rate limit counts the user's recent runs of the workflow through the Actions API.
     ...(g.rateLimit ? { actions: "read" } : {}),
     contents: "read",
-    ...((rawOn.permissions ?? {}) as Record<string, string>),
+    ...objectOf<string>(rawOn.permissions),
   };
   jobs.pre_activation = preActivationJob({
     ctx,
@@ -173,7 +174,7 @@ export function planPreActivation(planning: Planning, g: Gates): void {
     extraOutputs: {
       // on.steps with an id expose their outcome; jobs.pre-activation outputs are merged in.
       ...Object.fromEntries(
-        (Array.isArray(rawOn.steps) ? rawOn.steps as Record<string, unknown>[] : [])
+        mappingsOf(rawOn.steps)
           .filter((st) => typeof st?.id === "string")
           .map((st) => [`${st.id}_result`, toY(`\${{ steps.${st.id}.outcome }}`)]),
       ),
@@ -214,9 +215,7 @@ function promptInputs(planning: Planning, g: Gates) {
       : undefined,
     deploymentStateCondition(g.rawOn),
   );
-  const wdInputs = ((triggers.on.workflow_dispatch ?? {}) as Record<string, unknown>).inputs as
-    | Record<string, unknown>
-    | undefined;
+  const wdInputs = objectOf(triggers.on.workflow_dispatch).inputs as Mapping | undefined;
   const body = promptBody(planning, {
     // Expressions of jobs that run after activation cannot be substituted into the prompt.
     lateJobs: customJobNames(rawJobs).filter((n) => !beforeActivation.includes(n)),
@@ -266,9 +265,8 @@ export function planActivation(
     strict: data.strict !== false,
     ...promptFragmentsOf(planning),
     ...githubPromptOf(planning),
-    repoMemory: merged.tools["repo-memory"] && typeof merged.tools["repo-memory"] === "object" &&
-        !Array.isArray(merged.tools["repo-memory"])
-      ? merged.tools["repo-memory"] as Record<string, unknown>
+    repoMemory: isMapping(merged.tools["repo-memory"])
+      ? merged.tools["repo-memory"]
       : merged.tools["repo-memory"] === true || merged.tools["repo-memory"] === null
       ? {}
       : undefined,
@@ -298,7 +296,7 @@ export function planActivation(
       /\$\{\{ (steps\.sanitized|needs\.activation)\.outputs\.(text|title|body) \}\}/.test(promptText) ||
       (!!data.on && typeof data.on === "object" && !Array.isArray(data.on) &&
         Object.keys(data.on).some((e) => CONTENT_EVENTS.includes(e))),
-    messages: messagesJson(safeOutputs.raw.messages),
+    messages: messagesJson(safeOutputs.global.messages),
     // The text sanitizer allows what the safe-output handlers allow (agent allowlist + safe-outputs.allowed-domains).
     allowedDomains: [...new Set([...network.allowed, ...expandEcosystems(safeOutputs.allowedDomains ?? [])])]
       .sort(),
@@ -416,8 +414,8 @@ function mcpCliServersOf({ data, imports, merged }: Planning): string[] {
  * custom steps) and a PR-comment event or a slash command can trigger the run.
  */
 function needsPrContext({ data, merged, triggers }: Planning): boolean {
-  return hasContentsRead(data.permissions) && data.checkout !== false &&
-    !JSON.stringify([...merged.preAgentSteps, ...(Array.isArray(data.steps) ? data.steps : [])]).includes(
+  return hasContentsRead(data.permissions) && !merged.checkoutDisabled &&
+    !JSON.stringify([...merged.preAgentSteps, ...(data.steps ?? [])]).includes(
       "actions/checkout",
     ) &&
     (triggers.events.some((e) =>

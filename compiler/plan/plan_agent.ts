@@ -1,12 +1,11 @@
 /** Planning of the `agent` job and the threat-detection job. */
 import { posix } from "node:path";
 import { agentConcurrency } from "./triggers.ts";
-import { type EngineConfig, ENGINES } from "./engines.ts";
+import type { EngineConfig } from "./engines/facts.ts";
 import { mcpContainerImages } from "./mcp/github.ts";
 import { agentJob } from "./jobs/agent.ts";
 import { planRuntimes } from "./agent/runtime_plan.ts";
 import { detectionJob } from "./jobs/detection.ts";
-import { DETECTION_ENGINES, type DetectionEngine } from "./jobs/detection_engines.ts";
 import { applyContainerPins } from "../source/container_pins.ts";
 import { applyWorkflowTargets, readWorkflowTargets } from "./safe_outputs/dynamic_tools.ts";
 import { resolveSafeOutputActions } from "./safe_outputs/custom_actions.ts";
@@ -42,12 +41,12 @@ export async function planAgent(planning: Planning): Promise<string[]> {
   const workflowTargets = await readWorkflowTargets(safeOutputs, posix.dirname(source), o.read);
   applyWorkflowTargets(safeOutputs, workflowTargets);
   planning.workflowTargets = workflowTargets;
-  safeOutputs.actions = await resolveSafeOutputActions(safeOutputs.raw, o.pins.lock.entries, pinText);
+  safeOutputs.actions = await resolveSafeOutputActions(safeOutputs.global, o.pins.lock.entries, pinText);
   applyCommentMemory(safeOutputs, merged.tools["comment-memory"]);
   // gh-aw round-trips the workflow's own `steps:` section before merging the imported steps in (user_steps.ts).
   const rawSteps = [
     ...merged.preAgentSteps,
-    ...afterSectionRoundTrip(Array.isArray(data.steps) ? data.steps : []),
+    ...afterSectionRoundTrip(data.steps ?? []),
   ];
   const runtimes = await planRuntimes({
     rawSteps,
@@ -68,9 +67,8 @@ export async function planAgent(planning: Planning): Promise<string[]> {
       spec: i.spec,
     }))[0],
     permissions: typeof data.permissions === "string" ? data.permissions : sortRecord(
-      withFederation((data.permissions ?? { contents: "read" }) as Record<string, string>, engine),
+      withFederation(data.permissions ?? { contents: "read" }, engine),
     ),
-    install: engine.info.install,
     engineDisplay: engine.info.displayName,
     engineEnv: engine.env,
     secrets: engine.secrets,
@@ -101,7 +99,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
         {},
         ...imports.map((i) => i.frontmatter["mcp-scripts"] ?? {}),
         data["mcp-scripts"] ?? {},
-      ) as Record<string, Record<string, unknown>>
+      )
       : undefined,
     containers,
     workflowJobs: planning.rawJobs,
@@ -109,7 +107,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
     // gh-aw keeps these apart from `steps:`, with the same round trip of the section (user_steps.ts).
     preAgentSteps: await pinSteps(
       asTypedSteps(
-        afterSectionRoundTrip(Array.isArray(data["pre-agent-steps"]) ? data["pre-agent-steps"] : []),
+        afterSectionRoundTrip(data["pre-agent-steps"] ?? []),
       ),
       "goccy-default",
     ),
@@ -142,24 +140,18 @@ export async function planAgent(planning: Planning): Promise<string[]> {
 export async function planDetection(planning: Planning): Promise<void> {
   const { data, engine, safeOutputs, ctx, jobs, pinText, frontmatterHash } = planning;
   if (safeOutputs.threatDetection) {
-    // Every built-in engine reviews with its own CLI; an engine without one would fall back to the Copilot CLI.
-    const own = DETECTION_ENGINES.includes(engine.info.id);
-    const detector = own ? engine.info : ENGINES.copilot;
+    // Every engine reviews with its own CLI.
     jobs.detection = detectionJob({
-      engine: detector.id as DetectionEngine,
+      engine: engine.info.id,
       frontmatterHash,
       ctx,
       description: typeof data.description === "string" && data.description.trim() !== ""
         ? data.description.trimEnd()
         : "No description provided",
       setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
-      model: own ? engine.model : undefined,
-      auth: own ? engine.auth : undefined,
-      byokEnv: own && engine.byok ? engine.env : undefined,
-      // These engines install without lifecycle scripts in detection, as in the agent job.
-      install: ["codex", "gemini", "opencode", "pi", "antigravity"].includes(detector.id)
-        ? detector.agentInstall?.run ?? detector.install
-        : detector.install,
+      model: engine.model,
+      auth: engine.auth,
+      byokEnv: engine.byok ? engine.env : undefined,
     });
   }
 }

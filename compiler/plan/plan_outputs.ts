@@ -21,6 +21,7 @@ import { toY } from "./workflow_values.ts";
 import { effectiveCacheMemory, guardPolicyOf } from "./agent/memory.ts";
 
 import type { Gates, Planning } from "./planning.ts";
+import { isObject, type Mapping, objectOf } from "../source/values.ts";
 
 /** `safe_outputs`, the custom safe-output jobs, memory/asset/experiment jobs and `conclusion`. */
 export async function planOutputJobs(planning: Planning): Promise<void> {
@@ -46,11 +47,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
   /** Jobs that carry out safe outputs beside `safe_outputs` (named to the status comment's update). */
   const safeOutputJobs: string[] = [];
   // Custom safe-output jobs (safe-outputs.jobs, imports merged).
-  const safeJobsRaw =
-    (safeOutputs.raw.jobs && typeof safeOutputs.raw.jobs === "object" ? safeOutputs.raw.jobs : {}) as Record<
-      string,
-      Record<string, unknown>
-    >;
+  const safeJobsRaw = objectOf<Mapping>(safeOutputs.global.jobs);
   for (
     const raw0 of Object.keys(safeJobsRaw).sort((a, b) =>
       a.replace(/-/g, "_") < b.replace(/-/g, "_") ? -1 : 1
@@ -76,7 +73,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
       ctx,
       safeOutputs.threatDetection,
       await pinText("actions/cache/save", "v5.0.5"),
-      effectiveCacheMemory((data.tools ?? {}) as Record<string, unknown>, merged.tools),
+      effectiveCacheMemory(data.tools, merged.tools),
       guardPolicyOf(merged.tools.github),
     );
     conclusionExtra.push("update_cache_memory");
@@ -110,7 +107,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     conclusionExtra.push(name);
     safeOutputJobs.push(name);
   }
-  if (data.experiments && typeof data.experiments === "object") {
+  if (isObject(data.experiments)) {
     jobs.push_experiments_state = pushExperimentsStateJob(ctx);
     conclusionExtra.push("push_experiments_state");
   }
@@ -127,7 +124,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     timeoutMinutes: timeout,
     extraNeeds: conclusionExtra,
     safeOutputJobs,
-    jobDiscriminator: (data.concurrency as Record<string, unknown> | undefined)?.["job-discriminator"],
+    jobDiscriminator: objectOf(data.concurrency)["job-discriminator"],
     repoMemoryIds: jobs.push_repo_memory ? repoMemories(repoMemory).map((m) => m.id) : [],
     apiHosts: network.engineApiHosts,
     hasSecrets: engine.secrets.length > 0,

@@ -13,9 +13,8 @@ import { modelCatalogOf } from "../source/model_catalog.ts";
 import { posix } from "node:path";
 import type { Diagnostic } from "../api.ts";
 import { headerImportOrder } from "../source/imports.ts";
-import { computeBodyHash, computeFrontmatterHash } from "../source/hash.ts";
 import { concurrencyFor, processTriggers } from "./triggers.ts";
-import { resolveEngine } from "./engines.ts";
+import { resolveEngine } from "./engines/resolve.ts";
 import { planSafeOutputs } from "./safe_outputs/plan.ts";
 import { computeAllowedDomains } from "./network.ts";
 import { type JobCtx, type Refs } from "./steps.ts";
@@ -25,7 +24,7 @@ import { plain, type YValue } from "../yaml/writer.ts";
 import { diagnostic } from "../source/diagnostics.ts";
 import type { WorkflowSource } from "../source/workflow_source.ts";
 import type { TriggerInfo } from "./triggers.ts";
-import type { EngineConfig } from "./engines.ts";
+import type { EngineConfig } from "./engines/facts.ts";
 import { githubToolConfig } from "../source/merge.ts";
 import type { WorkflowPlan } from "./types.ts";
 import type { Planning, PlanOptions } from "./planning.ts";
@@ -34,6 +33,8 @@ import { planAgent, planDetection } from "./plan_agent.ts";
 import { planCustomJobs, planOutputJobs } from "./plan_outputs.ts";
 import { scriptExpressionProblems } from "./script_expressions.ts";
 import { firstHeading, hasContentsRead, otlpEnv, toY, versionOfSha } from "./workflow_values.ts";
+import { enginesWith } from "./engines/registry.ts";
+import { isObject, listOf, objectOf } from "../source/values.ts";
 
 /** Plans one workflow; undefined when a diagnostic is an error (they are in `diagnostics`). */
 export async function planWorkflow(
@@ -46,19 +47,18 @@ export async function planWorkflow(
   const src = engineTools(written, engine);
   const { path: source, id, file, frontmatter: data, merged } = src;
 
-  const frontmatterHash = await computeFrontmatterHash(source, src.content, options.read);
-  const bodyHash = await computeBodyHash(source, src.content, options.read);
+  const { frontmatter: frontmatterHash, body: bodyHash } = src.hashes;
   const { pinText, pinExact, refs } = await actionRefs(source, options, diagnostics, file.split);
   const ctx = jobContext(src, options, { name, triggers, engine, refs });
   const network = computeAllowedDomains(
     merged.network,
-    engine.info.id,
+    engine.info,
     merged.mcpServers,
     [
-      ...Object.keys(data.runtimes && typeof data.runtimes === "object" ? data.runtimes : {}),
+      ...Object.keys(data.runtimes ?? {}),
       ...src.imports.flatMap((i) =>
         Object.keys(
-          i.frontmatter.runtimes && typeof i.frontmatter.runtimes === "object" ? i.frontmatter.runtimes : {},
+          i.frontmatter.runtimes ?? {},
         )
       ),
     ],
@@ -118,7 +118,7 @@ export async function planWorkflow(
     lockPath: src.lockPath,
     on: withCallerSecrets(withCallerOutputs(triggers.on, safeOutputs.types), [env, concurrency, w.jobs]),
     concurrency,
-    runName: typeof data["run-name"] === "string" ? data["run-name"] : name,
+    runName: data["run-name"] ?? name,
     env,
     cacheNote: data.cache !== undefined && data.cache !== null ? true : undefined,
     emitStyle: (options.target ?? DEFAULT_TARGET).emit,
@@ -135,7 +135,7 @@ export async function planWorkflow(
       sourceRef: typeof data.source === "string" ? data.source : undefined,
       imports: headerImportOrder(src.imports),
       inlinedImports: inlined,
-      envKeys: Object.keys(data.env && typeof data.env === "object" ? data.env : {}),
+      envKeys: Object.keys(objectOf(data.env)),
       compilerVersion: options.actionMode === "release" && options.target?.stampsCompilerVersion
         ? options.target.version
         : undefined,
@@ -169,7 +169,14 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     file.locate,
     diagnostics,
   );
-  const engine = resolveEngine(data.engine, data.permissions, source, file.locate, diagnostics);
+  const engine = resolveEngine(
+    data.engine,
+    data.permissions,
+    source,
+    file.locate,
+    diagnostics,
+    options.target ?? DEFAULT_TARGET,
+  );
   for (const [index, item] of (Array.isArray(data.skills) ? data.skills : []).entries()) {
     const skill = parseSkill(String(item));
     const [line, column] = file.locate(["skills", index]);
@@ -180,7 +187,7 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
       diagnostics.push(
         diagnostic("skill-not-found", at, `skill "${item}" has no ${skill.path}/SKILL.md in the repository`),
       );
-    } else if (skill.kind === "local" && data.checkout === false) {
+    } else if (skill.kind === "local" && merged.checkoutDisabled) {
       diagnostics.push(
         diagnostic(
           "skill-needs-checkout",
@@ -191,7 +198,11 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     }
   }
   const plugins = pluginRefs(data.plugins);
-  const pluginProblem = pluginSupportProblem(engine.info.id, plugins);
+  const pluginProblem = pluginSupportProblem(
+    engine.info,
+    plugins,
+    enginesWith((e) => e.pluginInstall !== undefined),
+  );
   if (pluginProblem) {
     const [line, column] = file.locate(["plugins"], true);
     diagnostics.push(diagnostic("plugins-unsupported", { file: source, line, column }, pluginProblem));
@@ -201,7 +212,7 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     id,
     source,
     diagnostics,
-    engine.info.id,
+    engine.info.instructionFiles,
     data.footer,
   );
   return { name, triggers, engine, safeOutputs };
@@ -267,7 +278,7 @@ function jobContext(
     contentsRead: hasContentsRead(data.permissions),
     otlp: merged.otlpEndpoints.length > 0,
     commands: triggers.slashCommand?.names,
-    experiments: !!data.experiments && typeof data.experiments === "object",
+    experiments: isObject(data.experiments),
     maxEffectiveTokens: data["max-effective-tokens"] as number | string | undefined,
     statusComment: rawOnMain["status-comment"] === true ||
       ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOnMain["status-comment"] !== false),
@@ -278,8 +289,7 @@ function jobContext(
     id,
     name,
     lockFile: posix.basename(lockPath),
-    engineId: engine.info.id,
-    engineVersion: engine.info.version,
+    engine: engine.info,
     engineCommand: engine.command !== undefined,
     // The author's `sandbox.agent`, else the AWF release of a target that pins its own.
     firewall: data.sandbox !== undefined
@@ -306,7 +316,7 @@ async function pinUserSteps(
   style: MultilineStyle = "literal",
 ): Promise<StepPlan[]> {
   const out: StepPlan[] = [];
-  for (const s of (Array.isArray(steps) ? steps : []) as Record<string, unknown>[]) {
+  for (const s of listOf(steps).map((x) => objectOf(x))) {
     const step: StepPlan = {};
     for (const k of stepKeyOrder(Object.keys(s), style)) step[k] = userStepValue(s[k], style);
     if (

@@ -9,7 +9,7 @@ import { type PinResolver } from "./pins.ts";
 import { type ContainerPin } from "../source/container_pins.ts";
 import type { WorkflowSource } from "../source/workflow_source.ts";
 import type { TriggerInfo } from "./triggers.ts";
-import type { EngineConfig } from "./engines.ts";
+import type { EngineConfig } from "./engines/facts.ts";
 import type { SafeOutputsPlan } from "./safe_outputs/plan.ts";
 import type { preActivationExtras } from "./jobs/custom.ts";
 import type { RateLimit, SkipIfCheckFailing } from "./jobs/pre_activation_checks.ts";

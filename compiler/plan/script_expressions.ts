@@ -9,6 +9,7 @@ import type { Diagnostic } from "../api.ts";
 import { diagnostic } from "../source/diagnostics.ts";
 import type { JobPlan } from "./types.ts";
 import { Styled, type YValue } from "../yaml/writer.ts";
+import { isObject, objectOf } from "../source/values.ts";
 
 /** A file whose text the author controls: the workflow or one of its imports. */
 export interface AuthorText {
@@ -40,7 +41,7 @@ export function scriptExpressionProblems(jobs: Record<string, JobPlan>, files: A
   for (const [jobName, job] of Object.entries(jobs)) {
     for (const step of job.steps ?? []) {
       for (
-        const script of [textOf(step.run), textOf((step.with as Record<string, YValue> | undefined)?.script)]
+        const script of [textOf(step.run), textOf(objectOf<YValue>(step.with).script)]
       ) {
         if (script === undefined || ownScripts.has(script.trim())) continue;
         for (const m of script.matchAll(EXPRESSION)) {
@@ -74,8 +75,8 @@ export function scriptExpressionProblems(jobs: Record<string, JobPlan>, files: A
 /** Every `run:` and `script:` string of a frontmatter value, at any depth (steps, jobs, safe-output jobs). */
 function scriptTexts(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(scriptTexts);
-  if (!value || typeof value !== "object") return [];
-  return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
+  if (!isObject(value)) return [];
+  return Object.entries(value).flatMap(([k, v]) =>
     (k === "run" || k === "script") && typeof v === "string" ? [v] : scriptTexts(v)
   );
 }

@@ -1,4 +1,5 @@
 /** Shared pieces of the generated jobs: the setup prologue, script steps, artifact steps. */
+import type { EngineFacts } from "./engines/facts.ts";
 import type { StepPlan } from "./types.ts";
 import { dq, lit, plain, type YValue } from "../yaml/writer.ts";
 import type { ModelCatalog } from "../source/model_catalog.ts";
@@ -21,8 +22,8 @@ export interface JobCtx {
   id: string;
   name: string;
   lockFile: string;
-  engineId: string;
-  engineVersion: string;
+  /** The workflow's engine (its facts: id, version, what the shared builders ask of it). */
+  engine: EngineFacts;
   /** Whether the author's `engine.command` runs instead of the engine's CLI (no CLI version is installed). */
   engineCommand?: boolean;
   actionMode: "dev" | "release";
@@ -89,7 +90,6 @@ export function artifactName(ctx: JobCtx, name: string, from: ArtifactPrefixSour
 }
 
 /** Engines whose run info reports the firewall as off and no AWF version (gh-aw v0.76). */
-export const NO_FIREWALL_INFO_ENGINES = ["gemini", "crush", "opencode", "pi", "antigravity"];
 
 /** The "Mask OTLP telemetry headers" step, when OTLP export is configured. */
 export function otlpMaskSteps(ctx: JobCtx): StepPlan[] {
@@ -207,12 +207,12 @@ export function setupSteps(ctx: JobCtx, traced: boolean | string): StepPlan[] {
     GH_AW_CURRENT_WORKFLOW_REF: plain(
       `\${{ github.repository }}/.github/workflows/${ctx.lockFile}@\${{ github.ref }}`,
     ),
-    ...(ctx.engineVersion ? { GH_AW_INFO_VERSION: dq(ctx.engineVersion) } : {}),
-    ...(NO_FIREWALL_INFO_ENGINES.includes(ctx.engineId)
+    ...(ctx.engine.version ? { GH_AW_INFO_VERSION: dq(ctx.engine.version) } : {}),
+    ...(!ctx.engine.reportsFirewall
       ? {}
       : { GH_AW_INFO_AWF_VERSION: dq(ctx.firewall?.version ?? VERSIONS.awf) }),
     ...(ctx.source ? { GH_AW_INFO_BODY_MODIFIED: dq("false") } : {}),
-    GH_AW_INFO_ENGINE_ID: dq(ctx.engineId),
+    GH_AW_INFO_ENGINE_ID: dq(ctx.engine.id),
     ...(ctx.workflowCall ? { GH_AW_SETUP_AW_CONTEXT: plain("${{ inputs.aw_context }}") } : {}),
   };
   if (!checksOutActionsFolder(ctx) && ctx.refs.setup) {

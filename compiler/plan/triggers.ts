@@ -9,6 +9,7 @@ import { dq, writeYaml, type YValue } from "../yaml/writer.ts";
 import { diagnostic } from "../source/diagnostics.ts";
 import { AW_CONTEXT, COMMENTED, type ParsedSchedules, renderOn } from "./triggers_render.ts";
 import { COMMAND_EVENT_IDS, type CommandEventId, githubEventOf } from "./jobs/command_conditions.ts";
+import { isObject, objectOf } from "../source/values.ts";
 
 /** gh-aw keys removed entirely from the emitted `on:`. */
 const REMOVED = [
@@ -70,8 +71,8 @@ function itemNumberInput(description: string): Record<string, unknown> {
 
 /** Adds `item_number` to the `workflow_dispatch` inputs (keeping a user-declared one). */
 function withItemNumber(wd: unknown): Record<string, unknown> {
-  const o = (wd ?? {}) as Record<string, unknown>;
-  const inputs = (o.inputs ?? {}) as Record<string, unknown>;
+  const o = objectOf(wd);
+  const inputs = objectOf(o.inputs);
   if (inputs.item_number !== undefined) return o;
   return {
     ...o,
@@ -109,7 +110,7 @@ interface ScheduleDiagnostics {
 
 /** The `on:` object as written: a string shorthand expanded (a bare schedule also runs by hand), else a copy. */
 function normaliseOn(rawOn: unknown): Record<string, unknown> {
-  if (typeof rawOn !== "string") return { ...(rawOn as Record<string, unknown>) };
+  if (typeof rawOn !== "string") return { ...objectOf(rawOn) };
   return expandOnString(rawOn) ?? { schedule: rawOn, workflow_dispatch: null };
 }
 
@@ -137,7 +138,7 @@ function applySchedules(
   const items = typeof schedule === "string"
     ? [{ cron: schedule }]
     : Array.isArray(schedule)
-    ? schedule.map((x) => (typeof x === "string" ? { cron: x } : x as Record<string, unknown>))
+    ? schedule.map((x) => (typeof x === "string" ? { cron: x } : objectOf(x)))
     : [];
   const entries: Record<string, unknown>[] = [];
   items.forEach((item, index) => {
@@ -176,7 +177,7 @@ function applySlashCommand(
 ): TriggerInfo["slashCommand"] {
   const command = raw.slash_command ?? raw.command;
   if (command === undefined) return undefined;
-  const o = typeof command === "string" ? { name: command } : (command ?? {}) as Record<string, unknown>;
+  const o = typeof command === "string" ? { name: command } : objectOf(command);
   const ids = o.events === undefined || asList(o.events).includes("*")
     ? COMMAND_EVENT_IDS
     : asList(o.events).filter((e): e is CommandEventId => COMMAND_EVENT_IDS.includes(e as CommandEventId));
@@ -215,7 +216,7 @@ function applyLabelCommand(
 ): TriggerInfo["labelCommand"] {
   const command = raw.label_command;
   if (command === undefined) return undefined;
-  const o = typeof command === "string" ? { name: command } : (command ?? {}) as Record<string, unknown>;
+  const o = typeof command === "string" ? { name: command } : objectOf(command);
   const events = o.events ? asList(o.events) : ["issues", "pull_request", "discussion"];
   const decentralized = o.strategy === "decentralized";
   if (!decentralized) { for (const event of events) on[event] = { types: ["labeled"] }; }
@@ -233,8 +234,8 @@ function applyLabelCommand(
 function addAwContextInput(on: Record<string, unknown>): void {
   for (const event of ["workflow_dispatch", "workflow_call"]) {
     if (!(event in on)) continue;
-    const trigger = (on[event] ?? {}) as Record<string, unknown>;
-    const inputs = { ...((trigger.inputs ?? {}) as Record<string, unknown>) };
+    const trigger = objectOf(on[event]);
+    const inputs = { ...objectOf(trigger.inputs) };
     on[event] = { ...trigger, inputs: { aw_context: AW_CONTEXT, ...inputs } };
   }
 }
@@ -272,8 +273,8 @@ export function concurrencyFor(
   toY: (v: unknown) => YValue,
 ): Record<string, YValue> {
   if (typeof user === "string") return { group: user };
-  if (user && typeof user === "object") {
-    const u = { ...(user as Record<string, unknown>) };
+  if (isObject(user)) {
+    const u = { ...user };
     delete u["job-discriminator"];
     if (Object.keys(u).length > 0) {
       const out: Record<string, YValue> = {};
@@ -282,8 +283,7 @@ export function concurrencyFor(
     }
   }
   const on = writeYaml(t.on, 1, { indentSequences: false }).join("\n");
-  const wd = (t.on.workflow_dispatch ?? {}) as Record<string, unknown>;
-  const item = (wd.inputs as Record<string, unknown> | undefined)?.item_number !== undefined;
+  const item = objectOf(objectOf(t.on.workflow_dispatch).inputs).item_number !== undefined;
   const isCommand = !!t.slashCommand || !!t.labelCommand;
   const pr = on.includes("pull_request");
   const issue = on.includes("issues") || on.includes("issue_comment");
@@ -361,9 +361,7 @@ export function agentConcurrency(
   }
   const dispatchOnly = on.includes("workflow_dispatch") && !NON_DISPATCH.some((e) => on.includes(`${e}:`));
   if (dispatchOnly) return undefined;
-  const disc = user && typeof user === "object"
-    ? (user as Record<string, unknown>)["job-discriminator"]
-    : undefined;
+  const disc = isObject(user) ? user["job-discriminator"] : undefined;
   return {
     group: dq(`gh-aw-${engineId}-\${{ github.workflow }}${disc !== undefined ? `-${disc}` : ""}`),
     queue: "max",

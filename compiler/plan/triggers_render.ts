@@ -5,6 +5,7 @@
  */
 import { Comment, Commented, dq, lit, type YValue } from "../yaml/writer.ts";
 import { WORKFLOW_RUN_ZIZMOR_NOTE } from "./jobs/conditions.ts";
+import { isMapping, isObject, mappingsOf, objectOf } from "../source/values.ts";
 
 /** gh-aw keys shown as comments in the emitted `on:` (key → reason). */
 export const COMMENTED: Record<string, string> = {
@@ -48,11 +49,9 @@ export interface ParsedSchedules {
 function sortKeys(value: unknown, literal = false): YValue {
   if (Array.isArray(value)) return value.map((v) => sortKeys(v, literal));
   if (literal && typeof value === "string" && value.includes("\n")) return lit(value);
-  if (value && typeof value === "object") {
+  if (isObject(value)) {
     const out: Record<string, YValue> = {};
-    for (const k of Object.keys(value).sort()) {
-      out[k] = sortKeys((value as Record<string, unknown>)[k], literal);
-    }
+    for (const k of Object.keys(value).sort()) out[k] = sortKeys(value[k], literal);
     return out;
   }
   return value as YValue;
@@ -74,18 +73,16 @@ export function renderOn(
       rendered[`__commented_${key}`] = new Commented(key, sortKeys(raw[key], true), COMMENTED[key]);
     } else if (key === "schedule") {
       rendered.schedule = renderSchedule(
-        on.schedule as Record<string, unknown>[],
+        mappingsOf(on.schedule),
         raw.schedule,
         REBUILT_ON_KEYS.some((k) => k in raw) ? { ...schedules, withComments: false } : schedules,
       );
     } else if (key === "workflow_dispatch" || key === "workflow_call") {
       const written = (raw[key] as { inputs?: Record<string, unknown> } | null | undefined)?.inputs;
-      rendered[key] = renderDispatch(on[key] as Record<string, unknown>, written?.aw_context !== undefined);
+      rendered[key] = renderDispatch(objectOf(on[key]), written?.aw_context !== undefined);
     } else {
       const trigger = on[key];
-      rendered[key] = trigger && typeof trigger === "object" && !Array.isArray(trigger)
-        ? renderEvent(key, trigger as Record<string, unknown>)
-        : sortKeys(trigger);
+      rendered[key] = isMapping(trigger) ? renderEvent(key, trigger) : sortKeys(trigger);
     }
   }
   return rendered;
@@ -119,7 +116,7 @@ function renderSchedule(
     const fuzzy = friendly[index];
     // Indexes the written schedule by the emitted entry's position, as gh-aw does.
     const rawCron = String(
-      ((Array.isArray(rawSchedule) ? rawSchedule[index] : rawSchedule) as Record<string, unknown>)?.cron ??
+      objectOf(Array.isArray(rawSchedule) ? rawSchedule[index] : rawSchedule).cron ??
         rawSchedule,
     );
     if (fuzzy !== undefined) entry.__c = new Comment(`Friendly format: ${fuzzy} (scattered)`);
@@ -155,9 +152,9 @@ function awContextFirst(a: string, b: string): number {
  * own (double-quoted) form; one the author declared is marshalled like any other input.
  */
 function renderDispatch(dispatch: Record<string, unknown>, authorAwContext = false): Record<string, YValue> {
-  const settings = sortKeys({ ...dispatch, inputs: undefined }) as Record<string, YValue>;
+  const settings = objectOf<YValue>(sortKeys({ ...dispatch, inputs: undefined }));
   delete settings.inputs;
-  const declared = dispatch.inputs as Record<string, unknown>;
+  const declared = objectOf(dispatch.inputs);
   const inputs: Record<string, YValue> = {};
   for (const name of Object.keys(declared).sort(awContextFirst)) {
     inputs[name] = name === "aw_context" && !authorAwContext

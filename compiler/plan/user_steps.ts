@@ -9,6 +9,7 @@
  * holding `#`, `\`, `: ` or `- ` is one double-quoted line in the agent job and a literal block elsewhere.
  */
 import { dq, lit, litBare, type YValue } from "../yaml/writer.ts";
+import { isMapping, isObject, objectOf } from "../source/values.ts";
 
 /**
  * How a step is written: goccy's default encoder, its literal-if-multiline mode, or gh-aw's
@@ -58,9 +59,9 @@ export function userStepValue(v: unknown, style: MultilineStyle): YValue {
     return style === "goccy-default" && goccyNeedsQuotes(v) ? dq(v) : lit(v);
   }
   if (Array.isArray(v)) return v.map((x) => userStepValue(x, style));
-  if (v && typeof v === "object") {
+  if (isObject(v)) {
     const out: Record<string, YValue> = {};
-    for (const k of Object.keys(v).sort()) out[k] = userStepValue((v as Record<string, unknown>)[k], style);
+    for (const k of Object.keys(v).sort()) out[k] = userStepValue(v[k], style);
     return out;
   }
   return v as YValue;
@@ -89,8 +90,8 @@ function trimLastScalar(v: unknown): unknown {
     const last = keys[keys.length - 1];
     if (last === undefined) return v;
     return {
-      ...(v as Record<string, unknown>),
-      [last]: trimLastScalar((v as Record<string, unknown>)[last]),
+      ...objectOf(v),
+      [last]: trimLastScalar(objectOf(v)[last]),
     };
   }
   return v;
@@ -103,15 +104,15 @@ function trimLastScalar(v: unknown): unknown {
  */
 export function asTypedSteps(steps: unknown[]): unknown[] {
   return steps.map((step) => {
-    if (!step || typeof step !== "object" || Array.isArray(step)) return step;
-    const env = (step as Record<string, unknown>).env;
-    if (!env || typeof env !== "object" || Array.isArray(env)) return step;
+    if (!isMapping(step)) return step;
+    const env = step.env;
+    if (!isMapping(env)) return step;
     const strings: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(env)) {
       if (v === null || v === undefined) continue;
       strings[k] = typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v);
     }
-    const { env: _env, ...rest } = step as Record<string, unknown>;
+    const { env: _env, ...rest } = step;
     // An env left empty (only nulls) is dropped, as the typed step omits it.
     return Object.keys(strings).length > 0 ? { ...rest, env: strings } : rest;
   });

@@ -4,6 +4,7 @@
  * engine's credential and the tokens explicitly; `GITHUB_TOKEN` is the caller's own and cannot be declared.
  */
 import { Commented, Styled, type YValue } from "../yaml/writer.ts";
+import { objectOf } from "../source/values.ts";
 
 /** Names of the secrets read by `${{ … }}` expressions anywhere in `values`. */
 function secretsRead(values: unknown[]): Set<string> {
@@ -36,13 +37,13 @@ function secretsRead(values: unknown[]): Set<string> {
 export function withCallerSecrets(on: Record<string, YValue>, planned: unknown[]): Record<string, YValue> {
   const call = on.workflow_call;
   if (!call || typeof call !== "object" || Array.isArray(call) || call instanceof Styled) return on;
-  const declared = ((call as Record<string, YValue>).secrets ?? {}) as Record<string, YValue>;
+  const declared = objectOf<YValue>(objectOf(call).secrets);
   const names = [...secretsRead(planned)].filter((name) => name !== "GITHUB_TOKEN" && !(name in declared));
   if (names.length === 0) return on;
   const secrets: Record<string, YValue> = { ...declared };
   for (const name of names) secrets[name] = { required: false };
   const sorted = Object.fromEntries(Object.keys(secrets).sort().map((name) => [name, secrets[name]]));
-  const withSecrets: Record<string, YValue> = { ...(call as Record<string, YValue>), secrets: sorted };
+  const withSecrets: Record<string, YValue> = { ...objectOf<YValue>(call), secrets: sorted };
   return {
     ...on,
     workflow_call: Object.fromEntries(Object.keys(withSecrets).sort().map((k) => [k, withSecrets[k]])),
@@ -86,9 +87,9 @@ export function withCallerOutputs(
   for (const [name, description] of generated) {
     outputs[name] = { description, value: `\${{ jobs.safe_outputs.outputs.${name} }}` };
   }
-  Object.assign(outputs, (call as Record<string, YValue>).outputs ?? {});
+  Object.assign(outputs, objectOf<YValue>(call).outputs ?? {});
   const sorted = Object.fromEntries(Object.keys(outputs).sort().map((name) => [name, outputs[name]]));
-  const withOutputs: Record<string, YValue> = { ...(call as Record<string, YValue>), outputs: sorted };
+  const withOutputs: Record<string, YValue> = { ...objectOf<YValue>(call), outputs: sorted };
   return {
     ...on,
     workflow_call: Object.fromEntries(Object.keys(withOutputs).sort().map((k) => [k, withOutputs[k]])),

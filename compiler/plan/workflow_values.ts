@@ -7,6 +7,7 @@ import { BUILTIN_PINS, type PinResolver } from "./pins.ts";
 import { Comment, lit, plain, sq, type YValue } from "../yaml/writer.ts";
 import { afterSectionRoundTrip } from "./user_steps.ts";
 import { readLockMetadata } from "../source/lock_metadata.ts";
+import { isMapping, isObject, type Mapping, mappingsOf, objectOf } from "../source/values.ts";
 
 /** The version a lock or built-in pin records for `repo@sha`, if any. */
 export function versionOfSha(pins: PinResolver, repo: string, sha: string): string | undefined {
@@ -66,14 +67,10 @@ const EXPERIMENT_KEYS = [
 
 /** `experiments:` → names and the Go-style (HTML-escaped, struct-ordered) JSON the picker reads. */
 export function experimentsSpec(raw: unknown): { names: string[]; spec: string } | undefined {
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return undefined;
+  if (!isMapping(raw)) return undefined;
   const out: Record<string, Record<string, unknown>> = {};
-  for (const [name, cfg] of Object.entries(raw as Record<string, unknown>)) {
-    const c = Array.isArray(cfg)
-      ? { variants: cfg }
-      : cfg && typeof cfg === "object"
-      ? cfg as Record<string, unknown>
-      : {};
+  for (const [name, cfg] of Object.entries(raw)) {
+    const c = Array.isArray(cfg) ? { variants: cfg } : objectOf(cfg);
     const o: Record<string, unknown> = {};
     for (const k of EXPERIMENT_KEYS) if (c[k] !== undefined) o[k] = c[k];
     for (const k of Object.keys(c)) if (!EXPERIMENT_KEYS.includes(k)) o[k] = c[k];
@@ -164,9 +161,9 @@ export function toY(v: unknown): YValue {
 /** {@link toY} with every mapping's keys sorted, as Go marshals a map. */
 export function toSortedY(v: unknown): YValue {
   if (Array.isArray(v)) return v.map(toSortedY);
-  if (v && typeof v === "object") {
+  if (isObject(v)) {
     const out: Record<string, YValue> = {};
-    for (const k of Object.keys(v).sort()) out[k] = toSortedY((v as Record<string, unknown>)[k]);
+    for (const k of Object.keys(v).sort()) out[k] = toSortedY(v[k]);
     return out;
   }
   return toY(v);
@@ -228,12 +225,11 @@ export async function cacheSteps(
   raw: unknown,
   pinText: (r: string, v: string) => Promise<string>,
 ): Promise<StepPlan[]> {
-  if (!raw || typeof raw !== "object") return [];
-  const sorted = (o: unknown) =>
-    Object.fromEntries(Object.keys(o as object).sort().map((k) => [k, (o as Record<string, unknown>)[k]]));
-  const list = afterSectionRoundTrip(
-    (Array.isArray(raw) ? raw : [raw]).filter((c) => c && typeof c === "object").map(sorted),
-  ) as Record<string, unknown>[];
+  if (!isObject(raw)) return [];
+  const sorted = (o: Mapping) => Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+  const list = mappingsOf(
+    afterSectionRoundTrip((Array.isArray(raw) ? raw : [raw]).filter(isObject).map(sorted)),
+  );
   const uses = plain(await pinText("actions/cache", "v5.0.5"));
   const out: StepPlan[] = [
     new Comment("Cache configuration from frontmatter processed below") as unknown as StepPlan,
@@ -269,7 +265,7 @@ function cacheValue(v: unknown): YValue {
 export function hasContentsRead(permissions: unknown): boolean {
   if (permissions === undefined || permissions === null) return true;
   if (typeof permissions === "string") return permissions === "read-all" || permissions === "write-all";
-  if (typeof permissions !== "object") return false;
-  const p = permissions as Record<string, unknown>;
+  if (!isObject(permissions)) return false;
+  const p = permissions;
   return p.contents === "read" || p.contents === "write" || p.all === "read" || p.all === "write";
 }

@@ -9,6 +9,6 @@ export function clonePlain<T>(value: T): T {
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = clonePlain((value as Record<string, unknown>)[key]);
+  for (const [key, v] of Object.entries(value)) out[key] = clonePlain(v);
   return out as T;
 }

@@ -7,6 +7,7 @@ import { createHash, createHmac } from "node:crypto";
 import { posix } from "node:path";
 import { splitFrontmatter } from "./parse.ts";
 import type { FileReader } from "../api.ts";
+import { isObject } from "./values.ts";
 
 /** CRLF → LF, then trim (gh-aw's `normalizeFrontmatterText`). */
 export function normalizeText(text: string): string {
@@ -57,8 +58,8 @@ export function compareStrings(a: string, b: string): number {
 export function canonicalJson(value: unknown): string {
   if (value === null || value === undefined) return "null";
   if (Array.isArray(value)) return "[" + value.map(canonicalJson).join(",") + "]";
-  if (typeof value === "object") {
-    const obj = value as Record<string, unknown>;
+  if (isObject(value)) {
+    const obj = value;
     return "{" + Object.keys(obj).sort(compareStrings).map((k) =>
       JSON.stringify(k) + ":" + canonicalJson(obj[k])
     )

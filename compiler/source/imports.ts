@@ -7,8 +7,9 @@ import { clonePlain } from "./clone_plain.ts";
 import { posix } from "node:path";
 import type { Diagnostic, FileReader } from "../api.ts";
 import { type ParsedFile, parseWorkflowFile } from "./parse.ts";
-import { type Frontmatter, validateFrontmatter } from "./schema.ts";
+import { emptyFrontmatter, type Frontmatter, validateFrontmatter } from "./schema.ts";
 import { diagnostic } from "./diagnostics.ts";
+import { isObject, listOf, type Mapping, objectOf } from "./values.ts";
 
 /** One resolved import. */
 export interface ResolvedImport {
@@ -44,19 +45,15 @@ interface ImportRef {
 
 function importRefs(data: Record<string, unknown>): ImportRef[] {
   const raw = data.imports;
-  const list = Array.isArray(raw)
-    ? raw
-    : raw && typeof raw === "object"
-    ? ((raw as Record<string, unknown>).aw as unknown[] | undefined) ?? []
-    : [];
+  const list = Array.isArray(raw) ? raw : isObject(raw) ? listOf(raw.aw) : [];
   const out: ImportRef[] = [];
   list.forEach((item, index) => {
     if (typeof item === "string") out.push({ spec: item, inputs: {}, index });
-    else if (item && typeof item === "object") {
-      const o = item as Record<string, unknown>;
+    else if (isObject(item)) {
+      const o = item;
       const spec = (o.uses ?? o.path) as string | undefined;
       if (typeof spec === "string") {
-        out.push({ spec, inputs: (o.with ?? o.inputs ?? {}) as Record<string, unknown>, index });
+        out.push({ spec, inputs: objectOf(o.with ?? o.inputs), index });
       }
     }
   });
@@ -126,7 +123,7 @@ function sharedParse(path: string, content: string): ParsedImport {
   if (!hit) {
     const parsed = parseWorkflowFile(path, content);
     const diagnostics = [...parsed.diagnostics];
-    let frontmatter: Frontmatter = { on: {} };
+    let frontmatter: Frontmatter = emptyFrontmatter();
     if (parsed.diagnostics.length === 0 && !path.startsWith(".github/agents/")) {
       const validated = validateFrontmatter(parsed, true);
       diagnostics.push(...validated.diagnostics.filter((d) => d.code !== "missing-key"));
@@ -157,7 +154,7 @@ function parseImport(path: string, content: string): ParsedImport {
 function importSchema(path: string, content: string): Record<string, Record<string, unknown>> {
   // Only the schema is copied: cloning the whole parse for it cost more than the rest of the lookup.
   const raw = sharedParse(path, content).parsed.data["import-schema"];
-  return raw && typeof raw === "object" ? clonePlain(raw) as Record<string, Record<string, unknown>> : {};
+  return objectOf<Mapping>(clonePlain(raw));
 }
 
 function substituteInputs(content: string, inputs: Record<string, unknown>): string {

@@ -7,6 +7,8 @@
 import type { Diagnostic } from "../api.ts";
 import type { ResolvedImport } from "./imports.ts";
 import { diagnostic } from "./diagnostics.ts";
+import { isMapping, mappingOf } from "./values.ts";
+import { SAFE_OUTPUT_GLOBAL_KEYS } from "./frontmatter_keys.ts";
 
 /** The merged view the planner reads. */
 export interface MergedConfig {
@@ -18,35 +20,34 @@ export interface MergedConfig {
   preAgentSteps: unknown[];
   /** `pre-steps` of the imports, in import order, then the workflow's own. */
   preSteps: unknown[];
+  /** The `checkout:` entries of the workflow and its imports, always a list (one mapping becomes one entry). */
   checkout: Record<string, unknown>[];
+  /** `checkout: false`: the workflow checks nothing out (no repository, no git credentials). */
+  checkoutDisabled: boolean;
   github: { toolsets: string; readOnly: boolean; minIntegrity?: string } | undefined;
   /** OTLP endpoints from `observability.otlp.endpoint` (main first, then imports in order). */
   otlpEndpoints: { url: string; headers: Record<string, string> }[];
 }
 
 function otlpOf(d: Record<string, unknown>): { url: string; headers: Record<string, string> }[] {
-  const otlp = obj(obj(d.observability).otlp);
+  const otlp = mappingOf(mappingOf(d.observability).otlp);
   const ep = otlp.endpoint;
   const list = Array.isArray(ep) ? ep : ep !== undefined ? [{ url: ep, headers: otlp.headers }] : [];
   return list.map((e) => {
-    const o = typeof e === "string" ? { url: e } : obj(e);
+    const o = typeof e === "string" ? { url: e } : mappingOf(e);
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(obj(o.headers))) headers[k] = String(v);
+    for (const [k, v] of Object.entries(mappingOf(o.headers))) headers[k] = String(v);
     return { url: String(o.url ?? ""), headers };
   }).filter((e) => e.url);
-}
-
-function obj(v: unknown): Record<string, unknown> {
-  return v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
 }
 
 function mergeTool(a: unknown, b: unknown): unknown {
   if (a === undefined || a === null || a === true) return b ?? a;
   if (b === undefined || b === null || b === true) return a;
   if (Array.isArray(a) && Array.isArray(b)) return [...new Set([...a, ...b])];
-  if (typeof a === "object" && typeof b === "object" && !Array.isArray(a) && !Array.isArray(b)) {
-    const out: Record<string, unknown> = { ...(a as Record<string, unknown>) };
-    for (const [k, v] of Object.entries(b as Record<string, unknown>)) {
+  if (isMapping(a) && isMapping(b)) {
+    const out: Record<string, unknown> = { ...a };
+    for (const [k, v] of Object.entries(b)) {
       out[k] = k in out ? mergeTool(out[k], v) : v;
     }
     return out;
@@ -59,15 +60,15 @@ type Frontmatter = Record<string, unknown>;
 
 /** The `mcp-servers` a file declares, top-level and under `tools:` (the latter wins a shared name). */
 function mcpServersOf(data: Frontmatter): Record<string, unknown> {
-  return { ...obj(data["mcp-servers"]), ...obj(obj(data.tools)["mcp-servers"]) };
+  return { ...mappingOf(data["mcp-servers"]), ...mappingOf(mappingOf(data.tools)["mcp-servers"]) };
 }
 
 /** Tools: the main workflow's, then each import's deep-merged in (MCP servers are merged apart). */
 function mergeTools(main: Frontmatter, imports: ResolvedImport[]): Record<string, unknown> {
-  const tools: Record<string, unknown> = { ...obj(main.tools) };
+  const tools: Record<string, unknown> = { ...mappingOf(main.tools) };
   delete tools["mcp-servers"];
   for (const imp of imports) {
-    for (const [name, config] of Object.entries(obj(imp.file.data.tools))) {
+    for (const [name, config] of Object.entries(mappingOf(imp.file.data.tools))) {
       if (name === "mcp-servers") continue;
       // A cache memory is one store: its first declaration (the workflow's, else the first import's) is kept
       // whole, even a plain `true` before an import's `key:`, as gh-aw does.
@@ -81,10 +82,10 @@ function mergeTools(main: Frontmatter, imports: ResolvedImport[]): Record<string
 /** MCP servers: the main workflow's, then each import's new ones (the first definition of a name wins). */
 function mergeMcpServers(main: Frontmatter, imports: ResolvedImport[]): MergedConfig["mcpServers"] {
   const servers: MergedConfig["mcpServers"] = {};
-  for (const [name, config] of Object.entries(mcpServersOf(main))) servers[name] = obj(config);
+  for (const [name, config] of Object.entries(mcpServersOf(main))) servers[name] = mappingOf(config);
   for (const imp of imports) {
     for (const [name, config] of Object.entries(mcpServersOf(imp.file.data))) {
-      if (!(name in servers)) servers[name] = obj(config);
+      if (!(name in servers)) servers[name] = mappingOf(config);
     }
   }
   return servers;
@@ -95,7 +96,7 @@ function mergeNetwork(mainNetwork: unknown, imports: ResolvedImport[]): unknown 
   const allowed = new Set<string>();
   let importedNetwork = false;
   for (const imp of imports) {
-    const network = obj(imp.file.data.network);
+    const network = mappingOf(imp.file.data.network);
     if (Array.isArray(network.allowed)) {
       importedNetwork = true;
       for (const domain of network.allowed) allowed.add(String(domain));
@@ -104,8 +105,8 @@ function mergeNetwork(mainNetwork: unknown, imports: ResolvedImport[]): unknown 
   if (!importedNetwork) return mainNetwork;
   const base = mainNetwork === undefined || mainNetwork === "defaults"
     ? ["defaults"]
-    : (obj(mainNetwork).allowed as string[] | undefined) ?? [];
-  return { ...obj(mainNetwork), allowed: [...new Set([...base, ...allowed])].sort() };
+    : (mappingOf(mainNetwork).allowed as string[] | undefined) ?? [];
+  return { ...mappingOf(mainNetwork), allowed: [...new Set([...base, ...allowed])].sort() };
 }
 
 /** Safe-outputs merge state across imports. */
@@ -120,7 +121,7 @@ interface SafeOutputsMerge {
 
 /** The safe-outputs merge state before any import. */
 function ownSafeOutputs(main: Frontmatter): SafeOutputsMerge {
-  const own = main["safe-outputs"] === undefined ? undefined : { ...obj(main["safe-outputs"]) };
+  const own = main["safe-outputs"] === undefined ? undefined : { ...mappingOf(main["safe-outputs"]) };
   return { own, merged: own, origin: new Map() };
 }
 
@@ -139,9 +140,9 @@ function mergeImportedSafeOutputs(
   const imported = imp.file.data["safe-outputs"];
   if (imported === undefined) return;
   const merged = state.merged = state.merged ?? {};
-  for (const [type, config] of Object.entries(obj(imported))) {
+  for (const [type, config] of Object.entries(mappingOf(imported))) {
     if (type === "jobs" || type === "messages" || type === "mentions") {
-      merged[type] = { ...obj(config), ...obj(merged[type]) };
+      merged[type] = { ...mappingOf(config), ...mappingOf(merged[type]) };
       continue;
     }
     if (state.own && type in state.own) continue;
@@ -174,7 +175,7 @@ function mergeImportedEnv(
   source: string,
   diags: Diagnostic[],
 ): void {
-  for (const [name, value] of Object.entries(obj(imp.file.data.env))) {
+  for (const [name, value] of Object.entries(mappingOf(imp.file.data.env))) {
     if (mainEnv && typeof mainEnv === "object" && name in mainEnv) continue;
     if (state.origin.has(name)) {
       diags.push(
@@ -202,8 +203,8 @@ function importedPreAgentSteps(data: Frontmatter): unknown[] {
 /** A file's `checkout:` entries (one object or a list). */
 function checkoutsOf(data: Frontmatter): Record<string, unknown>[] {
   const checkout = data.checkout;
-  if (Array.isArray(checkout)) return checkout.map(obj);
-  return checkout && typeof checkout === "object" ? [obj(checkout)] : [];
+  if (Array.isArray(checkout)) return checkout.map((c) => mappingOf(c));
+  return checkout && typeof checkout === "object" ? [mappingOf(checkout)] : [];
 }
 
 /** OTLP endpoints: the main workflow's, then each import's whose URL is new. */
@@ -220,7 +221,7 @@ function mergeOtlp(main: Frontmatter, imports: ResolvedImport[]): MergedConfig["
 /** The merged `tools.github` settings (toolsets expanded), undefined when it is turned off. */
 export function githubToolConfig(githubTool: unknown): MergedConfig["github"] {
   if (githubTool === false) return undefined;
-  const config = obj(githubTool);
+  const config = mappingOf(githubTool);
   const toolsets = config.toolsets;
   const list = Array.isArray(toolsets)
     ? toolsets.map(String)
@@ -257,13 +258,31 @@ export function mergeImports(
     mcpServers: mergeMcpServers(main, imports),
     network: mergeNetwork(main.network, imports),
     safeOutputs: safeOutputs.merged,
-    env: Object.assign(env.values, obj(main.env)),
+    env: Object.assign(env.values, mappingOf(main.env)),
     preAgentSteps: imports.flatMap((imp) => importedPreAgentSteps(imp.file.data)),
     preSteps: [...imports.map((imp) => imp.file.data), main].flatMap((d) =>
       Array.isArray(d["pre-steps"]) ? d["pre-steps"] : []
     ),
     checkout: [main, ...imports.map((imp) => imp.file.data)].flatMap(checkoutsOf),
+    checkoutDisabled: main.checkout === false,
     github: githubToolConfig(tools.github),
     otlpEndpoints: mergeOtlp(main, imports),
   };
+}
+
+/** A `safe-outputs:` section split by {@link SAFE_OUTPUT_KEY_KINDS}: the job's settings and each type's config. */
+export interface SafeOutputsSection {
+  /** The global settings (`github-token`, `messages`, `jobs`, `threat-detection`, …). */
+  global: Record<string, unknown>;
+  /** Each configured type's settings as written (`null` for a bare key), keyed by its kebab-case name. */
+  types: Record<string, unknown>;
+}
+
+/** Splits a `safe-outputs:` section into its global settings and its types (a key not global is a type). */
+export function splitSafeOutputs(section: Record<string, unknown>): SafeOutputsSection {
+  const out: SafeOutputsSection = { global: {}, types: {} };
+  for (const [key, value] of Object.entries(section)) {
+    (SAFE_OUTPUT_GLOBAL_KEYS.has(key) ? out.global : out.types)[key] = value;
+  }
+  return out;
 }

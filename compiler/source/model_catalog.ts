@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { compareVersions, parseVersion } from "../github/semver.ts";
+import { isObject, mappingOf } from "./values.ts";
 
 /**
  * A per-token USD price: a string (the spec's type; a YAML number would lose the author's notation), decimal
@@ -54,17 +55,13 @@ export interface ModelCatalog {
   costs: CostTable;
 }
 
-function obj(v: unknown): Record<string, unknown> {
-  return v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
-}
-
 /** The cost table one frontmatter declares (`models.providers` over a top-level `providers`). */
 function costsOf(fm: Record<string, unknown>): CostTable {
   const out: CostTable = {};
-  for (const providers of [fm.providers, obj(fm.models).providers]) {
-    for (const [provider, cfg] of Object.entries(obj(providers))) {
-      for (const [model, entry] of Object.entries(obj(obj(cfg).models))) {
-        const cost = obj(entry).cost;
+  for (const providers of [fm.providers, mappingOf(fm.models).providers]) {
+    for (const [provider, cfg] of Object.entries(mappingOf(providers))) {
+      for (const [model, entry] of Object.entries(mappingOf(mappingOf(cfg).models))) {
+        const cost = mappingOf(entry).cost;
         if (cost && typeof cost === "object") (out[provider] ??= {})[model] = cost as Cost;
       }
     }
@@ -74,7 +71,7 @@ function costsOf(fm: Record<string, unknown>): CostTable {
 
 function aliasesOf(fm: Record<string, unknown>): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const [alias, patterns] of Object.entries(obj(fm.models))) {
+  for (const [alias, patterns] of Object.entries(mappingOf(fm.models))) {
     if (alias !== "providers" && Array.isArray(patterns)) out[alias] = patterns.map(String);
   }
   return out;
@@ -104,10 +101,8 @@ export function hasCosts(c: ModelCatalog | undefined): c is ModelCatalog {
 /** Object with keys sorted at every level (Go's `json.Marshal` of maps, which gh-aw's lock text follows). */
 function sortedDeep(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortedDeep);
-  if (!v || typeof v !== "object") return v;
-  return Object.fromEntries(
-    Object.keys(v).sort().map((k) => [k, sortedDeep((v as Record<string, unknown>)[k])]),
-  );
+  if (!isObject(v)) return v;
+  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortedDeep(v[k])]));
 }
 
 /** `{"providers":{…}}` as the run receives it (keys sorted). */

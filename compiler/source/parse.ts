@@ -6,6 +6,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import type { Node as YamlNode } from "yaml";
 import type { Diagnostic } from "../api.ts";
 import { diagnostic } from "./diagnostics.ts";
+import { isMapping } from "./values.ts";
 
 /** The text parts of a workflow file, split exactly as gh-aw's text-based hash does. */
 export interface SplitFile {
@@ -111,7 +112,7 @@ export function parseWorkflowFile(path: string, content: string): ParsedFile {
     }
   }
   if (expanded) {
-    if (js && typeof js === "object" && !Array.isArray(js)) data = js as Record<string, unknown>;
+    if (isMapping(js)) data = js;
     else if (js !== null && js !== undefined) {
       diagnostics.push(
         diagnostic(

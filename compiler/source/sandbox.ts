@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { VERSIONS } from "../data/versions.ts";
+import { objectOf } from "./values.ts";
 
 /** Image roles of the firewall. */
 export const FIREWALL_ROLES = ["agent", "squid", "api-proxy", "cli-proxy", "build-tools"] as const;
@@ -41,10 +42,7 @@ export interface Firewall {
  * for (`defaultVersion`).
  */
 export function firewallOf(sandbox: unknown, defaultVersion: string = VERSIONS.awf): Firewall {
-  const agent = sandbox && typeof sandbox === "object"
-    ? (sandbox as Record<string, unknown>).agent
-    : undefined;
-  const cfg = agent && typeof agent === "object" ? agent as Record<string, unknown> : {};
+  const cfg = objectOf(objectOf(sandbox).agent);
   const raw = typeof cfg.version === "string" ? cfg.version : undefined;
   const version = raw ? (raw.startsWith("v") ? raw : `v${raw}`) : defaultVersion;
   const images = cfg.images && typeof cfg.images === "object" ? cfg.images as Firewall["images"] : {};

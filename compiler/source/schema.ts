@@ -21,6 +21,7 @@ import {
   TOOL_KEYS,
   TOP_LEVEL_KEYS,
 } from "./frontmatter_keys.ts";
+import { isObject, listOf, mappingOf, objectOf } from "./values.ts";
 
 export { ENGINE_IDS, ENGINE_KEYS, ON_KEYS, SAFE_OUTPUT_KEYS, TOOL_KEYS, TOP_LEVEL_KEYS };
 
@@ -33,6 +34,18 @@ const stringList = z.array(z.string());
 const mapping = z.record(z.string(), z.unknown());
 /** A value the planner passes through or narrows itself (its shape rules live in value_types.ts). */
 const anyValue = z.unknown();
+/** A mapping read key by key (its shape rules live in value_types.ts); anything else reads as an empty one. */
+const openMapping = z.unknown().transform((v) => mappingOf(v));
+/** Named mappings (`mcp-scripts:` tools), read as mappings of mappings. */
+const openMappings = z.unknown().transform((v) => mappingOf<Record<string, unknown>>(v));
+/** A value read only when it is text (its shape rules live in value_types.ts). */
+const text = z.unknown().transform((v) => (typeof v === "string" ? v : undefined));
+/** A list (of steps); anything else reads as an empty one. */
+const list = z.unknown().transform((v) => listOf(v));
+/** A count written as a number or as digits; anything else (an expression) reads as unset. */
+const count = z.unknown().transform((v) =>
+  typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : undefined
+);
 
 /**
  * The zod schema of the frontmatter: every top-level key of {@link TOP_LEVEL_KEYS}, typed as the planner
@@ -45,7 +58,7 @@ export const frontmatterSchema = z.object({
   emoji: z.string().optional(),
   source: z.string().optional(),
   "tracker-id": z.string().optional(),
-  "run-name": anyValue.optional(),
+  "run-name": text.optional(),
   on: z.union([z.string(), mapping]),
   if: z.string().optional(),
   env: z.union([z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), z.string()]).optional(),
@@ -68,9 +81,9 @@ export const frontmatterSchema = z.object({
     }).passthrough(),
   ]).optional(),
   steps: z.array(mapping).optional(),
-  "pre-steps": anyValue.optional(),
-  "pre-agent-steps": anyValue.optional(),
-  "post-steps": anyValue.optional(),
+  "pre-steps": list.optional(),
+  "pre-agent-steps": list.optional(),
+  "post-steps": list.optional(),
   jobs: z.record(z.string(), mapping).optional(),
   sandbox: sandboxSchema.optional(),
   skills: stringList.optional(),
@@ -89,12 +102,13 @@ export const frontmatterSchema = z.object({
   models: modelsSchema.optional(),
   providers: providersSchema.optional(),
   "safe-outputs": mapping.nullable().optional(),
-  tools: mapping.nullable().optional(),
+  // Always a mapping in the typed model (absent or null: no tools of its own).
+  tools: mapping.nullable().optional().transform((v) => v ?? {}),
   "mcp-servers": anyValue.optional(),
-  "mcp-scripts": anyValue.optional(),
-  runtimes: anyValue.optional(),
+  "mcp-scripts": openMappings.optional(),
+  runtimes: openMapping.optional(),
   experiments: anyValue.optional(),
-  features: anyValue.optional(),
+  features: openMapping.optional(),
   cache: anyValue.optional(),
   checkout: anyValue.optional(),
   concurrency: anyValue.optional(),
@@ -105,9 +119,9 @@ export const frontmatterSchema = z.object({
   "secret-masking": anyValue.optional(),
   "github-app": anyValue.optional(),
   "max-effective-tokens": anyValue.optional(),
-  "max-runs": anyValue.optional(),
+  "max-runs": count.optional(),
   // Later gh-aw's name for the AWF turn cap (`apiProxy.maxRuns`); `max-runs` is its deprecated alias.
-  "max-turns": anyValue.optional(),
+  "max-turns": count.optional(),
   "rate-limit": anyValue.optional(),
   "user-rate-limit": anyValue.optional(),
   "check-for-updates": anyValue.optional(),
@@ -125,6 +139,11 @@ export const frontmatterSchema = z.object({
 
 /** The validated frontmatter: what the planner reads. */
 export type Frontmatter = z.output<typeof frontmatterSchema>;
+
+/** The model of a file that did not validate (or a shared file's missing keys): no triggers, no tools. */
+export function emptyFrontmatter(): Frontmatter {
+  return { on: {}, tools: {} };
+}
 
 /** zod's terse messages ("Invalid input") in plain words naming what was found. */
 function plainWords(message: string, value: unknown): string {
@@ -228,7 +247,7 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Validate
   const schema = shared ? frontmatterSchema.partial({ on: true }) : frontmatterSchema;
   const res = schema.safeParse(data);
   // A shared file has no `on:` of its own; the model's `on` is then the empty trigger map.
-  const frontmatter: Frontmatter = res.success ? { on: {}, ...res.data } : { on: {} };
+  const frontmatter: Frontmatter = res.success ? { on: {}, ...res.data } : emptyFrontmatter();
   if (!shared && data.on === undefined) {
     out.push(
       diagnostic(
@@ -264,7 +283,7 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Validate
       const [line, column] = file.locate(p);
       // zod leaves `input` unset on some issues (catchall values), so look the value up in the document.
       const value = p.reduce<unknown>(
-        (v, k) => (v && typeof v === "object" ? (v as Record<string | number, unknown>)[k] : undefined),
+        (v, k) => (isObject(v) ? v[k] : undefined),
         data,
       );
       const missing = issue.code === "invalid_type" && value === undefined;
@@ -280,9 +299,7 @@ export function validateFrontmatter(file: ParsedFile, shared: boolean): Validate
       );
     }
   }
-  const engineId = typeof data.engine === "string"
-    ? data.engine
-    : (data.engine as Record<string, unknown> | undefined)?.id as string | undefined;
+  const engineId = typeof data.engine === "string" ? data.engine : objectOf(data.engine).id;
   // A non-string id is already refused by the schema above (engine.id must be text).
   if (typeof engineId === "string" && !ENGINE_IDS.includes(engineId)) {
     const [line, column] = file.locate(typeof data.engine === "string" ? ["engine"] : ["engine", "id"]);

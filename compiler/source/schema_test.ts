@@ -73,7 +73,7 @@ Deno.test("a valid frontmatter becomes the typed model, and unknown keys do not 
 Deno.test("an invalid frontmatter yields errors and the empty model, never the unvalidated values", () => {
   const { diagnostics, frontmatter } = validate("on: daily\nname: Triage\ntimeout-minutes: soon");
   assert(diagnostics.some((d) => d.severity === "error" && d.code === "invalid-value"));
-  assertEquals(frontmatter, { on: {} });
+  assertEquals(frontmatter, { on: {}, tools: {} });
 });
 
 Deno.test("a shared file without on: validates to a model with the empty trigger map", () => {

@@ -4,6 +4,7 @@
  * the zod schema (source/schema.ts) stays the structural check, and its message for these paths is replaced
  * by the rule's, so an author never reads a raw "Invalid input".
  */
+import { isMapping, isObject } from "./values.ts";
 import { BOOLEAN_KEYS } from "./boolean_keys.ts";
 
 /** A path pattern: literal keys, or `*` for any key (or list index) at that level. */
@@ -53,7 +54,6 @@ const checkoutRules: ValueRule[] = CHECKOUT_SCALARS.flatMap((field) =>
   })),
 );
 
-const isMapping = (value: unknown) => value !== null && typeof value === "object" && !Array.isArray(value);
 const textOrTexts = (value: unknown) =>
   typeof value === "string" || (Array.isArray(value) && value.every((item) => typeof item === "string"));
 
@@ -66,9 +66,7 @@ const cacheRules: ValueRule[] = [
     accepts: (value) => {
       const entryOk = (entry: unknown) =>
         isMapping(entry) &&
-        Object.values(entry as Record<string, unknown>).every((field) =>
-          isScalarValue(field) || textOrTexts(field)
-        );
+        Object.values(entry).every((field) => isScalarValue(field) || textOrTexts(field));
       return entryOk(value) || (Array.isArray(value) && value.every(entryOk));
     },
   },
@@ -165,8 +163,8 @@ function valuesAt(
   if (Array.isArray(data)) {
     return head === "*" ? data.flatMap((item, i) => valuesAt(item, rest, [...at, i])) : [];
   }
-  if (!data || typeof data !== "object") return [];
-  const record = data as Record<string, unknown>;
+  if (!isObject(data)) return [];
+  const record = data;
   const keys = head === "*" ? Object.keys(record) : Object.hasOwn(record, head) ? [head] : [];
   return keys.flatMap((key) => valuesAt(record[key], rest, [...at, key]));
 }

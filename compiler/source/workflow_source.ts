@@ -10,6 +10,7 @@ import { type Frontmatter, validateFrontmatter } from "./schema.ts";
 import { type ResolvedImport, resolveImports } from "./imports.ts";
 import { mergeImports } from "./merge.ts";
 import { diagnostic } from "./diagnostics.ts";
+import { computeBodyHash, computeFrontmatterHash } from "./hash.ts";
 
 /** A parsed file as the planner sees it: text split and locator, not the raw data. */
 export type PlannedFile = Omit<ParsedFile, "data">;
@@ -24,8 +25,8 @@ export interface WorkflowSource {
   id: string;
   /** Path of its `.lock.yml`. */
   lockPath: string;
-  /** The file's text (the hashes are computed from it). */
-  content: string;
+  /** The hashes of the runtime stale check, computed from the text when the workflow is loaded. */
+  hashes: { frontmatter: string; body: string };
   /** The parsed file's text split and its locator of key paths (its raw data stays in source/). */
   file: PlannedFile;
   /** The validated frontmatter: the typed model the planner reads. */
@@ -88,11 +89,15 @@ export async function loadWorkflowSource(
   const macroBodies = file.data["inlined-imports"] === true
     ? await readMacroBodies(file.split.body, imports.map((i) => i.path), read, dependencies)
     : {};
+  const hashes = {
+    frontmatter: await computeFrontmatterHash(source, content, read),
+    body: await computeBodyHash(source, content, read),
+  };
   return {
     path: source,
     id,
     lockPath,
-    content,
+    hashes,
     file,
     frontmatter: validated.frontmatter,
     imports,

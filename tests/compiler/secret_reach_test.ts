@@ -9,7 +9,7 @@
  */
 import { assert, assertEquals } from "../../compiler/test_assert.ts";
 import { compile } from "../../compiler/mod.ts";
-import { ENGINES } from "../../compiler/plan/engines.ts";
+import { engineFor, REGISTERED_ENGINE_IDS } from "../../compiler/plan/engines/registry.ts";
 import { memoryRepo } from "./helpers.ts";
 import { secretsIn, secretsPerJob } from "./secret_reach.ts";
 import { parse } from "yaml";
@@ -80,7 +80,7 @@ function givenToAgent(markdown: string): Set<string> {
     .flatMap((
       c,
     ) => (c && typeof c === "object" ? secretsIn((c as Record<string, unknown>)["github-token"]) : []));
-  const engineSecrets = Object.values(ENGINES).flatMap((e) => e.secrets);
+  const engineSecrets = REGISTERED_ENGINE_IDS.flatMap((id) => engineFor(id).secrets);
   return new Set([...engineSecrets, ...GITHUB_READ, ...secretsIn(agentSide), ...typeTokens]);
 }
 

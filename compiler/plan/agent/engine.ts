@@ -1,18 +1,16 @@
 /**
  * The engine steps of the agent job, as gh-aw v0.76 writes them: install the engine CLI (and Node.js when
- * the CLI comes from npm) and the AWF binary, run the engine inside the AWF firewall, detect agent errors,
- * copy Copilot's session state and parse the engine's log for the step summary.
+ * the CLI comes from npm) and the AWF binary, run the engine inside the AWF firewall (its module's
+ * `execute`), then what the engine leaves behind: session state, error reports and its log parsed for the
+ * step summary.
  */
 import type { AgentInput } from "./input.ts";
 import type { StepPlan } from "../types.ts";
 import { scriptStep, shStep } from "../steps.ts";
 import { VERSIONS } from "../../data/versions.ts";
 import { plain, sq } from "../../yaml/writer.ts";
-import { claudeExecute, codexExecute, copilotExecute } from "./engine_exec.ts";
-import { otherExecute } from "./engine_experimental.ts";
-import { geminiSettingsStep, geminiToolsCore, providerCliConfigStep } from "./engine_config_files.ts";
-import { agentTools, obj } from "./engine_env.ts";
-import { cliProxyEnabled, mountedCliServers, playwrightCliMode } from "./engine_tools.ts";
+import { engineOf } from "../engines/registry.ts";
+import { mappingOf } from "../../source/values.ts";
 
 /** The `Setup Node.js` step engines installed with npm need. */
 function setupNodeStep(agentInput: AgentInput): StepPlan {
@@ -25,7 +23,7 @@ function setupNodeStep(agentInput: AgentInput): StepPlan {
 
 /** Steps installing playwright-cli when `tools.playwright.mode: cli`. */
 function playwrightCliSteps(agentInput: AgentInput): StepPlan[] {
-  const p = obj(agentInput.merged.tools.playwright);
+  const p = mappingOf(agentInput.merged.tools.playwright);
   if (p.mode !== "cli") return [];
   return [
     {
@@ -45,11 +43,11 @@ function playwrightCliSteps(agentInput: AgentInput): StepPlan[] {
 
 /** The steps that install the engine CLI and the AWF binary. */
 export function engineInstallSteps(agentInput: AgentInput): StepPlan[] {
-  const info = agentInput.engine.info;
-  const install: StepPlan = { name: `Install ${info.cliName}`, run: plain(info.agentInstall.run) };
-  if (info.agentInstall.env) {
+  const engine = engineOf(agentInput.engine);
+  const install: StepPlan = { name: `Install ${engine.cliName}`, run: plain(engine.agentInstall.run) };
+  if (engine.agentInstall.env) {
     install.env = Object.fromEntries(
-      Object.entries(info.agentInstall.env).map(([k, v]) => [k, /^\d+$/.test(v) ? sq(v) : v]),
+      Object.entries(engine.agentInstall.env).map(([k, v]) => [k, /^\d+$/.test(v) ? sq(v) : v]),
     );
   }
   const awf = shStep(
@@ -57,47 +55,17 @@ export function engineInstallSteps(agentInput: AgentInput): StepPlan[] {
     "install_awf_binary",
     agentInput.ctx.firewall?.version ?? VERSIONS.awf,
   );
-  const steps: StepPlan[] = info.needsNode ? [setupNodeStep(agentInput)] : [];
-  if (typeof obj(agentInput.frontmatter.engine).command === "string") steps.push(awf); // custom command: no CLI install
-  else steps.push(...(info.installAfterAwf ? [awf, install] : [install, awf]));
-  if (info.id === "crush") {
-    steps.push({ name: "Verify Crush CLI installation", run: plain("crush --version") });
-  }
+  const steps: StepPlan[] = engine.needsNode ? [setupNodeStep(agentInput)] : [];
+  if (typeof mappingOf(agentInput.frontmatter.engine).command === "string") steps.push(awf); // custom command: no CLI install
+  else steps.push(...(engine.installAfterAwf ? [awf, install] : [install, awf]));
+  steps.push(...engine.afterInstall ?? []);
   steps.push(...playwrightCliSteps(agentInput));
   return steps;
 }
 
-/** The step running the engine inside the AWF firewall, then "Detect agent errors". */
+/** The step(s) running the engine inside the AWF firewall (Copilot's followed by "Detect agent errors"). */
 export function engineExecuteSteps(agentInput: AgentInput): StepPlan[] {
-  if (agentInput.engine.info.id !== "copilot") return legacyExecute(agentInput);
-  return [copilotExecute(agentInput), {
-    name: "Detect agent errors",
-    if: plain("always()"),
-    id: "detect-agent-errors",
-    "continue-on-error": true,
-    run: plain('node "${RUNNER_TEMP}/gh-aw/actions/detect_agent_errors.cjs"'),
-  }];
-}
-
-function legacyExecute(agentInput: AgentInput): StepPlan[] {
-  if (agentInput.engine.info.id === "claude") return [claudeExecute(agentInput)];
-  if (agentInput.engine.info.id === "codex") return [codexExecute(agentInput)];
-  const id = agentInput.engine.info.id;
-  // Crush and OpenCode would stop on permission prompts: their config allowing every tool is written first.
-  if (id === "crush" || id === "opencode") {
-    return [providerCliConfigStep(id, agentInput.engine.info.displayName), otherExecute(agentInput)];
-  }
-  // Gemini and Antigravity get their settings (readable /tmp, allowed built-in tools) merged in first.
-  if (id === "gemini" || id === "antigravity") {
-    const tools = agentTools(agentInput);
-    const extraBash = [
-      ...mountedCliServers(agentInput).map((s) => `${s}:*`),
-      ...(playwrightCliMode(tools) ? ["playwright-cli:*"] : []),
-      ...(cliProxyEnabled(agentInput) ? ["gh:*"] : []),
-    ];
-    return [geminiSettingsStep(id, geminiToolsCore(tools, extraBash)), otherExecute(agentInput)];
-  }
-  return [otherExecute(agentInput)];
+  return engineOf(agentInput.engine).execute(agentInput);
 }
 
 /**
@@ -105,44 +73,17 @@ function legacyExecute(agentInput: AgentInput): StepPlan[] {
  * under /tmp/gh-aw/ so the upload keeps its common root.
  */
 export function enginePreBundleSteps(agentInput: AgentInput): StepPlan[] {
-  const id = agentInput.engine.info.id;
-  if (id !== "gemini" && id !== "antigravity") return [];
-  return [{
-    name: `Move ${id === "gemini" ? "Gemini" : "Antigravity"} error files to artifact directory`,
-    if: plain("always()"),
-    run: plain(`mv /tmp/${id}-client-error-*.json /tmp/gh-aw/ 2>/dev/null || true`),
-  }];
-}
-
-/** Agent-job outputs read from the "Detect agent errors" step. */
-export const DETECT_ERROR_OUTPUTS = [
-  "agentic_engine_timeout",
-  "inference_access_error",
-  "mcp_policy_error",
-  "model_not_supported_error",
-];
-
-/** Whether the engine's run is followed by "Detect agent errors" (whose outputs the agent job exposes). */
-export function engineDetectsErrors(agentInput: AgentInput): boolean {
-  return agentInput.engine.info.id === "copilot";
+  return engineOf(agentInput.engine).preBundle?.(agentInput) ?? [];
 }
 
 /** Engine-specific steps after the run (session state, log parsing for the step summary). */
 export function engineLogSteps(agentInput: AgentInput): StepPlan[] {
-  const info = agentInput.engine.info;
-  const steps: StepPlan[] = [];
-  if (info.id === "copilot") {
-    steps.push({
-      name: "Copy Copilot session state files to logs",
+  const engine = engineOf(agentInput.engine);
+  const steps: StepPlan[] = [...engine.afterRun?.(agentInput) ?? []];
+  if (engine.logParser) {
+    steps.push(scriptStep(agentInput.ctx, "Parse agent logs for step summary", engine.logParser.module, {
       if: plain("always()"),
-      "continue-on-error": true,
-      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/copy_copilot_session_state.sh"'),
-    });
-  }
-  if (info.logParser) {
-    steps.push(scriptStep(agentInput.ctx, "Parse agent logs for step summary", info.logParser.module, {
-      if: plain("always()"),
-      env: { GH_AW_AGENT_OUTPUT: info.logParser.output },
+      env: { GH_AW_AGENT_OUTPUT: engine.logParser.output },
     }));
   }
   return steps;

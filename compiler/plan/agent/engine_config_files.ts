@@ -1,6 +1,4 @@
-/** The config files an engine CLI reads from the workspace, written (merged) before it runs. */
-import type { StepPlan } from "../types.ts";
-import { lit, sq } from "../../yaml/writer.ts";
+/** How an engine CLI's config file in the workspace is written: merged over what the file already holds. */
 
 /** Writes `$BASE_CONFIG` to the file in `$<fileVar>`, deep-merged over what the file already holds. */
 export function jqMergeLines(fileVar: string): string[] {
@@ -15,32 +13,6 @@ export function jqMergeLines(fileVar: string): string[] {
   ];
 }
 
-/**
- * Crush's or OpenCode's project config: every tool allowed inside the sandbox (so the CLI never stops on a
- * permission prompt), merged over the workspace's own config (the two CLIs spell the key differently). The
- * agent job and the threat detection both write it before running the CLI.
- */
-export function providerCliConfigScript(engine: "crush" | "opencode"): string {
-  const allow = ["bash", "edit", "read", "glob", "grep", "write", "webfetch", "websearch"];
-  const permission = Object.fromEntries(
-    [...allow, ...(engine === "crush" ? ["external_directory"] : [])].map((k) => [k, "allow"]),
-  );
-  const config = { agent: { build: { [engine === "crush" ? "permission" : "permissions"]: permission } } };
-  return [
-    "umask 077",
-    'mkdir -p "$GITHUB_WORKSPACE"',
-    `CONFIG="$GITHUB_WORKSPACE/${engine === "crush" ? ".crush.json" : "opencode.jsonc"}"`,
-    `BASE_CONFIG='${JSON.stringify(config)}'`,
-    ...jqMergeLines("CONFIG"),
-    'chmod 600 "$CONFIG"',
-  ].join("\n") + "\n";
-}
-
-/** The "Write Crush Config" / "Write OpenCode Config" step (a literal block, as gh-aw writes it). */
-export function providerCliConfigStep(engine: "crush" | "opencode", cliName: string): StepPlan {
-  return { name: `Write ${cliName} Config`, run: lit(providerCliConfigScript(engine)) };
-}
-
 /** Merges the JSON in `$<envName>` over the workspace's `<dir>/settings.json` (Gemini's or Antigravity's). */
 export function settingsMergeScript(dir: string, envName: string): string {
   return [
@@ -49,46 +21,4 @@ export function settingsMergeScript(dir: string, envName: string): string {
     `BASE_CONFIG="$${envName}"`,
     ...jqMergeLines("SETTINGS"),
   ].join("\n") + "\n";
-}
-
-/**
- * "Write Gemini Config" / "Write Antigravity Config", right before the CLI runs: `/tmp/` readable and the
- * built-in tools the workflow's tools map to ({@link geminiToolsCore}), merged over the settings file the MCP
- * gateway may have written.
- */
-export function geminiSettingsStep(engine: "gemini" | "antigravity", toolsCore: string[]): StepPlan {
-  const cli = engine === "gemini" ? "Gemini" : "Antigravity";
-  const envName = `GH_AW_${cli.toUpperCase()}_BASE_CONFIG`;
-  const config = { context: { includeDirectories: ["/tmp/"] }, tools: { core: toolsCore } };
-  return {
-    name: `Write ${cli} Config`,
-    run: lit(settingsMergeScript(`.${engine}`, envName)),
-    env: { [envName]: sq(JSON.stringify(config)) },
-  };
-}
-
-/**
- * Gemini's built-in tools allowed by the workflow's tools (sorted): the read-only file tools always; the shell
- * (`run_shell_command`, or one `run_shell_command(cmd)` per command of a restricted `bash` list, which also
- * lists `extraBash`); `replace` and `write_file` for `edit`; `web_fetch` for `web-fetch`.
- */
-export function geminiToolsCore(tools: Record<string, unknown>, extraBash: string[]): string[] {
-  const core = ["glob", "grep_search", "list_directory", "read_file", "read_many_files"];
-  if ("bash" in tools) {
-    const bash = tools.bash;
-    const cmds = Array.isArray(bash) ? bash : [];
-    if (cmds.length === 0 || cmds.some((c) => c === "*" || c === ":*")) core.push("run_shell_command");
-    else {
-      const all = [...cmds];
-      for (const extra of extraBash) if (!all.includes(extra)) all.push(extra);
-      for (const c of all) {
-        if (typeof c === "string") {
-          core.push(`run_shell_command(${c.endsWith(" *") ? c.slice(0, -2).trimEnd() : c})`);
-        }
-      }
-    }
-  }
-  if ("edit" in tools) core.push("replace", "write_file");
-  if ("web-fetch" in tools) core.push("web_fetch");
-  return core.sort();
 }

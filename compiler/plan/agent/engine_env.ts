@@ -5,6 +5,7 @@ import { cliProxyEnabled, effectiveTools, mcpSecretEnv } from "./engine_tools.ts
 import type { AwfConfigInput } from "./awf_command.ts";
 import { ghAwVersion } from "../steps.ts";
 import { type EngineAuth, engineAuthEnv } from "../engine_auth.ts";
+import { mappingOf } from "../../source/values.ts";
 
 export { OIDC_REQUEST_ENV } from "../engine_auth.ts";
 
@@ -28,11 +29,6 @@ export const PROMPT = "/tmp/gh-aw/aw-prompts/prompt.txt";
 
 /** Step summary file the engines append to. */
 export const STEP_SUMMARY = "/tmp/gh-aw/agent-step-summary.md";
-
-/** The value as a plain object (empty otherwise). */
-export function obj(v: unknown): Record<string, unknown> {
-  return v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
-}
 
 /** Sorts an env map by key (gh-aw writes engine env blocks sorted). */
 export function sorted(env: Record<string, YValue>): Record<string, YValue> {
@@ -58,7 +54,7 @@ export function commonEnv(
   };
   if (agentInput.safeOutputs.staged) env.GH_AW_SAFE_OUTPUTS_STAGED = plain("true");
   if (agentInput.safeOutputs.types.includes("upload-asset")) {
-    const u = obj(agentInput.safeOutputs.raw["upload-asset"]);
+    const u = mappingOf(agentInput.safeOutputs.configs["upload-asset"]);
     env.GH_AW_ASSETS_BRANCH = dq(String(u.branch ?? "assets/${{ github.workflow }}"));
     env.GH_AW_ASSETS_MAX_SIZE_KB = plain(String(u["max-size"] ?? 10240));
     env.GH_AW_ASSETS_ALLOWED_EXTS = dq(
@@ -66,7 +62,7 @@ export function commonEnv(
     );
   }
   if (tools.github !== undefined && mcpEnv) {
-    const token = obj(tools.github)["github-token"];
+    const token = mappingOf(tools.github)["github-token"];
     env.GITHUB_MCP_SERVER_TOKEN = plain(typeof token === "string" ? token : DEFAULT_GITHUB_TOKEN);
   }
   if (mcpEnv) { for (const [k, v] of Object.entries(mcpSecretEnv(agentInput))) env[k] = plain(v); }
@@ -88,7 +84,7 @@ export function agentTools(agentInput: AgentInput): Record<string, unknown> {
   return effectiveTools(
     agentInput.merged.tools,
     agentInput.safeOutputs.types,
-    obj(agentInput.frontmatter.tools),
+    agentInput.frontmatter.tools,
   );
 }
 
@@ -102,7 +98,7 @@ export function awfConfigInput(agentInput: AgentInput): AwfConfigInput {
     allowDomains: agentInput.allowedDomains,
     blockDomains: agentInput.blockedDomains,
     // `max-turns` (later gh-aw) and its deprecated alias `max-runs` set the same AWF cap; the new name wins.
-    maxRuns: num(fm["max-turns"]) ?? num(fm["max-runs"]),
+    maxRuns: fm["max-turns"] ?? fm["max-runs"],
     maxEffectiveTokens: num(fm["max-effective-tokens"]),
     firewall: agentInput.ctx.firewall,
     models: agentInput.ctx.models,
@@ -118,8 +114,8 @@ export function extraAwfArgs(agentInput: AgentInput): string[] {
     );
   }
   const ports: string[] = [];
-  for (const [id, svc] of Object.entries(obj(agentInput.frontmatter.services))) {
-    for (const p of Array.isArray(obj(svc).ports) ? obj(svc).ports as unknown[] : []) {
+  for (const [id, svc] of Object.entries(mappingOf(agentInput.frontmatter.services))) {
+    for (const p of Array.isArray(mappingOf(svc).ports) ? mappingOf(svc).ports as unknown[] : []) {
       const container = String(p).split(":").at(-1)!.split("/")[0];
       ports.push(`\${{ job.services['${id}'].ports['${container}'] }}`);
     }
@@ -130,7 +126,7 @@ export function extraAwfArgs(agentInput: AgentInput): string[] {
 
 /** Custom `--mount` arguments of `sandbox.agent.mounts` (sorted). */
 export function customMounts(agentInput: AgentInput): string[] {
-  const mounts = obj(obj(obj(agentInput.frontmatter.sandbox).agent)).mounts;
+  const mounts = mappingOf(mappingOf(mappingOf(agentInput.frontmatter.sandbox).agent)).mounts;
   return Array.isArray(mounts) ? mounts.map(String).sort().map((m) => `--mount ${m}`) : [];
 }
 

@@ -1,11 +1,11 @@
 /**
- * Effective agent tools (gh-aw's defaults applied) and the Copilot CLI tool-permission arguments derived
- * from them. Facts learnt from gh-aw v0.76 lock files: inside the AWF sandbox an absent `bash` means every
+ * Effective agent tools (gh-aw's defaults applied), from which each engine derives its tool permissions
+ * (`../engines/<id>.ts`). Facts learnt from gh-aw v0.76 lock files: inside the AWF sandbox an absent `bash` means every
  * command (`*`) and an absent `edit` means enabled; a bash allowlist is prefixed with the default read-only
  * commands; pull-request safe outputs add the git commands they need.
  */
 import type { AgentInput } from "./input.ts";
-import { GITHUB_DEFAULT_TOOLS, PLAYWRIGHT_TOOLS } from "../mcp/tool_lists.ts";
+import { isObject, objectOf } from "../../source/values.ts";
 
 /** Commands every bash allowlist starts with (in this order). */
 export const DEFAULT_BASH = [
@@ -35,22 +35,6 @@ export const GIT_COMMANDS = [
   "git merge:*",
   "git status",
 ];
-
-/** Commands Copilot matches by sub-command: a bare name gets `:*`. */
-const COPILOT_STEMS = new Set(
-  "git gh glab npm npx yarn pnpm cargo go composer pip pipenv poetry conda mvn gradle gradlew dotnet bundle swift sbt flutter mix cabal stack curl wget"
-    .split(" "),
-);
-
-/** Tools handled natively by Copilot (never an MCP server). */
-const COPILOT_BUILTINS = new Set([
-  "bash",
-  "edit",
-  "web-search",
-  "playwright",
-  "cache-memory",
-  "drive-memory",
-]);
 
 /** Whether the safe outputs push commits (and so need git in the agent). */
 export function needsGitCommands(types: string[]): boolean {
@@ -108,11 +92,10 @@ export function shellArg(arg: string): string {
 
 /** Whether `tools.github` is used through the `gh` CLI proxy instead of the MCP server. */
 export function cliProxyEnabled(agentInput: AgentInput): boolean {
-  const features = agentInput.frontmatter.features as Record<string, unknown> | undefined;
-  if (features?.["cli-proxy"] === true) return true;
+  if (agentInput.frontmatter.features?.["cli-proxy"] === true) return true;
   // A bare `github:` in the workflow itself replaces an imported `mode: gh-proxy`.
-  if ((agentInput.frontmatter.tools as Record<string, unknown> | undefined)?.github === null) return false;
-  return (agentInput.merged.tools.github as Record<string, unknown> | undefined)?.mode === "gh-proxy";
+  if (agentInput.frontmatter.tools.github === null) return false;
+  return objectOf(agentInput.merged.tools.github).mode === "gh-proxy";
 }
 
 /** MCP servers mounted as CLI commands inside the sandbox. */
@@ -135,62 +118,11 @@ export function mountedCliServers(agentInput: AgentInput): string[] {
 /** Whether playwright runs as the `playwright-cli` command rather than an MCP server. */
 export function playwrightCliMode(tools: Record<string, unknown>): boolean {
   const p = tools.playwright;
-  return !!p && typeof p === "object" && (p as Record<string, unknown>).mode === "cli";
+  return objectOf(p).mode === "cli";
 }
 
-/** Copilot's `--allow-tool` values (sorted, unique), or `["--allow-all-tools"]` for unrestricted bash. */
-export function copilotToolArgs(agentInput: AgentInput, tools: Record<string, unknown>): string[] {
-  if (bashWildcard(tools)) return ["--allow-all-tools"];
-  const values: string[] = [];
-  const bash = tools.bash;
-  if (bash !== undefined) {
-    if (Array.isArray(bash)) {
-      for (const raw of bash) {
-        if (typeof raw !== "string") continue;
-        const cmd = normalizeBash(raw);
-        if (!cmd.includes(":") && !cmd.includes(" ") && COPILOT_STEMS.has(cmd)) {
-          values.push(`shell(${cmd}:*)`);
-        } else values.push(`shell(${cmd.includes("'") ? cmd.split("'")[0].trimEnd() : cmd})`);
-      }
-      if (bash.length > 0) {
-        for (const s of mountedCliServers(agentInput)) values.push(`shell(${s}:*)`);
-        if (playwrightCliMode(tools)) values.push("shell(playwright-cli:*)");
-        if (cliProxyEnabled(agentInput)) values.push("shell(gh:*)");
-      }
-    } else values.push("shell");
-  }
-  if ("edit" in tools && tools.edit !== false) values.push("write");
-  values.push("safeoutputs");
-  if (agentInput.mcpScripts !== undefined) values.push("mcpscripts");
-  if (tools["web-fetch"] !== undefined && tools["web-fetch"] !== false) values.push("web_fetch");
-  const servers: Record<string, unknown> = { ...tools, ...agentInput.merged.mcpServers };
-  for (const [name, cfg] of Object.entries(servers)) {
-    if (COPILOT_BUILTINS.has(name) || cfg === false) continue;
-    const c = cfg && typeof cfg === "object" ? cfg as Record<string, unknown> : undefined;
-    if (name === "github") {
-      const allowed = c?.allowed;
-      if (!Array.isArray(allowed)) values.push("github");
-      else {
-        for (const t of allowed) if (t !== "*") values.push(`github(${t})`);
-        if (allowed.includes("*")) values.push("github");
-      }
-      continue;
-    }
-    if (!c || !isMcpServer(name, c, agentInput)) continue;
-    const allowed = Array.isArray(c.allowed) ? c.allowed as string[] : undefined;
-    if (allowed) {
-      for (const t of allowed) {
-        if (t === "*") break;
-        values.push(`${name}(${t})`);
-      }
-    }
-    values.push(name);
-  }
-  values.sort();
-  return values.filter((v, i) => i === 0 || values[i - 1] !== v).flatMap((v) => ["--allow-tool", v]);
-}
-
-function isMcpServer(name: string, c: Record<string, unknown>, agentInput: AgentInput): boolean {
+/** Whether a tool entry is an MCP server (declared, or with a command, URL, container or type). */
+export function isMcpServer(name: string, c: Record<string, unknown>, agentInput: AgentInput): boolean {
   return name in agentInput.merged.mcpServers || c.command !== undefined || c.url !== undefined ||
     c.container !== undefined || c.type !== undefined;
 }
@@ -199,9 +131,7 @@ function isMcpServer(name: string, c: Record<string, unknown>, agentInput: Agent
 export function mcpSecretEnv(agentInput: AgentInput): Record<string, string> {
   const env: Record<string, string> = {};
   for (const cfg of Object.values(agentInput.merged.mcpServers)) {
-    const headers = cfg.headers && typeof cfg.headers === "object"
-      ? cfg.headers as Record<string, unknown>
-      : {};
+    const headers = objectOf(cfg.headers);
     for (const v of Object.values(headers)) {
       for (const m of String(v).matchAll(/\$\{\{[^}]*\}\}/g)) {
         for (const s of m[0].matchAll(/secrets\.([A-Za-z0-9_]+)/g)) env[s[1]] ??= m[0];
@@ -209,8 +139,8 @@ export function mcpSecretEnv(agentInput: AgentInput): Record<string, string> {
     }
   }
   for (const tool of Object.values(agentInput.mcpScripts ?? {})) {
-    const tenv = tool && typeof tool === "object" ? (tool as Record<string, unknown>).env : undefined;
-    for (const [k, v] of Object.entries(tenv && typeof tenv === "object" ? tenv : {})) {
+    const tenv = objectOf(tool).env;
+    for (const [k, v] of Object.entries(objectOf(tenv))) {
       if (String(v).includes("${{ secrets.")) env[k] ??= String(v);
     }
   }
@@ -223,66 +153,14 @@ export function mergedMcpScripts(
 ): Record<string, unknown> | undefined {
   const all = frontmatters.map((d) => d["mcp-scripts"]).filter((s) => s !== undefined);
   if (all.length === 0) return undefined;
-  return Object.assign({}, ...all.filter((s) => s && typeof s === "object"));
-}
-
-/** Claude's `--allowed-tools` entries (sorted, unique). */
-export function claudeAllowedTools(agentInput: AgentInput, tools: Record<string, unknown>): string[] {
-  const out: string[] = ["Task", "Glob", "Grep", "ExitPlanMode", "TodoWrite", "LS", "Read", "NotebookRead"];
-  const bash = tools.bash;
-  if (bash !== undefined) {
-    if (Array.isArray(bash) && !bashWildcard(tools)) {
-      for (const c of bash) if (typeof c === "string") out.push(`Bash(${normalizeBash(c)})`);
-      if (bash.length > 0) {
-        for (const s of mountedCliServers(agentInput)) out.push(`Bash(${s}:*)`);
-        if (playwrightCliMode(tools)) out.push("Bash(playwright-cli:*)");
-        if (cliProxyEnabled(agentInput)) out.push("Bash(gh:*)");
-      }
-    } else out.push("Bash");
-    out.push("KillBash", "BashOutput");
-  }
-  if (tools["web-fetch"] !== undefined && tools["web-fetch"] !== false) out.push("WebFetch");
-  if (tools["web-search"] !== undefined && tools["web-search"] !== false) out.push("WebSearch");
-  if ("edit" in tools && tools.edit !== false) out.push("Edit", "MultiEdit", "NotebookEdit", "Write");
-  const servers: Record<string, unknown> = { ...tools, ...agentInput.merged.mcpServers };
-  for (const [name, cfg] of Object.entries(servers)) {
-    if (["bash", "edit", "web-fetch", "web-search", "cli-proxy", "timeout"].includes(name) || cfg === false) {
-      continue;
-    }
-    const c = cfg && typeof cfg === "object" ? cfg as Record<string, unknown> : {};
-    const allowed = Array.isArray(c.allowed) ? c.allowed as string[] : undefined;
-    if (name === "cache-memory") {
-      for (const dir of cacheMemoryDirNames(cfg)) {
-        for (const t of ["Read", "Write", "Edit", "MultiEdit"]) out.push(`${t}(${dir}/*)`);
-        if (!out.includes("Bash")) {
-          out.push(`Bash(mkdir -p ${dir}/)`, `Bash(cat ${dir}/)`, `Bash(cat > ${dir}/)`, `Bash(mv ${dir}/)`);
-          out.push("BashOutput", "KillBash");
-        }
-      }
-    } else if (name === "agentic-workflows") out.push("mcp__agenticworkflows");
-    else if (name === "github") {
-      if (allowed?.includes("*")) out.push("mcp__github");
-      else out.push(...(allowed?.length ? allowed : GITHUB_DEFAULT_TOOLS).map((t) => `mcp__github__${t}`));
-    } else if (name === "playwright") {
-      out.push(...PLAYWRIGHT_TOOLS.map((t) => `mcp__playwright__${t}`));
-    } else if (name === "serena" || isMcpServer(name, c, agentInput)) {
-      if (!allowed || allowed.includes("*")) out.push(`mcp__${name}`);
-      else out.push(...allowed.map((t) => `mcp__${name}__${t}`));
-    }
-  }
-  for (const dir of ["/tmp", "/tmp/gh-aw/agent"]) {
-    for (const t of ["Read", "Write", "Edit", "MultiEdit"]) out.push(`${t}(${dir}/*)`);
-  }
-  out.push("mcp__safeoutputs", "Write");
-  if (agentInput.mcpScripts !== undefined) out.push("mcp__mcpscripts");
-  return [...new Set(out)].sort();
+  return Object.assign({}, ...all.filter(isObject));
 }
 
 /** Folders of the configured cache memories (`/tmp/gh-aw/cache-memory` for the default one). */
 export function cacheMemoryDirNames(cm: unknown): string[] {
   if (cm === undefined || cm === false) return [];
   return (Array.isArray(cm) ? cm : [cm]).map((c) => {
-    const id = c && typeof c === "object" ? (c as Record<string, unknown>).id : undefined;
+    const id = objectOf(c).id;
     return typeof id === "string" && id !== "default"
       ? `/tmp/gh-aw/cache-memory-${id}`
       : "/tmp/gh-aw/cache-memory";

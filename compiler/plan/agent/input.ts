@@ -3,8 +3,9 @@ import type { JobCtx } from "../steps.ts";
 import type { StepPlan } from "../types.ts";
 import type { YValue } from "../../yaml/writer.ts";
 import type { MergedConfig } from "../../source/merge.ts";
+import type { Frontmatter } from "../../source/schema.ts";
 import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
-import type { EngineConfig } from "../engines.ts";
+import type { EngineConfig } from "../engines/facts.ts";
 import type { WorkflowTarget } from "../safe_outputs/dynamic_tools.ts";
 
 /** Inputs of the agent job. */
@@ -13,7 +14,6 @@ export interface AgentInput {
   frontmatterHash: string;
   runsOn: YValue;
   permissions: Record<string, string> | string;
-  install: string;
   engineDisplay: string;
   engineEnv: Record<string, string>;
   secrets: string[];
@@ -51,7 +51,7 @@ export interface AgentInput {
   /** Frontmatter `services:` (service containers beside the agent job). */
   services?: YValue;
   /** The workflow's own frontmatter (after validation), for settings the agent job reads directly. */
-  frontmatter: Record<string, unknown>;
+  frontmatter: Frontmatter;
   /** Frontmatter merged with its imports (tools, MCP servers, network, safe outputs, steps). */
   merged: MergedConfig;
   /** The planned safe outputs (types, handler config, tools offered to the agent). */

@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import type { StepPlan } from "../types.ts";
 import { Comment, lit, plain, sq } from "../../yaml/writer.ts";
+import { isMapping, mappingOf } from "../../source/values.ts";
 
 /** One configured cache. */
 export interface CacheMemoryEntry {
@@ -21,7 +22,7 @@ export interface CacheMemoryEntry {
 export function cacheMemoryEntries(raw: unknown): CacheMemoryEntry[] {
   if (raw === undefined || raw === false) return [];
   const one = (v: unknown, fallbackId: string): CacheMemoryEntry => {
-    const o = v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
+    const o = mappingOf(v);
     return {
       id: typeof o.id === "string" && o.id !== "" ? o.id : fallbackId,
       key: typeof o.key === "string" && o.key !== "" ? o.key : undefined,
@@ -57,8 +58,8 @@ export interface GuardPolicy {
 
 /** Reads the guard policy fields of `tools.github`. */
 export function guardPolicyOf(github: unknown): GuardPolicy {
-  if (!github || typeof github !== "object" || Array.isArray(github)) return {};
-  const g = github as Record<string, unknown>;
+  if (!isMapping(github)) return {};
+  const g = github;
   return {
     minIntegrity: typeof g["min-integrity"] === "string" ? g["min-integrity"] : undefined,
     repos: g["allowed-repos"] ?? g.repos,

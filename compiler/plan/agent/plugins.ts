@@ -5,13 +5,8 @@
  */
 import type { StepPlan } from "../types.ts";
 import { lit, plain } from "../../yaml/writer.ts";
-
-/** Engines whose CLI installs plugins, and the command that does. */
-export const PLUGIN_CLIS: Record<string, string> = {
-  copilot: "copilot plugin install",
-  claude: "claude plugin install",
-  codex: "codex plugin install",
-};
+import type { EngineFacts } from "../engines/facts.ts";
+import { objectOf } from "../../source/values.ts";
 
 const DEFAULT_TOKEN =
   "${{ secrets.GH_AW_PLUGINS_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}";
@@ -27,23 +22,29 @@ export function pluginRefs(raw: unknown): PluginRef[] {
   if (!Array.isArray(raw)) return [];
   return raw.map((item) => {
     if (typeof item === "string") return { ref: item, token: DEFAULT_TOKEN };
-    const o = item as Record<string, unknown>;
+    const o = objectOf(item);
     const token = o["github-token"] ?? o.token;
     return { ref: String(o.plugin), token: typeof token === "string" ? token : DEFAULT_TOKEN };
   });
 }
 
 /** Why `plugins:` cannot be used with an engine, or undefined when it can. */
-export function pluginSupportProblem(engineId: string, plugins: PluginRef[]): string | undefined {
-  if (plugins.length === 0 || PLUGIN_CLIS[engineId]) return undefined;
-  return `engine "${engineId}" has no plugin installer; plugins work with ${
-    Object.keys(PLUGIN_CLIS).join(", ")
-  }`;
+export function pluginSupportProblem(
+  engine: Pick<EngineFacts, "id" | "pluginInstall">,
+  plugins: PluginRef[],
+  /** The engines that install plugins. */
+  installers: readonly string[],
+): string | undefined {
+  if (plugins.length === 0 || engine.pluginInstall) return undefined;
+  return `engine "${engine.id}" has no plugin installer; plugins work with ${installers.join(", ")}`;
 }
 
 /** One install step per distinct token (each token only reaches the installs it is meant for). */
-export function pluginInstallSteps(engineId: string, plugins: PluginRef[]): StepPlan[] {
-  const cli = PLUGIN_CLIS[engineId];
+export function pluginInstallSteps(
+  engine: Pick<EngineFacts, "pluginInstall">,
+  plugins: PluginRef[],
+): StepPlan[] {
+  const cli = engine.pluginInstall;
   if (!cli || plugins.length === 0) return [];
   const byToken = new Map<string, string[]>();
   for (const p of plugins) byToken.set(p.token, [...(byToken.get(p.token) ?? []), p.ref]);

@@ -4,6 +4,7 @@
  */
 import type { StepPlan } from "../types.ts";
 import { Comment, plain } from "../../yaml/writer.ts";
+import { mappingOf } from "../../source/values.ts";
 
 /** One configured memory. */
 export interface RepoMemoryEntry {
@@ -18,7 +19,7 @@ export interface RepoMemoryEntry {
 export function repoMemoryEntries(raw: unknown, workflowId: string): RepoMemoryEntry[] {
   if (raw === undefined || raw === false) return [];
   const one = (v: unknown, fallbackId: string): RepoMemoryEntry => {
-    const o = v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
+    const o = mappingOf(v);
     const id = typeof o.id === "string" && o.id !== "" ? o.id : fallbackId;
     const wiki = o.wiki === true;
     return {

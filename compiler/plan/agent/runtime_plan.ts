@@ -6,6 +6,7 @@
 import type { StepPlan } from "../types.ts";
 import { writeYaml, type YValue } from "../../yaml/writer.ts";
 import { dedupeUserSetupSteps, detectRuntimes, GH_AW_RUNTIME, runtimeSetupSteps } from "./runtimes.ts";
+import { objectOf } from "../../source/values.ts";
 
 /** Inputs of {@link planRuntimes}. */
 export interface RuntimePlanInput {
@@ -54,7 +55,7 @@ export async function planRuntimes(input: RuntimePlanInput): Promise<RuntimePlan
 
 /** gh-aw's `ContainsCheckout`: a step using `actions/checkout` (any repository). */
 function checksOut(step: unknown): boolean {
-  const uses = step && typeof step === "object" ? (step as Record<string, unknown>).uses : undefined;
+  const uses = objectOf(step).uses;
   if (typeof uses !== "string") return false;
   const ref = uses.trim().replace(/^["']|["']$/g, "").toLowerCase();
   return ref === "actions/checkout" || ref.startsWith("actions/checkout@");

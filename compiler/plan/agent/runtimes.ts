@@ -5,6 +5,7 @@
  */
 import type { StepPlan } from "../types.ts";
 import { lit, plain, sq, type YValue } from "../../yaml/writer.ts";
+import { isMapping, isObject, mappingOf, objectOf } from "../../source/values.ts";
 
 /** One runtime gh-aw knows how to set up. */
 export interface RuntimeDef {
@@ -155,11 +156,11 @@ export function detectRuntimes(s: RuntimeSources): RuntimeNeed[] {
     if (server.container !== undefined || server.type === "docker") continue;
     if (typeof server.command === "string") add(BY_COMMAND.get(server.command));
   }
-  if (s.runtimes && typeof s.runtimes === "object" && !Array.isArray(s.runtimes)) {
-    for (const [id, cfg] of Object.entries(s.runtimes as Record<string, unknown>)) {
+  if (isMapping(s.runtimes)) {
+    for (const [id, cfg] of Object.entries(s.runtimes)) {
       const def = RUNTIMES.find((r) => r.id === id);
       if (!def) continue;
-      const version = cfg && typeof cfg === "object" ? (cfg as Record<string, unknown>).version : undefined;
+      const version = isObject(cfg) ? cfg.version : undefined;
       needs.set(id, { def, version: version === undefined ? undefined : String(version) });
     }
   }
@@ -189,14 +190,12 @@ export function dedupeUserSetupSteps(needs: RuntimeNeed[], steps: unknown[]): De
   const carried: Record<string, Record<string, unknown>> = {};
   const customised = new Set<string>();
   const keep = steps.map((step) => {
-    const s = step && typeof step === "object" ? step as Record<string, unknown> : {};
+    const s = objectOf(step);
     const need = typeof s.uses === "string"
       ? needs.find((n) => (s.uses as string).includes(n.def.action))
       : undefined;
     if (!need) return true;
-    const withs = s.with && typeof s.with === "object" && !Array.isArray(s.with)
-      ? s.with as Record<string, unknown>
-      : {};
+    const withs = mappingOf(s.with);
     if (Object.keys(withs).length === 0) return false;
     if (isCustomised(need, withs)) {
       customised.add(need.def.id);

@@ -3,7 +3,6 @@ import type { JobPlan, StepPlan } from "../types.ts";
 import {
   artifactName,
   ghAwVersion,
-  NO_FIREWALL_INFO_ENGINES,
   otlpMaskSteps,
   scriptStep,
   setupSteps,
@@ -22,21 +21,12 @@ import {
   WORKFLOW_RUN_GUARD,
   WORKFLOW_RUN_ZIZMOR_NOTE,
 } from "./conditions.ts";
-import {
-  createPromptStep,
-  engineDir,
-  interpolateStep,
-  promptExpressions,
-  substituteStep,
-} from "./activation_prompt.ts";
+import { createPromptStep, interpolateStep, promptExpressions, substituteStep } from "./activation_prompt.ts";
 import { sortedRecord } from "./go_format.ts";
+import { GITHUB_AGENT_DIRS } from "../engines/facts.ts";
 
 /** The comment gh-aw puts before `run:` of steps that execute checked-out content. */
 const POUTINE = new Comment("poutine:ignore untrusted_checkout_exec");
-
-/** Engines whose run info reports no tool allowlist support (gh-aw v0.76). */
-const NO_TOOLS_ALLOWLIST = ["crush", "opencode"];
-const NO_FIREWALL_INFO = NO_FIREWALL_INFO_ENGINES;
 
 /** The `activation` job: setup, run info, preflight checks, the prompt and its artifact. */
 export function activationJob(activationInput: ActivationInput): JobPlan {
@@ -77,9 +67,8 @@ export function activationJob(activationInput: ActivationInput): JobPlan {
     ...activationWrites(activationInput),
     ...(activationInput.lockForAgent ? { issues: "write" } : {}),
   };
-  job.permissions = Object.fromEntries(
-    Object.keys(job.permissions).sort().map((k) => [k, (job.permissions as Record<string, string>)[k]]),
-  );
+  const permissions = job.permissions;
+  job.permissions = Object.fromEntries(Object.keys(permissions).sort().map((k) => [k, permissions[k]]));
   job.outputs = activationOutputs(activationInput);
   return job;
 }
@@ -93,22 +82,22 @@ function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
     ...workflowCallSteps(activationInput),
   ];
   const info: Record<string, YValue> = {
-    GH_AW_INFO_ENGINE_ID: dq(ctx.engineId),
+    GH_AW_INFO_ENGINE_ID: dq(ctx.engine.id),
     GH_AW_INFO_ENGINE_NAME: dq(activationInput.engineDisplay),
     GH_AW_INFO_MODEL: activationInput.engineModel.startsWith("${{")
       ? plain(activationInput.engineModel)
       : dq(activationInput.engineModel),
-    GH_AW_INFO_VERSION: dq(ctx.engineVersion),
-    GH_AW_INFO_AGENT_VERSION: dq(ctx.engineVersion),
+    GH_AW_INFO_VERSION: dq(ctx.engine.version),
+    GH_AW_INFO_AGENT_VERSION: dq(ctx.engine.version),
     // A release build names the gh-aw release the lock runs with; a dev build has no CLI version.
     ...(ctx.actionMode === "release" ? { GH_AW_INFO_CLI_VERSION: dq(ghAwVersion(ctx)) } : {}),
     GH_AW_INFO_WORKFLOW_NAME: dq(ctx.name),
     GH_AW_INFO_EXPERIMENTAL: dq(String(activationInput.experimental === true)),
-    GH_AW_INFO_SUPPORTS_TOOLS_ALLOWLIST: dq(String(!NO_TOOLS_ALLOWLIST.includes(ctx.engineId))),
+    GH_AW_INFO_SUPPORTS_TOOLS_ALLOWLIST: dq(String(ctx.engine.toolsAllowlist)),
     GH_AW_INFO_STAGED: dq(String(activationInput.staged === true)),
     GH_AW_INFO_ALLOWED_DOMAINS: sq(JSON.stringify(activationInput.allowedDomainsInfo)),
-    GH_AW_INFO_FIREWALL_ENABLED: dq(String(!NO_FIREWALL_INFO.includes(ctx.engineId))),
-    GH_AW_INFO_AWF_VERSION: dq(NO_FIREWALL_INFO.includes(ctx.engineId) ? "" : ctx.releaseAwf ?? "v0.25.58"),
+    GH_AW_INFO_FIREWALL_ENABLED: dq(String(ctx.engine.reportsFirewall)),
+    GH_AW_INFO_AWF_VERSION: dq(ctx.engine.reportsFirewall ? ctx.releaseAwf ?? "v0.25.58" : ""),
     GH_AW_INFO_AWMG_VERSION: dq(""),
     GH_AW_INFO_FIREWALL_TYPE: dq("squid"),
   };
@@ -364,8 +353,8 @@ function closingSteps(activationInput: ActivationInput): StepPlan[] {
         "/tmp/gh-aw/aw_info.json\n/tmp/gh-aw/model_multipliers.json\n/tmp/gh-aw/aw-prompts/prompt.txt\n" +
           "/tmp/gh-aw/aw-prompts/prompt-template.txt\n/tmp/gh-aw/aw-prompts/prompt-import-tree.json\n" +
           `/tmp/gh-aw/github_rate_limits.jsonl\n/tmp/gh-aw/base\n/tmp/gh-aw/${
-            engineDir(ctx.engineId)
-          }/agents\n/tmp/gh-aw/${engineDir(ctx.engineId)}/skills\n`,
+            (ctx.engine.agentDirs ?? GITHUB_AGENT_DIRS).root
+          }/agents\n/tmp/gh-aw/${(ctx.engine.agentDirs ?? GITHUB_AGENT_DIRS).root}/skills\n`,
       ),
       "if-no-files-found": "ignore",
       "retention-days": 1,

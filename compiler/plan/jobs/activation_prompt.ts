@@ -14,6 +14,7 @@ import { exprEnvName } from "./prompt_markdown.ts";
 /** The comment gh-aw puts before `run:` of steps that execute checked-out content. */
 const POUTINE = new Comment("poutine:ignore untrusted_checkout_exec");
 import { heredocDelimiter } from "../../source/hash.ts";
+import { type Mapping, mappingOf } from "../../source/values.ts";
 
 const CTX = "fromJSON(github.event.inputs.aw_context || github.event.client_payload.aw_context || '{}')";
 
@@ -32,12 +33,6 @@ const CONTEXT_EXPRS: [string, string, string][] = [
   ["issue", `github.event.issue.number || (${CTX}.item_type == 'issue' && ${CTX}.item_number)`, ""],
   ["comment", `github.event.comment.id || ${CTX}.comment_id`, ""],
 ];
-
-/** The folder an engine reads agents and skills from. */
-export function engineDir(engine: string): string {
-  return ({ claude: ".claude", codex: ".codex", gemini: ".gemini" } as Record<string, string>)[engine] ??
-    ".github";
-}
 
 /**
  * Body text written into the prompt step's `run:` script: GitHub expands `${{ … }}` anywhere in a script,
@@ -206,7 +201,7 @@ export function interpolateStep(activationInput: ActivationInput): StepPlan {
   return scriptStep(ctx, "Interpolate variables and render templates", "interpolate_prompt", {
     env: {
       GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
-      GH_AW_ENGINE_ID: dq(ctx.engineId),
+      GH_AW_ENGINE_ID: dq(ctx.engine.id),
       // In gh-aw's extraction order (the planner places the experiment values among them).
       ...Object.fromEntries(
         [...activationInput.bodyExprs].map(([k, e]) => [k, plain(`\${{ ${e} }}`)]),
@@ -304,7 +299,7 @@ export function memoryPlaceholders(activationInput: ActivationInput, subVars: Ma
     activationInput.promptFragments.includes("cache_memory_prompt_multi.md") &&
     Array.isArray(activationInput.cacheMemory)
   ) {
-    const dirs = (activationInput.cacheMemory as Record<string, unknown>[]).map((c) => {
+    const dirs = (activationInput.cacheMemory as (Mapping | null)[]).map((c) => {
       const id = String(c?.id ?? "default");
       return [id, id === "default" ? "/tmp/gh-aw/cache-memory/" : `/tmp/gh-aw/cache-memory-${id}/`];
     });
@@ -324,10 +319,7 @@ export function memoryPlaceholders(activationInput: ActivationInput, subVars: Ma
     );
     subVars.set("GH_AW_CACHE_LIST", dq(dirs.map(([id, d]) => `- **${id}**: \`${d}\`\n`).join("")));
   } else if (activationInput.promptFragments.some((f) => f.startsWith("cache_memory_prompt"))) {
-    const cfg = activationInput.cacheMemory && typeof activationInput.cacheMemory === "object" &&
-        !Array.isArray(activationInput.cacheMemory)
-      ? activationInput.cacheMemory as Record<string, unknown>
-      : {};
+    const cfg = mappingOf(activationInput.cacheMemory);
     const exts = Array.isArray(cfg["allowed-extensions"]) ? cfg["allowed-extensions"].map(String) : [];
     subVars.set(
       "GH_AW_ALLOWED_EXTENSIONS",

@@ -9,7 +9,6 @@ import { DeepMapping, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import type { AgentInput } from "../agent/input.ts";
 import { BUILTIN_JOB_NAMES } from "./custom.ts";
 import { assetsEnv } from "../safe_outputs/agent_steps.ts";
-import { DETECT_ERROR_OUTPUTS, engineDetectsErrors } from "../agent/engine.ts";
 import {
   afterRunSteps,
   agentConfigSteps,
@@ -21,6 +20,7 @@ import {
   userAndMemorySteps,
   workspaceSteps,
 } from "./agent_job_steps.ts";
+import { isMapping, isObject } from "../../source/values.ts";
 
 export type { AgentInput } from "../agent/input.ts";
 
@@ -100,8 +100,8 @@ function jobPermissions(agent: AgentInput): Record<string, string> | string | De
 /** The job's outputs: what the agent produced, token use, and the error findings downstream jobs read. */
 function agentOutputs(agent: AgentInput): Record<string, YValue> {
   const detect = (k: string) => plain(`\${{ steps.detect-agent-errors.outputs.${k} || 'false' }}`);
-  // Only the Copilot CLI has the "Detect agent errors" step whose findings these outputs carry.
-  const copilot = agent.ctx.engineId === "copilot";
+  // Only an engine with the "Detect agent errors" step (Copilot) exposes the findings it carries.
+  const copilot = agent.engine.info.detectsErrors;
   const outputs: Record<string, YValue> = {
     ...(copilot ? { agentic_engine_timeout: detect("agentic_engine_timeout") } : {}),
     // A callable workflow passes its artifact prefix on to the jobs that only need the agent (detection).
@@ -129,8 +129,6 @@ function agentOutputs(agent: AgentInput): Record<string, YValue> {
     output_types: plain("${{ steps.collect_output.outputs.output_types }}"),
     ...TRACE_OUTPUTS,
   };
-  // Without "Detect agent errors" (non-Copilot engines) its outputs are not exposed.
-  if (!engineDetectsErrors(agent)) { for (const k of DETECT_ERROR_OUTPUTS) delete outputs[k]; }
   return outputs;
 }
 
@@ -139,14 +137,14 @@ function agentOutputs(agent: AgentInput): Record<string, YValue> {
  * on the agent, the roots (no custom job before them) and the sinks (no custom job after them).
  */
 export function preAgentJobs(raw: unknown): string[] {
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return [];
-  const jobs = raw as Record<string, unknown>;
+  if (!isMapping(raw)) return [];
+  const jobs = raw;
   const id = (name: string) => name.replace(/-/g, "_");
   const needsOf = new Map<string, string[]>();
   for (const [name, cfg] of Object.entries(jobs)) {
     // A `jobs.<built-in>` entry customises a generated job; it is no job of its own.
     if (BUILTIN_JOB_NAMES.includes(name) && id(name) !== "pre_activation") continue;
-    const n = cfg && typeof cfg === "object" ? (cfg as Record<string, unknown>).needs : undefined;
+    const n = isObject(cfg) ? cfg.needs : undefined;
     needsOf.set(id(name), (Array.isArray(n) ? n : n === undefined ? [] : [n]).map((x) => id(String(x))));
   }
   const after = new Map<string, boolean>();

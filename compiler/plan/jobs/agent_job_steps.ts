@@ -69,32 +69,13 @@ import {
   engineLogSteps,
   enginePreBundleSteps,
 } from "../agent/engine.ts";
+import { type AgentDirs, GITHUB_AGENT_DIRS } from "../engines/facts.ts";
 
 const ALWAYS = plain("always()");
 
 /** Agent instruction folders and files restored from the base branch after a PR checkout (never the PR's). */
 const AGENT_FOLDERS = ".agents .antigravity .claude .codex .crush .gemini .github .opencode .pi";
 const AGENT_FILES = ".crush.json AGENTS.md ANTIGRAVITY.md CLAUDE.md GEMINI.md PI.md opencode.jsonc";
-
-/** Where each engine leaves its own logs, uploaded with the `agent` artifact (none for the others). */
-const ENGINE_LOG_PATHS: Record<string, string> = {
-  copilot: "/tmp/gh-aw/sandbox/agent/logs/",
-  codex: "/tmp/gh-aw/mcp-config/logs/",
-  gemini: "/tmp/gh-aw/gemini-client-error-*.json",
-  antigravity: "/tmp/gh-aw/antigravity-client-error-*.json",
-  pi: "/tmp/gh-aw/pi-streaming.jsonl",
-};
-
-/** Engines whose output goes through the URL redaction that writes `redacted-urls.log`. */
-const URL_REDACTING_ENGINES = new Set(["copilot", "codex", "gemini", "antigravity", "pi"]);
-
-/** Agent instruction folders per engine (sub-agents, their file extension, skills); others use GitHub's. */
-const AGENT_DIRS: Record<string, { agents: string; ext: string; skills: string }> = {
-  claude: { agents: ".claude/agents", ext: ".md", skills: ".claude/skills" },
-  codex: { agents: ".codex/agents", ext: ".md", skills: ".codex/skills" },
-  gemini: { agents: ".gemini/agents", ext: ".md", skills: ".gemini/skills" },
-};
-const GITHUB_AGENT_DIRS = { agents: ".github/agents", ext: ".agent.md", skills: ".github/skills" };
 
 const MCP_TOKEN =
   "${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}";
@@ -114,7 +95,7 @@ export function agentMemory(agent: AgentInput): AgentMemory {
   const { ctx } = agent;
   return {
     caches: effectiveCacheMemory(
-      (agent.frontmatter.tools ?? {}) as Record<string, unknown>,
+      agent.frontmatter.tools,
       agent.merged.tools,
     ),
     cacheRefs: agent.cacheRefs && {
@@ -141,7 +122,7 @@ function checksOutThisRepository(step: StepPlan): boolean {
  */
 function checkoutSteps(agent: AgentInput): StepPlan[] {
   const { ctx } = agent;
-  if (agent.frontmatter.checkout === false) return [];
+  if (agent.merged.checkoutDisabled) return [];
   const raw = agent.merged.checkout;
   const steps: StepPlan[] = [];
   if (!raw.some(isDefaultCheckout) && !agent.customSteps.some(checksOutThisRepository)) {
@@ -271,7 +252,7 @@ function checkoutPrStep(agent: AgentInput): StepPlan {
  * is no repository and `git remote set-url` would fail the job, so gh-aw leaves both out.
  */
 function agentGitCredentials(agent: AgentInput): StepPlan[] {
-  return agent.frontmatter.checkout === false ? [] : [gitCredentialsStep()];
+  return agent.merged.checkoutDisabled ? [] : [gitCredentialsStep()];
 }
 
 /** Git credentials, the PR head, then the engine and its plugins (and the GitHub lockdown check). */
@@ -282,14 +263,13 @@ export function engineSetupSteps(agent: AgentInput): StepPlan[] {
     ...(agent.ctx.contentsRead !== false ? [checkoutPrStep(agent)] : []),
     ...engineInstallSteps(agent),
     // Plugins install with the engine's own CLI, so after it and before anything the agent runs.
-    ...pluginInstallSteps(agent.ctx.engineId, pluginRefs(agent.frontmatter.plugins)),
+    ...pluginInstallSteps(agent.ctx.engine, pluginRefs(agent.frontmatter.plugins)),
     ...lockdownSteps(agent),
   ];
 }
 
 /** Restores agent configuration from the activation artifact and the base branch. */
-function restoreSteps(engineId: string, prCheckout: boolean): StepPlan[] {
-  const dirs = AGENT_DIRS[engineId] ?? GITHUB_AGENT_DIRS;
+function restoreSteps(dirs: AgentDirs, prCheckout: boolean): StepPlan[] {
   const fromBase: StepPlan[] = [
     {
       name: "Restore agent config folders from base branch",
@@ -327,8 +307,8 @@ export function agentConfigSteps(agent: AgentInput): StepPlan[] {
       with: { name: artifactName(ctx, "activation", "activation"), path: "/tmp/gh-aw" },
     },
     ...commentMemorySteps(agent),
-    ...restoreSteps(ctx.engineId, ctx.contentsRead !== false),
-    ...skillInstallSteps(skills, (AGENT_DIRS[ctx.engineId] ?? GITHUB_AGENT_DIRS).skills),
+    ...restoreSteps(ctx.engine.agentDirs ?? GITHUB_AGENT_DIRS, ctx.contentsRead !== false),
+    ...skillInstallSteps(skills, (ctx.engine.agentDirs ?? GITHUB_AGENT_DIRS).skills),
     // The workflow's own pre-agent steps: after the restores (so restored folders do not overwrite what they
     // install), before the MCP setup (so they can prepare what its servers need); an empty line follows.
     ...agent.preAgentSteps ?? [],
@@ -427,14 +407,14 @@ function summarySteps(agent: AgentInput): StepPlan[] {
 
 /** Paths uploaded as the `agent` artifact (missing ones are ignored), in gh-aw's order. */
 function agentArtifactPaths(agent: AgentInput, guarded: boolean): string[] {
-  const engine = agent.ctx.engineId;
+  const engine = agent.ctx.engine;
   // Patches and bundles go to threat detection, so they are uploaded whenever detection is configured (gh-aw
   // keeps them with `engine: false` too).
   const patch = agent.safeOutputs.threatDetectionConfigured;
   return [
     "/tmp/gh-aw/aw-prompts/prompt.txt",
-    ...(ENGINE_LOG_PATHS[engine] ? [ENGINE_LOG_PATHS[engine]] : []),
-    ...(URL_REDACTING_ENGINES.has(engine) ? ["/tmp/gh-aw/redacted-urls.log"] : []),
+    ...(engine.logPath ? [engine.logPath] : []),
+    ...(engine.redactsUrls ? ["/tmp/gh-aw/redacted-urls.log"] : []),
     "/tmp/gh-aw/mcp-logs/",
     ...(guarded ? ["/tmp/gh-aw/proxy-logs/", "!/tmp/gh-aw/proxy-logs/proxy-tls/"] : []),
     ...(agent.mcpScripts && Object.keys(agent.mcpScripts).length > 0 ? ["/tmp/gh-aw/mcp-scripts/logs/"] : []),

@@ -25,12 +25,12 @@ export function uploadAssetsJob(ctx: JobCtx, so: SafeOutputsPlan): JobPlan {
     GH_AW_ASSETS_ALLOWED_EXTS: dq(exts.join(",")),
     GH_AW_WORKFLOW_NAME: dq(ctx.name),
     ...sourceEnvOf(ctx),
-    GH_AW_ENGINE_ID: dq(ctx.engineId),
-    ...(ctx.engineId === "copilot" ? { GH_AW_ENGINE_VERSION: dq(ctx.engineVersion) } : {}),
+    GH_AW_ENGINE_ID: dq(ctx.engine.id),
+    ...(ctx.engine.reportsVersion ? { GH_AW_ENGINE_VERSION: dq(ctx.engine.version) } : {}),
     GH_AW_ENGINE_MODEL: ctx.model ? dq(ctx.model) : plain("${{ needs.agent.outputs.model }}"),
   };
   if (so.staged) env.GH_AW_SAFE_OUTPUTS_STAGED = dq("true");
-  const messages = messagesJson(so.raw.messages);
+  const messages = messagesJson(so.global.messages);
   if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
   const steps: StepPlan[] = [
     ...setupSteps(ctx, true),

@@ -6,6 +6,7 @@
 import type { JobPlan, StepPlan } from "../types.ts";
 import { Styled } from "../../yaml/writer.ts";
 import { BUILTIN_JOB_NAMES, orderStepKeys, type RawJobs } from "./custom.ts";
+import { mappingOf } from "../../source/values.ts";
 
 /** The step-list fields an imported job and the workflow's own job of the same name concatenate. */
 function injectedFields(name: string): string[] {
@@ -40,7 +41,7 @@ function mergeInjected(
   return mergedAny ? out : undefined;
 }
 
-const asJobs = (v: unknown): RawJobs => (v && typeof v === "object" && !Array.isArray(v) ? v as RawJobs : {});
+const asJobs = (v: unknown): RawJobs => mappingOf(v);
 
 /**
  * The workflow's `jobs:` merged with its imports' (gh-aw's `mergeJobsFromYAMLImports`): an imported job is

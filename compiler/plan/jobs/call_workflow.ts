@@ -7,17 +7,14 @@ import type { JobPlan } from "../types.ts";
 import { plain, type YValue } from "../../yaml/writer.ts";
 import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
 import type { WorkflowTarget } from "../safe_outputs/dynamic_tools.ts";
+import { listOf, objectOf } from "../../source/values.ts";
 
 const PAYLOAD = "needs.safe_outputs.outputs.call_workflow_payload";
 
 /** The workers `call-workflow` lists, in the author's order. */
 function workerNames(so: SafeOutputsPlan): string[] {
-  const cfg = so.raw["call-workflow"];
-  const list = Array.isArray(cfg)
-    ? cfg
-    : cfg && typeof cfg === "object" && Array.isArray((cfg as Record<string, unknown>).workflows)
-    ? (cfg as Record<string, unknown>).workflows as unknown[]
-    : [];
+  const cfg = so.configs["call-workflow"];
+  const list = Array.isArray(cfg) ? cfg : listOf(objectOf(cfg).workflows);
   return list.map(String);
 }
 

@@ -10,6 +10,7 @@ import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
 import { SAFE_OUTPUT_TYPES } from "../safe_outputs/types/registry.ts";
 import { snakeCase } from "../safe_outputs/types/contract.ts";
 import { checkoutFor, fetchRefsOf, fetchRefsStep, isDefaultCheckout } from "./checkout_refs.ts";
+import { objectOf } from "../../source/values.ts";
 
 type Entry = Record<string, unknown>;
 
@@ -21,14 +22,14 @@ export function codePushTypes(so: SafeOutputsPlan): string[] {
 
 /** The token the job writes with: `safe-outputs.github-token` when the author sets one, else the default. */
 export function writeTokenOf(so: SafeOutputsPlan): string {
-  const token = so.raw["github-token"];
+  const token = so.global["github-token"];
   return typeof token === "string" && token !== "" ? token : WRITE_TOKEN;
 }
 
 /** The code-pushing types' configuration, create-pull-request's first (it decides before the push). */
 function pushConfigs(so: SafeOutputsPlan): Entry[] {
   return ["create-pull-request", "push-to-pull-request-branch"].filter((t) => so.types.includes(t))
-    .map((t) => (so.raw[t] && typeof so.raw[t] === "object" ? so.raw[t] : {}) as Entry);
+    .map((t) => objectOf(so.configs[t]) as Entry);
 }
 
 const firstString = (entries: Entry[], key: string): string | undefined =>

@@ -7,6 +7,7 @@ import type { JobPlan, StepPlan } from "../types.ts";
 import { type JobCtx, WRITE_TOKEN } from "../steps.ts";
 import { plain } from "../../yaml/writer.ts";
 import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
+import { objectOf } from "../../source/values.ts";
 
 /** The job's name (also its upload step's id). */
 export const UPLOAD_SARIF_JOB = "upload_code_scanning_sarif";
@@ -17,8 +18,7 @@ const SARIF_OUTPUT = "steps.process_safe_outputs.outputs.sarif_file";
 
 /** A type's own settings (`{}` for a bare key). */
 function settings(so: SafeOutputsPlan, key: string): Record<string, unknown> {
-  const v = so.raw[key];
-  return v && typeof v === "object" ? v as Record<string, unknown> : {};
+  return objectOf(so.configs[key]);
 }
 
 /** A non-empty string setting, else undefined. */
@@ -57,7 +57,7 @@ export function sarifArtifactStep(ctx: JobCtx, artifactPrefix = ""): StepPlan {
  */
 function restoreToken(so: SafeOutputsPlan, checkoutToken: string | undefined): string {
   return checkoutToken ?? str(settings(so, "create-pull-request")["github-token"]) ??
-    str(settings(so, "push-to-pull-request-branch")["github-token"]) ?? str(so.raw["github-token"]) ??
+    str(settings(so, "push-to-pull-request-branch")["github-token"]) ?? str(so.global["github-token"]) ??
     WRITE_TOKEN;
 }
 
@@ -72,7 +72,7 @@ export function uploadSarifJob(
   const restore = restoreToken(so, checkoutToken);
   // upload-sarif names its input `token`: the type's own token, else the safe outputs', else the restore's.
   const token = str(settings(so, "create-code-scanning-alert")["github-token"]) ??
-    str(so.raw["github-token"]) ??
+    str(so.global["github-token"]) ??
     restore;
   return {
     needs: "safe_outputs",

@@ -9,6 +9,7 @@ import { dq, folded, plain, type YValue } from "../../yaml/writer.ts";
 import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
 import { messagesJson } from "../safe_outputs/messages.ts";
 import { codePushTypes } from "./safe_outputs.ts";
+import { objectOf } from "../../source/values.ts";
 
 /** How long a failure issue lives without an `aw.json` setting (gh-aw's default). */
 const DEFAULT_FAILURE_ISSUE_EXPIRES_HOURS = 168;
@@ -126,7 +127,7 @@ function reportingSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
     id: "missing_tool",
     env: {
       GH_AW_AGENT_OUTPUT: AGENT_OUTPUT,
-      ...missingToolEnv(so.raw),
+      ...missingToolEnv(so.configs),
       GH_AW_WORKFLOW_NAME: dq(ctx.name),
       ...source,
     },
@@ -151,9 +152,7 @@ function reportingSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
  */
 function missingToolEnv(raw: Record<string, unknown>): Record<string, YValue> {
   if (!("missing-tool" in raw)) return { GH_AW_MISSING_TOOL_CREATE_ISSUE: dq("true") };
-  const c = raw["missing-tool"] && typeof raw["missing-tool"] === "object"
-    ? raw["missing-tool"] as Record<string, unknown>
-    : {};
+  const c = objectOf(raw["missing-tool"]);
   const env: Record<string, YValue> = {
     GH_AW_MISSING_TOOL_CREATE_ISSUE: dq(String(c["create-issue"] === true)),
     GH_AW_MISSING_TOOL_TITLE_PREFIX: dq(
@@ -178,7 +177,7 @@ function failureEnv(ctx: JobCtx, so: SafeOutputsPlan, input: ConclusionInput): R
   env.GH_AW_ACTION_FAILURE_ISSUE_EXPIRES_HOURS = dq(
     String(ctx.failureIssueExpires ?? DEFAULT_FAILURE_ISSUE_EXPIRES_HOURS),
   );
-  env.GH_AW_ENGINE_ID = dq(ctx.engineId);
+  env.GH_AW_ENGINE_ID = dq(ctx.engine.id);
   if (input.hasSecrets) {
     env.GH_AW_SECRET_VERIFICATION_RESULT = plain(
       "${{ needs.activation.outputs.secret_verification_result }}",
@@ -190,12 +189,12 @@ function failureEnv(ctx: JobCtx, so: SafeOutputsPlan, input: ConclusionInput): R
   Object.assign(env, safeOutputErrorEnv(so));
   env.GH_AW_LOCKDOWN_CHECK_FAILED = plain("${{ needs.activation.outputs.lockdown_check_failed }}");
   env.GH_AW_STALE_LOCK_FILE_FAILED = plain("${{ needs.activation.outputs.stale_lock_file_failed }}");
-  const messages = messagesJson(so.raw.messages);
+  const messages = messagesJson(so.global.messages);
   if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
   if (input.repoMemoryIds?.length) Object.assign(env, repoMemoryEnv(input.repoMemoryIds));
   Object.assign(env, {
-    GH_AW_GROUP_REPORTS: dq(String(so.raw["group-reports"] === true)),
-    GH_AW_FAILURE_REPORT_AS_ISSUE: dq(String(so.raw["report-failure-as-issue"] !== false)),
+    GH_AW_GROUP_REPORTS: dq(String(so.global["group-reports"] === true)),
+    GH_AW_FAILURE_REPORT_AS_ISSUE: dq(String(so.global["report-failure-as-issue"] !== false)),
     GH_AW_MISSING_TOOL_REPORT_AS_FAILURE: dq("true"),
     GH_AW_MISSING_DATA_REPORT_AS_FAILURE: dq("true"),
     GH_AW_TIMEOUT_MINUTES: dq(String(input.timeoutMinutes)),
@@ -213,7 +212,7 @@ function agentErrorEnv(ctx: JobCtx): Record<string, YValue> {
   if (ctx.contentsRead !== false) env.GH_AW_CHECKOUT_PR_SUCCESS = out("checkout_pr_success");
   env.GH_AW_EFFECTIVE_TOKENS = plain("${{ needs.agent.outputs.effective_tokens || '' }}");
   env.GH_AW_EFFECTIVE_TOKENS_RATE_LIMIT_ERROR = out("effective_tokens_rate_limit_error", "false");
-  if (ctx.engineId === "copilot") {
+  if (ctx.engine.detectsErrors) {
     env.GH_AW_INFERENCE_ACCESS_ERROR = out("inference_access_error");
     env.GH_AW_MCP_POLICY_ERROR = out("mcp_policy_error");
     env.GH_AW_AGENTIC_ENGINE_TIMEOUT = out("agentic_engine_timeout");
@@ -266,7 +265,7 @@ function repoMemoryEnv(ids: string[]): Record<string, YValue> {
  * or workflow calls, get none; a workflow with only reporting types may still file issues.
  */
 function conclusionPermissions(so: SafeOutputsPlan): Record<string, string> {
-  const safeJobs = !!so.raw.jobs && typeof so.raw.jobs === "object" && Object.keys(so.raw.jobs).length > 0;
+  const safeJobs = Object.keys(objectOf(so.global.jobs)).length > 0;
   const jobsOnly = so.types.filter((t) => !["call-workflow", ...REPORTING].includes(t)).length === 0 &&
     (safeJobs || so.types.includes("call-workflow"));
   const permissions: Record<string, string> = Object.keys(so.permissions).length > 0
@@ -297,7 +296,7 @@ function statusCommentStep(ctx: JobCtx, so: SafeOutputsPlan, safeOutputJobs: str
       "${{ needs.safe_outputs.outputs.assign_to_agent_assignment_error_count }}",
     );
   }
-  const messages = messagesJson(so.raw.messages);
+  const messages = messagesJson(so.global.messages);
   if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
   // The other safe-output jobs, so the update can tell their items from unhandled ones (none has a URL).
   if (safeOutputJobs.length > 0) {

@@ -4,6 +4,7 @@
  */
 import { dq, folded, plain, type YValue } from "../../yaml/writer.ts";
 import { breakLongExpression, MAX_EXPRESSION_LINE } from "../../yaml/expr_break.ts";
+import { isObject } from "../../source/values.ts";
 
 /**
  * A `workflow_run` from another repository or a fork never runs the agent (`workflow_run` runs with the base
@@ -23,7 +24,7 @@ export const WORKFLOW_RUN_ZIZMOR_NOTE =
  */
 export function deploymentStateCondition(rawOn: Record<string, unknown>): string | undefined {
   const event = rawOn.deployment_status;
-  const raw = event && typeof event === "object" ? (event as Record<string, unknown>).state : undefined;
+  const raw = isObject(event) ? event.state : undefined;
   const states = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map(String);
   if (states.length === 0) return undefined;
   return `github.event_name != 'deployment_status' || (${
@@ -38,9 +39,7 @@ export function bothConditions(a: string | undefined, b: string | undefined): st
 
 /** Whether `on.pull_request.forks` admits every fork (`"*"`), so no fork guard applies. */
 export function allForksAllowed(pullRequest: unknown): boolean {
-  const forks = pullRequest && typeof pullRequest === "object"
-    ? (pullRequest as Record<string, unknown>).forks
-    : undefined;
+  const forks = isObject(pullRequest) ? pullRequest.forks : undefined;
   return forks === "*" || (Array.isArray(forks) && forks.includes("*"));
 }
 

@@ -5,6 +5,7 @@
  */
 import type { JobPlan, StepPlan } from "../types.ts";
 import { Blank, lit, litBare, plain, Styled, type YValue } from "../../yaml/writer.ts";
+import { isMapping, isObject, objectOf } from "../../source/values.ts";
 
 /** Names gh-aw reserves for `jobs.pre-activation` (merged into the built-in `pre_activation` job). */
 const PRE_ACTIVATION_NAMES = ["pre_activation", "pre-activation"];
@@ -112,7 +113,7 @@ function bareBlocks(v: YValue): YValue {
   if (Array.isArray(v)) return v.map(bareBlocks);
   if (v && typeof v === "object" && v.constructor === Object) {
     // Maps inside user steps (with:, env:) are re-marshalled with sorted keys.
-    const o = v as Record<string, YValue>;
+    const o = objectOf<YValue>(v);
     return Object.fromEntries(Object.keys(o).sort().map((k) => [k, bareBlocks(o[k])]));
   }
   return v;
@@ -158,21 +159,23 @@ export function customJob(jobInput: CustomJobInput): JobPlan {
   for (const [k, v] of Object.entries(raw)) {
     if (k === "steps" || k === "runs-on" || k === "needs") continue;
     if (k === "if") job.if = toY(stripWrapper(v));
-    else if (k === "permissions" && v && typeof v === "object" && !Array.isArray(v)) {
-      const p = v as Record<string, unknown>;
+    else if (k === "permissions" && isMapping(v)) {
+      const p = v;
       // gh-aw leaves an empty line after a custom job's permissions.
       job.permissions = {
         ...Object.fromEntries(Object.keys(p).sort().map((x) => [x, String(p[x])])),
         "#blank": new Blank() as unknown as string,
       };
-    } else if (k === "outputs" && v && typeof v === "object" && !Array.isArray(v)) {
-      const o = v as Record<string, unknown>;
+    } else if (k === "outputs" && isMapping(v)) {
+      const o = v;
       job.outputs = Object.fromEntries(Object.keys(o).sort().map((x) => [x, toY(o[x])]));
     } else job[k] = toY(v);
   }
-  if (Array.isArray(raw.steps)) job.steps = [ghHostStep(), ...jobInput.steps.map(orderStepKeys)];
-  else delete (job as Record<string, unknown>).steps;
-  return job;
+  if (Array.isArray(raw.steps)) {
+    return { ...job, steps: [ghHostStep(), ...jobInput.steps.map(orderStepKeys)] };
+  }
+  const { steps: _none, ...withoutSteps } = job;
+  return withoutSteps as JobPlan;
 }
 
 /** The `jobs.pre-activation` (or `pre_activation`) blocks: extra steps and outputs for `pre_activation`. */
@@ -181,9 +184,9 @@ export function preActivationExtras(jobs: RawJobs): { steps: unknown[]; outputs:
   const outputs: Record<string, unknown> = {};
   for (const n of PRE_ACTIVATION_NAMES) {
     const j = jobs[n];
-    if (!j || typeof j !== "object") continue;
+    if (!isObject(j)) continue;
     if (Array.isArray(j.steps)) steps.push(...j.steps);
-    if (j.outputs && typeof j.outputs === "object") Object.assign(outputs, j.outputs);
+    if (isObject(j.outputs)) Object.assign(outputs, j.outputs);
   }
   return { steps, outputs };
 }
@@ -218,14 +221,14 @@ export function safeJob(jobInput: SafeJobInput): JobPlan {
     "runs-on": toY(raw["runs-on"] ?? "ubuntu-latest"),
     steps: [],
   };
-  if (raw.permissions && typeof raw.permissions === "object") {
-    const p = raw.permissions as Record<string, unknown>;
+  if (isObject(raw.permissions)) {
+    const p = raw.permissions;
     job.permissions = Object.fromEntries(Object.keys(p).sort().map((k) => [k, String(p[k])]));
   }
   const outputFile = "${{ runner.temp }}/gh-aw/safe-jobs/agent_output.json";
   const extraEnv: Record<string, unknown> = {
     GH_AW_AGENT_OUTPUT: outputFile,
-    ...(raw.env && typeof raw.env === "object" ? raw.env as Record<string, unknown> : {}),
+    ...objectOf(raw.env),
   };
   const steps: StepPlan[] = [{
     name: "Download agent output artifact",
@@ -234,7 +237,7 @@ export function safeJob(jobInput: SafeJobInput): JobPlan {
     with: { name: "agent", path: toY("${{ runner.temp }}/gh-aw/safe-jobs/") },
   }];
   for (const s of jobInput.steps) {
-    const env = { ...((s.env ?? {}) as Record<string, YValue>) };
+    const env = { ...objectOf<YValue>(s.env) };
     for (const [k, v] of Object.entries(extraEnv)) if (env[k] === undefined) env[k] = toY(v);
     const sorted = Object.fromEntries(Object.keys(env).sort().map((k) => [k, env[k]]));
     steps.push(orderStepKeys({ ...s, env: sorted }));

@@ -3,32 +3,17 @@
  * output and patch are re-read by the same engine inside the firewall (threat-detection allowlist, no MCP
  * servers) and the verdict gates the `safe_outputs` job.
  */
-import { firewallImage, pinnedImagesStep } from "../../source/sandbox.ts";
 import type { JobPlan, StepPlan } from "../types.ts";
-import {
-  agentOutputSteps,
-  artifactName,
-  type JobCtx,
-  scriptStep,
-  setupSteps,
-  shStep,
-  TRACE_OUTPUTS,
-} from "../steps.ts";
+import { agentOutputSteps, artifactName, type JobCtx, scriptStep, setupSteps, shStep } from "../steps.ts";
 import { VERSIONS } from "../../data/versions.ts";
 import { Comment, dq, folded, lit, plain, sq } from "../../yaml/writer.ts";
-import { ENGINES } from "../engines.ts";
-import {
-  CLAUDE_TOOLS,
-  CODEX_HOME,
-  codexDetectionGateway,
-  type DetectionInput,
-  detectionRun,
-  GEMINI_DETECTION_CONFIG,
-} from "./detection_engines.ts";
-import { execEnv, federatedEnv } from "./detection_env.ts";
-import { providerCliConfigScript, settingsMergeScript } from "../agent/engine_config_files.ts";
-
-const GUARD = plain("always() && steps.detection_guard.outputs.run_detection == 'true'");
+import { AWF_HOST_PREPARATION } from "../agent/awf_command.ts";
+import { OIDC_REQUEST_ENV } from "../engine_auth.ts";
+import type { Firewall } from "../../source/sandbox.ts";
+import type { Engine, EngineDetection } from "../engines/contract.ts";
+import { engineFor } from "../engines/registry.ts";
+import { providerOf } from "../engines/provider_cli.ts";
+import { type DetectionInput, federatedEnv, GUARD, imageSteps } from "../engines/review.ts";
 
 const PREPARE = `mkdir -p /tmp/gh-aw/threat-detection/aw-prompts
 cp /tmp/gh-aw/aw-prompts/prompt.txt /tmp/gh-aw/threat-detection/aw-prompts/prompt.txt 2>/dev/null || true
@@ -78,20 +63,17 @@ const CONCLUDE = `try {
 /** The threat-detection job: every built-in engine reviews the agent's output with its own CLI. */
 export function detectionJob(detectionInput: DetectionInput): JobPlan {
   const { ctx } = detectionInput;
-  // Crush picks its credentials from the `provider/` prefix of its model (copilot without one).
-  const crushModel = detectionInput.model ??
+  const engine = engineFor(detectionInput.engine);
+  // A provider CLI picks its credentials from the `provider/` prefix of its model (copilot without one).
+  const model = detectionInput.model ??
     `\${{ vars.GH_AW_MODEL_DETECTION_${detectionInput.engine.toUpperCase()} || '' }}`;
-  const crushProvider =
-    ["crush", "opencode", "pi"].includes(detectionInput.engine) && crushModel.includes("/")
-      ? crushModel.split("/")[0]
-      : "copilot";
+  const provider = engine.providerAuth ? providerOf(model) : "copilot";
   const steps: (StepPlan | Comment)[] = [
-    ...prepareSteps(detectionInput),
-    ...installSteps(detectionInput),
-    execStep(detectionInput, crushModel, crushProvider),
+    ...prepareSteps(detectionInput, engine.detection),
+    ...installSteps(detectionInput, engine.detection),
+    execStep(detectionInput, engine, model, provider),
     ...concludeSteps(ctx),
   ];
-  void TRACE_OUTPUTS;
   return {
     needs: ["activation", "agent"],
     if: folded(
@@ -113,7 +95,7 @@ export function detectionJob(detectionInput: DetectionInput): JobPlan {
 }
 
 /** Setup, the agent's output, patch context, image pulls and the detection guard and files. */
-function prepareSteps(detectionInput: DetectionInput): (StepPlan | Comment)[] {
+function prepareSteps(detectionInput: DetectionInput, review: EngineDetection): (StepPlan | Comment)[] {
   const { ctx } = detectionInput;
   // Detection needs only the agent, so it reads the artifact prefix from the agent's outputs.
   const steps: (StepPlan | Comment)[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx, "agent")];
@@ -139,7 +121,7 @@ function prepareSteps(detectionInput: DetectionInput): (StepPlan | Comment)[] {
     name: "Clean stale firewall files from agent artifact",
     run: lit("rm -rf /tmp/gh-aw/sandbox/firewall/logs\nrm -rf /tmp/gh-aw/sandbox/firewall/audit\n"),
   });
-  if (detectionInput.engine !== "codex") steps.push(...imageSteps(ctx, []));
+  if (review.imagesFirst) steps.push(...imageSteps(ctx, []));
   steps.push({
     name: "Check if detection needed",
     id: "detection_guard",
@@ -175,11 +157,10 @@ function prepareSteps(detectionInput: DetectionInput): (StepPlan | Comment)[] {
 }
 
 /** Node.js, the AWF binary and the engine's CLI (with its config). */
-function installSteps(detectionInput: DetectionInput): StepPlan[] {
+function installSteps(detectionInput: DetectionInput, review: EngineDetection): StepPlan[] {
   const { ctx } = detectionInput;
   const steps: StepPlan[] = [];
-  // Antigravity's CLI is a native binary: no Node.js set-up.
-  if (detectionInput.engine !== "antigravity") {
+  if (review.needsNode) {
     steps.push({
       name: "Setup Node.js",
       uses: plain(detectionInput.setupNodeRef),
@@ -191,132 +172,85 @@ function installSteps(detectionInput: DetectionInput): StepPlan[] {
     "install_awf_binary",
     ctx.firewall?.version ?? VERSIONS.awf,
   );
-  if (detectionInput.engine === "antigravity") {
-    steps.push({
-      name: "Install Antigravity CLI",
-      run: plain(detectionInput.install),
-      env: { ...ENGINES.antigravity.agentInstall.env },
-    });
-    steps.push(awfInstall);
-    steps.push(settingsStep("Antigravity", ".antigravity"));
-  } else if (detectionInput.engine === "copilot") {
-    steps.push({
-      name: "Install GitHub Copilot CLI",
-      run: plain(detectionInput.install),
-      env: { GH_HOST: "github.com" },
-    });
-    steps.push(awfInstall);
-  } else if (detectionInput.engine === "codex") {
-    steps.push({ name: "Install Codex CLI", run: plain(detectionInput.install) });
-    steps.push(awfInstall);
-    steps.push(...imageSteps(ctx, [`ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`]));
-    steps.push({
-      name: "Start MCP Gateway",
-      id: "start-mcp-gateway",
-      env: { CODEX_HOME: CODEX_HOME },
-      run: lit(codexDetectionGateway(detectionInput.frontmatterHash)),
-    });
-  } else if (detectionInput.engine === "crush" || detectionInput.engine === "opencode") {
-    const cli = detectionInput.engine === "crush" ? "Crush" : "OpenCode";
-    steps.push(awfInstall);
-    steps.push({
-      name: `Install ${cli} CLI`,
-      run: plain(detectionInput.install),
-      env: { NPM_CONFIG_MIN_RELEASE_AGE: sq("3") },
-    });
-    if (detectionInput.engine === "crush") {
-      steps.push({ name: "Verify Crush CLI installation", run: plain("crush --version") });
-    }
-    steps.push({
-      name: `Write ${cli} Config`,
-      if: GUARD,
-      "continue-on-error": true,
-      run: lit(providerCliConfigScript(detectionInput.engine)),
-    });
-  } else if (detectionInput.engine === "pi") {
-    steps.push(awfInstall);
-    steps.push({ name: "Install Pi CLI", run: plain(detectionInput.install) });
-  } else if (detectionInput.engine === "gemini") {
-    steps.push(awfInstall);
-    steps.push({ name: "Install Gemini CLI", run: plain(detectionInput.install) });
-    steps.push(settingsStep("Gemini", ".gemini"));
-  } else {
-    steps.push(awfInstall);
-    steps.push({ name: "Install Claude Code CLI", run: plain(detectionInput.install) });
-  }
+  steps.push(...review.installSteps(detectionInput, awfInstall));
   return steps;
 }
 
-/** Pulls the firewall images (codex pulls them, with the MCP gateway's, after installing the firewall). */
-function imageSteps(ctx: JobCtx, extra: string[]): StepPlan[] {
-  const images = [
-    ...(["agent", "api-proxy", "squid"] as const).map((r) => firewallImage(ctx.firewall, r)),
-    ...extra,
-  ];
-  const pinned = pinnedImagesStep(ctx.firewall);
-  return [
-    shStep("Download container images", "download_docker_images", images.join(" ")),
-    ...(pinned ? [{ name: pinned.name, run: lit(pinned.run) }] : []),
-  ];
-}
-
-/** Gemini's and Antigravity's read-only detection settings, merged into their settings file. */
-function settingsStep(cli: string, dir: string): StepPlan {
-  const envName = `GH_AW_${cli.toUpperCase()}_BASE_CONFIG`;
-  return {
-    name: `Write ${cli} Config`,
-    if: GUARD,
-    "continue-on-error": true,
-    run: lit(settingsMergeScript(dir, envName)),
-    env: { [envName]: sq(GEMINI_DETECTION_CONFIG) },
-  };
-}
-
-/** The git identity the detection CLIs commit as. */
 /** The step that runs the engine's CLI on the agent's output. */
-function execStep(detectionInput: DetectionInput, crushModel: string, crushProvider: string): StepPlan {
+function execStep(detectionInput: DetectionInput, engine: Engine, model: string, provider: string): StepPlan {
   const { ctx } = detectionInput;
+  const review = engine.detection;
   const exec: StepPlan = {
-    name: {
-      claude: "Execute Claude Code CLI",
-      codex: "Execute Codex CLI",
-      copilot: "Execute GitHub Copilot CLI",
-      gemini: "Execute Gemini CLI",
-      crush: "Execute Crush CLI",
-      opencode: "Execute OpenCode CLI",
-      pi: "Execute Pi CLI",
-      antigravity: "Execute Antigravity CLI",
-    }[
-      detectionInput.engine
-    ],
+    name: `Execute ${engine.cliName}`,
     if: GUARD,
     "continue-on-error": true,
     id: "detection_agentic_execution",
   };
-  if (detectionInput.engine === "claude") {
-    exec["#0"] = new Comment("Allowed tools (sorted):");
-    CLAUDE_TOOLS.forEach((t, i) => (exec[`#${i + 1}`] = new Comment(`- ${t}`)));
-  } else if (detectionInput.engine === "copilot") {
-    exec["#"] = new Comment("Copilot CLI tool arguments (sorted):");
-  }
-  if (detectionInput.engine === "copilot" || detectionInput.engine === "claude") exec["timeout-minutes"] = 20;
+  review.decorate?.(exec);
   const auth = detectionInput.auth;
   exec.run = lit(
     detectionRun(
-      detectionInput.engine,
+      review,
       ctx.firewall,
-      crushModel,
+      model,
       ctx.maxEffectiveTokens,
       auth !== undefined,
       detectionInput.byokEnv !== undefined,
     ),
   );
-  exec.env = execEnv(detectionInput, crushModel, crushProvider);
+  exec.env = review.env({ d: detectionInput, model, provider });
   if (auth) exec.env = federatedEnv(exec.env, auth);
   return exec;
 }
 
-/** The environment of the detection CLI, per engine. */
+/**
+ * The firewall-wrapped command line that runs the engine's CLI on the review prompt. The review spends from
+ * the workflow's own `max-effective-tokens` budget (the firewall's default when unset); its run count stays
+ * the default.
+ */
+function detectionRun(
+  review: EngineDetection,
+  fw: Firewall | undefined,
+  model: string,
+  maxEffectiveTokens: number | string | undefined,
+  federated: boolean,
+  /** A BYOK Copilot review has no Copilot token to keep from the sandbox. */
+  byok: boolean,
+): string {
+  const awf = {
+    $schema: `https://github.com/github/gh-aw-firewall/releases/download/${
+      fw?.version ?? VERSIONS.awf
+    }/awf-config.schema.json`,
+    network: { allowDomains: review.domains(model).sort() },
+    apiProxy: {
+      enabled: true,
+      enableTokenSteering: true,
+      maxRuns: 500,
+      maxEffectiveTokens: typeof maxEffectiveTokens === "number"
+        ? maxEffectiveTokens
+        : typeof maxEffectiveTokens === "string" && /^\d+$/.test(maxEffectiveTokens)
+        ? Number(maxEffectiveTokens)
+        : 25000000,
+      ...(review.apiTargets ? { targets: review.apiTargets } : {}),
+    },
+    container: { imageTag: fw?.imageTag ?? VERSIONS.awfImageTag },
+  };
+  return [
+    "set -o pipefail",
+    `printf '%s' "$(date +%s%3N)" > /tmp/gh-aw/agent_cli_start_ms.txt`,
+    ...review.setup,
+    "(umask 177 && touch /tmp/gh-aw/threat-detection/detection.log)",
+    `printf '%s\\n' '${JSON.stringify(awf)}' > "\${RUNNER_TEMP}/gh-aw/awf-config.json"`,
+    ...AWF_HOST_PREPARATION,
+    'sudo -E awf --config "${RUNNER_TEMP}/gh-aw/awf-config.json" --container-workdir "${GITHUB_WORKSPACE}" --mount "${RUNNER_TEMP}/gh-aw:${RUNNER_TEMP}/gh-aw:ro" --mount "${RUNNER_TEMP}/gh-aw:/host${RUNNER_TEMP}/gh-aw:ro" ${GH_AW_TOOL_CACHE_MOUNT:+--mount "$GH_AW_TOOL_CACHE_MOUNT"} ${GH_AW_DOCKER_HOST_PATH_PREFIX_ARGS} ' +
+    review.envArgs(byok) +
+    // A federated engine's OIDC request variables stay with the API proxy (see engine_auth.ts).
+    (federated ? OIDC_REQUEST_ENV.map((v) => ` --exclude-env ${v}`).join("") : "") +
+    " --log-level info --proxy-logs-dir /tmp/gh-aw/sandbox/firewall/logs --audit-dir /tmp/gh-aw/sandbox/firewall/audit --enable-host-access --allow-host-ports 80,443,8080 --skip-pull \\",
+    `  -- /bin/bash -c '${review.command(model)}' 2>&1 | tee -a /tmp/gh-aw/threat-detection/detection.log`,
+  ].join("\n") + "\n";
+}
+
 function concludeSteps(ctx: JobCtx): StepPlan[] {
   return [
     {

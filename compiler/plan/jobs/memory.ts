@@ -10,6 +10,7 @@ import {
   setupSteps,
 } from "../steps.ts";
 import { dq, folded, lit, plain, sq, type YValue } from "../../yaml/writer.ts";
+import { objectOf } from "../../source/values.ts";
 
 /**
  * Builds `update_cache_memory`: for each writable cache the agent uploaded, download it and save it under the
@@ -117,8 +118,7 @@ export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, raw: unknown)
 
 /** The memories of `tools.repo-memory` (`true`, one object, or a list of objects with `id`), by id. */
 export function repoMemories(raw: unknown): { id: string; settings: Record<string, unknown> }[] {
-  const asSettings = (v: unknown) => v && typeof v === "object" ? v as Record<string, unknown> : {};
-  const list = Array.isArray(raw) ? raw.map(asSettings) : [asSettings(raw)];
+  const list = Array.isArray(raw) ? raw.map((v) => objectOf(v)) : [objectOf(raw)];
   return list.map((settings) => ({
     id: typeof settings.id === "string" && settings.id !== "" ? settings.id : "default",
     settings,

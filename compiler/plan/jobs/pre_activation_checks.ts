@@ -6,6 +6,7 @@
 import type { StepPlan } from "../types.ts";
 import { type JobCtx, scriptStep } from "../steps.ts";
 import { dq, type YValue } from "../../yaml/writer.ts";
+import { isObject, objectOf } from "../../source/values.ts";
 
 /** `user-rate-limit:` resolved: runs per window and minutes, the events counted, the roles exempted. */
 export interface RateLimit {
@@ -52,8 +53,8 @@ export function rateLimitConfig(
   triggerEvents: string[],
 ): RateLimit | undefined {
   const raw = data["user-rate-limit"] ?? data["rate-limit"];
-  if (!raw || typeof raw !== "object") return undefined;
-  const o = raw as Record<string, unknown>;
+  if (!isObject(raw)) return undefined;
+  const o = raw;
   return {
     max: positive(o["max-runs-per-window"] ?? o.max, 5),
     window: positive(o.window, 60),
@@ -66,7 +67,7 @@ export function rateLimitConfig(
 /** `on.skip-if-check-failing:` (`true` or an empty value gates on every check of the default branch). */
 export function skipIfCheckFailingConfig(raw: unknown): SkipIfCheckFailing | undefined {
   if (raw === undefined || raw === false) return undefined;
-  const o = raw && typeof raw === "object" ? raw as Record<string, unknown> : {};
+  const o = objectOf(raw);
   return {
     include: list(o.include) ?? [],
     exclude: list(o.exclude) ?? [],
@@ -152,9 +153,9 @@ const AUTHOR_OBJECT: Record<string, string> = {
  * per event, in name order, the run goes on unless that event's author holds one of the associations.
  */
 export function skipAuthorAssociationsCondition(raw: unknown): string | undefined {
-  if (!raw || typeof raw !== "object") return undefined;
-  const clauses = Object.keys(raw as Record<string, unknown>).sort().flatMap((event) => {
-    const associations = list((raw as Record<string, unknown>)[event])?.map((a) => a.toUpperCase());
+  if (!isObject(raw)) return undefined;
+  const clauses = Object.keys(raw).sort().flatMap((event) => {
+    const associations = list(raw[event])?.map((a) => a.toUpperCase());
     const object = AUTHOR_OBJECT[event];
     if (!associations?.length || !object) return [];
     return [

@@ -6,6 +6,7 @@
  * expressions even when the same expression is replaced elsewhere in the script.
  */
 import { exprEnvName } from "./prompt_markdown.ts";
+import { isMapping, objectOf } from "../../source/values.ts";
 
 const EXPRESSION = /\$\{\{\s*([\s\S]*?)\s*\}\}/g;
 
@@ -60,14 +61,14 @@ function withoutComment(line: string): string {
  * name and a different value keeps its name; the expression takes `<name>_2`, `_3`…). Other steps unchanged.
  */
 export function sanitizeRunStep(step: unknown): unknown {
-  if (!step || typeof step !== "object" || Array.isArray(step)) return step;
-  const s = step as Record<string, unknown>;
+  if (!isMapping(step)) return step;
+  const s = step;
   if (typeof s.run !== "string" || !s.run.includes("${{")) return step;
   const lines = classifyLines(s.run);
   const executable = lines.filter((l) => !l.body).map((l) => withoutComment(l.line)).join("\n");
   const found = [...new Map([...executable.matchAll(EXPRESSION)].map((m) => [m[0], m[1]])).entries()];
   if (found.length === 0) return step;
-  const env: Record<string, unknown> = { ...(s.env as Record<string, unknown> | undefined) };
+  const env: Record<string, unknown> = { ...objectOf(s.env) };
   const names = new Map<string, string>();
   for (const [original, content] of found) {
     let name = exprEnvName(content);

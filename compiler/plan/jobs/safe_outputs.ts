@@ -20,6 +20,7 @@ import { messagesJson } from "../safe_outputs/messages.ts";
 import { sarifArtifactStep, uploadsSarif } from "./code_scanning.ts";
 import { actionSteps, safeOutputActionsJson } from "../safe_outputs/custom_actions.ts";
 import { ciTriggerTokenOf, codePushSteps, codePushTypes, pushTokenOf, writeTokenOf } from "./code_push.ts";
+import { objectOf } from "../../source/values.ts";
 
 export { codePushTypes } from "./code_push.ts";
 
@@ -33,7 +34,7 @@ const PROJECT_TYPES = ["update-project", "create-project-status-update", "create
 function projectAccess(so: SafeOutputsPlan): { url?: string; token: string } | undefined {
   const key = PROJECT_TYPES.find((t) => so.types.includes(t));
   if (key === undefined) return undefined;
-  const cfg = (so.raw[key] ?? {}) as Record<string, unknown>;
+  const cfg = objectOf(so.configs[key]);
   const token = typeof cfg["github-token"] === "string" && cfg["github-token"] !== ""
     ? cfg["github-token"]
     : "${{ secrets.GH_AW_PROJECT_GITHUB_TOKEN }}";
@@ -113,7 +114,7 @@ export function safeOutputsJob(
  * completion comment: each job's tool name, sorted, with an empty URL output; undefined without any.
  */
 export function safeOutputJobsJson(so: SafeOutputsPlan): string | undefined {
-  const customJobs = so.raw.jobs && typeof so.raw.jobs === "object" ? Object.keys(so.raw.jobs) : [];
+  const customJobs = Object.keys(objectOf(so.global.jobs));
   if (customJobs.length === 0) return undefined;
   return JSON.stringify(
     Object.fromEntries(customJobs.map((j) => j.replace(/-/g, "_")).sort().map((j) => [j, ""])),
@@ -175,14 +176,14 @@ function jobEnv(ctx: JobCtx, so: SafeOutputsPlan, emoji: string | undefined): Re
   const jenv: Record<string, YValue> = {
     GH_AW_CALLER_WORKFLOW_ID: dq(`\${{ github.repository }}/${ctx.id}`),
     GH_AW_EFFECTIVE_TOKENS: plain("${{ needs.agent.outputs.effective_tokens }}"),
-    GH_AW_ENGINE_ID: dq(ctx.engineId),
+    GH_AW_ENGINE_ID: dq(ctx.engine.id),
     GH_AW_ENGINE_MODEL: ctx.model ? dq(ctx.model) : plain("${{ needs.agent.outputs.model }}"),
     GH_AW_WORKFLOW_ID: dq(ctx.id),
     GH_AW_WORKFLOW_NAME: dq(ctx.name),
     ...sourceEnvOf(ctx),
   };
   // The version of the Copilot CLI the agent ran; the author's own command installs none.
-  if (ctx.engineId === "copilot" && !ctx.engineCommand) jenv.GH_AW_ENGINE_VERSION = dq(ctx.engineVersion);
+  if (ctx.engine.reportsVersion && !ctx.engineCommand) jenv.GH_AW_ENGINE_VERSION = dq(ctx.engine.version);
   if (ctx.commands?.length) jenv.GH_AW_COMMANDS = dq(JSON.stringify(ctx.commands));
   if (so.threatDetection) {
     jenv.GH_AW_DETECTION_CONCLUSION = plain("${{ needs.detection.outputs.detection_conclusion }}");
@@ -190,7 +191,7 @@ function jobEnv(ctx: JobCtx, so: SafeOutputsPlan, emoji: string | undefined): Re
   }
   // gh-aw announces staged mode to the whole job as well as to the handler step.
   if (so.staged) jenv.GH_AW_SAFE_OUTPUTS_STAGED = dq("true");
-  const messages = messagesJson(so.raw.messages);
+  const messages = messagesJson(so.global.messages);
   if (messages) jenv.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
   if (emoji) jenv.GH_AW_WORKFLOW_EMOJI = dq(emoji);
   const sortedEnv: Record<string, YValue> = {};

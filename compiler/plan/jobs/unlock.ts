@@ -7,13 +7,14 @@ import type { JobPlan } from "../types.ts";
 import { type JobCtx, scriptStep, setupSteps } from "../steps.ts";
 import { plain } from "../../yaml/writer.ts";
 import { ISSUE_EVENTS_GUARD } from "./activation.ts";
+import { isObject } from "../../source/values.ts";
 
 /** Whether `on.issues` or `on.issue_comment` sets `lock-for-agent: true`. */
 export function locksForAgent(on: unknown): boolean {
-  if (!on || typeof on !== "object") return false;
+  if (!isObject(on)) return false;
   return ["issues", "issue_comment"].some((event) => {
-    const e = (on as Record<string, unknown>)[event];
-    return !!e && typeof e === "object" && (e as Record<string, unknown>)["lock-for-agent"] === true;
+    const e = on[event];
+    return isObject(e) && e["lock-for-agent"] === true;
   });
 }
 

@@ -5,7 +5,8 @@
 import type { AgentInput } from "../agent/input.ts";
 import { VERSIONS } from "../../data/versions.ts";
 import { InlineJson, type JsonValue, RawJson, renderJson, ShallowJson } from "./json.ts";
-import { githubServer, type GithubTool, githubToolConfig, obj } from "./github.ts";
+import { githubServer, type GithubTool, githubToolConfig } from "./github.ts";
+import { mappingOf } from "../../source/values.ts";
 
 /** Whether `tools.cli-proxy` (the MCP-CLI feature) is on. */
 export function cliProxyEnabled(agentInput: AgentInput): boolean {
@@ -15,8 +16,8 @@ export function cliProxyEnabled(agentInput: AgentInput): boolean {
 
 /** The `mcp-scripts:` tools, when configured. */
 export function mcpScripts(agentInput: AgentInput): Record<string, Record<string, unknown>> | undefined {
-  const m = obj(agentInput.mcpScripts ?? agentInput.frontmatter["mcp-scripts"]);
-  return Object.keys(m).length > 0 ? m as Record<string, Record<string, unknown>> : undefined;
+  const m = agentInput.mcpScripts ?? agentInput.frontmatter["mcp-scripts"] ?? {};
+  return Object.keys(m).length > 0 ? m : undefined;
 }
 
 /** Whether `tools.agentic-workflows` is on. */
@@ -27,7 +28,7 @@ export function agenticWorkflows(agentInput: AgentInput): boolean {
 
 /** Whether the engine gets copilot's config dialect (`\${VAR}` references, explicit `"type": "stdio"`). */
 export function copilotStyle(agentInput: AgentInput): boolean {
-  return agentInput.ctx.engineId === "copilot";
+  return agentInput.ctx.engine.mcp.varRefs;
 }
 
 /** Variables an expression-bearing value needs, each mapped to the expression that sets it. */
@@ -58,12 +59,12 @@ function customServer(agentInput: AgentInput, cfg: Record<string, unknown>): Cus
   const s: Record<string, JsonValue> = {};
   const allowed = Array.isArray(cfg.allowed) ? cfg.allowed.map(String) : undefined;
   const tools = allowed ?? (copilotStyle(agentInput) ? ["*"] : undefined);
-  const envCfg = obj(cfg.env);
+  const envCfg = mappingOf(cfg.env);
   if (cfg.url !== undefined) {
     s.type = "http";
     // The gateway runs in a container: the runner's localhost is host.docker.internal there.
     s.url = String(cfg.url).replace("//localhost:", "//host.docker.internal:");
-    const headers = obj(cfg.headers);
+    const headers = mappingOf(cfg.headers);
     if (Object.keys(headers).length > 0) {
       const h: Record<string, JsonValue> = {};
       for (const [k, v] of Object.entries(headers)) {
@@ -236,7 +237,7 @@ function servers(agentInput: AgentInput): { json: Record<string, JsonValue>; env
   const json: Record<string, JsonValue> = {};
   for (const [name, s] of list) {
     if (name !== "github" && sink) s["guard-policies"] = sink;
-    json[name] = custom.has(name) && agentInput.ctx.engineId === "codex" ? new ShallowJson(s) : s;
+    json[name] = custom.has(name) && agentInput.ctx.engine.mcp.format === "toml" ? new ShallowJson(s) : s;
   }
   return { json, env };
 }
@@ -262,7 +263,7 @@ export function gatewayEnv(agentInput: AgentInput): [string, string][] {
     env.set("GH_AW_MCP_SCRIPTS_PORT", "${{ steps.mcp-scripts-start.outputs.port }}");
     // Secrets the script tools read reach them through the gateway.
     for (const tool of Object.values(scripts)) {
-      for (const [k, v] of Object.entries(obj(obj(tool).env))) {
+      for (const [k, v] of Object.entries(mappingOf(mappingOf(tool).env))) {
         if (typeof v === "string" && v.includes("secrets.")) env.set(k, v);
       }
     }
@@ -279,7 +280,7 @@ export function gatewayEnv(agentInput: AgentInput): [string, string][] {
   }
   if (githubServer(agentInput)) env.set("GITHUB_MCP_SERVER_TOKEN", gh!.token);
   if (agenticWorkflows(agentInput)) env.set("GITHUB_TOKEN", "${{ secrets.GITHUB_TOKEN }}");
-  if (agentInput.ctx.engineId === "codex") env.set("CODEX_HOME", "/tmp/gh-aw/mcp-config");
+  for (const [k, v] of Object.entries(agentInput.ctx.engine.mcp.gatewayEnv ?? {})) env.set(k, v);
   for (const [k, v] of servers(agentInput).env) if (!env.has(k)) env.set(k, v);
   return [...env.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
 }
@@ -292,7 +293,7 @@ export function gatewayConfigJson(agentInput: AgentInput): string {
     apiKey: "${MCP_GATEWAY_API_KEY}",
     payloadDir: "${MCP_GATEWAY_PAYLOAD_DIR}",
   };
-  const keepalive = obj(obj(agentInput.frontmatter.sandbox).mcp)["keepalive-interval"];
+  const keepalive = mappingOf(mappingOf(agentInput.frontmatter.sandbox).mcp)["keepalive-interval"];
   if (typeof keepalive === "number") gateway.keepaliveInterval = keepalive;
   if (agentInput.ctx.otlp) {
     gateway.opentelemetry = {

@@ -130,7 +130,7 @@ export function gatewayDockerLines(dockerCommand: string): string[] {
 /** The full `run:` text of "Start MCP Gateway". */
 export function gatewayScript(agentInput: AgentInput): string {
   const delim = heredocDelimiter("MCP_CONFIG", agentInput.frontmatterHash);
-  const lines = gatewayExportLines(agentInput.ctx.engineId);
+  const lines = gatewayExportLines(agentInput.ctx.engine.id);
   const cli = cliServerNames(agentInput);
   if (cli.length > 0) {
     const list = JSON.stringify(cli);
@@ -143,10 +143,11 @@ export function gatewayScript(agentInput: AgentInput): string {
     lines.push('export GITHUB_PERSONAL_ACCESS_TOKEN="$GITHUB_MCP_SERVER_TOKEN"');
   }
   lines.push(...gatewayDockerLines(gatewayDockerCommand(dockerEnv(agentInput))));
-  // Pi reads no gateway config of its own: the script ends after the docker command.
-  if (agentInput.ctx.engineId === "pi") return lines.join("\n") + "\n";
-  const codex = agentInput.ctx.engineId === "codex" ? codexServers(agentInput) : undefined;
-  if (agentInput.ctx.engineId === "copilot") lines.push("mkdir -p /home/runner/.copilot");
+  const mcp = agentInput.ctx.engine.mcp;
+  // An engine reading no gateway config of its own (Pi): the script ends after the docker command.
+  if (mcp.format === "none") return lines.join("\n") + "\n";
+  const codex = mcp.format === "toml" ? codexServers(agentInput) : undefined;
+  if (mcp.configDir) lines.push(`mkdir -p ${mcp.configDir}`);
   if (codex) lines.push(...codexPrelude(agentInput, codex));
   lines.push(
     "GH_AW_NODE=$(which node 2>/dev/null || command -v node 2>/dev/null || echo node)",

@@ -5,6 +5,7 @@
 import { firewallImage } from "../../source/sandbox.ts";
 import type { AgentInput } from "../agent/input.ts";
 import { VERSIONS } from "../../data/versions.ts";
+import { mappingOf } from "../../source/values.ts";
 
 /** The token chain the GitHub MCP server (and the CLI proxy) use unless `github-token` is set. */
 export const MCP_TOKEN =
@@ -30,11 +31,6 @@ export interface GithubTool {
   raw: Record<string, unknown>;
 }
 
-/** The value as a plain object (empty when it is not one). */
-export function obj(v: unknown): Record<string, unknown> {
-  return v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
-}
-
 /**
  * `tools.github.mode`. The corpus shows an imported mode (`shared/gh.md`'s `gh-proxy`) applying only when
  * the workflow declares no GitHub settings of its own, or declares some without a mode; codex, crush and
@@ -43,13 +39,13 @@ export function obj(v: unknown): Record<string, unknown> {
 function githubMode(a: McpView, merged: Record<string, unknown>): string {
   const of = (m: Record<string, unknown>) =>
     typeof m.mode === "string" ? m.mode : m.type === "remote" ? "remote" : "local";
-  const tools = obj(a.frontmatter.tools);
+  const tools = a.frontmatter.tools;
   if (!("github" in tools)) return of(merged);
   const own = tools.github;
   if (own === null || own === undefined || own === true) return "local";
-  if (typeof obj(own).mode === "string" || obj(own).type !== undefined) return of(obj(own));
+  if (typeof mappingOf(own).mode === "string" || mappingOf(own).type !== undefined) return of(mappingOf(own));
   const mode = of(merged);
-  return mode === "gh-proxy" && a.ctx.engineId === "codex" ? "local-fallback" : mode;
+  return mode === "gh-proxy" && a.ctx.engine.mcp.ghProxyFallback ? "local-fallback" : mode;
 }
 
 /** The default toolsets (`default`), which the local fallback of an imported gh-proxy mode serves. */
@@ -62,7 +58,7 @@ export type McpView = Pick<AgentInput, "ctx" | "merged" | "frontmatter" | "githu
 export function githubToolConfig(a: McpView): GithubTool | undefined {
   const raw = a.merged.tools.github;
   if (raw === false || !a.github) return undefined;
-  const g = obj(raw);
+  const g = mappingOf(raw);
   const resolved = githubMode(a, g);
   const fallback = resolved === "local-fallback";
   const mode = fallback ? "local" : resolved;
@@ -90,8 +86,9 @@ export function githubCliPrompt(a: McpView): boolean {
   const gh = githubToolConfig(a);
   if (!gh) return false;
   if (gh.mode === "gh-proxy") return true;
-  const ownMode = obj(obj(a.frontmatter.tools).github).mode;
-  return obj(a.frontmatter.features)["cli-proxy"] === true && !(ownMode === "local" || ownMode === "remote");
+  const ownMode = mappingOf(a.frontmatter.tools.github).mode;
+  return a.frontmatter.features?.["cli-proxy"] === true &&
+    !(ownMode === "local" || ownMode === "remote");
 }
 
 /** Whether the GitHub MCP server runs behind the gateway (on, and not replaced by the CLI proxy). */

@@ -8,13 +8,10 @@ import { scriptBody } from "../steps.ts";
 import { heredocDelimiter } from "../../source/hash.ts";
 import { litPadded, plain, sq, type YValue } from "../../yaml/writer.ts";
 import { mcpScripts } from "./config.ts";
+import { mappingOf } from "../../source/values.ts";
 
 const LOG_DIR = "${RUNNER_TEMP}/gh-aw/mcp-scripts/logs";
 const DIR = "${RUNNER_TEMP}/gh-aw/mcp-scripts";
-
-function obj(v: unknown): Record<string, unknown> {
-  return v && typeof v === "object" && !Array.isArray(v) ? v as Record<string, unknown> : {};
-}
 
 /** JSON as Go's encoder writes it: `<`, `>` and `&` escaped, two-space indentation. */
 function goJson(v: unknown): string {
@@ -32,8 +29,8 @@ function sortedKeys<T>(o: Record<string, T>): Record<string, T> {
 function toolEntry(name: string, cfg: Record<string, unknown>): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
-  for (const [k, v] of Object.entries(obj(cfg.inputs))) {
-    const input = obj(v);
+  for (const [k, v] of Object.entries(mappingOf(cfg.inputs))) {
+    const input = mappingOf(v);
     const p: Record<string, unknown> = {};
     if (input.default !== undefined) p.default = input.default;
     if (input.description !== undefined) p.description = input.description;
@@ -46,7 +43,7 @@ function toolEntry(name: string, cfg: Record<string, unknown>): Record<string, u
   schema.type = "object";
   const entry: Record<string, unknown> = { name, description: cfg.description ?? "", inputSchema: schema };
   entry.handler = `${name}.sh`;
-  const env = Object.keys(obj(cfg.env)).sort();
+  const env = Object.keys(mappingOf(cfg.env)).sort();
   if (env.length > 0) entry.env = Object.fromEntries(env.map((k) => [k, k]));
   entry.timeout = typeof cfg.timeout === "number" ? cfg.timeout : 60;
   return entry;
@@ -71,7 +68,7 @@ const SERVER_JS = [
 /** The shell tools (`run:`) in name order. */
 function shellTools(agentInput: AgentInput): [string, Record<string, unknown>][] {
   return Object.entries(mcpScripts(agentInput) ?? {}).map(([k, v]) =>
-    [k, obj(v)] as [string, Record<string, unknown>]
+    [k, mappingOf(v)] as [string, Record<string, unknown>]
   )
     .filter(([, c]) => typeof c.run === "string")
     .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
@@ -120,7 +117,7 @@ export function mcpScriptsSteps(agentInput: AgentInput): StepPlan[] {
   };
   const secrets = new Map<string, string>();
   for (const tool of Object.values(scripts)) {
-    for (const [k, v] of Object.entries(obj(obj(tool).env))) {
+    for (const [k, v] of Object.entries(mappingOf(mappingOf(tool).env))) {
       if (typeof v === "string" && v.includes("secrets.")) secrets.set(k, v);
     }
   }

@@ -9,6 +9,7 @@ import { bareBlankLines, gatewayScript, withoutMarkers } from "./gateway_script.
 import { gatewayEnv } from "./config.ts";
 import { type GithubTool, githubToolConfig } from "./github.ts";
 import { mcpScriptsLogSteps, mcpScriptsSteps } from "./scripts.ts";
+import { objectOf } from "../../source/values.ts";
 
 /** `with.script` of the CLI-mount step (its globals setup passes no `getOctokit`). */
 const MOUNT_SCRIPT =
@@ -190,7 +191,7 @@ export function stepsThroughDifcProxy(agentInput: AgentInput, steps: StepPlan[])
   if (!difcProxy(agentInput)) return steps;
   return steps.map((step) => {
     const merged: Record<string, YValue> = {
-      ...(step.env as Record<string, YValue> | undefined),
+      ...objectOf<YValue>(step.env),
       ...DIFC_STEP_ENV,
     };
     const withEnv: StepPlan = {

@@ -11,15 +11,16 @@ import { expandEcosystems } from "../network.ts";
 import { goJson, validationJson } from "./validation.ts";
 import { toolsMetaJson } from "./tools_meta.ts";
 import { dynamicTools, safeJobsConfig } from "./dynamic_tools.ts";
+import { isObject, objectOf } from "../../source/values.ts";
 
 type Obj = Record<string, unknown>;
 
 /** A value with its objects' keys sorted, as Go writes `map[string]any` (items of lists keep their order). */
 function sortDeep(v: unknown): unknown {
   if (Array.isArray(v)) return v;
-  if (v && typeof v === "object") {
+  if (isObject(v)) {
     const out: Obj = {};
-    for (const k of Object.keys(v).sort()) out[k] = sortDeep((v as Obj)[k]);
+    for (const k of Object.keys(v).sort()) out[k] = sortDeep(v[k]);
     return out;
   }
   return v;
@@ -28,9 +29,7 @@ function sortDeep(v: unknown): unknown {
 /** `tools.repo-memory` as the `push_repo_memory` tool config (one entry per memory). */
 export function repoMemoryConfig(repoMemory: unknown): Obj | undefined {
   if (repoMemory === undefined || repoMemory === false) return undefined;
-  const list = Array.isArray(repoMemory)
-    ? repoMemory
-    : [repoMemory && typeof repoMemory === "object" ? repoMemory : {}];
+  const list = Array.isArray(repoMemory) ? repoMemory : [objectOf(repoMemory)];
   const num = (v: unknown, d: number) => (typeof v === "number" ? v : Number(v) || d);
   const memories = list.map((m: Obj) => {
     const id = typeof m.id === "string" ? m.id : "default";
@@ -48,7 +47,7 @@ export function repoMemoryConfig(repoMemory: unknown): Obj | undefined {
 /** `tools.comment-memory` as the `comment_memory` safe-output config (one memory comment, `default`). */
 export function commentMemoryConfig(commentMemory: unknown): Obj | undefined {
   if (commentMemory === undefined || commentMemory === false) return undefined;
-  const o = commentMemory && typeof commentMemory === "object" ? commentMemory as Obj : {};
+  const o = objectOf(commentMemory);
   return { max: o.max ?? 1, memory_id: o["memory-id"] ?? "default" };
 }
 
@@ -78,11 +77,10 @@ export function safeOutputsConfigJson(agentInput: AgentInput): string {
   const cfg: Obj = { ...so.handlerConfig, ...safeJobsConfig(so) };
   // A type's own token is part of the agent-side config (the step resolves it through its env).
   for (const [t, c] of Object.entries(so.handlerConfig)) {
-    const raw = so.raw[t.replace(/_/g, "-")] as Obj | undefined;
-    const token = raw && typeof raw === "object" ? raw["github-token"] : undefined;
+    const token = objectOf(so.configs[t.replace(/_/g, "-")])["github-token"];
     if (typeof token === "string") cfg[t] = { ...c, "github-token": token };
   }
-  const botMentions = so.raw["max-bot-mentions"];
+  const botMentions = so.global["max-bot-mentions"];
   if (botMentions !== undefined) cfg.max_bot_mentions = botMentions;
   const commentMemory = commentMemoryConfig(agentInput.merged.tools["comment-memory"]);
   if (commentMemory && !cfg.comment_memory) cfg.comment_memory = commentMemory;

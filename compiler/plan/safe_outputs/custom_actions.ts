@@ -7,6 +7,7 @@
 import type { StepPlan } from "../types.ts";
 import type { LockEntry } from "../pins.ts";
 import { plain, type YValue } from "../../yaml/writer.ts";
+import { isObject, mappingOf } from "../../source/values.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -32,13 +33,11 @@ export interface SafeOutputAction {
   inputs?: Record<string, ActionInput>;
 }
 
-const asObj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? v as Obj : {});
-
 function inputsOf(v: unknown): Record<string, ActionInput> | undefined {
-  if (!v || typeof v !== "object") return undefined;
+  if (!isObject(v)) return undefined;
   const out: Record<string, ActionInput> = {};
-  for (const [k, d] of Object.entries(v as Obj)) {
-    const o = asObj(d);
+  for (const [k, d] of Object.entries(v)) {
+    const o = mappingOf(d);
     out[k] = {
       description: typeof o.description === "string" ? o.description : undefined,
       required: o.required === true,
@@ -56,8 +55,8 @@ export async function resolveSafeOutputActions(
   pinText: (repo: string, version: string) => Promise<string>,
 ): Promise<SafeOutputAction[]> {
   const out: SafeOutputAction[] = [];
-  for (const name of Object.keys(asObj(raw.actions)).sort()) {
-    const cfg = asObj(asObj(raw.actions)[name]);
+  for (const name of Object.keys(mappingOf(raw.actions)).sort()) {
+    const cfg = mappingOf(mappingOf(raw.actions)[name]);
     if (typeof cfg.uses !== "string" || cfg.uses === "") continue;
     const at = cfg.uses.lastIndexOf("@");
     const local = cfg.uses.startsWith("./") || cfg.uses.startsWith("../");
@@ -69,7 +68,7 @@ export async function resolveSafeOutputActions(
     const actionDescription = typeof entry?.action_description === "string" ? entry.action_description : "";
     const own = typeof cfg.description === "string" ? cfg.description : "";
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(asObj(cfg.env))) if (typeof v === "string") env[k] = v;
+    for (const [k, v] of Object.entries(mappingOf(cfg.env))) if (typeof v === "string") env[k] = v;
     out.push({
       tool: name.replace(/-/g, "_"),
       uses: local || at < 0 ? cfg.uses : await pinText(repoPath, version),

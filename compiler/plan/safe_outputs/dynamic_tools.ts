@@ -6,21 +6,21 @@
 import { parse } from "yaml";
 import type { SafeOutputsPlan } from "./plan.ts";
 import { actionTool } from "./custom_actions.ts";
+import { mappingOf } from "../../source/values.ts";
 import { processTriggers } from "../triggers.ts";
 import { writeYaml } from "../../yaml/writer.ts";
 import { splitFrontmatter } from "../../source/parse.ts";
 
 type Obj = Record<string, unknown>;
 
-const asObj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? v as Obj : {});
 /** A safe-output identifier as a tool name (`send-slack-message` → `send_slack_message`). */
 export const toolName = (name: string): string => name.replace(/-/g, "_");
 
 /** The declared inputs of a job or script, by name (sorted). */
 function inputs(def: Obj): [string, Obj][] {
-  return Object.entries(asObj(def.inputs)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map((
+  return Object.entries(mappingOf(def.inputs)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map((
     [k, v],
-  ) => [k, asObj(v)]);
+  ) => [k, mappingOf(v)]);
 }
 
 /** The config.json view of a job's or script's inputs (an unset default is `null`, an empty one omitted). */
@@ -49,10 +49,10 @@ export function safeJobsConfig(so: SafeOutputsPlan): Obj {
     if (def.output !== undefined) e.output = def.output;
     out[key] = e;
   };
-  for (const [name, def] of Object.entries(asObj(so.raw.jobs))) add(name, asObj(def));
-  for (const [name, def] of Object.entries(asObj(so.raw.scripts))) add(toolName(name), asObj(def));
+  for (const [name, def] of Object.entries(mappingOf(so.global.jobs))) add(name, mappingOf(def));
+  for (const [name, def] of Object.entries(mappingOf(so.global.scripts))) add(toolName(name), mappingOf(def));
   // Custom actions are announced by name; their inputs come from the action's metadata at runtime.
-  for (const name of Object.keys(asObj(so.raw.actions))) out[toolName(name)] = true;
+  for (const name of Object.keys(mappingOf(so.global.actions))) out[toolName(name)] = true;
   return out;
 }
 
@@ -98,8 +98,8 @@ export interface WorkflowTarget {
 function jobPermissionsOf(doc: Obj): Record<string, string> {
   const rank = (level: string | undefined) => level === "write" ? 2 : level === "read" ? 1 : 0;
   const out: Record<string, string> = {};
-  for (const job of Object.values(asObj(doc.jobs))) {
-    for (const [scope, level] of Object.entries(asObj(asObj(job).permissions))) {
+  for (const job of Object.values(mappingOf(doc.jobs))) {
+    for (const [scope, level] of Object.entries(mappingOf(mappingOf(job).permissions))) {
       if (out[scope] === undefined || rank(String(level)) > rank(out[scope])) out[scope] = String(level);
     }
   }
@@ -120,11 +120,11 @@ export async function readWorkflowTargets(
       "workflow_call",
     ]] as const
   ) {
-    const cfg = so.raw[key];
+    const cfg = so.configs[key];
     const names = Array.isArray(cfg)
       ? cfg
-      : Array.isArray(asObj(cfg).workflows)
-      ? asObj(cfg).workflows as unknown[]
+      : Array.isArray(mappingOf(cfg).workflows)
+      ? mappingOf(cfg).workflows as unknown[]
       : [];
     for (const name of names.map(String)) {
       let found = false;
@@ -134,17 +134,17 @@ export async function readWorkflowTargets(
         found = true;
         let doc: Obj = {};
         try {
-          doc = asObj(parse(text));
+          doc = mappingOf(parse(text));
         } catch {
           // unreadable workflow: no inputs
         }
-        const on = asObj(asObj(doc.on)[trigger]);
+        const on = mappingOf(mappingOf(doc.on)[trigger]);
         out.push({
           kind,
           name,
           extension,
-          inputs: asObj(on.inputs),
-          secrets: Object.keys(asObj(on.secrets)),
+          inputs: mappingOf(on.inputs),
+          secrets: Object.keys(mappingOf(on.secrets)),
           jobPermissions: jobPermissionsOf(doc),
         });
         break;
@@ -169,11 +169,11 @@ async function sourceDispatchInputs(
   if (text === undefined) return undefined;
   try {
     const split = splitFrontmatter(text);
-    const rawOn = asObj(parse(split.frontmatterText)).on;
+    const rawOn = mappingOf(parse(split.frontmatterText)).on;
     if (rawOn === undefined) return undefined;
     const on = processTriggers(rawOn, "", path, () => [1, 1], []).on;
-    const dispatch = asObj(parse(writeYaml(on).join("\n"))).workflow_dispatch;
-    return dispatch === undefined ? undefined : asObj(asObj(dispatch).inputs);
+    const dispatch = mappingOf(parse(writeYaml(on).join("\n"))).workflow_dispatch;
+    return dispatch === undefined ? undefined : mappingOf(mappingOf(dispatch).inputs);
   } catch {
     return undefined;
   }
@@ -250,11 +250,11 @@ function workflowTool(t: WorkflowTarget): Obj {
 
 /** The dynamic tools of the workflow: custom jobs, scripts, dispatchable and callable workflows. */
 export function dynamicTools(safeOutputs: SafeOutputsPlan, targets: WorkflowTarget[] = []): Obj[] {
-  const raw = safeOutputs.raw;
-  const sorted = (o: Obj) => Object.keys(o).sort().map((k) => [k, asObj(o[k])] as const);
+  const raw = safeOutputs.global;
+  const sorted = (o: Obj) => Object.keys(o).sort().map((k) => [k, mappingOf(o[k])] as const);
   return [
-    ...sorted(asObj(raw.jobs)).map(([k, d]) => toolDefinition(k, d)),
-    ...sorted(asObj(raw.scripts)).map(([k, d]) => toolDefinition(k, d)),
+    ...sorted(mappingOf(raw.jobs)).map(([k, d]) => toolDefinition(k, d)),
+    ...sorted(mappingOf(raw.scripts)).map(([k, d]) => toolDefinition(k, d)),
     ...targets.filter((t) => t.kind === "dispatch").map(workflowTool),
     ...targets.filter((t) => t.kind === "call").map(workflowTool),
     ...(safeOutputs.actions ?? []).map(actionTool),

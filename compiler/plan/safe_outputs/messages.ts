@@ -1,4 +1,5 @@
 /** `safe-outputs.messages`: the custom texts the runtime posts (footers, run status, failure reports). */
+import { isObject } from "../../source/values.ts";
 
 /** The message keys in the order the runtime lists them (others follow in the order written). */
 const MESSAGE_KEYS = [
@@ -23,8 +24,8 @@ const MESSAGE_KEYS = [
 
 /** Go-style JSON (HTML characters escaped) of `safe-outputs.messages` with camelCase keys in a fixed order. */
 export function messagesJson(raw: unknown): string | undefined {
-  if (!raw || typeof raw !== "object") return undefined;
-  const src = raw as Record<string, unknown>;
+  if (!isObject(raw)) return undefined;
+  const src = raw;
   const out: Record<string, unknown> = {};
   const camel = (k: string) => k.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   for (const k of MESSAGE_KEYS) if (src[k] !== undefined) out[camel(k)] = src[k];

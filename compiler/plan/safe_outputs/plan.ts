@@ -9,37 +9,14 @@ import type { SafeOutputAction } from "./custom_actions.ts";
 import type { Diagnostic } from "../../api.ts";
 import { diagnostic } from "../../source/diagnostics.ts";
 import { type SafeOutputType, snakeCase } from "./types/contract.ts";
+import { DEFAULT_INSTRUCTION_FILES } from "../engines/facts.ts";
 import { SAFE_OUTPUT_TYPES, safeOutputType } from "./types/registry.ts";
+import { SAFE_OUTPUT_GLOBAL_KEYS } from "../../source/frontmatter_keys.ts";
+import { isObject, objectOf } from "../../source/values.ts";
+import { splitSafeOutputs } from "../../source/merge.ts";
 
 /** Global (non-type) keys of `safe-outputs:`. */
-export const GLOBAL_KEYS: ReadonlySet<string> = new Set([
-  "activation-comments",
-  "allowed-domains",
-  "allowed-github-references",
-  "concurrency-group",
-  "env",
-  "environment",
-  "failure-issue-repo",
-  "footer",
-  "github-app",
-  "github-token",
-  "group-reports",
-  "id-token",
-  "jobs",
-  "max-bot-mentions",
-  "max-patch-files",
-  "max-patch-size",
-  "mentions",
-  "messages",
-  "needs",
-  "report-failure-as-issue",
-  "runs-on",
-  "scripts",
-  "staged",
-  "steps",
-  "threat-detection",
-  "actions",
-]);
+export const GLOBAL_KEYS: ReadonlySet<string> = SAFE_OUTPUT_GLOBAL_KEYS;
 
 /** A built-in reporting type (noop, missing-tool…). */
 const isReporting = (key: string): boolean => safeOutputType(key)?.reporting === true;
@@ -66,7 +43,10 @@ export interface SafeOutputsPlan {
   needs: string[];
   allowedReferences?: string[];
   allowedDomains?: string[];
-  raw: Record<string, unknown>;
+  /** The section's global settings (`github-token`, `messages`, `jobs`, …) as written. */
+  global: Record<string, unknown>;
+  /** Each enabled type's settings as written, by kebab-case name (the automatic create-issue's included). */
+  configs: Record<string, unknown>;
   /** `safe-outputs.actions`, resolved (pins, inputs) while the agent job is planned. */
   actions?: SafeOutputAction[];
 }
@@ -90,10 +70,10 @@ function withFooter(raw: unknown, footerOff: boolean): unknown {
 
 /** A type's settings as written (`{}` for a bare key). */
 function settingsOf(raw: unknown): Record<string, unknown> {
-  return raw && typeof raw === "object" ? raw as Record<string, unknown> : {};
+  return objectOf(raw);
 }
 
-function typeConfig(type: SafeOutputType, raw: unknown, engineId: string): Record<string, unknown> {
+function typeConfig(type: SafeOutputType, raw: unknown, instructionFiles: string[]): Record<string, unknown> {
   const settings = settingsOf(raw);
   const out: Record<string, unknown> = {};
   const key = (
@@ -113,7 +93,7 @@ function typeConfig(type: SafeOutputType, raw: unknown, engineId: string): Recor
   }
   if (out.max === undefined && type.implicitMax !== null) out.max = type.implicitMax ?? 1;
   for (const k of ["reviewers", "assignees", "labels"]) if (typeof out[k] === "string") out[k] = [out[k]];
-  type.handler?.(out, settings, { engineId });
+  type.handler?.(out, settings, { instructionFiles });
   const sorted: Record<string, unknown> = {};
   for (const k of Object.keys(out).sort()) sorted[k] = out[k];
   return sorted;
@@ -126,7 +106,7 @@ function toolList(
   types: string[],
   cfg: Record<string, Record<string, unknown>>,
   configured: boolean,
-  effective: Record<string, unknown>,
+  global: Record<string, unknown>,
 ): string[] {
   const names = types.filter((t) => safeOutputType(t)?.offersTool !== false).map(snakeCase);
   names.sort((a, b) => (TOOL_RANK.get(a) ?? 999) - (TOOL_RANK.get(b) ?? 999));
@@ -137,8 +117,7 @@ function toolList(
   if (!configured) return out;
   // The author's own tools follow the built-in ones: custom jobs, then scripts, then actions.
   const own = (key: string) => {
-    const v = effective[key];
-    return v && typeof v === "object" ? Object.keys(v).map(snakeCase).sort() : [];
+    return Object.keys(objectOf(global[key])).map(snakeCase).sort();
   };
   return [
     ...out,
@@ -157,30 +136,32 @@ export function planSafeOutputs(
   workflowId: string,
   file: string,
   diags: Diagnostic[],
-  engineId = "copilot",
+  instructionFiles: string[] = DEFAULT_INSTRUCTION_FILES,
   topLevelFooter?: boolean,
 ): SafeOutputsPlan {
-  const configuredTypes = raw ? Object.keys(raw).filter((k) => !GLOBAL_KEYS.has(k) && !isReporting(k)) : [];
-  const hasJobs = !!raw && !!raw.jobs && typeof raw.jobs === "object" && Object.keys(raw.jobs).length > 0;
+  const section = splitSafeOutputs(raw ?? {});
+  const configuredTypes = Object.keys(section.types).filter((k) => !isReporting(k));
+  const hasJobs = Object.keys(objectOf(section.global.jobs)).length > 0;
   // Only built-in reporting types (noop, missing-tool…) still get the automatic create-issue, but count as
   // configured safe outputs (reporting tools, detection, conclusion steps), as gh-aw does.
   const autoCreateIssue = configuredTypes.length === 0 && !hasJobs;
   const configured = raw !== undefined &&
-    (configuredTypes.length > 0 || hasJobs || Object.keys(raw).some(isReporting));
-  const effective: Record<string, unknown> = !autoCreateIssue
-    ? raw!
-    : { ...(raw ?? {}), "create-issue": { max: 1, labels: [workflowId], "title-prefix": `[${workflowId}]` } };
-  const types = Object.keys(effective).filter((k) => !GLOBAL_KEYS.has(k)).sort();
-  const noopConfig = effective.noop;
+    (configuredTypes.length > 0 || hasJobs || Object.keys(section.types).some(isReporting));
+  const configs: Record<string, unknown> = !autoCreateIssue ? section.types : {
+    ...section.types,
+    "create-issue": { max: 1, labels: [workflowId], "title-prefix": `[${workflowId}]` },
+  };
+  const global = section.global;
+  const types = Object.keys(configs).sort();
+  const noopConfig = configs.noop;
   // The spec's `noop.report-as-issue: false` stops the no-op issue (it used to be written as "true" always).
-  const noopReportAsIssue = !(noopConfig && typeof noopConfig === "object" &&
-    (noopConfig as Record<string, unknown>)["report-as-issue"] === false);
+  const noopReportAsIssue = objectOf(noopConfig)["report-as-issue"] !== false;
   const handlerConfig: Record<string, Record<string, unknown>> = {};
   // `footer: false` (top level or under `safe-outputs:`) turns the footer off for every handler that does not
   // set its own; the runtime reads it from each handler's config only.
-  const footerOff = (effective.footer ?? topLevelFooter) === false;
+  const footerOff = (global.footer ?? topLevelFooter) === false;
   const permissions: Record<string, string> = {};
-  const staged = effective.staged === true;
+  const staged = global.staged === true;
   for (const key of types) {
     const type = safeOutputType(key);
     if (type?.reporting) continue;
@@ -194,17 +175,17 @@ export function planSafeOutputs(
       );
       continue;
     }
-    handlerConfig[snakeCase(key)] = typeConfig(type, withFooter(effective[key], footerOff), engineId);
-    const scopes = type.permissionsFor?.(settingsOf(effective[key])) ?? type.permissions;
+    handlerConfig[snakeCase(key)] = typeConfig(type, withFooter(configs[key], footerOff), instructionFiles);
+    const scopes = type.permissionsFor?.(settingsOf(configs[key])) ?? type.permissions;
     // A staged type (globally or on its own) only previews: it needs no write scope.
-    if (staged || settingsOf(effective[key]).staged === true || !scopes) continue;
+    if (staged || settingsOf(configs[key]).staged === true || !scopes) continue;
     for (const [scope, level] of Object.entries(scopes)) {
       if (permissions[scope] !== "write") permissions[scope] = level;
     }
   }
-  const mentions = effective.mentions;
+  const mentions = global.mentions;
   if (mentions === false) handlerConfig.mentions = { enabled: false };
-  else if (mentions && typeof mentions === "object") {
+  else if (isObject(mentions)) {
     const m: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(mentions)) {
       m[snakeCase(k)] = k === "allowed" && Array.isArray(v) ? v.map((x) => String(x).replace(/^@/, "")) : v;
@@ -222,28 +203,29 @@ export function planSafeOutputs(
   for (const k of Object.keys(handlerConfig).sort()) sortedConfig[k] = handlerConfig[k];
   const sortedPerms: Record<string, string> = {};
   for (const k of Object.keys(permissions).sort()) sortedPerms[k] = permissions[k];
-  const td = effective["threat-detection"];
+  const td = global["threat-detection"];
   // `engine: false` turns the AI review off; with no custom `steps` of its own nothing is left to run.
-  const tdObj = td && typeof td === "object" ? td as Record<string, unknown> : undefined;
+  const tdObj = isObject(td) ? td : undefined;
   const threatDetectionConfigured = configured && td !== false && tdObj?.enabled !== false;
   const threatDetection = threatDetectionConfigured &&
     !(tdObj?.engine === false && !(Array.isArray(tdObj.steps) && tdObj.steps.length > 0));
-  const refs = effective["allowed-github-references"];
-  const domains = effective["allowed-domains"];
+  const refs = global["allowed-github-references"];
+  const domains = global["allowed-domains"];
   return {
     configured,
     autoCreateIssue,
     types,
     handlerConfig: sortedConfig,
     permissions: sortedPerms,
-    tools: toolList(types, handlerConfig, configured, effective),
+    tools: toolList(types, handlerConfig, configured, global),
     threatDetection,
     noopReportAsIssue,
     threatDetectionConfigured,
     staged,
-    needs: Array.isArray(effective.needs) ? effective.needs.map(String) : [],
+    needs: Array.isArray(global.needs) ? global.needs.map(String) : [],
     allowedReferences: Array.isArray(refs) ? refs.map(String) : undefined,
     allowedDomains: Array.isArray(domains) ? domains.map(String) : undefined,
-    raw: effective,
+    global,
+    configs,
   };
 }

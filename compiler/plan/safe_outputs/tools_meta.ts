@@ -9,6 +9,7 @@ import { goJson } from "./validation.ts";
 import { type Cfg, q, str, strs } from "./types/sentences.ts";
 import { snakeCase } from "./types/contract.ts";
 import { SAFE_OUTPUT_TYPES } from "./types/registry.ts";
+import { mappingOf } from "../../source/values.ts";
 
 /** Each tool's sentence builder, by snake_case tool name. */
 const COLLECTORS = new Map(
@@ -33,8 +34,8 @@ function repoParam(c: Cfg): Record<string, string> | undefined {
 
 /** The raw (kebab-case) config of a type, `{}` for a bare key. */
 function rawConfig(so: SafeOutputsPlan, snakeType: string): Cfg {
-  const v = so.raw[snakeType.replace(/_/g, "-")] ?? so.raw[snakeType];
-  return v && typeof v === "object" && !Array.isArray(v) ? v as Cfg : {};
+  const v = so.configs[snakeType.replace(/_/g, "-")] ?? so.configs[snakeType];
+  return mappingOf(v);
 }
 
 /** Handler-config values that the descriptions show normalised. */

@@ -3,6 +3,7 @@
  * files a patch may not touch unless the author allows them, with the engine's own instruction files last.
  */
 import type { HandlerConfig, RawTypeConfig } from "./contract.ts";
+import { objectOf } from "../../../source/values.ts";
 
 /** Files a code-pushing safe output may not touch unless allowed (engine instruction files appended). */
 const PROTECTED_FILES = [
@@ -56,17 +57,13 @@ const PROTECTED_FILES = [
 export function protectCodePush(
   out: HandlerConfig,
   raw: RawTypeConfig,
-  engineId: string,
+  /** The engine's instruction files, protected after the common list. */
+  instructionFiles: string[],
   createsPullRequest: boolean,
 ): void {
   const protectedFiles = raw["protected-files"];
-  const settings = protectedFiles && typeof protectedFiles === "object"
-    ? protectedFiles as Record<string, unknown>
-    : {};
+  const settings = objectOf(protectedFiles);
   const exclude = Array.isArray(settings.exclude) ? settings.exclude.map(String) : [];
-  const instructionFiles = engineId === "claude"
-    ? ["CLAUDE.md", "AGENTS.md"]
-    : ["AGENTS.md", "CLAUDE.md", "GEMINI.md"];
   out.max_patch_size ??= 1024;
   out.protect_top_level_dot_folders ??= true;
   out.protected_files = [...PROTECTED_FILES, ...instructionFiles].filter((f) => !exclude.includes(f));

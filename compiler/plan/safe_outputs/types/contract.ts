@@ -31,7 +31,7 @@ export interface SafeOutputType {
   /** Handler keys stay kebab-case (the runtime reads them so). */
   kebabKeys?: true;
   /** Type-specific handler settings: defaults and renamed keys, applied after the generic snake-casing. */
-  handler?: (out: HandlerConfig, raw: RawTypeConfig, context: { engineId: string }) => void;
+  handler?: (out: HandlerConfig, raw: RawTypeConfig, context: { instructionFiles: string[] }) => void;
   /** The constraint sentences appended to the agent tool's description. */
   sentences?: Collector;
   /** The runtime's field validation of the agent's items. */

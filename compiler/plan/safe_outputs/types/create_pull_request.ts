@@ -14,10 +14,10 @@ export const createPullRequest: SafeOutputType = {
       ? { contents: "write", "pull-requests": "write" }
       : { contents: "write", issues: "write", "pull-requests": "write" },
   pushesCode: true,
-  handler: (out, raw, { engineId }) => {
+  handler: (out, raw, { instructionFiles }) => {
     // `fallback_as_issue` is left to the runtime default (true); an explicit false passes through.
     out.max_patch_files ??= 100;
-    protectCodePush(out, raw, engineId, true);
+    protectCodePush(out, raw, instructionFiles, true);
   },
   sentences: (c, m) => [
     ...maxSentence(m, "pull request(s) can be created"),

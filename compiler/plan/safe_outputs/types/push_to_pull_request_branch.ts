@@ -15,7 +15,7 @@ export const pushToPullRequestBranch: SafeOutputType = {
   permissions: { contents: "write", "pull-requests": "write" },
   implicitMax: null,
   pushesCode: true,
-  handler: (out, raw, { engineId }) => {
+  handler: (out, raw, { instructionFiles }) => {
     // The runtime reads the PR title guard as `title_prefix` (the spec's key is `required-title-prefix`,
     // as for the close-* outputs) and the fork settings by their kebab names; snake-cased they are ignored.
     if (out.required_title_prefix !== undefined) {
@@ -30,7 +30,7 @@ export const pushToPullRequestBranch: SafeOutputType = {
       }
     }
     out.if_no_changes ??= "warn";
-    protectCodePush(out, raw, engineId, false);
+    protectCodePush(out, raw, instructionFiles, false);
   },
   sentences: (c, m) => [
     ...maxSentence(m, "push(es) can be made"),

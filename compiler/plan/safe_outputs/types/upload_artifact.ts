@@ -1,5 +1,6 @@
 /** `safe-outputs.upload-artifact`. */
 import type { SafeOutputType } from "./contract.ts";
+import { objectOf } from "../../../source/values.ts";
 
 /** The `upload-artifact` safe output. */
 export const uploadArtifact: SafeOutputType = {
@@ -8,9 +9,7 @@ export const uploadArtifact: SafeOutputType = {
   implicitMax: null,
   kebabKeys: true,
   handler: (out) => {
-    const defaults = out.defaults && typeof out.defaults === "object"
-      ? out.defaults as Record<string, unknown>
-      : {};
+    const defaults = objectOf(out.defaults);
     if (defaults["if-no-files"] !== undefined) out["default-if-no-files"] = defaults["if-no-files"];
     delete out.defaults;
     out["max-size-bytes"] ??= 104857600;

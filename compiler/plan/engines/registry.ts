@@ -1,0 +1,55 @@
+/**
+ * The engines, keyed by id, for the target a lock is compiled for. The one place an engine id selects code:
+ * the shared builders ask `engineOf(config)` for the workflow's engine and read its facts and steps.
+ */
+import type { Engine } from "./contract.ts";
+import type { EngineConfig, EngineTarget } from "./facts.ts";
+import { DEFAULT_TARGET } from "../../targets/mod.ts";
+import { antigravity } from "./antigravity.ts";
+import { claude } from "./claude.ts";
+import { codex } from "./codex.ts";
+import { copilot } from "./copilot.ts";
+import { crush } from "./crush.ts";
+import { gemini } from "./gemini.ts";
+import { opencode } from "./opencode.ts";
+import { pi } from "./pi.ts";
+
+/** The engines of the default target, in gh-aw's order. */
+const ENGINES: Readonly<Record<string, Engine>> = {
+  copilot,
+  claude,
+  codex,
+  gemini,
+  crush,
+  opencode,
+  pi,
+  antigravity,
+};
+
+/** The default engine (`engine:` absent or unknown). */
+export const DEFAULT_ENGINE_ID = "copilot";
+
+/** Every engine id the registry knows, in its order. */
+export const REGISTERED_ENGINE_IDS: readonly string[] = Object.keys(ENGINES);
+
+/**
+ * The engine `id` for `target` (the default engine when the id is unknown). A target whose engines differ
+ * from the default's derives them here (`{ ...codex, version: … }`), so no builder branches on the target.
+ */
+export function engineFor(id: string, target: EngineTarget = DEFAULT_TARGET): Engine {
+  void target;
+  return ENGINES[id] ?? ENGINES[DEFAULT_ENGINE_ID];
+}
+
+/** The ids of the engines (of `target`) for which `test` holds, in the registry's order. */
+export function enginesWith(
+  test: (engine: Engine) => boolean,
+  target: EngineTarget = DEFAULT_TARGET,
+): string[] {
+  return REGISTERED_ENGINE_IDS.filter((id) => test(engineFor(id, target)));
+}
+
+/** The engine of a resolved engine configuration. */
+export function engineOf(config: Pick<EngineConfig, "info" | "target">): Engine {
+  return engineFor(config.info.id, config.target);
+}
