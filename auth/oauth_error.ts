@@ -173,11 +173,6 @@ function challengeHeader(challenge: OAuthChallenge | undefined, code: OAuthError
   return `Bearer realm="${challenge.realm}", error="${code}"`;
 }
 
-/** True when `value` is an {@link OAuthError}. */
-export function isOAuthError(value: unknown): value is OAuthError {
-  return value instanceof OAuthError;
-}
-
 /** The JSON answer for `code` (the common case: `oauthError("invalid_grant", "…")`). */
 export function oauthError(code: OAuthErrorCode, description: string, options?: OAuthErrorOptions): Response {
   return new OAuthError(code, description, options).toResponse();
