@@ -39,6 +39,7 @@ import { idTokenSigner } from "./signing/id_token_signer.ts";
 import { GroupCommit } from "@switchyard/lib/group_commit.ts";
 import { staticDocuments } from "./endpoints/static_documents.ts";
 import { installGitHubStandIn } from "./local/github_stand_in.ts";
+import { isStorageUnavailable, storageUnavailableResponse } from "./better_auth/storage_unavailable.ts";
 import {
   DEVICE_AUTHORIZATION_PATH,
   DEVICE_PAGE_PATH,
@@ -340,6 +341,10 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
 
   app.notFound((c) => serviceErrorResponse("not_found", `no route for ${c.req.method} ${c.req.path}`));
   app.onError((error, c) => {
+    if (isStorageUnavailable(error)) {
+      deps.logger.warn("storage unavailable", { request_id: c.get("requestId"), error });
+      return storageUnavailableResponse();
+    }
     deps.logger.error("unhandled error", { request_id: c.get("requestId"), error });
     return serviceErrorResponse("server_error", "internal error");
   });

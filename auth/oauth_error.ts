@@ -95,6 +95,8 @@ export interface OAuthErrorOptions {
   challenge?: OAuthChallenge;
   /** Private detail for logs; never rendered. */
   detail?: string;
+  /** Extra response headers (e.g. `Retry-After` with `temporarily_unavailable`). */
+  headers?: Record<string, string>;
 }
 
 /** An OAuth/OIDC error: a code of {@link OAUTH_ERRORS} and a description safe to show to the client. */
@@ -109,6 +111,8 @@ export class OAuthError extends Error {
   readonly challenge?: OAuthChallenge;
   /** Private detail for logs only. */
   readonly detail?: string;
+  /** Extra response headers. */
+  readonly headers?: Readonly<Record<string, string>>;
 
   constructor(code: OAuthErrorCode, description: string, options: OAuthErrorOptions = {}) {
     super(`${code}: ${description}`);
@@ -118,11 +122,13 @@ export class OAuthError extends Error {
     this.status = OAUTH_ERRORS[code].status;
     this.challenge = options.challenge;
     this.detail = options.detail;
+    this.headers = options.headers;
   }
 
   /** The JSON answer (RFC 6749 §5.2): never cached, with the challenge when there is one. */
   toResponse(): Response {
     const headers = new Headers({
+      ...this.headers,
       "content-type": "application/json",
       "cache-control": "no-store",
       pragma: "no-cache",

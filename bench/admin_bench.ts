@@ -14,7 +14,7 @@ import type { ConsoleDatabase } from "../gateway/console/session_store.ts";
 import type { KeysDatabase } from "../gateway/keys/store.ts";
 import type { UsageDatabase } from "../gateway/usage/ledger.ts";
 import { parseAdmins } from "../gateway/console/settings.ts";
-import { sha256Hex } from "../gateway/keys/sha256.ts";
+import { sha256Hex } from "@switchyard/lib/crypto.ts";
 import { ApiKeyStore } from "../gateway/keys/store.ts";
 import { MemoryCounters } from "../gateway/limits/counters.ts";
 import { CircuitBreakers } from "../gateway/circuit_breaker.ts";

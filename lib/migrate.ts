@@ -5,6 +5,7 @@
  * applied file), since silently diverging schemas are worse than a stopped deploy.
  */
 import type { Client } from "@libsql/client";
+import { sha256Hex } from "./crypto.ts";
 import { AppError } from "./errors.ts";
 
 /** One migration file. */
@@ -29,12 +30,6 @@ const FILE_NAME = /^(\d{4})_([a-z0-9][a-z0-9_]*)\.sql$/;
 
 /** The table recording applied migrations. */
 export const MIGRATIONS_TABLE = "_migrations";
-
-/** Lowercase hex SHA-256 of `text`. */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** Reads and orders the migration files of `dir`, refusing badly named files and gaps in the numbering. */
 export async function readMigrationFiles(dir: string): Promise<MigrationFile[]> {
@@ -99,7 +94,7 @@ export async function applyMigrations(client: Client, files: MigrationFile[]): P
 
   const result: MigrationResult = { applied: [], skipped: [] };
   for (const file of files) {
-    const checksum = await sha256Hex(file.sql);
+    const checksum = sha256Hex(file.sql);
     const previous = recorded.get(file.name);
     if (previous !== undefined) {
       if (previous !== checksum) {

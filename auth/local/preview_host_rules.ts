@@ -9,9 +9,6 @@ import { healthResponse, isHealthRequest } from "@switchyard/lib/health.ts";
 import type { FetchHandler } from "@switchyard/lib/serve.ts";
 import { AUTH_SERVICE_NAME } from "../app.tsx";
 
-/** Paths the preview serves to any Host besides health: the auth service has no built or static files. */
-export const PREVIEW_STATIC_PATHS: readonly string[] = [];
-
 /** Wraps the auth service's fetch handler with the preview's host rules. */
 export function withPreviewHostRules(authFetch: FetchHandler): FetchHandler {
   return (request, info) => {

@@ -37,8 +37,3 @@ export function signInErrorMessage(code: string): string {
   if (lower in DENIAL_MESSAGES) return DENIAL_MESSAGES[lower as DenialReason];
   return OTHER_MESSAGES[lower] ?? "Sign-in failed. Please try again.";
 }
-
-/** True when `code` is a denial code. */
-export function isDenialReason(code: string): code is DenialReason {
-  return code in DENIAL_MESSAGES;
-}

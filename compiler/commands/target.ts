@@ -3,7 +3,7 @@
  * newest supported) and the target's action pins recorded in `actions-lock.json` by `awc upgrade`.
  */
 import type { CompileResult } from "../api.ts";
-import { type GhAwTarget, lockCompilerVersion, type RepoTarget, repoTarget } from "../targets/mod.ts";
+import { type GhAwTarget, type RepoTarget, repoTarget } from "../targets/mod.ts";
 import { ACTIONS_LOCK_PATH, type ActionsLock, formatActionsLock, readActionsLock } from "./actions_lock.ts";
 
 const WORKFLOWS = ".github/workflows";
@@ -29,25 +29,6 @@ export async function chooseTarget(
   flag: string | undefined,
 ): Promise<RepoTarget | { error: string }> {
   return repoTarget(flag, (await existingLocks(repoRoot)).map((l) => l.text));
-}
-
-/** One lock made for another release than the target: its path and release. */
-export interface OtherVersionLock {
-  path: string;
-  version: string;
-}
-
-/** The locks on disk whose release (compiler_version or setup tag) is not the target's. */
-export async function locksForOtherVersions(
-  repoRoot: string,
-  target: GhAwTarget,
-): Promise<OtherVersionLock[]> {
-  const out: OtherVersionLock[] = [];
-  for (const lock of await existingLocks(repoRoot)) {
-    const version = lockCompilerVersion(lock.text);
-    if (version && version !== target.version) out.push({ path: lock.path, version });
-  }
-  return out;
 }
 
 /**

@@ -1,4 +1,9 @@
-/** A small ZIP reader (stored and deflated entries) for GitHub's log and artifact archives. */
+/**
+ * Reads GitHub's log and artifact archives with `fflate`, behind our own checks: safe relative paths only,
+ * a cap on the total uncompressed size, and a ratio no real deflate stream reaches — all decided from the
+ * central directory before a byte is inflated.
+ */
+import { type UnzipFileInfo, unzipSync } from "fflate";
 
 /** One file of an archive. */
 export interface ZipEntry {
@@ -15,96 +20,72 @@ export interface ZipEntry {
 export const DEFAULT_MAX_UNCOMPRESSED_BYTES = 1024 * 1024 * 1024;
 
 /**
- * Reads every file entry (directories skipped). Throws an Error whose message names the zip archive on a
- * malformed, truncated or undecodable archive, an unsafe path, or contents larger than `maxBytes`
- * uncompressed (callers report those as warnings).
+ * The most a deflate stream can expand (a 258-byte match per ~2 bits gives ~1032:1). An archive whose
+ * entries declare more than this times its own size is lying about sizes or reuses one compressed stream
+ * for many entries (an overlapping-entry bomb); either way it is refused.
  */
-export async function readZip(
-  bytes: Uint8Array,
-  maxBytes = DEFAULT_MAX_UNCOMPRESSED_BYTES,
-): Promise<ZipEntry[]> {
-  try {
-    return await parseZip(bytes, maxBytes);
-  } catch (error) {
-    // Offsets past the end (a truncated download) and bad deflate data surface as RangeError/TypeError.
-    if (error instanceof Error && /zip/.test(error.message)) throw error;
-    throw new Error(`corrupt zip archive: ${(error as Error).message}`);
-  }
-}
+export const MAX_EXPANSION_RATIO = 1032;
 
-async function parseZip(bytes: Uint8Array, maxBytes: number): Promise<ZipEntry[]> {
-  let budget = maxBytes;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let eocd = -1;
-  for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 65_557); i--) {
-    if (view.getUint32(i, true) === 0x06054b50) {
-      eocd = i;
-      break;
-    }
-  }
-  if (eocd < 0) throw new Error("not a zip archive (no end of central directory)");
-  const count = view.getUint16(eocd + 10, true);
-  let offset = view.getUint32(eocd + 16, true);
-  const entries: ZipEntry[] = [];
-  const decoder = new TextDecoder();
-  for (let n = 0; n < count; n++) {
-    if (view.getUint32(offset, true) !== 0x02014b50) throw new Error("corrupt zip central directory");
-    const method = view.getUint16(offset + 10, true);
-    const compressedSize = view.getUint32(offset + 20, true);
-    const nameLength = view.getUint16(offset + 28, true);
-    const extraLength = view.getUint16(offset + 30, true);
-    const commentLength = view.getUint16(offset + 32, true);
-    const localOffset = view.getUint32(offset + 42, true);
-    const name = decoder.decode(bytes.subarray(offset + 46, offset + 46 + nameLength)).replace(/\\/g, "/");
-    offset += 46 + nameLength + extraLength + commentLength;
-    if (name.endsWith("/")) continue;
+/**
+ * Reads every file entry (directories skipped). Throws an Error whose message names the zip archive on a
+ * malformed, truncated or undecodable archive, an unsafe path, an unsupported method, contents declared
+ * larger than `maxBytes` uncompressed, or a declared expansion past {@link MAX_EXPANSION_RATIO} (callers
+ * report those as warnings). Each entry is inflated into a buffer of its declared size, so an entry that
+ * inflates to more than it declared cannot grow memory past the checked total.
+ */
+export function readZip(bytes: Uint8Array, maxBytes = DEFAULT_MAX_UNCOMPRESSED_BYTES): ZipEntry[] {
+  const sizes = new Map<string, number>();
+  let declared = 0;
+  const admit = (file: UnzipFileInfo): boolean => {
+    const name = file.name.replace(/\\/g, "/");
+    if (name === "") throw new Error("corrupt zip central directory (an entry without a name)");
+    if (name.endsWith("/")) return false;
     if (name.startsWith("/") || name.split("/").includes("..") || /^[A-Za-z]:/.test(name)) {
       throw new Error(`unsafe path in zip archive: ${name}`);
     }
-    if (view.getUint32(localOffset, true) !== 0x04034b50) throw new Error("corrupt zip local header");
-    const start = localOffset + 30 + view.getUint16(localOffset + 26, true) +
-      view.getUint16(localOffset + 28, true);
-    const raw = bytes.subarray(start, start + compressedSize);
-    let data: Uint8Array;
-    if (method === 0) data = raw.slice();
-    else if (method === 8) data = await inflate(raw, budget, name);
-    else throw new Error(`unsupported zip compression method ${method} for ${name}`);
-    budget -= data.length;
-    if (budget < 0) throw tooLarge(maxBytes);
-    entries.push({ name, data });
+    if (file.compression !== 0 && file.compression !== 8) {
+      throw new Error(`unsupported zip compression method ${file.compression} for ${name}`);
+    }
+    declared += Math.max(file.originalSize, file.size);
+    if (declared > maxBytes) {
+      throw new Error(`zip archive inflates to more than ${maxBytes} bytes; refusing to extract it`);
+    }
+    if (declared > bytes.length * MAX_EXPANSION_RATIO) {
+      throw new Error(
+        `zip archive declares ${declared} bytes from ${bytes.length}, more than deflate can expand; refusing it`,
+      );
+    }
+    sizes.set(file.name, file.compression === 0 ? file.size : file.originalSize);
+    return true;
+  };
+  let files: Record<string, Uint8Array>;
+  try {
+    files = unzipSync(bytes, { filter: admit });
+  } catch (error) {
+    // fflate reports bad data, and offsets past the end (a truncated download), with its own messages.
+    if (error instanceof Error && /zip/.test(error.message)) {
+      if (error.message === "invalid zip data") {
+        throw new Error("not a zip archive (no end of central directory)");
+      }
+      throw error;
+    }
+    throw new Error(`corrupt zip archive: ${(error as Error).message}`);
+  }
+  const entries: ZipEntry[] = [];
+  for (const [name, size] of sizes) {
+    const data = Object.hasOwn(files, name) ? files[name] : undefined;
+    if (data?.length !== size) {
+      throw new Error(`corrupt zip archive: ${name} holds fewer bytes than it declares`);
+    }
+    entries.push({ name: name.replace(/\\/g, "/"), data });
   }
   return entries;
-}
-
-function tooLarge(maxBytes: number): Error {
-  return new Error(`zip archive inflates to more than ${maxBytes} bytes; refusing to extract it`);
-}
-
-/** Inflates one entry, stopping as soon as it exceeds `budget` bytes (the declared size may lie). */
-async function inflate(raw: Uint8Array, budget: number, name: string): Promise<Uint8Array> {
-  const stream = new Blob([raw as Uint8Array<ArrayBuffer>]).stream().pipeThrough(
-    new DecompressionStream("deflate-raw"),
-  );
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    size += chunk.length;
-    if (size > budget) throw new Error(`zip entry ${name} inflates past the archive size limit; refusing it`);
-    chunks.push(chunk);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }
 
 /** Extracts an archive under `dir`; returns the written relative paths. */
 export async function extractZip(bytes: Uint8Array, dir: string): Promise<string[]> {
   const written: string[] = [];
-  for (const entry of await readZip(bytes)) {
+  for (const entry of readZip(bytes)) {
     const path = `${dir}/${entry.name}`;
     await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
     await Deno.writeFile(path, entry.data);

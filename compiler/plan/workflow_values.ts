@@ -169,20 +169,6 @@ export function toSortedY(v: unknown): YValue {
   return toY(v);
 }
 
-export function slashCondition(names: string[]): string {
-  const n = names[0];
-  const m = (b: string) => `(startsWith(${b}, '/${n} ') || startsWith(${b}, '/${n}\\n') || ${b} == '/${n}')`;
-  return [
-    `(github.event_name == 'issues') && ${m("github.event.issue.body")}`,
-    `(github.event_name == 'issue_comment') && ${m("github.event.comment.body")}`,
-    `(github.event_name == 'pull_request') && ${m("github.event.pull_request.body")}`,
-    `(github.event_name == 'pull_request_review_comment') && ${m("github.event.comment.body")}`,
-    `(github.event_name == 'discussion') && ${m("github.event.discussion.body")}`,
-    `(github.event_name == 'discussion_comment') && ${m("github.event.comment.body")}`,
-    `!(github.event_name == 'issues' || github.event_name == 'issue_comment' || github.event_name == 'pull_request' || github.event_name == 'pull_request_review_comment' || github.event_name == 'discussion' || github.event_name == 'discussion_comment')`,
-  ].map((c) => `(${c})`).join(" || ");
-}
-
 /** Resolves `stop-after` (absolute or `+Nd`-style relative), preserving the value of an existing lock. */
 export function resolveStopTime(
   raw: unknown,

@@ -3,8 +3,8 @@
  * recomputes them: text based (no YAML parse), so a lock's metadata is reproducible from the `.md` files
  * alone. Also the HMAC-derived heredoc delimiters.
  */
-import { createHash, createHmac } from "node:crypto";
 import { posix } from "node:path";
+import { hmacSha256Hex, sha256Hex } from "@switchyard/lib/crypto.ts";
 import { splitFrontmatter } from "./parse.ts";
 import type { FileReader } from "../api.ts";
 import { isObject } from "./values.ts";
@@ -67,11 +67,6 @@ export function canonicalJson(value: unknown): string {
       "}";
   }
   return JSON.stringify(value);
-}
-
-/** Hex SHA-256 of a UTF-8 string. */
-export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 interface ImportWalk {
@@ -145,6 +140,6 @@ export async function computeBodyHash(path: string, content: string, read: FileR
 
 /** Heredoc delimiter `GH_AW_<NAME>_<16 hex of HMAC-SHA256(frontmatter hash, NAME)>_EOF`. */
 export function heredocDelimiter(name: string, frontmatterHash: string): string {
-  const mac = createHmac("sha256", frontmatterHash).update(name).digest("hex").slice(0, 16);
+  const mac = hmacSha256Hex(frontmatterHash, name).slice(0, 16);
   return `GH_AW_${name}_${mac}_EOF`;
 }

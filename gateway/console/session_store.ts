@@ -4,7 +4,7 @@
  * database signs nobody in. A sign-in attempt is consumed by its first callback (a replay finds nothing).
  */
 import type { Kysely } from "kysely";
-import { sha256Hex } from "../keys/sha256.ts";
+import { base64urlEncode, sha256Hex } from "@switchyard/lib/crypto.ts";
 
 /** Database schema of the console tables. */
 export interface ConsoleDatabase {
@@ -45,8 +45,7 @@ export const LOGIN_TTL_MS = 10 * 60_000;
 
 /** 32 random bytes as base64url. */
 export function randomToken(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return base64urlEncode(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 /** Sign-in attempts and sessions. */

@@ -5,7 +5,7 @@
  * credential without shared state). The rules are applied again on every verification, so a rule removed
  * from the configuration stops the credentials it admitted.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { base64urlDecode, base64urlEncode, hmacSha256, timingSafeEqual } from "@switchyard/lib/crypto.ts";
 
 /** Every credential starts with this (an API key starts `sy_`). */
 export const CREDENTIAL_PREFIX = "syc_";
@@ -25,16 +25,6 @@ export interface CredentialClaims {
   exp: number;
 }
 
-function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-function fromBase64url(text: string): Uint8Array {
-  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-}
-
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** Signs and checks credentials with one secret. */
@@ -47,13 +37,13 @@ export class CredentialSigner {
   }
 
   #mac(payload: string): Uint8Array {
-    return createHmac("sha256", this.#secret).update(payload).digest();
+    return hmacSha256(this.#secret, payload);
   }
 
   /** A credential for `claims`. */
   mint(claims: CredentialClaims): string {
-    const payload = base64url(encoder.encode(JSON.stringify({ v: 1, ...claims })));
-    return `${CREDENTIAL_PREFIX}${payload}.${base64url(this.#mac(payload))}`;
+    const payload = base64urlEncode(JSON.stringify({ v: 1, ...claims }));
+    return `${CREDENTIAL_PREFIX}${payload}.${base64urlEncode(this.#mac(payload))}`;
   }
 
   /** The claims of a well-formed credential with a valid MAC, not yet expired at `nowMs`; else null. */
@@ -63,17 +53,13 @@ export class CredentialSigner {
     const dot = body.indexOf(".");
     if (dot < 1 || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(body)) return null;
     const payload = body.slice(0, dot);
-    let presented: Uint8Array;
-    try {
-      presented = fromBase64url(body.slice(dot + 1));
-    } catch {
-      return null;
-    }
-    const expected = this.#mac(payload);
-    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return null;
+    const presented = base64urlDecode(body.slice(dot + 1));
+    if (!presented || !timingSafeEqual(presented, this.#mac(payload))) return null;
+    const json = base64urlDecode(payload);
+    if (!json) return null;
     let claims: CredentialClaims & { v?: number };
     try {
-      claims = JSON.parse(decoder.decode(fromBase64url(payload)));
+      claims = JSON.parse(decoder.decode(json));
     } catch {
       return null;
     }

@@ -9,7 +9,7 @@
  */
 import type { Logger } from "@switchyard/lib/log.ts";
 import { GatewayError } from "../errors.ts";
-import { sha256Hex } from "../keys/sha256.ts";
+import { sha256Hex } from "@switchyard/lib/crypto.ts";
 
 /** A person the OP vouches for. */
 export interface UserIdentity {

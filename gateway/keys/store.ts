@@ -3,7 +3,7 @@
  * bits); only its SHA-256 is stored (high-entropy keys need no salt or slow hash), with a short prefix for
  * recognising it in listings. The same key works on every API path.
  */
-import { sha256Hex } from "./sha256.ts";
+import { base64urlEncode, sha256Hex } from "@switchyard/lib/crypto.ts";
 import type { Kysely } from "kysely";
 import type { BudgetPeriod, PolicyRow } from "../limits/policy.ts";
 
@@ -79,10 +79,6 @@ export function hashKey(key: string): string {
   return sha256Hex(key);
 }
 
-function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
 /** Creates, lists and revokes keys. */
 export class ApiKeyStore {
   #db: Kysely<KeysDatabase>;
@@ -98,7 +94,7 @@ export class ApiKeyStore {
     settings: KeySettings & { admin?: boolean } = {},
     now = Date.now(),
   ): Promise<{ id: string; key: string }> {
-    const key = `sy_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
+    const key = `sy_${base64urlEncode(crypto.getRandomValues(new Uint8Array(32)))}`;
     const id = `key_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
     await this.#db.insertInto("gateway_api_keys").values({
       id,

@@ -87,6 +87,11 @@ export interface LimitCounters {
   close(): Promise<void>;
   /** The store's clock in epoch ms, when it has its own (Redis: shared by every instance). */
   now?(): number;
+  /**
+   * How many connections the store has opened so far, when it is remote: each new one may meet a server that
+   * restarted empty, so spend seeded under an earlier connection is seeded again.
+   */
+  connection?(): number;
 }
 
 /** The first limit that `state` would exceed by one more request, if any. */

@@ -131,6 +131,7 @@ export class LimitEnforcer {
   #spentSince: EnforcerOptions["spentSince"];
   /** Budget counters already started from the ledger, by key and period (a failed load is retried). */
   #seeded = new Map<string, Promise<void>>();
+  #seededConnection = 0;
   #down = false;
 
   /** Enforces with `counters`; see {@link EnforcerOptions}. */
@@ -151,6 +152,13 @@ export class LimitEnforcer {
 
   /** Starts the budget's counter for this period from the ledger, once per key and period. */
   #seed(keyId: string, budgetPeriod: BudgetPeriod, period: { name: string; ttlMs: number }, now: number) {
+    // A new connection to the store may meet a Redis that restarted empty: seed again (SET NX keeps a
+    // counter that survived).
+    const connection = this.#counters.connection?.() ?? 0;
+    if (connection !== this.#seededConnection) {
+      this.#seeded.clear();
+      this.#seededConnection = connection;
+    }
     const id = `${keyId}\0${period.name}`;
     let seeding = this.#seeded.get(id);
     if (!seeding) {

@@ -101,6 +101,7 @@ export class RedisCounters implements LimitCounters {
   #localNow: () => number;
   #offsetMs = 0;
   #syncedAt = -Infinity;
+  #connections = 0;
 
   /** Connects lazily, on the first command; reconnects in the background after a failure. */
   constructor(options: RedisCountersOptions) {
@@ -117,6 +118,12 @@ export class RedisCounters implements LimitCounters {
     });
     // Errors also reject the command that met them; the enforcer reports them (once).
     this.#client.on("error", () => {});
+    this.#client.on("ready", () => this.#connections++);
+  }
+
+  /** Connections opened so far (a reconnect may have met a Redis restarted empty). */
+  connection(): number {
+    return this.#connections;
   }
 
   /**

@@ -1,14 +1,18 @@
 /**
  * Decoder of AWS's binary `application/vnd.amazon.eventstream` framing (Bedrock's streamed responses):
  * each message is `total length (u32) | headers length (u32) | prelude CRC32 | headers | payload |
- * message CRC32`, big-endian, CRCs over the bytes before them. Push-based like lib/sse.ts's decoder, so
- * the one stream pipeline (messages/stream_pipe.ts) can feed it socket chunks split anywhere. A frame that
- * fails a CRC or a length check ends decoding with one `exception` event: bytes after a corrupt prelude
- * cannot be trusted to mark where the next message starts.
+ * message CRC32`, big-endian, CRCs over the bytes before them. The message codec (CRCs, header types) is
+ * `@smithy/eventstream-codec`, the AWS SDK's own; this module adds what the SDK's async-iterator splitter
+ * does not offer: push-based framing like lib/sse.ts's decoder, so the one stream pipeline
+ * (messages/stream_pipe.ts) can feed it socket chunks split anywhere, with the prelude checked as soon as it
+ * arrives and a bound on message size. A frame that fails a CRC or a length check ends decoding with one
+ * `exception` event: bytes after a corrupt prelude cannot be trusted to mark where the next message starts.
  */
+import { crc32 } from "node:zlib";
+import { EventStreamCodec } from "@smithy/eventstream-codec";
 import type { SseDecoder, SseEvent } from "@switchyard/lib/sse.ts";
 
-/** A header value as the framing types it (timestamps as epoch milliseconds, byte arrays raw). */
+/** A header value as the framing types it (timestamps as epoch milliseconds, byte arrays raw, UUIDs as text). */
 export type EventStreamHeaderValue = boolean | number | bigint | string | Uint8Array;
 
 /** One decoded message. */
@@ -25,24 +29,8 @@ const PRELUDE_BYTES = 12;
 const EMPTY = new Uint8Array(0);
 const MIN_MESSAGE_BYTES = 16;
 
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-/** CRC-32 (IEEE 802.3, as zlib computes it) of `bytes[start, end)`. */
-export function crc32(bytes: Uint8Array, start = 0, end = bytes.length): number {
-  let crc = 0xffffffff;
-  for (let i = start; i < end; i++) crc = CRC_TABLE[(crc ^ bytes[i]) & 0xff] ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
 const utf8 = new TextDecoder("utf-8", { fatal: false });
+const encoder = new TextEncoder();
 
 /** Decodes a header name or value: short ASCII (every name, most values) without a TextDecoder call. */
 function text(bytes: Uint8Array): string {
@@ -55,70 +43,29 @@ function text(bytes: Uint8Array): string {
   return out;
 }
 
-/** Parses the header block; throws on a truncated or unknown-typed header. */
-export function parseHeaders(bytes: Uint8Array): Record<string, EventStreamHeaderValue> {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const headers: Record<string, EventStreamHeaderValue> = {};
-  let at = 0;
-  const need = (n: number) => {
-    if (at + n > bytes.length) throw new Error("a header runs past the header block");
-  };
-  while (at < bytes.length) {
-    need(1);
-    const nameLength = bytes[at++];
-    need(nameLength + 1);
-    const name = text(bytes.subarray(at, at + nameLength));
-    at += nameLength;
-    const type = bytes[at++];
-    let value: EventStreamHeaderValue;
-    switch (type) {
-      case 0:
-      case 1:
-        value = type === 0;
+const codec = new EventStreamCodec(text, (value) => encoder.encode(value));
+
+type CodecHeaders = ReturnType<EventStreamCodec["decode"]>["headers"];
+
+/** The codec's typed header values as plain values. */
+function plainHeaders(headers: CodecHeaders): Record<string, EventStreamHeaderValue> {
+  const out: Record<string, EventStreamHeaderValue> = {};
+  for (const [name, header] of Object.entries(headers)) {
+    switch (header.type) {
+      case "long":
+        out[name] = BigInt(header.value.toString());
         break;
-      case 2:
-        need(1);
-        value = view.getInt8(at);
-        at += 1;
+      case "timestamp":
+        out[name] = header.value.getTime();
         break;
-      case 3:
-        need(2);
-        value = view.getInt16(at);
-        at += 2;
-        break;
-      case 4:
-        need(4);
-        value = view.getInt32(at);
-        at += 4;
-        break;
-      case 5:
-      case 8:
-        need(8);
-        value = type === 8 ? Number(view.getBigInt64(at)) : view.getBigInt64(at);
-        at += 8;
-        break;
-      case 6:
-      case 7: {
-        need(2);
-        const length = view.getUint16(at);
-        at += 2;
-        need(length);
-        const raw = bytes.subarray(at, at + length);
-        value = type === 7 ? text(raw) : raw.slice();
-        at += length;
-        break;
-      }
-      case 9:
-        need(16);
-        value = bytes.slice(at, at + 16);
-        at += 16;
+      case "binary":
+        out[name] = header.value.slice();
         break;
       default:
-        throw new Error(`header ${name} has unknown type ${type}`);
+        out[name] = header.value;
     }
-    headers[name] = value;
   }
-  return headers;
+  return out;
 }
 
 /** A push decoder of event-stream messages; `onError` is told once, after which input is ignored. */
@@ -139,25 +86,24 @@ export function createEventStreamDecoder(
       const view = new DataView(buffer.buffer, buffer.byteOffset + at, PRELUDE_BYTES);
       const total = view.getUint32(0);
       const headersLength = view.getUint32(4);
-      if (crc32(buffer, at, at + 8) !== view.getUint32(8)) return fail("prelude CRC mismatch");
+      // Checked before waiting for `total` bytes: a corrupt length must not make us buffer.
+      if (crc32(buffer.subarray(at, at + 8)) !== view.getUint32(8)) return fail("prelude CRC mismatch");
       if (
         total < MIN_MESSAGE_BYTES || total > MAX_MESSAGE_BYTES || headersLength > total - MIN_MESSAGE_BYTES
       ) {
         return fail(`implausible message length ${total} (headers ${headersLength})`);
       }
       if (buffer.length - at < total) break;
-      const end = at + total;
-      const expected = new DataView(buffer.buffer, buffer.byteOffset + end - 4, 4).getUint32(0);
-      if (crc32(buffer, at, end - 4) !== expected) return fail("message CRC mismatch");
-      let headers: Record<string, EventStreamHeaderValue>;
+      let message: EventStreamMessage;
       try {
-        headers = parseHeaders(buffer.subarray(at + PRELUDE_BYTES, at + PRELUDE_BYTES + headersLength));
+        const decoded = codec.decode(buffer.subarray(at, at + total));
+        message = { headers: plainHeaders(decoded.headers), payload: decoded.body.slice() };
       } catch (error) {
-        return fail((error as Error).message);
+        const reason = (error as Error).message;
+        return fail(/checksum/i.test(reason) ? "message CRC mismatch" : `unreadable headers: ${reason}`);
       }
-      const payload = buffer.slice(at + PRELUDE_BYTES + headersLength, end - 4);
-      at = end;
-      onMessage({ headers, payload });
+      at += total;
+      onMessage(message);
     }
     if (at > 0 && !failed) buffer = at === buffer.length ? EMPTY : buffer.slice(at);
   };
@@ -216,7 +162,6 @@ export function eventStreamSseDecoder(onEvent: (event: SseEvent) => void): SseDe
       );
     }
   }, (reason) => exception("framingError", reason));
-  const encoder = new TextEncoder();
   return {
     feed: (chunk) => decoder.feed(typeof chunk === "string" ? encoder.encode(chunk) : chunk),
     end: () => decoder.end(),

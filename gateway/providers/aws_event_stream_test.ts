@@ -7,7 +7,6 @@ import {
   exceptionMessage,
 } from "../../tests/gateway/upstreams/event_stream_body.ts";
 import {
-  crc32,
   createEventStreamDecoder,
   type EventStreamMessage,
   eventStreamSseDecoder,
@@ -34,10 +33,68 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-Deno.test("crc32 matches zlib and the standard check value", () => {
-  assert.equal(crc32(encoder.encode("123456789")), 0xcbf43926);
-  const bytes = crypto.getRandomValues(new Uint8Array(1000));
-  assert.equal(crc32(bytes), zlibCrc32(bytes));
+/** A message with a raw header block (CRCs from node:zlib, independent of the decoder). */
+function rawMessage(headerBytes: number[], payload: Uint8Array): Uint8Array {
+  const total = 12 + headerBytes.length + payload.length + 4;
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, total);
+  view.setUint32(4, headerBytes.length);
+  view.setUint32(8, zlibCrc32(out.subarray(0, 8)));
+  out.set(headerBytes, 12);
+  out.set(payload, 12 + headerBytes.length);
+  view.setUint32(total - 4, zlibCrc32(out.subarray(0, total - 4)));
+  return out;
+}
+
+const named = (
+  name: string,
+  type: number,
+  value: number[],
+) => [name.length, ...encoder.encode(name), type, ...value];
+
+Deno.test("the decoder reads every header type as a plain value", () => {
+  const uuid = Array.from({ length: 16 }, (_, i) => i);
+  const headers = [
+    ...named("t", 0, []),
+    ...named("f", 1, []),
+    ...named("b", 2, [0xff]),
+    ...named("s", 3, [0x01, 0x00]),
+    ...named("i", 4, [0x00, 0x01, 0x00, 0x00]),
+    ...named("l", 5, [0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00]),
+    ...named("bin", 6, [0x00, 0x02, 0xca, 0xfe]),
+    ...named("str", 7, [0x00, 0x02, 0x68, 0x69]),
+    ...named("ts", 8, [0x00, 0x00, 0x01, 0x8b, 0xcf, 0xe5, 0x68, 0x00]),
+    ...named("id", 9, uuid),
+  ];
+  const { messages, errors } = decodeAll([rawMessage(headers, encoder.encode("x"))]);
+  assert.deepEqual(errors, []);
+  const h = messages[0].headers;
+  assert.deepEqual([h.t, h.f, h.b, h.s, h.i, h.l], [true, false, -1, 256, 65536, 2n ** 33n]);
+  assert.deepEqual(h.bin, new Uint8Array([0xca, 0xfe]));
+  assert.equal(h.str, "hi");
+  assert.equal(h.ts, 0x018bcfe56800);
+  assert.equal(h.id, "00010203-0405-0607-0809-0a0b0c0d0e0f");
+  assert.deepEqual(messages[0].payload, encoder.encode("x"));
+});
+
+Deno.test("a header of an unknown type or cut short ends decoding with a framing error, not a throw", () => {
+  for (const headers of [named("x", 12, [0]), [5, 0x61]]) {
+    const { messages, errors } = decodeAll([rawMessage(headers, encoder.encode("{}"))]);
+    assert.equal(messages.length, 0);
+    assert.equal(errors.length, 1);
+    assert.match(errors[0], /^unreadable headers: /);
+  }
+});
+
+Deno.test("an implausible length is refused from the prelude alone, before any buffering", () => {
+  const prelude = new Uint8Array(12);
+  const view = new DataView(prelude.buffer);
+  view.setUint32(0, 64 * 1024 * 1024);
+  view.setUint32(4, 0);
+  view.setUint32(8, zlibCrc32(prelude.subarray(0, 8)));
+  const { errors } = decodeAll([prelude]);
+  assert.deepEqual(errors, ["implausible message length 67108864 (headers 0)"]);
 });
 
 Deno.test("the decoder reads messages split at every byte boundary", () => {

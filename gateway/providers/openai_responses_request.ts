@@ -6,7 +6,7 @@
  * in front of the calls it led to. Thinking blocks signed by anyone else are dropped (they cannot be replayed).
  */
 import { invalidRequest } from "../errors.ts";
-import { sha256Hex } from "../keys/sha256.ts";
+import { sha256Hex } from "@switchyard/lib/crypto.ts";
 import { outputSchemaOf } from "../messages/output_format.ts";
 import {
   type ContentBlockParam,

@@ -145,8 +145,3 @@ export const PRESET_NAMES = Object.keys(PROVIDER_PRESETS) as [PresetName, ...Pre
 export function isPresetName(name: string): name is PresetName {
   return Object.hasOwn(PROVIDER_PRESETS, name);
 }
-
-/** The preset `name` (a known name). */
-export function presetOf(name: PresetName): ProviderPreset {
-  return PROVIDER_PRESETS[name];
-}

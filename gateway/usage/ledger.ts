@@ -65,6 +65,8 @@ export class UsageLedger {
   #options: Required<Omit<UsageLedgerOptions, "now" | "store">> & { now: () => number };
   #store: LedgerStore;
   #queue: UsageRow[] = [];
+  /** `performance.now()` when each queued row arrived (parallel to #queue). */
+  #arrivals: number[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #writing: Promise<void> | undefined;
   #failures = 0;
@@ -83,7 +85,9 @@ export class UsageLedger {
     // Every row of a batch names the same columns (one multi-row INSERT): an absent format is the default's.
     row.ingress ??= "anthropic";
     this.#queue.push(row);
+    this.#arrivals.push(performance.now());
     if (this.#queue.length > this.#options.maxQueued) {
+      this.#arrivals.splice(0, this.#queue.length - this.#options.maxQueued);
       const dropped = this.#queue.splice(0, this.#queue.length - this.#options.maxQueued);
       this.#options.logger.error("usage ledger dropped rows", { rows: dropped.length });
     }
@@ -102,7 +106,9 @@ export class UsageLedger {
       this.#writing = this.#write().finally(() => {
         this.#writing = undefined;
         if (this.#queue.length) {
-          this.#kick(this.#failures ? Math.min(30_000, 250 * 2 ** this.#failures) : this.#options.flushMs);
+          // Rows that arrived during the write wait out what is left of their own flushMs, not a fresh one.
+          const due = Math.max(0, this.#arrivals[0] + this.#options.flushMs - performance.now());
+          this.#kick(this.#failures ? Math.min(30_000, 250 * 2 ** this.#failures) : due);
         }
       });
     }, delayMs);
@@ -110,6 +116,7 @@ export class UsageLedger {
 
   async #write(): Promise<void> {
     const batch = this.#queue.splice(0, this.#options.batchSize);
+    const arrivals = this.#arrivals.splice(0, batch.length);
     if (!batch.length) return;
     try {
       await this.#store.insert(batch);
@@ -117,6 +124,7 @@ export class UsageLedger {
       this.#failures = 0;
     } catch (error) {
       this.#queue.unshift(...batch);
+      this.#arrivals.unshift(...arrivals);
       if (this.#failures++ === 0) {
         this.#options.logger.error("usage ledger write failed; retrying", { error });
       }

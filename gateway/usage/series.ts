@@ -62,40 +62,6 @@ function numbers<T extends Aggregate>(row: T): T {
   };
 }
 
-/** Totals over the filtered rows. */
-export async function aggregateTotals(db: Kysely<UsageDatabase>, filters: SeriesFilters): Promise<Aggregate> {
-  const result = await sql<Aggregate>`SELECT ${AGGREGATE} FROM gateway_usage ${whereOf(filters)}`.execute(db);
-  return numbers(result.rows[0]);
-}
-
-/** One bucket per `step` from `since` to `until` (empty buckets included, so charts keep their time axis). */
-export async function aggregateSeries(
-  db: Kysely<UsageDatabase>,
-  filters: SeriesFilters,
-  step: keyof typeof STEPS,
-): Promise<Array<{ start: number } & Aggregate>> {
-  const width = STEPS[step];
-  const result = await sql<
-    { bucket: number } & Aggregate
-  >`SELECT CAST(at / ${width} AS INTEGER) AS bucket, ${AGGREGATE}
-    FROM gateway_usage ${whereOf(filters)} GROUP BY bucket`.execute(db);
-  const byBucket = new Map(result.rows.map((r) => [Number(r.bucket), numbers(r)]));
-  const out: Array<{ start: number } & Aggregate> = [];
-  const empty: Aggregate = {
-    requests: 0,
-    errors: 0,
-    input_tokens: 0,
-    output_tokens: 0,
-    cost_usd: 0,
-    avg_latency_ms: null,
-    max_latency_ms: null,
-  };
-  for (let b = Math.floor(filters.since / width); b * width < filters.until; b++) {
-    out.push({ start: b * width, ...(byBucket.get(b) ?? empty) });
-  }
-  return out;
-}
-
 /** Totals per key, model or provider, busiest first. */
 export async function aggregateBy(
   db: Kysely<UsageDatabase>,

@@ -4,7 +4,7 @@
  * uploaded for the `update_cache_memory` job (which saves it only after threat detection passed) — or saved
  * by `actions/cache` itself when there is no detection.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@switchyard/lib/crypto.ts";
 import type { StepPlan } from "../types.ts";
 import { Comment, lit, plain, sq } from "../../yaml/writer.ts";
 import { isMapping, mappingOf } from "../../source/values.ts";
@@ -80,7 +80,7 @@ export function policyHash(p: GuardPolicy): string {
   const users = canonicalList(p.trustedUsers);
   const canonical = `blocked-users:${canonicalList(p.blockedUsers)}\nmin-integrity:${p.minIntegrity}\n` +
     `repos:${canonicalList(p.repos)}\ntrusted-bots:\ntrusted-users:\n${users ? users + "\n" : ""}`;
-  return createHash("sha256").update(canonical).digest("hex").slice(0, 8);
+  return sha256Hex(canonical).slice(0, 8);
 }
 
 const RUN_ID = "-${{ github.run_id }}";

@@ -4,7 +4,7 @@
  * as expressions, and each `${{ … }}` expression replaced by the `__GH_AW_…__` placeholder of the env var
  * that carries its value.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@switchyard/lib/crypto.ts";
 
 /** Env-var name for an expression: `GH_AW_<CHAIN>` for simple property chains, else a hashed name. */
 export function exprEnvName(expr: string): string {
@@ -12,7 +12,7 @@ export function exprEnvName(expr: string): string {
   if (/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(e)) {
     return "GH_AW_" + e.replace(/\./g, "_").toUpperCase();
   }
-  return "GH_AW_EXPR_" + createHash("sha256").update(e).digest("hex").slice(0, 8).toUpperCase();
+  return "GH_AW_EXPR_" + sha256Hex(e).slice(0, 8).toUpperCase();
 }
 
 /** A fenced-code marker (three or more backticks or tildes) at the start of a trimmed line, or "". */

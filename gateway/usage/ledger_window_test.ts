@@ -1,0 +1,64 @@
+/**
+ * Issue 30 (chaos scenario 3): rows that arrived while a batch was being written waited a fresh
+ * GATEWAY_USAGE_FLUSH_MS after that write ended, so under a slow disk a row could sit in memory for the flush
+ * interval plus the write — longer than the documented window a SIGKILL may lose. Each row now waits at most
+ * its own flush interval (plus the write under way).
+ */
+import assert from "node:assert/strict";
+import { createLogger } from "@switchyard/lib/log.ts";
+import { UsageLedger, type UsageRow } from "./ledger.ts";
+import type { LedgerStore } from "./ledger_store.ts";
+
+function row(requestId: string): UsageRow {
+  return {
+    at: Date.now(),
+    key_id: "key_a",
+    model: "m",
+    provider: "p",
+    served_model: "m",
+    attempts: 1,
+    input_tokens: 1,
+    output_tokens: 1,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    cost_usd: 0,
+    status: 200,
+    error_type: null,
+    latency_ms: 1,
+    ttft_ms: null,
+    stream: 0,
+    trace_id: "t",
+    request_id: requestId,
+    warning: null,
+  };
+}
+
+Deno.test("a row queued during a slow write is written within its own flush interval after that write", async () => {
+  const WRITE_MS = 300;
+  const FLUSH_MS = 200;
+  const committed = new Map<string, number>();
+  const store: LedgerStore = {
+    insert: async (rows) => {
+      await new Promise((r) => setTimeout(r, WRITE_MS));
+      for (const r of rows) committed.set(r.request_id, performance.now());
+    },
+    prune: () => Promise.resolve(),
+    close: () => {},
+  };
+  const ledger = new UsageLedger({
+    db: () => Promise.reject(new Error("unused")),
+    store,
+    logger: createLogger({ level: "silent" }),
+    retentionDays: 90,
+    flushMs: FLUSH_MS,
+  });
+  ledger.record(row("a")); // written at FLUSH_MS, committed at FLUSH_MS + WRITE_MS
+  await new Promise((r) => setTimeout(r, FLUSH_MS + 50));
+  const queuedB = performance.now(); // during a's write
+  ledger.record(row("b"));
+  await new Promise((r) => setTimeout(r, FLUSH_MS + 3 * WRITE_MS));
+  const waited = committed.get("b")! - queuedB;
+  // b is due FLUSH_MS after it arrived, which is before a's write ends: it goes right after, then commits.
+  assert.ok(waited < FLUSH_MS + WRITE_MS + 100, `b waited ${Math.round(waited)} ms`);
+  await ledger.close();
+});

@@ -1,0 +1,62 @@
+/**
+ * The one home of the suite's small cryptographic primitives: SHA-256 as hex, HMAC-SHA256, base64url and a
+ * timing-safe comparison. Each has exactly one implementation, here; services import these instead of
+ * writing their own.
+ *
+ * Everything comes from the runtime, no dependency: SHA-256, HMAC and the comparison from `node:crypto`
+ * (synchronous — the gateway hashes the presented API key on every request and the compiler derives heredoc
+ * delimiters inside synchronous planners, so Web Crypto's promise-only `digest`/`sign` do not fit), base64url
+ * from `Uint8Array.prototype.toBase64` (ES2026). bench/sha256_bench.ts and docs/gateway.md ("Keys")
+ * record why neither a hand-rolled SHA-256 nor `@noble/hashes` is used.
+ */
+import { createHash, createHmac, timingSafeEqual as nodeTimingSafeEqual } from "node:crypto";
+
+const encoder = new TextEncoder();
+
+function toBytes(input: string | Uint8Array): Uint8Array {
+  return typeof input === "string" ? encoder.encode(input) : input;
+}
+
+/** Lowercase hex SHA-256 of `input` (a string is hashed as its UTF-8 bytes). */
+export function sha256Hex(input: string | Uint8Array): string {
+  return createHash("sha256").update(input).digest("hex");
+}
+
+/** HMAC-SHA256 (RFC 2104) of `data` under `key` (strings as UTF-8), the 32-byte tag. */
+export function hmacSha256(key: string | Uint8Array, data: string | Uint8Array): Uint8Array {
+  return new Uint8Array(createHmac("sha256", key).update(data).digest());
+}
+
+/** Lowercase hex HMAC-SHA256 of `data` under `key` (strings as UTF-8). */
+export function hmacSha256Hex(key: string | Uint8Array, data: string | Uint8Array): string {
+  return createHmac("sha256", key).update(data).digest("hex");
+}
+
+/** base64url without padding (RFC 4648 §5) of `input` (a string as its UTF-8 bytes). */
+export function base64urlEncode(input: string | Uint8Array): string {
+  return toBytes(input).toBase64({ alphabet: "base64url", omitPadding: true });
+}
+
+/**
+ * The bytes of base64url text (padding optional); undefined when `text` is not base64url (standard-alphabet
+ * `+`/`/`, whitespace or stray characters), so callers treat it as any other bad input.
+ */
+export function base64urlDecode(text: string): Uint8Array | undefined {
+  if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text)) return undefined;
+  try {
+    return Uint8Array.fromBase64(text, { alphabet: "base64url", lastChunkHandling: "loose" });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether `a` and `b` hold the same bytes (strings as UTF-8), in time independent of where they differ.
+ * Lengths are compared first (a length is not a secret for MACs and hashes of fixed size).
+ */
+export function timingSafeEqual(a: string | Uint8Array, b: string | Uint8Array): boolean {
+  const left = toBytes(a);
+  const right = toBytes(b);
+  if (left.length !== right.length) return false;
+  return nodeTimingSafeEqual(left, right);
+}
