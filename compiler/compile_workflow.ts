@@ -32,7 +32,13 @@ export async function compileWorkflow(options: WorkflowCompileOptions): Promise<
   const diagnostics: Diagnostic[] = [];
   const dependencies = [options.source];
   const result: CompiledWorkflow = { source: options.source, lockPath, dependencies, diagnostics };
-  const source = await loadWorkflowSource(options.source, options.read, diagnostics, dependencies);
+  const source = await loadWorkflowSource(
+    options.source,
+    options.read,
+    diagnostics,
+    dependencies,
+    options.target?.frontmatterKeys,
+  );
   if (!source) return result;
   const plan = await planWorkflow(source, options, diagnostics);
   if (!plan) return result;

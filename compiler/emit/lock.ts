@@ -94,6 +94,7 @@ function headerInput(plan: WorkflowPlan) {
   if (h.strict) metadata.strict = true;
   metadata.agent_id = h.engineId;
   if (h.model) metadata.agent_model = h.model;
+  if (h.engineVersions) metadata.engine_versions = h.engineVersions;
   const containerEntries = h.containers.map((c) => {
     const [image, digest] = c.split("@");
     return digest ? { image, digest, pinned_image: c } : { image };

@@ -44,5 +44,6 @@ export function applyEmitStyle(text: string, style: EmitStyle | undefined): stri
   let out = text;
   if (style.helperRequire === "path-join") out = pathJoinRequires(out);
   if (style.trimTrailingWhitespace) out = out.replace(/[ \t]+$/gm, "");
+  if (style.noFinalBlankLine) out = out.replace(/\n+$/, "\n");
   return out;
 }

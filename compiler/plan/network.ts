@@ -7,6 +7,8 @@ import { objectOf } from "../source/values.ts";
 export interface NetworkPlan {
   /** Declared entries (ecosystem names and domains) as written, sorted. */
   declared: string[];
+  /** The same entries in the order written (repeats dropped). */
+  declaredAsWritten: string[];
   /** Expanded allowlist, sorted and unique. */
   allowed: string[];
   blocked: string[];
@@ -29,8 +31,10 @@ const RUNTIME_ECOSYSTEM: Record<string, string> = {
 export function engineDomains(
   engine: Pick<EngineFacts, "id" | "providerHosts">,
   model: string | undefined,
+  /** The target release's own list for the engine, where it differs from v0.76.1's. */
+  own?: readonly string[],
 ): string[] {
-  const base = [...(ENGINE_DOMAINS[engine.id] ?? [])];
+  const base = [...(own ?? ENGINE_DOMAINS[engine.id] ?? [])];
   if (!engine.providerHosts) return base;
   const provider = model?.includes("/") ? model.split("/")[0].toLowerCase() : "copilot";
   const api = PROVIDER_DOMAINS[provider];
@@ -57,6 +61,9 @@ export function computeAllowedDomains(
   runtimes: string[] = [],
   tools: Record<string, unknown> = {},
   model?: string,
+  engineHosts?: readonly string[],
+  /** Hosts the target release adds to an ecosystem (`GhAwTarget.ecosystemHosts`). */
+  ecosystemHosts: Readonly<Record<string, readonly string[]>> = {},
 ): NetworkPlan {
   let declared: string[];
   let blocked: string[] = [];
@@ -68,8 +75,9 @@ export function computeAllowedDomains(
   }
   const runtimeEcosystems = runtimes.map((r) => RUNTIME_ECOSYSTEM[r] ?? r).filter((e) => ECOSYSTEMS[e]);
   const set = new Set<string>([
-    ...engineDomains(engine, model),
+    ...engineDomains(engine, model, engineHosts),
     ...expandEcosystems(declared),
+    ...declared.flatMap((e) => ecosystemHosts[e] ?? []),
     ...expandEcosystems(runtimeEcosystems),
     // Tools that reach the network themselves: the browser download hosts, the remote GitHub MCP server.
     ...(tools.playwright !== undefined && tools.playwright !== false ? ECOSYSTEMS.playwright : []),
@@ -90,6 +98,7 @@ export function computeAllowedDomains(
   }
   return {
     declared: [...new Set(declared)].sort(),
+    declaredAsWritten: [...new Set(declared)],
     allowed: [...set].sort(),
     blocked: expandEcosystems(blocked).sort(),
     engineApiHosts: engine.apiHosts,

@@ -14,6 +14,7 @@ import {
   slashCommandCondition,
 } from "./jobs/command_conditions.ts";
 import { preActivationJob } from "./jobs/pre_activation.ts";
+import { checksOutActionsFolder, targetOf } from "./steps.ts";
 import {
   rateLimitConfig,
   skipAuthorAssociationsCondition,
@@ -93,9 +94,15 @@ export async function activationGates(planning: Planning): Promise<Gates> {
   // gh-aw reads every key of `on:` (with the skip-if-* of imports merged in) as an event, but `command`,
   // `stop-after` and `reaction`: any other gh-aw key (`roles`, `skip-if-*`, `status-comment`, `steps`…)
   // makes the workflow unsafe too.
+  // Later releases no longer count a `roles` key that only repeats the default roles.
+  const defaultRoles = roles !== undefined && [...roles].sort().join(",") === "admin,maintainer,write";
+  const nonEventKeys = [
+    ...NON_EVENT_ON_KEYS,
+    ...(defaultRoles && targetOf(planning.ctx).jobs.defaultRolesNeedNoCheck ? ["roles"] : []),
+  ];
   const needsRoleCheck = roles !== undefined &&
     (triggers.events.some((e) => !SAFE_EVENTS.includes(e)) ||
-      Object.keys(rawOn).some((k) => !SAFE_EVENTS.includes(k) && !NON_EVENT_ON_KEYS.includes(k)) ||
+      Object.keys(rawOn).some((k) => !SAFE_EVENTS.includes(k) && !nonEventKeys.includes(k)) ||
       !!triggers.slashCommand || !!triggers.labelCommand);
   // The previous lock (large) is read only when a stop time may be carried over from it.
   const stopAfter = rawOn["stop-after"];
@@ -156,7 +163,10 @@ export function planPreActivation(planning: Planning, g: Gates): void {
   const perms: Record<string, string> = {
     // The rate limit counts the user's recent runs of the workflow through the Actions API.
     ...(g.rateLimit ? { actions: "read" } : {}),
-    contents: "read",
+    // Later releases ask to read contents only to check out the actions folder.
+    ...(!targetOf(ctx).jobs.preActivationContentsOnlyForCheckout || checksOutActionsFolder(ctx)
+      ? { contents: "read" }
+      : {}),
     ...objectOf<string>(rawOn.permissions),
   };
   jobs.pre_activation = preActivationJob({
@@ -195,6 +205,7 @@ export function planPreActivation(planning: Planning, g: Gates): void {
           ),
           prLabelNames,
           roles,
+          targetOf(ctx).jobs.stackedPrGuard,
         ),
     ),
   });
@@ -233,11 +244,19 @@ export function planActivation(
   const { data, merged, triggers, engine, safeOutputs, ctx, network, jobs } = planning;
   const { frontmatterHash } = planning;
   const { rawOn, commands, prLabelNames, hasPre } = g;
-  const { runtimeImports, inlined, promptText, beforeActivation, activationIf, bodyExprs, inlinedBody } =
-    promptInputs(
-      planning,
-      g,
-    );
+  const {
+    runtimeImports,
+    inlined,
+    promptText,
+    beforeActivation,
+    activationIf,
+    bodyExprs,
+    inlinedBody,
+    inlinedPieces,
+  } = promptInputs(
+    planning,
+    g,
+  );
   jobs.activation = activationJob({
     beforeJobs: beforeActivation,
     ctx,
@@ -255,7 +274,10 @@ export function planActivation(
     secrets: engine.secrets,
     validateName: engine.info.validateName,
     docs: engine.info.docs,
-    allowedDomainsInfo: network.declared,
+    // Later releases report the entries in the order the author wrote them.
+    allowedDomainsInfo: targetOf(ctx).jobs.activation.domainsAsWritten
+      ? network.declaredAsWritten
+      : network.declared,
     safeOutputTools: safeOutputs.tools,
     autoCreateIssue: safeOutputs.autoCreateIssue ?? !safeOutputs.configured,
     runtimeImports,
@@ -308,6 +330,7 @@ export function planActivation(
     prContextPushGuidance: safeOutputs.types.includes("push-to-pull-request-branch"),
     mcpCliServers: mcpCliServersOf(planning),
     inlinedBody,
+    inlinedPieces,
   });
   return { beforeActivation, inlined };
 }
@@ -341,10 +364,11 @@ function commandGate(
   userIf: string | undefined,
   prLabelNames: string[] | undefined,
   roles?: string[],
+  stackGuard = false,
 ): string | undefined {
   const command = commandCondition(triggers);
   if (command === undefined) {
-    return eventCondition(userIf, needsForkGuard(triggers), prLabelNames);
+    return eventCondition(userIf, needsForkGuard(triggers), prLabelNames, stackGuard);
   }
   const slash = triggers.slashCommand;
   const guard = slash && !slash.centralized ? commentAuthorGuard(roles, slash.ids) : undefined;
@@ -392,14 +416,18 @@ function githubPromptOf({ ctx, data, merged }: Planning): { githubTool: boolean;
 }
 
 /** MCP servers mounted as CLIs (sorted): the infrastructure ones always, the user's with `tools.cli-proxy`. */
-function mcpCliServersOf({ data, imports, merged }: Planning): string[] {
+function mcpCliServersOf(planning: Planning): string[] {
+  const { data, imports, merged } = planning;
+  const all = targetOf(planning.ctx).jobs.mountAllMcpServers;
+  const github = all && githubPromptOf(planning);
   return [
     // Infrastructure servers are always CLI-mounted; user-facing ones only with `tools.cli-proxy: true`.
     "safeoutputs",
     ...(data["mcp-scripts"] !== undefined || imports.some((i) => i.frontmatter["mcp-scripts"] !== undefined)
       ? ["mcpscripts"]
       : []),
-    ...(merged.tools["cli-proxy"] === true
+    ...(github && github.githubTool && !github.cliProxy ? ["github"] : []),
+    ...(merged.tools["cli-proxy"] === true || all
       ? [
         ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
         ...Object.keys(merged.mcpServers),

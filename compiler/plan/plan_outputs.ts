@@ -150,6 +150,7 @@ export async function planCustomJobs(
       steps: await pinSteps(Array.isArray(raw.steps) ? raw.steps.map(sanitizeRunStep) : raw.steps),
       beforeActivation: beforeActivation.includes(jobName),
       toY,
+      target: planning.ctx.target,
     });
     if (typeof raw["runs-on"] === "string" && /^macos/i.test(raw["runs-on"])) {
       const [line, column] = file.locate(["jobs", jobName, "runs-on"]);

@@ -5,6 +5,7 @@
  */
 import { DEFAULT_TARGET } from "../targets/mod.ts";
 import { workflowJobs } from "./jobs/builtin_jobs.ts";
+import { creditAmount } from "./jobs/ai_credits.ts";
 import { withCallerOutputs, withCallerSecrets } from "./workflow_call.ts";
 import { parseSkill } from "./agent/skills.ts";
 import { pluginRefs, pluginSupportProblem } from "./agent/plugins.ts";
@@ -64,6 +65,8 @@ export async function planWorkflow(
     ],
     merged.tools,
     engine.model,
+    (options.target ?? DEFAULT_TARGET).engines[engine.info.id]?.domains,
+    (options.target ?? DEFAULT_TARGET).ecosystemHosts,
   );
   const w: Planning = {
     o: options,
@@ -96,6 +99,7 @@ export async function planWorkflow(
   await planDetection(w);
   await planOutputJobs(w);
   await planCustomJobs(w, gates, beforeActivation);
+  withRuntimeFeatures(w.jobs, (options.target ?? DEFAULT_TARGET).jobs.runtimeFeaturesJobs);
   diagnostics.push(...scriptExpressionProblems(w.jobs, [
     { path: source, ...file.split, frontmatter: data },
     ...src.imports.map((i) => ({ path: i.path, ...i.file.split, frontmatter: i.frontmatter })),
@@ -139,6 +143,10 @@ export async function planWorkflow(
       compilerVersion: options.actionMode === "release" && options.target?.stampsCompilerVersion
         ? options.target.version
         : undefined,
+      engineVersions: options.actionMode === "release" && options.target?.stampsCompilerVersion &&
+          engine.info.version && engine.command === undefined
+        ? { [engine.info.id]: engine.info.version }
+        : undefined,
     },
   };
 }
@@ -177,6 +185,8 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     diagnostics,
     options.target ?? DEFAULT_TARGET,
   );
+  // A workflow-wide `model:` (later releases) is the engine's model unless `engine.model` names one.
+  if (typeof data.model === "string" && engine.model === undefined) engine.model = data.model;
   for (const [index, item] of (Array.isArray(data.skills) ? data.skills : []).entries()) {
     const skill = parseSkill(String(item));
     const [line, column] = file.locate(["skills", index]);
@@ -214,6 +224,7 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     diagnostics,
     engine.info.instructionFiles,
     data.footer,
+    (options.target ?? DEFAULT_TARGET).jobs.safeOutputs,
   );
   return { name, triggers, engine, safeOutputs };
 }
@@ -262,6 +273,11 @@ async function actionRefs(
   if (options.actionMode === "release") {
     refs.setup = await pinText("github/gh-aw-actions/setup", target.version);
   }
+  // A release that keeps the daily AI-credit usage in the Actions cache.
+  if (target.jobs.aiCredits) {
+    refs.cacheRestore = await pinText("actions/cache/restore", "v5.0.5");
+    refs.cacheSave = await pinText("actions/cache/save", "v5.0.5");
+  }
   return { pinText, pinExact, refs };
 }
 
@@ -280,10 +296,15 @@ function jobContext(
     commands: triggers.slashCommand?.names,
     experiments: isObject(data.experiments),
     maxEffectiveTokens: data["max-effective-tokens"] as number | string | undefined,
+    aiCreditLimits: {
+      run: creditAmount(data["max-ai-credits"]),
+      daily: creditAmount(data["max-daily-ai-credits"]),
+    },
     statusComment: rawOnMain["status-comment"] === true ||
       ((!!triggers.slashCommand || !!triggers.labelCommand) && rawOnMain["status-comment"] !== false),
     model: engine.model,
     cacheMemory: merged.tools["cache-memory"] !== undefined && merged.tools["cache-memory"] !== false,
+    cacheMemoryCount: Array.isArray(merged.tools["cache-memory"]) ? merged.tools["cache-memory"].length : 1,
     copilotRequests: engine.usesCopilotRequests,
     grantsCopilotRequests: engine.grantsCopilotRequests,
     id,
@@ -300,13 +321,34 @@ function jobContext(
     models: modelCatalogOf(data, imports.map((i) => i.frontmatter)),
     actionMode: options.actionMode,
     ghAwRelease: (options.target ?? DEFAULT_TARGET).version,
+    target: options.target ?? DEFAULT_TARGET,
     releaseAwf: options.target?.awf,
     refs,
     failureIssueExpires: options.failureIssueExpires,
     source: typeof data.source === "string" ? data.source : undefined,
     trackerId: typeof data["tracker-id"] === "string" ? data["tracker-id"] : undefined,
     workflowCall: "workflow_call" in triggers.on,
+    pullRequestEvent: triggers.events.includes("pull_request"),
+    sandboxInfo: sandboxInfoOf(data.sandbox),
   };
+}
+
+/** `sandbox.mcp.version` and `sandbox.agent.runtime`, when written as text. */
+function sandboxInfoOf(sandbox: unknown): { gatewayVersion?: string; agentRuntime?: string } {
+  const s = sandbox && typeof sandbox === "object" ? sandbox as Record<string, unknown> : {};
+  const part = (k: string) => s[k] && typeof s[k] === "object" ? s[k] as Record<string, unknown> : {};
+  const text = (v: unknown) => typeof v === "string" ? v : undefined;
+  return { gatewayVersion: text(part("mcp").version), agentRuntime: text(part("agent").runtime) };
+}
+
+/** Gives the named built-in jobs `GH_AW_RUNTIME_FEATURES` in their env, in its sorted place. */
+function withRuntimeFeatures(jobs: Planning["jobs"], names: readonly string[]): void {
+  for (const name of names) {
+    const job = jobs[name];
+    if (!job) continue;
+    const env = { ...job.env, GH_AW_RUNTIME_FEATURES: plain("${{ vars.GH_AW_RUNTIME_FEATURES }}") };
+    job.env = Object.fromEntries(Object.entries(env).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
+  }
 }
 
 /** User steps with their `uses:` pinned. */

@@ -14,6 +14,8 @@ export interface PromptBody {
   runtimeImports: (string | { inline: string })[];
   /** The whole user prompt, embedded at compile time (`inlined-imports: true`). */
   inlinedBody?: string;
+  /** The same, piece by piece (each import, then the body), as a prompt built from JSON lists them. */
+  inlinedPieces?: string[];
   /** Env name → expression, in extraction order (experiment values included). */
   bodyExprs: Map<string, string>;
 }
@@ -92,15 +94,17 @@ export function promptBody(planning: Planning, policy: ExprPolicy): PromptBody {
   );
   // The body keeps its leading blank lines and ends with exactly one newline.
   const main = embedPromptText(`${file.split.body.trimEnd()}\n`, keep);
+  // gh-aw writes each piece's lines in turn: the imports with inputs (followed by two blank lines), every
+  // other import's trimmed body (an empty one leaves a blank line), then the body.
+  const pieces = [
+    ...withInputs.map((e) => `${e.text.trim()}\n\n`),
+    ...embedded.map((e) => e.text),
+    main.text,
+  ];
   return {
     runtimeImports: [],
-    // gh-aw writes each piece's lines in turn: the imports with inputs (followed by two blank lines), every
-    // other import's trimmed body (an empty one leaves a blank line), then the body.
-    inlinedBody: [
-      ...withInputs.map((e) => `${e.text.trim()}\n\n`),
-      ...embedded.map((e) => e.text),
-      main.text,
-    ].join("\n"),
+    inlinedBody: pieces.join("\n"),
+    inlinedPieces: pieces,
     bodyExprs: orderedExprs(
       [
         ...withInputs.map((e) => entries(e.exprs)),

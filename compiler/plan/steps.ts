@@ -1,6 +1,7 @@
 /** Shared pieces of the generated jobs: the setup prologue, script steps, artifact steps. */
 import type { EngineFacts } from "./engines/facts.ts";
 import type { StepPlan } from "./types.ts";
+import { DEFAULT_TARGET, type GhAwTarget } from "../targets/mod.ts";
 import { dq, lit, plain, type YValue } from "../yaml/writer.ts";
 import type { ModelCatalog } from "../source/model_catalog.ts";
 import type { Firewall } from "../source/sandbox.ts";
@@ -13,6 +14,9 @@ export interface Refs {
   upload: string;
   download: string;
   setup?: string;
+  /** `actions/cache/restore` and `actions/cache/save`, pinned when a target keeps a usage cache. */
+  cacheRestore?: string;
+  cacheSave?: string;
   /** `actions/github-script` as gh-aw pins a `@v9` reference (`# v9.0.0 (source v9)`), e.g. the lockdown step. */
   githubScriptV9?: string;
 }
@@ -29,6 +33,8 @@ export interface JobCtx {
   actionMode: "dev" | "release";
   /** The gh-aw release a release-mode lock runs with (the target's version). */
   ghAwRelease?: string;
+  /** The gh-aw release compiled for; the job planners ask it what differs (default: v0.76.1). */
+  target?: GhAwTarget;
   /** The AWF release the target pins (what the run info reports), when it pins its own. */
   releaseAwf?: string;
   refs: Refs;
@@ -40,6 +46,12 @@ export interface JobCtx {
   source?: string;
   /** Frontmatter `tracker-id`, when set. */
   trackerId?: string;
+  /** Frontmatter `max-ai-credits` / `max-daily-ai-credits`, normalised (targets with AI-credit accounting). */
+  aiCreditLimits?: { run?: string; daily?: string };
+  /** `sandbox.mcp.version` and `sandbox.agent.runtime`, when set (what later releases' run info reports). */
+  sandboxInfo?: { gatewayVersion?: string; agentRuntime?: string };
+  /** Whether `pull_request` events start the workflow. */
+  pullRequestEvent?: boolean;
   /** Frontmatter `max-effective-tokens`. */
   maxEffectiveTokens?: number | string;
   /** Whether the workflow declares `experiments:`. */
@@ -52,6 +64,8 @@ export interface JobCtx {
   model?: string;
   /** Whether `tools.cache-memory` is enabled. */
   cacheMemory?: boolean;
+  /** How many caches `tools.cache-memory` declares (a list declares several). */
+  cacheMemoryCount?: number;
   /** Whether `permissions.copilot-requests: write` lets copilot use the workflow token. */
   copilotRequests?: boolean;
   /**
@@ -67,6 +81,11 @@ export interface JobCtx {
   models?: ModelCatalog;
   /** Whether the workflow can be called (`workflow_call`): setup steps receive the caller's aw_context. */
   workflowCall?: boolean;
+}
+
+/** The target of the workflow a job belongs to (v0.76.1 when the context names none). */
+export function targetOf(ctx: Pick<JobCtx, "target">): GhAwTarget {
+  return ctx.target ?? DEFAULT_TARGET;
 }
 
 /**
@@ -123,7 +142,19 @@ export function restoreActionsFolderSteps(ctx: JobCtx): StepPlan[] {
 }
 
 /** Sets the bot identity and re-authenticates `origin` with the job token, before any job pushes commits. */
-export function gitCredentialsStep(): StepPlan {
+export function gitCredentialsStep(ctx?: JobCtx): StepPlan {
+  // Later releases run the runtime's script with the repository and server from the environment.
+  if (ctx && targetOf(ctx).jobs.gitCredentialsScript) {
+    return {
+      name: "Configure Git credentials",
+      env: {
+        GITHUB_REPOSITORY: plain("${{ github.repository }}"),
+        GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
+        GITHUB_TOKEN: plain("${{ github.token }}"),
+      },
+      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/configure_git_credentials.sh"'),
+    };
+  }
   return {
     name: "Configure Git credentials",
     env: {
@@ -230,20 +261,32 @@ export function setupSteps(ctx: JobCtx, traced: boolean | string): StepPlan[] {
 
 /** Download the `agent` artifact and expose `GH_AW_AGENT_OUTPUT`; `from`: where the job reads the prefix. */
 export function agentOutputSteps(ctx: JobCtx, from: ArtifactPrefixSource = "activation"): StepPlan[] {
+  // Later releases also upload a small fallback artifact and take whichever of the two arrived.
+  const fallback = targetOf(ctx).jobs.agentOutputFallback;
+  const exportLine = 'echo "GH_AW_AGENT_OUTPUT=/tmp/gh-aw/agent_output.json" >> "$GITHUB_OUTPUT"\n';
   return [
     {
       name: "Download agent output artifact",
       id: "download-agent-output",
       "continue-on-error": true,
       uses: plain(ctx.refs.download),
-      with: { name: artifactName(ctx, "agent", from), path: "/tmp/gh-aw/" },
+      with: fallback
+        ? {
+          pattern: dq(
+            `{${artifactName(ctx, "agent", from)},${artifactName(ctx, "agent-output-fallback", from)}}`,
+          ),
+          "merge-multiple": true,
+          path: "/tmp/gh-aw/",
+        }
+        : { name: artifactName(ctx, "agent", from), path: "/tmp/gh-aw/" },
     },
     {
       name: "Setup agent output environment variable",
       id: "setup-agent-output-env",
       if: plain("steps.download-agent-output.outcome == 'success'"),
       run: lit(
-        'mkdir -p /tmp/gh-aw/\nfind "/tmp/gh-aw/" -type f -print\necho "GH_AW_AGENT_OUTPUT=/tmp/gh-aw/agent_output.json" >> "$GITHUB_OUTPUT"\n',
+        'mkdir -p /tmp/gh-aw/\nfind "/tmp/gh-aw/" -type f -print\n' +
+          (fallback ? `if [ -f "/tmp/gh-aw/agent_output.json" ]; then\n  ${exportLine}fi\n` : exportLine),
       ),
     },
   ];

@@ -58,6 +58,8 @@ export interface HeaderFacts {
   envKeys: string[];
   /** The release named as `compiler_version` in the metadata header (targets that stamp it). */
   compilerVersion?: string;
+  /** The engine CLI release the lock installs (`engine_versions`), stamped with `compilerVersion`. */
+  engineVersions?: Record<string, string>;
 }
 
 /** Everything the planner decided for one workflow: the lock's sections, its jobs and its header facts. */

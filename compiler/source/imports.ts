@@ -117,15 +117,15 @@ interface ParsedImport {
 const parsedImports = new Map<string, ParsedImport>();
 
 /** The memoised parse of an import, shared between workflows: read it, never change it. */
-function sharedParse(path: string, content: string): ParsedImport {
-  const key = `${path}\0${content}`;
+function sharedParse(path: string, content: string, extraKeys: readonly string[] = []): ParsedImport {
+  const key = `${path}\0${content}\0${extraKeys.join(",")}`;
   let hit = parsedImports.get(key);
   if (!hit) {
     const parsed = parseWorkflowFile(path, content);
     const diagnostics = [...parsed.diagnostics];
     let frontmatter: Frontmatter = emptyFrontmatter();
     if (parsed.diagnostics.length === 0 && !path.startsWith(".github/agents/")) {
-      const validated = validateFrontmatter(parsed, true);
+      const validated = validateFrontmatter(parsed, true, extraKeys);
       diagnostics.push(...validated.diagnostics.filter((d) => d.code !== "missing-key"));
       frontmatter = validated.frontmatter;
     }
@@ -137,8 +137,8 @@ function sharedParse(path: string, content: string): ParsedImport {
 }
 
 /** A parse of an import the caller may change (a copy of the memoised one). */
-function parseImport(path: string, content: string): ParsedImport {
-  const hit = sharedParse(path, content);
+function parseImport(path: string, content: string, extraKeys: readonly string[]): ParsedImport {
+  const hit = sharedParse(path, content, extraKeys);
   return {
     parsed: {
       ...hit.parsed,
@@ -168,6 +168,8 @@ function substituteInputs(content: string, inputs: Record<string, unknown>): str
 export async function resolveImports(
   main: ParsedFile,
   read: FileReader,
+  /** Top-level keys the target release supports beyond v0.76.1's. */
+  extraKeys: readonly string[] = [],
 ): Promise<{ imports: ResolvedImport[]; diagnostics: Diagnostic[] }> {
   const diagnostics: Diagnostic[] = [];
   const imports: ResolvedImport[] = [];
@@ -266,6 +268,7 @@ export async function resolveImports(
       const { parsed, diagnostics: importDiagnostics, frontmatter } = parseImport(
         path,
         substituteInputs(content, inputs),
+        extraKeys,
       );
       diagnostics.push(...importDiagnostics);
       // Both absolute, so the path module needs no working directory (a cwd call per import otherwise).

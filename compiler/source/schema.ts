@@ -135,6 +135,11 @@ export const frontmatterSchema = z.object({
   redirect: anyValue.optional(),
   resources: anyValue.optional(),
   "run-install-scripts": anyValue.optional(),
+  // Keys of later releases, read only where the target supports them (GhAwTarget.frontmatterKeys).
+  model: anyValue.optional(),
+  "max-ai-credits": anyValue.optional(),
+  "max-daily-ai-credits": anyValue.optional(),
+  "safe-inputs": anyValue.optional(),
 });
 
 /** The validated frontmatter: what the planner reads. */
@@ -232,10 +237,22 @@ export interface ValidatedFrontmatter {
 }
 
 /** Validates a parsed file's frontmatter into the typed model. `shared` files (imports) need no `on:`. */
-export function validateFrontmatter(file: ParsedFile, shared: boolean): ValidatedFrontmatter {
+export function validateFrontmatter(
+  file: ParsedFile,
+  shared: boolean,
+  /** Top-level keys the target release supports beyond v0.76.1's (`GhAwTarget.frontmatterKeys`). */
+  extraKeys: readonly string[] = [],
+): ValidatedFrontmatter {
   const out: Diagnostic[] = [];
   const data = file.data;
-  unknownKeys(file, data, [], TOP_LEVEL_KEYS, "the frontmatter", out);
+  unknownKeys(
+    file,
+    data,
+    [],
+    extraKeys.length ? [...TOP_LEVEL_KEYS, ...extraKeys] : TOP_LEVEL_KEYS,
+    "the frontmatter",
+    out,
+  );
   if (data.on && typeof data.on === "object") unknownKeys(file, data.on, ["on"], ON_KEYS, "`on:`", out);
   if (data["safe-outputs"]) {
     unknownKeys(file, data["safe-outputs"], ["safe-outputs"], SAFE_OUTPUT_KEYS, "`safe-outputs:`", out);

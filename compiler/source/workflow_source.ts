@@ -51,6 +51,8 @@ export async function loadWorkflowSource(
   read: FileReader,
   diagnostics: Diagnostic[],
   dependencies: string[],
+  /** Top-level keys the target release supports beyond v0.76.1's (`GhAwTarget.frontmatterKeys`). */
+  extraKeys: readonly string[] = [],
 ): Promise<WorkflowSource | undefined> {
   const lockPath = source.replace(/\.md$/, ".lock.yml");
   const id = posix.basename(source, ".md");
@@ -69,7 +71,7 @@ export async function loadWorkflowSource(
     );
   }
   if (diagnostics.some((d) => d.severity === "error")) return undefined;
-  const validated = validateFrontmatter(file, false);
+  const validated = validateFrontmatter(file, false, extraKeys);
   diagnostics.push(...validated.diagnostics);
   if (!file.split.body.trim()) {
     diagnostics.push(
@@ -80,7 +82,7 @@ export async function loadWorkflowSource(
       ),
     );
   }
-  const { imports, diagnostics: importDiags } = await resolveImports(file, read);
+  const { imports, diagnostics: importDiags } = await resolveImports(file, read, extraKeys);
   diagnostics.push(...importDiags);
   dependencies.push(...imports.map((i) => i.path));
   if (diagnostics.some((d) => d.severity === "error")) return undefined;

@@ -6,7 +6,14 @@ import { type GhAwTarget, lockCompilerVersion } from "./target.ts";
 import { V0_76_1 } from "./v0_76_1.ts";
 import { V0_87_4 } from "./v0_87_4.ts";
 
-export { type EmitStyle, type GhAwTarget, lockCompilerVersion } from "./target.ts";
+export {
+  type EmitStyle,
+  type EngineRelease,
+  type GhAwTarget,
+  type JobStyle,
+  lockCompilerVersion,
+  type SafeOutputsJobStyle,
+} from "./target.ts";
 
 /** Supported targets, oldest first. */
 export const TARGETS: readonly GhAwTarget[] = [V0_76_1, V0_87_4];

@@ -23,10 +23,156 @@ export interface GhAwTarget {
   stampsCompilerVersion: boolean;
   /** The AWF (firewall) release of this gh-aw release (`vX.Y.Z`); undefined: the compiler's default. */
   awf?: string;
+  /**
+   * What this release's engines differ in from v0.76.1's, by engine id: read once where the engine is
+   * resolved (the engine modules of the compiler-arch refactor are their natural home).
+   */
+  engines: Readonly<Record<string, EngineRelease>>;
+  /** Hosts this release adds to a `network.allowed` ecosystem, by ecosystem name. */
+  ecosystemHosts: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Top-level frontmatter keys this release supports beyond v0.76.1's (refused under v0.76.1 with
+   * `newer-key-unsupported` or `unknown-key`).
+   */
+  frontmatterKeys: readonly string[];
   /** Whether a generated workflow-level `concurrency:` that cancels nothing says `queue: max`. */
   queueWorkflowRuns: boolean;
   /** How the lock text is written (emit/ asks). */
   emit: EmitStyle;
+  /** Release differences in the shape of the built-in jobs (the job planners ask). */
+  jobs: JobStyle;
+}
+
+/** Release differences in the built-in jobs, applied by the job planners (plan/jobs/). */
+export interface JobStyle {
+  /**
+   * The built-in jobs that read the repository's runtime features (job env `GH_AW_RUNTIME_FEATURES: ${{
+   * vars.GH_AW_RUNTIME_FEATURES }}`, v0.87); empty: none.
+   */
+  runtimeFeaturesJobs: readonly string[];
+  /**
+   * Whether `pre_activation` asks `contents: read` only when it checks out the actions folder (dev mode), as
+   * v0.87 does; false: always (v0.76.1).
+   */
+  preActivationContentsOnlyForCheckout: boolean;
+  /**
+   * Whether a slash-command workflow checks the command's position first and runs the membership check only
+   * when it passed (`if: steps.check_command_position.outputs.command_position_ok == 'true'`, v0.87).
+   */
+  commandCheckFirst: boolean;
+  /**
+   * Whether an `on.roles` that lists only the default roles (admin, maintainer, write) no longer makes a
+   * workflow of safe events (schedule, dispatch, push) check the actor's role (v0.87).
+   */
+  defaultRolesNeedNoCheck: boolean;
+  /** Whether the fork guard of pull-request workflows comes with the stacked-PR guard (v0.87). */
+  stackedPrGuard: boolean;
+  /**
+   * Whether the agent also uploads `agent-output-fallback` and the jobs after it download
+   * `{agent,agent-output-fallback}` (merged) and export `GH_AW_AGENT_OUTPUT` only when the file arrived.
+   */
+  agentOutputFallback: boolean;
+  /** Whether the GH_HOST step's script carries the zizmor `github-env` suppression on its `run: |` line. */
+  ghHostZizmorNote: boolean;
+  /**
+   * Whether each cache-memory restore step has an id (`restore_cache_memory_N`) whose hit and matched key
+   * the agent job exposes and the failure handler reports (v0.87).
+   */
+  cacheMemoryRestoreOutputs: boolean;
+  /**
+   * Whether every MCP server (the GitHub MCP server, the author's, agentic-workflows, serena) is mounted as a
+   * CLI as `tools.cli-proxy: true` asks in v0.76.1 (v0.87: by default).
+   */
+  mountAllMcpServers: boolean;
+  /**
+   * Whether the agent writes the safe-outputs config with `create_files.cjs` from the step env (v0.87.1),
+   * after a "Prepare Safe Outputs Directories" step, instead of a shell heredoc.
+   */
+  safeOutputsConfigFromEnv: boolean;
+  /** Whether "Configure Git credentials" runs `configure_git_credentials.sh` (v0.87) instead of inline git. */
+  gitCredentialsScript: boolean;
+  /** Whether the agent also checks out the PR a dispatched run's `aw_context` names (v0.87). */
+  dispatchedPrCheckout: boolean;
+  /** The `activation` job. */
+  activation: ActivationJobStyle;
+  /** The `safe_outputs` job. */
+  safeOutputs: SafeOutputsJobStyle;
+  /**
+   * AI-credit accounting (v0.87): the daily guardrail's and the per-run limit's defaults; undefined: the
+   * release budgets effective tokens (v0.76.1).
+   */
+  aiCredits?: { dailyDefault: string; runDefault: string };
+}
+
+/** Release differences in the `activation` job. */
+export interface ActivationJobStyle {
+  /** Where the activation job writes the prompt (`GH_AW_PROMPT` of its prompt steps). */
+  promptPath: string;
+  /** Whether steps that run checked-out content carry the `poutine:ignore` note (and a plain `run:`). */
+  poutineNotes: boolean;
+  /** The folders the activation job's `.github` checkout fetches. */
+  sparseCheckout: readonly string[];
+  /** Whether the run info names the agent runtime (`GH_AW_INFO_AGENT_RUNTIME`) and cache-memory use. */
+  runInfoAgentRuntime: boolean;
+  /** Whether the run info lists `network.allowed` as written (true) or sorted. */
+  domainsAsWritten: boolean;
+  /** Whether a workflow out of strict mode fails when the repository variable `GH_AW_POLICY_STRICT` is on. */
+  strictPolicyCheck: boolean;
+  /** Whether "Check compile-agentic version" and "Log runtime features" follow the lock-file check. */
+  versionChecks: boolean;
+  /** Whether the prompt is copied to `/tmp/gh-aw/aw-prompts` before the artifact upload. */
+  stagePromptFiles: boolean;
+  /** The model file of the activation artifact. */
+  modelsFile: string;
+  /** Whether the prompt is built by `create_prompt.cjs` from JSON (v0.86.2), not by a shell heredoc. */
+  promptFromJson: boolean;
+  /** The prompt fragment on the MCP servers mounted as CLIs. */
+  mcpCliPrompt: string;
+}
+
+/** Release differences in the `safe_outputs` job. */
+export interface SafeOutputsJobStyle {
+  /** The runtime module of the "Process Safe Outputs" step. */
+  handlerModule: string;
+  /** The job's `timeout-minutes`. */
+  timeoutMinutes: number;
+  /** Whether the job env carries the agent's AI credits and ambient context (`GH_AW_AIC`, …). */
+  aiCreditsEnv: boolean;
+  /** Whether the job env names the Copilot CLI version (`GH_AW_ENGINE_VERSION`). */
+  engineVersionEnv: boolean;
+  /** Whether the job exposes the handler's item counts and status (`process_safe_outputs_items_*`). */
+  itemOutputs: boolean;
+  /** Whether a `contents: read` the safe-output types ask is kept (later releases grant only writes). */
+  contentsRead: boolean;
+  /** The default of noop's `report-as-issue` when the workflow does not set it. */
+  noopReportAsIssue: boolean;
+  /** Whether any declared `safe-outputs:` counts as configured (the reporting types join it). */
+  declaredConfigures: boolean;
+  /**
+   * Whether the code-pushing types check out the triggering ref (persisting the credentials) and configure git
+   * with `configure_git_credentials.sh`, with no base-branch extraction or trusted-branch checkout (v0.87.4).
+   */
+  checkoutTriggeringRef: boolean;
+  /** The code-pushing types' `max_patch_size` (KB) when the workflow sets none. */
+  defaultMaxPatchSize: number;
+  /** Handler-config keys this release names otherwise, by handler (`{ add_reviewer: { allowed_reviewers: "allowed" } }`). */
+  handlerKeyRenames: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** Whether a pull-request-triggered workflow's job env names the head commit (`GH_AW_HEAD_SHA`). */
+  headShaEnv: boolean;
+}
+
+/** One engine as a release ships it, where it differs from v0.76.1. */
+export interface EngineRelease {
+  /** The CLI release installed (`GH_AW_INFO_VERSION`, `engine_versions`). */
+  version?: string;
+  /** The model expression when the workflow names none. */
+  defaultModel?: string;
+  /** The hosts the engine reaches on its own (its network defaults). */
+  domains?: readonly string[];
+  /** The agent instruction files the code-pushing safe outputs protect. */
+  instructionFiles?: readonly string[];
+  /** The engine's own config folders and files, saved and restored around the base branch checkout. */
+  agentConfig?: { folders: readonly string[]; files: readonly string[] };
 }
 
 /** Release differences in how the lock text is written, applied by emit/. */
@@ -49,6 +195,8 @@ export interface EmitStyle {
    * manifest line (`#` then stands where v0.76.1 writes it, after the logo).
    */
   generatedLineFirst: boolean;
+  /** Whether the lock ends with its last line's newline only (v0.76.1 leaves an empty line after it). */
+  noFinalBlankLine: boolean;
 }
 
 /** The release a lock was compiled for: its `compiler_version`, else the tag its setup action is pinned at. */

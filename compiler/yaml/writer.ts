@@ -289,8 +289,18 @@ export class BareBlankLiteral extends Styled {
 export const litBareBlanks = (v: string, lines: Iterable<number>): BareBlankLiteral =>
   new BareBlankLiteral(v, new Set(lines));
 
+/** A literal block with a comment after its indicator (`run: | # zizmor: …`); the value is the same. */
+export class NotedLiteral extends Styled {
+  constructor(value: string, readonly note: string) {
+    super(value, "literal");
+  }
+}
+/** Literal block (`|`) whose indicator line ends with `# note`. */
+export const litNoted = (v: string, note: string): NotedLiteral => new NotedLiteral(v, note);
+
 function blockLinesOf(v: Styled, indent: string): string[] {
-  const [head, ...lines] = blockLines(v, indent);
+  const [indicator, ...lines] = blockLines(v, indent);
+  const head = v instanceof NotedLiteral ? `${indicator} # ${v.note}` : indicator;
   if (!(v instanceof BareBlankLiteral)) return [head, ...lines];
   return [head, ...lines.map((l, i) => (v.bareLines.has(i) && l.trim() === "" ? "" : l))];
 }

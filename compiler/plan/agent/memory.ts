@@ -116,13 +116,15 @@ export function cacheMemorySetupSteps(
   policy: GuardPolicy,
   detection: boolean,
   refs: CacheMemoryRefs,
+  /** Whether each restore step gets an id (`restore_cache_memory_N`) for the job's outputs. */
+  restoreIds = false,
 ): (StepPlan | Comment)[] {
   if (entries.length === 0) return [];
   const compat = single(entries);
   const out: (StepPlan | Comment)[] = [
     new Comment("Cache memory file share configuration from frontmatter processed below"),
   ];
-  for (const e of entries) {
+  for (const [index, e] of entries.entries()) {
     const dir = cacheMemoryDir(e.id);
     const suffix = compat ? "" : ` (${e.id})`;
     out.push(
@@ -136,6 +138,7 @@ export function cacheMemorySetupSteps(
     const key = cacheMemoryKey(e, policy);
     out.push({
       name: `Restore cache-memory file share data${suffix}`,
+      ...(restoreIds ? { id: `restore_cache_memory_${index}` } : {}),
       uses: plain(e.restoreOnly || detection ? refs.cacheRestore : refs.cache),
       with: { key: plain(key), path: dir, "restore-keys": lit(key.slice(0, -RUN_ID.length) + "-\n") },
     });

@@ -37,8 +37,16 @@ export const REGISTERED_ENGINE_IDS: readonly string[] = Object.keys(ENGINES);
  * from the default's derives them here (`{ ...codex, version: … }`), so no builder branches on the target.
  */
 export function engineFor(id: string, target: EngineTarget = DEFAULT_TARGET): Engine {
-  void target;
-  return ENGINES[id] ?? ENGINES[DEFAULT_ENGINE_ID];
+  const engine = ENGINES[id] ?? ENGINES[DEFAULT_ENGINE_ID];
+  const release = target.engines[engine.id];
+  if (!release) return engine;
+  // The engine as the target's release ships it (e.g. v0.87.4's Copilot CLI 1.0.80 and `auto` model).
+  return {
+    ...engine,
+    ...(release.version && engine.version ? { version: release.version } : {}),
+    ...(release.defaultModel ? { defaultModel: release.defaultModel } : {}),
+    ...(release.instructionFiles ? { instructionFiles: [...release.instructionFiles] } : {}),
+  };
 }
 
 /** The ids of the engines (of `target`) for which `test` holds, in the registry's order. */

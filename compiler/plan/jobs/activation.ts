@@ -3,10 +3,11 @@ import type { JobPlan, StepPlan } from "../types.ts";
 import {
   artifactName,
   ghAwVersion,
+  type JobCtx,
   otlpMaskSteps,
   scriptStep,
   setupSteps,
-  shStep,
+  targetOf,
   TRACE_OUTPUTS,
 } from "../steps.ts";
 import { Comment, dq, lit, plain, sq, type YValue } from "../../yaml/writer.ts";
@@ -21,9 +22,22 @@ import {
   WORKFLOW_RUN_GUARD,
   WORKFLOW_RUN_ZIZMOR_NOTE,
 } from "./conditions.ts";
-import { createPromptStep, interpolateStep, promptExpressions, substituteStep } from "./activation_prompt.ts";
+import {
+  createPromptStep,
+  interpolateStep,
+  promptExpressions,
+  promptPathValue,
+  substituteStep,
+} from "./activation_prompt.ts";
 import { sortedRecord } from "./go_format.ts";
 import { GITHUB_AGENT_DIRS } from "../engines/facts.ts";
+import {
+  activationCreditEnv,
+  activationCreditOutputs,
+  dailyGuardrailSteps,
+  oauthCheckSteps,
+  setupCreditInputs,
+} from "./ai_credits.ts";
 
 /** The comment gh-aw puts before `run:` of steps that execute checked-out content. */
 const POUTINE = new Comment("poutine:ignore untrusted_checkout_exec");
@@ -50,6 +64,7 @@ export function activationJob(activationInput: ActivationInput): JobPlan {
     activationInput.ifCondition,
     activationInput.forkGuard,
     activationInput.labelNames,
+    targetOf(activationInput.ctx).jobs.stackedPrGuard,
   );
   const base = activationInput.hasPreActivation
     ? userCond
@@ -69,6 +84,8 @@ export function activationJob(activationInput: ActivationInput): JobPlan {
   };
   const permissions = job.permissions;
   job.permissions = Object.fromEntries(Object.keys(permissions).sort().map((k) => [k, permissions[k]]));
+  const creditEnv = activationCreditEnv(activationInput.ctx, activationInput.ctx.aiCreditLimits ?? {});
+  if (Object.keys(creditEnv).length > 0) job.env = { ...job.env, ...creditEnv };
   job.outputs = activationOutputs(activationInput);
   return job;
 }
@@ -76,8 +93,12 @@ export function activationJob(activationInput: ActivationInput): JobPlan {
 /** Setup, OTLP masking and "Generate agentic run info" (engine, model, firewall, costs). */
 function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
   const { ctx } = activationInput;
+  const style = targetOf(ctx).jobs.activation;
+  const setup = setupSteps(ctx, activationInput.hasPreActivation ? "pre_activation" : false);
+  const setupStep = setup[setup.length - 1];
+  setupStep.with = { ...(setupStep.with as Record<string, YValue>), ...setupCreditInputs(ctx) };
   const steps: StepPlan[] = [
-    ...setupSteps(ctx, activationInput.hasPreActivation ? "pre_activation" : false),
+    ...setup,
     ...otlpMaskSteps(ctx),
     ...workflowCallSteps(activationInput),
   ];
@@ -98,8 +119,12 @@ function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
     GH_AW_INFO_ALLOWED_DOMAINS: sq(JSON.stringify(activationInput.allowedDomainsInfo)),
     GH_AW_INFO_FIREWALL_ENABLED: dq(String(ctx.engine.reportsFirewall)),
     GH_AW_INFO_AWF_VERSION: dq(ctx.engine.reportsFirewall ? ctx.releaseAwf ?? "v0.25.58" : ""),
-    GH_AW_INFO_AWMG_VERSION: dq(""),
+    GH_AW_INFO_AWMG_VERSION: dq(style.runInfoAgentRuntime ? ctx.sandboxInfo?.gatewayVersion ?? "" : ""),
     GH_AW_INFO_FIREWALL_TYPE: dq("squid"),
+    ...(style.runInfoAgentRuntime
+      ? { GH_AW_INFO_AGENT_RUNTIME: dq(ctx.sandboxInfo?.agentRuntime ?? "") }
+      : {}),
+    ...(style.runInfoAgentRuntime && ctx.cacheMemory ? { GH_AW_INFO_CACHE_MEMORY: dq("true") } : {}),
   };
   if (ctx.source) {
     info.GH_AW_INFO_FRONTMATTER_SOURCE = dq(ctx.source);
@@ -119,6 +144,21 @@ function runInfoSteps(activationInput: ActivationInput): StepPlan[] {
   // env before uses for this step, as gh-aw orders it
   const gen = steps[steps.length - 1];
   steps[steps.length - 1] = { name: gen.name, id: gen.id, env: gen.env, uses: gen.uses, with: gen.with };
+  // A workflow compiled out of strict mode fails where the repository's policy demands strict mode.
+  if (style.strictPolicyCheck && !activationInput.strict) {
+    steps.push({
+      name: "Enforce strict mode policy",
+      if: plain("${{ vars.GH_AW_POLICY_STRICT == 'true' }}"),
+      run: lit(
+        'echo "::error::GH_AW_POLICY_STRICT=true but this workflow was not compiled in strict mode. Recompile ' +
+          'with --strict or strict: true."\nexit 1\n',
+      ),
+    });
+  }
+  steps.push(...dailyGuardrailSteps(ctx, ctx.aiCreditLimits ?? {}, {
+    slash: !!activationInput.commands?.length,
+    label: !!activationInput.labelRemoval,
+  }));
   return steps;
 }
 
@@ -169,6 +209,7 @@ const CROSS_REPO_GUIDANCE = [
 /** Reaction, secret validation, `.github` checkout and the stale-lock check. */
 function preflightSteps(activationInput: ActivationInput): StepPlan[] {
   const { ctx } = activationInput;
+  const style = targetOf(ctx).jobs.activation;
   const steps: StepPlan[] = [];
   if (activationInput.reaction) {
     steps.push(
@@ -204,6 +245,7 @@ function preflightSteps(activationInput: ActivationInput): StepPlan[] {
       run: lit(CROSS_REPO_GUIDANCE.map((line) => `echo "::error::${line}"\n`).join("")),
     });
   }
+  steps.push(...oauthCheckSteps(ctx));
   if (!activationInput.noConfigCheckout) {
     // A callable workflow checks its own repository's `.github` out, at the revision that runs.
     const host = crossRepo(activationInput);
@@ -220,23 +262,26 @@ function preflightSteps(activationInput: ActivationInput): StepPlan[] {
             ref: plain(`\${{ ${TARGET}.target_checkout_ref }}`),
           }
           : {}),
-        "sparse-checkout": lit(
-          ".github\n.agents\nactions/setup\n.antigravity\n.claude\n.codex\n.crush\n.gemini\n.opencode\n.pi\n",
-        ),
+        "sparse-checkout": lit(style.sparseCheckout.map((f) => `${f}\n`).join("")),
         "sparse-checkout-cone-mode": true,
         "fetch-depth": 1,
       },
     });
   }
-  steps.push({
+  // A release that names the engine's own config folders saves only those.
+  const own = targetOf(ctx).engines[ctx.engine.id]?.agentConfig;
+  steps.push(checkedOutRun(ctx, {
     name: "Save agent config folders for base branch restoration",
     env: {
-      GH_AW_AGENT_FOLDERS: dq(".agents .antigravity .claude .codex .crush .gemini .github .opencode .pi"),
-      GH_AW_AGENT_FILES: dq(".crush.json AGENTS.md ANTIGRAVITY.md CLAUDE.md GEMINI.md PI.md opencode.jsonc"),
+      GH_AW_AGENT_FOLDERS: dq(
+        own?.folders.join(" ") ?? ".agents .antigravity .claude .codex .crush .gemini .github .opencode .pi",
+      ),
+      GH_AW_AGENT_FILES: dq(
+        own?.files.join(" ") ??
+          ".crush.json AGENTS.md ANTIGRAVITY.md CLAUDE.md GEMINI.md PI.md opencode.jsonc",
+      ),
     },
-    "#": POUTINE,
-    run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/save_base_github_folders.sh"'),
-  });
+  }, 'bash "${RUNNER_TEMP}/gh-aw/actions/save_base_github_folders.sh"'));
   steps.push(scriptStep(ctx, "Check workflow lock file", "check_workflow_timestamp_api", {
     id: "check-lock-file",
     env: {
@@ -245,6 +290,11 @@ function preflightSteps(activationInput: ActivationInput): StepPlan[] {
     },
     token: activationInput.githubToken,
   }));
+  if (style.versionChecks) {
+    steps.push(scriptStep(ctx, "Check compile-agentic version", "check_version_updates", {
+      env: { GH_AW_COMPILED_VERSION: dq(ghAwVersion(ctx)) },
+    }));
+  }
   return steps;
 }
 
@@ -287,6 +337,14 @@ function triggerSteps(activationInput: ActivationInput): StepPlan[] {
   }
   // gh-aw adds the experiment steps after the trigger steps, just before the prompt is built.
   steps.push(...experimentSteps(activationInput));
+  // Later releases log the repository's runtime features right before the prompt.
+  if (targetOf(ctx).jobs.activation.versionChecks) {
+    steps.push({
+      name: "Log runtime features",
+      if: plain(`\${{ contains(toJSON(vars), '"GH_AW_RUNTIME_FEATURES":') }}`),
+      run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/log_runtime_features_summary.sh"'),
+    });
+  }
   return steps;
 }
 
@@ -329,19 +387,24 @@ function experimentSteps(activationInput: ActivationInput): StepPlan[] {
 /** Placeholder validation, the prompt summary and the activation artifact. */
 function closingSteps(activationInput: ActivationInput): StepPlan[] {
   const { ctx } = activationInput;
+  const style = targetOf(ctx).jobs.activation;
   const steps: StepPlan[] = [];
-  steps.push(
-    shStep("Validate prompt placeholders", "validate_prompt_placeholders", "", {
-      env: { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" },
-      "#": POUTINE,
-    }),
-  );
-  steps.push(
-    shStep("Print prompt", "print_prompt_summary", "", {
-      env: { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" },
-      "#": POUTINE,
-    }),
-  );
+  steps.push(checkedOutRun(ctx, {
+    name: "Validate prompt placeholders",
+    env: { GH_AW_PROMPT: promptPathValue(ctx) },
+  }, 'bash "${RUNNER_TEMP}/gh-aw/actions/validate_prompt_placeholders.sh"'));
+  steps.push(checkedOutRun(ctx, {
+    name: "Print prompt",
+    env: { GH_AW_PROMPT: promptPathValue(ctx) },
+  }, 'bash "${RUNNER_TEMP}/gh-aw/actions/print_prompt_summary.sh"'));
+  if (style.stagePromptFiles) {
+    steps.push({
+      name: "Stage prompt files for artifact upload",
+      run: lit(
+        'mkdir -p /tmp/gh-aw/aw-prompts\ncp -a "${RUNNER_TEMP}/gh-aw/aw-prompts/." /tmp/gh-aw/aw-prompts/\n',
+      ),
+    });
+  }
   steps.push({
     name: "Upload activation artifact",
     if: plain("success()"),
@@ -350,7 +413,7 @@ function closingSteps(activationInput: ActivationInput): StepPlan[] {
       name: artifactName(ctx, "activation", "activation-step"),
       "include-hidden-files": true,
       path: lit(
-        "/tmp/gh-aw/aw_info.json\n/tmp/gh-aw/model_multipliers.json\n/tmp/gh-aw/aw-prompts/prompt.txt\n" +
+        `/tmp/gh-aw/aw_info.json\n/tmp/gh-aw/${style.modelsFile}\n/tmp/gh-aw/aw-prompts/prompt.txt\n` +
           "/tmp/gh-aw/aw-prompts/prompt-template.txt\n/tmp/gh-aw/aw-prompts/prompt-import-tree.json\n" +
           `/tmp/gh-aw/github_rate_limits.jsonl\n/tmp/gh-aw/base\n/tmp/gh-aw/${
             (ctx.engine.agentDirs ?? GITHUB_AGENT_DIRS).root
@@ -361,6 +424,16 @@ function closingSteps(activationInput: ActivationInput): StepPlan[] {
     },
   });
   return steps;
+}
+
+/**
+ * A step running checked-out content: with the `poutine:ignore` note and a plain `run:` (v0.76.1), or a
+ * literal `run: |` without the note (later releases).
+ */
+export function checkedOutRun(ctx: JobCtx, step: StepPlan, script: string): StepPlan {
+  return targetOf(ctx).jobs.activation.poutineNotes
+    ? { ...step, "#": POUTINE, run: plain(script) }
+    : { ...step, run: lit(`${script}\n`) };
 }
 
 /** The job's outputs, sorted. */
@@ -410,6 +483,7 @@ function activationOutputs(activationInput: ActivationInput): Record<string, YVa
       ? { slash_command: plain("${{ needs.pre_activation.outputs.matched_command }}") }
       : {}),
     stale_lock_file_failed: plain("${{ steps.check-lock-file.outputs.stale_lock_file_failed == 'true' }}"),
+    ...activationCreditOutputs(activationInput.ctx),
     ...(activationInput.sanitize
       ? {
         text: plain("${{ steps.sanitized.outputs.text }}"),

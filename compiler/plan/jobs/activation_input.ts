@@ -29,6 +29,8 @@ export interface ActivationInput {
   emoji?: string;
   strict: boolean;
   inlinedBody?: string;
+  /** The inlined prompt piece by piece (prompts built from JSON list each). */
+  inlinedPieces?: string[];
   /** Tool prompt fragments after markdown.md (playwright, agentic workflows, memories). */
   promptFragments: string[];
   /** Safe-output prompt fragments inside <safe-output-tools>. */

@@ -4,7 +4,7 @@
  * create, interpolate and substitute it.
  */
 import type { StepPlan } from "../types.ts";
-import { scriptStep } from "../steps.ts";
+import { type JobCtx, scriptStep, targetOf } from "../steps.ts";
 import { Comment, dq, lit, plain, sq, type YValue } from "../../yaml/writer.ts";
 import { repoMemoryBranch } from "../agent/repo_memory.ts";
 import type { ActivationInput } from "./activation_input.ts";
@@ -66,9 +66,65 @@ export function promptExpressions(activationInput: ActivationInput): Map<string,
   }
   const promptExprs = new Map(exprEnv);
   if (activationInput.prContext) {
-    promptExprs.set("GH_AW_IS_PR_COMMENT", "github.event.issue.pull_request && 'true' || ''");
+    if (targetOf(activationInput.ctx).jobs.activation.promptFromJson) {
+      promptExprs.set("GH_AW_INCLUDE_PR_CONTEXT", PR_CONTEXT_CONDITION);
+    } else promptExprs.set("GH_AW_IS_PR_COMMENT", "github.event.issue.pull_request && 'true' || ''");
   }
   return promptExprs;
+}
+
+/** The prompt file of the activation job's steps, as the target writes it. */
+export function promptPathValue(ctx: JobCtx): YValue {
+  const path = targetOf(ctx).jobs.activation.promptPath;
+  return path.includes("${{") ? plain(path) : path;
+}
+
+/** The events whose prompt includes the PR context (`GH_AW_INCLUDE_PR_CONTEXT`, prompts built from JSON). */
+const PR_CONTEXT_CONDITION =
+  "(github.event_name == 'issue_comment' && github.event.issue.pull_request != null) || " +
+  "github.event_name == 'pull_request_review_comment' || github.event_name == 'pull_request_review'";
+
+/** One part of the prompt: literal text, a runtime fragment file (maybe conditional), or shell lines. */
+type PromptPart = { text: string } | { file: string; conditionEnv?: string } | { raw: string[] };
+
+/**
+ * "Create prompt with built-in context" of a release that builds the prompt with `create_prompt.cjs` (v0.86.2):
+ * `GH_AW_PROMPT_CONFIG` lists the parts in order — each text its own `GH_AW_PROMPT_CONTENT_nnnn` env value,
+ * each fragment a file, the PR context a file gated by `GH_AW_INCLUDE_PR_CONTEXT`.
+ */
+function jsonPromptStep(parts: PromptPart[], promptEnv: Record<string, YValue>, ctx: JobCtx): StepPlan {
+  const items: Record<string, string>[] = [];
+  const contents: Record<string, YValue> = {};
+  for (const p of parts) {
+    if ("text" in p) {
+      const env = `GH_AW_PROMPT_CONTENT_${String(Object.keys(contents).length).padStart(4, "0")}`;
+      contents[env] = dq(`${p.text}\n`);
+      items.push({ content_env: env });
+    } else if ("file" in p) {
+      items.push(p.conditionEnv ? { file: p.file, condition_env: p.conditionEnv } : { file: p.file });
+    }
+  }
+  const { GH_AW_PROMPT: prompt, GH_AW_SAFE_OUTPUTS: outputs, ...exprs } = promptEnv;
+  return {
+    name: "Create prompt with built-in context",
+    uses: plain(ctx.refs.githubScript),
+    env: {
+      GH_AW_ACTIONS_DIR: plain("${{ runner.temp }}/gh-aw/actions"),
+      GH_AW_PROMPT: prompt,
+      GH_AW_SAFE_OUTPUTS: outputs,
+      GH_AW_PROMPT_CONFIG: dq(JSON.stringify({ items })),
+      ...exprs,
+      ...contents,
+    },
+    with: {
+      script: lit(
+        "const { setupGlobals } = require(process.env.GH_AW_ACTIONS_DIR + '/setup_globals.cjs');\n" +
+          "setupGlobals(core, github, context, exec, io, getOctokit);\n" +
+          "const { main } = require(process.env.GH_AW_ACTIONS_DIR + '/create_prompt.cjs');\n" +
+          "await main(core);\n",
+      ),
+    },
+  };
 }
 
 /** "Create prompt with built-in context": the system prompt fragments, the context block and the body. */
@@ -78,13 +134,15 @@ export function createPromptStep(
 ): StepPlan {
   const delim = heredocDelimiter("PROMPT", activationInput.frontmatterHash);
   const promptEnv: Record<string, YValue> = {
-    GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+    GH_AW_PROMPT: promptPathValue(activationInput.ctx),
     GH_AW_SAFE_OUTPUTS: plain("${{ runner.temp }}/gh-aw/safeoutputs/outputs.jsonl"),
   };
   for (const k of [...promptExprs.keys()].sort()) promptEnv[k] = plain(`\${{ ${promptExprs.get(k)} }}`);
   const lines: string[] = ['bash "${RUNNER_TEMP}/gh-aw/actions/create_prompt_first.sh"', "{"];
   // Parts: literal text (adjacent texts share one quoted heredoc) or a runtime prompt fragment file.
-  const parts: ({ text: string } | { file: string } | { raw: string[] })[] = [];
+  const style = targetOf(activationInput.ctx).jobs.activation;
+  const json = style.promptFromJson;
+  const parts: PromptPart[] = [];
   const block = (text: string) => parts.push({ text });
   const cat = (f: string) => parts.push({ file: f });
   block("<system>");
@@ -103,12 +161,20 @@ export function createPromptStep(
     );
   }
   block("</safe-output-tools>");
-  cat("mcp_cli_tools_prompt.md");
+  cat(style.mcpCliPrompt);
   // Without the GitHub tool there is no context block; the `gh` CLI guidance stays with `features.cli-proxy`.
   if (activationInput.githubTool) block(githubContextBlock(activationInput));
   if (activationInput.cliProxy) cat("cli_proxy_with_safeoutputs_prompt.md");
   else if (activationInput.githubTool) cat("github_mcp_tools_with_safeoutputs_prompt.md");
-  if (activationInput.prContext) {
+  if (activationInput.prContext && json) {
+    parts.push({ file: "pr_context_prompt.md", conditionEnv: "GH_AW_INCLUDE_PR_CONTEXT" });
+    if (activationInput.prContextPushGuidance) {
+      parts.push({
+        file: "pr_context_push_to_pr_branch_guidance.md",
+        conditionEnv: "GH_AW_INCLUDE_PR_CONTEXT",
+      });
+    }
+  } else if (activationInput.prContext) {
     parts.push({
       raw: [
         'if [ "$GITHUB_EVENT_NAME" = "issue_comment" ] && [ -n "$GH_AW_IS_PR_COMMENT" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review_comment" ] || [ "$GITHUB_EVENT_NAME" = "pull_request_review" ]; then',
@@ -125,6 +191,17 @@ export function createPromptStep(
         ],
       });
     }
+  }
+  if (json) {
+    // Each text its own part: the system prompt's end, then each import and the body.
+    block("</system>");
+    for (const piece of activationInput.inlinedPieces ?? []) {
+      block(inlinedPromptText(piece).replace(/^\n+/, ""));
+    }
+    for (const p of activationInput.runtimeImports) {
+      block(typeof p === "string" ? `{{#runtime-import ${p}}}` : `${p.inline}\n`);
+    }
+    return jsonPromptStep(parts, promptEnv, activationInput.ctx);
   }
   if (activationInput.inlinedBody !== undefined) {
     block(`</system>\n${inlinedPromptText(activationInput.inlinedBody)}`);
@@ -200,7 +277,7 @@ export function interpolateStep(activationInput: ActivationInput): StepPlan {
   const { ctx } = activationInput;
   return scriptStep(ctx, "Interpolate variables and render templates", "interpolate_prompt", {
     env: {
-      GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt",
+      GH_AW_PROMPT: promptPathValue(ctx),
       GH_AW_ENGINE_ID: dq(ctx.engine.id),
       // In gh-aw's extraction order (the planner places the experiment values among them).
       ...Object.fromEntries(
@@ -213,7 +290,7 @@ export function interpolateStep(activationInput: ActivationInput): StepPlan {
 /** "Substitute placeholders": every `__GH_AW_…__` placeholder of the prompt and its value. */
 export function substituteStep(activationInput: ActivationInput, promptExprs: Map<string, string>): StepPlan {
   const { ctx } = activationInput;
-  const subEnv: Record<string, YValue> = { GH_AW_PROMPT: "/tmp/gh-aw/aw-prompts/prompt.txt" };
+  const subEnv: Record<string, YValue> = { GH_AW_PROMPT: promptPathValue(ctx) };
   const cliList = activationInput.mcpCliServers.map((n) =>
     `- \`${n}\` — run \`${n} --help\` to see available tools`
   ).join(

@@ -4,10 +4,12 @@
  * references. The step groups are in agent_job_steps.ts.
  */
 import type { JobPlan, StepPlan } from "../types.ts";
-import { checksOutActionsFolder, TRACE_OUTPUTS } from "../steps.ts";
+import { agentCreditCondition, agentCreditOutputs, aiCredits } from "./ai_credits.ts";
+import { checksOutActionsFolder, targetOf, TRACE_OUTPUTS } from "../steps.ts";
 import { DeepMapping, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import type { AgentInput } from "../agent/input.ts";
 import { BUILTIN_JOB_NAMES } from "./custom.ts";
+import { sortedRecord } from "./go_format.ts";
 import { assetsEnv } from "../safe_outputs/agent_steps.ts";
 import {
   afterRunSteps,
@@ -61,6 +63,9 @@ function jobOutline(agent: AgentInput, steps: StepPlan[]): JobPlan {
   // A top-level `if:` that reads a pre-agent job's result can only be evaluated here, after that job.
   const cond = agent.frontmatter.if;
   if (typeof cond === "string" && pre.some((j) => cond.includes(`needs.${j}.`))) job.if = plain(cond);
+  // Releases with the daily AI-credits guardrail gate the agent on it instead.
+  const creditCond = agentCreditCondition(agent.ctx);
+  if (creditCond) job.if = plain(creditCond);
   if (agent.environment !== undefined) job.environment = agent.environment;
   if (agent.services !== undefined) job.services = agent.services;
   job.permissions = jobPermissions(agent);
@@ -129,7 +134,17 @@ function agentOutputs(agent: AgentInput): Record<string, YValue> {
     output_types: plain("${{ steps.collect_output.outputs.output_types }}"),
     ...TRACE_OUTPUTS,
   };
-  return outputs;
+  if (agent.ctx.cacheMemory && targetOf(agent.ctx).jobs.cacheMemoryRestoreOutputs) {
+    for (let i = 0; i < (agent.ctx.cacheMemoryCount ?? 1); i++) {
+      const step = `steps.restore_cache_memory_${i}.outputs`;
+      outputs[`cache_memory_restore_${i}_cache_hit`] = plain(`\${{ ${step}.cache-hit || 'false' }}`);
+      outputs[`cache_memory_restore_${i}_matched_key`] = plain(`\${{ ${step}.cache-matched-key || '' }}`);
+    }
+  }
+  if (!aiCredits(agent.ctx)) return outputs;
+  Object.assign(outputs, agentCreditOutputs(agent.ctx, copilot));
+  delete outputs.effective_tokens_rate_limit_error;
+  return sortedRecord(outputs);
 }
 
 /**

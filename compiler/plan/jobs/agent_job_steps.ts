@@ -12,11 +12,13 @@ import type { StepPlan } from "../types.ts";
 import {
   artifactName,
   gitCredentialsStep,
+  type JobCtx,
   otlpMaskSteps,
   restoreActionsFolderSteps,
   scriptStep,
   setupSteps,
   shStep,
+  targetOf,
 } from "../steps.ts";
 import { BlankLine, dq, lit, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import {
@@ -231,6 +233,7 @@ export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): Step
         memory.policy,
         agent.safeOutputs.threatDetection,
         memory.cacheRefs,
+        targetOf(agent.ctx).jobs.cacheMemoryRestoreOutputs,
       )
       : []) as StepPlan[],
     ...repoMemoryCloneSteps(memory.repos) as StepPlan[],
@@ -241,7 +244,13 @@ export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): Step
 function checkoutPrStep(agent: AgentInput): StepPlan {
   return scriptStep(agent.ctx, "Checkout PR branch", "checkout_pr_branch", {
     id: "checkout-pr",
-    if: lit("github.event.pull_request || github.event.issue.pull_request\n"),
+    if: lit(
+      "github.event.pull_request || github.event.issue.pull_request" +
+        (targetOf(agent.ctx).jobs.dispatchedPrCheckout
+          ? " || github.event_name == 'workflow_dispatch' && fromJSON(github.event.inputs.aw_context || '{}').item_type == 'pull_request'"
+          : "") +
+        "\n",
+    ),
     env: { GH_TOKEN: plain(MCP_TOKEN) },
     token: MCP_TOKEN,
   });
@@ -252,7 +261,7 @@ function checkoutPrStep(agent: AgentInput): StepPlan {
  * is no repository and `git remote set-url` would fail the job, so gh-aw leaves both out.
  */
 function agentGitCredentials(agent: AgentInput): StepPlan[] {
-  return agent.merged.checkoutDisabled ? [] : [gitCredentialsStep()];
+  return agent.merged.checkoutDisabled ? [] : [gitCredentialsStep(agent.ctx)];
 }
 
 /** Git credentials, the PR head, then the engine and its plugins (and the GitHub lockdown check). */
@@ -269,12 +278,17 @@ export function engineSetupSteps(agent: AgentInput): StepPlan[] {
 }
 
 /** Restores agent configuration from the activation artifact and the base branch. */
-function restoreSteps(dirs: AgentDirs, prCheckout: boolean): StepPlan[] {
+function restoreSteps(ctx: JobCtx, dirs: AgentDirs, prCheckout: boolean): StepPlan[] {
+  // A release that names the engine's own config folders restores only those.
+  const own = targetOf(ctx).engines[ctx.engine.id]?.agentConfig;
   const fromBase: StepPlan[] = [
     {
       name: "Restore agent config folders from base branch",
       if: plain("steps.checkout-pr.outcome == 'success'"),
-      env: { GH_AW_AGENT_FOLDERS: dq(AGENT_FOLDERS), GH_AW_AGENT_FILES: dq(AGENT_FILES) },
+      env: {
+        GH_AW_AGENT_FOLDERS: dq(own?.folders.join(" ") ?? AGENT_FOLDERS),
+        GH_AW_AGENT_FILES: dq(own?.files.join(" ") ?? AGENT_FILES),
+      },
       run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/restore_base_github_folders.sh"'),
     },
   ];
@@ -307,7 +321,7 @@ export function agentConfigSteps(agent: AgentInput): StepPlan[] {
       with: { name: artifactName(ctx, "activation", "activation"), path: "/tmp/gh-aw" },
     },
     ...commentMemorySteps(agent),
-    ...restoreSteps(ctx.engine.agentDirs ?? GITHUB_AGENT_DIRS, ctx.contentsRead !== false),
+    ...restoreSteps(ctx, ctx.engine.agentDirs ?? GITHUB_AGENT_DIRS, ctx.contentsRead !== false),
     ...skillInstallSteps(skills, (ctx.engine.agentDirs ?? GITHUB_AGENT_DIRS).skills),
     // The workflow's own pre-agent steps: after the restores (so restored folders do not overwrite what they
     // install), before the MCP setup (so they can prepare what its servers need); an empty line follows.

@@ -39,7 +39,7 @@ export function uploadAssetsJob(ctx: JobCtx, so: SafeOutputsPlan): JobPlan {
       uses: plain(ctx.refs.checkout),
       with: { "persist-credentials": false, "fetch-depth": 0 },
     },
-    gitCredentialsStep(),
+    gitCredentialsStep(ctx),
     {
       name: "Download assets",
       "continue-on-error": true,

@@ -4,7 +4,7 @@
  * targets (this one, or `target-repo`), at its base branch, with a token that may push there.
  */
 import type { StepPlan } from "../types.ts";
-import { artifactName, type JobCtx, scriptStep, WRITE_TOKEN } from "../steps.ts";
+import { artifactName, type JobCtx, scriptStep, targetOf, WRITE_TOKEN } from "../steps.ts";
 import { dq, lit, plain, type YValue } from "../../yaml/writer.ts";
 import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
 import { SAFE_OUTPUT_TYPES } from "../safe_outputs/types/registry.ts";
@@ -91,13 +91,36 @@ export function codePushSteps(ctx: JobCtx, so: SafeOutputsPlan, checkouts: Entry
     uses: plain(ctx.refs.checkout),
     with: { ...fields, token: plain(token), "persist-credentials": false, "fetch-depth": fetchDepth },
   });
+  const download: StepPlan = {
+    name: "Download patch artifact",
+    "continue-on-error": true,
+    uses: plain(ctx.refs.download),
+    with: { name: artifactName(ctx, "agent", "activation"), path: "/tmp/gh-aw/" },
+  };
+  // A release that checks out the triggering ref and configures git with its runtime script (v0.87).
+  if (!target && targetOf(ctx).jobs.safeOutputs.checkoutTriggeringRef) {
+    return [
+      download,
+      {
+        name: "Checkout repository",
+        if: plain(any()),
+        uses: plain(ctx.refs.checkout),
+        with: { "persist-credentials": true, token: plain(token) },
+      },
+      {
+        name: "Configure Git credentials",
+        if: plain(any()),
+        env: {
+          GITHUB_REPOSITORY: plain("${{ github.repository }}"),
+          GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
+          GIT_TOKEN: plain(token),
+        },
+        run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/configure_git_credentials.sh"'),
+      },
+    ];
+  }
   const steps: StepPlan[] = [
-    {
-      name: "Download patch artifact",
-      "continue-on-error": true,
-      uses: plain(ctx.refs.download),
-      with: { name: artifactName(ctx, "agent", "activation"), path: "/tmp/gh-aw/" },
-    },
+    download,
     scriptStep(ctx, "Extract base branch from agent output", "extract_base_branch_from_agent_output", {
       id: "extract-base-branch",
       if: plain("steps.download-agent-output.outcome == 'success'"),

@@ -4,7 +4,24 @@
  * comment. It reports through the same scopes the safe outputs use.
  */
 import type { JobPlan, StepPlan } from "../types.ts";
-import { agentOutputSteps, type JobCtx, scriptStep, setupSteps, sourceEnvOf, WRITE_TOKEN } from "../steps.ts";
+import {
+  agentOutputSteps,
+  type JobCtx,
+  scriptStep,
+  setupSteps,
+  sourceEnvOf,
+  targetOf,
+  WRITE_TOKEN,
+} from "../steps.ts";
+import {
+  aiCredits,
+  conclusionUsageSteps,
+  failureActivationEnv,
+  failureAgentErrorEnv,
+  failureCreditEnv,
+  noopCreditEnv,
+  reportFailedJobsSteps,
+} from "./ai_credits.ts";
 import { dq, folded, plain, type YValue } from "../../yaml/writer.ts";
 import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
 import { messagesJson } from "../safe_outputs/messages.ts";
@@ -44,7 +61,11 @@ export interface ConclusionInput {
 
 /** Builds the `conclusion` job. */
 export function conclusionJob(ctx: JobCtx, so: SafeOutputsPlan, input: ConclusionInput): JobPlan {
-  const steps: StepPlan[] = [...setupSteps(ctx, true), ...agentOutputSteps(ctx)];
+  const steps: StepPlan[] = [
+    ...setupSteps(ctx, true),
+    ...agentOutputSteps(ctx),
+    ...conclusionUsageSteps(ctx),
+  ];
   if (so.configured) steps.push(...reportingSteps(ctx, so));
   steps.push(scriptStep(ctx, "Handle agent failure", "handle_agent_failure", {
     id: "handle_agent_failure",
@@ -52,6 +73,12 @@ export function conclusionJob(ctx: JobCtx, so: SafeOutputsPlan, input: Conclusio
     env: failureEnv(ctx, so, input),
     token: WRITE_TOKEN,
   }));
+  steps.push(...reportFailedJobsSteps(ctx, {
+    GH_AW_AGENT_OUTPUT: AGENT_OUTPUT,
+    GH_AW_WORKFLOW_NAME: dq(ctx.name),
+    ...sourceEnvOf(ctx),
+    GH_AW_RUN_URL: RUN_URL,
+  }, WRITE_TOKEN));
   if (ctx.statusComment) steps.push(statusCommentStep(ctx, so, input.safeOutputJobs ?? []));
   const job: JobPlan = {
     needs: [
@@ -65,11 +92,15 @@ export function conclusionJob(ctx: JobCtx, so: SafeOutputsPlan, input: Conclusio
         .sort(),
     ],
     if: folded(
-      "always() && (needs.agent.result != 'skipped' || needs.activation.outputs.lockdown_check_failed == 'true' ||\n" +
-        "needs.activation.outputs.stale_lock_file_failed == 'true')\n",
+      aiCredits(ctx)
+        ? "always() && (needs.agent.result != 'skipped' || needs.activation.outputs.lockdown_check_failed == 'true' ||\n" +
+          "needs.activation.outputs.oauth_token_check_failed == 'true' || needs.activation.outputs.stale_lock_file_failed == 'true' ||\n" +
+          "needs.activation.outputs.daily_ai_credits_exceeded == 'true')\n"
+        : "always() && (needs.agent.result != 'skipped' || needs.activation.outputs.lockdown_check_failed == 'true' ||\n" +
+          "needs.activation.outputs.stale_lock_file_failed == 'true')\n",
     ),
     "runs-on": "ubuntu-slim",
-    permissions: conclusionPermissions(so),
+    permissions: conclusionPermissions(ctx, so),
     concurrency: {
       group: dq(
         `gh-aw-conclusion-${ctx.id}${
@@ -107,6 +138,7 @@ function reportingSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
       GH_AW_RUN_URL: RUN_URL,
       GH_AW_AGENT_CONCLUSION: plain("${{ needs.agent.result }}"),
       GH_AW_NOOP_REPORT_AS_ISSUE: dq(String(so.noopReportAsIssue)),
+      ...noopCreditEnv(ctx),
     },
     token,
   }));
@@ -183,12 +215,14 @@ function failureEnv(ctx: JobCtx, so: SafeOutputsPlan, input: ConclusionInput): R
       "${{ needs.activation.outputs.secret_verification_result }}",
     );
   }
-  Object.assign(env, agentErrorEnv(ctx));
+  Object.assign(env, agentErrorEnv(ctx), failureAgentErrorEnv(ctx));
   // Engines without fixed API hosts (crush, opencode, pi) get no entry, as in gh-aw.
   if (input.apiHosts) env.GH_AW_ENGINE_API_HOSTS = dq(input.apiHosts);
   Object.assign(env, safeOutputErrorEnv(so));
   env.GH_AW_LOCKDOWN_CHECK_FAILED = plain("${{ needs.activation.outputs.lockdown_check_failed }}");
+  Object.assign(env, failureActivationEnv(ctx, "oauth"));
   env.GH_AW_STALE_LOCK_FILE_FAILED = plain("${{ needs.activation.outputs.stale_lock_file_failed }}");
+  Object.assign(env, failureActivationEnv(ctx, "daily"));
   const messages = messagesJson(so.global.messages);
   if (messages) env.GH_AW_SAFE_OUTPUT_MESSAGES = dq(messages);
   if (input.repoMemoryIds?.length) Object.assign(env, repoMemoryEnv(input.repoMemoryIds));
@@ -198,9 +232,17 @@ function failureEnv(ctx: JobCtx, so: SafeOutputsPlan, input: ConclusionInput): R
     GH_AW_MISSING_TOOL_REPORT_AS_FAILURE: dq("true"),
     GH_AW_MISSING_DATA_REPORT_AS_FAILURE: dq("true"),
     GH_AW_TIMEOUT_MINUTES: dq(String(input.timeoutMinutes)),
-    GH_AW_MAX_EFFECTIVE_TOKENS: dq(String(ctx.maxEffectiveTokens ?? 25000000)),
+    // Releases that account in AI credits report those instead of an effective-token budget.
+    ...(aiCredits(ctx) ? {} : { GH_AW_MAX_EFFECTIVE_TOKENS: dq(String(ctx.maxEffectiveTokens ?? 25000000)) }),
   });
   if (ctx.cacheMemory) env.GH_AW_CACHE_MEMORY_ENABLED = dq("true");
+  if (ctx.cacheMemory && targetOf(ctx).jobs.cacheMemoryRestoreOutputs) {
+    for (let i = 0; i < (ctx.cacheMemoryCount ?? 1); i++) {
+      const out = `needs.agent.outputs.cache_memory_restore_${i}`;
+      env[`GH_AW_CACHE_MEMORY_RESTORE_${i}_MATCHED_KEY`] = plain(`\${{ ${out}_matched_key || '' }}`);
+      env[`GH_AW_CACHE_MEMORY_RESTORE_${i}_CACHE_HIT`] = plain(`\${{ ${out}_cache_hit || 'false' }}`);
+    }
+  }
   return env;
 }
 
@@ -211,7 +253,9 @@ function agentErrorEnv(ctx: JobCtx): Record<string, YValue> {
   const env: Record<string, YValue> = {};
   if (ctx.contentsRead !== false) env.GH_AW_CHECKOUT_PR_SUCCESS = out("checkout_pr_success");
   env.GH_AW_EFFECTIVE_TOKENS = plain("${{ needs.agent.outputs.effective_tokens || '' }}");
-  env.GH_AW_EFFECTIVE_TOKENS_RATE_LIMIT_ERROR = out("effective_tokens_rate_limit_error", "false");
+  const credits = failureCreditEnv(ctx, ctx.aiCreditLimits ?? {});
+  if (Object.keys(credits).length > 0) Object.assign(env, credits);
+  else env.GH_AW_EFFECTIVE_TOKENS_RATE_LIMIT_ERROR = out("effective_tokens_rate_limit_error", "false");
   if (ctx.engine.detectsErrors) {
     env.GH_AW_INFERENCE_ACCESS_ERROR = out("inference_access_error");
     env.GH_AW_MCP_POLICY_ERROR = out("mcp_policy_error");
@@ -264,7 +308,7 @@ function repoMemoryEnv(ids: string[]): Record<string, YValue> {
  * The job's scopes: those of the safe outputs; staged runs, and workflows whose only outputs are custom jobs
  * or workflow calls, get none; a workflow with only reporting types may still file issues.
  */
-function conclusionPermissions(so: SafeOutputsPlan): Record<string, string> {
+function conclusionPermissions(ctx: JobCtx, so: SafeOutputsPlan): Record<string, string> {
   const safeJobs = Object.keys(objectOf(so.global.jobs)).length > 0;
   const jobsOnly = so.types.filter((t) => !["call-workflow", ...REPORTING].includes(t)).length === 0 &&
     (safeJobs || so.types.includes("call-workflow"));
@@ -273,6 +317,11 @@ function conclusionPermissions(so: SafeOutputsPlan): Record<string, string> {
     : so.staged || jobsOnly
     ? {}
     : { contents: "read", issues: "write" };
+  // Later releases grant only the writes (and the read of the usage-cache artifact).
+  if (!targetOf(ctx).jobs.safeOutputs.contentsRead && permissions.contents === "read") {
+    delete permissions.contents;
+  }
+  if (aiCredits(ctx)) permissions.actions = "read";
   const sorted: Record<string, string> = {};
   for (const k of Object.keys(permissions).sort()) sorted[k] = permissions[k];
   return sorted;

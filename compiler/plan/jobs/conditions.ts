@@ -47,6 +47,11 @@ export function allForksAllowed(pullRequest: unknown): boolean {
 export const FORK_GUARD =
   "github.event_name != 'pull_request' || github.event.pull_request.head.repo.id == github.repository_id";
 
+/** Pull requests other than the top of a stack never run the agent (v0.87). */
+export const STACK_GUARD =
+  "(github.event_name != 'pull_request' && github.event_name != 'pull_request_review') || " +
+  "github.event.pull_request.stack == null || github.event.pull_request.stack.position == github.event.pull_request.stack.size";
+
 /** The event type a dispatched run carries in its `aw_context`. */
 export const AWC = "fromJSON(github.event.inputs.aw_context || '{}').event_type";
 /** Events (direct, or dispatched with aw_context) that carry an issue, PR or discussion to react on. */
@@ -87,10 +92,13 @@ export function eventCondition(
   userIf: string | undefined,
   forkGuard: boolean,
   labelNames?: string[],
+  /** Whether the fork guard comes with the stacked-PR guard (the target's `stackedPrGuard`). */
+  stackGuard = false,
 ): string | undefined {
   const parts = [
     userIf,
     forkGuard ? FORK_GUARD : undefined,
+    forkGuard && stackGuard ? STACK_GUARD : undefined,
     labelNames?.length
       ? "github.event_name != 'pull_request' || github.event.action != 'labeled' || " +
         labelNames.map((n) => `github.event.label.name == '${n}'`).join(" || ")

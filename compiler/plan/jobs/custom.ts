@@ -4,7 +4,8 @@
  * `jobs.pre-activation` block merged into `pre_activation`.
  */
 import type { JobPlan, StepPlan } from "../types.ts";
-import { Blank, lit, litBare, plain, Styled, type YValue } from "../../yaml/writer.ts";
+import { Blank, lit, litBare, litNoted, plain, Styled, type YValue } from "../../yaml/writer.ts";
+import { DEFAULT_TARGET, type GhAwTarget } from "../../targets/mod.ts";
 import { isMapping, isObject, objectOf } from "../../source/values.ts";
 
 /** Names gh-aw reserves for `jobs.pre-activation` (merged into the built-in `pre_activation` job). */
@@ -94,18 +95,21 @@ export function gateAfterDetection(jobs: Record<string, JobPlan>, gates: string[
 }
 
 /** The step gh-aw puts first in every custom job so `gh` targets the right GitHub host. */
-export function ghHostStep(): StepPlan {
+export function ghHostStep(target: GhAwTarget = DEFAULT_TARGET): StepPlan {
+  const script = "# Derive GH_HOST from GITHUB_SERVER_URL so the gh CLI targets the correct\n" +
+    "# GitHub instance (GHES/GHEC). On github.com this is a harmless no-op.\n" +
+    'GH_HOST="${GITHUB_SERVER_URL#https://}"\nGH_HOST="${GH_HOST#http://}"\necho "GH_HOST=${GH_HOST}" >> "$GITHUB_ENV"\n';
   return {
     name: "Configure GH_HOST for enterprise compatibility",
     id: "ghes-host-config",
     shell: "bash",
-    run: lit(
-      "# Derive GH_HOST from GITHUB_SERVER_URL so the gh CLI targets the correct\n" +
-        "# GitHub instance (GHES/GHEC). On github.com this is a harmless no-op.\n" +
-        'GH_HOST="${GITHUB_SERVER_URL#https://}"\nGH_HOST="${GH_HOST#http://}"\necho "GH_HOST=${GH_HOST}" >> "$GITHUB_ENV"\n',
-    ),
+    run: target.jobs.ghHostZizmorNote ? litNoted(script, GH_HOST_ZIZMOR_NOTE) : lit(script),
   };
 }
+
+/** The zizmor suppression later releases write on the GH_HOST step's `run: |` line. */
+const GH_HOST_ZIZMOR_NOTE =
+  "zizmor: ignore[github-env] - GITHUB_SERVER_URL is set by GitHub Actions, not user input.";
 
 /** Literal blocks of user-written values keep their blank lines empty, as gh-aw re-marshals them. */
 function bareBlocks(v: YValue): YValue {
@@ -148,6 +152,8 @@ export interface CustomJobInput {
   beforeActivation: boolean;
   /** Converts frontmatter values to writer values. */
   toY: (v: unknown) => YValue;
+  /** The gh-aw release compiled for (default v0.76.1). */
+  target?: GhAwTarget;
 }
 
 /** Builds one custom job: automatic `needs: activation`, the GH_HOST step, sorted outputs. */
@@ -172,7 +178,7 @@ export function customJob(jobInput: CustomJobInput): JobPlan {
     } else job[k] = toY(v);
   }
   if (Array.isArray(raw.steps)) {
-    return { ...job, steps: [ghHostStep(), ...jobInput.steps.map(orderStepKeys)] };
+    return { ...job, steps: [ghHostStep(jobInput.target), ...jobInput.steps.map(orderStepKeys)] };
   }
   const { steps: _none, ...withoutSteps } = job;
   return withoutSteps as JobPlan;

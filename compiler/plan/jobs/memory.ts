@@ -75,7 +75,7 @@ function branchPushPrelude(ctx: JobCtx): StepPlan[] {
       uses: plain(ctx.refs.checkout),
       with: { "persist-credentials": false, "sparse-checkout": "." },
     },
-    gitCredentialsStep(),
+    gitCredentialsStep(ctx),
   ];
 }
 

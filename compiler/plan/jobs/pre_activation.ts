@@ -1,6 +1,6 @@
 /** The `pre_activation` job: role, stop-time, skip-if and command checks before anything runs. */
 import type { JobPlan, StepPlan } from "../types.ts";
-import { type JobCtx, scriptStep, setupSteps, TRACE_OUTPUTS } from "../steps.ts";
+import { type JobCtx, scriptStep, setupSteps, targetOf, TRACE_OUTPUTS } from "../steps.ts";
 import { dq, plain, sq, type YValue } from "../../yaml/writer.ts";
 
 import { jobIf } from "./conditions.ts";
@@ -35,17 +35,31 @@ export interface PreActivationInput {
   permissions: Record<string, string>;
 }
 
+/** The step checking that the slash command stands where it must (`check_command_position`). */
+function commandPositionStep(ctx: JobCtx, commands: string[]): StepPlan {
+  return scriptStep(ctx, "Check command position", "check_command_position", {
+    id: "check_command_position",
+    env: { GH_AW_COMMANDS: dq(JSON.stringify(commands)) },
+  });
+}
+
 /** Builds the pre_activation job (gates `activation` through its `activated` output). */
 export function preActivationJob(preActivationInput: PreActivationInput): JobPlan {
   const { ctx } = preActivationInput;
   const steps: StepPlan[] = [...setupSteps(ctx, false)];
   const checks: string[] = [];
+  // Later releases check the command's position first and the membership only when it passed.
+  const commandFirst = !!preActivationInput.commands && targetOf(ctx).jobs.commandCheckFirst;
+  if (commandFirst) steps.push(commandPositionStep(ctx, preActivationInput.commands!));
   if (preActivationInput.roles) {
     const memberStep = preActivationInput.commands
       ? "Check team membership for command workflow"
       : "Check team membership for workflow";
     steps.push(scriptStep(ctx, memberStep, "check_membership", {
       id: "check_membership",
+      ...(commandFirst
+        ? { if: plain("steps.check_command_position.outputs.command_position_ok == 'true'") }
+        : {}),
       env: { GH_AW_REQUIRED_ROLES: dq(preActivationInput.roles.join(",")) },
       token: "${{ secrets.GITHUB_TOKEN }}",
     }));
@@ -97,16 +111,15 @@ export function preActivationJob(preActivationInput: PreActivationInput): JobPla
   }
   if (preActivationInput.rateLimit) checks.push("steps.check_rate_limit.outputs.rate_limit_ok == 'true'");
   if (preActivationInput.commands) {
-    steps.push(scriptStep(ctx, "Check command position", "check_command_position", {
-      id: "check_command_position",
-      env: { GH_AW_COMMANDS: dq(JSON.stringify(preActivationInput.commands)) },
-    }));
+    if (!commandFirst) steps.push(commandPositionStep(ctx, preActivationInput.commands));
     checks.push("steps.check_command_position.outputs.command_position_ok == 'true'");
   }
   steps.push(...preActivationInput.extraSteps);
   const job: JobPlan = { "runs-on": "ubuntu-slim", steps };
   if (preActivationInput.ifCondition) job.if = jobIf(preActivationInput.ifCondition);
-  job.permissions = preActivationInput.permissions;
+  if (Object.keys(preActivationInput.permissions).length > 0) {
+    job.permissions = preActivationInput.permissions;
+  }
   job.outputs = {
     activated: plain(`\${{ ${checks.length > 0 ? checks.join(" && ") : "'true' == 'true'"} }}`),
     matched_command: preActivationInput.commands

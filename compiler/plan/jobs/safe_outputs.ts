@@ -9,6 +9,7 @@ import {
   scriptStep,
   setupSteps,
   sourceEnvOf,
+  targetOf,
 } from "../steps.ts";
 import { dq, lit, plain, sq, type YValue } from "../../yaml/writer.ts";
 import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
@@ -61,7 +62,7 @@ export function safeOutputsJob(
   const steps: StepPlan[] = [...setup, ...otlpMaskSteps(ctx), ...agentOutputSteps(ctx)];
   // A staged run only previews its outputs: nothing is pushed, so nothing is checked out for it.
   if (!so.staged) steps.push(...codePushSteps(ctx, so, checkouts));
-  steps.push(ghHostStep());
+  steps.push(ghHostStep(targetOf(ctx)));
   const env = handlerEnv(so, allowedDomains);
   if (artifacts) {
     steps.push({
@@ -74,7 +75,8 @@ export function safeOutputsJob(
       },
     });
   }
-  steps.push(scriptStep(ctx, "Process Safe Outputs", "safe_output_handler_manager", {
+  const style = targetOf(ctx).jobs.safeOutputs;
+  steps.push(scriptStep(ctx, "Process Safe Outputs", style.handlerModule, {
     id: "process_safe_outputs",
     env,
     // The handler's client must reach the project; the checkouts and git pushes keep the write token.
@@ -102,10 +104,13 @@ export function safeOutputsJob(
     (so.threatDetection ? " && needs.detection.result == 'success'" : "");
   const job: JobPlan = { needs, if: plain(cond), "runs-on": "ubuntu-slim", steps };
   if (environment !== undefined) job.environment = environment;
-  job.permissions = so.permissions;
-  job["timeout-minutes"] = 15;
+  // Later releases grant the job only the write scopes its types ask.
+  job.permissions = style.contentsRead || so.permissions.contents !== "read"
+    ? so.permissions
+    : Object.fromEntries(Object.entries(so.permissions).filter(([k]) => k !== "contents"));
+  job["timeout-minutes"] = style.timeoutMinutes;
   job.env = jobEnv(ctx, so, emoji);
-  job.outputs = jobOutputs(so);
+  job.outputs = jobOutputs(so, style.itemOutputs);
   return job;
 }
 
@@ -182,8 +187,20 @@ function jobEnv(ctx: JobCtx, so: SafeOutputsPlan, emoji: string | undefined): Re
     GH_AW_WORKFLOW_NAME: dq(ctx.name),
     ...sourceEnvOf(ctx),
   };
+  const style = targetOf(ctx).jobs.safeOutputs;
   // The version of the Copilot CLI the agent ran; the author's own command installs none.
-  if (ctx.engine.reportsVersion && !ctx.engineCommand) jenv.GH_AW_ENGINE_VERSION = dq(ctx.engine.version);
+  if (style.engineVersionEnv && ctx.engine.reportsVersion && !ctx.engineCommand) {
+    jenv.GH_AW_ENGINE_VERSION = dq(ctx.engine.version);
+  }
+  if (style.headShaEnv && ctx.pullRequestEvent) {
+    jenv.GH_AW_HEAD_SHA = plain("${{ github.event.pull_request.head.sha }}");
+  }
+  // The AI credits the agent spent and its ambient context, for the handlers' footers and reports.
+  if (style.aiCreditsEnv) {
+    jenv.GH_AW_AGENT_AIC = plain("${{ needs.agent.outputs.aic }}");
+    jenv.GH_AW_AIC = plain("${{ needs.agent.outputs.aic }}");
+    jenv.GH_AW_AMBIENT_CONTEXT = plain("${{ needs.agent.outputs.ambient_context }}");
+  }
   if (ctx.commands?.length) jenv.GH_AW_COMMANDS = dq(JSON.stringify(ctx.commands));
   if (so.threatDetection) {
     jenv.GH_AW_DETECTION_CONCLUSION = plain("${{ needs.detection.outputs.detection_conclusion }}");
@@ -200,7 +217,7 @@ function jobEnv(ctx: JobCtx, so: SafeOutputsPlan, emoji: string | undefined): Re
 }
 
 /** The job's outputs (sorted): the processing step's results, per enabled type (staged runs too). */
-function jobOutputs(so: SafeOutputsPlan): Record<string, YValue> {
+function jobOutputs(so: SafeOutputsPlan, itemOutputs: boolean): Record<string, YValue> {
   const o = (k: string, step = k) => plain(`\${{ steps.process_safe_outputs.outputs.${step} }}`);
   const outputs: Record<string, YValue> = {
     code_push_failure_count: o("code_push_failure_count"),
@@ -214,6 +231,12 @@ function jobOutputs(so: SafeOutputsPlan): Record<string, YValue> {
     for (const [name, step] of Object.entries(type.jobOutputs(handler))) outputs[name] = o("x", step);
   }
   outputs.process_safe_outputs_processed_count = o("x", "processed_count");
+  if (itemOutputs) {
+    for (const k of ["applied", "cancelled", "deferred", "failed", "skipped", "succeeded", "warnings"]) {
+      outputs[`process_safe_outputs_items_${k}`] = o("x", `items_${k}`);
+    }
+    outputs.process_safe_outputs_status = o("x", "status");
+  }
   outputs.process_safe_outputs_temporary_id_map = o("x", "temporary_id_map");
   const sortedOutputs: Record<string, YValue> = {};
   for (const k of Object.keys(outputs).sort()) sortedOutputs[k] = outputs[k];

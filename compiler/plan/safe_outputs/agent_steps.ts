@@ -4,7 +4,7 @@
  */
 import type { AgentInput } from "../agent/input.ts";
 import type { StepPlan } from "../types.ts";
-import { scriptStep } from "../steps.ts";
+import { scriptStep, targetOf } from "../steps.ts";
 import { Comment, dq, lit, litPadded, plain, sq, type YValue } from "../../yaml/writer.ts";
 import { heredocDelimiter } from "../../source/hash.ts";
 import { expandEcosystems } from "../network.ts";
@@ -133,6 +133,41 @@ export function configEnv(config: string): { env: Record<string, string>; text: 
   return { env: sorted, text };
 }
 
+/**
+ * The safe-outputs config as the target writes it: a heredoc (v0.76.1), or (v0.87.1) "Prepare Safe Outputs
+ * Directories" and `create_files.cjs` writing the JSON it finds in `GH_AW_SAFE_OUTPUTS_CONFIG`.
+ */
+function configSteps(agentInput: AgentInput): StepPlan[] {
+  if (!targetOf(agentInput.ctx).jobs.safeOutputsConfigFromEnv) return [configStep(agentInput)];
+  const dirs = [
+    '"${RUNNER_TEMP}/gh-aw/safeoutputs"',
+    "/tmp/gh-aw/safeoutputs",
+    "/tmp/gh-aw/mcp-logs/safeoutputs",
+  ];
+  if (agentInput.safeOutputs.handlerConfig.upload_artifact) {
+    dirs.push('"${RUNNER_TEMP}/gh-aw/safeoutputs/upload-artifacts"');
+  }
+  const write = scriptStep(agentInput.ctx, "Generate Safe Outputs Config", "create_files");
+  return [
+    { name: "Prepare Safe Outputs Directories", run: lit(dirs.map((d) => `mkdir -p ${d}\n`).join("")) },
+    {
+      name: write.name,
+      uses: write.uses,
+      env: {
+        GH_AW_FILE_ROOT: dq("${{ runner.temp }}/gh-aw"),
+        GH_AW_FILE_CONFIG: dq(
+          JSON.stringify({
+            files: [{ path: "safeoutputs/config.json", content_env: "GH_AW_SAFE_OUTPUTS_CONFIG" }],
+          }),
+        ),
+        // Expressions stay in the value: GitHub evaluates env values, so none reaches a script.
+        GH_AW_SAFE_OUTPUTS_CONFIG: dq(safeOutputsConfigJson(agentInput)),
+      },
+      with: write.with,
+    },
+  ];
+}
+
 /** "Generate Safe Outputs Config": writes config.json (expressions come in through the step env). */
 function configStep(agentInput: AgentInput): StepPlan {
   const { env, text } = configEnv(safeOutputsConfigJson(agentInput));
@@ -192,7 +227,7 @@ const SERVER_ENV: [string, YValue][] = [
 /** The steps that write the safe-outputs config and tools and start the safe-outputs MCP HTTP server. */
 export function safeOutputsServerSteps(agentInput: AgentInput): StepPlan[] {
   return [
-    configStep(agentInput),
+    ...configSteps(agentInput),
     toolsStep(agentInput),
     {
       name: "Generate Safe Outputs MCP Server Config",

@@ -6,6 +6,7 @@
  * allowed references, limits).
  */
 import type { SafeOutputAction } from "./custom_actions.ts";
+import { DEFAULT_TARGET, type SafeOutputsJobStyle } from "../../targets/mod.ts";
 import type { Diagnostic } from "../../api.ts";
 import { diagnostic } from "../../source/diagnostics.ts";
 import { type SafeOutputType, snakeCase } from "./types/contract.ts";
@@ -73,6 +74,22 @@ function settingsOf(raw: unknown): Record<string, unknown> {
   return objectOf(raw);
 }
 
+/** A handler's config as the target release writes it: its patch-size default and key names. */
+function releaseConfig(
+  handler: string,
+  config: Record<string, unknown>,
+  settings: Record<string, unknown>,
+  style: Pick<SafeOutputsJobStyle, "defaultMaxPatchSize" | "handlerKeyRenames">,
+): Record<string, unknown> {
+  let out = config;
+  if (config.max_patch_size !== undefined && settings["max-patch-size"] === undefined) {
+    out = { ...out, max_patch_size: style.defaultMaxPatchSize };
+  }
+  const renames = style.handlerKeyRenames[handler];
+  if (renames) out = Object.fromEntries(Object.entries(out).map(([k, v]) => [renames[k] ?? k, v]));
+  return out;
+}
+
 function typeConfig(type: SafeOutputType, raw: unknown, instructionFiles: string[]): Record<string, unknown> {
   const settings = settingsOf(raw);
   const out: Record<string, unknown> = {};
@@ -138,6 +155,14 @@ export function planSafeOutputs(
   diags: Diagnostic[],
   instructionFiles: string[] = DEFAULT_INSTRUCTION_FILES,
   topLevelFooter?: boolean,
+  /** The target's defaults (v0.76.1's when absent). */
+  style: Pick<
+    SafeOutputsJobStyle,
+    | "noopReportAsIssue"
+    | "declaredConfigures"
+    | "defaultMaxPatchSize"
+    | "handlerKeyRenames"
+  > = DEFAULT_TARGET.jobs.safeOutputs,
 ): SafeOutputsPlan {
   const section = splitSafeOutputs(raw ?? {});
   const configuredTypes = Object.keys(section.types).filter((k) => !isReporting(k));
@@ -145,8 +170,10 @@ export function planSafeOutputs(
   // Only built-in reporting types (noop, missing-tool…) still get the automatic create-issue, but count as
   // configured safe outputs (reporting tools, detection, conclusion steps), as gh-aw does.
   const autoCreateIssue = configuredTypes.length === 0 && !hasJobs;
+  // Later releases count any declared `safe-outputs:` (even one holding only threat-detection) as configured.
   const configured = raw !== undefined &&
-    (configuredTypes.length > 0 || hasJobs || Object.keys(section.types).some(isReporting));
+    (style.declaredConfigures || configuredTypes.length > 0 || hasJobs ||
+      Object.keys(section.types).some(isReporting));
   const configs: Record<string, unknown> = !autoCreateIssue ? section.types : {
     ...section.types,
     "create-issue": { max: 1, labels: [workflowId], "title-prefix": `[${workflowId}]` },
@@ -154,8 +181,10 @@ export function planSafeOutputs(
   const global = section.global;
   const types = Object.keys(configs).sort();
   const noopConfig = configs.noop;
-  // The spec's `noop.report-as-issue: false` stops the no-op issue (it used to be written as "true" always).
-  const noopReportAsIssue = objectOf(noopConfig)["report-as-issue"] !== false;
+  // The spec's `noop.report-as-issue: false` stops the no-op issue (it used to be written as "true" always);
+  // a release whose default is not to report counts a declared `noop` as asking for it.
+  const noopReportAsIssue = objectOf(noopConfig)["report-as-issue"] !== false &&
+    (style.noopReportAsIssue || (raw !== undefined && "noop" in raw));
   const handlerConfig: Record<string, Record<string, unknown>> = {};
   // `footer: false` (top level or under `safe-outputs:`) turns the footer off for every handler that does not
   // set its own; the runtime reads it from each handler's config only.
@@ -175,7 +204,12 @@ export function planSafeOutputs(
       );
       continue;
     }
-    handlerConfig[snakeCase(key)] = typeConfig(type, withFooter(configs[key], footerOff), instructionFiles);
+    handlerConfig[snakeCase(key)] = releaseConfig(
+      snakeCase(key),
+      typeConfig(type, withFooter(configs[key], footerOff), instructionFiles),
+      settingsOf(configs[key]),
+      style,
+    );
     const scopes = type.permissionsFor?.(settingsOf(configs[key])) ?? type.permissions;
     // A staged type (globally or on its own) only previews: it needs no write scope.
     if (staged || settingsOf(configs[key]).staged === true || !scopes) continue;
