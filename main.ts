@@ -12,7 +12,7 @@ import { type FetchHandler, type RunningServer, startServer } from "@switchyard/
 import auth from "./auth/main.ts";
 import gateway from "./gateway/main.ts";
 import { type AuthConfig, readAuthConfig } from "./auth/config.ts";
-import { type GatewayConfig, readGatewayConfig } from "./gateway/config.ts";
+import { type GatewayConfig, readGatewayConfig } from "./gateway/config/mod.ts";
 import { startGatewayServer } from "./gateway/serve.ts";
 import { readSuiteConfig } from "./suite_config.ts";
 import { withPreviewHostRules } from "./auth/local/preview_host_rules.ts";

@@ -17,7 +17,7 @@ import { parseAdmins } from "../gateway/console/settings.ts";
 import { sha256Hex } from "@switchyard/lib/crypto.ts";
 import { ApiKeyStore } from "../gateway/keys/store.ts";
 import { MemoryCounters } from "../gateway/limits/counters.ts";
-import { CircuitBreakers } from "../gateway/circuit_breaker.ts";
+import { CircuitBreakers } from "../gateway/upstream/circuit_breaker.ts";
 import { usageReport } from "../gateway/usage/report.ts";
 import { aggregateUsage } from "../gateway/usage/series.ts";
 import { kyselyLedgerStore } from "../gateway/usage/ledger_store.ts";

@@ -20,6 +20,8 @@
  * upstream) beside the Messages-API lane to the same upstream, c=1 interleaved and c=32; `identity` what an
  * OP access token adds over an API key in-process, cached and on a cache miss (one introspection round trip
  * to the real auth service on loopback; see gateway_identity.ts).
+ * `--baseline <dir>` is the paired A/B mode against another checkout instead (gateway_ab.ts; `--features`
+ * adds this checkout with ledger, limits and tracing on; `--ab-model openai/gpt-bench` the translated lane).
  */
 import { parseArgs } from "node:util";
 import { measureInProcess } from "./gateway_inprocess.ts";
@@ -28,6 +30,7 @@ import { measureLimits } from "./gateway_limits.ts";
 import { measureIdentity } from "./gateway_identity.ts";
 import { makeTestCertificate } from "../tests/e2e/support/tls.ts";
 import { measureHttps } from "./gateway_https.ts";
+import { runAb } from "./gateway_ab.ts";
 import {
   median,
   type Paired,
@@ -47,9 +50,12 @@ const { values } = parseArgs({
     streams: { type: "string", default: "200" },
     only: {
       type: "string",
-      default: "c1,fallback,throughput,stream,inprocess,limits,identity,ledger,https,openai",
+      default: "c1,fallback,throughput,stream,inprocess,limits,identity,ledger,https,openai,routing",
     },
     "access-log": { type: "boolean", default: false },
+    baseline: { type: "string" },
+    features: { type: "boolean", default: false },
+    "ab-model": { type: "string", default: "claude-bench" },
   },
 });
 const N = Number(values.requests);
@@ -103,29 +109,6 @@ async function spawnServer(
   })();
   return { child, info: JSON.parse(text.split("\n")[0]) };
 }
-const logFile = values["access-log"]
-  ? await Deno.makeTempFile({ prefix: "gateway-bench-access-", suffix: ".log" })
-  : undefined;
-const { child, info } = await spawnServer(
-  "./gateway_bench_server.ts",
-  logFile ? ["--access-log", logFile] : [],
-);
-const { url: gateway, key } = info;
-const withLedger = ONLY.has("ledger")
-  ? await spawnServer("./gateway_bench_server.ts", ["--ledger"])
-  : undefined;
-// The same gateway on Deno.serve alone (GATEWAY_CONNECTION_GUARD=off): the guard's cost, measured in the same run.
-const unguarded = await spawnServer("./gateway_bench_server.ts", ["--guard", "off"]);
-const nullProxy = await spawnServer("./gateway_null_proxy.ts");
-const nullBuiltin = await spawnServer("./gateway_null_proxy.ts", ["--client", "builtin"]);
-
-function rssMb(pid: number): number {
-  // `ps` rather than /proc so the task needs no --allow-all.
-  const out = new Deno.Command("ps", { args: ["-o", "rss=", "-p", String(pid)], stdout: "piped" })
-    .outputSync();
-  return Number(new TextDecoder().decode(out.stdout).trim()) / 1024;
-}
-
 const messages = [
   { role: "user", content: "You are helping plan a trip. ".repeat(30) },
   { role: "assistant", content: "Sure, tell me more about where you want to go. ".repeat(10) },
@@ -155,12 +138,53 @@ const openAiBody = (stream = false) =>
     ...(stream ? { stream_options: { include_usage: true } } : {}),
   });
 
-const gwHeaders = { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" };
 const upHeaders = {
   "content-type": "application/json",
   authorization: "Bearer sk-bench",
   "x-api-key": "sk-ant-bench",
 };
+
+if (values.baseline) {
+  // The paired A/B mode (gateway_ab.ts): this checkout against another, then nothing else.
+  await runAb({
+    baseline: values.baseline.replace(/\/$/, ""),
+    upstream,
+    rounds: ROUNDS,
+    seconds: SECONDS,
+    requests: Math.min(N, 2000),
+    features: values.features,
+    direct: { url: `${upstream}/v1/messages`, headers: upHeaders, body: anthropicBody("claude-bench") },
+    body: (model) => anthropicBody(model),
+    model: values["ab-model"],
+  });
+  worker.terminate();
+  Deno.exit(0);
+}
+
+const logFile = values["access-log"]
+  ? await Deno.makeTempFile({ prefix: "gateway-bench-access-", suffix: ".log" })
+  : undefined;
+const { child, info } = await spawnServer(
+  "./gateway_bench_server.ts",
+  logFile ? ["--access-log", logFile] : [],
+);
+const { url: gateway, key } = info;
+const withLedger = ONLY.has("ledger")
+  ? await spawnServer("./gateway_bench_server.ts", ["--ledger"])
+  : undefined;
+// The same gateway on Deno.serve alone (GATEWAY_CONNECTION_GUARD=off): the guard's cost, measured in the same run.
+const unguarded = await spawnServer("./gateway_bench_server.ts", ["--guard", "off"]);
+const nullProxy = await spawnServer("./gateway_null_proxy.ts");
+const nullBuiltin = await spawnServer("./gateway_null_proxy.ts", ["--client", "builtin"]);
+
+function rssMb(pid: number): number {
+  // `ps` rather than /proc so the task needs no --allow-all.
+  const out = new Deno.Command("ps", { args: ["-o", "rss=", "-p", String(pid)], stdout: "piped" })
+    .outputSync();
+  return Number(new TextDecoder().decode(out.stdout).trim()) / 1024;
+}
+
+const gwHeaders = { "content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01" };
 const lanes = {
   directAnthropic: {
     url: `${upstream}/v1/messages`,
@@ -268,6 +292,22 @@ if (ONLY.has("fallback")) {
   const fallback = { ...lanes.translated, body: anthropicBody("openai/gpt-503") };
   const [row] = await pairedLatencies(lanes.translated, [fallback], Math.min(N, 2000));
   c1Row("fallback after a 503 (vs the translated lane through the gateway)", row, "");
+}
+
+if (ONLY.has("routing")) {
+  // Routing costs (issue 28): an exact alias, a glob alias, and three deployments behind one name, each
+  // re-serialized like the alias row, interleaved per round so their added p50s compare within one run.
+  const via = (model: string) => ({ ...lanes.passThrough, body: anthropicBody(model) });
+  const [exact, glob, leastBusy, latency] = await pairedLatencies(lanes.directAnthropic, [
+    via("claude-bench-alias"),
+    via("claude-bench-glob-x"),
+    via("claude-bench-least-busy"),
+    via("claude-bench-latency"),
+  ], N);
+  c1Row("routing c=1: exact alias (same run as the next rows)", exact, "");
+  c1Row("routing c=1: glob alias", glob, "p50 within 0.02 ms of the exact alias");
+  c1Row("routing c=1: 3 deployments, least-busy", leastBusy, "p50 within 0.02 ms of the exact alias");
+  c1Row("routing c=1: 3 deployments, latency", latency, "p50 within 0.02 ms of the exact alias");
 }
 
 let openAiLine = "openai lane not run";

@@ -9,7 +9,7 @@ import { openDatabase } from "@switchyard/lib/db.ts";
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { createGatewayApp } from "../gateway/app.ts";
-import { readGatewayConfig } from "../gateway/config.ts";
+import { readGatewayConfig } from "../gateway/config/mod.ts";
 import { startGatewayServer } from "../gateway/serve.ts";
 import { ApiKeyStore, type KeysDatabase } from "../gateway/keys/store.ts";
 import { KeyVerifier } from "../gateway/keys/verifier.ts";
@@ -25,7 +25,14 @@ await Deno.writeTextFile(
   `providers:\n  backup: { type: openai-compatible, base_url: "${upstream}/v1", api_key_env: OPENAI_API_KEY }\n` +
     `fallbacks:\n  openai/gpt-503: [backup/gpt-bench]\n` +
     // A name routed to the same Anthropic model: the gateway re-serializes request and answer (no byte relay).
-    `aliases:\n  claude-bench-alias: anthropic/claude-bench\n`,
+    `aliases:\n  claude-bench-alias: anthropic/claude-bench\n  "claude-bench-glob-*": anthropic/claude-bench\n` +
+    // Three deployments behind one name on the same mock, per strategy (the routing rows).
+    "deployments:\n" +
+    ["least-busy", "latency"].map((strategy) =>
+      `  claude-bench-${strategy}:\n    strategy: ${strategy}\n    targets:\n` +
+      ["claude-bench", "claude-bench-2", "claude-bench-3"].map((m) => `      - { target: anthropic/${m} }\n`)
+        .join("")
+    ).join(""),
 );
 const config = readGatewayConfig({
   GATEWAY_CONFIG: `${dir}/gateway.yaml`,
@@ -34,6 +41,8 @@ const config = readGatewayConfig({
   ANTHROPIC_API_KEY: "sk-ant-bench",
   ANTHROPIC_BASE_URL: upstream,
   GATEWAY_DATABASE_URL: `file:${dir}/gateway.db`,
+  // `--tracing`: the messages route's OpenTelemetry spans (the process runs with OTEL_DENO=true).
+  ...(Deno.args.includes("--tracing") ? { OTEL_DENO: "true" } : {}),
   // `--guard off` serves on Deno.serve alone, to measure the connection guard's cost in the same run.
   GATEWAY_CONNECTION_GUARD: Deno.args.includes("--guard")
     ? Deno.args[Deno.args.indexOf("--guard") + 1]
@@ -46,7 +55,11 @@ const config = readGatewayConfig({
 const { client, db } = await openDatabase<KeysDatabase & UsageDatabase>({ url: config.GATEWAY_DATABASE_URL });
 await migrateDirectory(client, DATABASE_TARGETS.find((t) => t.name === "gateway")!.migrationsDir);
 const store = new ApiKeyStore(db);
-const { key } = await store.create("bench");
+// `--limits`: the bench key has limits (never reached), so every request goes through the limit enforcer.
+const { key } = await store.create(
+  "bench",
+  Deno.args.includes("--limits") ? { rpm: 1e9, tpm: 1e12, maxConcurrency: 10_000 } : {},
+);
 const keys = new KeyVerifier(() => store.activeHashes(), { ttlMs: config.GATEWAY_KEY_CACHE_TTL_MS });
 // Access logs off by default; `--access-log <file>` turns them on, as JSON lines appended to that file
 // through the same batched sink as gateway/main.ts (a file, so no reader competes with the bench client).

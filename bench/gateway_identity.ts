@@ -7,7 +7,7 @@
  * first request, against the key's p50 in the same run — one introspection round trip each.
  */
 import { createGatewayApp } from "../gateway/app.ts";
-import { readGatewayConfig } from "../gateway/config.ts";
+import { readGatewayConfig } from "../gateway/config/mod.ts";
 import { KeyVerifier } from "../gateway/keys/verifier.ts";
 import { hashKey } from "../gateway/keys/store.ts";
 import { identityCheck } from "../gateway/identity/identity_check.ts";

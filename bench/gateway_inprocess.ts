@@ -4,7 +4,7 @@
  * instantly. Separates the gateway's cost from the cost of one more loopback HTTP hop in Deno.
  */
 import { createGatewayApp } from "../gateway/app.ts";
-import { readGatewayConfig } from "../gateway/config.ts";
+import { readGatewayConfig } from "../gateway/config/mod.ts";
 import { createLogger } from "@switchyard/lib/log.ts";
 
 const encoder = new TextEncoder();

@@ -6,7 +6,7 @@
  * the median over rounds of (limited − unlimited).
  */
 import { createGatewayApp } from "../gateway/app.ts";
-import { readGatewayConfig } from "../gateway/config.ts";
+import { readGatewayConfig } from "../gateway/config/mod.ts";
 import type { KeyPolicy } from "../gateway/limits/policy.ts";
 import { createLogger } from "@switchyard/lib/log.ts";
 import { startRedis } from "../tests/gateway/redis_server.ts";

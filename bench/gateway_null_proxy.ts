@@ -2,10 +2,10 @@
  * Reference for `bench:gateway`: the thinnest possible Deno proxy (read the body, call upstream, return
  * the upstream body unchanged, streaming or not). Its added cost is the floor any Deno gateway pays for one
  * more loopback HTTP hop on this machine. `--client fetch` (default) calls upstream with Deno's fetch;
- * `--client builtin` with the gateway's pooled HTTP/1.1 client (gateway/providers/http1_client.ts), the
+ * `--client builtin` with the gateway's pooled HTTP/1.1 client (gateway/upstream/http1_client.ts), the
  * floor for the gateway as it is built. Prints `{"url"}` on stdout.
  */
-import { createHttp1Client } from "../gateway/providers/http1_client.ts";
+import { createHttp1Client } from "../gateway/upstream/http1_client.ts";
 
 const upstream = Deno.args[0];
 const builtin = Deno.args.includes("builtin");

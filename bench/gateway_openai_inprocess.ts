@@ -6,7 +6,7 @@
  * median per lane is reported. These are the most stable figures of the comparison on a shared machine.
  */
 import { createGatewayApp } from "../gateway/app.ts";
-import { readGatewayConfig } from "../gateway/config.ts";
+import { readGatewayConfig } from "../gateway/config/mod.ts";
 import { createLogger } from "@switchyard/lib/log.ts";
 import { anthropicMessage, chatCompletion } from "./gateway_mock_answers.ts";
 

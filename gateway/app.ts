@@ -9,18 +9,21 @@ import { bodyLimit } from "hono/body-limit";
 import { HEALTH_PATH, healthResponse } from "@switchyard/lib/health.ts";
 import { requestId, type RequestIdVariables } from "@switchyard/lib/request_id.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
-import type { GatewayConfig } from "./config.ts";
+import type { GatewayConfig } from "./config/mod.ts";
 import { errorResponse, GatewayError, invalidRequest } from "./errors.ts";
 import { parseJsonBody, validateCountTokensRequest } from "./messages/validate.ts";
 import { buildCatalogue, type ModelInfo, pageOf } from "./models.ts";
-import type { ProviderDeps, TraceIds, UpstreamFetch } from "./providers/contract.ts";
+import type { ProviderDeps, TraceIds } from "./providers/contract.ts";
+import type { UpstreamFetch } from "./upstream/response.ts";
 import { createProviders } from "./providers/registry.ts";
-import { createUpstreamFetch } from "./providers/upstream_fetch.ts";
-import type { UpstreamLimits } from "./providers/upstream_guard.ts";
+import { createUpstreamFetch } from "./upstream/fetch.ts";
+import type { UpstreamLimits } from "./upstream/guard.ts";
 import { ModelRouter } from "./routing.ts";
+import { encodingOf } from "./messages/openai_tokens.ts";
+import { DeploymentPool } from "./upstream/deployments.ts";
 import { createRedactor, redactingLogger } from "./secrets.ts";
-import { type BreakerPolicy, CircuitBreakers } from "./circuit_breaker.ts";
-import { type RetryPolicy, UpstreamAttempts } from "./upstream_attempts.ts";
+import { type BreakerPolicy, CircuitBreakers } from "./upstream/circuit_breaker.ts";
+import { type RetryPolicy, UpstreamAttempts } from "./upstream/attempts.ts";
 import { LimitEnforcer } from "./limits/enforcer.ts";
 import { type LimitCounters, MemoryCounters } from "./limits/counters.ts";
 import { RedisCounters } from "./limits/redis_counters.ts";
@@ -29,17 +32,12 @@ import type { Kysely } from "kysely";
 import type { UsageDatabase, UsageLedger } from "./usage/ledger.ts";
 import { parseUsageFilters, spentSince, usageReport } from "./usage/report.ts";
 import { createGatewayTracer } from "./tracing.ts";
-import { consoleSettings } from "./console/settings.ts";
+import { CONSOLE_PATH, consoleSettings } from "./console/settings.ts";
 import { type ConsoleDeps, createConsole, isConsolePath } from "./console/app.ts";
 import { exchangeGithubOidc, GITHUB_OIDC_PATH } from "./identity/exchange_route.ts";
 import type { GithubOidcExchange } from "./identity/github_oidc.ts";
-import {
-  createMessagesRoute,
-  MESSAGES_PATHS,
-  type MessagesRouteDeps,
-  pathOf,
-  providerCall,
-} from "./messages_route.ts";
+import { createMessagesRoute, MESSAGES_PATHS, type MessagesRouteDeps } from "./messages_route.ts";
+import { pathOf, providerCall } from "./pipeline/steps.ts";
 import { createOpenAiRoutes } from "./openai/routes.ts";
 import {
   authenticate,
@@ -75,7 +73,10 @@ export interface GatewayDeps {
   githubOidc?: GithubOidcExchange;
 }
 
-type Variables = RequestIdVariables & { trace: TraceIds; keyId: string };
+/** Provider kinds without a token-counting API of their own. */
+const OPENAI_KINDS: ReadonlySet<string> = new Set(["openai", "openai-compatible", "openai-responses"]);
+
+type Variables = RequestIdVariables & { trace: TraceIds; keyId: string; keyModels?: readonly string[] };
 
 /** Refuses bodies over the limit, by `content-length` or, for chunked bodies, while reading them. */
 const limitBody = bodyLimit({
@@ -130,6 +131,12 @@ function retryPolicy(config: GatewayConfig): RetryPolicy {
   };
 }
 
+/** The credential name of each provider, by routing name (a deployment's circuit includes it). */
+function credentialsOf(config: GatewayConfig): (provider: string) => string {
+  const names = new Map(config.providers.map((p) => [p.name, p.credentialName ?? ""]));
+  return (provider) => names.get(provider) ?? "";
+}
+
 /** Circuit breaker (config file `circuit_breaker`): open after 5 consecutive failures, for 30 s. */
 function breakerPolicy(config: GatewayConfig): BreakerPolicy {
   const breaker = config.file.circuit_breaker ?? {};
@@ -157,7 +164,13 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     limits: upstreamLimits(config),
   };
   const providers = createProviders(config.providers, providerDeps);
-  const router = new ModelRouter(providers, config.file.aliases ?? {});
+  const pool = new DeploymentPool(config.file.deployments ?? {});
+  // A group's name routes to its first deployment (for the checks made before the attempts), over any alias.
+  const router = new ModelRouter(
+    providers,
+    { ...config.file.aliases, ...Object.fromEntries(pool.names()) },
+    config.file.tiers ?? {},
+  );
   const prices = new PriceTable(config.file.pricing ?? {});
   const usage = deps.usage;
   const limits = new LimitEnforcer(deps.counters ?? countersFor(config), prices, logger, {
@@ -182,6 +195,9 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
       config.file.fallbacks ?? {},
       breakers,
       retryPolicy(config),
+      Math.random,
+      credentialsOf(config),
+      pool,
     ),
   };
   const messages = createMessagesRoute(routeDeps);
@@ -197,7 +213,9 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     }
   });
   api.use(async (c, next) => {
-    c.set("keyId", (await authenticate(deps.keys, c.req.raw.headers)).id);
+    const policy = await authenticate(deps.keys, c.req.raw.headers);
+    c.set("keyId", policy.id);
+    c.set("keyModels", policy.models);
     await next();
   });
 
@@ -205,10 +223,29 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     const text = await readBodyText(c.req.raw, config.GATEWAY_CLIENT_BODY_TIMEOUT_MS);
     const request = validateCountTokensRequest(parseJsonBody(text));
     const { provider, call } = providerCall(router, request, text, c.get("trace"), c.req.raw.headers);
-    return c.json({ input_tokens: await provider.countTokens(call) });
+    const inputTokens = await provider.countTokens(call);
+    // Says how the count was made: by the upstream's own counter, OpenAI's tokenizer, or the local estimate.
+    const source = !OPENAI_KINDS.has(provider.kind)
+      ? "upstream"
+      : encodingOf(call.upstreamModel)
+      ? "tokenizer"
+      : "estimate";
+    return c.json({ input_tokens: inputTokens }, 200, { "gw-token-count": source });
   });
 
-  api.get("/v1/models", (c) => c.json(pageOf(catalogue, new URL(c.req.url).searchParams)));
+  // A key limited to some models lists only those (by the name asked for or the target it routes to, as the
+  // request path checks them).
+  const usable = (allowed: readonly string[] | undefined) =>
+    allowed ? catalogue.filter((m) => allowed.includes(m.id) || allowed.includes(targetOf(m.id))) : catalogue;
+  const targetOf = (id: string) => {
+    try {
+      const route = router.resolve(id);
+      return `${route.provider.name}/${route.upstreamModel}`;
+    } catch {
+      return id;
+    }
+  };
+  api.get("/v1/models", (c) => c.json(pageOf(usable(c.get("keyModels")), new URL(c.req.url).searchParams)));
 
   api.get("/v1/models/:id{.+}", (c) => {
     let id = c.req.param("id");
@@ -226,7 +263,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
   const hono = new Hono<{ Variables: Variables }>();
   hono.use(requestId({ header: "request-id", logger }));
   hono.get(HEALTH_PATH, () => healthResponse(GATEWAY_SERVICE_NAME));
-  hono.get("/admin/api/usage", async (c) => {
+  hono.get(`${CONSOLE_PATH}/api/usage`, async (c) => {
     await authenticate(deps.keys, c.req.raw.headers, true);
     if (!deps.usage) throw new GatewayError("not_found_error", "the usage ledger is not enabled");
     const query = new URL(c.req.url).searchParams;

@@ -4,6 +4,7 @@
  */
 import { AppError } from "@switchyard/lib/errors.ts";
 import { type Redactor, safeExcerpt } from "./secrets.ts";
+import { defaultRetryAfter, rateLimitHeadersOf, statedRetryAfter } from "./upstream/rate_limits.ts";
 
 /** The `error.type` values of the Anthropic API that the gateway emits. */
 export type AnthropicErrorType =
@@ -51,6 +52,12 @@ export interface GatewayErrorOptions {
    * time, 429, 5xx): a fallback may be tried.
    */
   retryable?: boolean;
+  /**
+   * The upstream itself is at fault (unreachable, no headers in time, a 5xx): the failure counts toward its
+   * deployment's circuit (circuit_breaker.ts). A 429 (alive, only busy), a 4xx, and the gateway's own
+   * refusals of an answer (over a size cap) are not.
+   */
+  upstreamFault?: boolean;
 }
 
 /** A refused or failed gateway request, rendered as an Anthropic error envelope. */
@@ -61,6 +68,8 @@ export class GatewayError extends AppError {
   readonly retryAfter?: string;
   /** See {@link GatewayErrorOptions.retryable}. */
   readonly retryable: boolean;
+  /** See {@link GatewayErrorOptions.upstreamFault}. */
+  readonly upstreamFault: boolean;
   /** See {@link GatewayErrorOptions.headers}. */
   readonly headers?: Readonly<Record<string, string>>;
 
@@ -74,6 +83,7 @@ export class GatewayError extends AppError {
     this.type = type;
     this.retryAfter = options.retryAfter;
     this.retryable = options.retryable ?? false;
+    this.upstreamFault = options.upstreamFault ?? false;
     this.headers = options.headers;
   }
 }
@@ -90,12 +100,21 @@ export function errorEnvelope(type: AnthropicErrorType, message: string, request
   return body;
 }
 
+/**
+ * The `retry-after` of an error response: the error's own, else for a rate limit or an overload a default
+ * (upstream/rate_limits.ts) — a 429 or 529 always says when to retry, or Claude Code retries at once.
+ */
+export function retryAfterHeader(error: GatewayError): string | undefined {
+  return error.retryAfter ?? defaultRetryAfter(error.type);
+}
+
 /** Renders `error` as an HTTP response with the envelope, status and `retry-after` (when known). */
 export function errorResponse(error: GatewayError, requestId?: string, extraHeaders?: HeadersInit): Response {
   const headers = new Headers(extraHeaders);
   for (const [name, value] of Object.entries(error.headers ?? {})) headers.set(name, value);
   headers.set("content-type", "application/json");
-  if (error.retryAfter !== undefined) headers.set("retry-after", error.retryAfter);
+  const retryAfter = retryAfterHeader(error);
+  if (retryAfter !== undefined) headers.set("retry-after", retryAfter);
   if (requestId) headers.set("request-id", requestId);
   // A client too slow to send its body does not keep the connection (Deno.serve would wait on it forever).
   if (error.status === 408) headers.set("connection", "close");
@@ -161,6 +180,12 @@ export function upstreamMessage(body: unknown): string | undefined {
   return typeof message === "string" ? message : undefined;
 }
 
+/** True for an Anthropic-shaped error body of type `overloaded_error` (whatever the status it came with). */
+function overloadedBody(body: unknown): boolean {
+  const error = (body as { error?: unknown } | undefined)?.error;
+  return !!error && typeof error === "object" && (error as { type?: unknown }).type === "overloaded_error";
+}
+
 /**
  * Builds the client-facing error for a failed upstream response (reads and discards the body): a message of
  * ours naming the provider and status, plus a safe excerpt of the upstream's own message (secrets redacted,
@@ -178,19 +203,25 @@ export async function upstreamHttpError(
   } catch {
     parsed = undefined;
   }
-  const type = errorTypeForUpstreamStatus(response.status);
+  const type = overloadedBody(parsed) ? "overloaded_error" : errorTypeForUpstreamStatus(response.status);
   const upstream = upstreamMessage(parsed);
   const message = response.status === 401
     ? `upstream provider ${provider} refused the gateway's credentials`
     : `upstream provider ${provider} returned ${response.status}${
       upstream ? `: ${safeExcerpt(upstream, redact)}` : ""
     }`;
-  const retryAfter = retryAfterFrom(response.headers) ?? (type === "rate_limit_error" ? "1" : undefined);
-  const retryable = response.status === 429 || response.status >= 500;
+  // A rate limit or an overload always says when to retry (Claude Code otherwise retries at once, again and
+  // again), and carries the upstream's limits as `anthropic-ratelimit-*`.
+  const limited = type === "rate_limit_error" || type === "overloaded_error";
+  const retryAfter = limited ? statedRetryAfter(response.headers, parsed) : retryAfterFrom(response.headers);
+  const limits = limited ? rateLimitHeadersOf(response.headers) : undefined;
+  const retryable = limited || response.status >= 500;
   return new GatewayError(type, message, {
     retryAfter,
+    headers: limits && Object.keys(limits).length > 0 ? limits : undefined,
     detail: safeExcerpt(text, redact, 2000),
     retryable,
+    upstreamFault: response.status >= 500,
     // The gateway's own upstream credential was refused: a bad gateway, not the client's request.
     status: response.status === 401 ? 502 : undefined,
   });

@@ -1,3 +1,4 @@
+import { DEFAULT_OVERLOADED_RETRY_S, DEFAULT_RATE_LIMIT_RETRY_S } from "./upstream/rate_limits.ts";
 import assert from "node:assert/strict";
 import { errorResponse, GatewayError, retryAfterFrom, upstreamHttpError } from "./errors.ts";
 
@@ -24,13 +25,32 @@ Deno.test("upstream failures are mapped onto Anthropic types without passing the
   }
 });
 
-Deno.test("retry-after comes from retry-after-ms, seconds or an HTTP date, defaulting to 1 s on 429", async () => {
+Deno.test("retry-after comes from retry-after-ms, seconds or an HTTP date, defaulting per kind on 429 / 529", async () => {
   assert.equal(retryAfterFrom(new Headers({ "retry-after-ms": "1500" })), "2");
   assert.equal(retryAfterFrom(new Headers({ "retry-after": "7" })), "7");
   const date = new Date(Date.now() + 10_000).toUTCString();
   assert.ok(["9", "10", "11"].includes(retryAfterFrom(new Headers({ "retry-after": date }))!));
   const error = await upstreamHttpError("gemini", new Response("{}", { status: 429 }), (t) => t);
-  assert.equal(error.retryAfter, "1");
+  assert.equal(
+    error.retryAfter,
+    undefined,
+    "no stated delay: the gateway's own retries do not wait a default",
+  );
+  assert.equal(errorResponse(error).headers.get("retry-after"), String(DEFAULT_RATE_LIMIT_RETRY_S));
+  const overloaded = await upstreamHttpError(
+    "anthropic",
+    Response.json({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }, {
+      status: 529,
+      headers: { "anthropic-ratelimit-requests-remaining": "3" },
+    }),
+    (t) => t,
+  );
+  assert.equal(overloaded.type, "overloaded_error");
+  assert.equal(errorResponse(overloaded).headers.get("retry-after"), String(DEFAULT_OVERLOADED_RETRY_S));
+  assert.equal(overloaded.retryable, true);
+  assert.deepEqual(overloaded.headers, { "anthropic-ratelimit-requests-remaining": "3" });
+  const notLimited = await upstreamHttpError("openai", new Response("{}", { status: 400 }), (t) => t);
+  assert.equal(notLimited.retryAfter, undefined);
   const response = errorResponse(
     new GatewayError("rate_limit_error", "slow down", { retryAfter: "3" }),
     "req_2",

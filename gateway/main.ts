@@ -1,15 +1,18 @@
 /**
  * Edge entrypoint of the gateway: `export default { fetch }`. Health is answered before configuration is
  * read; the app is built once, on first use, and the key database is opened lazily on the first key check.
- * Served this way (an edge platform, `deno serve`) there is no connection guard: the platform owns the sockets
- * and bounds slow clients. The self-hosted process serves this same handler through gateway/serve.ts.
+ * On an edge platform there is no connection guard: the platform owns the sockets and bounds slow clients.
+ * Under `deno serve`, which bounds nothing (no header, idle or connection limit), `GATEWAY_SERVE_GUARD=
+ * host:port` puts the connection guard on that public address in front of the port `deno serve` listens on
+ * (which should then be `--host 127.0.0.1`); without it a warning says the sockets are unbounded. The
+ * self-hosted process (`deno task start`) serves this same handler through gateway/serve.ts.
  */
 import { healthResponse, isHealthRequest } from "@switchyard/lib/health.ts";
 import { createLogger } from "@switchyard/lib/log.ts";
 import { openDatabase } from "@switchyard/lib/db.ts";
 import type { Kysely } from "kysely";
 import { createGatewayApp, GATEWAY_SERVICE_NAME } from "./app.ts";
-import { readGatewayConfig } from "./config.ts";
+import { readGatewayConfig } from "./config/mod.ts";
 import { ApiKeyStore, type KeysDatabase } from "./keys/store.ts";
 import type { UsageDatabase } from "./usage/ledger.ts";
 import { KeyVerifier } from "./keys/verifier.ts";
@@ -17,6 +20,10 @@ import { createIdentities } from "./identity/mod.ts";
 import type { PoliciesDatabase } from "./identity/policy_store.ts";
 import { createBatchedSink } from "./log_sink.ts";
 import { errorEnvelope } from "./errors.ts";
+import { ConfigError } from "@switchyard/lib/config.ts";
+import { createConnectionGuard } from "@switchyard/lib/connection_guard.ts";
+import type { FetchHandler } from "@switchyard/lib/serve.ts";
+import { connectionRefusal } from "./serve.ts";
 import { UsageLedger } from "./usage/ledger.ts";
 import { workerLedgerStore } from "./usage/ledger_store.ts";
 
@@ -119,4 +126,74 @@ export function fetch(request: Request, info?: Deno.ServeHandlerInfo): Response 
   return handler.fetch(request, { info });
 }
 
-export default { fetch };
+/** Under `deno serve` with GATEWAY_SERVE_GUARD: the guard's handler, which every request goes through. */
+let guarded: FetchHandler | undefined;
+
+/**
+ * `deno serve` calls this once it listens (edge platforms do not): it starts the connection guard when
+ * GATEWAY_SERVE_GUARD asks for it, else warns that slow and idle clients are never disconnected.
+ */
+function onListen(addr: Deno.Addr): void {
+  const local = addr as Deno.NetAddr;
+  const origin = `http://${
+    local.hostname.includes(":") ? `[${local.hostname}]` : local.hostname
+  }:${local.port}`;
+  let config;
+  try {
+    config = readGatewayConfig(Deno.env.toObject());
+  } catch (error) {
+    console.error(`error: ${error instanceof ConfigError ? error.message : String(error)}`);
+    Deno.exit(1);
+  }
+  const target = config.GATEWAY_SERVE_GUARD;
+  if (!target) {
+    // The warning first: whoever waits for the listening line has seen it by then.
+    console.error(
+      "warning: no connection guard under deno serve: slow and idle clients are never disconnected; set " +
+        "GATEWAY_SERVE_GUARD=host:port (docs/gateway.md, Slow clients) or front it with a proxy that bounds them",
+    );
+    console.error(`deno serve: Listening on ${origin}/`);
+    return;
+  }
+  const guard = createConnectionGuard(fetch as FetchHandler, {
+    hostname: target.hostname,
+    port: target.port,
+    headerTimeoutMs: config.GATEWAY_CLIENT_HEADER_TIMEOUT_MS,
+    idleTimeoutMs: config.GATEWAY_CLIENT_IDLE_TIMEOUT_MS,
+    maxConnections: config.GATEWAY_MAX_CONNECTIONS,
+    refusal: connectionRefusal(),
+  });
+  let listener: Deno.Listener;
+  try {
+    listener = guard.bind();
+  } catch (error) {
+    // A second `deno serve --parallel` worker finds the public port taken: the guard pairs each client with
+    // its own worker's requests, so it cannot be shared between workers.
+    console.error(
+      `error: GATEWAY_SERVE_GUARD cannot listen on ${target.hostname}:${target.port} (${
+        error instanceof Error ? error.message : String(error)
+      }); it is one per process and does not work with deno serve --parallel`,
+    );
+    Deno.exit(1);
+  }
+  guarded = guard.handler;
+  const server = guard.start(listener, local.port);
+  // `deno serve` ends on SIGTERM once its event loop is empty: the guard's listener and connections close
+  // once the requests under way are done (the same bound as the drain), so the process can end.
+  let stopping = false;
+  Deno.addSignalListener("SIGTERM", async () => {
+    if (stopping) return;
+    stopping = true;
+    const deadline = Date.now() + DRAIN_LIMIT_MS;
+    while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    await server.shutdown();
+  });
+  console.error(`deno serve: Listening on ${server.url}/ (connection guard in front of ${origin})`);
+}
+
+/** What `deno serve` and edge platforms load: the handler, through the guard when one is listening. */
+export default {
+  fetch: (request: Request, info?: Deno.ServeHandlerInfo) =>
+    guarded && info ? guarded(request, info as Deno.ServeHandlerInfo<Deno.NetAddr>) : fetch(request, info),
+  onListen,
+} satisfies Deno.ServeDefaultExport;

@@ -3,7 +3,7 @@
  * (`limit`, `after_id`, `before_id` → `has_more`, `first_id`, `last_id`). Entries come from the config
  * file's `models`, else a default list per offered provider, plus every alias.
  */
-import type { GatewayFile } from "./config_file.ts";
+import type { GatewayFile } from "./config/file.ts";
 import { invalidRequest } from "./errors.ts";
 import type { ProviderSettings } from "./providers/contract.ts";
 
@@ -57,7 +57,13 @@ export function buildCatalogue(
       for (const model of p.models ?? []) out.push(entry(`${name}/${model}`));
     }
   }
+  for (const [name, group] of Object.entries(file.deployments ?? {})) {
+    if (routes(name) && !out.some((m) => m.id === name)) {
+      out.push(entry(name, `${name} (${group.targets.length} deployments)`));
+    }
+  }
   for (const [alias, target] of Object.entries(file.aliases ?? {})) {
+    if (alias.includes("*")) continue; // a glob alias is a routing rule, not a model name
     if (routes(alias) && !out.some((m) => m.id === alias)) out.push(entry(alias, `${alias} (${target})`));
   }
   return out;

@@ -6,6 +6,7 @@
  * `claude-sonnet-4-5`; the longest matching entry wins). An unknown model costs 0 and is flagged.
  */
 import type { Usage } from "./messages/types.ts";
+import { parseTarget } from "./target.ts";
 
 /** One model's prices, USD per million tokens. */
 export interface ModelPrice {
@@ -139,7 +140,7 @@ export class PriceTable {
   priceOf(target: string): ModelPrice | null {
     let price = this.#cache.get(target);
     if (price !== undefined) return price;
-    price = this.#entries.get(target) ?? this.#byPrefix(target.slice(target.indexOf("/") + 1));
+    price = this.#entries.get(target) ?? this.#byPrefix(parseTarget(target)?.model ?? target);
     this.#cache.set(target, price);
     return price;
   }

@@ -7,7 +7,7 @@ import { concatBytes } from "@switchyard/lib/bytes.ts";
 import { isAppError } from "@switchyard/lib/errors.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
 import { errorResponse, GatewayError } from "./errors.ts";
-import { deadlineTickerFor } from "./messages/ticker.ts";
+import { deadlineTickerFor } from "./upstream/ticker.ts";
 import type { TraceIds } from "./providers/contract.ts";
 import type { KeyPolicy } from "./limits/policy.ts";
 

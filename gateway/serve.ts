@@ -6,7 +6,7 @@
  */
 import { startGuardedServer } from "@switchyard/lib/connection_guard.ts";
 import { type FetchHandler, type RunningServer, startServer } from "@switchyard/lib/serve.ts";
-import type { GatewayConfig } from "./config.ts";
+import type { GatewayConfig } from "./config/mod.ts";
 import { errorEnvelope } from "./errors.ts";
 
 /** Where to listen. */

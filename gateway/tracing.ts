@@ -10,6 +10,7 @@
 import { type Attributes, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Usage } from "./messages/types.ts";
 import type { TraceIds } from "./providers/contract.ts";
+import { parseTarget } from "./target.ts";
 
 /** Instrumentation scope name of the gateway's spans. */
 export const TRACER_NAME = "switchyard-gateway";
@@ -65,8 +66,8 @@ export interface GatewayTracer {
 }
 
 function splitTarget(target: string): [string, string] {
-  const slash = target.indexOf("/");
-  return slash > 0 ? [target.slice(0, slash), target.slice(slash + 1)] : ["", target];
+  const parsed = parseTarget(target);
+  return parsed ? [parsed.provider, parsed.model] : ["", target];
 }
 
 function usageAttributes(usage: Usage): Attributes {

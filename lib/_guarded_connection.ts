@@ -3,7 +3,14 @@
  * twin to the internal `Deno.serve`, the two byte copies between them, and the state the deadlines read
  * (requests in flight, since when a request head has been arriving, since when the connection is idle).
  */
-import type { GuardCloseReason } from "./connection_guard.ts";
+/** Why the guard closed a connection. */
+export type GuardCloseReason =
+  | "header_timeout"
+  | "idle_timeout"
+  | "close_after_response"
+  | "client_closed"
+  | "server_closed"
+  | "shutdown";
 
 /** What a connection needs from its guard. */
 export interface GuardedConnectionHost {

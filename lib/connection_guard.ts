@@ -16,16 +16,13 @@
  * The handler sees the client's own address in `info.remoteAddr`, not the loopback one.
  */
 import type { FetchHandler, RunningServer } from "./serve.ts";
-import { GuardedConnection, type GuardedConnectionHost } from "./_guarded_connection.ts";
+import {
+  type GuardCloseReason,
+  GuardedConnection,
+  type GuardedConnectionHost,
+} from "./_guarded_connection.ts";
 
-/** Why the guard closed a connection. */
-export type GuardCloseReason =
-  | "header_timeout"
-  | "idle_timeout"
-  | "close_after_response"
-  | "client_closed"
-  | "server_closed"
-  | "shutdown";
+export type { GuardCloseReason } from "./_guarded_connection.ts";
 
 /** Options of {@link startGuardedServer}. */
 export interface ConnectionGuardOptions {
@@ -83,10 +80,35 @@ export function startGuardedServer(
   handler: FetchHandler,
   options: ConnectionGuardOptions,
 ): Promise<GuardedServer> {
-  return new Promise((resolve) => resolve(guard(handler, options)));
+  return new Promise((resolve) => {
+    const guard = createConnectionGuard(handler, options);
+    // The public port first: if it is taken, nothing else has been started.
+    const listener = guard.bind();
+    // Deno.serve binds synchronously: its address is known on return.
+    const internal = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, guard.handler);
+    resolve(guard.start(listener, internal.addr.port, () => internal.shutdown()));
+  });
 }
 
-function guard(handler: FetchHandler, options: ConnectionGuardOptions): GuardedServer {
+/**
+ * A guard whose internal server someone else runs: `deno serve` (gateway/main.ts) serves `handler` on
+ * 127.0.0.1, and once it listens `start` accepts on the public port and forwards there. Requests reaching
+ * that server without coming through the guard get 421.
+ */
+export interface ConnectionGuard {
+  /** The handler the internal server must serve (it tells the guard when requests start and end). */
+  handler: FetchHandler;
+  /** Binds the public port (throws when it cannot: taken, or no permission). */
+  bind(): Deno.Listener;
+  /** Accepts on `listener` and pairs each client with a connection to 127.0.0.1:`internalPort`. */
+  start(listener: Deno.Listener, internalPort: number, stopInternal?: () => Promise<void>): GuardedServer;
+}
+
+/** A connection guard for `handler`, not yet listening (see {@link ConnectionGuard}). */
+export function createConnectionGuard(
+  handler: FetchHandler,
+  options: ConnectionGuardOptions,
+): ConnectionGuard {
   const byPort = new Map<number, GuardedConnection>();
   const host: GuardedConnectionHost = {
     headerTimeoutMs: options.headerTimeoutMs,
@@ -112,13 +134,6 @@ function guard(handler: FetchHandler, options: ConnectionGuardOptions): GuardedS
       : connection.noteResponse(result);
   };
 
-  // The public port first: if it is taken, nothing else has been started.
-  const listener = Deno.listen({ hostname: options.hostname ?? "127.0.0.1", port: options.port });
-  // Deno.serve binds synchronously: its address is known on return.
-  const internal = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, wrapped);
-  const internalPort = internal.addr.port;
-  const publicAddr = listener.addr as Deno.NetAddr;
-
   // One shared timer checks every connection's deadlines (no timer per connection), only while some are open.
   const periodMs = Math.max(
     5,
@@ -136,61 +151,76 @@ function guard(handler: FetchHandler, options: ConnectionGuardOptions): GuardedS
     ticker = undefined;
   }
 
-  let open = 0;
-  let stopping = false;
-  const lingering = { count: 0 };
-  const accepting = (async () => {
-    while (!stopping) {
-      let client: Deno.TcpConn;
-      try {
-        client = await listener.accept() as Deno.TcpConn;
-      } catch (error) {
-        if (stopping || error instanceof Deno.errors.BadResource) return;
-        await new Promise((resolve) => setTimeout(resolve, ACCEPT_BACKOFF_MS));
-        continue;
-      }
-      if (open >= options.maxConnections) {
-        refuse(client, options.refusal, lingering);
-        continue;
-      }
-      open++;
-      connect(client).finally(() => open--);
-    }
-  })();
-
-  /** Pairs a client with a new internal connection and copies until either side is done. */
-  async function connect(client: Deno.TcpConn): Promise<void> {
-    let inner: Deno.TcpConn;
-    try {
-      inner = await Deno.connect({ hostname: "127.0.0.1", port: internalPort });
-    } catch {
-      client.close();
-      return;
-    }
-    client.setNoDelay(true);
-    inner.setNoDelay(true);
-    const connection = new GuardedConnection(client, inner, host);
-    byPort.set(connection.internalPort, connection);
-    startTicker();
-    await connection.run();
-  }
-
   return {
-    url: `http://${
-      publicAddr.hostname.includes(":") ? `[${publicAddr.hostname}]` : publicAddr.hostname
-    }:${publicAddr.port}`,
-    port: publicAddr.port,
-    openConnections: () => open,
-    internalPort,
-    async shutdown() {
-      stopping = true;
-      listener.close();
-      await accepting;
-      for (const connection of [...byPort.values()]) connection.close("shutdown");
-      stopTicker();
-      await internal.shutdown();
-    },
+    handler: wrapped,
+    bind: () => Deno.listen({ hostname: options.hostname ?? "127.0.0.1", port: options.port }),
+    start: (listener, internalPort, stopInternal) =>
+      accept(listener, internalPort, stopInternal ?? (() => Promise.resolve())),
   };
+
+  function accept(
+    listener: Deno.Listener,
+    internalPort: number,
+    stopInternal: () => Promise<void>,
+  ): GuardedServer {
+    const publicAddr = listener.addr as Deno.NetAddr;
+
+    let open = 0;
+    let stopping = false;
+    const lingering = { count: 0 };
+    const accepting = (async () => {
+      while (!stopping) {
+        let client: Deno.TcpConn;
+        try {
+          client = await listener.accept() as Deno.TcpConn;
+        } catch (error) {
+          if (stopping || error instanceof Deno.errors.BadResource) return;
+          await new Promise((resolve) => setTimeout(resolve, ACCEPT_BACKOFF_MS));
+          continue;
+        }
+        if (open >= options.maxConnections) {
+          refuse(client, options.refusal, lingering);
+          continue;
+        }
+        open++;
+        connect(client).finally(() => open--);
+      }
+    })();
+
+    /** Pairs a client with a new internal connection and copies until either side is done. */
+    async function connect(client: Deno.TcpConn): Promise<void> {
+      let inner: Deno.TcpConn;
+      try {
+        inner = await Deno.connect({ hostname: "127.0.0.1", port: internalPort });
+      } catch {
+        client.close();
+        return;
+      }
+      client.setNoDelay(true);
+      inner.setNoDelay(true);
+      const connection = new GuardedConnection(client, inner, host);
+      byPort.set(connection.internalPort, connection);
+      startTicker();
+      await connection.run();
+    }
+
+    return {
+      url: `http://${
+        publicAddr.hostname.includes(":") ? `[${publicAddr.hostname}]` : publicAddr.hostname
+      }:${publicAddr.port}`,
+      port: publicAddr.port,
+      openConnections: () => open,
+      internalPort,
+      async shutdown() {
+        stopping = true;
+        listener.close();
+        await accepting;
+        for (const connection of [...byPort.values()]) connection.close("shutdown");
+        stopTicker();
+        await stopInternal();
+      },
+    };
+  }
 }
 
 /** Writes the refusal, stops writing, and discards what the client sends for a moment before closing. */

@@ -3,7 +3,7 @@
  * styles from the gateway itself only, no framing, `no-store`), cookie names and attributes (`__Host-` and
  * `Secure` on https, HttpOnly, SameSite), the CSRF comparison, and safe return paths.
  */
-import type { ConsoleSettings } from "./settings.ts";
+import { CONSOLE_PATH, type ConsoleSettings } from "./settings.ts";
 
 /** Headers every console response carries; `formTarget` is the OP origin the sign-out form redirects to. */
 export function securityHeaders(formTarget: string): Record<string, string> {
@@ -62,7 +62,27 @@ export function sameToken(a: string, b: string): boolean {
 
 /** A path inside the console to return to after sign-in; anything else becomes the console's home. */
 export function safeReturnPath(raw: string | null | undefined): string {
-  if (!raw || !raw.startsWith("/admin") || raw.startsWith("//") || /[\\\s]/.test(raw)) return "/admin/keys";
-  if (raw.startsWith("/admin/callback") || raw.startsWith("/admin/sign-")) return "/admin/keys";
+  if (!raw || !raw.startsWith(CONSOLE_PATH) || raw.startsWith("//") || /[\\\s]/.test(raw)) {
+    return `${CONSOLE_PATH}/keys`;
+  }
+  if (raw.startsWith(`${CONSOLE_PATH}/callback`) || raw.startsWith(`${CONSOLE_PATH}/sign-`)) {
+    return `${CONSOLE_PATH}/keys`;
+  }
   return raw;
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Where a request that reached the console on another loopback name of its origin (`localhost` for a console
+ * at `127.0.0.1`, or the reverse) should go instead: the same path on the configured origin. Sign-in needs
+ * one origin (the redirect URI is registered on it and the cookies are host-only), so the console answers on
+ * its own origin only and sends the other loopback names there. Undefined when no redirect is needed.
+ */
+export function canonicalLoopbackUrl(url: URL, origin: string): string | undefined {
+  if (url.origin === origin) return undefined;
+  const home = new URL(origin);
+  if (!LOOPBACK_HOSTS.has(url.hostname) || !LOOPBACK_HOSTS.has(home.hostname)) return undefined;
+  if (url.port !== home.port || url.protocol !== home.protocol) return undefined;
+  return `${origin}${url.pathname}${url.search}`;
 }

@@ -4,6 +4,7 @@ import type { UsageSnapshot } from "../limits/counters.ts";
 import { Csrf, Field, Select } from "./fields.tsx";
 import { Frame, type FrameUser } from "./layout.tsx";
 import type { KeyFormValues } from "./key_form.ts";
+import { CONSOLE_PATH } from "./settings.ts";
 
 /** A listed key with what it used. */
 export interface KeyRow {
@@ -106,7 +107,7 @@ export function KeysPage(props: {
 }) {
   const errors = props.errors ?? {};
   return (
-    <Frame title="Keys" current="/admin/keys" user={props.user}>
+    <Frame title="Keys" current={`${CONSOLE_PATH}/keys`} user={props.user}>
       {props.notice && <p class="notice" role="status">{props.notice}</p>}
       {props.created && (
         <section class="notice" aria-labelledby="new-key">
@@ -153,10 +154,10 @@ export function KeysPage(props: {
                   <td>
                     {!row.key.revokedAt && (
                       <span class="actions">
-                        <a href={`/admin/keys/${row.key.id}`}>
+                        <a href={`${CONSOLE_PATH}/keys/${row.key.id}`}>
                           Edit limits<span class="skip">of {row.key.name}</span>
                         </a>
-                        <a href={`/admin/keys/${row.key.id}/revoke`}>
+                        <a href={`${CONSOLE_PATH}/keys/${row.key.id}/revoke`}>
                           Revoke<span class="skip">{row.key.name}</span>
                         </a>
                       </span>
@@ -170,7 +171,7 @@ export function KeysPage(props: {
       </div>
       <h2 id="create">Create a key</h2>
       <div class="card">
-        <form method="post" action="/admin/keys" class="grid" aria-labelledby="create" novalidate>
+        <form method="post" action={`${CONSOLE_PATH}/keys`} class="grid" aria-labelledby="create" novalidate>
           <Csrf token={props.user.csrf} />
           <Field name="name" label="Name" value={props.values?.name} error={errors.name} required />
           <LimitFields values={props.values ?? {}} errors={errors} />
@@ -191,15 +192,15 @@ export function EditKeyPage(props: {
   errors?: Record<string, string>;
 }) {
   return (
-    <Frame title={`Limits of ${props.key.name}`} current="/admin/keys" user={props.user}>
+    <Frame title={`Limits of ${props.key.name}`} current={`${CONSOLE_PATH}/keys`} user={props.user}>
       <div class="card">
         <p class="mono">{props.key.id}</p>
-        <form method="post" action={`/admin/keys/${props.key.id}`} class="grid" novalidate>
+        <form method="post" action={`${CONSOLE_PATH}/keys/${props.key.id}`} class="grid" novalidate>
           <Csrf token={props.user.csrf} />
           <LimitFields values={props.values} errors={props.errors ?? {}} />
           <div class="actions">
             <button type="submit">Save limits</button>
-            <a class="button secondary" href="/admin/keys">Cancel</a>
+            <a class="button secondary" href={`${CONSOLE_PATH}/keys`}>Cancel</a>
           </div>
         </form>
       </div>
@@ -210,16 +211,16 @@ export function EditKeyPage(props: {
 /** The revoke confirmation of one key. */
 export function RevokeKeyPage(props: { user: FrameUser; key: ApiKeyInfo }) {
   return (
-    <Frame title={`Revoke ${props.key.name}?`} current="/admin/keys" user={props.user}>
+    <Frame title={`Revoke ${props.key.name}?`} current={`${CONSOLE_PATH}/keys`} user={props.user}>
       <div class="card">
         <p>
           Key <span class="mono">{props.key.id}</span>{" "}
           ({props.key.prefix}…) stops working within seconds on every gateway instance. This cannot be undone.
         </p>
-        <form method="post" action={`/admin/keys/${props.key.id}/revoke`} class="actions">
+        <form method="post" action={`${CONSOLE_PATH}/keys/${props.key.id}/revoke`} class="actions">
           <Csrf token={props.user.csrf} />
           <button type="submit" class="danger">Revoke key</button>
-          <a class="button secondary" href="/admin/keys">Cancel</a>
+          <a class="button secondary" href={`${CONSOLE_PATH}/keys`}>Cancel</a>
         </form>
       </div>
     </Frame>

@@ -1,14 +1,21 @@
 /** The console's page frame: skip link, navigation, the signed-in admin with the sign-out form. */
 import type { Child } from "hono/jsx";
 import { securityHeaders } from "./http.ts";
+import { CONSOLE_PATH } from "./settings.ts";
 
 /** The pages in the navigation, in order. */
 export const NAV = [
-  { path: "/admin/keys", label: "Keys" },
-  { path: "/admin/usage", label: "Usage" },
-  { path: "/admin/requests", label: "Requests" },
-  { path: "/admin/providers", label: "Providers" },
+  { path: `${CONSOLE_PATH}/keys`, label: "Keys" },
+  { path: `${CONSOLE_PATH}/usage`, label: "Usage" },
+  { path: `${CONSOLE_PATH}/requests`, label: "Requests" },
+  { path: `${CONSOLE_PATH}/providers`, label: "Providers" },
 ] as const;
+
+/** The pages a signed-in person who is not an admin sees (their own usage and requests). */
+export const PERSONAL_PAGES: ReadonlySet<string> = new Set([
+  `${CONSOLE_PATH}/usage`,
+  `${CONSOLE_PATH}/requests`,
+]);
 
 /** Who is signed in, as the frame shows it. */
 export interface FrameUser {
@@ -28,8 +35,8 @@ export function Frame(props: { title: string; current?: string; user?: FrameUser
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · Switchyard gateway`}</title>
-        <link rel="stylesheet" href="/admin/assets/console.css" />
-        <script src="/admin/assets/console.js" defer></script>
+        <link rel="stylesheet" href={`${CONSOLE_PATH}/assets/console.css`} />
+        <script src={`${CONSOLE_PATH}/assets/console.js`} defer></script>
       </head>
       <body>
         <a class="skip" href="#main">Skip to content</a>
@@ -38,9 +45,7 @@ export function Frame(props: { title: string; current?: string; user?: FrameUser
           {props.user && (
             <nav aria-label="Console">
               <ul>
-                {NAV.filter((item) =>
-                  !props.user?.personal || item.path === "/admin/usage" || item.path === "/admin/requests"
-                ).map((item) => (
+                {NAV.filter((item) => !props.user?.personal || PERSONAL_PAGES.has(item.path)).map((item) => (
                   <li>
                     <a href={item.path} aria-current={props.current === item.path ? "page" : undefined}>
                       {item.label}
@@ -53,7 +58,7 @@ export function Frame(props: { title: string; current?: string; user?: FrameUser
           {props.user && (
             <div class="who">
               <span>{props.user.label}</span>
-              <form method="post" action="/admin/sign-out">
+              <form method="post" action={`${CONSOLE_PATH}/sign-out`}>
                 <input type="hidden" name="_csrf" value={props.user.csrf} />
                 <button type="submit" class="secondary">Sign out</button>
               </form>

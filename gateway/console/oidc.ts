@@ -6,7 +6,7 @@
  */
 import * as oauth from "oauth4webapi";
 import { createRemoteJWKSet, customFetch, jwtVerify } from "jose";
-import type { ConsoleSettings } from "./settings.ts";
+import { CONSOLE_PATH, type ConsoleSettings } from "./settings.ts";
 
 /** What a verified sign-in yields. */
 export interface SignedInUser {
@@ -53,12 +53,12 @@ export class RelyingParty {
 
   /** The redirect URI registered for the console. */
   get redirectUri(): string {
-    return `${this.#settings.origin}/admin/callback`;
+    return `${this.#settings.origin}${CONSOLE_PATH}/callback`;
   }
 
   /** Where the OP sends the browser after an RP-initiated logout. */
   get postLogoutUri(): string {
-    return `${this.#settings.origin}/admin/signed-out`;
+    return `${this.#settings.origin}${CONSOLE_PATH}/signed-out`;
   }
 
   #client(): oauth.Client {

@@ -5,7 +5,7 @@
  */
 import type { Kysely } from "kysely";
 import type { ProviderSettings } from "../providers/contract.ts";
-import type { CircuitBreakers } from "../circuit_breaker.ts";
+import type { CircuitBreakers } from "../upstream/circuit_breaker.ts";
 import type { LimitCounters } from "../limits/counters.ts";
 import { periodOf } from "../limits/enforcer.ts";
 import { ApiKeyStore, type KeysDatabase } from "../keys/store.ts";
@@ -19,6 +19,7 @@ import { parseUsageQuery } from "./usage_query.ts";
 import { UsagePage } from "./usage_page.tsx";
 import { parseRequestFilters, RequestsPage } from "./requests_page.tsx";
 import { type ProviderRow, ProvidersPage } from "./providers_page.tsx";
+import { CONSOLE_PATH } from "./settings.ts";
 
 /** What the pages read and change. */
 export interface PageDeps {
@@ -100,7 +101,7 @@ export function createPages(deps: PageDeps) {
       if (!parsed.ok) return html(EditKeyPage({ user, key, values, errors: parsed.errors }), 400);
       if (!await (await store()).update(id, parsed.settings)) return notFoundPage();
       deps.keysChanged();
-      return redirect(`/admin/keys?updated=${encodeURIComponent(id)}`);
+      return redirect(`${CONSOLE_PATH}/keys?updated=${encodeURIComponent(id)}`);
     },
 
     confirmRevoke: async (user: FrameUser, id: string) => {
@@ -112,7 +113,7 @@ export function createPages(deps: PageDeps) {
     revokeKey: async (_user: FrameUser, id: string) => {
       if (!await (await store()).revoke(id, deps.now())) return notFoundPage();
       deps.keysChanged();
-      return redirect(`/admin/keys?revoked=${encodeURIComponent(id)}`);
+      return redirect(`${CONSOLE_PATH}/keys?revoked=${encodeURIComponent(id)}`);
     },
 
     usage: async (user: FrameUser, url: URL) => {
@@ -208,7 +209,7 @@ export function createPages(deps: PageDeps) {
         name: p.name,
         kind: p.kind,
         host: hostOf(p.baseUrl),
-        breaker: deps.breakers.stateOf(p.name),
+        breaker: deps.breakers.stateOfProvider(p.name),
         hour: hour.find((g) => g.group === p.name),
         day: day.find((g) => g.group === p.name),
       }));
@@ -221,7 +222,7 @@ export function createPages(deps: PageDeps) {
       MessagePage({
         title: "Not found",
         message: "There is no active key with that id.",
-        link: { href: "/admin/keys", label: "Back to keys" },
+        link: { href: `${CONSOLE_PATH}/keys`, label: "Back to keys" },
       }),
       404,
     );

@@ -1,7 +1,11 @@
-/** The Providers page: configured providers, their circuit-breaker state and recent error rates. */
-import type { BreakerState } from "../circuit_breaker.ts";
+/**
+ * The Providers page: configured providers, their circuit-breaker state (the worst of their deployments,
+ * naming those not closed) and recent error rates.
+ */
+import type { BreakerState } from "../upstream/circuit_breaker.ts";
 import type { Aggregate } from "../usage/series.ts";
 import { Frame, type FrameUser } from "./layout.tsx";
+import { CONSOLE_PATH } from "./settings.ts";
 
 /** One provider as shown. */
 export interface ProviderRow {
@@ -9,7 +13,8 @@ export interface ProviderRow {
   kind: string;
   /** Host of the base URL (never credentials or paths). */
   host: string;
-  breaker: BreakerState;
+  /** The worst circuit among the provider's deployments, and those not closed. */
+  breaker: BreakerState & { deployments: string[] };
   hour?: Aggregate;
   day?: Aggregate;
 }
@@ -17,16 +22,20 @@ export interface ProviderRow {
 const rate = (a?: Aggregate) =>
   a && a.requests ? `${((a.errors / a.requests) * 100).toFixed(1)} % of ${a.requests}` : "no requests";
 
-function breakerText(state: BreakerState): string {
-  if (state.state === "open") return `open (probe in ${Math.ceil(state.retryInMs / 1000)} s)`;
-  if (state.state === "half-open") return "half-open (probing)";
+function breakerText(state: ProviderRow["breaker"]): string {
+  // Which deployments (`provider/model`, the credential's name left out) are not closed.
+  const which = state.deployments.length
+    ? `: ${state.deployments.map((d) => d.replace(/#.*$/, "")).join(", ")}`
+    : "";
+  if (state.state === "open") return `open (probe in ${Math.ceil(state.retryInMs / 1000)} s)${which}`;
+  if (state.state === "half-open") return `half-open (probing)${which}`;
   return state.failures ? `closed (${state.failures} recent failures)` : "closed";
 }
 
 /** The Providers page. */
 export function ProvidersPage(props: { user: FrameUser; rows: ProviderRow[] }) {
   return (
-    <Frame title="Providers" current="/admin/providers" user={props.user}>
+    <Frame title="Providers" current={`${CONSOLE_PATH}/providers`} user={props.user}>
       <div class="scroll">
         <table aria-label="Providers">
           <thead>

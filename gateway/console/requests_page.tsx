@@ -2,6 +2,7 @@
 import type { ListedRow, RequestFilters } from "../usage/series.ts";
 import { Field } from "./fields.tsx";
 import { Frame, type FrameUser } from "./layout.tsx";
+import { CONSOLE_PATH } from "./settings.ts";
 
 /** Raw filter values, echoed into the form. */
 export type RequestFilterValues = Record<"key" | "model" | "status", string>;
@@ -43,9 +44,9 @@ export function RequestsPage(props: {
 }) {
   const { values, errors } = props;
   return (
-    <Frame title="Requests" current="/admin/requests" user={props.user}>
+    <Frame title="Requests" current={`${CONSOLE_PATH}/requests`} user={props.user}>
       <div class="card">
-        <form method="get" action="/admin/requests" class="grid" aria-label="Filters" novalidate>
+        <form method="get" action={`${CONSOLE_PATH}/requests`} class="grid" aria-label="Filters" novalidate>
           <Field name="key" label="Key id" value={values.key} error={errors.key} />
           <Field name="model" label="Model (as asked for)" value={values.model} error={errors.model} />
           <Field
@@ -57,7 +58,7 @@ export function RequestsPage(props: {
           />
           <div class="actions">
             <button type="submit">Filter</button>
-            <a class="button secondary" href="/admin/requests">Clear</a>
+            <a class="button secondary" href={`${CONSOLE_PATH}/requests`}>Clear</a>
           </div>
         </form>
       </div>
@@ -106,7 +107,7 @@ export function RequestsPage(props: {
       {!props.rows.length && <p>No requests match.</p>}
       {props.nextQuery && (
         <p>
-          <a href={`/admin/requests?${props.nextQuery}`}>Older requests</a>
+          <a href={`${CONSOLE_PATH}/requests?${props.nextQuery}`}>Older requests</a>
         </p>
       )}
     </Frame>

@@ -2,7 +2,7 @@
  * The admin console's settings, derived once from the validated gateway configuration: where the OP is, the
  * console's client, its public origin, who is an admin, and how long a session lasts.
  */
-import type { GatewayConfig } from "../config.ts";
+import type { GatewayConfig } from "../config/mod.ts";
 
 /** Everything the console needs to know about its own deployment. */
 export interface ConsoleSettings {

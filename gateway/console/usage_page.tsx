@@ -4,6 +4,7 @@ import { BarChart, type ChartPoint } from "./chart.tsx";
 import { Field, Select } from "./fields.tsx";
 import { Frame, type FrameUser } from "./layout.tsx";
 import type { UsageQuery, UsageQueryValues } from "./usage_query.ts";
+import { CONSOLE_PATH } from "./settings.ts";
 
 /** What the page shows. */
 export interface UsageData {
@@ -54,9 +55,9 @@ export function UsagePage(props: {
 }) {
   const { values, errors, data, query } = props;
   return (
-    <Frame title="Usage" current="/admin/usage" user={props.user}>
+    <Frame title="Usage" current={`${CONSOLE_PATH}/usage`} user={props.user}>
       <div class="card">
-        <form method="get" action="/admin/usage" class="grid" aria-label="Range" novalidate>
+        <form method="get" action={`${CONSOLE_PATH}/usage`} class="grid" aria-label="Range" novalidate>
           <Field name="since" label="From (UTC date)" type="date" value={values.since} error={errors.since} />
           <Field
             name="until"
@@ -88,8 +89,8 @@ export function UsagePage(props: {
       {data && query && (
         <>
           <p class="actions">
-            <a href={`/admin/usage/export.csv?${props.exportQuery}`}>Export CSV</a>
-            <a href={`/admin/usage/export.json?${props.exportQuery}`}>Export JSON</a>
+            <a href={`${CONSOLE_PATH}/usage/export.csv?${props.exportQuery}`}>Export CSV</a>
+            <a href={`${CONSOLE_PATH}/usage/export.json?${props.exportQuery}`}>Export JSON</a>
           </p>
           <dl class="stats">
             <div>

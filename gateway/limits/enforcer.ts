@@ -28,6 +28,8 @@ export interface Admission {
   readonly headers: Readonly<Record<string, string>>;
   /** Charges what the request really used (undefined: nothing reached the upstream) and frees its slot. */
   settle(usage: Usage | undefined, target: string): void;
+  /** True when settling uses the usage (a key with limits); false for a key with none to charge. */
+  readonly charges?: boolean;
 }
 
 /** Longest a request holds a concurrency slot if it never settles (a crashed instance). */
@@ -259,6 +261,7 @@ export class LimitEnforcer {
     let settled = false;
     return {
       headers,
+      charges: true,
       settle: (usage, target) => {
         if (settled) return;
         settled = true;

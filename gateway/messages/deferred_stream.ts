@@ -6,7 +6,7 @@
  */
 import { GatewayError } from "../errors.ts";
 import type { StreamOutcome } from "./stream_pipe.ts";
-import { checkPeriod, tickerFor } from "./ticker.ts";
+import { checkPeriod, tickerFor } from "../upstream/ticker.ts";
 
 const encoder = new TextEncoder();
 const PING = encoder.encode('event: ping\ndata: {"type":"ping"}\n\n');

@@ -8,8 +8,8 @@
 import { createSseDecoder, type SseDecoder, type SseEvent } from "@switchyard/lib/sse.ts";
 import { GatewayError } from "../errors.ts";
 import { AnthropicEventWriter } from "./stream_writer.ts";
-import { checkPeriod, tickerFor } from "./ticker.ts";
-import type { BodyReader } from "../providers/contract.ts";
+import { checkPeriod, tickerFor } from "../upstream/ticker.ts";
+import type { BodyReader } from "../upstream/response.ts";
 import type { Usage } from "./types.ts";
 
 /** Translates one provider's upstream events into writer calls. */

@@ -172,6 +172,31 @@ export function toolReferenceText(block: ToolReferenceBlockParam): string {
   return `tool_reference: ${block.tool_name}`;
 }
 
+/** What differs between two answers; {@link buildMessage} adds the rest of the envelope. */
+export interface MessageParts {
+  model: string;
+  content: ContentBlock[];
+  stop_reason: StopReason;
+  usage: Usage;
+  /** The stop sequence that ended the answer (null when none did). */
+  stop_sequence?: string | null;
+}
+
+/** The one builder of Anthropic's `Message` envelope (fields in Anthropic's order; a fresh id). */
+export function buildMessage(parts: MessageParts): Message {
+  return {
+    id: newMessageId(),
+    type: "message",
+    role: "assistant",
+    model: parts.model,
+    content: parts.content,
+    stop_reason: parts.stop_reason,
+    stop_sequence: parts.stop_sequence ?? null,
+    stop_details: null,
+    usage: parts.usage,
+  };
+}
+
 /** Makes a message id in Anthropic's shape. */
 export function newMessageId(): string {
   return `msg_${crypto.randomUUID().replaceAll("-", "")}`;

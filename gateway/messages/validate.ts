@@ -6,6 +6,9 @@
 import { invalidRequest } from "../errors.ts";
 import type { MessageParam, MessagesRequest, ToolParam } from "./types.ts";
 import { isObject, validateContent, validateSystem } from "./validate_content.ts";
+import { nestingDepthOver } from "./json_scan.ts";
+
+export { nestingDepthOver };
 
 const ROLES = new Set(["user", "assistant", "system"]);
 const TOOL_CHOICES = new Set(["auto", "any", "tool", "none"]);
@@ -21,12 +24,13 @@ function validateTools(tools: unknown): ToolParam[] {
     if (!isObject(tool)) throw invalidRequest(`tools.${i}: expected an object`);
     const name = typeof tool.name === "string" ? tool.name : "";
     if (!isCustomTool(tool)) {
-      throw invalidRequest(
-        `tools.${i}: tool ${JSON.stringify(name || String(tool.type))} of type ${
-          JSON.stringify(tool.type)
-        } is a provider server tool, which this gateway does not support; only function tools ` +
-          `(with input_schema) are accepted`,
-      );
+      // A server tool (web_search_20250305, ...): only an Anthropic upstream runs it (server_tools.ts refuses
+      // it, naming it, for every other provider once the request is routed).
+      if (typeof tool.type !== "string" || !tool.type) {
+        throw invalidRequest(`tools.${i}.type: expected a string`);
+      }
+      if (!name) throw invalidRequest(`tools.${i}.name: expected a non-empty string`);
+      return;
     }
     if (!name) throw invalidRequest(`tools.${i}.name: expected a non-empty string`);
     if (!isObject(tool.input_schema)) {
@@ -53,10 +57,28 @@ function validateMessages(messages: unknown): MessageParam[] {
   return messages as MessageParam[];
 }
 
-function validateCommon(body: Record<string, unknown>): void {
-  if (typeof body.model !== "string" || body.model === "") {
-    throw invalidRequest("model: expected a non-empty string");
+/**
+ * What a model name may hold: letters, digits and `_ . : / @ + ~ -`, at most 256 characters. Names travel
+ * into upstream URLs, headers, log lines and the ledger, so anything else (CR/LF, spaces, NUL, non-ASCII)
+ * is refused here rather than escaped at each of those places.
+ */
+const MODEL_NAME = /^[\w.:/@+~-]{1,256}$/;
+
+/** Refuses a model name that is not a string of {@link MODEL_NAME}'s characters. */
+export function validateModelName(model: unknown): string {
+  if (typeof model !== "string" || model === "") throw invalidRequest("model: expected a non-empty string");
+  if (!MODEL_NAME.test(model)) {
+    throw invalidRequest(
+      `model: ${
+        JSON.stringify(model.slice(0, 80))
+      } is not a model name (letters, digits and _ . : / @ + ~ - only, at most 256)`,
+    );
   }
+  return model;
+}
+
+function validateCommon(body: Record<string, unknown>): void {
+  validateModelName(body.model);
   validateMessages(body.messages);
   if (body.system !== undefined) validateSystem(body.system);
   if (body.tools !== undefined) validateTools(body.tools);
@@ -108,6 +130,9 @@ function validateOutputConfig(config: unknown, path: string): void {
 
 /** Parses JSON text, mapping a syntax error to 400. */
 export function parseJsonBody(text: string): Record<string, unknown> {
+  if (text.length > 2 * MAX_JSON_DEPTH && nestingDepthOver(text, MAX_JSON_DEPTH)) {
+    throw invalidRequest(`request body: arrays and objects nest deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -117,6 +142,13 @@ export function parseJsonBody(text: string): Record<string, unknown> {
   if (!isObject(body)) throw invalidRequest("request body must be a JSON object");
   return body;
 }
+
+/**
+ * The deepest nesting of arrays and objects a body may have. Every later stage (translation, schema
+ * rewriting, `JSON.stringify`) recurses, so a deeper body would overflow the stack there, after routing and
+ * possibly mid-upstream-call; real requests (tool schemas included) stay far below it.
+ */
+export const MAX_JSON_DEPTH = 128;
 
 /** Validates a messages request body, returning it typed. */
 export function validateMessagesRequest(body: Record<string, unknown>): MessagesRequest {

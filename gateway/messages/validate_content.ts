@@ -15,6 +15,10 @@ const MESSAGE_BLOCKS = new Set([
   "tool_result",
   "thinking",
   "redacted_thinking",
+  // An Anthropic server tool's call and results (server_tools.ts keeps them from other providers).
+  "server_tool_use",
+  "web_search_tool_result",
+  "web_fetch_tool_result",
 ]);
 /** Block types accepted inside a `tool_result` (Claude Code sends `tool_reference` from its tool search). */
 const TOOL_RESULT_BLOCKS = new Set(["text", "image", "document", "tool_reference", "search_result"]);
@@ -92,6 +96,12 @@ function validateBlock(block: Record<string, unknown>, path: string): void {
       return needString(block, "data", path);
     case "tool_reference":
       return needString(block, "tool_name", path);
+    case "server_tool_use":
+      needString(block, "id", path);
+      return needString(block, "name", path);
+    case "web_search_tool_result":
+    case "web_fetch_tool_result":
+      return needString(block, "tool_use_id", path);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { isAppError } from "@switchyard/lib/errors.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
-import { type AnthropicErrorType, GatewayError } from "../errors.ts";
+import { type AnthropicErrorType, GatewayError, retryAfterHeader } from "../errors.ts";
 
 /** OpenAI's `error.type` and `error.code` for each gateway error type. */
 const OPENAI_ERROR_OF: Readonly<Record<AnthropicErrorType, { type: string; code: string | null }>> = {
@@ -67,7 +67,8 @@ export function renderOpenAiError(
   headers.set("content-type", "application/json");
   headers.set("request-id", requestId);
   headers.set("x-request-id", requestId);
-  if (gatewayError.retryAfter !== undefined) headers.set("retry-after", gatewayError.retryAfter);
+  const retryAfter = retryAfterHeader(gatewayError);
+  if (retryAfter !== undefined) headers.set("retry-after", retryAfter);
   if (gatewayError.status === 408) headers.set("connection", "close");
   return new Response(JSON.stringify({ error: openAiError(gatewayError.type, gatewayError.message) }), {
     status: gatewayError.status,

@@ -11,12 +11,12 @@ import type { StreamOutcome } from "../messages/stream_pipe.ts";
 import { GatewayError } from "../errors.ts";
 import type { Usage } from "../messages/types.ts";
 import {
-  bodyReaderOf,
   type ProviderCall,
   type ProviderDeps,
   type ProviderSettings,
   RawJson,
 } from "../providers/contract.ts";
+import { bodyReaderOf } from "../upstream/response.ts";
 import { postUpstream, readUpstreamJsonText, traceHeaders } from "../providers/http.ts";
 import { credentialHeader, refuseUnsupported } from "../providers/openai.ts";
 import { usageFromOpenAi } from "../providers/openai_response.ts";

@@ -10,13 +10,13 @@ import { translateStream } from "../messages/stream_pipe.ts";
 import type { AnthropicEventWriter } from "../messages/stream_writer.ts";
 import type { Message } from "../messages/types.ts";
 import {
-  bodyReaderOf,
   type Provider,
   type ProviderCall,
   type ProviderDeps,
   type ProviderSettings,
   RawJson,
 } from "./contract.ts";
+import { bodyReaderOf } from "../upstream/response.ts";
 import {
   parseUpstreamJson,
   pipeOptions,

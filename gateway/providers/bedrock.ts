@@ -17,14 +17,8 @@ import { ConverseStreamTranslator } from "./bedrock_converse_response.ts";
 import { toConverseRequest } from "./bedrock_converse_request.ts";
 import { InvokeStreamTranslator } from "./bedrock_invoke_stream.ts";
 import { signBedrockRequest } from "./bedrock_signing.ts";
-import {
-  bodyReaderOf,
-  type Provider,
-  type ProviderCall,
-  type ProviderDeps,
-  type ProviderSettings,
-  type UpstreamResponse,
-} from "./contract.ts";
+import { type Provider, type ProviderCall, type ProviderDeps, type ProviderSettings } from "./contract.ts";
+import { bodyReaderOf, type UpstreamResponse } from "../upstream/response.ts";
 import { parseUpstreamJson, pipeOptions, postUpstream, readUpstreamJson, readUpstreamText } from "./http.ts";
 
 /** The `anthropic_version` Bedrock's InvokeModel requires. */

@@ -8,9 +8,9 @@ import type { SseEvent } from "@switchyard/lib/sse.ts";
 import type { StreamTranslator } from "../messages/stream_pipe.ts";
 import type { AnthropicEventWriter } from "../messages/stream_writer.ts";
 import {
+  buildMessage,
   type ContentBlock,
   type Message,
-  newMessageId,
   type StopReason,
   type Usage,
   usageOf,
@@ -87,17 +87,13 @@ export function messageFromConverse(body: Record<string, unknown>, model: string
       });
     }
   }
-  return {
-    id: newMessageId(),
-    type: "message",
-    role: "assistant",
+  return buildMessage({
     model,
     content,
     stop_reason: stopReasonFromConverse(body.stopReason),
     stop_sequence: stopSequenceOf(body.additionalModelResponseFields),
-    stop_details: null,
     usage: usageFromConverse(body.usage as ConverseUsage | undefined),
-  };
+  });
 }
 
 /** Streaming translator for `ConverseStream` events (decoded by aws_event_stream.ts). */

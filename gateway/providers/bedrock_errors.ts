@@ -5,7 +5,7 @@
  */
 import type { AnthropicErrorType } from "../errors.ts";
 import type { GatewayError } from "../errors.ts";
-import type { UpstreamResponse } from "./contract.ts";
+import type { UpstreamResponse } from "../upstream/response.ts";
 import { credentialsRefused } from "./http.ts";
 
 const EXCEPTION_TYPES: Readonly<Record<string, AnthropicErrorType>> = {

@@ -5,7 +5,8 @@
  */
 import type { Message, MessagesRequest } from "../messages/types.ts";
 import type { StreamOutcome } from "../messages/stream_pipe.ts";
-import type { UpstreamLimits } from "./upstream_guard.ts";
+import type { UpstreamLimits } from "../upstream/guard.ts";
+import type { UpstreamFetch, UpstreamResponse } from "../upstream/response.ts";
 
 /** The provider families the registry knows. */
 export type ProviderKind =
@@ -48,41 +49,9 @@ export interface ProviderCall {
   inputTokensEstimate: number;
   /** Told once how a stream ended (the access log's outcome). */
   onStreamEnd?: (outcome: StreamOutcome) => void;
+  /** Told of each successful upstream response before its body is read (its rate-limit headers). */
+  onUpstreamResponse?: (response: UpstreamResponse) => void;
 }
-
-/** Pull-based access to a body without a `ReadableStream` (a stream's default reader is one). */
-export interface BodyReader {
-  /** The next piece of the body. */
-  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
-  /** Stops reading (and drops the connection). */
-  cancel(): Promise<void>;
-}
-
-/** What a provider reads from an upstream HTTP response (a fetch `Response` is one). */
-export interface UpstreamResponse {
-  /** True for 2xx. */
-  readonly ok: boolean;
-  /** Status code. */
-  readonly status: number;
-  /** Header fields. */
-  readonly headers: Headers;
-  /** The body as a stream. */
-  readonly body: ReadableStream<Uint8Array> | null;
-  /** The whole body decoded as UTF-8. */
-  text(): Promise<string>;
-  /** The body as a reader, when the client can give one without building a stream. */
-  reader?(): BodyReader;
-  /** One header's value, when the client can give it without building a `Headers` object. */
-  header?(name: string): string | null;
-}
-
-/** The body of `response` as a reader: its own when it has one, else its stream's. */
-export function bodyReaderOf(response: UpstreamResponse): BodyReader {
-  return response.reader?.() ?? response.body!.getReader();
-}
-
-/** The upstream HTTP call (the global `fetch` is one; so is providers/http1_client.ts). */
-export type UpstreamFetch = (url: string, init: RequestInit) => Promise<UpstreamResponse>;
 
 /** What the world gives a provider. */
 export interface ProviderDeps {
@@ -106,6 +75,8 @@ export interface ProviderSettings {
   baseUrl: string;
   /** Upstream credential; absent for keyless local servers. */
   apiKey?: string;
+  /** The name (never the value) of the credential: its environment key; part of a deployment's circuit. */
+  credentialName?: string;
   /**
    * The header carrying `apiKey` (OpenAI-compatible providers): `authorization` sends `Bearer <key>`, any
    * other name the bare key. Default `authorization`.

@@ -4,13 +4,8 @@
  */
 import { translateStream } from "../messages/stream_pipe.ts";
 import { newMessageId } from "../messages/types.ts";
-import {
-  bodyReaderOf,
-  type Provider,
-  type ProviderCall,
-  type ProviderDeps,
-  type ProviderSettings,
-} from "./contract.ts";
+import { type Provider, type ProviderCall, type ProviderDeps, type ProviderSettings } from "./contract.ts";
+import { bodyReaderOf } from "../upstream/response.ts";
 import { toGeminiRequest } from "./gemini_request.ts";
 import { GeminiStreamTranslator, messageFromGemini } from "./gemini_response.ts";
 import { pipeOptions, postUpstream, readUpstreamJson } from "./http.ts";

@@ -8,9 +8,9 @@ import { GatewayError } from "../errors.ts";
 import type { StreamTranslator } from "../messages/stream_pipe.ts";
 import type { AnthropicEventWriter } from "../messages/stream_writer.ts";
 import {
+  buildMessage,
   type ContentBlock,
   type Message,
-  newMessageId,
   newToolUseId,
   type StopReason,
   type Usage,
@@ -118,17 +118,12 @@ export function messageFromGemini(provider: string, body: Record<string, unknown
   if (stop === "error") {
     throw new GatewayError("api_error", `upstream provider ${provider} failed: finish reason ${reason}`);
   }
-  return {
-    id: newMessageId(),
-    type: "message",
-    role: "assistant",
+  return buildMessage({
     model,
     content,
     stop_reason: stop,
-    stop_sequence: null,
-    stop_details: null,
     usage: usageFromGemini((body.usageMetadata ?? {}) as UsageMetadata),
-  };
+  });
 }
 
 /** Streaming translator for `streamGenerateContent?alt=sse`. */

@@ -2,9 +2,11 @@
 import { GatewayError, upstreamHttpError } from "../errors.ts";
 import type { TranslateStreamOptions } from "../messages/stream_pipe.ts";
 import type { AnthropicEventWriter } from "../messages/stream_writer.ts";
-import type { ProviderCall, ProviderDeps, UpstreamResponse } from "./contract.ts";
-import { ConnectTimeoutError, tlsRefusal } from "./http1_client.ts";
-import { guardedResponse, UpstreamWatch } from "./upstream_guard.ts";
+import type { ProviderCall, ProviderDeps } from "./contract.ts";
+import type { UpstreamResponse } from "../upstream/response.ts";
+import { ConnectTimeoutError, tlsRefusal } from "../upstream/http1_client.ts";
+import { HeadTooLargeError, MAX_HEAD_BYTES } from "../upstream/http1_wire.ts";
+import { guardedResponse, UpstreamWatch } from "../upstream/guard.ts";
 
 /** The stream pipe's options for one call (abort, pings, redaction); `begin` writes `message_start`. */
 export function pipeOptions(
@@ -71,6 +73,17 @@ export async function postUpstream(
     if (watch.expired) throw watch.expired;
     const connectTimeout = error instanceof ConnectTimeoutError ||
       (error instanceof Error && error.cause instanceof ConnectTimeoutError);
+    if (
+      error instanceof HeadTooLargeError ||
+      (error instanceof Error && error.cause instanceof HeadTooLargeError)
+    ) {
+      // The gateway refuses the answer; the upstream did answer, so its circuit is not charged.
+      throw new GatewayError(
+        "api_error",
+        `upstream provider ${provider} sent a response head larger than ${MAX_HEAD_BYTES} bytes`,
+        { status: 502, cause: error, retryable: !call.abort.signal.aborted },
+      );
+    }
     const refusedTls = tlsRefusal(error);
     if (refusedTls) {
       // Not the client's fault and not a transient failure of the network: say what was refused (a 502, as
@@ -83,6 +96,7 @@ export async function postUpstream(
           cause: error,
           detail: error instanceof Error ? error.message : String(error),
           retryable: true,
+          upstreamFault: true,
         },
       );
     }
@@ -95,6 +109,7 @@ export async function postUpstream(
         cause: error,
         detail: error instanceof Error ? error.message : String(error),
         retryable: !call.abort.signal.aborted,
+        upstreamFault: !call.abort.signal.aborted,
       },
     );
   }
@@ -108,6 +123,7 @@ export async function postUpstream(
     }
     throw await upstreamHttpError(provider, guarded, deps.redact);
   }
+  call.onUpstreamResponse?.(guarded);
   return guarded;
 }
 

@@ -6,9 +6,9 @@
  * matches, and a repeated key resolves to its last occurrence as in `JSON.parse`. Anything it is not sure
  * about yields `undefined`, and the caller falls back to a full parse.
  */
+import { jsonStringEnd } from "../messages/json_scan.ts";
 
 const QUOTE = 34;
-const BACKSLASH = 92;
 
 function skipSpace(text: string, i: number): number {
   for (;;) {
@@ -19,14 +19,7 @@ function skipSpace(text: string, i: number): number {
 }
 
 /** Index of the closing quote of the string opening at `i`, or -1. */
-function stringEnd(text: string, i: number): number {
-  for (let j = i + 1; j < text.length; j++) {
-    const c = text.charCodeAt(j);
-    if (c === BACKSLASH) j++;
-    else if (c === QUOTE) return j;
-  }
-  return -1;
-}
+const stringEnd = jsonStringEnd;
 
 /** Index just past the value starting at `i`, or -1 when it is unterminated. */
 function valueEnd(text: string, i: number): number {

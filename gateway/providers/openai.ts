@@ -2,12 +2,12 @@
  * The `openai` and `openai-compatible` providers: Chat Completions at `{baseUrl}/chat/completions`, with
  * Bearer auth and per-provider quirks. Token counts are local estimates (Chat Completions has no counter).
  */
+import { countOpenAiTokens } from "../messages/openai_tokens.ts";
 import { invalidRequest } from "../errors.ts";
 import { outputSchemaOf } from "../messages/output_format.ts";
 import { translateStream } from "../messages/stream_pipe.ts";
 import { type MessagesRequest, newMessageId } from "../messages/types.ts";
 import {
-  bodyReaderOf,
   type OpenAiQuirks,
   type OptionalChatParam,
   type Provider,
@@ -15,6 +15,7 @@ import {
   type ProviderDeps,
   type ProviderSettings,
 } from "./contract.ts";
+import { bodyReaderOf } from "../upstream/response.ts";
 import { pipeOptions, postUpstream, readUpstreamJson, traceHeaders } from "./http.ts";
 import { toChatRequest } from "./openai_request.ts";
 import { OPENAI_COMPATIBLE_QUIRKS } from "./presets.ts";
@@ -105,8 +106,9 @@ export function createOpenAiProvider(settings: ProviderSettings, deps: ProviderD
         ),
       );
     },
-    countTokens(call) {
-      return Promise.resolve(call.inputTokensEstimate);
+    async countTokens(call) {
+      // OpenAI's own tokenizer for OpenAI models; the local estimate for others (an OpenAI-compatible host's).
+      return (await countOpenAiTokens(call.upstreamModel, call.request)) ?? call.inputTokensEstimate;
     },
   };
 }

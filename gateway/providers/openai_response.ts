@@ -11,9 +11,9 @@ import { estimateTextTokens } from "../messages/count_tokens.ts";
 import type { StreamTranslator } from "../messages/stream_pipe.ts";
 import { type AnthropicEventWriter, isJsonObject } from "../messages/stream_writer.ts";
 import {
+  buildMessage,
   type ContentBlock,
   type Message,
-  newMessageId,
   newToolUseId,
   type StopReason,
   type Usage,
@@ -105,17 +105,7 @@ export function messageFromChatCompletion(
   const usage = body.usage
     ? usageFromOpenAi(body.usage as ChatUsage)
     : usageOf({ input_tokens: inputEstimate, output_tokens: estimateTextTokens(outputChars) });
-  return {
-    id: newMessageId(),
-    type: "message",
-    role: "assistant",
-    model,
-    content,
-    stop_reason: stop,
-    stop_sequence: null,
-    stop_details: null,
-    usage,
-  };
+  return buildMessage({ model, content, stop_reason: stop, usage });
 }
 
 interface PendingCall {

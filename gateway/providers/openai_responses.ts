@@ -2,15 +2,11 @@
  * The `openai-responses` provider: OpenAI's Responses API at `{baseUrl}/responses`, Bearer auth. Token counts
  * are local estimates, as on the Chat Completions lane.
  */
+import { countOpenAiTokens } from "../messages/openai_tokens.ts";
 import { translateStream } from "../messages/stream_pipe.ts";
 import { newMessageId } from "../messages/types.ts";
-import {
-  bodyReaderOf,
-  type Provider,
-  type ProviderCall,
-  type ProviderDeps,
-  type ProviderSettings,
-} from "./contract.ts";
+import { type Provider, type ProviderCall, type ProviderDeps, type ProviderSettings } from "./contract.ts";
+import { bodyReaderOf } from "../upstream/response.ts";
 import { pipeOptions, postUpstream, readUpstreamJson, traceHeaders } from "./http.ts";
 import { toResponsesRequest } from "./openai_responses_request.ts";
 import { messageFromResponse, ResponsesStreamTranslator } from "./openai_responses_response.ts";
@@ -46,8 +42,9 @@ export function createOpenAiResponsesProvider(settings: ProviderSettings, deps: 
         ),
       );
     },
-    countTokens(call) {
-      return Promise.resolve(call.inputTokensEstimate);
+    async countTokens(call) {
+      // OpenAI's own tokenizer for OpenAI models; the local estimate for others (an OpenAI-compatible host's).
+      return (await countOpenAiTokens(call.upstreamModel, call.request)) ?? call.inputTokensEstimate;
     },
   };
 }

@@ -10,9 +10,9 @@ import { type AnthropicErrorType, GatewayError } from "../errors.ts";
 import type { StreamTranslator } from "../messages/stream_pipe.ts";
 import { type AnthropicEventWriter, isJsonObject } from "../messages/stream_writer.ts";
 import {
+  buildMessage,
   type ContentBlock,
   type Message,
-  newMessageId,
   newToolUseId,
   type StopReason,
   type Usage,
@@ -135,17 +135,12 @@ export function messageFromResponse(provider: string, body: Record<string, unkno
       });
     }
   }
-  return {
-    id: newMessageId(),
-    type: "message",
-    role: "assistant",
+  return buildMessage({
     model,
     content,
     stop_reason: stopReasonFromResponse(body, sawCall, refused),
-    stop_sequence: null,
-    stop_details: null,
     usage: usageFromResponses(body.usage as ResponsesUsage | undefined),
-  };
+  });
 }
 
 interface StreamedItem {

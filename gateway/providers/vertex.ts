@@ -5,20 +5,14 @@
  * `streamGenerateContent`, translated by the Gemini lane (gemini_request.ts, gemini_response.ts). Requests
  * carry an OAuth bearer token from vertex_auth.ts. Paths are
  * `/v1/projects/PROJECT/locations/REGION/publishers/PUBLISHER/models/MODEL:METHOD` under the regional host,
- * or `aiplatform.googleapis.com` for the `global` location (config_cloud.ts chooses the host).
+ * or `aiplatform.googleapis.com` for the `global` location (config/cloud.ts chooses the host).
  */
 import { translateStream } from "../messages/stream_pipe.ts";
 import { type Message, newMessageId } from "../messages/types.ts";
 import { AnthropicRelay } from "./anthropic.ts";
 import { cloudAnthropicBody, countTokensFields } from "./anthropic_cloud.ts";
-import {
-  bodyReaderOf,
-  type Provider,
-  type ProviderCall,
-  type ProviderDeps,
-  type ProviderSettings,
-  type UpstreamResponse,
-} from "./contract.ts";
+import { type Provider, type ProviderCall, type ProviderDeps, type ProviderSettings } from "./contract.ts";
+import { bodyReaderOf, type UpstreamResponse } from "../upstream/response.ts";
 import { toGeminiRequest } from "./gemini_request.ts";
 import { GeminiStreamTranslator, messageFromGemini } from "./gemini_response.ts";
 import {

@@ -7,7 +7,8 @@
  */
 import { importPKCS8, SignJWT } from "jose";
 import { GatewayError } from "../errors.ts";
-import type { ServiceAccountKey, UpstreamFetch, VertexAuth } from "./contract.ts";
+import type { ServiceAccountKey, VertexAuth } from "./contract.ts";
+import type { UpstreamFetch } from "../upstream/response.ts";
 
 /** The scope Vertex AI needs. */
 export const CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform";

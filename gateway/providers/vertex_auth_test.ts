@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { GatewayError } from "../errors.ts";
-import type { UpstreamFetch } from "./contract.ts";
+import type { UpstreamFetch } from "../upstream/response.ts";
 import { createAccessTokenSource, JWT_BEARER_GRANT } from "./vertex_auth.ts";
 
 const PEM = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({

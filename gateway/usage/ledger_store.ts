@@ -4,7 +4,7 @@
  * client's synchronous writes never block the request path.
  */
 import { type Kysely, sql } from "kysely";
-import type { UsageDatabase, UsageRow } from "./ledger.ts";
+import type { UsageDatabase, UsageRow } from "./row.ts";
 import { writeUsageBatch } from "./rollup.ts";
 
 /** Writes and prunes ledger rows. */

@@ -5,7 +5,7 @@
  * keys and models costs a handful of upserts, where a per-row trigger cost 400.
  */
 import { type Kysely, sql } from "kysely";
-import type { UsageDatabase, UsageRow } from "./ledger.ts";
+import type { UsageDatabase, UsageRow } from "./row.ts";
 
 /** Bucket widths kept: an hour and a UTC day, in ms. */
 export const ROLLUP_WIDTHS = [3_600_000, 86_400_000] as const;

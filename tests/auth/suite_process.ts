@@ -1,5 +1,5 @@
 /**
- * Runs `deno task dev` or `deno task preview` as a developer does (a real subprocess on fresh databases and
+ * Runs `deno task dev`, `start` or `preview` as a developer does (a real subprocess on fresh databases and
  * free loopback ports), and speaks raw HTTP/1.1 to it with any Host header.
  */
 
@@ -27,11 +27,11 @@ function freePort(): number {
 }
 
 /**
- * Starts `deno task <name>` (dev or preview) and resolves once both services listen; `env` adds keys (for
+ * Starts `deno task <name>` (dev, preview or start) and resolves once both services listen; `env` adds keys (for
  * example a provider pointed at a loopback mock).
  */
 export async function startSuiteTask(
-  name: "dev" | "preview",
+  name: "dev" | "preview" | "start",
   env: Record<string, string> = {},
 ): Promise<SuiteProcess> {
   const dir = await Deno.makeTempDir({ prefix: `switchyard-${name}-` });

@@ -10,7 +10,7 @@ import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { startServer } from "@switchyard/lib/serve.ts";
 import { createGatewayApp } from "../../gateway/app.ts";
-import { readGatewayConfig } from "../../gateway/config.ts";
+import { readGatewayConfig } from "../../gateway/config/mod.ts";
 import { ApiKeyStore, type KeysDatabase } from "../../gateway/keys/store.ts";
 import { KeyVerifier } from "../../gateway/keys/verifier.ts";
 import { startBedrockMock } from "./upstreams/bedrock_mock.ts";

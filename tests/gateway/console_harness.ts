@@ -8,7 +8,7 @@ import { openDatabase } from "@switchyard/lib/db.ts";
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { createGatewayApp } from "../../gateway/app.ts";
-import { readGatewayConfig } from "../../gateway/config.ts";
+import { readGatewayConfig } from "../../gateway/config/mod.ts";
 import { ApiKeyStore, type KeysDatabase } from "../../gateway/keys/store.ts";
 import { KeyVerifier } from "../../gateway/keys/verifier.ts";
 import { type UsageDatabase, UsageLedger } from "../../gateway/usage/ledger.ts";

@@ -137,6 +137,19 @@ Deno.test("a signed-in person who is not an admin sees their own usage and reque
   assert.equal(exported.status, 200);
   assert.ok(!text.includes("7.5") && !text.includes("key_abc"), text.slice(0, 500));
   assert.match(text, /0\.25/);
+  const root = await browser.request(`${h.url}/admin/`);
+  assert.equal(root.status, 303);
+  assert.equal(root.headers.get("location"), "/admin/usage");
+  await root.body?.cancel();
+  const csrf = await csrfOf(h, browser, "/admin/usage");
+  const create = await browser.postForm(`${h.url}/admin/keys`, { name: "mine", _csrf: csrf });
+  assert.equal(create.status, 403);
+  assert.match(await create.text(), /Administrators only/);
+  assert.equal((await h.db.selectFrom("gateway_api_keys").selectAll().execute()).length, 0, "no key made");
+  const out = await browser.postForm(`${h.url}/admin/sign-out`, { _csrf: csrf });
+  assert.equal(out.status, 303);
+  await out.body?.cancel();
+  assert.equal((await h.db.selectFrom("gateway_console_sessions").selectAll().execute()).length, 0);
 });
 
 Deno.test("a form posted without the session's CSRF token is refused with 403", e2e, async () => {

@@ -40,6 +40,12 @@ Deno.test("fallbacks, retries and circuit breakers", e2e, async (t) => {
     if (model === "down") return Response.json({ error: { message: "overloaded" } }, { status: 503 });
     if (model === "bad") return Response.json({ error: { message: "bad request" } }, { status: 400 });
     if (model === "hang") await sleep(60_000, signal);
+    if (model === "huge") return answer(r.body.model, "x".repeat(8192), stream);
+    if (model === "bighead") {
+      return new Response("{}", {
+        headers: { "content-type": "application/json", "x-big": "h".repeat(70_000) },
+      });
+    }
     if (model.startsWith("slow-429")) {
       return Response.json({ error: { message: "slow down" } }, {
         status: 429,
@@ -81,6 +87,7 @@ Deno.test("fallbacks, retries and circuit breakers", e2e, async (t) => {
       OPENAI_BASE_URL: `${primary.url}/v1`,
       BACKUP_KEY: "backup-test-key",
       GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS: "200",
+      GATEWAY_UPSTREAM_MAX_BODY_BYTES: "4096",
     },
     `providers:
   backup: { type: openai-compatible, base_url: "${backup.url}/v1", api_key_env: BACKUP_KEY }
@@ -241,15 +248,36 @@ circuit_breaker: { failures: 3, cooldown_ms: 500 }
         const r = await gw.post({ model: "lonely/hang", ...ask });
         assert.equal(r.status, 529);
         assert.ok(Number(r.headers.get("retry-after")) >= 1);
-        assert.match(JSON.parse(await r.text()).error.message, /lonely is unavailable/);
+        assert.match(JSON.parse(await r.text()).error.message, /lonely\/hang is unavailable/);
         assert.equal(primary.requests.length, calls);
+        // The circuit is the deployment's: another model of the same provider is still called at once.
+        const other = await gw.post({ model: "lonely/ok", ...ask });
+        assert.equal(other.status, 200, "lonely/ok is not behind lonely/hang's open circuit");
+        await other.body?.cancel();
+        assert.equal(primary.requests.length, calls + 1);
         await sleep(550);
-        const probe = await gw.post({ model: "lonely/ok", ...ask });
-        assert.equal(probe.status, 200, "the half-open probe went through and closed the circuit");
+        const probe = await gw.post({ model: "lonely/hang", ...ask });
         await probe.body?.cancel();
-        assert.equal((await gw.post({ model: "lonely/ok", ...ask })).status, 200);
+        assert.equal(
+          primary.requests.length,
+          calls + 2,
+          "after the cool-down one probe reaches the upstream",
+        );
+        assert.equal(accessLine(probe).attempts[0].outcome, "error");
       },
     );
+    await t.step("the gateway's refusal of an answer over its size caps never opens a circuit", async () => {
+      for (const model of ["openai/huge", "openai/bighead"]) {
+        for (let i = 0; i < 5; i++) {
+          const calls = primary.requests.length;
+          const r = await gw.post({ model, ...ask });
+          const error = JSON.parse(await r.text()).error;
+          assert.equal(error.type, "api_error", `${model}: ${error.message}`);
+          assert.match(error.message, /larger than/);
+          assert.equal(primary.requests.length, calls + 1, `${model} call ${i + 1} reached the upstream`);
+        }
+      }
+    });
   } finally {
     await gw.close();
     await Promise.all([primary.close(), backup.close()]);

@@ -9,11 +9,11 @@ import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { startServer } from "@switchyard/lib/serve.ts";
 import { createGatewayApp } from "../../gateway/app.ts";
-import { readGatewayConfig } from "../../gateway/config.ts";
+import { readGatewayConfig } from "../../gateway/config/mod.ts";
 import { startGatewayServer } from "../../gateway/serve.ts";
 import { ApiKeyStore, type KeysDatabase } from "../../gateway/keys/store.ts";
 import { KeyVerifier } from "../../gateway/keys/verifier.ts";
-import type { UpstreamFetch } from "../../gateway/providers/contract.ts";
+import type { UpstreamFetch } from "../../gateway/upstream/response.ts";
 
 /** One request a faulty upstream received. */
 export interface FaultyRequest {
@@ -81,6 +81,8 @@ export interface FaultyGateway {
   url: string;
   /** A valid key. */
   key: string;
+  /** The key store (to create keys with settings; the verifier sees a new key within a second). */
+  store: ApiKeyStore;
   /** Every log line written (JSON text), in order. */
   logs: string[];
   /** POSTs a messages body. */
@@ -119,6 +121,7 @@ export async function startFaultyGateway(
   return {
     url: server.url,
     key,
+    store,
     logs,
     post: (body, init = {}) =>
       fetch(`${server.url}/v1/messages`, {

@@ -7,7 +7,7 @@ import { openDatabase } from "@switchyard/lib/db.ts";
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { createGatewayApp } from "../../gateway/app.ts";
-import { type GatewayConfig, readGatewayConfig } from "../../gateway/config.ts";
+import { type GatewayConfig, readGatewayConfig } from "../../gateway/config/mod.ts";
 import { startGatewayServer } from "../../gateway/serve.ts";
 import { ApiKeyStore, type KeysDatabase } from "../../gateway/keys/store.ts";
 import { KeyVerifier } from "../../gateway/keys/verifier.ts";

@@ -135,3 +135,66 @@ Deno.test("max_tokens beyond a configured model limit is refused before the upst
     await h.close();
   }
 });
+
+Deno.test(
+  "a model name with CR/LF or other control characters is a 400 on every route, before any upstream call",
+  e2e,
+  async () => {
+    const h = await startHarness();
+    const upstreamCalls = () =>
+      h.openai.requests.length + h.compat.requests.length + h.gemini.requests.length +
+      h.anthropic.requests.length;
+    try {
+      for (const model of ["openai/x\r\nX-Evil: 1", "gemini/gx-text\n", "claude-fx-tool\u0000", "a b", ""]) {
+        for (const path of ["/v1/messages", "/v1/messages/count_tokens"]) {
+          for (const stream of [false, true]) {
+            const r = await rawPost(h, path, { model, max_tokens: 64, messages: user("hi"), stream });
+            assert.equal(r.status, 400, `${JSON.stringify(model)} ${path}: ${r.text}`);
+            const error = JSON.parse(r.text).error;
+            assert.equal(error.type, "invalid_request_error");
+            assert.match(error.message, /^model: /);
+          }
+        }
+      }
+      assert.equal(upstreamCalls(), 0, "no upstream was called");
+    } finally {
+      await h.close();
+    }
+  },
+);
+
+Deno.test(
+  "a body nested deeper than the gateway reads is a 400 on every lane of messages and count_tokens",
+  e2e,
+  async () => {
+    const h = await startHarness();
+    const upstreamCalls = () =>
+      h.openai.requests.length + h.compat.requests.length + h.gemini.requests.length +
+      h.anthropic.requests.length;
+    const deep = "[".repeat(100_000) + "]".repeat(100_000);
+    try {
+      for (const model of [...LANES, "gemini/gx-text"]) {
+        for (const path of ["/v1/messages", "/v1/messages/count_tokens"]) {
+          // The nesting sits in a tool's input, where nothing else looks before translation.
+          const text = `{"model":${JSON.stringify(model)},"max_tokens":64,"messages":[` +
+            `{"role":"user","content":"run f"},{"role":"assistant","content":[{"type":"tool_use","id":"t1",` +
+            `"name":"f","input":{"deep":${deep}}}]},{"role":"user","content":[{"type":"tool_result",` +
+            `"tool_use_id":"t1","content":"ok"}]}]}`;
+          const response = await fetch(`${h.url}${path}`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-api-key": h.key },
+            body: text,
+          });
+          const r = { status: response.status, text: await response.text() };
+          assert.equal(r.status, 400, `${model} ${path}: ${r.text.slice(0, 200)}`);
+          const error = JSON.parse(r.text).error;
+          assert.equal(error.type, "invalid_request_error");
+          assert.match(error.message, /nest/);
+        }
+      }
+      assert.equal(upstreamCalls(), 0, "no upstream was called");
+    } finally {
+      await h.close();
+    }
+  },
+);

@@ -5,8 +5,8 @@
  * the client, and by the gateway as a 502 `api_error` naming the provider — and SNI carries the host name.
  */
 import assert from "node:assert/strict";
-import { createHttp1Client, TlsRefusedError } from "../../gateway/providers/http1_client.ts";
-import { createUpstreamFetch } from "../../gateway/providers/upstream_fetch.ts";
+import { createHttp1Client, TlsRefusedError } from "../../gateway/upstream/http1_client.ts";
+import { createUpstreamFetch } from "../../gateway/upstream/fetch.ts";
 import { makeTestCertificate, type TestCertificate } from "../e2e/support/tls.ts";
 import { eventsOf, startFaultyGateway } from "./faulty.ts";
 

@@ -4,7 +4,7 @@
  * a proxy is configured).
  */
 import assert from "node:assert/strict";
-import { readGatewayConfig } from "../../gateway/config.ts";
+import { readGatewayConfig } from "../../gateway/config/mod.ts";
 import { type Harness, rawPost, startHarness } from "./harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };

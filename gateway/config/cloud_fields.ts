@@ -1,12 +1,12 @@
 /**
- * The config-file fields of the cloud provider types (`bedrock`, `vertex`), kept apart from config_cloud.ts
+ * The config-file fields of the cloud provider types (`bedrock`, `vertex`), kept apart from cloud.ts
  * (which resolves them) so the file schema can include them without importing the resolution.
  */
 import { z } from "zod";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Fields only `bedrock` and `vertex` entries take; config_cloud.ts checks which type takes which. */
+/** Fields only `bedrock` and `vertex` entries take; cloud.ts checks which type takes which. */
 export const CLOUD_ENTRY_FIELDS = {
   /** The AWS region (`us-east-1`) or Google Cloud location (`us-east5`, `global`). */
   region: z.string().regex(/^(?:global|[a-z]{2,}(?:-[a-z]+)+-?\d+)$/, {

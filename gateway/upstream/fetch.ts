@@ -3,7 +3,7 @@
  * pooled HTTP/1.1 client of http1_client.ts, for `http://` and `https://` upstreams alike) or `fetch` (Deno's,
  * which honours HTTP_PROXY / HTTPS_PROXY and is chosen automatically when one is set).
  */
-import type { UpstreamFetch } from "./contract.ts";
+import type { UpstreamFetch } from "./response.ts";
 import { createHttp1Client } from "./http1_client.ts";
 
 /** Options of {@link createUpstreamFetch}. */

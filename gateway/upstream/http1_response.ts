@@ -3,7 +3,7 @@
  * object only when asked and gives a streamed body as a plain reader, so the gateway's stream pipe needs no
  * `ReadableStream` per upstream stream; plus gzip/deflate decoding of coded bodies.
  */
-import type { BodyReader, UpstreamResponse } from "./contract.ts";
+import type { BodyReader, UpstreamResponse } from "./response.ts";
 import { headerValue, Http1ProtocolError, type ResponseHead } from "./http1_wire.ts";
 
 /** Bytes backed by an ArrayBuffer. */

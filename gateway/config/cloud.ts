@@ -1,5 +1,5 @@
 /**
- * The cloud providers of the config file (`type: bedrock`, `type: vertex`; fields in config_cloud_fields.ts):
+ * The cloud providers of the config file (`type: bedrock`, `type: vertex`; fields in cloud_fields.ts):
  * their resolution into ProviderSettings with credentials from the environment (AWS_*) or a service-account JSON
  * key file (credentials_file, else GOOGLE_APPLICATION_CREDENTIALS). A declared cloud provider that cannot
  * work — no region, no credentials, an unreadable or malformed key file, a bad model ARN — stops start-up
@@ -8,10 +8,11 @@
 import { createPrivateKey } from "node:crypto";
 import { z } from "zod";
 import type { ConfigProblem, Env } from "@switchyard/lib/config.ts";
-import type { GatewayFile, ProviderEntry } from "./config_file.ts";
-import type { ProviderSettings, ServiceAccountKey, VertexAuth } from "./providers/contract.ts";
-import { bedrockModelFor } from "./providers/bedrock_model.ts";
-import { OPENAI_QUIRKS } from "./providers/openai.ts";
+import type { GatewayFile, ProviderEntry } from "./file.ts";
+import type { ProviderSettings, ServiceAccountKey, VertexAuth } from "../providers/contract.ts";
+import { bedrockModelFor } from "../providers/bedrock_model.ts";
+import { OPENAI_QUIRKS } from "../providers/openai.ts";
+import { parseTarget } from "../target.ts";
 
 const AWS_REGION = /^[a-z]{2,}(?:-[a-z]+)+-\d+$/;
 const GOOGLE_LOCATION = /^(?:global|[a-z]+-[a-z]+\d+)$/;
@@ -230,10 +231,10 @@ export function bedrockTargetProblems(
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   for (const [key, target] of targets) {
-    const slash = target.indexOf("/");
-    const provider = providers.find((p) => p.name === target.slice(0, slash));
-    if (!provider?.bedrock) continue;
-    const parsed = bedrockModelFor(target.slice(slash + 1), provider.bedrock.region);
+    const named = parseTarget(target);
+    const provider = named && providers.find((p) => p.name === named.provider);
+    if (!named || named.model === "*" || !provider?.bedrock) continue;
+    const parsed = bedrockModelFor(named.model, provider.bedrock.region);
     if (typeof parsed === "string") problems.push({ key, message: parsed });
   }
   return problems;

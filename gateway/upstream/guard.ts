@@ -8,8 +8,8 @@
  */
 import { concatBytes } from "@switchyard/lib/bytes.ts";
 import { GatewayError } from "../errors.ts";
-import { deadlineTickerFor } from "../messages/ticker.ts";
-import type { BodyReader, UpstreamResponse } from "./contract.ts";
+import { deadlineTickerFor } from "./ticker.ts";
+import type { BodyReader, UpstreamResponse } from "./response.ts";
 
 /** Configured bounds of every upstream call. */
 export interface UpstreamLimits {
@@ -69,7 +69,8 @@ export class UpstreamWatch {
       this.#phase === "headers"
         ? `upstream provider ${this.#provider} did not answer within ${limit} ms`
         : `upstream provider ${this.#provider} sent nothing for ${limit} ms in the middle of its response`,
-      { retryable: this.#phase === "headers" }, // nothing of an answer yet: another upstream may serve it
+      // Nothing of an answer yet: another upstream may serve it, and this one counts as failing.
+      { retryable: this.#phase === "headers", upstreamFault: this.#phase === "headers" },
     );
     this.stop();
     this.#abort.abort(this.#expired);

@@ -99,7 +99,16 @@ export function headerValue(head: ResponseHead, name: string): string | null {
   return i < 0 ? null : head.values[i];
 }
 
-const MAX_HEAD_BYTES = 64 * 1024;
+/** The most bytes of a response head (status line and header fields) the client reads. */
+export const MAX_HEAD_BYTES = 64 * 1024;
+
+/** A response head over {@link MAX_HEAD_BYTES}: the gateway's refusal, not a fault of the upstream's. */
+export class HeadTooLargeError extends Http1ProtocolError {
+  constructor() {
+    super("response head too large");
+    this.name = "HeadTooLargeError";
+  }
+}
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/;
 
 /** Bytes as a string of the same code units (ISO-8859-1), without an op call for short heads. */
@@ -146,13 +155,15 @@ export async function readResponseHead(reader: BufferedReader): Promise<Response
   for (;;) {
     const view = reader.view();
     const end = indexOfSequence(view, CRLF_CRLF);
+    // Bounded whether the head arrived in one read or several.
+    if (end > MAX_HEAD_BYTES) throw new HeadTooLargeError();
     if (end >= 0) {
       const head = parseHead(latin1(view.subarray(0, end)));
       reader.consume(end + 4);
       if (head.status >= 100 && head.status < 200) continue;
       return head;
     }
-    if (view.length > MAX_HEAD_BYTES) throw new Http1ProtocolError("response head too large");
+    if (view.length > MAX_HEAD_BYTES) throw new HeadTooLargeError();
     if (!(await reader.fill())) throw new Http1ProtocolError("connection closed before the response head");
   }
 }

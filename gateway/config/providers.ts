@@ -5,15 +5,15 @@
  * cannot be resolved is a problem naming its key; an entry whose credential variable is unset is not offered.
  */
 import type { ConfigProblem, Env } from "@switchyard/lib/config.ts";
-import type { GatewayFile, ProviderEntry } from "./config_file.ts";
-import { CLOUD_FIELD_NAMES } from "./config_cloud_fields.ts";
-import type { OpenAiQuirks, ProviderSettings } from "./providers/contract.ts";
+import type { GatewayFile, ProviderEntry } from "./file.ts";
+import { CLOUD_FIELD_NAMES } from "./cloud_fields.ts";
+import type { OpenAiQuirks, ProviderSettings } from "../providers/contract.ts";
 import {
   isPresetName,
   OPENAI_COMPATIBLE_QUIRKS,
   PROVIDER_PRESETS,
   type ProviderPreset,
-} from "./providers/presets.ts";
+} from "../providers/presets.ts";
 
 /** Where a Responses API provider points unless its entry says otherwise. */
 export const OPENAI_RESPONSES_DEFAULTS = {
@@ -51,7 +51,7 @@ function resolveEntry(
   entry: ProviderEntry,
   env: Env,
 ): { settings?: ProviderSettings; problem?: ConfigProblem } {
-  if (entry.type === "bedrock" || entry.type === "vertex") return {}; // resolved by config_cloud.ts
+  if (entry.type === "bedrock" || entry.type === "vertex") return {}; // resolved by cloud.ts
   const key = (field: string) => `GATEWAY_CONFIG: providers.${name}${field ? `.${field}` : ""}`;
   const cloudField = CLOUD_FIELD_NAMES.find((field) => entry[field] !== undefined);
   if (cloudField) {
@@ -101,6 +101,7 @@ function resolveEntry(
       kind: type,
       baseUrl: baseUrl.replace(/\/+$/, ""),
       apiKey,
+      credentialName: apiKeyEnv,
       authHeader: (entry.auth_header ?? preset?.authHeader ?? "authorization").toLowerCase(),
       quirks: quirksOf(preset, entry.quirks ?? {}),
     },

@@ -1,9 +1,13 @@
 /**
- * Per-upstream circuit breakers: after `failures` consecutive failures (connect errors, timeouts before the
- * headers, 5xx — not 4xx, not 429) a provider's circuit opens for `cooldownMs`: requests skip it at once (to
+ * Per-deployment circuit breakers. A deployment is one provider, one upstream model and one credential
+ * (see {@link deploymentKey}): one model failing, or one key being throttled, leaves the provider's other
+ * models and keys alone. After `failures` consecutive upstream faults (errors marked `upstreamFault`:
+ * connect errors, timeouts before the headers, 5xx — never a 4xx, a 429, or a refusal of the gateway's own
+ * such as an answer over the size cap) its circuit opens for `cooldownMs`: requests skip it at once (to
  * their fallback, or a 529 without waiting on a dead host). After the cool-down one request is let through
  * as a probe (half-open); its success closes the circuit, its failure opens it for another cool-down.
  */
+import { parseTarget } from "../target.ts";
 
 /** Breaker settings. */
 export interface BreakerPolicy {
@@ -22,13 +26,28 @@ export interface BreakerState {
   retryInMs: number;
 }
 
+/**
+ * The circuit name of a deployment: `provider/model`, plus `#credential` when the provider names the
+ * credential it calls with (a key's environment name, never the key). `#` cannot occur in a model name.
+ */
+export function deploymentKey(provider: string, model: string, credential = ""): string {
+  return credential ? `${provider}/${model}#${credential}` : `${provider}/${model}`;
+}
+
+/** The provider part of a deployment key. */
+function providerOf(key: string): string {
+  return parseTarget(key)?.provider ?? key;
+}
+
+const SEVERITY = { closed: 0, "half-open": 1, open: 2 } as const;
+
 interface State {
   failures: number;
   openUntil: number;
   probing: boolean;
 }
 
-/** The circuits of every provider, by name. */
+/** The circuits of every deployment, by {@link deploymentKey}. */
 export class CircuitBreakers {
   #policy: BreakerPolicy;
   #now: () => number;
@@ -91,6 +110,25 @@ export class CircuitBreakers {
       failures: state.failures,
       retryInMs,
     };
+  }
+
+  /**
+   * A provider's circuits summed up for the console: the worst state among its deployments, the most
+   * consecutive failures, the soonest probe of an open one, and which deployments are not closed.
+   */
+  stateOfProvider(provider: string): BreakerState & { deployments: string[] } {
+    let worst: BreakerState = { state: "closed", failures: 0, retryInMs: 0 };
+    const deployments: string[] = [];
+    for (const key of this.#states.keys()) {
+      if (providerOf(key) !== provider) continue;
+      const state = this.stateOf(key);
+      if (state.state !== "closed") deployments.push(key);
+      if (
+        SEVERITY[state.state] > SEVERITY[worst.state] ||
+        (state.state === worst.state && state.failures > worst.failures)
+      ) worst = state;
+    }
+    return { ...worst, deployments };
   }
 
   /** A call ended without telling anything about the upstream (the client left): free the probe slot. */

@@ -7,8 +7,8 @@
 import { z } from "zod";
 import { parse as parseYaml } from "yaml";
 import { type ConfigProblem } from "@switchyard/lib/config.ts";
-import { PRESET_NAMES } from "./providers/presets.ts";
-import { CLOUD_ENTRY_FIELDS } from "./config_cloud_fields.ts";
+import { PRESET_NAMES } from "../providers/presets.ts";
+import { CLOUD_ENTRY_FIELDS } from "./cloud_fields.ts";
 
 const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -81,6 +81,28 @@ export const gatewayFileSchema = z.object({
     z.string().includes("/", { error: 'expected a "provider/model" target' }),
   ).optional(),
   models: z.array(modelSchema).optional(),
+  /** The target of Claude names of each tier (`claude-opus-4-1-20250805`) that no alias routes. */
+  tiers: z.object({
+    opus: z.string().includes("/", { error: 'expected a "provider/model" target' }).optional(),
+    sonnet: z.string().includes("/", { error: 'expected a "provider/model" target' }).optional(),
+    haiku: z.string().includes("/", { error: 'expected a "provider/model" target' }).optional(),
+  }).strict().optional(),
+  /** Several deployments behind one model name (upstream/deployments.ts). */
+  deployments: z.record(
+    z.string().min(1),
+    z.object({
+      strategy: z.enum(["weighted", "least-busy", "latency", "round-robin"]).optional(),
+      cooldown_ms: z.number().int().positive().optional(),
+      targets: z.array(
+        z.object({
+          target: z.string().includes("/", { error: 'expected a "provider/model" target' }),
+          weight: z.number().positive().optional(),
+          rpm: z.number().int().positive().optional(),
+          tpm: z.number().int().positive().optional(),
+        }).strict(),
+      ).min(1),
+    }).strict(),
+  ).optional(),
   /** Ordered fallback targets per model name (alias or `provider/model`) or per provider name. */
   fallbacks: z.record(
     z.string().min(1),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ConfigError } from "@switchyard/lib/config.ts";
-import { readGatewayConfig } from "./config.ts";
+import { readGatewayConfig } from "./mod.ts";
 
 const files = (map: Record<string, string>) => (path: string) => {
   if (!(path in map)) throw new Deno.errors.NotFound(`no ${path}`);

@@ -12,7 +12,7 @@
  * server had already closed (nothing came back) is retried once on a new connection. Redirects are not
  * followed and proxies are not used (set GATEWAY_UPSTREAM_CLIENT=fetch for those).
  */
-import type { BodyReader } from "./contract.ts";
+import type { BodyReader } from "./response.ts";
 import { decoded, Http1Response, streamOf } from "./http1_response.ts";
 import { connectTls } from "./http1_tls.ts";
 import {

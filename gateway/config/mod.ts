@@ -2,7 +2,7 @@
  * The gateway's configuration, validated once at start-up: environment keys (named as each vendor's SDK
  * names them) plus the optional GATEWAY_CONFIG file, resolved into the list of offered providers. A
  * provider without credentials is simply not offered, except a declared Bedrock or Vertex provider, which
- * stops start-up naming what it lacks (config_cloud.ts).
+ * stops start-up naming what it lacks (config/cloud.ts).
  */
 import { z } from "zod";
 import {
@@ -15,12 +15,13 @@ import {
   logLevelSetting,
   readConfig,
 } from "@switchyard/lib/config.ts";
-import { type GatewayFile, parseGatewayFile } from "./config_file.ts";
-import { bedrockTargetProblems, resolveCloudProviders } from "./config_cloud.ts";
-import type { ProviderSettings } from "./providers/contract.ts";
-import { OPENAI_QUIRKS } from "./providers/openai.ts";
-import { fileProviders } from "./config_providers.ts";
-import { identityConfigShape, identityProblems } from "./identity/config.ts";
+import { type GatewayFile, parseGatewayFile } from "./file.ts";
+import { bedrockTargetProblems, resolveCloudProviders } from "./cloud.ts";
+import type { ProviderSettings } from "../providers/contract.ts";
+import { OPENAI_QUIRKS } from "../providers/openai.ts";
+import { fileProviders } from "./providers.ts";
+import { parseTarget } from "../target.ts";
+import { identityConfigShape, identityProblems } from "../identity/config.ts";
 
 function positiveIntSetting(defaultValue: number) {
   return z.string().default(String(defaultValue)).transform((raw, ctx) => {
@@ -47,6 +48,20 @@ export const gatewayConfigSchema = z.object({
   GATEWAY_CLIENT_BODY_TIMEOUT_MS: positiveIntSetting(30_000),
   /** `on`: the self-hosted server puts the connection guard (lib/connection_guard.ts) in front of Deno.serve. */
   GATEWAY_CONNECTION_GUARD: z.enum(["on", "off"]).default("on"),
+  /**
+   * Under `deno serve gateway/main.ts`: `host:port` on which the connection guard accepts the public
+   * connections, in front of the (loopback) port `deno serve` listens on. Unset: no guard (a warning).
+   */
+  GATEWAY_SERVE_GUARD: z.string().optional().transform((raw, ctx) => {
+    if (raw === undefined || raw === "") return undefined;
+    const match = /^(\[[0-9a-fA-F:.]+\]|[\w.-]+):(\d{1,5})$/.exec(raw);
+    const port = match ? Number(match[2]) : NaN;
+    if (!match || port > 65535) {
+      ctx.addIssue({ code: "custom", message: `expected host:port (for example 0.0.0.0:8000), got ${raw}` });
+      return z.NEVER;
+    }
+    return { hostname: match[1].replace(/^\[|\]$/g, ""), port };
+  }),
   /** Longest a request head may take to reach the handler once it started (or since connect); then closed. */
   GATEWAY_CLIENT_HEADER_TIMEOUT_MS: positiveIntSetting(10_000),
   /** Longest a keep-alive connection may stay without a request; then closed. */
@@ -86,7 +101,7 @@ export const gatewayConfigSchema = z.object({
   OTEL_DENO: flagSetting(false),
   /** Record prompt and completion text in spans (off: never, as they may hold personal data). */
   GATEWAY_TRACE_CONTENT: flagSetting(false),
-  /** `builtin` (the pooled HTTP/1.1 client of providers/http1_client.ts) or `fetch` (Deno's, with proxies). */
+  /** `builtin` (the pooled HTTP/1.1 client of upstream/http1_client.ts) or `fetch` (Deno's, with proxies). */
   GATEWAY_UPSTREAM_CLIENT: z.enum(["builtin", "fetch"]).optional(),
   /** The suite's auth service (OIDC issuer) the admin console signs in through; unset: no console. */
   AUTH_ISSUER: z.url({ protocol: /^https?$/, error: "expected an http(s) issuer URL" }).optional(),
@@ -170,11 +185,17 @@ function builtinProviders(env: GatewayEnvConfig): ProviderSettings[] {
   return out;
 }
 
-/** Every `provider/model` target of the file (aliases, fallbacks), keyed by where it is written. */
+/** Every `provider/model` target of the file (aliases, tiers, fallbacks), keyed by where it is written. */
 function modelTargets(file: GatewayFile): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   for (const [alias, target] of Object.entries(file.aliases ?? {})) {
     out.push([`GATEWAY_CONFIG: aliases.${alias}`, target]);
+  }
+  for (const [tier, target] of Object.entries(file.tiers ?? {})) {
+    if (target) out.push([`GATEWAY_CONFIG: tiers.${tier}`, target]);
+  }
+  for (const [name, group] of Object.entries(file.deployments ?? {})) {
+    group.targets.forEach((d, i) => out.push([`GATEWAY_CONFIG: deployments.${name}.targets.${i}`, d.target]));
   }
   for (const [key, targets] of Object.entries(file.fallbacks ?? {})) {
     targets.forEach((target, i) => out.push([`GATEWAY_CONFIG: fallbacks.${key}.${i}`, target]));
@@ -182,16 +203,24 @@ function modelTargets(file: GatewayFile): Array<[string, string]> {
   return out;
 }
 
-/** Fallback targets must name offered providers (a typo would otherwise surface only during an outage). */
+/** Fallback and deployment targets must name offered providers (a typo would otherwise surface only during an outage). */
 function fallbackProblems(file: GatewayFile, providers: readonly ProviderSettings[]): ConfigProblem[] {
   const offered = new Set(providers.map((p) => p.name));
   const problems: ConfigProblem[] = [];
-  for (const [key, targets] of Object.entries(file.fallbacks ?? {})) {
+  const lists: Array<[string, readonly string[]]> = [
+    ...Object.entries(file.fallbacks ?? {}).map(([key, targets]) =>
+      [`fallbacks.${key}`, targets] as [string, string[]]
+    ),
+    ...Object.entries(file.deployments ?? {}).map((
+      [key, group],
+    ) => [`deployments.${key}.targets`, group.targets.map((d) => d.target)] as [string, string[]]),
+  ];
+  for (const [key, targets] of lists) {
     targets.forEach((target, i) => {
-      const provider = target.slice(0, target.indexOf("/"));
+      const provider = parseTarget(target)?.provider ?? target;
       if (!offered.has(provider)) {
         problems.push({
-          key: `GATEWAY_CONFIG: fallbacks.${key}.${i}`,
+          key: `GATEWAY_CONFIG: ${key}.${i}`,
           message: `target ${JSON.stringify(target)} names provider ${provider}, which is not offered`,
         });
       }

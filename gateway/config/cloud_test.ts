@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
 import { ConfigError } from "@switchyard/lib/config.ts";
-import { readGatewayConfig } from "./config.ts";
+import { readGatewayConfig } from "./mod.ts";
 
 const AWS_ENV = { AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "secret-access-key-example" };
 const PEM = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CircuitBreakers } from "./circuit_breaker.ts";
+import { CircuitBreakers, deploymentKey } from "./circuit_breaker.ts";
 
 Deno.test("a circuit opens after consecutive failures, lets one probe through after the cool-down", () => {
   let now = 1_000;
@@ -26,4 +26,31 @@ Deno.test("a circuit opens after consecutive failures, lets one probe through af
   breakers.success("p");
   assert.equal(breakers.allow("p"), true);
   assert.equal(breakers.allow("p"), true, "closed after a successful probe");
+});
+
+Deno.test("circuits are per deployment; a provider's summary is its worst deployment, naming it", () => {
+  const now = 1_000;
+  const breakers = new CircuitBreakers({ failures: 2, cooldownMs: 500 }, () => now);
+  const bad = deploymentKey("openai", "gpt-a", "OPENAI_API_KEY");
+  const good = deploymentKey("openai", "gpt-b", "OPENAI_API_KEY");
+  const otherKey = deploymentKey("openai", "gpt-a", "OPENAI_KEY_2");
+  assert.equal(bad, "openai/gpt-a#OPENAI_API_KEY");
+  breakers.failure(bad);
+  breakers.failure(bad);
+  assert.equal(breakers.allow(bad), false);
+  assert.equal(breakers.allow(good), true, "another model of the provider is unaffected");
+  assert.equal(breakers.allow(otherKey), true, "the same model with another credential is unaffected");
+  breakers.failure(good);
+  assert.deepEqual(breakers.stateOfProvider("openai"), {
+    state: "open",
+    failures: 2,
+    retryInMs: 500,
+    deployments: [bad],
+  });
+  assert.deepEqual(breakers.stateOfProvider("gemini"), {
+    state: "closed",
+    failures: 0,
+    retryInMs: 0,
+    deployments: [],
+  });
 });

@@ -1,0 +1,175 @@
+/**
+ * `deno task bench:gateway --baseline <dir>`: the paired A/B mode. The gateway bench server of another
+ * checkout (`<dir>`, for example a worktree of an older commit: `git worktree add --detach <dir> <commit>`,
+ * then `deno install` there) and this checkout's run side by side in front of the same mock upstream, and each
+ * round measures both in alternating order: CPU per request of the gateway process at c=32 (user + system
+ * time from /proc over the requests it completed) and the added p50/p99 at c=1 (direct and both gateways
+ * interleaved request by request, as gateway_measure.ts's paired groups). Medians over rounds are reported;
+ * this checkout runs twice, behind its connection guard and without it (`--guard off`).
+ * `--features` runs this checkout's gateway with the usage ledger, a key with limits and tracing on (rows
+ * for both its plain and its featured gateway then). Linux only (/proc).
+ */
+import { type Paired, pairedGroups, type Target, throughput } from "./gateway_measure.ts";
+
+/** One gateway under test. */
+interface Side {
+  label: string;
+  child: Deno.ChildProcess;
+  target: Target;
+  cpuPerRequestUs: number[];
+  added: Array<[number, number]>;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat (Linux's USER_HZ, 100 everywhere it matters). */
+const TICKS = 100;
+
+/** User + system CPU seconds of process `pid` so far. */
+function cpuSeconds(pid: number): number {
+  // Through `cat` so the task needs no --allow-all (Deno asks for all access to read /proc).
+  const out = new Deno.Command("cat", { args: [`/proc/${pid}/stat`], stdout: "piped" }).outputSync();
+  const stat = new TextDecoder().decode(out.stdout);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Starts `<root>/bench/gateway_bench_server.ts` (with that checkout's deno.json) and reads its address. */
+async function spawnFrom(
+  root: string,
+  upstream: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: Deno.ChildProcess; url: string; key: string }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${root}/bench/gateway_bench_server.ts`, upstream, ...args],
+    cwd: root,
+    env,
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${root}: the bench server exited before listening`);
+    text += value;
+  }
+  (async () => {
+    try {
+      while (!(await reader.read()).done);
+    } catch {
+      // process gone
+    }
+  })();
+  const info = JSON.parse(text.split("\n")[0]);
+  return { child, url: info.url, key: info.key };
+}
+
+/** Runs the A/B comparison and prints its table. */
+export async function runAb(options: {
+  baseline: string;
+  upstream: string;
+  rounds: number;
+  seconds: number;
+  requests: number;
+  features: boolean;
+  direct: Target;
+  body: (model: string) => string;
+  model: string;
+}): Promise<void> {
+  const here = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+  const headers = (key: string) => ({
+    "content-type": "application/json",
+    "x-api-key": key,
+    "anthropic-version": "2023-06-01",
+  });
+  const specs: Array<[string, string, string[], Record<string, string>]> = [
+    ["baseline", options.baseline, [], {}],
+    ["this checkout", here, [], {}],
+    // The baseline may predate the connection guard: the same gateway without it, for a like-for-like row.
+    ["this checkout, guard off", here, ["--guard", "off"], {}],
+  ];
+  if (options.features) {
+    specs.push(["this checkout, ledger+limits+tracing", here, ["--ledger", "--limits", "--tracing"], {
+      OTEL_DENO: "true",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",
+    }]);
+  }
+  const sides: Side[] = [];
+  for (const [label, root, args, env] of specs) {
+    const { child, url, key } = await spawnFrom(root, options.upstream, args, env);
+    sides.push({
+      label,
+      child,
+      target: { url: `${url}/v1/messages`, headers: headers(key), body: options.body(options.model) },
+      cpuPerRequestUs: [],
+      added: [],
+    });
+  }
+  try {
+    for (let round = 0; round < options.rounds; round++) {
+      // Alternate the order each round, so neither side always runs on a machine the other just warmed.
+      const order = round % 2 ? [...sides].reverse() : sides;
+      for (const side of order) {
+        await throughput(side.target, 32, 0.5); // warm-up
+        const before = cpuSeconds(side.child.pid);
+        const rps = await throughput(side.target, 32, options.seconds);
+        const cpu = cpuSeconds(side.child.pid) - before;
+        side.cpuPerRequestUs.push((cpu / (rps * options.seconds)) * 1e6);
+      }
+      const paired: Paired[] = (await pairedGroups(
+        [{ direct: options.direct, vias: order.map((s) => s.target) }],
+        options.requests,
+        1,
+      ))[0];
+      order.forEach((side, i) => side.added.push(paired[i].added));
+      console.error(
+        `round ${round + 1}/${options.rounds}: ` +
+          sides.map((s) =>
+            `${s.label} ${s.cpuPerRequestUs.at(-1)!.toFixed(0)} µs, +${s.added.at(-1)![0].toFixed(2)}/+${
+              s.added.at(-1)![1].toFixed(2)
+            } ms`
+          ).join("; "),
+      );
+    }
+  } finally {
+    for (const side of sides) {
+      try {
+        side.child.kill("SIGTERM");
+      } catch {
+        // gone
+      }
+      await side.child.status;
+    }
+  }
+  const base = sides[0];
+  const rel = (x: number, b: number) => `${x >= b ? "+" : ""}${(((x - b) / b) * 100).toFixed(0)} %`;
+  console.log(
+    `\nA/B (${options.model}): ${options.rounds} rounds, c=32 for ${options.seconds} s and ${options.requests} ` +
+      `paired c=1 requests per round; medians over rounds. Baseline: ${options.baseline}\n`,
+  );
+  console.log(
+    "| gateway | CPU per request | added p50 | added p99 | CPU ratio to baseline, median of rounds |",
+  );
+  console.log("| --- | ---: | ---: | ---: | ---: |");
+  const cpuBase = median(base.cpuPerRequestUs);
+  const p50Base = median(base.added.map((a) => a[0]));
+  const p99Base = median(base.added.map((a) => a[1]));
+  for (const side of sides) {
+    const cpu = median(side.cpuPerRequestUs);
+    const p50 = median(side.added.map((a) => a[0]));
+    const p99 = median(side.added.map((a) => a[1]));
+    const vs = side === base
+      ? ["", "", ""]
+      : [` (${rel(cpu, cpuBase)})`, ` (${rel(p50, p50Base)})`, ` (${rel(p99, p99Base)})`];
+    // Each round's ratio to the baseline measured minutes apart in the same round: steadier than the ratio of
+    // medians on a machine whose load changes from round to round.
+    const ratio = median(side.cpuPerRequestUs.map((x, r) => x / base.cpuPerRequestUs[r]));
+    console.log(
+      `| ${side.label} | ${cpu.toFixed(0)} µs${vs[0]} | +${p50.toFixed(2)} ms${vs[1]} | +${
+        p99.toFixed(2)
+      } ms${vs[2]} | ${ratio.toFixed(2)} |`,
+    );
+  }
+}

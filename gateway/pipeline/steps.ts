@@ -1,0 +1,87 @@
+/**
+ * The pipeline's single steps that need none of its state: routing a validated request into a provider
+ * call, the `max_tokens` ceiling, hang-up detection, and the path of a request URL.
+ */
+import { refuseServerTools } from "../messages/server_tools.ts";
+import { invalidRequest } from "../errors.ts";
+import { estimateInputTokens } from "../messages/count_tokens.ts";
+import type { MessagesRequest } from "../messages/types.ts";
+import type { Provider, ProviderCall, TraceIds } from "../providers/contract.ts";
+import type { ModelRouter } from "../routing.ts";
+import { deadlineTickerFor } from "../upstream/ticker.ts";
+
+/** How soon after the request arrived a client that hung up is noticed (well under 100 ms). */
+const HANG_UP_CHECK_MS = 20;
+
+/**
+ * Until the response exists, a client that hangs up aborts the upstream call (a started stream's body
+ * cancel does it afterwards). `request.signal` is touched only once a request has been waiting for a tick
+ * of a shared ticker (≤ 20 ms): Deno.serve then reports a disconnect that happened earlier at once, while
+ * quick requests never materialise the signal, which costs ≈ 10 µs each (Deno.serve aborts it after every
+ * completed response too). The listener goes as soon as the response exists, so that abort cannot reach a
+ * connection being drained back to the pool.
+ */
+export function watchHangUp(request: Request, abort: AbortController): () => void {
+  const hangUp = () => abort.abort();
+  let listening = false;
+  const untick = deadlineTickerFor(HANG_UP_CHECK_MS).add(() => {
+    untick();
+    listening = true;
+    request.signal.addEventListener("abort", hangUp, { once: true });
+  });
+  return () => {
+    untick();
+    if (listening) request.signal.removeEventListener("abort", hangUp);
+  };
+}
+
+/** The `max_tokens` ceiling for a model whose limit is unknown (no model generates more). */
+export const UNKNOWN_MODEL_MAX_TOKENS = 1_000_000;
+
+/** Refuses a `max_tokens` above the model's limit before any upstream call, as Anthropic does. */
+export function checkMaxTokens(request: MessagesRequest, limit: number | undefined): void {
+  const max = limit ?? UNKNOWN_MODEL_MAX_TOKENS;
+  if (request.max_tokens > max) {
+    throw invalidRequest(
+      `max_tokens: ${request.max_tokens} > ${max}, which is the maximum allowed number of output tokens for ${
+        limit === undefined ? "a model whose limit is not configured" : request.model
+      }`,
+    );
+  }
+}
+
+/** Routes a validated request and builds its provider call (`rawBody`: the client's canonical bytes). */
+export function providerCall(
+  router: ModelRouter,
+  request: MessagesRequest,
+  rawBody: string | undefined,
+  trace: TraceIds,
+  clientHeaders: Headers,
+): { provider: Provider; call: ProviderCall } {
+  const route = router.resolve(request.model);
+  refuseServerTools(request, route.provider);
+  // `abort` ends the upstream call: the client went away (see watchHangUp) or a deadline passed.
+  const call: ProviderCall = {
+    request,
+    rawBody,
+    upstreamModel: route.upstreamModel,
+    requestedModel: request.model,
+    abort: new AbortController(),
+    trace,
+    clientHeaders,
+    inputTokensEstimate: estimateInputTokens(request),
+  };
+  return { provider: route.provider, call };
+}
+
+/** The path of an absolute request URL, without query or fragment (cheaper than `new URL`). */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  let end = url.length;
+  const query = url.indexOf("?", start);
+  if (query >= 0) end = query;
+  const hash = url.indexOf("#", start);
+  if (hash >= 0 && hash < end) end = hash;
+  return url.slice(start, end);
+}

@@ -1,0 +1,124 @@
+/**
+ * Several deployments behind one model name, against three mock upstreams of different speed and failure:
+ * `weighted` splits within a stated tolerance, `round-robin` takes turns, `latency` settles on the fast one,
+ * `least-busy` spreads concurrent requests, a deployment answering 429 is cooled down for its `retry-after`
+ * and gets no request meanwhile, and every request is answered (nothing lost).
+ */
+import assert from "node:assert/strict";
+import { sleep, startFaultyGateway, startFaultyUpstream } from "./faulty.ts";
+
+const e2e = { sanitizeOps: false, sanitizeResources: false };
+const ask = { max_tokens: 16, messages: [{ role: "user", content: "Hi" }] };
+
+function answer(model: unknown): Response {
+  return Response.json({
+    id: "c",
+    object: "chat.completion",
+    model,
+    choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
+    usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+  });
+}
+
+Deno.test("deployments: strategies, cooldowns, nothing lost", e2e, async (t) => {
+  const fast = await startFaultyUpstream((r) => answer(r.body.model));
+  const slow = await startFaultyUpstream(async (r, signal) => {
+    await sleep(40, signal);
+    return answer(r.body.model);
+  });
+  const limited = await startFaultyUpstream((r) =>
+    String(r.body.model).startsWith("always-429")
+      ? Response.json({ error: { message: "slow down" } }, { status: 429, headers: { "retry-after": "1" } })
+      : answer(r.body.model)
+  );
+  const gw = await startFaultyGateway(
+    { UP_KEY: "deployments-test-key" },
+    `providers:
+  fast: { type: openai-compatible, base_url: "${fast.url}/v1", api_key_env: UP_KEY }
+  slow: { type: openai-compatible, base_url: "${slow.url}/v1", api_key_env: UP_KEY }
+  limited: { type: openai-compatible, base_url: "${limited.url}/v1", api_key_env: UP_KEY }
+deployments:
+  team-weighted:
+    strategy: weighted
+    targets: [{ target: fast/w, weight: 3 }, { target: slow/w, weight: 1 }]
+  team-rr:
+    strategy: round-robin
+    targets: [{ target: fast/rr }, { target: slow/rr }, { target: limited/rr }]
+  team-latency:
+    strategy: latency
+    targets: [{ target: slow/lat }, { target: fast/lat }]
+  team-busy:
+    strategy: least-busy
+    targets: [{ target: slow/busy }, { target: fast/busy }]
+  team-cool:
+    strategy: round-robin
+    targets: [{ target: limited/always-429 }, { target: fast/cool }]
+  team-capped:
+    strategy: round-robin
+    targets: [{ target: limited/capped, rpm: 2 }, { target: fast/capped }]
+`,
+  );
+  const count = (up: { requests: Array<{ body: Record<string, unknown> }> }, model: string) =>
+    up.requests.filter((r) => r.body.model === model).length;
+  const ok = async (model: string) => {
+    const r = await gw.post({ model, ...ask });
+    const text = await r.text();
+    assert.equal(r.status, 200, text);
+    return r.headers.get("gw-upstream");
+  };
+  try {
+    await t.step("weighted 3:1 over 200 requests: fast gets 75 % ± 10 points", async () => {
+      for (let i = 0; i < 200; i++) await ok("team-weighted");
+      const share = count(fast, "w") / 200;
+      assert.equal(count(fast, "w") + count(slow, "w"), 200, "each request went to exactly one deployment");
+      assert.ok(share > 0.65 && share < 0.85, `fast share ${share}`);
+    });
+    await t.step("round-robin takes turns exactly", async () => {
+      const served = [];
+      for (let i = 0; i < 9; i++) served.push(await ok("team-rr"));
+      assert.deepEqual([count(fast, "rr"), count(slow, "rr"), count(limited, "rr")], [3, 3, 3]);
+      assert.notEqual(served[0], served[1]);
+    });
+    await t.step("latency settles on the fast deployment (≥ 90 % of 40 after each is measured)", async () => {
+      for (let i = 0; i < 2; i++) await ok("team-latency");
+      const before = count(fast, "lat");
+      for (let i = 0; i < 40; i++) await ok("team-latency");
+      assert.ok(count(fast, "lat") - before >= 36, `fast got ${count(fast, "lat") - before} of 40`);
+    });
+    await t.step("least-busy spreads 20 concurrent requests, the fast one taking more", async () => {
+      const served = await Promise.all(Array.from({ length: 20 }, () => ok("team-busy")));
+      assert.equal(served.length, 20);
+      assert.ok(count(slow, "busy") >= 1 && count(fast, "busy") >= 1, "both deployments were used");
+      assert.equal(count(slow, "busy") + count(fast, "busy"), 20);
+    });
+    await t.step(
+      "a 429 cools its deployment down for retry-after: no request meanwhile, none lost",
+      async () => {
+        assert.equal(await ok("team-cool"), "fast/cool", "the 429 fell through to the next deployment");
+        assert.equal(count(limited, "always-429"), 1);
+        for (let i = 0; i < 10; i++) assert.equal(await ok("team-cool"), "fast/cool");
+        assert.equal(count(limited, "always-429"), 1, "nothing went to the cooled-down deployment");
+        await sleep(1_100);
+        await ok("team-cool");
+        await ok("team-cool");
+        assert.equal(count(limited, "always-429"), 2, "after its retry-after it is tried again");
+      },
+    );
+    await t.step("an rpm cap leaves a deployment out for the rest of the minute", async () => {
+      // The cap counts per wall-clock minute: start well inside one so a rollover cannot reopen it mid-step.
+      const toNextMinute = 60_000 - (Date.now() % 60_000);
+      if (toNextMinute < 10_000) await sleep(toNextMinute + 50);
+      for (let i = 0; i < 8; i++) await ok("team-capped");
+      assert.equal(count(limited, "capped"), 2);
+      assert.equal(count(fast, "capped"), 6);
+    });
+    await t.step("GET /v1/models lists the groups", async () => {
+      const r = await fetch(`${gw.url}/v1/models?limit=1000`, { headers: { "x-api-key": gw.key } });
+      const ids = (await r.json()).data.map((m: { id: string }) => m.id);
+      assert.ok(ids.includes("team-weighted") && ids.includes("team-busy"), ids.join());
+    });
+  } finally {
+    await gw.close();
+    await Promise.all([fast.close(), slow.close(), limited.close()]);
+  }
+});
