@@ -15,7 +15,7 @@ import { type AuthConfig, readAuthConfig } from "./auth/config.ts";
 import { type GatewayConfig, readGatewayConfig } from "./gateway/config/mod.ts";
 import { startGatewayServer } from "./gateway/serve.ts";
 import { readSuiteConfig } from "./suite_config.ts";
-import { withPreviewHostRules } from "./auth/preview_host_rules.ts";
+import { withPreviewHostRules } from "./auth/local/preview_host_rules.ts";
 import { wireLocalConsole } from "./suite_console.ts";
 
 /** Validates every service's configuration up front so one run reports all bad keys. */
@@ -105,7 +105,7 @@ async function alsoOnIpv6Loopback(
 }
 
 if (import.meta.main) {
-  // `deno task preview` passes --preview (auth/preview_host_rules.ts); nothing else is accepted.
+  // `deno task preview` passes --preview (auth/local/preview_host_rules.ts); nothing else is accepted.
   const unknown = Deno.args.filter((arg) => arg !== "--preview");
   if (unknown.length) {
     console.error(`error: unknown argument ${JSON.stringify(unknown[0])} (only --preview)`);

@@ -10,8 +10,8 @@
  */
 import type { Env } from "@switchyard/lib/config.ts";
 import { DATABASE_TARGETS, resolveTargetUrl } from "@switchyard/lib/database_targets.ts";
-import { openAuthDatabase } from "./auth/database.ts";
-import { registerClient } from "./auth/register_client.ts";
+import { openAuthDatabase } from "./auth/better_auth/database.ts";
+import { registerClient } from "./auth/operations/register_client.ts";
 
 /** The stored credentials of the local console client. */
 interface StoredClient {

@@ -1,27 +1,33 @@
 /**
  * The auth service's Hono application: health, local-mode guards, Better Auth mounted at `/api/auth/*` behind
  * the RFC shims, the RFC 8414 path-inserted discovery URL, RP-initiated logout, and the `/sign-in` and
- * `/consent` pages (auth/page_routes.tsx).
+ * `/consent` pages (auth/pages/routes.tsx).
  */
+import { serviceErrorResponse } from "./service_errors.ts";
 import { Hono } from "hono";
 import { HEALTH_PATH, healthResponse } from "@switchyard/lib/health.ts";
 import { requestId, type RequestIdVariables } from "@switchyard/lib/request_id.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
 import { accessPolicyFor, type AuthConfig, DEFAULT_AUDIT_RETENTION_DAYS, issuerOf } from "./config.ts";
-import { type AuthInstance, createBetterAuth, DEV_ORIGIN_HEADER, LOCAL_MODE_SECRET } from "./better_auth.ts";
-import type { AuthDatabase } from "./database.ts";
-import { shimOAuth } from "./oauth_shims.ts";
+import {
+  type AuthInstance,
+  createBetterAuth,
+  DEV_ORIGIN_HEADER,
+  LOCAL_MODE_SECRET,
+} from "./better_auth/mod.ts";
+import type { AuthDatabase } from "./better_auth/database.ts";
+import { shimOAuth } from "./endpoints/mod.ts";
 import {
   asOrigin,
   effectiveOrigin,
   isAllowedLocalHost,
   wantsSecureCookies,
   withTrustedOrigin,
-} from "./local_mode.ts";
-import { finishLocalCookies } from "./local_cookies.ts";
-import { localHostGuard, registerOriginGuards } from "./guards.ts";
-import { registerPageRoutes } from "./page_routes.tsx";
-import { createEndSession, END_SESSION_PATH } from "./end_session.tsx";
+} from "./local/mode.ts";
+import { finishLocalCookies } from "./local/cookies.ts";
+import { localHostGuard, registerOriginGuards } from "./edge/guards.ts";
+import { registerPageRoutes } from "./pages/routes.tsx";
+import { createEndSession, END_SESSION_PATH } from "./endpoints/end_session.tsx";
 import { END_SESSION_CONFIRM_PATH } from "./pages/sign_out.tsx";
 import { AUTH_ERROR_PATH, renderAuthError } from "./pages/auth_error.tsx";
 import { isPublicAuthRoute, routeNotFound } from "./edge/route_allowlist.ts";
@@ -31,9 +37,9 @@ import { withoutSessionToken } from "./edge/session_response.ts";
 import { keySignerFor } from "./signing/key_signer.ts";
 import { idTokenSigner } from "./signing/id_token_signer.ts";
 import { GroupCommit } from "@switchyard/lib/group_commit.ts";
-import { staticDocuments } from "./static_documents.ts";
-import { installGitHubStandIn } from "./github_stand_in.ts";
-import { isStorageUnavailable, storageUnavailableResponse } from "./storage_unavailable.ts";
+import { staticDocuments } from "./endpoints/static_documents.ts";
+import { installGitHubStandIn } from "./local/github_stand_in.ts";
+import { isStorageUnavailable, storageUnavailableResponse } from "./better_auth/storage_unavailable.ts";
 import {
   DEVICE_AUTHORIZATION_PATH,
   DEVICE_PAGE_PATH,
@@ -139,7 +145,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     client,
     signer: keySigner.signer,
     secret: config.AUTH_SECRET ?? LOCAL_MODE_SECRET,
-    // Better Auth's JWKS endpoint mints the first key, once (auth/signing_key.ts).
+    // Better Auth's JWKS endpoint mints the first key, once (auth/better_auth/signing_key.ts).
     ensureKey: () => secure.api.getJwks(),
   });
 
@@ -287,7 +293,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   const servicePort = base.port || (base.protocol === "https:" ? "443" : "80");
 
   const app = new Hono<AppEnv>();
-  // Discovery and JWKS from memory, before anything else (auth/static_documents.ts).
+  // Discovery and JWKS from memory, before anything else (auth/endpoints/static_documents.ts).
   app.use(async (c, next) => {
     if (local && !isAllowedLocalHost(c.req.header("host") ?? new URL(c.req.url).host, servicePort)) {
       return await next(); // the Host guard below answers
@@ -302,7 +308,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   app.get(HEALTH_PATH, () => healthResponse(AUTH_SERVICE_NAME));
   registerOriginGuards(app, config);
 
-  // RP-initiated logout, in the service's own layer (auth/end_session.tsx).
+  // RP-initiated logout, in the service's own layer (auth/endpoints/end_session.tsx).
   app.on(["GET", "POST"], END_SESSION_PATH, (c) => logout.endSession(c.req.raw));
   app.get(AUTH_ERROR_PATH, (c) => renderAuthError(new URL(c.req.url)));
   app.post(END_SESSION_CONFIRM_PATH, (c) => logout.confirm(c.req.raw));
@@ -333,16 +339,14 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
 
   registerDeviceRoutes(app, { local, client, origin: base.origin, sessionOf, callAuth, audit });
 
-  app.notFound((c) =>
-    c.json({ error: "not_found", message: `no route for ${c.req.method} ${c.req.path}` }, 404)
-  );
+  app.notFound((c) => serviceErrorResponse("not_found", `no route for ${c.req.method} ${c.req.path}`));
   app.onError((error, c) => {
     if (isStorageUnavailable(error)) {
       deps.logger.warn("storage unavailable", { request_id: c.get("requestId"), error });
       return storageUnavailableResponse();
     }
     deps.logger.error("unhandled error", { request_id: c.get("requestId"), error });
-    return c.json({ error: "server_error", message: "internal error" }, 500);
+    return serviceErrorResponse("server_error", "internal error");
   });
   return app;
 }

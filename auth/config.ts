@@ -80,7 +80,7 @@ const authConfigSchema = z.object({
    */
   AUTH_FIRST_PARTY_ORIGINS: z.string().transform((raw) => raw.split(",").map((o) => o.trim()).filter(Boolean))
     .optional(),
-  /** Test-only: a loopback origin standing in for GitHub's server-side endpoints (auth/github_stand_in.ts). */
+  /** Test-only: a loopback origin standing in for GitHub's server-side endpoints (auth/local/github_stand_in.ts). */
   AUTH_GITHUB_STAND_IN: httpUrlSetting().optional(),
   /** How a deployed service identifies a client for rate limiting (auth/edge/client_ip.ts). */
   AUTH_CLIENT_IP: z.string().transform((raw, ctx): ClientIpSource => {

@@ -3,13 +3,14 @@
  * one-process suite. The health endpoint is answered before configuration is read, so it never opens the
  * database nor needs a secret; everything else builds the app once, on first use.
  */
+import { serviceErrorResponse } from "./service_errors.ts";
 import type { Env } from "@switchyard/lib/config.ts";
 import { healthResponse, isHealthRequest } from "@switchyard/lib/health.ts";
 import { createLogger } from "@switchyard/lib/log.ts";
 import { AUTH_SERVICE_NAME, createAuthApp } from "./app.tsx";
 import { LOCAL_MODE_PORT, readAuthConfig } from "./config.ts";
-import { openAuthDatabase } from "./database.ts";
-import { forbiddenHostResponse, isAllowedLocalHost } from "./local_mode.ts";
+import { openAuthDatabase } from "./better_auth/database.ts";
+import { forbiddenHostResponse, isAllowedLocalHost } from "./local/mode.ts";
 
 /** How often the service looks for back-channel logouts queued by another process. */
 const BACKCHANNEL_POLL_MS = 5000;
@@ -64,10 +65,7 @@ export async function fetch(request: Request, info?: Deno.ServeHandlerInfo): Pro
     // A deployed edge function has no start-up step: the first request reports the configuration problems
     // (key names and expectations, never secret values) to the platform log and gets a 503.
     console.error(`auth: ${error instanceof Error ? error.message : String(error)}`);
-    return Response.json(
-      { error: "server_error", message: "the auth service is not configured; see its log" },
-      { status: 503, headers: { "cache-control": "no-store" } },
-    );
+    return serviceErrorResponse("not_configured", "the auth service is not configured; see its log");
   }
   return built.fetch(request, { info });
 }

@@ -8,9 +8,9 @@ import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { silentLogger } from "@switchyard/lib/log.ts";
 import { createAuthApp } from "../auth/app.tsx";
 import { readAuthConfig } from "../auth/config.ts";
-import { openAuthDatabase } from "../auth/database.ts";
-import { registerClient } from "../auth/register_client.ts";
-import { LOCAL_MODE_SECRET } from "../auth/better_auth.ts";
+import { openAuthDatabase } from "../auth/better_auth/database.ts";
+import { registerClient } from "../auth/operations/register_client.ts";
+import { LOCAL_MODE_SECRET } from "../auth/better_auth/mod.ts";
 
 const deployed = Deno.args.includes("deployed");
 const dir = await Deno.makeTempDir({ prefix: "switchyard-auth-bench-" });

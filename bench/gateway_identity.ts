@@ -14,7 +14,7 @@ import { identityCheck } from "../gateway/identity/identity_check.ts";
 import { TokenIntrospector } from "../gateway/identity/introspection.ts";
 import { PolicySnapshot } from "../gateway/identity/policy_store.ts";
 import { randomToken } from "../auth/grants/refresh_grant.ts";
-import { sha256Base64Url } from "../auth/oauth_client_auth.ts";
+import { sha256Base64Url } from "../auth/endpoints/client_auth.ts";
 import { createLogger } from "@switchyard/lib/log.ts";
 import { seedSession, startAuthService } from "../tests/auth/harness.ts";
 import { instantFetch } from "./gateway_inprocess.ts";

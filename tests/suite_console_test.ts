@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
-import { openAuthDatabase } from "../auth/database.ts";
+import { openAuthDatabase } from "../auth/better_auth/database.ts";
 import { wireLocalConsole } from "../suite_console.ts";
 
 Deno.test("local dev wires the console and the gateway's identities to the local auth service, once", async () => {

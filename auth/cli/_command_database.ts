@@ -5,9 +5,9 @@
  */
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS, resolveTargetUrl } from "@switchyard/lib/database_targets.ts";
-import { AppError } from "@switchyard/lib/errors.ts";
-import { type AuthDatabase, openAuthDatabase } from "../database.ts";
-import { createBetterAuth, LOCAL_MODE_SECRET } from "../better_auth.ts";
+import { commandError } from "../service_errors.ts";
+import { type AuthDatabase, openAuthDatabase } from "../better_auth/database.ts";
+import { createBetterAuth, LOCAL_MODE_SECRET } from "../better_auth/mod.ts";
 import type { AuthConfig } from "../config.ts";
 
 /** Opens the auth database a command targets; throws AppError naming what is missing. */
@@ -17,7 +17,7 @@ export async function openCommandDatabase(
 ): Promise<AuthDatabase> {
   const target = DATABASE_TARGETS.find((t) => t.name === "auth")!;
   const resolved = resolveTargetUrl(target, env, remote);
-  if ("error" in resolved) throw new AppError("BAD_REQUEST", resolved.error);
+  if ("error" in resolved) throw commandError("BAD_REQUEST", resolved.error);
   const database = await openAuthDatabase(resolved.url, remote ? env.AUTH_DATABASE_AUTH_TOKEN : undefined);
   try {
     if (!remote) await migrateDirectory(database.client, target.migrationsDir);
@@ -39,7 +39,7 @@ export function commandBetterAuth(
   remote: boolean,
 ) {
   if (remote && !env.AUTH_SECRET) {
-    throw new AppError("BAD_REQUEST", "--remote needs AUTH_SECRET: the deployed service's secret");
+    throw commandError("BAD_REQUEST", "--remote needs AUTH_SECRET: the deployed service's secret");
   }
   const config: AuthConfig = Object.freeze({
     AUTH_BASE_URL: env.AUTH_BASE_URL ?? "http://localhost:37960",

@@ -9,8 +9,8 @@
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS, resolveTargetUrl } from "@switchyard/lib/database_targets.ts";
 import { parseCommandLine, runMain, usageError } from "@switchyard/lib/cli/support.ts";
-import { openAuthDatabase } from "../database.ts";
-import { registerClient, registrationProblems } from "../register_client.ts";
+import { openAuthDatabase } from "../better_auth/database.ts";
+import { registerClient, registrationProblems } from "../operations/register_client.ts";
 import { recordAudit } from "../audit/mod.ts";
 
 const USAGE = `Usage: deno task oauth:register --name <name> --redirect-uri <url> [options]

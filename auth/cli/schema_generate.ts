@@ -3,9 +3,9 @@
  * configuration. Generation only: it opens no database and reads no URL, token or secret.
  */
 import { parseCommandLine, runMain } from "@switchyard/lib/cli/support.ts";
-import { betterAuthOptions } from "../better_auth.ts";
+import { betterAuthOptions } from "../better_auth/mod.ts";
 import type { AuthConfig } from "../config.ts";
-import { generateSchemaSql } from "../schema_sql.ts";
+import { generateSchemaSql } from "../better_auth/schema_sql.ts";
 
 /** A configuration with placeholders only: the schema depends on the plugin set, not on deployment values. */
 const GENERATION_CONFIG: AuthConfig = Object.freeze({

@@ -7,19 +7,12 @@
  * stored value, so a device code is redeemed once even by parallel polls on several instances.
  */
 import type { Client } from "@libsql/client";
-import {
-  authenticateClient,
-  invalidClientResponse,
-  oauthError,
-  presentedCredentials,
-  sha256Base64Url,
-} from "../oauth_client_auth.ts";
+import { authenticateClient, presentedCredentials, sha256Base64Url } from "../endpoints/client_auth.ts";
+import { invalidClientResponse, oauthError } from "../oauth_error.ts";
 import { randomToken } from "../grants/refresh_grant.ts";
 import { issueTokens } from "./device_tokens.ts";
-import type { JwtSigner } from "../signing/id_token_signer.ts";
+import { deviceClient, type DeviceDeps, type DeviceRequest } from "./device_client.ts";
 
-/** The grant type (RFC 8628 §3.4). */
-export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 /** The device authorization endpoint. */
 export const DEVICE_AUTHORIZATION_PATH = "/api/auth/oauth2/device-authorization";
 /** The page where people enter the user code. */
@@ -30,42 +23,6 @@ export const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
 export const DEVICE_CODE_SECONDS = 600;
 /** The polling interval first given to a device (RFC 8628 §3.2 default). */
 export const POLL_INTERVAL_SECONDS = 5;
-
-/** A pending device authorization, as stored. */
-export interface DeviceRequest {
-  clientId: string;
-  scopes: string[];
-  userCode: string;
-  status: "pending" | "approved" | "denied";
-  userId?: string;
-  /** Epoch ms of the approving sign-in. */
-  authTime?: number;
-  /** Seconds between polls (grows by 5 on every slow_down). */
-  interval: number;
-  /** Epoch ms of the last poll. */
-  polledAt?: number;
-  /** Epoch ms. */
-  expiresAt: number;
-}
-
-/** What the grant needs. */
-export interface DeviceDeps {
-  client: Client;
-  issuer: string;
-  /** `{base}/device`, shown to people. */
-  verificationUri: string;
-  sign: JwtSigner;
-  now?: () => number;
-}
-
-function parseList(value: unknown): string[] {
-  try {
-    const list = JSON.parse(String(value));
-    return Array.isArray(list) ? list.map(String) : [];
-  } catch {
-    return [];
-  }
-}
 
 /** A user code: 8 letters of {@link USER_CODE_ALPHABET} (≈ 34.6 bits), shown as `XXXX-XXXX`. */
 export function newUserCode(): string {
@@ -106,23 +63,6 @@ async function swap(client: Client, identifier: string, expected: string, next: 
   return result.rowsAffected === 1;
 }
 
-/** The client's allowed grant types and scopes, when it may use the device grant. */
-export async function deviceClient(client: Client, clientId: string) {
-  const result = await client.execute({
-    sql: "SELECT grant_types, scopes, disabled, name FROM oauth_client WHERE client_id = ?",
-    args: [clientId],
-  });
-  const row = result.rows[0];
-  if (!row || Number(row.disabled ?? 0) === 1) return undefined;
-  const grants = row.grant_types === null ? [] : parseList(row.grant_types);
-  return {
-    device: grants.includes(DEVICE_CODE_GRANT),
-    refresh: grants.includes("refresh_token"),
-    scopes: row.scopes === null ? undefined : parseList(row.scopes),
-    name: row.name === null ? clientId : String(row.name),
-  };
-}
-
 /** `POST /api/auth/oauth2/device-authorization` for an authenticated client (RFC 8628 §3.1–3.2). */
 export async function deviceAuthorization(
   form: URLSearchParams,
@@ -131,11 +71,11 @@ export async function deviceAuthorization(
 ): Promise<Response> {
   const known = await deviceClient(deps.client, clientId);
   if (!known?.device) {
-    return oauthError(400, "unauthorized_client", "the client may not use the device authorization grant");
+    return oauthError("unauthorized_client", "the client may not use the device authorization grant");
   }
   const scopes = (form.get("scope") ?? "openid").split(" ").filter(Boolean);
   const notAllowed = known.scopes && scopes.find((s) => !known.scopes!.includes(s));
-  if (notAllowed) return oauthError(400, "invalid_scope", `the client may not request ${notAllowed}`);
+  if (notAllowed) return oauthError("invalid_scope", `the client may not request ${notAllowed}`);
   const now = (deps.now ?? Date.now)();
   const deviceCode = randomToken(43);
   let userCode = newUserCode();
@@ -233,22 +173,22 @@ export async function deviceCodeGrant(
   deps: DeviceDeps,
 ): Promise<Response> {
   const deviceCode = form.get("device_code");
-  if (!deviceCode) return oauthError(400, "invalid_request", "device_code is required");
+  if (!deviceCode) return oauthError("invalid_request", "device_code is required");
   const identifier = `device:${await sha256Base64Url(deviceCode)}`;
   const found = await readRequest(deps.client, identifier);
-  if (!found) return oauthError(400, "invalid_grant", "invalid or already used device code");
+  if (!found) return oauthError("invalid_grant", "invalid or already used device code");
   const { request, raw } = found;
   if (request.clientId !== clientId) {
-    return oauthError(400, "invalid_grant", "the device code was issued to another client");
+    return oauthError("invalid_grant", "the device code was issued to another client");
   }
   const now = (deps.now ?? Date.now)();
   if (request.expiresAt <= now) {
     await deps.client.execute({ sql: "DELETE FROM verification WHERE identifier = ?", args: [identifier] });
-    return oauthError(400, "expired_token", "the device code has expired; start again");
+    return oauthError("expired_token", "the device code has expired; start again");
   }
   if (request.status === "denied") {
     await deps.client.execute({ sql: "DELETE FROM verification WHERE identifier = ?", args: [identifier] });
-    return oauthError(400, "access_denied", "the user denied the authorization request");
+    return oauthError("access_denied", "the user denied the authorization request");
   }
   if (request.status === "pending") {
     // RFC 8628 §3.5: polling faster than the interval earns slow_down, and 5 s more for every later poll.
@@ -256,8 +196,8 @@ export async function deviceCodeGrant(
     const next = { ...request, polledAt: now, interval: request.interval + (tooSoon ? 5 : 0) };
     await swap(deps.client, identifier, raw, next);
     return tooSoon
-      ? oauthError(400, "slow_down", `polling too fast; wait ${next.interval} s between requests`)
-      : oauthError(400, "authorization_pending", "the user has not yet completed the authorization");
+      ? oauthError("slow_down", `polling too fast; wait ${next.interval} s between requests`)
+      : oauthError("authorization_pending", "the user has not yet completed the authorization");
   }
   // Approved: the first poll to delete the row redeems it.
   const taken = await deps.client.execute({
@@ -265,7 +205,7 @@ export async function deviceCodeGrant(
     args: [identifier, raw],
   });
   if (taken.rowsAffected !== 1) {
-    return oauthError(400, "invalid_grant", "invalid or already used device code");
+    return oauthError("invalid_grant", "invalid or already used device code");
   }
   return await issueTokens(deps, request);
 }
@@ -274,11 +214,11 @@ export async function deviceCodeGrant(
 export async function deviceAuthorizationEndpoint(request: Request, deps: DeviceDeps): Promise<Response> {
   const type = (request.headers.get("content-type") ?? "").toLowerCase();
   if (!type.startsWith("application/x-www-form-urlencoded")) {
-    return oauthError(400, "invalid_request", "the request must be application/x-www-form-urlencoded");
+    return oauthError("invalid_request", "the request must be application/x-www-form-urlencoded");
   }
   const form = new URLSearchParams(await request.text());
   const repeated = ["client_id", "scope", "client_secret"].find((n) => form.getAll(n).length > 1);
-  if (repeated) return oauthError(400, "invalid_request", `${repeated} must not be repeated`);
+  if (repeated) return oauthError("invalid_request", `${repeated} must not be repeated`);
   const creds = presentedCredentials(request.headers.get("authorization"), form);
   const auth = await authenticateClient(deps.client, creds);
   if (!auth.ok) return invalidClientResponse(auth.description, creds.basic);

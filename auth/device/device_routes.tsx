@@ -7,7 +7,7 @@ import type { Client } from "@libsql/client";
 import type { Env, Hono } from "hono";
 import { renderPage } from "../pages/layout.tsx";
 import { ErrorPage } from "../pages/consent.tsx";
-import { LOCAL_DEVELOPER_SIGN_IN_PATH } from "../local_developer.ts";
+import { LOCAL_DEVELOPER_SIGN_IN_PATH } from "../local/developer.ts";
 import type { AuditEvent } from "../audit/mod.ts";
 import { decideUserCode, DEVICE_PAGE_PATH, normalizeUserCode, pendingByUserCode } from "./device_flow.ts";
 import { DeviceCodePage, DeviceConsentPage, DeviceDonePage, DeviceSignInPage } from "./device_pages.tsx";

@@ -3,12 +3,13 @@
  * opaque access token for an hour, a refresh token for 30 days when the client may refresh, an ID token with
  * `openid` (groups with `groups`) — recorded under a new grant so a replay revokes exactly them.
  */
-import { oauthError, sha256Base64Url } from "../oauth_client_auth.ts";
+import { sha256Base64Url } from "../endpoints/client_auth.ts";
+import { oauthError } from "../oauth_error.ts";
 import { randomToken } from "../grants/refresh_grant.ts";
 import { newGrantId, recordGrantTokens } from "../grants/grant_store.ts";
-import { userClaims } from "../token_info.ts";
+import { userClaims } from "../endpoints/token_info.ts";
 import { groupsOf } from "../membership/access.ts";
-import { deviceClient, type DeviceDeps, type DeviceRequest } from "./device_flow.ts";
+import { deviceClient, type DeviceDeps, type DeviceRequest } from "./device_client.ts";
 
 const ACCESS_TOKEN_SECONDS = 3600;
 const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
@@ -24,8 +25,8 @@ export async function issueTokens(deps: DeviceDeps, request: DeviceRequest): Pro
     }),
   ]);
   const user = userResult.rows[0];
-  if (!known) return oauthError(400, "invalid_grant", "the client of this device code is disabled");
-  if (!user) return oauthError(400, "invalid_grant", "the user of this device code no longer exists");
+  if (!known) return oauthError("invalid_grant", "the client of this device code is disabled");
+  if (!user) return oauthError("invalid_grant", "the user of this device code no longer exists");
   const iat = Math.floor(Date.now() / 1000);
   const accessToken = randomToken();
   const refreshToken = known.refresh ? randomToken() : undefined;

@@ -3,10 +3,11 @@
  * group, and failed client authentications (401 at token, introspection, revocation) per address and per
  * OAuth client id. Over a limit: 429 with `Retry-After`. Local mode has no limits (one developer, loopback).
  */
+import { serviceErrorResponse } from "../service_errors.ts";
 import type { MiddlewareHandler } from "hono";
 import { clientAddress, type ClientIpSource, peerAddress } from "./client_ip.ts";
 import { type RateLimiter, type RateRule } from "./rate_limit.ts";
-import type { GuardEnv } from "../guards.ts";
+import type { GuardEnv } from "./guards.ts";
 
 /** Requests per address and minute, by route group (first match wins). */
 const ROUTE_RULES: readonly { group: string; match: RegExp; rule: RateRule }[] = [
@@ -48,20 +49,9 @@ const CLIENT_AUTH_PATHS = /^\/api\/auth\/oauth2\/(token|introspect|revoke|device
 
 /** The 429 answer (OAuth-style JSON body; `Retry-After` in seconds). */
 export function tooManyRequests(retryAfterSeconds: number, what: string): Response {
-  return new Response(
-    JSON.stringify({
-      error: "too_many_requests",
-      error_description: `too many ${what}; retry after ${retryAfterSeconds} s`,
-    }),
-    {
-      status: 429,
-      headers: {
-        "content-type": "application/json",
-        "cache-control": "no-store",
-        "retry-after": String(retryAfterSeconds),
-      },
-    },
-  );
+  return serviceErrorResponse("too_many_requests", `too many ${what}; retry after ${retryAfterSeconds} s`, {
+    "retry-after": String(retryAfterSeconds),
+  });
 }
 
 /** The OAuth client id a token/introspection/revocation request names (Basic or form), if readable. */

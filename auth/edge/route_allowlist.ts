@@ -6,6 +6,7 @@
  * enumerates what Better Auth registers). The pages reach `/oauth2/consent`, `/sign-in/social`,
  * `/sign-out` and the local-developer sign-in through in-process calls that do not pass this gate.
  */
+import { serviceErrorResponse } from "../service_errors.ts";
 
 /** One allowed route: exact path (under the service origin) and its methods. */
 interface PublicRoute {
@@ -60,8 +61,5 @@ export function isPublicAuthRoute(method: string, path: string, local: boolean):
 
 /** The 404 every other route gets. */
 export function routeNotFound(method: string, path: string): Response {
-  return new Response(
-    JSON.stringify({ error: "not_found", message: `no route for ${method} ${path}` }),
-    { status: 404, headers: { "content-type": "application/json", "cache-control": "no-store" } },
-  );
+  return serviceErrorResponse("not_found", `no route for ${method} ${path}`);
 }

@@ -10,9 +10,10 @@
  * for every client: back-channel logout names it).
  */
 import type { Client } from "@libsql/client";
-import { oauthError, sha256Base64Url } from "../oauth_client_auth.ts";
+import { sha256Base64Url } from "../endpoints/client_auth.ts";
+import { oauthError } from "../oauth_error.ts";
 import type { JwtSigner } from "../signing/id_token_signer.ts";
-import { userClaims } from "../token_info.ts";
+import { userClaims } from "../endpoints/token_info.ts";
 import type { GroupCommit } from "@switchyard/lib/group_commit.ts";
 import { keepForReuse } from "./refresh_reuse.ts";
 import { ACCESS_COLUMNS, accessJoin, accessRecordOf, type MembershipGate } from "../membership/access.ts";
@@ -109,7 +110,7 @@ export async function refreshGrant(
 ): Promise<Response | "replayed"> {
   const scopes = requestedScope === null ? row.scopes : requestedScope.split(" ").filter(Boolean);
   const missing = scopes.find((s) => !row.scopes.includes(s));
-  if (missing) return oauthError(400, "invalid_scope", `unable to issue scope ${missing}`);
+  if (missing) return oauthError("invalid_scope", `unable to issue scope ${missing}`);
   // The client, the user and the user's access record in one statement: a cached membership check costs no
   // round trip.
   const found = await deps.client.execute({
@@ -121,18 +122,18 @@ export async function refreshGrant(
   const clientRow = found.rows[0];
   const user = clientRow && clientRow.id !== null ? clientRow : undefined;
   if (!clientRow || Number(clientRow.disabled ?? 0) === 1) {
-    return oauthError(400, "invalid_grant", "the client of this refresh token is disabled");
+    return oauthError("invalid_grant", "the client of this refresh token is disabled");
   }
   const grantTypes = clientRow.grant_types === null
     ? ["authorization_code"]
     : parseScopes(clientRow.grant_types);
   if (!grantTypes.includes("refresh_token")) {
-    return oauthError(400, "unauthorized_client", "the client may not use the refresh_token grant");
+    return oauthError("unauthorized_client", "the client may not use the refresh_token grant");
   }
   const clientScopes = clientRow.scopes === null ? undefined : parseScopes(clientRow.scopes);
   const notAllowed = clientScopes && scopes.find((s) => !clientScopes.includes(s));
-  if (notAllowed) return oauthError(400, "invalid_scope", `the client may not request ${notAllowed}`);
-  if (!user) return oauthError(400, "invalid_grant", "the user of this refresh token no longer exists");
+  if (notAllowed) return oauthError("invalid_scope", `the client may not request ${notAllowed}`);
+  if (!user) return oauthError("invalid_grant", "the user of this refresh token no longer exists");
   const record = accessRecordOf(user);
   let groups = record.groups;
   if (deps.gate) {
@@ -141,7 +142,7 @@ export async function refreshGrant(
     if (!decision.ok) {
       // Membership lost (or the user disabled): every session and grant of the user ends, this refresh too.
       await deps.gate.endAccess(row.userId, decision.reason, row.clientId);
-      return oauthError(400, "invalid_grant", "the user no longer has access to this service");
+      return oauthError("invalid_grant", "the user no longer has access to this service");
     }
     groups = decision.groups;
   }
@@ -247,7 +248,7 @@ function idTokenClaims(
   iat: number,
   groups: string[],
 ): Record<string, unknown> {
-  // The same profile, email and groups claims userinfo answers (token_info.ts).
+  // The same profile, email and groups claims userinfo answers (auth/endpoints/token_info.ts).
   const claims = userClaims(user, scopes, groups);
   return {
     ...claims,

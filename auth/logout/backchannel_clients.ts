@@ -4,7 +4,7 @@
  * `oauth_client` (migrations/0004_backchannel_logout.sql).
  */
 import type { Client, InStatement } from "@libsql/client";
-import { redirectUriProblem } from "../register_client.ts";
+import { redirectUriProblem } from "../operations/redirect_uri.ts";
 
 /** A client's back-channel logout registration. */
 export interface BackchannelRegistration {

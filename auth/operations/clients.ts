@@ -7,8 +7,9 @@
 import type { Client, InStatement } from "@libsql/client";
 import { generateRandomString } from "better-auth/crypto";
 import { AppError } from "@switchyard/lib/errors.ts";
-import { sha256Base64Url } from "../oauth_client_auth.ts";
-import { redirectUriProblem } from "../register_client.ts";
+import { commandError } from "../service_errors.ts";
+import { sha256Base64Url } from "../endpoints/client_auth.ts";
+import { redirectUriProblem } from "./redirect_uri.ts";
 import { backchannelUriProblem, saveBackchannelStatement } from "../logout/backchannel_clients.ts";
 
 /** A client as the operator sees it (never its secret or hash). */
@@ -83,7 +84,7 @@ function toInfo(row: Record<string, unknown>): ClientInfo {
 }
 
 function notFound(clientId: string): AppError {
-  return new AppError("NOT_FOUND", `no OAuth client with id ${JSON.stringify(clientId)}`);
+  return commandError("NOT_FOUND", `no OAuth client with id ${JSON.stringify(clientId)}`);
 }
 
 /** Every registered client, oldest first. */
@@ -171,7 +172,7 @@ export async function updateClient(
 ): Promise<ClientInfo> {
   const info = await clientRow(client, clientId);
   const problems = updateProblems(info, update);
-  if (problems.length) throw new AppError("BAD_REQUEST", problems.join("\nerror: "));
+  if (problems.length) throw commandError("BAD_REQUEST", problems.join("\nerror: "));
   const sets: string[] = ["updated_at = ?"];
   const args: (string | number)[] = [Date.now()];
   if (update.name !== undefined) sets.push("name = ?"), args.push(update.name);
@@ -210,7 +211,7 @@ export async function updateClient(
 export async function rotateClientSecret(client: Client, clientId: string): Promise<string> {
   const info = await clientRow(client, clientId);
   if (info.type === "public") {
-    throw new AppError("BAD_REQUEST", `client ${clientId} is public: it has no secret to rotate`);
+    throw commandError("BAD_REQUEST", `client ${clientId} is public: it has no secret to rotate`);
   }
   const secret = generateRandomString(32, "a-z", "A-Z");
   const result = await client.execute({

@@ -4,7 +4,7 @@
  * of the user, or only what one client holds — in one write batch.
  */
 import type { Client, InStatement } from "@libsql/client";
-import { AppError } from "@switchyard/lib/errors.ts";
+import { commandError } from "../service_errors.ts";
 import { revokeTokensWhere } from "./clients.ts";
 import { type LogoutReason, queueLogouts } from "../logout/fan_out.ts";
 
@@ -50,7 +50,7 @@ const iso = (value: unknown) => new Date(Number(value)).toISOString();
 
 async function assertUser(client: Client, userId: string): Promise<void> {
   const found = await client.execute({ sql: "SELECT 1 FROM user WHERE id = ?", args: [userId] });
-  if (!found.rows.length) throw new AppError("NOT_FOUND", `no user with id ${JSON.stringify(userId)}`);
+  if (!found.rows.length) throw commandError("NOT_FOUND", `no user with id ${JSON.stringify(userId)}`);
 }
 
 function scopesOf(value: unknown): string[] {
@@ -148,7 +148,7 @@ export async function revokeUserSessions(
       args: [clientId, clientId, userId],
     });
     if (!known.rows.length) {
-      throw new AppError("NOT_FOUND", `no OAuth client with id ${JSON.stringify(clientId)}`);
+      throw commandError("NOT_FOUND", `no OAuth client with id ${JSON.stringify(clientId)}`);
     }
   }
   const where = clientId === undefined ? "user_id = ?" : "user_id = ? AND client_id = ?";

@@ -6,7 +6,7 @@
  *   anything: the service's in-memory JWKS copy lives about a second, and a client that cached the JWKS
  *   before the rotation (jose refetches on an unknown `kid` at most every 30 s) has refetched by then.
  * - The keys it replaces get `expires_at` = that same moment (they stop signing exactly when it starts) and
- *   stay published for {@link RETIRED_KEY_PUBLISH_SECONDS} after it: the longest lifetime of anything the
+ *   stay published for `RETIRED_KEY_PUBLISH_SECONDS` (auth/signing/lifetimes.ts) after it: the longest lifetime of anything the
  *   service signs, plus slack for signer caches and clock skew.
  * - The current key is the newest row with `created_at <= now` and no past `expires_at`.
  *
@@ -16,23 +16,10 @@
 import type { Client } from "@libsql/client";
 import { symmetricDecrypt } from "better-auth/crypto";
 import { createJwk, type Jwk } from "better-auth/plugins";
-import { AppError } from "@switchyard/lib/errors.ts";
-import type { AuthInstance } from "../better_auth.ts";
+import { commandError } from "../service_errors.ts";
+import type { AuthInstance } from "../better_auth/mod.ts";
+import { RETIRED_KEY_PUBLISH_SECONDS } from "../signing/lifetimes.ts";
 
-/** ID-token lifetime: `@better-auth/oauth-provider` 1.6.23's `idTokenExpiresIn` default (the service keeps it). */
-export const ID_TOKEN_LIFETIME_SECONDS = 36_000;
-/** JWT access tokens (issued only for a `resource`, which the service refuses): `accessTokenExpiresIn`. */
-export const JWT_ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
-/** The jwt plugin's own `/token` JWT (`jwt.expirationTime` default 15m; the route is disabled). */
-export const JWT_PLUGIN_TOKEN_LIFETIME_SECONDS = 900;
-/** The longest lifetime of anything signed with a key of the `jwks` table. */
-export const SIGNED_TOKEN_MAX_LIFETIME_SECONDS = Math.max(
-  ID_TOKEN_LIFETIME_SECONDS,
-  JWT_ACCESS_TOKEN_LIFETIME_SECONDS,
-  JWT_PLUGIN_TOKEN_LIFETIME_SECONDS,
-);
-/** How long a key stays in the JWKS after it stopped signing (Better Auth's `jwks.gracePeriod`). */
-export const RETIRED_KEY_PUBLISH_SECONDS = SIGNED_TOKEN_MAX_LIFETIME_SECONDS + 600;
 /** Default time between publishing a new key and signing with it. */
 export const DEFAULT_PUBLISH_LEAD_SECONDS = 60;
 /** The shortest lead accepted: more than the service's in-memory JWKS copy lives (1 s). */
@@ -135,7 +122,7 @@ async function assertSecretMatches(client: Client, auth: AuthInstance, kid: stri
   try {
     await symmetricDecrypt({ key: context.secretConfig, data: JSON.parse(String(row?.private_key)) });
   } catch {
-    throw new AppError(
+    throw commandError(
       "SECRET_MISMATCH",
       `AUTH_SECRET does not decrypt the current signing key ${kid}; run the command with the service's ` +
         "AUTH_SECRET (keys are encrypted with it)",
@@ -221,9 +208,9 @@ export async function retireSigningKey(client: Client, kid: string, now = Date.n
   if (result.rowsAffected === 1) return;
   const rows = await readKeyRows(client);
   const row = rows.find((r) => r.id === kid);
-  if (!row) throw new AppError("NOT_FOUND", `no signing key with kid ${JSON.stringify(kid)}`);
+  if (!row) throw commandError("NOT_FOUND", `no signing key with kid ${JSON.stringify(kid)}`);
   const status = describe(row, currentKid(rows, now), now).status;
-  throw new AppError(
+  throw commandError(
     "KEY_IN_USE",
     status === "next"
       ? `key ${kid} is the next signing key (signs from ${iso(row.createdAt)}); it cannot be retired`

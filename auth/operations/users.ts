@@ -4,7 +4,7 @@
  * once, through the one revocation path (`revokeUserSessions`).
  */
 import type { Client } from "@libsql/client";
-import { AppError } from "@switchyard/lib/errors.ts";
+import { commandError } from "../service_errors.ts";
 import { type RevocationResult, revokeUserSessions } from "./sessions.ts";
 import { ACCESS_COLUMNS, accessJoin, accessRecordOf } from "../membership/access.ts";
 
@@ -60,7 +60,7 @@ export async function listUsers(client: Client): Promise<UserInfo[]> {
 /** One user; AppError NOT_FOUND when unknown. */
 export async function showUser(client: Client, userId: string): Promise<UserInfo> {
   const result = await client.execute({ sql: `${SELECT} WHERE u.id = ?`, args: [userId] });
-  if (!result.rows[0]) throw new AppError("NOT_FOUND", `no user with id ${JSON.stringify(userId)}`);
+  if (!result.rows[0]) throw commandError("NOT_FOUND", `no user with id ${JSON.stringify(userId)}`);
   return toInfo(result.rows[0]);
 }
 

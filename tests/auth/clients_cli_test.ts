@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { tempDir } from "@switchyard/lib/testing.ts";
 import type { ClientDetails, ClientInfo } from "../../auth/operations/clients.ts";
-import { sha256Base64Url } from "../../auth/oauth_client_auth.ts";
+import { sha256Base64Url } from "../../auth/endpoints/client_auth.ts";
 import { Browser, startAuthService } from "./harness.ts";
 import { basic, discover, postForm, runBasicCodeFlow } from "./rp.ts";
 import { jsonOf, task } from "./cli_task.ts";

@@ -75,7 +75,7 @@ Deno.test("deployed sign-in offers GitHub only and starts it with the callback /
 
 Deno.test("the deployed session cookie is the shared __Secure- parent-domain cookie", async () => {
   await using svc = await startAuthService(DEPLOYED);
-  const { createBetterAuth } = await import("../../auth/better_auth.ts");
+  const { createBetterAuth } = await import("../../auth/better_auth/mod.ts");
   const auth = createBetterAuth({ config: svc.config, db: svc.database.db, secureCookies: true });
   const cookie = (await auth.$context).authCookies.sessionToken;
   assert.equal(cookie.name, "__Secure-svc.session_token");

@@ -9,13 +9,13 @@ import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { type AuthDeps, createAuthApp } from "../../auth/app.tsx";
 import type { BackchannelDelivery } from "../../auth/logout/delivery.ts";
 import { type AuthConfig, readAuthConfig } from "../../auth/config.ts";
-import { LOCAL_MODE_SECRET } from "../../auth/better_auth.ts";
-import { type AuthDatabase, openAuthDatabase } from "../../auth/database.ts";
+import { LOCAL_MODE_SECRET } from "../../auth/better_auth/mod.ts";
+import { type AuthDatabase, openAuthDatabase } from "../../auth/better_auth/database.ts";
 import {
   type ClientRegistration,
   registerClient,
   type RegisteredClient,
-} from "../../auth/register_client.ts";
+} from "../../auth/operations/register_client.ts";
 
 /** A running auth service. */
 export interface AuthService extends AsyncDisposable {

@@ -7,7 +7,7 @@ import * as oauth from "oauth4webapi";
 import { decodeProtectedHeader } from "jose";
 import { silentLogger } from "@switchyard/lib/log.ts";
 import { createAuthApp } from "../../auth/app.tsx";
-import { openAuthDatabase } from "../../auth/database.ts";
+import { openAuthDatabase } from "../../auth/better_auth/database.ts";
 import { authorizeInBrowser, Browser, startAuthService } from "./harness.ts";
 import { basic, discover, postForm, prepareAuthorization } from "./rp.ts";
 

@@ -6,11 +6,8 @@
 import assert from "node:assert/strict";
 import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import { tempDir } from "@switchyard/lib/testing.ts";
-import {
-  ID_TOKEN_LIFETIME_SECONDS,
-  RETIRED_KEY_PUBLISH_SECONDS,
-  type SigningKeyInfo,
-} from "../../auth/operations/signing_keys.ts";
+import type { SigningKeyInfo } from "../../auth/operations/signing_keys.ts";
+import { ID_TOKEN_LIFETIME_SECONDS, RETIRED_KEY_PUBLISH_SECONDS } from "../../auth/signing/lifetimes.ts";
 import { authorizeInBrowser, Browser, startAuthService } from "./harness.ts";
 import { basic, discover, postForm, prepareAuthorization } from "./rp.ts";
 import { jsonOf, task } from "./cli_task.ts";

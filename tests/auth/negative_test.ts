@@ -1,6 +1,6 @@
 /**
  * Conformance: the negative cases of the OIDF basic/config plans (with PKCE added) and one test per shim of
- * Better Auth 1.6.23's RFC deviations (auth/oauth_shims.ts).
+ * Better Auth 1.6.23's RFC deviations (auth/endpoints/mod.ts).
  */
 import assert from "node:assert/strict";
 import * as oauth from "oauth4webapi";

@@ -5,7 +5,7 @@
  * plugin added later registers more routes, and they are checked here without anyone listing them.
  */
 import assert from "node:assert/strict";
-import { createBetterAuth } from "../../auth/better_auth.ts";
+import { createBetterAuth } from "../../auth/better_auth/mod.ts";
 import {
   isPublicAuthRoute,
   publicAuthRoutes,

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import * as oauth from "oauth4webapi";
 import { authorizeInBrowser, Browser, startAuthService } from "./harness.ts";
 import { basic, discover, INSECURE, postForm, prepareAuthorization, runCodeFlow } from "./rp.ts";
-import { createBetterAuth } from "../../auth/better_auth.ts";
+import { createBetterAuth } from "../../auth/better_auth/mod.ts";
 
 /** name:type, `!` = NOT NULL; from the generated schema (reference notes §2.2). */
 const EXPECTED_COLUMNS: Record<string, string> = {

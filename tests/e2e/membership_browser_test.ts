@@ -14,8 +14,8 @@ import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { createAuthApp } from "../../auth/app.tsx";
 import { readAuthConfig } from "../../auth/config.ts";
-import { openAuthDatabase } from "../../auth/database.ts";
-import { registerClient } from "../../auth/register_client.ts";
+import { openAuthDatabase } from "../../auth/better_auth/database.ts";
+import { registerClient } from "../../auth/operations/register_client.ts";
 import { makeTestCertificate } from "./support/tls.ts";
 import { startGitHubStandIn } from "./support/github_stand_in.ts";
 

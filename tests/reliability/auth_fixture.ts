@@ -6,9 +6,9 @@
  */
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
-import { openAuthDatabase } from "../../auth/database.ts";
+import { openAuthDatabase } from "../../auth/better_auth/database.ts";
 import { readAuthConfig } from "../../auth/config.ts";
-import { registerClient } from "../../auth/register_client.ts";
+import { registerClient } from "../../auth/operations/register_client.ts";
 import { type ServiceProcess, type SpawnOptions, spawnServe } from "./processes.ts";
 
 /** The auth service's edge entry, as `deno serve` runs it in production. */

@@ -3,8 +3,9 @@
  * the Origin check against the `x-svc-auth-dev-origin` header on every state-changing request, the
  * per-request choice of `__Secure-` cookies, and the cookie clean-up of sign-in and sign-out.
  */
-import { COOKIE_PREFIX, DEV_ORIGIN_HEADER } from "./better_auth.ts";
-import { isLoopbackHostname } from "./config.ts";
+import { serviceErrorResponse } from "../service_errors.ts";
+import { COOKIE_PREFIX, DEV_ORIGIN_HEADER } from "../better_auth/mod.ts";
+import { isLoopbackHostname } from "../config.ts";
 
 /** Name of the session cookie without and with the secure prefix. */
 export const SESSION_COOKIE = `${COOKIE_PREFIX}.session_token`;
@@ -35,19 +36,16 @@ export function isAllowedLocalHost(host: string | undefined, servicePort: string
 /** The plain-text 403 for a non-loopback Host, naming the host and the address to use. */
 export function forbiddenHostResponse(host: string | undefined, baseUrl: string): Response {
   const shown = host ? JSON.stringify(host) : "(no Host header)";
-  return new Response(
+  return serviceErrorResponse(
+    "forbidden_host",
     `403 Forbidden: the local auth service answers only loopback hosts (localhost, 127.0.0.1, [::1]); ` +
       `host ${shown} is not one of them. Use ${baseUrl} instead.\n`,
-    { status: 403, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } },
   );
 }
 
 /** A 403 in Better Auth's error shape with the code `INVALID_ORIGIN`. */
 export function invalidOriginResponse(message: string): Response {
-  return new Response(JSON.stringify({ message, code: "INVALID_ORIGIN" }), {
-    status: 403,
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
-  });
+  return serviceErrorResponse("invalid_origin", message);
 }
 
 /** The serialized origin of `value` when it is exactly an http(s) origin, else undefined. */

@@ -4,12 +4,13 @@
  * after detaching the new client from them (`oauth_client.user_id` cascades on delete).
  */
 import { makeSignature } from "better-auth/crypto";
-import { AppError } from "@switchyard/lib/errors.ts";
-import { createBetterAuth } from "./better_auth.ts";
-import type { AuthConfig } from "./config.ts";
-import type { AuthDatabase } from "./database.ts";
-import { DEVICE_CODE_GRANT } from "./device/device_flow.ts";
-import { backchannelUriProblem, saveBackchannelStatement } from "./logout/backchannel_clients.ts";
+import { commandError } from "../service_errors.ts";
+import { createBetterAuth } from "../better_auth/mod.ts";
+import type { AuthConfig } from "../config.ts";
+import type { AuthDatabase } from "../better_auth/database.ts";
+import { DEVICE_CODE_GRANT } from "../device/device_client.ts";
+import { LOOPBACK, redirectUriProblem } from "./redirect_uri.ts";
+import { backchannelUriProblem, saveBackchannelStatement } from "../logout/backchannel_clients.ts";
 
 /** What to register. */
 export interface ClientRegistration {
@@ -44,31 +45,6 @@ export interface RegisteredClient {
   client_id: string;
   /** The secret, shown once (stored hashed). */
   client_secret?: string;
-}
-
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-/**
- * Problems with a redirect URI: absolute, no fragment, https (http only on loopback), or a private-use
- * scheme with a dot (RFC 8252 §7.1) for public clients; never javascript:, data: or similar.
- */
-export function redirectUriProblem(raw: string, isPublic: boolean): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return `${JSON.stringify(raw)} is not an absolute URL`;
-  }
-  if (url.hash || raw.includes("#")) return `${raw} must not contain a fragment`;
-  if (url.protocol === "https:") return undefined;
-  if (url.protocol === "http:") {
-    return LOOPBACK.has(url.hostname)
-      ? undefined
-      : `${raw} must use https (http is allowed on loopback only)`;
-  }
-  if (isPublic && /^[a-z][a-z0-9+-]*\.[a-z0-9+.-]+:$/i.test(url.protocol)) return undefined;
-  return `${raw} has an unsupported scheme ${url.protocol} (https, loopback http, or a reverse-domain ` +
-    `scheme for public native clients)`;
 }
 
 /** Checks a registration, listing every problem at once. */
@@ -106,7 +82,7 @@ export async function registerClient(
   reg: ClientRegistration,
 ): Promise<RegisteredClient> {
   const problems = registrationProblems(reg);
-  if (problems.length) throw new AppError("BAD_REQUEST", problems.join("\n"), { status: 400 });
+  if (problems.length) throw commandError("BAD_REQUEST", problems.join("\n"));
   const secret = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
   const config: AuthConfig = Object.freeze({
     AUTH_BASE_URL: baseUrl,

@@ -7,7 +7,7 @@ import {
   isLoopbackAddress,
   parseHost,
   wantsSecureCookies,
-} from "./local_mode.ts";
+} from "./mode.ts";
 
 const BASE = "http://localhost:37960";
 

@@ -3,11 +3,11 @@
  * answers the health endpoint (and built/static files, of which the auth service has none: its pages are
  * server-rendered) for any Host, while pages and auth routes keep local mode's loopback allow-list and its
  * plain-text 403 naming the host and the address to use. `deno task dev` does not use this: there every
- * non-loopback Host is refused, health included (auth/main.ts, auth/guards.ts).
+ * non-loopback Host is refused, health included (auth/main.ts, auth/edge/guards.ts).
  */
 import { healthResponse, isHealthRequest } from "@switchyard/lib/health.ts";
 import type { FetchHandler } from "@switchyard/lib/serve.ts";
-import { AUTH_SERVICE_NAME } from "./app.tsx";
+import { AUTH_SERVICE_NAME } from "../app.tsx";
 
 /** Wraps the auth service's fetch handler with the preview's host rules. */
 export function withPreviewHostRules(authFetch: FetchHandler): FetchHandler {

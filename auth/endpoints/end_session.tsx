@@ -16,13 +16,13 @@
  * - After a sign-out the browser goes to the post-logout URI with `state`, or sees a "signed out" page.
  */
 import type { Client } from "@libsql/client";
-import { renderPage } from "./pages/layout.tsx";
-import { ErrorPage } from "./pages/consent.tsx";
-import { SignOutPage, SignOutResultPage } from "./pages/sign_out.tsx";
+import { renderPage } from "../pages/layout.tsx";
+import { ErrorPage } from "../pages/consent.tsx";
+import { SignOutPage, SignOutResultPage } from "../pages/sign_out.tsx";
 import { isForm } from "./shim_types.ts";
 import { signLogoutRequest, verifyLogoutRequest } from "./logout_request.ts";
 import { verifyIdTokenHint } from "./id_token_hint.ts";
-import { queueSessionLogouts } from "./logout/fan_out.ts";
+import { queueSessionLogouts } from "../logout/fan_out.ts";
 
 /** Path of the end-session endpoint (as advertised in discovery). */
 export const END_SESSION_PATH = "/api/auth/oauth2/end-session";

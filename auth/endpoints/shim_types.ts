@@ -1,9 +1,9 @@
 /** What the OAuth shims share: their dependencies, the forward function, and small request helpers. */
 import type { Client } from "@libsql/client";
-import type { JwtSigner } from "./signing/id_token_signer.ts";
+import type { JwtSigner } from "../signing/id_token_signer.ts";
 import type { GroupCommit } from "@switchyard/lib/group_commit.ts";
-import type { MembershipGate } from "./membership/access.ts";
-import type { AuditEvent } from "./audit/mod.ts";
+import type { MembershipGate } from "../membership/access.ts";
+import type { AuditEvent } from "../audit/mod.ts";
 
 /** What the shims need. */
 export interface ShimDeps {
@@ -35,4 +35,12 @@ export function isForm(request: Request): boolean {
   return (request.headers.get("content-type") ?? "").toLowerCase().startsWith(
     "application/x-www-form-urlencoded",
   );
+}
+
+/** `response` with `Cache-Control: no-store` and `Pragma: no-cache` (tokens and token facts are never cached). */
+export function noStore(response: Response): Response {
+  const copy = new Response(response.body, response);
+  copy.headers.set("cache-control", "no-store");
+  copy.headers.set("pragma", "no-cache");
+  return copy;
 }

@@ -3,6 +3,7 @@
  * busy timeout) is the service being unavailable, not a bug: the client gets a retryable 503 in the OAuth
  * error shape, and the transaction that failed left nothing behind (SQLite rolls it back whole).
  */
+import { oauthError } from "../oauth_error.ts";
 
 /** SQLite result codes (primary, so `SQLITE_IOERR_WRITE` matches `SQLITE_IOERR`) that mean "try again later". */
 const UNAVAILABLE = [
@@ -30,11 +31,9 @@ export function isStorageUnavailable(error: unknown): boolean {
 
 /** The 503 answered for {@link isStorageUnavailable} errors. */
 export function storageUnavailableResponse(): Response {
-  return Response.json(
-    {
-      error: "temporarily_unavailable",
-      error_description: "the service cannot store this request right now; retry shortly",
-    },
-    { status: 503, headers: { "retry-after": "1", "cache-control": "no-store" } },
+  return oauthError(
+    "temporarily_unavailable",
+    "the service cannot store this request right now; retry shortly",
+    { headers: { "retry-after": "1" } },
   );
 }

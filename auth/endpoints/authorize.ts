@@ -7,7 +7,7 @@
  * `login consent` in that order). Errors are redirected only to a redirect URI registered for the client.
  */
 import type { Client } from "@libsql/client";
-import { oauthError } from "./oauth_client_auth.ts";
+import { OAuthError, oauthError, type OAuthErrorCode } from "../oauth_error.ts";
 import { verifyIdTokenHint } from "./id_token_hint.ts";
 import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
 
@@ -23,7 +23,6 @@ export async function authorizeShim(request: Request, forward: Forward, deps: Sh
   if (mode !== null && mode !== "navigate") {
     // A browser says how the request was made: fetch(), XHR, <img>… get no code, no consent, no redirect.
     return oauthError(
-      400,
       "invalid_request",
       "the authorization endpoint is a top-level browser navigation, not a script request",
     );
@@ -31,7 +30,7 @@ export async function authorizeShim(request: Request, forward: Forward, deps: Sh
   let params = new URL(request.url).searchParams;
   if (request.method === "POST") {
     if (!isForm(request)) {
-      return oauthError(400, "invalid_request", "POST authorization requests must be a form");
+      return oauthError("invalid_request", "POST authorization requests must be a form");
     }
     params = new URLSearchParams(await request.text());
   } else if (request.method !== "GET" && request.method !== "HEAD") {
@@ -45,21 +44,13 @@ export async function authorizeShim(request: Request, forward: Forward, deps: Sh
   if (!registration && (request.method === "GET" || request.method === "POST")) {
     // Never Better Auth's own check: it accepts any loopback port for every client (RFC 8252 §7.3 allows that
     // for native public clients only).
-    return errorPage(deps.issuer, "invalid_request", "unknown client or unregistered redirect_uri");
+    return new OAuthError("invalid_request", "unknown client or unregistered redirect_uri")
+      .toErrorPage(`${deps.issuer}/error`);
   }
   if (registration) {
     const redirect = registration.redirectUri;
-    const fail = (error: string, description: string) => {
-      const target = new URL(redirect);
-      target.searchParams.set("error", error);
-      target.searchParams.set("error_description", description);
-      if (params.get("state") !== null) target.searchParams.set("state", params.get("state")!);
-      target.searchParams.set("iss", deps.issuer);
-      return new Response(null, {
-        status: 302,
-        headers: { location: target.href, "cache-control": "no-store" },
-      });
-    };
+    const fail = (error: OAuthErrorCode, description: string) =>
+      new OAuthError(error, description).toRedirect(redirect, params.get("state"), deps.issuer);
     if (params.has("request")) return fail("request_not_supported", "request objects are not supported");
     if (params.has("request_uri")) return fail("request_uri_not_supported", "request_uri is not supported");
     const responseType = params.get("response_type");
@@ -160,14 +151,6 @@ async function asNavigation(response: Response): Promise<Response> {
   headers.delete("content-length");
   headers.set("location", target);
   return new Response(null, { status: 302, headers });
-}
-
-/** A redirect to the OP's own error page (never to an unverified redirect URI). */
-function errorPage(issuer: string, error: string, description: string): Response {
-  const target = new URL(`${issuer}/error`);
-  target.searchParams.set("error", error);
-  target.searchParams.set("error_description", description);
-  return new Response(null, { status: 302, headers: { location: target.href, "cache-control": "no-store" } });
 }
 
 /**

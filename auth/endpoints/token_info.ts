@@ -5,8 +5,8 @@
  * attempt before the table lookup); these are one indexed read each (the token joined with what it needs).
  */
 import type { Client } from "@libsql/client";
-import { sha256Base64Url } from "./oauth_client_auth.ts";
-import { ACCESS_COLUMNS, accessJoin, accessRecordOf } from "./membership/access.ts";
+import { sha256Base64Url } from "./client_auth.ts";
+import { ACCESS_COLUMNS, accessJoin, accessRecordOf } from "../membership/access.ts";
 
 function parseList(value: unknown): string[] {
   try {
@@ -59,7 +59,9 @@ export async function userinfoFor(
   client: Client,
   token: string,
 ): Promise<
-  { claims: Record<string, unknown> } | { error: "invalid_token" | "insufficient_scope"; description: string }
+  { claims: Record<string, unknown> } | {
+    error: { code: "invalid_token" | "insufficient_scope"; description: string };
+  }
 > {
   const result = await client.execute({
     sql: `SELECT a.scopes, u.id, u.name, u.email, u.email_verified, u.image, ${ACCESS_COLUMNS} ` +
@@ -68,12 +70,16 @@ export async function userinfoFor(
     args: [await sha256Base64Url(token), Date.now()],
   });
   const row = result.rows[0];
-  if (!row) return { error: "invalid_token", description: "invalid or expired access token" };
+  if (!row) return { error: { code: "invalid_token", description: "invalid or expired access token" } };
   const scopes = parseList(row.scopes);
   if (!scopes.includes("openid")) {
-    return { error: "insufficient_scope", description: "the access token was not granted the openid scope" };
+    return {
+      error: { code: "insufficient_scope", description: "the access token was not granted the openid scope" },
+    };
   }
-  if (row.id === null) return { error: "invalid_token", description: "the token's user no longer exists" };
+  if (row.id === null) {
+    return { error: { code: "invalid_token", description: "the token's user no longer exists" } };
+  }
   return { claims: userClaims(row, scopes, accessRecordOf(row).groups) };
 }
 

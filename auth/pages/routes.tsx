@@ -4,12 +4,12 @@
  */
 import type { Client } from "@libsql/client";
 import type { Env, Hono } from "hono";
-import { renderPage } from "./pages/layout.tsx";
-import { SignInPage } from "./pages/sign_in.tsx";
-import { ConsentPage, ErrorPage } from "./pages/consent.tsx";
-import { LOCAL_DEVELOPER_SIGN_IN_PATH } from "./local_developer.ts";
+import { renderPage } from "./layout.tsx";
+import { SignInPage } from "./sign_in.tsx";
+import { ConsentPage, ErrorPage } from "./consent.tsx";
+import { LOCAL_DEVELOPER_SIGN_IN_PATH } from "../local/developer.ts";
 import { verifiedOAuthQuery } from "./signed_query.ts";
-import { signInErrorMessage } from "./membership/denials.ts";
+import { signInErrorMessage } from "../membership/denials.ts";
 
 /** What the page routes need from the auth app. */
 export interface PageRouteDeps {

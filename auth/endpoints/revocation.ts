@@ -9,31 +9,22 @@
  *   only an order of lookup, and unknown hint values are ignored (§2.1).
  */
 import type { Client } from "@libsql/client";
-import { grantOfToken, revokeGrant } from "./grants/grant_store.ts";
-import {
-  authenticateClient,
-  invalidClientResponse,
-  oauthError,
-  presentedCredentials,
-  sha256Base64Url,
-} from "./oauth_client_auth.ts";
+import { grantOfToken, revokeGrant } from "../grants/grant_store.ts";
+import { authenticateClient, presentedCredentials, sha256Base64Url } from "./client_auth.ts";
+import { invalidClientResponse, oauthError } from "../oauth_error.ts";
 import { isForm, type ShimDeps } from "./shim_types.ts";
 
 /** Handles `POST /api/auth/oauth2/revoke`. */
 export async function revocationEndpoint(request: Request, deps: ShimDeps): Promise<Response> {
   if (!isForm(request)) {
-    return oauthError(
-      400,
-      "invalid_request",
-      "the revocation request must be application/x-www-form-urlencoded",
-    );
+    return oauthError("invalid_request", "the revocation request must be application/x-www-form-urlencoded");
   }
   const form = new URLSearchParams(await request.text());
   const creds = presentedCredentials(request.headers.get("authorization"), form);
   const auth = await authenticateClient(deps.client, creds);
   if (!auth.ok) return invalidClientResponse(auth.description, creds.basic);
   const token = form.get("token");
-  if (!token) return oauthError(400, "invalid_request", "token is required");
+  if (!token) return oauthError("invalid_request", "token is required");
   const tokenHash = await sha256Base64Url(token);
   const refreshFirst = form.get("token_type_hint") === "refresh_token";
   const attempts = refreshFirst ? [revokeRefresh, revokeAccess] : [revokeAccess, revokeRefresh];

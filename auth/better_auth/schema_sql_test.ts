@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { schemaSql } from "./cli/schema_generate.ts";
+import { schemaSql } from "../cli/schema_generate.ts";
 import { toSnakeCase } from "./schema_sql.ts";
 
-const MIGRATION = new URL("../migrations/0001_initial.sql", import.meta.url);
+const MIGRATION = new URL("../../migrations/0001_initial.sql", import.meta.url);
 
 Deno.test("the schema generated from the auth config is byte-identical to migrations/0001_initial.sql", async () => {
   assert.equal(schemaSql(), await Deno.readTextFile(MIGRATION));
@@ -15,7 +15,7 @@ async function generate(args: string[] = []) {
       "run",
       "--allow-read",
       "--allow-env",
-      new URL("./cli/schema_generate.ts", import.meta.url).pathname,
+      new URL("../cli/schema_generate.ts", import.meta.url).pathname,
       ...args,
     ],
     env: { AUTH_DATABASE_URL: "", AUTH_SECRET: "" },

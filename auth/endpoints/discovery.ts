@@ -8,7 +8,8 @@
  * - `claims_supported` lists `groups` (the `groups` scope's claim, auth/membership/).
  */
 import type { Forward } from "./shim_types.ts";
-import { DEVICE_AUTHORIZATION_PATH, DEVICE_CODE_GRANT } from "./device/device_flow.ts";
+import { DEVICE_AUTHORIZATION_PATH } from "../device/device_flow.ts";
+import { DEVICE_CODE_GRANT } from "../device/device_client.ts";
 
 /** The discovery paths of the service (issuer `{base}/api/auth`). */
 export const DISCOVERY_PATHS: ReadonlySet<string> = new Set([

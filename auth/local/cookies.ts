@@ -1,7 +1,7 @@
 /** Local mode's session-cookie clean-up around Better Auth's sign-in and sign-out answers. */
 import type { Client } from "@libsql/client";
-import { COOKIE_PREFIX } from "./better_auth.ts";
-import { queueLogouts } from "./logout/fan_out.ts";
+import { COOKIE_PREFIX } from "../better_auth/mod.ts";
+import { queueLogouts } from "../logout/fan_out.ts";
 import {
   cookieNames,
   cookieValue,
@@ -9,7 +9,7 @@ import {
   SECURE_SESSION_COOKIE,
   SESSION_COOKIE,
   setCookieNames,
-} from "./local_mode.ts";
+} from "./mode.ts";
 
 /** Session cookie variants (plain and `__Secure-`) that a local sign-out or http sign-in clears. */
 const SESSION_COOKIE_SUFFIXES = ["session_token", "session_data", "dont_remember"];

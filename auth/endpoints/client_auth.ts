@@ -105,25 +105,3 @@ export async function authenticateClient(
   if (presentedHash === undefined || !constantTimeEqual(presentedHash, stored)) return failed;
   return { ok: true, clientId: creds.clientId, confidential: true };
 }
-
-/** RFC 6749 §5.2 `invalid_client`: 401, with `WWW-Authenticate: Basic` when Basic was used. */
-export function invalidClientResponse(description: string, basic: boolean): Response {
-  const headers = new Headers({
-    "content-type": "application/json",
-    "cache-control": "no-store",
-    pragma: "no-cache",
-  });
-  if (basic) headers.set("www-authenticate", 'Basic realm="oauth", charset="UTF-8"');
-  return new Response(JSON.stringify({ error: "invalid_client", error_description: description }), {
-    status: 401,
-    headers,
-  });
-}
-
-/** An OAuth JSON error response (`no-store`). */
-export function oauthError(status: number, error: string, description: string): Response {
-  return new Response(JSON.stringify({ error, error_description: description }), {
-    status,
-    headers: { "content-type": "application/json", "cache-control": "no-store", pragma: "no-cache" },
-  });
-}

@@ -7,16 +7,16 @@ import { betterAuth, type BetterAuthOptions } from "better-auth";
 import { jwt } from "better-auth/plugins";
 import { oauthProvider } from "@better-auth/oauth-provider";
 import type { Kysely } from "kysely";
-import { type AuthConfig, issuerOf } from "./config.ts";
-import { localDeveloper } from "./local_developer.ts";
+import { type AuthConfig, issuerOf } from "../config.ts";
+import { localDeveloper } from "../local/developer.ts";
 import { singleSigningKeyAdapter } from "./signing_key.ts";
-import { RETIRED_KEY_PUBLISH_SECONDS } from "./operations/signing_keys.ts";
+import { RETIRED_KEY_PUBLISH_SECONDS } from "../signing/lifetimes.ts";
 import type { Logger } from "@switchyard/lib/log.ts";
-import { betterAuthErrorLogger, betterAuthLogger } from "./better_auth_logger.ts";
+import { betterAuthErrorLogger, betterAuthLogger } from "./logger.ts";
 import { github } from "better-auth/social-providers";
 import { APIError } from "better-auth/api";
-import type { MembershipGate } from "./membership/access.ts";
-import { needsOrgData } from "./membership/policy.ts";
+import type { MembershipGate } from "../membership/access.ts";
+import { needsOrgData } from "../membership/policy.ts";
 
 /** Prefix of every auth cookie (`svc.session_token`, `__Secure-svc.session_token`). */
 export const COOKIE_PREFIX = "svc";
@@ -88,7 +88,7 @@ function githubProvider(config: AuthConfig, clientId: string, clientSecret: stri
 /** Origins trusted for a request: the local dev origin header, or the cookie domain and its subdomains. */
 export function trustedOriginsFor(config: AuthConfig, request?: Request): string[] {
   if (config.AUTH_LOCAL_MODE) {
-    // The Hono guard has already checked Origin against these (auth/local_mode.ts).
+    // The Hono guard has already checked Origin against these (auth/local/mode.ts).
     const devOrigin = request?.headers.get(DEV_ORIGIN_HEADER);
     if (devOrigin) return [devOrigin];
     const base = new URL(config.AUTH_BASE_URL);
@@ -115,7 +115,7 @@ export function betterAuthOptions(inputs: Omit<BetterAuthInputs, "db"> & { db?: 
       },
       jwt: { issuer: issuerOf(config) },
       disableSettingJwtHeader: true,
-      // Concurrent first requests must not mint two keys (auth/signing_key.ts).
+      // Concurrent first requests must not mint two keys (auth/better_auth/signing_key.ts).
       ...(inputs.db ? { adapter: singleSigningKeyAdapter(inputs.db) } : {}),
     }),
     oauthProvider({

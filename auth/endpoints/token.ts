@@ -21,19 +21,20 @@ import {
   recordGrantTokens,
   revokeGrant,
   sweepExpiredClaims,
-} from "./grants/grant_store.ts";
+} from "../grants/grant_store.ts";
 import {
   authenticateClient,
-  invalidClientResponse,
-  oauthError,
+  CLIENT_AUTH_FAILED,
   presentedCredentials,
   sha256Base64Url,
-} from "./oauth_client_auth.ts";
-import { type Forward, isForm, type ShimDeps } from "./shim_types.ts";
-import { findRefreshRow, refreshGrant } from "./grants/refresh_grant.ts";
-import { DEVICE_CODE_GRANT, deviceCodeGrant } from "./device/device_flow.ts";
+} from "./client_auth.ts";
+import { invalidClientResponse, oauthError } from "../oauth_error.ts";
+import { type Forward, isForm, noStore, type ShimDeps } from "./shim_types.ts";
+import { findRefreshRow, refreshGrant } from "../grants/refresh_grant.ts";
+import { deviceCodeGrant } from "../device/device_flow.ts";
+import { DEVICE_CODE_GRANT } from "../device/device_client.ts";
 import { decodeJwt } from "jose";
-import { reusedResponse } from "./grants/refresh_reuse.ts";
+import { reusedResponse } from "../grants/refresh_reuse.ts";
 
 /** RFC 7636 §4.1: 43–128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -90,20 +91,20 @@ interface StoredCode {
 /** Handles `POST /api/auth/oauth2/token`. */
 export async function tokenEndpoint(request: Request, forward: Forward, deps: ShimDeps): Promise<Response> {
   if (!isForm(request)) {
-    return oauthError(400, "invalid_request", "the token request must be application/x-www-form-urlencoded");
+    return oauthError("invalid_request", "the token request must be application/x-www-form-urlencoded");
   }
   const form = new URLSearchParams(await request.text());
   const repeated = SINGLE_VALUED.find((name) => form.getAll(name).length > 1);
-  if (repeated) return oauthError(400, "invalid_request", `${repeated} must not be repeated`);
+  if (repeated) return oauthError("invalid_request", `${repeated} must not be repeated`);
   if (form.has("resource")) {
-    return oauthError(400, "invalid_target", "the resource parameter is not supported by this server");
+    return oauthError("invalid_target", "the resource parameter is not supported by this server");
   }
   const creds = presentedCredentials(request.headers.get("authorization"), form);
   const auth = await authenticateClient(deps.client, creds);
   if (!auth.ok) return invalidClientResponse(auth.description, creds.basic);
 
   const grantType = form.get("grant_type");
-  if (!grantType) return oauthError(400, "invalid_request", "grant_type is required");
+  if (!grantType) return oauthError("invalid_request", "grant_type is required");
   // Better Auth reads credentials from the form only, and Basic only when spelled "Basic ".
   form.set("client_id", auth.clientId);
   if (creds.clientSecret !== undefined) form.set("client_secret", creds.clientSecret);
@@ -118,11 +119,7 @@ export async function tokenEndpoint(request: Request, forward: Forward, deps: Sh
   if (grantType === DEVICE_CODE_GRANT) {
     return await deviceCodeGrant(form, auth.clientId, { ...deps, sign: deps.signJwt, verificationUri: "" });
   }
-  return oauthError(
-    400,
-    "unsupported_grant_type",
-    `grant_type ${JSON.stringify(grantType)} is not supported`,
-  );
+  return oauthError("unsupported_grant_type", `grant_type ${JSON.stringify(grantType)} is not supported`);
 }
 
 async function codeGrant(
@@ -132,7 +129,7 @@ async function codeGrant(
   deps: ShimDeps,
 ): Promise<Response> {
   const code = form.get("code");
-  if (!code) return oauthError(400, "invalid_request", "code is required");
+  if (!code) return oauthError("invalid_request", "code is required");
   const codeHash = await sha256Base64Url(code);
   const claimKey = `code:${codeHash}`;
   const found = await deps.client.execute({
@@ -147,43 +144,38 @@ async function codeGrant(
       deps.logoutQueued?.();
       await deps.audit?.({ action: "token_replay", outcome: "refused", clientId, reason: "code_replay" });
       return oauthError(
-        400,
         "invalid_grant",
         "authorization code already used; tokens issued from it are revoked",
       );
     }
-    return oauthError(400, "invalid_grant", "invalid, expired or already used authorization code");
+    return oauthError("invalid_grant", "invalid, expired or already used authorization code");
   }
   const expiresAt = Number(row.expires_at);
-  if (!(expiresAt > Date.now())) return oauthError(400, "invalid_grant", "authorization code expired");
+  if (!(expiresAt > Date.now())) return oauthError("invalid_grant", "authorization code expired");
   let stored: StoredCode;
   try {
     stored = JSON.parse(String(row.value));
   } catch {
-    return oauthError(400, "invalid_grant", "invalid authorization code");
+    return oauthError("invalid_grant", "invalid authorization code");
   }
   const query = stored.query ?? {};
   if (query.client_id !== clientId) {
-    return oauthError(400, "invalid_grant", "authorization code was issued to another client");
+    return oauthError("invalid_grant", "authorization code was issued to another client");
   }
   if (query.redirect_uri !== undefined && form.get("redirect_uri") !== query.redirect_uri) {
-    return oauthError(400, "invalid_grant", "redirect_uri does not match the authorization request");
+    return oauthError("invalid_grant", "redirect_uri does not match the authorization request");
   }
   const verifier = form.get("code_verifier");
   if (query.code_challenge) {
-    if (verifier === null) return oauthError(400, "invalid_grant", "code_verifier is required (PKCE)");
+    if (verifier === null) return oauthError("invalid_grant", "code_verifier is required (PKCE)");
     if (!CODE_VERIFIER.test(verifier)) {
-      return oauthError(400, "invalid_grant", "code_verifier must be 43-128 characters of [A-Za-z0-9-._~]");
+      return oauthError("invalid_grant", "code_verifier must be 43-128 characters of [A-Za-z0-9-._~]");
     }
     if (query.code_challenge_method !== "S256" || await sha256Base64Url(verifier) !== query.code_challenge) {
-      return oauthError(400, "invalid_grant", "code_verifier does not match the code_challenge");
+      return oauthError("invalid_grant", "code_verifier does not match the code_challenge");
     }
   } else if (verifier !== null) {
-    return oauthError(
-      400,
-      "invalid_grant",
-      "code_verifier sent but the authorization request had no challenge",
-    );
+    return oauthError("invalid_grant", "code_verifier sent but the authorization request had no challenge");
   }
   const grantId = newGrantId();
   await sweepExpiredClaims(deps.client);
@@ -202,11 +194,7 @@ async function codeGrant(
       deps.logoutQueued?.();
     }
     await deps.audit?.({ action: "token_replay", outcome: "refused", clientId, reason: "code_replay" });
-    return oauthError(
-      400,
-      "invalid_grant",
-      "authorization code already used; tokens issued from it are revoked",
-    );
+    return oauthError("invalid_grant", "authorization code already used; tokens issued from it are revoked");
   }
   return await asWinner(
     claimKey,
@@ -220,12 +208,12 @@ async function refreshTokenGrant(
   deps: ShimDeps,
 ): Promise<Response> {
   const token = form.get("refresh_token");
-  if (!token) return oauthError(400, "invalid_request", "refresh_token is required");
+  if (!token) return oauthError("invalid_request", "refresh_token is required");
   const tokenHash = await sha256Base64Url(token);
   const row = await findRefreshRow(deps.client, tokenHash);
-  if (!row) return oauthError(400, "invalid_grant", "invalid or revoked refresh token");
+  if (!row) return oauthError("invalid_grant", "invalid or revoked refresh token");
   if (row.clientId !== clientId) {
-    return oauthError(400, "invalid_grant", "refresh token was issued to another client");
+    return oauthError("invalid_grant", "refresh token was issued to another client");
   }
   const grantId = row.grantId ?? `untracked:${tokenHash}`;
   const replayed = async () => {
@@ -244,10 +232,10 @@ async function refreshTokenGrant(
       clientId,
       reason: "refresh_replay",
     });
-    return oauthError(400, "invalid_grant", "refresh token already used; its grant is revoked");
+    return oauthError("invalid_grant", "refresh token already used; its grant is revoked");
   };
   if (row.revoked) return await replayed();
-  if (!(row.expiresAt > Date.now())) return oauthError(400, "invalid_grant", "refresh token expired");
+  if (!(row.expiresAt > Date.now())) return oauthError("invalid_grant", "refresh token expired");
   const answer = await refreshGrant(
     {
       client: deps.client,
@@ -306,14 +294,7 @@ async function finish(response: Response, grantId: string, deps: ShimDeps): Prom
   const description = typeof body?.error_description === "string"
     ? body.error_description
     : "the grant was refused";
-  if (error === "invalid_client") return invalidClientResponse("client authentication failed", false);
-  if (error === "invalid_scope") return oauthError(400, "invalid_scope", description);
-  return oauthError(400, "invalid_grant", description);
-}
-
-function noStore(response: Response): Response {
-  const copy = new Response(response.body, response);
-  copy.headers.set("cache-control", "no-store");
-  copy.headers.set("pragma", "no-cache");
-  return copy;
+  if (error === "invalid_client") return invalidClientResponse(CLIENT_AUTH_FAILED, false);
+  if (error === "invalid_scope") return oauthError("invalid_scope", description);
+  return oauthError("invalid_grant", description);
 }

@@ -1,7 +1,7 @@
 /** Which browser origins may call `/api/auth/*` with credentials (CORS). */
-import type { AuthConfig } from "./config.ts";
-import { trustedOriginsFor } from "./better_auth.ts";
-import { ownLoopbackOrigins } from "./local_mode.ts";
+import type { AuthConfig } from "../config.ts";
+import { trustedOriginsFor } from "../better_auth/mod.ts";
+import { ownLoopbackOrigins } from "../local/mode.ts";
 
 /**
  * True when `origin` is a first-party app: one of `AUTH_FIRST_PARTY_ORIGINS` when set, else the cookie

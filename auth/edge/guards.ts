@@ -5,9 +5,9 @@
  */
 import type { Env, Hono, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import type { AuthConfig } from "./config.ts";
+import type { AuthConfig } from "../config.ts";
 import { originTrusted } from "./cors_origin.ts";
-import { END_SESSION_PATH } from "./end_session.tsx";
+import { END_SESSION_PATH } from "../endpoints/end_session.tsx";
 import {
   checkLocalOrigin,
   effectiveOrigin,
@@ -15,8 +15,8 @@ import {
   invalidOriginResponse,
   isAllowedLocalHost,
   isStateChanging,
-} from "./local_mode.ts";
-import { END_SESSION_CONFIRM_PATH } from "./pages/sign_out.tsx";
+} from "../local/mode.ts";
+import { END_SESSION_CONFIRM_PATH } from "../pages/sign_out.tsx";
 
 /** The only routes with credentialed CORS (deployed), for first-party apps on the cookie domain. */
 export const CREDENTIALED_CORS_PATHS: readonly string[] = ["/api/auth/get-session", "/api/auth/sign-out"];
