@@ -93,6 +93,8 @@ export interface JobStyle {
   gitCredentialsScript: boolean;
   /** Whether the agent also checks out the PR a dispatched run's `aw_context` names (v0.87). */
   dispatchedPrCheckout: boolean;
+  /** The `agent` job. */
+  agent: AgentJobStyle;
   /** The `activation` job. */
   activation: ActivationJobStyle;
   /** The `safe_outputs` job. */
@@ -102,6 +104,22 @@ export interface JobStyle {
    * release budgets effective tokens (v0.76.1).
    */
   aiCredits?: { dailyDefault: string; runDefault: string };
+}
+
+/** Release differences in the `agent` job. */
+export interface AgentJobStyle {
+  /**
+   * Whether the job is bounded by `timeout-minutes` (the engine step's plus the setup overhead); false: only
+   * the engine step is (v0.87).
+   */
+  jobTimeout: boolean;
+  /**
+   * Whether the activation artifact is downloaded right after the workspace setup (before the workflow's own
+   * steps and the memories, v0.87), not just before the engine's configuration is restored.
+   */
+  activationArtifactEarly: boolean;
+  /** Arguments the AWF install and the firewall-log summary pass to their scripts (`--rootless`); empty: none. */
+  awfScriptArgs: string;
 }
 
 /** Release differences in the `activation` job. */
@@ -173,6 +191,16 @@ export interface EngineRelease {
   instructionFiles?: readonly string[];
   /** The engine's own config folders and files, saved and restored around the base branch checkout. */
   agentConfig?: { folders: readonly string[]; files: readonly string[] };
+  /**
+   * Whether the install script picks the CLI release itself from the compiler's version
+   * (`GH_AW_COMPILED_VERSION` in its env) instead of a version argument.
+   */
+  installByCompiledVersion?: boolean;
+  /**
+   * Whether the agent's errors are detected by a github-script step that also reads the engine step's outcome
+   * and timeout (v0.87), not by a plain `node` run.
+   */
+  errorsByScript?: boolean;
 }
 
 /** Release differences in how the lock text is written, applied by emit/. */

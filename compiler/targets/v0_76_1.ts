@@ -32,6 +32,7 @@ export const V0_76_1: GhAwTarget = {
     safeOutputsConfigFromEnv: false,
     gitCredentialsScript: false,
     dispatchedPrCheckout: false,
+    agent: { jobTimeout: true, activationArtifactEarly: false, awfScriptArgs: "" },
     activation: {
       promptPath: "/tmp/gh-aw/aw-prompts/prompt.txt",
       poutineNotes: true,

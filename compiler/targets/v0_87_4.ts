@@ -41,6 +41,8 @@ export const V0_87_4: GhAwTarget = {
       defaultModel: "${{ vars.GH_AW_MODEL_AGENT_COPILOT || vars.GH_AW_DEFAULT_MODEL_COPILOT || 'auto' }}",
       agentConfig: { folders: [".agents", ".github"], files: ["AGENTS.md"] },
       instructionFiles: ["AGENTS.md"],
+      installByCompiledVersion: true,
+      errorsByScript: true,
       // The Copilot CLI is no longer installed from npm.
       domains: [
         "api.business.githubcopilot.com",
@@ -80,6 +82,7 @@ export const V0_87_4: GhAwTarget = {
     safeOutputsConfigFromEnv: true,
     gitCredentialsScript: true,
     dispatchedPrCheckout: true,
+    agent: { jobTimeout: false, activationArtifactEarly: true, awfScriptArgs: "--rootless" },
     activation: {
       promptPath: "${{ runner.temp }}/gh-aw/aw-prompts/prompt.txt",
       poutineNotes: false,

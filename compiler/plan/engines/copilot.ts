@@ -4,6 +4,9 @@
  * allowlist.
  */
 import type { Engine } from "./contract.ts";
+import type { EngineTarget } from "./facts.ts";
+import type { EngineRelease } from "../../targets/target.ts";
+import { scriptStep } from "../steps.ts";
 import { DEFAULT_INSTRUCTION_FILES, DOCS } from "./facts.ts";
 import type { AgentInput } from "../agent/input.ts";
 import type { StepPlan } from "../types.ts";
@@ -221,6 +224,55 @@ function detectionEnv(d: DetectionInput): Record<string, YValue> {
   return sortedEnv(env);
 }
 
+/** "Detect agent errors" as v0.76.1 writes it: the detector run with `node`. */
+const DETECT_ERRORS: StepPlan = {
+  name: "Detect agent errors",
+  if: plain("always()"),
+  id: "detect-agent-errors",
+  "continue-on-error": true,
+  run: plain('node "${RUNNER_TEMP}/gh-aw/actions/detect_agent_errors.cjs"'),
+};
+
+/**
+ * "Detect agent errors" as a github-script step that also reads how the CLI's step ended and its time bound
+ * (so a timeout is told apart from a crash).
+ */
+function detectErrorsScript(agentInput: AgentInput): StepPlan {
+  const env: Record<string, YValue> = {
+    GH_AW_AGENTIC_EXECUTION_OUTCOME: plain("${{ steps.agentic_execution.outcome }}"),
+  };
+  const timeout = agentInput.timeoutMinutes;
+  if (timeout !== undefined) env.GH_AW_ENGINE_STEP_TIMEOUT_MINUTES = plain(String(timeout));
+  return scriptStep(agentInput.ctx, "Detect agent errors", "detect_agent_errors", {
+    if: plain("always()"),
+    id: "detect-agent-errors",
+    continueOnError: true,
+    env,
+  });
+}
+
+/** The Copilot CLI as a later release ships it: how it is installed and how its errors are detected. */
+function copilotForRelease(release: EngineRelease, target: EngineTarget): Partial<Engine> {
+  const changes: Partial<Engine> = {};
+  if (release.installByCompiledVersion) {
+    // The install script picks the CLI release matching the compiler that wrote the lock.
+    const install = {
+      run: `bash "\${RUNNER_TEMP}/gh-aw/actions/install_copilot_cli.sh"`,
+      env: { ...INSTALL_ENV, GH_AW_COMPILED_VERSION: target.version },
+    };
+    changes.agentInstall = install;
+    changes.detection = {
+      ...copilot.detection,
+      installSteps: (_d, awf) => [
+        { name: "Install GitHub Copilot CLI", run: plain(install.run), env: { ...install.env } },
+        awf,
+      ],
+    };
+  }
+  if (release.errorsByScript) changes.execute = (a) => [execute(a), detectErrorsScript(a)];
+  return changes;
+}
+
 /** GitHub Copilot CLI. */
 export const copilot: Engine = {
   id: "copilot",
@@ -253,13 +305,8 @@ export const copilot: Engine = {
   byokEnvKey: "COPILOT_PROVIDER_BASE_URL",
   copilotRequests: true,
   oauthHint: "use an API key secret",
-  execute: (a) => [execute(a), {
-    name: "Detect agent errors",
-    if: plain("always()"),
-    id: "detect-agent-errors",
-    "continue-on-error": true,
-    run: plain('node "${RUNNER_TEMP}/gh-aw/actions/detect_agent_errors.cjs"'),
-  }],
+  execute: (a) => [execute(a), DETECT_ERRORS],
+  forRelease: copilotForRelease,
   afterRun: () => [{
     name: "Copy Copilot session state files to logs",
     if: plain("always()"),

@@ -191,7 +191,18 @@ export function workspaceSteps(agent: AgentInput): StepPlan[] {
       env: { GH_TOKEN: plain("${{ github.token }}") },
     },
     ...difcProxyStartSteps(agent),
+    // Releases that read the activation artifact early make it available to the workflow's own steps.
+    ...(targetOf(ctx).jobs.agent.activationArtifactEarly ? [activationDownloadStep(ctx)] : []),
   ];
+}
+
+/** "Download activation artifact": the prompt, run info and staged files the activation job uploaded. */
+function activationDownloadStep(ctx: JobCtx): StepPlan {
+  return {
+    name: "Download activation artifact",
+    uses: plain(ctx.refs.download),
+    with: { name: artifactName(ctx, "activation", "activation"), path: "/tmp/gh-aw" },
+  };
 }
 
 /**
@@ -315,11 +326,7 @@ export function agentConfigSteps(agent: AgentInput): StepPlan[] {
     .filter((s): s is SkillRef => typeof s !== "string");
   const pinned = pinnedImagesStep(ctx.firewall);
   return [
-    {
-      name: "Download activation artifact",
-      uses: plain(ctx.refs.download),
-      with: { name: artifactName(ctx, "activation", "activation"), path: "/tmp/gh-aw" },
-    },
+    ...(targetOf(ctx).jobs.agent.activationArtifactEarly ? [] : [activationDownloadStep(ctx)]),
     ...commentMemorySteps(agent),
     ...restoreSteps(ctx, ctx.engine.agentDirs ?? GITHUB_AGENT_DIRS, ctx.contentsRead !== false),
     ...skillInstallSteps(skills, (ctx.engine.agentDirs ?? GITHUB_AGENT_DIRS).skills),
@@ -376,13 +383,15 @@ export function redactStep(agent: AgentInput, secretNames: string[]): StepPlan {
 /** Steps after the run that summarise what happened (firewall, tokens, AWF reflection, observability). */
 function summarySteps(agent: AgentInput): StepPlan[] {
   const { ctx } = agent;
+  const awfArgs = targetOf(ctx).jobs.agent.awfScriptArgs;
   return [
     {
       name: "Print firewall logs",
       if: ALWAYS,
       "continue-on-error": true,
       env: { AWF_LOGS_DIR: "/tmp/gh-aw/sandbox/firewall/logs" },
-      run: lit(
+      // A release with the summary script (rootless AWF) runs it; before it, an inline summary.
+      run: awfArgs ? plain(`bash "\${RUNNER_TEMP}/gh-aw/actions/print_firewall_logs.sh" ${awfArgs}`) : lit(
         "# Fix permissions on firewall logs/audit dirs so they can be uploaded as artifacts\n" +
           "# AWF runs with sudo, creating files owned by root\n" +
           "sudo chmod -R a+rX /tmp/gh-aw/sandbox/firewall 2>/dev/null || true\n" +
