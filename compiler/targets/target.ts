@@ -21,6 +21,11 @@ export interface GhAwTarget {
   setupCliAction: string;
   /** Whether the lock's `gh-aw-metadata` header names the release (`compiler_version`), release mode only. */
   stampsCompilerVersion: boolean;
+  /**
+   * The MCP layer's images of this release: the gateway's tag (`ghcr.io/github/gh-aw-mcpg:<mcpg>`), the
+   * GitHub MCP server's tag and the Node.js image (digests come from `actions-lock.json` where not written).
+   */
+  components: { mcpg: string; githubMcp: string; nodeImage: string };
   /** The AWF (firewall) release of this gh-aw release (`vX.Y.Z`); undefined: the compiler's default. */
   awf?: string;
   /**

@@ -1,5 +1,6 @@
 /** gh-aw v0.76.1: the release awc has reproduced first (the compiler's own tables are its values). */
 import type { GhAwTarget } from "./target.ts";
+import { VERSIONS } from "../data/versions.ts";
 
 /** The v0.76.1 target. */
 export const V0_76_1: GhAwTarget = {
@@ -7,6 +8,7 @@ export const V0_76_1: GhAwTarget = {
   pins: {},
   actionTags: {},
   setupCliAction: "github/gh-aw/actions/setup-cli",
+  components: { mcpg: VERSIONS.mcpg, githubMcp: VERSIONS.githubMcp, nodeImage: VERSIONS.nodeImage },
   stampsCompilerVersion: false,
   engines: {},
   ecosystemHosts: {},

@@ -34,6 +34,8 @@ export const V0_87_4: GhAwTarget = {
     "github/codeql-action/upload-sarif": "v4.37.8",
   },
   setupCliAction: "github/gh-aw-actions/setup-cli",
+  // Digests of these come from the repository's `actions-lock.json` `containers`.
+  components: { mcpg: "v0.4.10", githubMcp: "v1.10.0", nodeImage: "ghcr.io/github/gh-aw-node" },
   stampsCompilerVersion: true,
   engines: {
     copilot: {
