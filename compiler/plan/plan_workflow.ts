@@ -135,6 +135,7 @@ export async function planWorkflow(
       engineId: engine.info.id,
       model: engine.model,
       containers,
+      mcpServers: w.manifestMcpServers,
       description: typeof data.description === "string" ? data.description : undefined,
       sourceRef: typeof data.source === "string" ? data.source : undefined,
       imports: headerImportOrder(src.imports),

@@ -230,6 +230,19 @@ export interface EmitStyle {
   generatedLineFirst: boolean;
   /** Whether the lock ends with its last line's newline only (v0.76.1 leaves an empty line after it). */
   noFinalBlankLine: boolean;
+  /**
+   * The manifest's `mcp_servers` (v0.87.4: each MCP server the agent reaches with the tools it may call);
+   * undefined: the manifest has none.
+   */
+  manifestMcpServers?: ManifestMcpServers;
+}
+
+/** What the manifest's `mcp_servers` list is built from. */
+export interface ManifestMcpServers {
+  /** The read-only tools of each GitHub MCP toolset, as this release lists them. */
+  githubToolsets: Readonly<Record<string, readonly string[]>>;
+  /** Safe-outputs config keys that are no tool of the safe-outputs server (`mentions`, …). */
+  notSafeOutputTools: readonly string[];
 }
 
 /** The release a lock was compiled for: its `compiler_version`, else the tag its setup action is pinned at. */
