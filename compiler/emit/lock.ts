@@ -106,6 +106,7 @@ function headerInput(plan: WorkflowPlan) {
       secrets,
       actions,
       containers: containerEntries,
+      ...(h.hasPullRequest ? { has_pull_request: true } : {}),
       ...(h.mcpServers ? { mcp_servers: h.mcpServers } : {}),
     },
     description: h.description,

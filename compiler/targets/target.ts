@@ -235,6 +235,8 @@ export interface EmitStyle {
    * undefined: the manifest has none.
    */
   manifestMcpServers?: ManifestMcpServers;
+  /** Whether the manifest says `has_pull_request: true` for a workflow triggered by `pull_request`. */
+  manifestHasPullRequest: boolean;
 }
 
 /** What the manifest's `mcp_servers` list is built from. */

@@ -20,6 +20,7 @@ export const V0_76_1: GhAwTarget = {
     trimTrailingWhitespace: false,
     generatedLineFirst: false,
     noFinalBlankLine: false,
+    manifestHasPullRequest: false,
   },
   jobs: {
     runtimeFeaturesJobs: [],

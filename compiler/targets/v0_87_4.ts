@@ -69,6 +69,7 @@ export const V0_87_4: GhAwTarget = {
     trimTrailingWhitespace: true,
     generatedLineFirst: true,
     noFinalBlankLine: true,
+    manifestHasPullRequest: true,
     manifestMcpServers: {
       // Read from the corpus locks (context, repos, issues, pull_requests, actions, discussions); the other
       // toolsets keep the read-only tools of v0.76.1's default list.
