@@ -125,6 +125,8 @@ export interface AgentJobStyle {
   activationArtifactEarly: boolean;
   /** Arguments the AWF install and the firewall-log summary pass to their scripts (`--rootless`); empty: none. */
   awfScriptArgs: string;
+  /** Whether the engine's log parser also reads the safe outputs (`GH_AW_SAFE_OUTPUTS` in its env). */
+  logParserReadsSafeOutputs: boolean;
 }
 
 /** Release differences in the `activation` job. */

@@ -35,7 +35,12 @@ export const V0_76_1: GhAwTarget = {
     safeOutputsConfigFromEnv: false,
     gitCredentialsScript: false,
     dispatchedPrCheckout: false,
-    agent: { jobTimeout: true, activationArtifactEarly: false, awfScriptArgs: "" },
+    agent: {
+      jobTimeout: true,
+      activationArtifactEarly: false,
+      awfScriptArgs: "",
+      logParserReadsSafeOutputs: false,
+    },
     activation: {
       promptPath: "/tmp/gh-aw/aw-prompts/prompt.txt",
       poutineNotes: true,

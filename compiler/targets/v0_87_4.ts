@@ -142,7 +142,12 @@ export const V0_87_4: GhAwTarget = {
     safeOutputsConfigFromEnv: true,
     gitCredentialsScript: true,
     dispatchedPrCheckout: true,
-    agent: { jobTimeout: false, activationArtifactEarly: true, awfScriptArgs: "--rootless" },
+    agent: {
+      jobTimeout: false,
+      activationArtifactEarly: true,
+      awfScriptArgs: "--rootless",
+      logParserReadsSafeOutputs: true,
+    },
     activation: {
       promptPath: "${{ runner.temp }}/gh-aw/aw-prompts/prompt.txt",
       poutineNotes: false,

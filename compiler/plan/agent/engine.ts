@@ -84,7 +84,12 @@ export function engineLogSteps(agentInput: AgentInput): StepPlan[] {
   if (engine.logParser) {
     steps.push(scriptStep(agentInput.ctx, "Parse agent logs for step summary", engine.logParser.module, {
       if: plain("always()"),
-      env: { GH_AW_AGENT_OUTPUT: engine.logParser.output },
+      env: {
+        GH_AW_AGENT_OUTPUT: engine.logParser.output,
+        ...(targetOf(agentInput.ctx).jobs.agent.logParserReadsSafeOutputs
+          ? { GH_AW_SAFE_OUTPUTS: plain("${{ steps.set-runtime-paths.outputs.GH_AW_SAFE_OUTPUTS }}") }
+          : {}),
+      },
     }));
   }
   return steps;

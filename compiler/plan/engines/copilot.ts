@@ -243,12 +243,16 @@ function detectErrorsScript(agentInput: AgentInput): StepPlan {
   };
   const timeout = agentInput.timeoutMinutes;
   if (timeout !== undefined) env.GH_AW_ENGINE_STEP_TIMEOUT_MINUTES = plain(String(timeout));
-  return scriptStep(agentInput.ctx, "Detect agent errors", "detect_agent_errors", {
+  const script = scriptStep(agentInput.ctx, "Detect agent errors", "detect_agent_errors");
+  return {
+    name: "Detect agent errors",
     if: plain("always()"),
     id: "detect-agent-errors",
-    continueOnError: true,
+    "continue-on-error": true,
     env,
-  });
+    uses: script.uses,
+    with: script.with,
+  };
 }
 
 /** The Copilot CLI as a later release ships it: how it is installed and how its errors are detected. */

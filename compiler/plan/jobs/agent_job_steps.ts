@@ -20,7 +20,7 @@ import {
   shStep,
   targetOf,
 } from "../steps.ts";
-import { BlankLine, dq, lit, plain, Styled, type YValue } from "../../yaml/writer.ts";
+import { BlankLine, Comment, dq, lit, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import {
   DEFAULT_FETCH_TOKEN,
   fetchRefsOf,
@@ -428,6 +428,28 @@ function summarySteps(agent: AgentInput): StepPlan[] {
   ];
 }
 
+/**
+ * The small `agent-output-fallback` artifact (the agent output alone), which the jobs after the agent read
+ * when the larger `agent` artifact failed to upload; with gh-aw's two comment lines before it.
+ */
+function agentOutputFallbackUpload(ctx: JobCtx): StepPlan[] {
+  return [
+    new Comment("Small dedicated copy of the agent output so safe-output processing") as unknown as StepPlan,
+    new Comment("survives a failed or timed-out upload of the larger agent artifact") as unknown as StepPlan,
+    {
+      name: "Upload agent output fallback artifact",
+      if: ALWAYS,
+      "continue-on-error": true,
+      uses: plain(ctx.refs.upload),
+      with: {
+        name: artifactName(ctx, "agent-output-fallback", "activation"),
+        path: lit("/tmp/gh-aw/agent_output.json\n/tmp/gh-aw/safeoutputs.jsonl\n"),
+        "if-no-files-found": "ignore",
+      },
+    },
+  ];
+}
+
 /** Paths uploaded as the `agent` artifact (missing ones are ignored), in gh-aw's order. */
 function agentArtifactPaths(agent: AgentInput, guarded: boolean): string[] {
   const engine = agent.ctx.engine;
@@ -475,6 +497,7 @@ export function afterRunSteps(agent: AgentInput, memory: AgentMemory): StepPlan[
       ? cacheMemoryPostSteps(memory.caches, agent.safeOutputs.threatDetection, memory.cacheRefs)
       : []),
     ...safeOutputsUploadSteps(agent),
+    ...(targetOf(ctx).jobs.agentOutputFallback ? agentOutputFallbackUpload(ctx) : []),
     {
       name: "Upload agent artifacts",
       if: ALWAYS,
