@@ -90,6 +90,11 @@ export interface JobStyle {
    */
   mountAllMcpServers: boolean;
   /**
+   * Whether the agentic-workflows server is reached as an MCP server only: not mounted as a CLI and without
+   * its guide in the prompt (v0.87.4).
+   */
+  agenticWorkflowsMcpOnly: boolean;
+  /**
    * Whether the agent writes the safe-outputs config with `create_files.cjs` from the step env (v0.87.1),
    * after a "Prepare Safe Outputs Directories" step, instead of a shell heredoc.
    */
@@ -184,6 +189,11 @@ export interface SafeOutputsJobStyle {
   handlerKeyRenames: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** Whether a pull-request-triggered workflow's job env names the head commit (`GH_AW_HEAD_SHA`). */
   headShaEnv: boolean;
+  /**
+   * Tools this release lists (in the prompt's `Tools:` line) right after another one rather than at their
+   * type's place in the registry: `{ close_discussion: "update_discussion" }`.
+   */
+  toolOrderAfter: Readonly<Record<string, string>>;
 }
 
 /** One engine as a release ships it, where it differs from v0.76.1. */

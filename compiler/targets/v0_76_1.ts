@@ -32,6 +32,7 @@ export const V0_76_1: GhAwTarget = {
     ghHostZizmorNote: false,
     cacheMemoryRestoreOutputs: false,
     mountAllMcpServers: false,
+    agenticWorkflowsMcpOnly: false,
     safeOutputsConfigFromEnv: false,
     gitCredentialsScript: false,
     dispatchedPrCheckout: false,
@@ -78,6 +79,7 @@ export const V0_76_1: GhAwTarget = {
       defaultMaxPatchSize: 1024,
       handlerKeyRenames: {},
       headShaEnv: false,
+      toolOrderAfter: {},
     },
   },
 };

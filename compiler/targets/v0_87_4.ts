@@ -139,6 +139,7 @@ export const V0_87_4: GhAwTarget = {
     cacheMemoryRestoreOutputs: true,
     aiCredits: { dailyDefault: "5000", runDefault: "1000" },
     mountAllMcpServers: true,
+    agenticWorkflowsMcpOnly: true,
     safeOutputsConfigFromEnv: true,
     gitCredentialsScript: true,
     dispatchedPrCheckout: true,
@@ -174,6 +175,10 @@ export const V0_87_4: GhAwTarget = {
       defaultMaxPatchSize: 4096,
       handlerKeyRenames: { add_reviewer: { allowed_reviewers: "allowed" } },
       headShaEnv: true,
+      toolOrderAfter: {
+        close_discussion: "update_discussion",
+        mark_pull_request_as_ready_for_review: "update_pull_request",
+      },
     },
   },
 };
