@@ -194,6 +194,11 @@ export interface SafeOutputsJobStyle {
    * type's place in the registry: `{ close_discussion: "update_discussion" }`.
    */
   toolOrderAfter: Readonly<Record<string, string>>;
+  /**
+   * Whether the conclusion job's reports write with `safe-outputs.github-token` when it is set (as the
+   * v0.77.5 and v0.87.4 locks do), not always with the default token.
+   */
+  conclusionUsesOwnToken: boolean;
 }
 
 /** One engine as a release ships it, where it differs from v0.76.1. */

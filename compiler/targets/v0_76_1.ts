@@ -80,6 +80,7 @@ export const V0_76_1: GhAwTarget = {
       handlerKeyRenames: {},
       headShaEnv: false,
       toolOrderAfter: {},
+      conclusionUsesOwnToken: false,
     },
   },
 };

@@ -175,6 +175,7 @@ export const V0_87_4: GhAwTarget = {
       defaultMaxPatchSize: 4096,
       handlerKeyRenames: { add_reviewer: { allowed_reviewers: "allowed" } },
       headShaEnv: true,
+      conclusionUsesOwnToken: true,
       toolOrderAfter: {
         close_discussion: "update_discussion",
         mark_pull_request_as_ready_for_review: "update_pull_request",

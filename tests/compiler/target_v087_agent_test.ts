@@ -117,3 +117,37 @@ Deno.test("engines per target are derived once and keep their release's steps", 
   assertEquals(engineFor("copilot", V0_76_1).agentInstall.env?.GH_AW_COMPILED_VERSION, undefined);
   assertEquals(engineFor("claude", V0_87_4).agentInstall, engineFor("claude", V0_76_1).agentInstall);
 });
+
+const SO_MD = "---\non:\n  workflow_dispatch:\nengine: copilot\ntools:\n  agentic-workflows:\n" +
+  "safe-outputs:\n  github-token: ${{ secrets.CROSS_REPO_PAT }}\n  add-comment:\n    pull-requests: false\n" +
+  "  create-discussion:\n  update-discussion:\n  close-discussion:\n---\nDo.\n";
+
+Deno.test("v0.87.4: own safe-outputs token in the conclusion, add-comment without PRs, tool order", async () => {
+  const { lock } = await compileOne(SO_MD, {}, { ghAwVersion: "v0.87.4", actionMode: "release" });
+  const jobs = jobsOf(lock);
+  for (const name of ["Process no-op messages", "Handle agent failure", "Report failed jobs"]) {
+    assertEquals(
+      (step(jobs.conclusion, name)!.with as Record<string, string>)["github-token"],
+      "${{ secrets.CROSS_REPO_PAT }}",
+    );
+  }
+  assertEquals((jobs.safe_outputs.permissions as Record<string, string>)["pull-requests"], undefined);
+  const handler = (step(jobs.safe_outputs, "Process Safe Outputs")!.env as Record<string, string>)
+    .GH_AW_SAFE_OUTPUTS_HANDLER_CONFIG;
+  assertEquals(JSON.parse(handler).add_comment.pull_requests, undefined);
+  assert(lock.includes("Tools: add_comment, create_discussion, update_discussion, close_discussion, "));
+  // The agentic-workflows server is an MCP server only: no CLI mount, no guide.
+  assert(!lock.includes("agentic_workflows_guide.md"));
+  assert(!lock.includes("`agenticworkflows` — run"));
+});
+
+Deno.test("v0.76.1 keeps the default token in the conclusion and its tool order", async () => {
+  const { lock } = await compileOne(SO_MD, {}, { ghAwVersion: "v0.76.1", actionMode: "release" });
+  const jobs = jobsOf(lock);
+  assertEquals(
+    (step(jobs.conclusion, "Handle agent failure")!.with as Record<string, string>)["github-token"],
+    "${{ secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}",
+  );
+  assert(lock.includes("Tools: add_comment, close_discussion, create_discussion, update_discussion, "));
+  assert(lock.includes("agentic_workflows_guide.md"));
+});
