@@ -223,6 +223,12 @@ export interface EngineRelease {
    * and timeout (v0.87), not by a plain `node` run.
    */
   errorsByScript?: boolean;
+  /**
+   * Whether the CLI runs as a copy in `${RUNNER_TEMP}/gh-aw/bin` with its settings and MCP config under `$HOME`
+   * (set up by the step's script, an exit trap recording the exit code), and the step's env names the LLM
+   * provider, the turn and credit limits, the timeout and the trace parent (v0.87).
+   */
+  harnessedRun?: boolean;
 }
 
 /** Release differences in how the lock text is written, applied by emit/. */

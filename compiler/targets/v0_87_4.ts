@@ -45,6 +45,7 @@ export const V0_87_4: GhAwTarget = {
       instructionFiles: ["AGENTS.md"],
       installByCompiledVersion: true,
       errorsByScript: true,
+      harnessedRun: true,
       // The Copilot CLI is no longer installed from npm.
       domains: [
         "api.business.githubcopilot.com",

@@ -151,3 +151,40 @@ Deno.test("v0.76.1 keeps the default token in the conclusion and its tool order"
   assert(lock.includes("Tools: add_comment, close_discussion, create_discussion, update_discussion, "));
   assert(lock.includes("agentic_workflows_guide.md"));
 });
+
+Deno.test("v0.87.4 Copilot run: harness preamble, copied binary and its env", async () => {
+  const exec = step(jobsOf((await compileFor("v0.87.4")).lock).agent, "Execute GitHub Copilot CLI")!;
+  const env = exec.env as Record<string, unknown>;
+  assertEquals(env.GH_AW_MCP_CONFIG, undefined);
+  assertEquals(env.XDG_CONFIG_HOME, undefined);
+  assertEquals(env.GH_AW_LLM_PROVIDER, "github");
+  assertEquals(env.GH_AW_TIMEOUT_MINUTES, 12);
+  assertEquals(env.GH_AW_MAX_AI_CREDITS, "${{ vars.GH_AW_DEFAULT_MAX_AI_CREDITS || '1000' }}");
+  assert(String(env.TRACEPARENT).includes("GITHUB_AW_OTEL_PARENT_SPAN_ID"));
+  const run = String(exec.run);
+  assert(
+    run.includes('printf \'%s\' \'{"builtInAgents":{"rubberDuck":false}}\' > "$HOME/.copilot/settings.json"'),
+  );
+  assert(
+    run.includes('"${RUNNER_TEMP}/gh-aw/actions/copilot_harness.cjs" "${RUNNER_TEMP}/gh-aw/bin/copilot"'),
+  );
+  assert(!run.includes("/usr/local/bin/copilot"));
+  // With the workflow's own credit limit the env names none (it is written into the firewall config).
+  const own = await compileOne(
+    MD.replace("timeout-minutes: 12\n", "timeout-minutes: 12\nmax-ai-credits: 1500\n"),
+    {},
+    {
+      ghAwVersion: "v0.87.4",
+      actionMode: "release",
+    },
+  );
+  const ownEnv = step(jobsOf(own.lock).agent, "Execute GitHub Copilot CLI")!.env as Record<string, unknown>;
+  assertEquals(ownEnv.GH_AW_MAX_AI_CREDITS, undefined);
+});
+
+Deno.test("v0.76.1 Copilot run keeps /usr/local/bin/copilot and its env", async () => {
+  const exec = step(jobsOf((await compileFor("v0.76.1")).lock).agent, "Execute GitHub Copilot CLI")!;
+  assertEquals((exec.env as Record<string, unknown>).XDG_CONFIG_HOME, "/home/runner");
+  assert(String(exec.run).includes("copilot_harness.cjs /usr/local/bin/copilot"));
+  assert(!String(exec.run).includes("rubberDuck"));
+});
