@@ -3,7 +3,7 @@
  * the step env its expressions need, and the servers mounted as CLIs.
  */
 import type { AgentInput } from "../agent/input.ts";
-import { gatewayImage, githubMcpImage } from "./images.ts";
+import { githubMcpImage } from "./images.ts";
 import { InlineJson, type JsonValue, RawJson, renderJson, ShallowJson } from "./json.ts";
 import { githubServer, type GithubTool, githubToolConfig } from "./github.ts";
 import { mappingOf } from "../../source/values.ts";
