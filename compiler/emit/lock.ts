@@ -101,7 +101,14 @@ function headerInput(plan: WorkflowPlan) {
   }).sort((a, b) => (a.image < b.image ? -1 : 1));
   return {
     metadata,
-    manifest: { version: 1, secrets, actions, containers: containerEntries },
+    manifest: {
+      version: 1,
+      secrets,
+      actions,
+      containers: containerEntries,
+      ...(h.hasPullRequest ? { has_pull_request: true } : {}),
+      ...(h.mcpServers ? { mcp_servers: h.mcpServers } : {}),
+    },
     description: h.description,
     source: h.sourceRef,
     imports: h.imports,

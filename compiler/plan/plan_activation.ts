@@ -378,14 +378,16 @@ function commandGate(
 
 /** The prompt fragments the tools and safe outputs add (Playwright, memories, code pushes…). */
 function promptFragmentsOf(
-  { merged, safeOutputs }: Planning,
+  { merged, safeOutputs, ctx }: Planning,
 ): { promptFragments: string[]; safeOutputFragments: string[] } {
+  const awGuide = !targetOf(ctx).jobs.agenticWorkflowsMcpOnly;
   return {
     promptFragments: [
       ...(merged.tools.playwright !== undefined && merged.tools.playwright !== false
         ? ["playwright_prompt.md"]
         : []),
-      ...(merged.tools["agentic-workflows"] !== undefined && merged.tools["agentic-workflows"] !== false
+      ...(awGuide && merged.tools["agentic-workflows"] !== undefined &&
+          merged.tools["agentic-workflows"] !== false
         ? ["agentic_workflows_guide.md"]
         : []),
       ...memoryFragment(merged.tools["cache-memory"], "cache_memory_prompt"),
@@ -429,7 +431,10 @@ function mcpCliServersOf(planning: Planning): string[] {
     ...(github && github.githubTool && !github.cliProxy ? ["github"] : []),
     ...(merged.tools["cli-proxy"] === true || all
       ? [
-        ...(merged.tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),
+        ...(merged.tools["agentic-workflows"] !== undefined &&
+            !targetOf(planning.ctx).jobs.agenticWorkflowsMcpOnly
+          ? ["agenticworkflows"]
+          : []),
         ...Object.keys(merged.mcpServers),
         ...(merged.tools.serena !== undefined ? ["serena"] : []),
       ]

@@ -13,6 +13,9 @@ import { applyCommentMemory } from "./safe_outputs/agent_steps.ts";
 import { afterSectionRoundTrip, asTypedSteps } from "./user_steps.ts";
 import { cacheSteps, checkoutWith, sortRecord, toSortedY, toY } from "./workflow_values.ts";
 import { UnindentedSequences } from "../yaml/writer.ts";
+import type { AgentInput } from "./agent/input.ts";
+import { manifestMcpServers } from "./mcp/manifest_servers.ts";
+import { targetOf } from "./steps.ts";
 
 import type { Planning } from "./planning.ts";
 
@@ -58,7 +61,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
     actionMode: o.actionMode,
     pinText,
   });
-  jobs.agent = agentJob({
+  const agentInput: AgentInput = {
     ctx,
     frontmatterHash,
     runsOn: toY(data["runs-on"] ?? "ubuntu-latest"),
@@ -92,15 +95,14 @@ export async function planAgent(planning: Planning): Promise<string[]> {
       }
       : undefined,
     // Undefined unless the workflow or an import declares `mcp-scripts` (then merged, the workflow winning).
-    mcpScripts: data["mcp-scripts"] !== undefined || imports.some((i) =>
-        i.frontmatter["mcp-scripts"] !== undefined
-      )
-      ? Object.assign(
-        {},
-        ...imports.map((i) => i.frontmatter["mcp-scripts"] ?? {}),
-        data["mcp-scripts"] ?? {},
-      )
-      : undefined,
+    mcpScripts:
+      data["mcp-scripts"] !== undefined || imports.some((i) => i.frontmatter["mcp-scripts"] !== undefined)
+        ? Object.assign(
+          {},
+          ...imports.map((i) => i.frontmatter["mcp-scripts"] ?? {}),
+          data["mcp-scripts"] ?? {},
+        )
+        : undefined,
     containers,
     workflowJobs: planning.rawJobs,
     customSteps: runtimes.customSteps,
@@ -132,7 +134,11 @@ export async function planAgent(planning: Planning): Promise<string[]> {
     workflowTargets,
     concurrency: agentConcurrency(triggers, engine.info.id, data.concurrency),
     setupNodeRef: await pinText("actions/setup-node", "v6.4.0"),
-  });
+  };
+  jobs.agent = agentJob(agentInput);
+  // Releases whose manifest names the MCP servers and their tools.
+  const table = targetOf(ctx).emit.manifestMcpServers;
+  if (table) planning.manifestMcpServers = manifestMcpServers(agentInput, table);
   return containers;
 }
 

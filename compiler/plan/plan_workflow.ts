@@ -135,6 +135,12 @@ export async function planWorkflow(
       engineId: engine.info.id,
       model: engine.model,
       containers,
+      mcpServers: w.manifestMcpServers,
+      // As written: a slash command's generated pull-request triggers do not count.
+      hasPullRequest: (options.target ?? DEFAULT_TARGET).emit.manifestHasPullRequest &&
+          isObject(data.on) && "pull_request" in data.on
+        ? true
+        : undefined,
       description: typeof data.description === "string" ? data.description : undefined,
       sourceRef: typeof data.source === "string" ? data.source : undefined,
       imports: headerImportOrder(src.imports),

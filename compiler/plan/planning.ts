@@ -7,6 +7,7 @@ import { type JobCtx } from "./steps.ts";
 import type { JobPlan, StepPlan } from "./types.ts";
 import { type PinResolver } from "./pins.ts";
 import { type ContainerPin } from "../source/container_pins.ts";
+import type { ManifestMcpServer } from "./mcp/manifest_servers.ts";
 import type { WorkflowSource } from "../source/workflow_source.ts";
 import type { TriggerInfo } from "./triggers.ts";
 import type { EngineConfig } from "./engines/facts.ts";
@@ -59,6 +60,8 @@ export interface Planning {
   rawJobs: RawJobs;
   /** The workflows `dispatch-workflow` / `call-workflow` may start, as read when the agent was planned. */
   workflowTargets?: WorkflowTarget[];
+  /** The manifest's `mcp_servers` (targets that list them), set by the agent planner. */
+  manifestMcpServers?: ManifestMcpServer[];
 }
 
 /** The `on:` gates decided before the jobs: role check, stop time, skip conditions, pre-activation steps. */

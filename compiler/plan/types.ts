@@ -48,6 +48,10 @@ export interface HeaderFacts {
   model?: string;
   /** Container images the agent job pulls (`image` or `image@digest`). */
   containers: string[];
+  /** The manifest's `mcp_servers` (targets that list them). */
+  mcpServers?: { name: string; tools: string[] }[];
+  /** Whether the manifest notes that the workflow runs on pull requests (targets that note it). */
+  hasPullRequest?: boolean;
   description?: string;
   /** Frontmatter `source:` (where the workflow was installed from). */
   sourceRef?: string;

@@ -12,6 +12,7 @@ export {
   type GhAwTarget,
   type JobStyle,
   lockCompilerVersion,
+  type ManifestMcpServers,
   type SafeOutputsJobStyle,
 } from "./target.ts";
 

@@ -21,6 +21,11 @@ export interface GhAwTarget {
   setupCliAction: string;
   /** Whether the lock's `gh-aw-metadata` header names the release (`compiler_version`), release mode only. */
   stampsCompilerVersion: boolean;
+  /**
+   * The MCP layer's images of this release: the gateway's tag (`ghcr.io/github/gh-aw-mcpg:<mcpg>`), the
+   * GitHub MCP server's tag and the Node.js image (digests come from `actions-lock.json` where not written).
+   */
+  components: { mcpg: string; githubMcp: string; nodeImage: string };
   /** The AWF (firewall) release of this gh-aw release (`vX.Y.Z`); undefined: the compiler's default. */
   awf?: string;
   /**
@@ -85,6 +90,11 @@ export interface JobStyle {
    */
   mountAllMcpServers: boolean;
   /**
+   * Whether the agentic-workflows server is reached as an MCP server only: not mounted as a CLI and without
+   * its guide in the prompt (v0.87.4).
+   */
+  agenticWorkflowsMcpOnly: boolean;
+  /**
    * Whether the agent writes the safe-outputs config with `create_files.cjs` from the step env (v0.87.1),
    * after a "Prepare Safe Outputs Directories" step, instead of a shell heredoc.
    */
@@ -93,6 +103,8 @@ export interface JobStyle {
   gitCredentialsScript: boolean;
   /** Whether the agent also checks out the PR a dispatched run's `aw_context` names (v0.87). */
   dispatchedPrCheckout: boolean;
+  /** The `agent` job. */
+  agent: AgentJobStyle;
   /** The `activation` job. */
   activation: ActivationJobStyle;
   /** The `safe_outputs` job. */
@@ -102,6 +114,24 @@ export interface JobStyle {
    * release budgets effective tokens (v0.76.1).
    */
   aiCredits?: { dailyDefault: string; runDefault: string };
+}
+
+/** Release differences in the `agent` job. */
+export interface AgentJobStyle {
+  /**
+   * Whether the job is bounded by `timeout-minutes` (the engine step's plus the setup overhead); false: only
+   * the engine step is (v0.87).
+   */
+  jobTimeout: boolean;
+  /**
+   * Whether the activation artifact is downloaded right after the workspace setup (before the workflow's own
+   * steps and the memories, v0.87), not just before the engine's configuration is restored.
+   */
+  activationArtifactEarly: boolean;
+  /** Arguments the AWF install and the firewall-log summary pass to their scripts (`--rootless`); empty: none. */
+  awfScriptArgs: string;
+  /** Whether the engine's log parser also reads the safe outputs (`GH_AW_SAFE_OUTPUTS` in its env). */
+  logParserReadsSafeOutputs: boolean;
 }
 
 /** Release differences in the `activation` job. */
@@ -159,6 +189,16 @@ export interface SafeOutputsJobStyle {
   handlerKeyRenames: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** Whether a pull-request-triggered workflow's job env names the head commit (`GH_AW_HEAD_SHA`). */
   headShaEnv: boolean;
+  /**
+   * Tools this release lists (in the prompt's `Tools:` line) right after another one rather than at their
+   * type's place in the registry: `{ close_discussion: "update_discussion" }`.
+   */
+  toolOrderAfter: Readonly<Record<string, string>>;
+  /**
+   * Whether the conclusion job's reports write with `safe-outputs.github-token` when it is set (as the
+   * v0.77.5 and v0.87.4 locks do), not always with the default token.
+   */
+  conclusionUsesOwnToken: boolean;
 }
 
 /** One engine as a release ships it, where it differs from v0.76.1. */
@@ -173,6 +213,22 @@ export interface EngineRelease {
   instructionFiles?: readonly string[];
   /** The engine's own config folders and files, saved and restored around the base branch checkout. */
   agentConfig?: { folders: readonly string[]; files: readonly string[] };
+  /**
+   * Whether the install script picks the CLI release itself from the compiler's version
+   * (`GH_AW_COMPILED_VERSION` in its env) instead of a version argument.
+   */
+  installByCompiledVersion?: boolean;
+  /**
+   * Whether the agent's errors are detected by a github-script step that also reads the engine step's outcome
+   * and timeout (v0.87), not by a plain `node` run.
+   */
+  errorsByScript?: boolean;
+  /**
+   * Whether the CLI runs as a copy in `${RUNNER_TEMP}/gh-aw/bin` with its settings and MCP config under `$HOME`
+   * (set up by the step's script, an exit trap recording the exit code), and the step's env names the LLM
+   * provider, the turn and credit limits, the timeout and the trace parent (v0.87).
+   */
+  harnessedRun?: boolean;
 }
 
 /** Release differences in how the lock text is written, applied by emit/. */
@@ -197,6 +253,21 @@ export interface EmitStyle {
   generatedLineFirst: boolean;
   /** Whether the lock ends with its last line's newline only (v0.76.1 leaves an empty line after it). */
   noFinalBlankLine: boolean;
+  /**
+   * The manifest's `mcp_servers` (v0.87.4: each MCP server the agent reaches with the tools it may call);
+   * undefined: the manifest has none.
+   */
+  manifestMcpServers?: ManifestMcpServers;
+  /** Whether the manifest says `has_pull_request: true` for a workflow triggered by `pull_request`. */
+  manifestHasPullRequest: boolean;
+}
+
+/** What the manifest's `mcp_servers` list is built from. */
+export interface ManifestMcpServers {
+  /** The read-only tools of each GitHub MCP toolset, as this release lists them. */
+  githubToolsets: Readonly<Record<string, readonly string[]>>;
+  /** Safe-outputs config keys that are no tool of the safe-outputs server (`mentions`, …). */
+  notSafeOutputTools: readonly string[];
 }
 
 /** The release a lock was compiled for: its `compiler_version`, else the tag its setup action is pinned at. */

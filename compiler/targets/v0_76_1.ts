@@ -1,5 +1,6 @@
 /** gh-aw v0.76.1: the release awc has reproduced first (the compiler's own tables are its values). */
 import type { GhAwTarget } from "./target.ts";
+import { VERSIONS } from "../data/versions.ts";
 
 /** The v0.76.1 target. */
 export const V0_76_1: GhAwTarget = {
@@ -7,6 +8,7 @@ export const V0_76_1: GhAwTarget = {
   pins: {},
   actionTags: {},
   setupCliAction: "github/gh-aw/actions/setup-cli",
+  components: { mcpg: VERSIONS.mcpg, githubMcp: VERSIONS.githubMcp, nodeImage: VERSIONS.nodeImage },
   stampsCompilerVersion: false,
   engines: {},
   ecosystemHosts: {},
@@ -18,6 +20,7 @@ export const V0_76_1: GhAwTarget = {
     trimTrailingWhitespace: false,
     generatedLineFirst: false,
     noFinalBlankLine: false,
+    manifestHasPullRequest: false,
   },
   jobs: {
     runtimeFeaturesJobs: [],
@@ -29,9 +32,16 @@ export const V0_76_1: GhAwTarget = {
     ghHostZizmorNote: false,
     cacheMemoryRestoreOutputs: false,
     mountAllMcpServers: false,
+    agenticWorkflowsMcpOnly: false,
     safeOutputsConfigFromEnv: false,
     gitCredentialsScript: false,
     dispatchedPrCheckout: false,
+    agent: {
+      jobTimeout: true,
+      activationArtifactEarly: false,
+      awfScriptArgs: "",
+      logParserReadsSafeOutputs: false,
+    },
     activation: {
       promptPath: "/tmp/gh-aw/aw-prompts/prompt.txt",
       poutineNotes: true,
@@ -69,6 +79,8 @@ export const V0_76_1: GhAwTarget = {
       defaultMaxPatchSize: 1024,
       handlerKeyRenames: {},
       headShaEnv: false,
+      toolOrderAfter: {},
+      conclusionUsesOwnToken: false,
     },
   },
 };

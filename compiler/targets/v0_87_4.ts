@@ -34,6 +34,8 @@ export const V0_87_4: GhAwTarget = {
     "github/codeql-action/upload-sarif": "v4.37.8",
   },
   setupCliAction: "github/gh-aw-actions/setup-cli",
+  // Digests of these come from the repository's `actions-lock.json` `containers`.
+  components: { mcpg: "v0.4.10", githubMcp: "v1.10.0", nodeImage: "ghcr.io/github/gh-aw-node" },
   stampsCompilerVersion: true,
   engines: {
     copilot: {
@@ -41,6 +43,9 @@ export const V0_87_4: GhAwTarget = {
       defaultModel: "${{ vars.GH_AW_MODEL_AGENT_COPILOT || vars.GH_AW_DEFAULT_MODEL_COPILOT || 'auto' }}",
       agentConfig: { folders: [".agents", ".github"], files: ["AGENTS.md"] },
       instructionFiles: ["AGENTS.md"],
+      installByCompiledVersion: true,
+      errorsByScript: true,
+      harnessedRun: true,
       // The Copilot CLI is no longer installed from npm.
       domains: [
         "api.business.githubcopilot.com",
@@ -65,6 +70,64 @@ export const V0_87_4: GhAwTarget = {
     trimTrailingWhitespace: true,
     generatedLineFirst: true,
     noFinalBlankLine: true,
+    manifestHasPullRequest: true,
+    manifestMcpServers: {
+      // Read from the corpus locks (context, repos, issues, pull_requests, actions, discussions); the other
+      // toolsets keep the read-only tools of v0.76.1's default list.
+      githubToolsets: {
+        context: ["get_me"],
+        repos: [
+          "get_commit",
+          "get_file_contents",
+          "get_latest_release",
+          "get_release_by_tag",
+          "get_tag",
+          "list_branches",
+          "list_commits",
+          "list_releases",
+          "list_starred_repositories",
+          "list_tags",
+          "search_code",
+          "search_repositories",
+        ],
+        issues: ["issue_read", "list_issue_types", "list_issues", "search_issues"],
+        pull_requests: [
+          "get_pull_request",
+          "get_pull_request_comments",
+          "get_pull_request_diff",
+          "get_pull_request_files",
+          "get_pull_request_review_comments",
+          "get_pull_request_reviews",
+          "get_pull_request_status",
+          "list_pull_requests",
+          "pull_request_read",
+          "search_pull_requests",
+        ],
+        actions: ["actions_get", "actions_list", "get_job_logs"],
+        discussions: [
+          "get_discussion",
+          "get_discussion_comments",
+          "list_discussion_categories",
+          "list_discussions",
+        ],
+        search: ["search_code", "search_issues", "search_pull_requests", "search_repositories"],
+        stargazers: ["list_starred_repositories"],
+        code_security: ["get_code_scanning_alert", "list_code_scanning_alerts"],
+        dependabot: ["get_dependabot_alert", "list_dependabot_alerts"],
+        secret_protection: ["get_secret_scanning_alert", "list_secret_scanning_alerts"],
+        labels: ["get_label", "list_label"],
+        notifications: ["get_notification_details", "list_notifications"],
+        orgs: ["search_orgs"],
+        users: ["search_users"],
+      },
+      notSafeOutputTools: [
+        "create_report_incomplete_issue",
+        "max_bot_mentions",
+        "mentions",
+        "push_repo_memory",
+        "report_incomplete",
+      ],
+    },
   },
   jobs: {
     runtimeFeaturesJobs: ["pre_activation", "activation", "agent", "safe_outputs", "conclusion"],
@@ -77,9 +140,16 @@ export const V0_87_4: GhAwTarget = {
     cacheMemoryRestoreOutputs: true,
     aiCredits: { dailyDefault: "5000", runDefault: "1000" },
     mountAllMcpServers: true,
+    agenticWorkflowsMcpOnly: true,
     safeOutputsConfigFromEnv: true,
     gitCredentialsScript: true,
     dispatchedPrCheckout: true,
+    agent: {
+      jobTimeout: false,
+      activationArtifactEarly: true,
+      awfScriptArgs: "--rootless",
+      logParserReadsSafeOutputs: true,
+    },
     activation: {
       promptPath: "${{ runner.temp }}/gh-aw/aw-prompts/prompt.txt",
       poutineNotes: false,
@@ -106,6 +176,11 @@ export const V0_87_4: GhAwTarget = {
       defaultMaxPatchSize: 4096,
       handlerKeyRenames: { add_reviewer: { allowed_reviewers: "allowed" } },
       headShaEnv: true,
+      conclusionUsesOwnToken: true,
+      toolOrderAfter: {
+        close_discussion: "update_discussion",
+        mark_pull_request_as_ready_for_review: "update_pull_request",
+      },
     },
   },
 };

@@ -6,7 +6,7 @@
  */
 import type { AgentInput } from "./input.ts";
 import type { StepPlan } from "../types.ts";
-import { scriptStep, shStep } from "../steps.ts";
+import { scriptStep, shStep, targetOf } from "../steps.ts";
 import { VERSIONS } from "../../data/versions.ts";
 import { plain, sq } from "../../yaml/writer.ts";
 import { engineOf } from "../engines/registry.ts";
@@ -53,7 +53,8 @@ export function engineInstallSteps(agentInput: AgentInput): StepPlan[] {
   const awf = shStep(
     "Install AWF binary",
     "install_awf_binary",
-    agentInput.ctx.firewall?.version ?? VERSIONS.awf,
+    [agentInput.ctx.firewall?.version ?? VERSIONS.awf, targetOf(agentInput.ctx).jobs.agent.awfScriptArgs]
+      .filter(Boolean).join(" "),
   );
   const steps: StepPlan[] = engine.needsNode ? [setupNodeStep(agentInput)] : [];
   if (typeof mappingOf(agentInput.frontmatter.engine).command === "string") steps.push(awf); // custom command: no CLI install
@@ -83,7 +84,12 @@ export function engineLogSteps(agentInput: AgentInput): StepPlan[] {
   if (engine.logParser) {
     steps.push(scriptStep(agentInput.ctx, "Parse agent logs for step summary", engine.logParser.module, {
       if: plain("always()"),
-      env: { GH_AW_AGENT_OUTPUT: engine.logParser.output },
+      env: {
+        GH_AW_AGENT_OUTPUT: engine.logParser.output,
+        ...(targetOf(agentInput.ctx).jobs.agent.logParserReadsSafeOutputs
+          ? { GH_AW_SAFE_OUTPUTS: plain("${{ steps.set-runtime-paths.outputs.GH_AW_SAFE_OUTPUTS }}") }
+          : {}),
+      },
     }));
   }
   return steps;

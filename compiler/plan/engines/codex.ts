@@ -115,7 +115,12 @@ function detectionGateway(frontmatterHash: string): string {
   const policy = heredocDelimiter("CODEX_SHELL_POLICY", seed);
   return [
     ...gatewayExportLines("codex"),
-    ...gatewayDockerLines(gatewayDockerCommand([...GATEWAY_DOCKER_ENV, "CODEX_HOME"])),
+    ...gatewayDockerLines(
+      gatewayDockerCommand(
+        [...GATEWAY_DOCKER_ENV, "CODEX_HOME"],
+        `ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`,
+      ),
+    ),
     `cat > "\${RUNNER_TEMP}/gh-aw/mcp-config/config.toml" << ${toml}`,
     "[history]",
     'persistence = "none"',

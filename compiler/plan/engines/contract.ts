@@ -7,7 +7,8 @@ import type { AgentInput } from "../agent/input.ts";
 import type { StepPlan } from "../types.ts";
 import type { YValue } from "../../yaml/writer.ts";
 import type { DetectionInput } from "./review.ts";
-import type { EngineFacts } from "./facts.ts";
+import type { EngineFacts, EngineTarget } from "./facts.ts";
+import type { EngineRelease } from "../../targets/target.ts";
 
 /** What an engine's detection environment is built from. */
 export interface DetectionEnvInput {
@@ -53,4 +54,9 @@ export interface Engine extends EngineFacts {
   /** Steps before the agent artifact is bundled (Gemini's and Antigravity's error reports moved). */
   preBundle?(a: AgentInput): StepPlan[];
   detection: EngineDetection;
+  /**
+   * The engine as `target`'s release ships it, where the difference is in its steps (the registry has
+   * already applied the release's version, model and instruction files): the fields that change.
+   */
+  forRelease?(release: EngineRelease, target: EngineTarget): Partial<Engine>;
 }

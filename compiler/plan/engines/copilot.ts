@@ -4,6 +4,9 @@
  * allowlist.
  */
 import type { Engine } from "./contract.ts";
+import type { EngineTarget } from "./facts.ts";
+import type { EngineRelease } from "../../targets/target.ts";
+import { scriptStep } from "../steps.ts";
 import { DEFAULT_INSTRUCTION_FILES, DOCS } from "./facts.ts";
 import type { AgentInput } from "../agent/input.ts";
 import type { StepPlan } from "../types.ts";
@@ -114,8 +117,59 @@ function copilotToolArgs(agentInput: AgentInput, tools: Record<string, unknown>)
   return values.filter((v, i) => i === 0 || values[i - 1] !== v).flatMap((v) => ["--allow-tool", v]);
 }
 
-/** The Copilot CLI execution step. */
-function execute(agentInput: AgentInput): StepPlan {
+/**
+ * The lines a harnessed run starts with: an exit trap recording the exit code (and removing the settings),
+ * the CLI's settings and MCP config under `$HOME`, and the CLI copied where the firewall mounts it.
+ */
+const HARNESS_SETUP = [
+  `trap 'gh_aw_exit_code=$?; mkdir -p /tmp/gh-aw >/dev/null 2>&1 || true; printf "%s" "$gh_aw_exit_code" > ` +
+  `/tmp/gh-aw/agent_execution_exit_code.txt || true; rm -f "$HOME/.copilot/settings.json"; if [ "$gh_aw_exit_code" ` +
+  `-ne 0 ]; then echo "::error::Agent execution exited with code $gh_aw_exit_code"; fi' EXIT`,
+  'mkdir -p "$HOME/.copilot"',
+  `printf '%s' '{"builtInAgents":{"rubberDuck":false}}' > "$HOME/.copilot/settings.json"`,
+  'export XDG_CONFIG_HOME="$HOME"',
+  'export GH_AW_MCP_CONFIG="$HOME/.copilot/mcp-config.json"',
+  'GH_AW_COPILOT_SRC="$(command -v copilot 2>/dev/null || true)"',
+  'if [ -z "$GH_AW_COPILOT_SRC" ] || [ ! -x "$GH_AW_COPILOT_SRC" ]; then',
+  '  echo "GitHub Copilot CLI executable not found on PATH after installation" >&2',
+  "  exit 127",
+  "fi",
+  'GH_AW_COPILOT_BIN="${RUNNER_TEMP}/gh-aw/bin/copilot"',
+  'mkdir -p "${RUNNER_TEMP}/gh-aw/bin"',
+  'if [ "$GH_AW_COPILOT_SRC" != "$GH_AW_COPILOT_BIN" ]; then',
+  '  cp "$GH_AW_COPILOT_SRC" "$GH_AW_COPILOT_BIN"',
+  "fi",
+  'chmod 755 "$GH_AW_COPILOT_BIN"',
+  "",
+];
+
+/** Inside the firewall a harnessed run also finds the globally installed npm packages. */
+const NPM_GLOBAL_ROOT =
+  'GH_AW_NPM_GLOBAL_ROOT="$(npm root -g 2>/dev/null || true)"; if [ -n "$GH_AW_NPM_GLOBAL_ROOT" ]; ' +
+  'then export NODE_PATH="${GH_AW_NPM_GLOBAL_ROOT}${NODE_PATH:+:${NODE_PATH}}"; fi;';
+
+/** The env a harnessed run adds: provider, turn and credit limits, timeout and trace parent. */
+function harnessEnv(agentInput: AgentInput): Record<string, YValue> {
+  const env: Record<string, YValue> = {
+    GH_AW_LLM_PROVIDER: "github",
+    GH_AW_MAX_TURNS: plain("${{ vars.GH_AW_DEFAULT_MAX_TURNS || '' }}"),
+    TRACEPARENT: plain(
+      "${{ env.GITHUB_AW_OTEL_TRACE_ID != '' && env.GITHUB_AW_OTEL_PARENT_SPAN_ID != '' && " +
+        "format('00-{0}-{1}-01', env.GITHUB_AW_OTEL_TRACE_ID, env.GITHUB_AW_OTEL_PARENT_SPAN_ID) || '' }}",
+    ),
+  };
+  // A workflow's own credit limit is written into the firewall config; else the repository's default.
+  if (agentInput.frontmatter["max-ai-credits"] === undefined) {
+    env.GH_AW_MAX_AI_CREDITS = plain("${{ vars.GH_AW_DEFAULT_MAX_AI_CREDITS || '1000' }}");
+  }
+  if (agentInput.timeoutMinutes !== undefined) {
+    env.GH_AW_TIMEOUT_MINUTES = plain(String(agentInput.timeoutMinutes));
+  }
+  return env;
+}
+
+/** The Copilot CLI execution step (`harnessed`: as a release with the harnessed run writes it). */
+function execute(agentInput: AgentInput, harnessed = false): StepPlan {
   const tools = agentTools(agentInput);
   const toolArgs = copilotToolArgs(agentInput, tools);
   const eng = agentInput.engine;
@@ -142,10 +196,16 @@ function execute(agentInput: AgentInput): StepPlan {
   const custom = typeof mappingOf(agentInput.frontmatter.engine).command === "string"
     ? String(mappingOf(agentInput.frontmatter.engine).command)
     : undefined;
-  const command = `${MCP_CLI_PATH} && ${NODE_PATH_SETUP} \${RUNNER_TEMP}/gh-aw/actions/copilot_harness.cjs ` +
-    `${custom ? "/tmp/gh-aw/engine-command.sh" : "/usr/local/bin/copilot"} ${
-      args.map(shellArg).join(" ")
-    } --add-dir "\${GITHUB_WORKSPACE}" --prompt-file ${PROMPT}`;
+  const cli = custom ? "/tmp/gh-aw/engine-command.sh" : "/usr/local/bin/copilot";
+  const launch = harnessed
+    ? `${NODE_PATH_SETUP.replace(/ "\$GH_AW_NODE_EXEC"$/, "")} ${NPM_GLOBAL_ROOT} "$GH_AW_NODE_EXEC" ` +
+      `"\${RUNNER_TEMP}/gh-aw/actions/copilot_harness.cjs" ${
+        custom ? cli : '"${RUNNER_TEMP}/gh-aw/bin/copilot"'
+      }`
+    : `${NODE_PATH_SETUP} \${RUNNER_TEMP}/gh-aw/actions/copilot_harness.cjs ${cli}`;
+  const command = `${MCP_CLI_PATH} && ${launch} ${
+    args.map(shellArg).join(" ")
+  } --add-dir "\${GITHUB_WORKSPACE}" --prompt-file ${PROMPT}`;
   const env: Record<string, YValue> = {
     ...commonEnv(agentInput, tools),
     AWF_REFLECT_ENABLED: plain("1"),
@@ -166,6 +226,12 @@ function execute(agentInput: AgentInput): StepPlan {
     );
   }
   if (eng.usesCopilotRequests) env.S2STOKENS = plain("true");
+  if (harnessed) {
+    // The script sets the config home and the MCP config path itself.
+    delete env.GH_AW_MCP_CONFIG;
+    delete env.XDG_CONFIG_HOME;
+    Object.assign(env, harnessEnv(agentInput));
+  }
   const toolTimeout = agentInput.merged.tools.timeout;
   if (toolTimeout !== undefined) env.GH_AW_TOOL_TIMEOUT = plain(String(toolTimeout));
   for (const [k, v] of Object.entries(agentInput.engineEnv)) env[k] = v;
@@ -179,7 +245,12 @@ function execute(agentInput: AgentInput): StepPlan {
   }
   step["timeout-minutes"] = agentInput.timeoutMinutes;
   step.run = agentAwfScript(agentInput, {
-    setup: [...(custom ? engineCommandSetup(custom) : []), `touch ${STEP_SUMMARY}`, ...NODE_BIN_SETUP],
+    setup: [
+      ...(harnessed ? HARNESS_SETUP : []),
+      ...(custom ? engineCommandSetup(custom) : []),
+      `touch ${STEP_SUMMARY}`,
+      ...NODE_BIN_SETUP,
+    ],
     tty: false,
     exclude,
     command,
@@ -221,6 +292,65 @@ function detectionEnv(d: DetectionInput): Record<string, YValue> {
   return sortedEnv(env);
 }
 
+/** "Detect agent errors" as v0.76.1 writes it: the detector run with `node`. */
+const DETECT_ERRORS: StepPlan = {
+  name: "Detect agent errors",
+  if: plain("always()"),
+  id: "detect-agent-errors",
+  "continue-on-error": true,
+  run: plain('node "${RUNNER_TEMP}/gh-aw/actions/detect_agent_errors.cjs"'),
+};
+
+/**
+ * "Detect agent errors" as a github-script step that also reads how the CLI's step ended and its time bound
+ * (so a timeout is told apart from a crash).
+ */
+function detectErrorsScript(agentInput: AgentInput): StepPlan {
+  const env: Record<string, YValue> = {
+    GH_AW_AGENTIC_EXECUTION_OUTCOME: plain("${{ steps.agentic_execution.outcome }}"),
+  };
+  const timeout = agentInput.timeoutMinutes;
+  if (timeout !== undefined) env.GH_AW_ENGINE_STEP_TIMEOUT_MINUTES = plain(String(timeout));
+  const script = scriptStep(agentInput.ctx, "Detect agent errors", "detect_agent_errors");
+  return {
+    name: "Detect agent errors",
+    if: plain("always()"),
+    id: "detect-agent-errors",
+    "continue-on-error": true,
+    env,
+    uses: script.uses,
+    with: script.with,
+  };
+}
+
+/** The Copilot CLI as a later release ships it: how it is installed and how its errors are detected. */
+function copilotForRelease(release: EngineRelease, target: EngineTarget): Partial<Engine> {
+  const changes: Partial<Engine> = {};
+  if (release.installByCompiledVersion) {
+    // The install script picks the CLI release matching the compiler that wrote the lock.
+    const install = {
+      run: `bash "\${RUNNER_TEMP}/gh-aw/actions/install_copilot_cli.sh"`,
+      env: { ...INSTALL_ENV, GH_AW_COMPILED_VERSION: target.version },
+    };
+    changes.agentInstall = install;
+    changes.detection = {
+      ...copilot.detection,
+      installSteps: (_d, awf) => [
+        { name: "Install GitHub Copilot CLI", run: plain(install.run), env: { ...install.env } },
+        awf,
+      ],
+    };
+  }
+  if (release.errorsByScript || release.harnessedRun) {
+    const harnessed = release.harnessedRun === true;
+    changes.execute = (a) => [
+      execute(a, harnessed),
+      release.errorsByScript ? detectErrorsScript(a) : DETECT_ERRORS,
+    ];
+  }
+  return changes;
+}
+
 /** GitHub Copilot CLI. */
 export const copilot: Engine = {
   id: "copilot",
@@ -253,13 +383,8 @@ export const copilot: Engine = {
   byokEnvKey: "COPILOT_PROVIDER_BASE_URL",
   copilotRequests: true,
   oauthHint: "use an API key secret",
-  execute: (a) => [execute(a), {
-    name: "Detect agent errors",
-    if: plain("always()"),
-    id: "detect-agent-errors",
-    "continue-on-error": true,
-    run: plain('node "${RUNNER_TEMP}/gh-aw/actions/detect_agent_errors.cjs"'),
-  }],
+  execute: (a) => [execute(a), DETECT_ERRORS],
+  forRelease: copilotForRelease,
   afterRun: () => [{
     name: "Copy Copilot session state files to logs",
     if: plain("always()"),

@@ -37,16 +37,30 @@ export const REGISTERED_ENGINE_IDS: readonly string[] = Object.keys(ENGINES);
  * from the default's derives them here (`{ ...codex, version: … }`), so no builder branches on the target.
  */
 export function engineFor(id: string, target: EngineTarget = DEFAULT_TARGET): Engine {
+  let byId = DERIVED.get(target);
+  if (!byId) DERIVED.set(target, byId = new Map());
+  let engine = byId.get(id);
+  if (!engine) byId.set(id, engine = derive(id, target));
+  return engine;
+}
+
+/** The engines already derived, per target and id (engines are read on every step built). */
+const DERIVED = new WeakMap<EngineTarget, Map<string, Engine>>();
+
+/** The engine `id` as `target`'s release ships it. */
+function derive(id: string, target: EngineTarget): Engine {
   const engine = ENGINES[id] ?? ENGINES[DEFAULT_ENGINE_ID];
   const release = target.engines[engine.id];
   if (!release) return engine;
   // The engine as the target's release ships it (e.g. v0.87.4's Copilot CLI 1.0.80 and `auto` model).
-  return {
+  const derived: Engine = {
     ...engine,
     ...(release.version && engine.version ? { version: release.version } : {}),
     ...(release.defaultModel ? { defaultModel: release.defaultModel } : {}),
     ...(release.instructionFiles ? { instructionFiles: [...release.instructionFiles] } : {}),
   };
+  // Step differences are the engine module's own (`forRelease`), asked once here.
+  return engine.forRelease ? { ...derived, ...engine.forRelease(release, target) } : derived;
 }
 
 /** The ids of the engines (of `target`) for which `test` holds, in the registry's order. */

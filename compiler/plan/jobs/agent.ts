@@ -72,7 +72,8 @@ function jobOutline(agent: AgentInput, steps: StepPlan[]): JobPlan {
   if (agent.concurrency) job.concurrency = agent.concurrency;
   // `timeout-minutes` bounds the whole job, not only the engine step (GitHub's default is 6 hours). An
   // expression cannot be added to, and the engine step's own bound must not outlast the job: none then.
-  if (typeof agent.timeoutMinutes === "number") {
+  // Releases that bound only the engine step write none.
+  if (typeof agent.timeoutMinutes === "number" && targetOf(agent.ctx).jobs.agent.jobTimeout) {
     job["timeout-minutes"] = agent.timeoutMinutes + AGENT_JOB_OVERHEAD_MINUTES;
   }
   job.env = {

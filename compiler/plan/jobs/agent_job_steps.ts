@@ -20,7 +20,7 @@ import {
   shStep,
   targetOf,
 } from "../steps.ts";
-import { BlankLine, dq, lit, plain, Styled, type YValue } from "../../yaml/writer.ts";
+import { BlankLine, Comment, dq, lit, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import {
   DEFAULT_FETCH_TOKEN,
   fetchRefsOf,
@@ -191,7 +191,18 @@ export function workspaceSteps(agent: AgentInput): StepPlan[] {
       env: { GH_TOKEN: plain("${{ github.token }}") },
     },
     ...difcProxyStartSteps(agent),
+    // Releases that read the activation artifact early make it available to the workflow's own steps.
+    ...(targetOf(ctx).jobs.agent.activationArtifactEarly ? [activationDownloadStep(ctx)] : []),
   ];
+}
+
+/** "Download activation artifact": the prompt, run info and staged files the activation job uploaded. */
+function activationDownloadStep(ctx: JobCtx): StepPlan {
+  return {
+    name: "Download activation artifact",
+    uses: plain(ctx.refs.download),
+    with: { name: artifactName(ctx, "activation", "activation"), path: "/tmp/gh-aw" },
+  };
 }
 
 /**
@@ -315,11 +326,7 @@ export function agentConfigSteps(agent: AgentInput): StepPlan[] {
     .filter((s): s is SkillRef => typeof s !== "string");
   const pinned = pinnedImagesStep(ctx.firewall);
   return [
-    {
-      name: "Download activation artifact",
-      uses: plain(ctx.refs.download),
-      with: { name: artifactName(ctx, "activation", "activation"), path: "/tmp/gh-aw" },
-    },
+    ...(targetOf(ctx).jobs.agent.activationArtifactEarly ? [] : [activationDownloadStep(ctx)]),
     ...commentMemorySteps(agent),
     ...restoreSteps(ctx, ctx.engine.agentDirs ?? GITHUB_AGENT_DIRS, ctx.contentsRead !== false),
     ...skillInstallSteps(skills, (ctx.engine.agentDirs ?? GITHUB_AGENT_DIRS).skills),
@@ -376,13 +383,15 @@ export function redactStep(agent: AgentInput, secretNames: string[]): StepPlan {
 /** Steps after the run that summarise what happened (firewall, tokens, AWF reflection, observability). */
 function summarySteps(agent: AgentInput): StepPlan[] {
   const { ctx } = agent;
+  const awfArgs = targetOf(ctx).jobs.agent.awfScriptArgs;
   return [
     {
       name: "Print firewall logs",
       if: ALWAYS,
       "continue-on-error": true,
       env: { AWF_LOGS_DIR: "/tmp/gh-aw/sandbox/firewall/logs" },
-      run: lit(
+      // A release with the summary script (rootless AWF) runs it; before it, an inline summary.
+      run: awfArgs ? plain(`bash "\${RUNNER_TEMP}/gh-aw/actions/print_firewall_logs.sh" ${awfArgs}`) : lit(
         "# Fix permissions on firewall logs/audit dirs so they can be uploaded as artifacts\n" +
           "# AWF runs with sudo, creating files owned by root\n" +
           "sudo chmod -R a+rX /tmp/gh-aw/sandbox/firewall 2>/dev/null || true\n" +
@@ -415,6 +424,28 @@ function summarySteps(agent: AgentInput): StepPlan[] {
         "if [ ! -f /tmp/gh-aw/agent_output.json ]; then\n" +
           "  echo '{\"items\":[]}' > /tmp/gh-aw/agent_output.json\nfi\n",
       ),
+    },
+  ];
+}
+
+/**
+ * The small `agent-output-fallback` artifact (the agent output alone), which the jobs after the agent read
+ * when the larger `agent` artifact failed to upload; with gh-aw's two comment lines before it.
+ */
+function agentOutputFallbackUpload(ctx: JobCtx): StepPlan[] {
+  return [
+    new Comment("Small dedicated copy of the agent output so safe-output processing") as unknown as StepPlan,
+    new Comment("survives a failed or timed-out upload of the larger agent artifact") as unknown as StepPlan,
+    {
+      name: "Upload agent output fallback artifact",
+      if: ALWAYS,
+      "continue-on-error": true,
+      uses: plain(ctx.refs.upload),
+      with: {
+        name: artifactName(ctx, "agent-output-fallback", "activation"),
+        path: lit("/tmp/gh-aw/agent_output.json\n/tmp/gh-aw/safeoutputs.jsonl\n"),
+        "if-no-files-found": "ignore",
+      },
     },
   ];
 }
@@ -466,6 +497,7 @@ export function afterRunSteps(agent: AgentInput, memory: AgentMemory): StepPlan[
       ? cacheMemoryPostSteps(memory.caches, agent.safeOutputs.threatDetection, memory.cacheRefs)
       : []),
     ...safeOutputsUploadSteps(agent),
+    ...(targetOf(ctx).jobs.agentOutputFallback ? agentOutputFallbackUpload(ctx) : []),
     {
       name: "Upload agent artifacts",
       if: ALWAYS,

@@ -59,8 +59,20 @@ export interface ConclusionInput {
   hasSecrets: boolean;
 }
 
+/**
+ * The token the conclusion's reports write with: `safe-outputs.github-token` when set and the release uses
+ * it there, else the default.
+ */
+function writeTokenOf(ctx: JobCtx, so: SafeOutputsPlan): string {
+  const own = so.global["github-token"];
+  return targetOf(ctx).jobs.safeOutputs.conclusionUsesOwnToken && typeof own === "string" && own !== ""
+    ? own
+    : WRITE_TOKEN;
+}
+
 /** Builds the `conclusion` job. */
 export function conclusionJob(ctx: JobCtx, so: SafeOutputsPlan, input: ConclusionInput): JobPlan {
+  const token = writeTokenOf(ctx, so);
   const steps: StepPlan[] = [
     ...setupSteps(ctx, true),
     ...agentOutputSteps(ctx),
@@ -71,14 +83,14 @@ export function conclusionJob(ctx: JobCtx, so: SafeOutputsPlan, input: Conclusio
     id: "handle_agent_failure",
     if: plain("always()"),
     env: failureEnv(ctx, so, input),
-    token: WRITE_TOKEN,
+    token,
   }));
   steps.push(...reportFailedJobsSteps(ctx, {
     GH_AW_AGENT_OUTPUT: AGENT_OUTPUT,
     GH_AW_WORKFLOW_NAME: dq(ctx.name),
     ...sourceEnvOf(ctx),
     GH_AW_RUN_URL: RUN_URL,
-  }, WRITE_TOKEN));
+  }, token));
   if (ctx.statusComment) steps.push(statusCommentStep(ctx, so, input.safeOutputJobs ?? []));
   const job: JobPlan = {
     needs: [
@@ -126,7 +138,7 @@ export function conclusionJob(ctx: JobCtx, so: SafeOutputsPlan, input: Conclusio
 /** The no-op, detection-run, missing-tool and incomplete-run recorders of a workflow with safe outputs. */
 function reportingSteps(ctx: JobCtx, so: SafeOutputsPlan): StepPlan[] {
   const source = sourceEnvOf(ctx);
-  const token = WRITE_TOKEN;
+  const token = writeTokenOf(ctx, so);
   const steps: StepPlan[] = [];
   steps.push(scriptStep(ctx, "Process no-op messages", "handle_noop_message", {
     id: "noop",

@@ -3,7 +3,7 @@
  * the step env its expressions need, and the servers mounted as CLIs.
  */
 import type { AgentInput } from "../agent/input.ts";
-import { VERSIONS } from "../../data/versions.ts";
+import { githubMcpImage } from "./images.ts";
 import { InlineJson, type JsonValue, RawJson, renderJson, ShallowJson } from "./json.ts";
 import { githubServer, type GithubTool, githubToolConfig } from "./github.ts";
 import { mappingOf } from "../../source/values.ts";
@@ -150,7 +150,7 @@ function githubJson(agentInput: AgentInput, gh: GithubTool): Record<string, Json
     }
   } else {
     if (cp) s.type = "stdio";
-    s.container = `ghcr.io/github/github-mcp-server:${VERSIONS.githubMcp}`;
+    s.container = githubMcpImage(agentInput.ctx);
     if (gh.allowed && cp) s.tools = gh.allowed;
     s.env = {
       GITHUB_HOST: ref("GITHUB_SERVER_URL"),

@@ -3,7 +3,7 @@
  * and the per-engine configuration heredocs (Codex's TOML first), in gh-aw's exact text.
  */
 import type { AgentInput } from "../agent/input.ts";
-import { VERSIONS } from "../../data/versions.ts";
+import { gatewayImage } from "./images.ts";
 import { heredocDelimiter } from "../../source/hash.ts";
 import { BARE_BLANK, codexPrelude, type CodexServers, codexTail } from "./codex.ts";
 import { githubServer, githubToolConfig } from "./github.ts";
@@ -79,14 +79,14 @@ function dockerEnv(agentInput: AgentInput): string[] {
 }
 
 /** The `docker run` command of the gateway container, passing `envNames` through. */
-export function gatewayDockerCommand(envNames: readonly string[]): string {
+export function gatewayDockerCommand(envNames: readonly string[], image: string): string {
   const q = (v: string) => `'"\${${v}}"'`;
   return "docker run -i --rm --network host --add-host host.docker.internal:127.0.0.1" +
     ` --user ${q("MCP_GATEWAY_UID")}:${q("MCP_GATEWAY_GID")} --group-add ${q("DOCKER_SOCK_GID")}` +
     ` -v ${q("DOCKER_SOCK_PATH")}:/var/run/docker.sock` +
     envNames.map((e) => ` -e ${e}`).join("") +
     " -v /tmp/gh-aw/mcp-payloads:/tmp/gh-aw/mcp-payloads:rw -v /opt:/opt:ro -v /tmp:/tmp:rw" +
-    ` -v ${q("GITHUB_WORKSPACE")}:${q("GITHUB_WORKSPACE")}:rw ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`;
+    ` -v ${q("GITHUB_WORKSPACE")}:${q("GITHUB_WORKSPACE")}:rw ${image}`;
 }
 
 /** The opening of every "Start MCP Gateway" script: gateway settings, up to the engine export. */
@@ -142,7 +142,11 @@ export function gatewayScript(agentInput: AgentInput): string {
   if (githubServer(agentInput)?.mode === "remote" && copilotStyle(agentInput)) {
     lines.push('export GITHUB_PERSONAL_ACCESS_TOKEN="$GITHUB_MCP_SERVER_TOKEN"');
   }
-  lines.push(...gatewayDockerLines(gatewayDockerCommand(dockerEnv(agentInput))));
+  lines.push(
+    ...gatewayDockerLines(
+      gatewayDockerCommand(dockerEnv(agentInput), gatewayImage(agentInput.ctx, agentInput.frontmatter)),
+    ),
+  );
   const mcp = agentInput.ctx.engine.mcp;
   // An engine reading no gateway config of its own (Pi): the script ends after the docker command.
   if (mcp.format === "none") return lines.join("\n") + "\n";

@@ -4,7 +4,7 @@
  */
 import { firewallImage } from "../../source/sandbox.ts";
 import type { AgentInput } from "../agent/input.ts";
-import { VERSIONS } from "../../data/versions.ts";
+import { gatewayImage, githubMcpImage, nodeImage } from "./images.ts";
 import { mappingOf } from "../../source/values.ts";
 
 /** The token chain the GitHub MCP server (and the CLI proxy) use unless `github-token` is set. */
@@ -110,7 +110,7 @@ function serverImage(cfg: Record<string, unknown>): string | undefined {
 /**
  * Images the agent job pulls ("Download container images", the header and the manifest), sorted: the
  * firewall (plus its CLI proxy in gh-proxy mode), the gateway, the GitHub server (unless hosted) and every custom
- * server's image. `node:lts-alpine` is always listed (the digest-pinned form, see VERSIONS.nodeImage).
+ * server's image. The target's Node.js image is always listed (`GhAwTarget.components`).
  */
 export function mcpContainerImages(v: McpView): string[] {
   const gh = githubToolConfig(v);
@@ -120,9 +120,9 @@ export function mcpContainerImages(v: McpView): string[] {
     ...(gh?.mode === "gh-proxy" ? [firewallImage(v.ctx.firewall, "cli-proxy")] : []),
     firewallImage(v.ctx.firewall, "squid"),
     ...(v.ctx.firewall?.images["build-tools"] ? [v.ctx.firewall.images["build-tools"]] : []),
-    `ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`,
+    gatewayImage(v.ctx, v.frontmatter),
     // Listed in gh-proxy mode too (the proxy serves the same image); the hosted server needs none.
-    ...(gh && gh.mode !== "remote" ? [`ghcr.io/github/github-mcp-server:${VERSIONS.githubMcp}`] : []),
+    ...(gh && gh.mode !== "remote" ? [githubMcpImage(v.ctx)] : []),
   ]);
   for (const cfg of Object.values(v.mcpServers)) {
     const image = serverImage(cfg);
@@ -131,6 +131,6 @@ export function mcpContainerImages(v: McpView): string[] {
   // Release mode runs the agentic-workflows server in alpine (dev mode builds its image locally).
   const aw = v.merged.tools["agentic-workflows"];
   if (aw !== undefined && aw !== false && v.ctx.actionMode !== "dev") images.add("alpine:latest");
-  images.add(VERSIONS.nodeImage);
+  images.add(nodeImage(v.ctx));
   return [...images].sort();
 }

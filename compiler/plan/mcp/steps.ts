@@ -3,7 +3,7 @@ import type { AgentInput } from "../agent/input.ts";
 import type { StepPlan } from "../types.ts";
 import { scriptBody } from "../steps.ts";
 import { STEP_PRIORITY } from "../jobs/custom.ts";
-import { VERSIONS } from "../../data/versions.ts";
+import { gatewayImage } from "./images.ts";
 import { lit, litBareBlanks, litPadded, plain, sq, Styled, type YValue } from "../../yaml/writer.ts";
 import { bareBlankLines, gatewayScript, withoutMarkers } from "./gateway_script.ts";
 import { gatewayEnv } from "./config.ts";
@@ -111,12 +111,12 @@ function proxyPolicy(gh: GithubTool): string {
   });
 }
 
-function proxyEnv(gh: GithubTool, kind: "CLI" | "DIFC"): Record<string, YValue> {
+function proxyEnv(agentInput: AgentInput, gh: GithubTool, kind: "CLI" | "DIFC"): Record<string, YValue> {
   return {
     GH_TOKEN: plain(gh.token),
     GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
     [`${kind}_PROXY_POLICY`]: sq(proxyPolicy(gh)),
-    [`${kind}_PROXY_IMAGE`]: sq(`ghcr.io/github/gh-aw-mcpg:${VERSIONS.mcpg}`),
+    [`${kind}_PROXY_IMAGE`]: sq(gatewayImage(agentInput.ctx, agentInput.frontmatter)),
   };
 }
 
@@ -132,7 +132,7 @@ export function cliProxyStartSteps(agentInput: AgentInput): StepPlan[] {
   if (!gh) return [];
   return [{
     name: "Start CLI Proxy",
-    env: proxyEnv(gh, "CLI"),
+    env: proxyEnv(agentInput, gh, "CLI"),
     run: lit('bash "${RUNNER_TEMP}/gh-aw/actions/start_cli_proxy.sh"\n'),
   }];
 }
@@ -162,7 +162,7 @@ export function difcProxyStartSteps(agentInput: AgentInput): StepPlan[] {
   if (!gh) return [];
   return [{
     name: "Start DIFC Proxy",
-    env: proxyEnv(gh, "DIFC"),
+    env: proxyEnv(agentInput, gh, "DIFC"),
     run: lit('bash "${RUNNER_TEMP}/gh-aw/actions/start_difc_proxy.sh"\n'),
   }];
 }

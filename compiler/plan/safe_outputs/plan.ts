@@ -124,9 +124,13 @@ function toolList(
   cfg: Record<string, Record<string, unknown>>,
   configured: boolean,
   global: Record<string, unknown>,
+  after: Readonly<Record<string, string>> = {},
 ): string[] {
   const names = types.filter((t) => safeOutputType(t)?.offersTool !== false).map(snakeCase);
-  names.sort((a, b) => (TOOL_RANK.get(a) ?? 999) - (TOOL_RANK.get(b) ?? 999));
+  // A tool the release moves right after another ranks just behind it.
+  const rank = (t: string) =>
+    after[t] !== undefined ? (TOOL_RANK.get(after[t]) ?? 999) + 0.5 : TOOL_RANK.get(t) ?? 999;
+  names.sort((a, b) => rank(a) - rank(b));
   const out = names.map((t) => {
     const max = cfg[t]?.max;
     return typeof max === "number" && max > 1 ? `${t}(max:${max})` : t;
@@ -162,6 +166,7 @@ export function planSafeOutputs(
     | "declaredConfigures"
     | "defaultMaxPatchSize"
     | "handlerKeyRenames"
+    | "toolOrderAfter"
   > = DEFAULT_TARGET.jobs.safeOutputs,
 ): SafeOutputsPlan {
   const section = splitSafeOutputs(raw ?? {});
@@ -251,7 +256,7 @@ export function planSafeOutputs(
     types,
     handlerConfig: sortedConfig,
     permissions: sortedPerms,
-    tools: toolList(types, handlerConfig, configured, global),
+    tools: toolList(types, handlerConfig, configured, global, style.toolOrderAfter),
     threatDetection,
     noopReportAsIssue,
     threatDetectionConfigured,

@@ -7,14 +7,19 @@ import { inRepo, maxSentence, target } from "./sentences.ts";
 export const addComment: SafeOutputType = {
   key: "add-comment",
   permissions: { contents: "read", discussions: "write", issues: "write", "pull-requests": "write" },
-  // Spec: comments go to discussions only with `discussions: true` (default off), so only then the scope.
-  permissionsFor: (raw): Record<string, string> =>
-    raw.discussions === true
-      ? { contents: "read", discussions: "write", issues: "write", "pull-requests": "write" }
-      : { contents: "read", issues: "write", "pull-requests": "write" },
+  // Spec: comments go to discussions only with `discussions: true` (default off), so only then the scope;
+  // `pull-requests: false` turns pull-request comments off, and their scope with them (as gh-aw does).
+  permissionsFor: (raw): Record<string, string> => ({
+    contents: "read",
+    ...(raw.discussions === true ? { discussions: "write" } : {}),
+    issues: "write",
+    ...(raw["pull-requests"] === false ? {} : { "pull-requests": "write" }),
+  }),
   handler: (out) => {
     if (out.discussions === undefined) out.discussions = false;
     if (out.issues === undefined) delete out.issues;
+    // gh-aw's handler config names no `pull_requests: false` (the missing scope already says it).
+    if (out.pull_requests === false) delete out.pull_requests;
   },
   sentences: (c, m) => [
     ...maxSentence(m, "comment(s) can be added"),
