@@ -206,6 +206,14 @@ export class LimitEnforcer {
     });
   }
 
+  /**
+   * The admission of a key without limits, known without waiting (undefined: the key has limits, call
+   * {@link admit}). Spares the hot path an async call per request for the common unlimited key.
+   */
+  admitAtOnce(policy: KeyPolicy): Admission | undefined {
+    return policy.limits ? undefined : NOTHING;
+  }
+
   /** Admits a request of `policy` to `target` or throws the refusal; a key without limits costs nothing. */
   async admit(
     policy: KeyPolicy,

@@ -74,6 +74,9 @@ interface Admitted {
   stream: boolean;
 }
 
+/** Swallows a rejection that is reported elsewhere. */
+const ignore = () => {};
+
 /** Creates the pipeline. */
 export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
   const { logger } = deps;
@@ -87,7 +90,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
   ): Promise<Admitted> => {
     // The body read (an async op) starts first and runs while the key is checked.
     const reading = readBodyText(request, deps.bodyTimeoutMs);
-    reading.catch(() => {}); // a refused key is reported first; its body error is not unhandled
+    reading.catch(ignore); // a refused key is reported first; its body error is not unhandled
     const policy = await authenticate(deps.keys, request.headers);
     const text = await reading;
     const parsed = ingress?.parse(text);
@@ -104,11 +107,11 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     const stream = body.stream === true;
     record.target = target;
     record.answer = parsed?.answer;
-    record.ledger = { keyId: policy.id, model: body.model, stream, traceId: trace.traceId };
+    if (deps.ledger) record.ledger = { keyId: policy.id, model: body.model, stream, traceId: trace.traceId };
     parsed?.fitMaxTokens(deps.maxTokensOf?.(body.model, target));
     checkMaxTokens(body, deps.maxTokensOf?.(body.model, target));
     deps.limits.checkModel(policy, body.model, target);
-    record.admission = await deps.limits.admit(policy, {
+    record.admission = deps.limits.admitAtOnce(policy) ?? await deps.limits.admit(policy, {
       inputTokens: call.inputTokensEstimate,
       maxTokens: body.max_tokens,
       target,

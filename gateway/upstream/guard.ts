@@ -9,7 +9,7 @@
 import { concatBytes } from "@switchyard/lib/bytes.ts";
 import { GatewayError } from "../errors.ts";
 import { deadlineTickerFor } from "./ticker.ts";
-import type { BodyReader, UpstreamResponse } from "./response.ts";
+import { type BodyReader, bodyReaderOf, type UpstreamResponse } from "./response.ts";
 
 /** Configured bounds of every upstream call. */
 export interface UpstreamLimits {
@@ -118,6 +118,176 @@ function readFailure(watch: UpstreamWatch, error: unknown): unknown {
   return watch.expired ?? error;
 }
 
+/** The error of a body (or one stream line) over its cap. */
+function tooLarge(provider: string, what: string, limit: number): GatewayError {
+  return new GatewayError(
+    "api_error",
+    `upstream provider ${provider} sent ${what} larger than ${limit} bytes`,
+  );
+}
+
+/**
+ * A streamed body read through the watch (idle deadline) with each line bounded. One object per reader, no
+ * closures: this runs on every streamed request.
+ */
+class LineBoundedReader implements BodyReader {
+  #inner: BodyReader;
+  #watch: UpstreamWatch;
+  #provider: string;
+  #maxLine: number;
+  /** Bytes of the current (unfinished) line, across reads. */
+  #lineBytes = 0;
+
+  constructor(inner: BodyReader, watch: UpstreamWatch, provider: string, maxLine: number) {
+    this.#inner = inner;
+    this.#watch = watch;
+    this.#provider = provider;
+    this.#maxLine = maxLine;
+  }
+
+  async read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    const watch = this.#watch;
+    let result: ReadableStreamReadResult<Uint8Array>;
+    try {
+      result = await this.#inner.read();
+    } catch (error) {
+      watch.stop();
+      throw readFailure(watch, error);
+    }
+    if (result.done) {
+      watch.stop();
+      return result;
+    }
+    watch.activity();
+    try {
+      this.#count(result.value);
+    } catch (error) {
+      watch.stop();
+      this.#inner.cancel().catch(() => {});
+      throw error;
+    }
+    return result;
+  }
+
+  cancel(): Promise<void> {
+    this.#watch.stop();
+    return this.#inner.cancel();
+  }
+
+  #count(piece: Uint8Array): void {
+    const maxLine = this.#maxLine;
+    const first = firstLineEnd(piece);
+    if (first < 0) this.#lineBytes += piece.length;
+    else {
+      if (this.#lineBytes + first > maxLine) throw tooLarge(this.#provider, "a stream line", maxLine);
+      // Lines wholly inside the piece can only be too long when the piece itself is.
+      if (piece.length > maxLine && longestLine(piece, first) > maxLine) {
+        throw tooLarge(this.#provider, "a stream line", maxLine);
+      }
+      this.#lineBytes = piece.length - 1 - Math.max(piece.lastIndexOf(10), piece.lastIndexOf(13));
+    }
+    if (this.#lineBytes > maxLine) throw tooLarge(this.#provider, "a stream line", maxLine);
+  }
+}
+
+/**
+ * The response with its body bounded: reads pass through the watch (idle deadline) and are counted (whole
+ * body cap for `text()`, per-line cap for a stream read through `reader()`). The watch stops when the body
+ * ends, fails or is cancelled. A class rather than an object of closures: one allocation per request.
+ */
+class GuardedResponse implements UpstreamResponse {
+  readonly ok: boolean;
+  readonly status: number;
+  #provider: string;
+  #response: UpstreamResponse;
+  #limits: UpstreamLimits;
+  #watch: UpstreamWatch;
+
+  constructor(provider: string, response: UpstreamResponse, limits: UpstreamLimits, watch: UpstreamWatch) {
+    this.ok = response.ok;
+    this.status = response.status;
+    this.#provider = provider;
+    this.#response = response;
+    this.#limits = limits;
+    this.#watch = watch;
+  }
+
+  get headers(): Headers {
+    return this.#response.headers; // built only when asked (the built-in client's are lazy)
+  }
+
+  /** One header's value (the client's own look-up when it has one, else through `headers`). */
+  header(name: string): string | null {
+    const response = this.#response;
+    return response.header ? response.header(name) : response.headers.get(name);
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    return this.#response.body;
+  }
+
+  text(): Promise<string> {
+    const ok = this.#response.ok;
+    return this.#whole(ok ? this.#limits.maxBodyBytes : MAX_ERROR_BODY_BYTES, !ok);
+  }
+
+  reader(): BodyReader {
+    return new LineBoundedReader(
+      bodyReaderOf(this.#response),
+      this.#watch,
+      this.#provider,
+      this.#limits.maxSseLineBytes,
+    );
+  }
+
+  /** Reads the whole body, refusing (or, with `truncate`, cutting) it past `max` bytes. */
+  async #whole(max: number, truncate: boolean): Promise<string> {
+    const response = this.#response;
+    const watch = this.#watch;
+    const length = Number(this.header("content-length") ?? NaN);
+    if (!truncate && length > max) {
+      // Refused before reading a byte of it.
+      watch.stop();
+      (response.reader?.() ?? response.body?.getReader())?.cancel().catch(() => {});
+      throw tooLarge(this.#provider, "a response", max);
+    }
+    const inner = bodyReaderOf(response);
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      let result: ReadableStreamReadResult<Uint8Array>;
+      try {
+        result = await inner.read();
+      } catch (error) {
+        watch.stop();
+        throw readFailure(watch, error);
+      }
+      if (result.done) {
+        watch.stop();
+        break;
+      }
+      watch.activity();
+      let piece = result.value;
+      if (size + piece.length > max) {
+        if (!truncate) {
+          watch.stop();
+          inner.cancel().catch(() => {});
+          throw tooLarge(this.#provider, "a response", max);
+        }
+        piece = piece.subarray(0, max - size);
+      }
+      parts.push(piece);
+      size += piece.length;
+      if (truncate && size >= max) {
+        watch.stop();
+        await inner.cancel().catch(() => {});
+        break;
+      }
+    }
+    return decoder.decode(parts.length === 1 ? parts[0] : concatBytes(parts, size));
+  }
+}
+
 /**
  * The response with its body bounded: reads pass through the watch (idle deadline) and are counted (whole
  * body cap for `text()`, per-line cap for a stream read through `reader()`). The watch stops when the body
@@ -129,104 +299,5 @@ export function guardedResponse(
   limits: UpstreamLimits,
   watch: UpstreamWatch,
 ): UpstreamResponse {
-  const tooLarge = (what: string, limit: number) =>
-    new GatewayError("api_error", `upstream provider ${provider} sent ${what} larger than ${limit} bytes`);
-
-  /** The body as a reader counting bytes; `onPiece` may throw to refuse what was read. */
-  const counted = (onPiece: (piece: Uint8Array) => void): BodyReader => {
-    const inner = response.reader?.() ?? response.body!.getReader();
-    return {
-      async read() {
-        let result: ReadableStreamReadResult<Uint8Array>;
-        try {
-          result = await inner.read();
-        } catch (error) {
-          watch.stop();
-          throw readFailure(watch, error);
-        }
-        if (result.done) {
-          watch.stop();
-          return result;
-        }
-        watch.activity();
-        try {
-          onPiece(result.value);
-        } catch (error) {
-          watch.stop();
-          inner.cancel().catch(() => {});
-          throw error;
-        }
-        return result;
-      },
-      cancel() {
-        watch.stop();
-        return inner.cancel();
-      },
-    };
-  };
-
-  /** Reads the whole body, refusing (or, with `truncate`, cutting) it past `max` bytes. */
-  const whole = async (max: number, truncate: boolean): Promise<string> => {
-    const length = Number(
-      (response.header ? response.header("content-length") : response.headers.get("content-length")) ?? NaN,
-    );
-    if (!truncate && length > max) {
-      // Refused before reading a byte of it.
-      watch.stop();
-      (response.reader?.() ?? response.body?.getReader())?.cancel().catch(() => {});
-      throw tooLarge("a response", max);
-    }
-    const parts: Uint8Array[] = [];
-    let size = 0;
-    let full = false;
-    const reader = counted((piece) => {
-      if (size + piece.length > max && !truncate) throw tooLarge("a response", max);
-      if (size + piece.length > max) piece = piece.subarray(0, max - size);
-      parts.push(piece);
-      size += piece.length;
-      full = size >= max;
-    });
-    for (;;) {
-      const { done } = await reader.read();
-      if (done) break;
-      if (full && truncate) {
-        await reader.cancel().catch(() => {});
-        break;
-      }
-    }
-    return decoder.decode(parts.length === 1 ? parts[0] : concatBytes(parts, size));
-  };
-
-  const maxLine = limits.maxSseLineBytes;
-  let lineBytes = 0; // bytes of the current (unfinished) line, across reads
-  const streamed = () =>
-    counted((piece) => {
-      const first = firstLineEnd(piece);
-      if (first < 0) lineBytes += piece.length;
-      else {
-        if (lineBytes + first > maxLine) throw tooLarge("a stream line", maxLine);
-        // Lines wholly inside the piece can only be too long when the piece itself is.
-        if (piece.length > maxLine && longestLine(piece, first) > maxLine) {
-          throw tooLarge("a stream line", maxLine);
-        }
-        lineBytes = piece.length - 1 - Math.max(piece.lastIndexOf(10), piece.lastIndexOf(13));
-      }
-      if (lineBytes > maxLine) {
-        throw tooLarge("a stream line", maxLine);
-      }
-    });
-
-  return {
-    ok: response.ok,
-    status: response.status,
-    get headers() {
-      return response.headers; // built only when asked (the built-in client's are lazy)
-    },
-    header: response.header && ((name: string) => response.header!(name)),
-    get body() {
-      return response.body;
-    },
-    text: () => whole(response.ok ? limits.maxBodyBytes : MAX_ERROR_BODY_BYTES, !response.ok),
-    reader: streamed,
-  };
+  return new GuardedResponse(provider, response, limits, watch);
 }
