@@ -1,14 +1,6 @@
 /** The `/device` pages: sign in, enter the user code, allow or deny the device, and the outcome. */
 import { Layout } from "../pages/layout.tsx";
-
-/** Plain-language meaning of the scopes a device may ask for. */
-const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  openid: "Know who you are (your account identifier)",
-  profile: "See your name and profile picture",
-  email: "See your email address",
-  groups: "See the organisations and teams you belong to",
-  offline_access: "Stay connected when you are not using it (refresh tokens)",
-};
+import { DecisionForms, ScopeList } from "../pages/consent.tsx";
 
 /** Sign in first; the typed or linked user code travels on. */
 export function DeviceSignInPage(props: { localMode: boolean; userCode: string }) {
@@ -61,26 +53,8 @@ export function DeviceConsentPage(props: { clientName: string; scopes: string[];
       <p>
         Check that your device shows the code <strong>{props.userCode}</strong>.
       </p>
-      <p id="scopes-label">{props.clientName} is asking to:</p>
-      <ul aria-labelledby="scopes-label">
-        {props.scopes.map((scope) => (
-          <li>
-            {SCOPE_DESCRIPTIONS[scope] ?? scope} (<code>{scope}</code>)
-          </li>
-        ))}
-      </ul>
-      <div class="row">
-        <form method="post" action="/device/decision">
-          <input type="hidden" name="user_code" value={props.userCode} />
-          <input type="hidden" name="decision" value="allow" />
-          <button type="submit">Allow</button>
-        </form>
-        <form method="post" action="/device/decision">
-          <input type="hidden" name="user_code" value={props.userCode} />
-          <input type="hidden" name="decision" value="deny" />
-          <button type="submit" class="secondary">Deny</button>
-        </form>
-      </div>
+      <ScopeList clientName={props.clientName} scopes={props.scopes} />
+      <DecisionForms action="/device/decision" field="user_code" value={props.userCode} />
     </Layout>
   );
 }

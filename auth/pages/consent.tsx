@@ -10,6 +10,39 @@ const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   groups: "See which of the allowed organisations and teams you belong to",
 };
 
+/** "<client> is asking to:" and each requested scope in plain words (consent and device pages). */
+export function ScopeList(props: { clientName: string; scopes: string[] }) {
+  return (
+    <>
+      <p id="scopes-label">{props.clientName} is asking to:</p>
+      <ul aria-labelledby="scopes-label">
+        {props.scopes.map((scope) => (
+          <li>
+            {SCOPE_DESCRIPTIONS[scope] ?? scope} (<code>{scope}</code>)
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+/** The Allow and Deny forms, each posting `decision` with the hidden field that names the request. */
+export function DecisionForms(props: { action: string; field: string; value: string }) {
+  return (
+    <div class="row">
+      {(["allow", "deny"] as const).map((decision) => (
+        <form method="post" action={props.action}>
+          <input type="hidden" name={props.field} value={props.value} />
+          <input type="hidden" name="decision" value={decision} />
+          {decision === "allow"
+            ? <button type="submit">Allow</button>
+            : <button type="submit" class="secondary">Deny</button>}
+        </form>
+      ))}
+    </div>
+  );
+}
+
 /** What the consent page shows. */
 export interface ConsentProps {
   /** The client's display name. */
@@ -25,26 +58,8 @@ export function ConsentPage(props: ConsentProps) {
   return (
     <Layout title={`Allow ${props.clientName}?`}>
       <h1>Allow {props.clientName} to access your account?</h1>
-      <p id="scopes-label">{props.clientName} is asking to:</p>
-      <ul aria-labelledby="scopes-label">
-        {props.scopes.map((scope) => (
-          <li>
-            {SCOPE_DESCRIPTIONS[scope] ?? scope} (<code>{scope}</code>)
-          </li>
-        ))}
-      </ul>
-      <div class="row">
-        <form method="post" action="/consent">
-          <input type="hidden" name="oauth_query" value={props.oauthQuery} />
-          <input type="hidden" name="decision" value="allow" />
-          <button type="submit">Allow</button>
-        </form>
-        <form method="post" action="/consent">
-          <input type="hidden" name="oauth_query" value={props.oauthQuery} />
-          <input type="hidden" name="decision" value="deny" />
-          <button type="submit" class="secondary">Deny</button>
-        </form>
-      </div>
+      <ScopeList clientName={props.clientName} scopes={props.scopes} />
+      <DecisionForms action="/consent" field="oauth_query" value={props.oauthQuery} />
     </Layout>
   );
 }
