@@ -29,6 +29,8 @@ import { type LimitCounters, MemoryCounters } from "./limits/counters.ts";
 import { RedisCounters } from "./limits/redis_counters.ts";
 import { RedisConnection } from "./limits/redis_connection.ts";
 import { RedisDeploymentState } from "./upstream/shared_deployments.ts";
+import { HealthChecks, healthPlans } from "./upstream/health_checks.ts";
+import { createHealthProbe } from "./upstream/health_probe.ts";
 import { PriceTable } from "./pricing.ts";
 import type { Kysely } from "kysely";
 import type { UsageDatabase, UsageLedger } from "./usage/ledger.ts";
@@ -205,6 +207,18 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     { ...config.file.aliases, ...Object.fromEntries(pool.names()) },
     config.file.tiers ?? {},
   );
+  const checks = new HealthChecks(
+    pool,
+    healthPlans(pool, config.file.health_checks),
+    createHealthProbe(router, config.providers, providerDeps.fetch, redact),
+    (target, healthy, error) =>
+      healthy
+        ? logger.info("deployment healthy again", { upstream: target })
+        : logger.warn("deployment failed its health checks; left out", {
+          upstream: target,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+  );
   const prices = new PriceTable(config.file.pricing ?? {});
   const usage = deps.usage;
   const limits = new LimitEnforcer(counters, prices, logger, {
@@ -346,6 +360,7 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
       return hono.fetch(request, env);
     },
     close: async () => {
+      checks.close();
       await deps.usage?.ledger.close();
       await limits.counters.close();
       if (redis?.owned) await redis.connection.close();

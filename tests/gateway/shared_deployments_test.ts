@@ -63,6 +63,16 @@ Deno.test("two pools on one Redis share cooldowns, in-flight counts, rpm counts 
     a.pool.finished("fast", "b/m", 20, undefined, undefined, a.pool.started("fast", "b/m", 0));
     await a.pool.order("fast", 0);
     assert.equal((await b.pool.order("fast", 0)).targets[0], "b/m");
+
+    // A health check failing at a takes the deployment out at b too, until a's check passes again.
+    a.pool.setHealth("b/m", false, 5_000);
+    await a.pool.order("cool", 0);
+    const down = await b.pool.order("fast", 0);
+    assert.deepEqual(down.targets, ["a/m"]);
+    assert.equal(down.skipped[0].reason, "unhealthy");
+    a.pool.setHealth("b/m", true, 0);
+    await a.pool.order("cool", 0);
+    assert.equal((await b.pool.order("fast", 0)).targets.length, 2);
   } finally {
     await Promise.all([a.connection.close(), b.connection.close()]);
     await redis.close();
