@@ -2,8 +2,10 @@
  * OpenAI Responses API → Anthropic, whole and streamed. Each output item becomes its own block: a reasoning
  * item a `thinking` block (summary text, or the raw reasoning text when there is no summary; its encrypted
  * content in the signature), a message item a `text` block (refusal text included), a function call a
- * `tool_use` block. `incomplete` maps to `max_tokens` or `refusal`, `failed` and `error` to an error; stream
- * events the gateway has no use for (lifecycle, `*.done` echoes, hosted-tool progress) are ignored.
+ * `tool_use` block, a `web_search_call` (a translated `web_search`, openai_responses_search.ts) a
+ * `server_tool_use` + `web_search_tool_result` pair, `url_citation` annotations citations. `incomplete` maps to
+ * `max_tokens` or `refusal`, `failed` and `error` to an error; stream events the gateway has no use for
+ * (lifecycle, `*.done` echoes, hosted-tool progress) are ignored.
  */
 import type { SseEvent } from "@switchyard/lib/sse.ts";
 import { type AnthropicErrorType, GatewayError } from "../errors.ts";

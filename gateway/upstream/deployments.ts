@@ -214,7 +214,8 @@ export class DeploymentPool {
         skipped.push({
           target: member.spec.target,
           reason: "unhealthy",
-          retryInMs: Math.min(downForMs, 60_000),
+          // Its return is known only at a passing check: suggest the group's cooldown.
+          retryInMs: Math.min(downForMs, group.cooldownMs),
         });
       } else if (member.spec.rpm !== undefined && requests >= member.spec.rpm) {
         skipped.push({ target: member.spec.target, reason: "rpm_cap", retryInMs: nextMinute });
