@@ -2,7 +2,8 @@
  * Deployment state shared through one Redis (Debian's redis-server on loopback): two pools — and two gateway
  * instances — each with its own connection and in-process state, so only Redis can make one skip what the
  * other cooled down or see the other's attempts in flight. Then Redis goes away: each falls back to its own
- * state without waiting, keeps the cooldowns it read, and shares again once Redis answers.
+ * state without waiting, keeps the cooldowns it read, and shares again once Redis answers. Last, two real
+ * gateway processes (`gateway/main.ts`) on one redis-server.
  */
 import assert from "node:assert/strict";
 import { DeploymentPool, type GroupSpec } from "../../gateway/upstream/deployments.ts";
@@ -10,6 +11,8 @@ import { RedisDeploymentState } from "../../gateway/upstream/shared_deployments.
 import { RedisConnection } from "../../gateway/limits/redis_connection.ts";
 import { startRedis } from "./redis_server.ts";
 import { sleep, startFaultyGateway, startFaultyUpstream } from "./faulty.ts";
+import { spawnGateway } from "./gateway_process.ts";
+import { startHarness } from "./harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
@@ -205,6 +208,49 @@ deployments:
       gates.forEach((release) => release());
       await Promise.all([gwA.close(), gwB.close()]);
       await Promise.all([limited.close(), fast.close(), held.close()]);
+      await redis.close();
+    }
+  },
+);
+
+Deno.test(
+  "two gateway processes on one redis-server: a 429 seen by one keeps the other away",
+  e2e,
+  async () => {
+    const redis = await startRedis();
+    // round-robin starts each process's order at the always-429 deployment.
+    const h = await startHarness(
+      {},
+      "deployments:\n  team-cool:\n    strategy: round-robin\n" +
+        "    targets: [{ target: openai/fx-429 }, { target: mistral/fx-text }]\n",
+    );
+    const env = { ...h.env, GATEWAY_REDIS_URL: redis.url, GATEWAY_REDIS_TIMEOUT_MS: "2000" };
+    const [a, b] = await Promise.all([spawnGateway(env), spawnGateway(env)]);
+    const limited = () => h.openai.requests.filter((r) => r.body.model === "fx-429").length;
+    const post = (url: string) =>
+      fetch(`${url}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": h.key },
+        body: JSON.stringify({
+          model: "team-cool",
+          max_tokens: 16,
+          messages: [{ role: "user", content: "Hi" }],
+        }),
+      });
+    try {
+      const first = await post(a.url);
+      assert.equal(first.status, 200, await first.text());
+      assert.equal(first.headers.get("gw-upstream"), "mistral/fx-text");
+      assert.equal(limited(), 1, "process a met the 429 and moved on");
+      for (let i = 0; i < 6; i++) {
+        const r = await post(i % 2 ? a.url : b.url);
+        assert.equal(r.status, 200, await r.text());
+        assert.equal(r.headers.get("gw-upstream"), "mistral/fx-text");
+      }
+      assert.equal(limited(), 1, "process b never sent to the deployment a cooled down (retry-after 7 s)");
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+      await h.close();
       await redis.close();
     }
   },
