@@ -126,8 +126,10 @@ export function messageFromResponse(provider: string, body: Record<string, unkno
     if (item.type === "web_search_call") {
       // A translated web_search (openai_responses_search.ts): its call and sources, titled from citations.
       const search = searchOfCall(item, titles ??= titlesOf((body.output ?? []) as Item[]));
-      if (search) content.push(...searchBlocks([search]));
-      if (search) searches++;
+      if (search) {
+        content.push(...searchBlocks([search]));
+        searches++;
+      }
       continue;
     }
     if (item.type === "reasoning") {
@@ -287,8 +289,10 @@ export class ResponsesStreamTranslator implements StreamTranslator {
     } else if (item.type === "web_search_call") {
       // Titles arrive later, with the citations: the sources are listed by URL.
       const search = searchOfCall(item, new Map());
-      if (search) writeSearch(writer, search);
-      if (search) this.#searches++;
+      if (search) {
+        writeSearch(writer, search);
+        this.#searches++;
+      }
       return;
     }
     writer.endBlock();
