@@ -14,6 +14,7 @@ export const V0_76_1: GhAwTarget = {
   ecosystemHosts: {},
   frontmatterKeys: [],
   queueWorkflowRuns: false,
+  otelAttributeEncoding: "raw",
   emit: {
     helperRequire: "runner-temp",
     indentOnSequences: false,
@@ -36,6 +37,10 @@ export const V0_76_1: GhAwTarget = {
     safeOutputsConfigFromEnv: false,
     gitCredentialsScript: false,
     dispatchedPrCheckout: false,
+    customJobs: { permissionsBlankLine: true, checkoutPersistCredentials: false, breakLongIf: false },
+    repoMemoryBranchByWorkflow: false,
+    negateDisjunctionWhole: false,
+    dockerSbxSecretsCheck: false,
     agent: {
       jobTimeout: true,
       activationArtifactEarly: false,
@@ -79,6 +84,8 @@ export const V0_76_1: GhAwTarget = {
       defaultMaxPatchSize: 1024,
       handlerKeyRenames: {},
       headShaEnv: false,
+      handlerDefaults: {},
+      typeJobOutputs: {},
       toolOrderAfter: {},
       conclusionUsesOwnToken: false,
     },

@@ -63,6 +63,7 @@ export const V0_87_4: GhAwTarget = {
   ecosystemHosts: { github: ["patchdiff.githubusercontent.com"] },
   frontmatterKeys: ["max-ai-credits", "max-daily-ai-credits", "model", "safe-inputs"],
   queueWorkflowRuns: true,
+  otelAttributeEncoding: "percent",
   awf: "v0.28.4",
   emit: {
     helperRequire: "path-join",
@@ -130,7 +131,14 @@ export const V0_87_4: GhAwTarget = {
     },
   },
   jobs: {
-    runtimeFeaturesJobs: ["pre_activation", "activation", "agent", "safe_outputs", "conclusion"],
+    runtimeFeaturesJobs: [
+      "pre_activation",
+      "activation",
+      "agent",
+      "safe_outputs",
+      "conclusion",
+      "push_repo_memory",
+    ],
     preActivationContentsOnlyForCheckout: true,
     commandCheckFirst: true,
     defaultRolesNeedNoCheck: true,
@@ -144,6 +152,10 @@ export const V0_87_4: GhAwTarget = {
     safeOutputsConfigFromEnv: true,
     gitCredentialsScript: true,
     dispatchedPrCheckout: true,
+    customJobs: { permissionsBlankLine: false, checkoutPersistCredentials: true, breakLongIf: true },
+    repoMemoryBranchByWorkflow: true,
+    negateDisjunctionWhole: true,
+    dockerSbxSecretsCheck: true,
     agent: {
       jobTimeout: false,
       activationArtifactEarly: true,
@@ -176,6 +188,8 @@ export const V0_87_4: GhAwTarget = {
       defaultMaxPatchSize: 4096,
       handlerKeyRenames: { add_reviewer: { allowed_reviewers: "allowed" } },
       headShaEnv: true,
+      handlerDefaults: { update_pull_request: { update_branch_stacks: true } },
+      typeJobOutputs: { "assign-milestone": { assign_milestone_milestone_assigned: "milestone_assigned" } },
       conclusionUsesOwnToken: true,
       toolOrderAfter: {
         close_discussion: "update_discussion",
