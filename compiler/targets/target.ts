@@ -40,6 +40,11 @@ export interface GhAwTarget {
    * `newer-key-unsupported` or `unknown-key`).
    */
   frontmatterKeys: readonly string[];
+  /**
+   * Top-level keys this release's schema has that awc does not compile for it yet, each with why (refused
+   * with `newer-key-unsupported`, never silently dropped).
+   */
+  uncompiledKeys: Readonly<Record<string, string>>;
   /** Whether a generated workflow-level `concurrency:` that cancels nothing says `queue: max`. */
   queueWorkflowRuns: boolean;
   /**

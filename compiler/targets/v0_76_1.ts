@@ -13,6 +13,7 @@ export const V0_76_1: GhAwTarget = {
   engines: {},
   ecosystemHosts: {},
   frontmatterKeys: [],
+  uncompiledKeys: {},
   queueWorkflowRuns: false,
   otelAttributeEncoding: "raw",
   emit: {
