@@ -252,8 +252,10 @@ async function actionRefs(
   split: { frontmatterText: string; frontmatterStartLine: number },
 ) {
   // An action the author wrote is located at its `uses:` line; the compiler's own references stay at 1:1.
+  // Every pin asks where its `uses:` was written: the frontmatter is split into lines once.
+  let frontmatterLines: string[] | undefined;
   const usesAt = (repo: string, version: string) => {
-    const lines = split.frontmatterText.split("\n");
+    const lines = frontmatterLines ??= split.frontmatterText.split("\n");
     const needle = `${repo}@${version}`;
     const index = lines.findIndex((line) => /\buses:/.test(line) && line.includes(needle));
     return index < 0
