@@ -132,6 +132,63 @@ export interface AgentJobStyle {
   awfScriptArgs: string;
   /** Whether the engine's log parser also reads the safe outputs (`GH_AW_SAFE_OUTPUTS` in its env). */
   logParserReadsSafeOutputs: boolean;
+  /** How the engine runs inside the firewall where the release differs from v0.76.1; undefined: v0.76.1's way. */
+  awf?: AwfRunStyle;
+  /** The MCP gateway and the safe-outputs MCP server where they differ from v0.76.1; undefined: v0.76.1's. */
+  gateway?: McpGatewayStyle;
+}
+
+/**
+ * How a release runs the engine inside the AWF firewall (plan/agent/awf_command.ts), where it differs from
+ * v0.76.1's `sudo -E awf …` with a token budget.
+ */
+export interface AwfRunStyle {
+  /** The model alias table of the AWF config (`apiProxy.models`): alias → ordered candidates. */
+  modelAliases: Readonly<Record<string, readonly string[]>>;
+  /**
+   * The per-run AI-credit limit (`apiProxy.maxAiCredits`, replacing `maxEffectiveTokens`): the workflow's
+   * `max-ai-credits`, else `GH_AW_MAX_AI_CREDITS` (the repository variable) falling back to this default.
+   */
+  maxAiCreditsDefault: string;
+  /** `apiProxy.maxCacheMisses`. */
+  maxCacheMisses: number;
+  /** The firewall roles whose image digests (from `actions-lock.json`) the config's `container.imageTag` lists. */
+  imageTagDigests: readonly string[];
+  /** The config's `logging` (proxy logs and audit folders), replacing the `--proxy-logs-dir`/`--audit-dir` flags. */
+  logging: { proxyLogsDir: string; auditDir: string };
+  /**
+   * The gateway container the firewall's network attaches to (`network.isolation`, `topologyAttach`); the CLI
+   * proxy is then reached by its container name.
+   */
+  topologyAttach: string;
+  /** The CLI proxy's container (`--difc-proxy-host <name>:18443`, attached as well). */
+  cliProxyContainer: string;
+  /** Variables hidden from the agent besides the secrets (the OIDC request token and URL). */
+  excludeEnv: readonly string[];
+}
+
+/** How a release starts the MCP gateway and the safe-outputs MCP server (plan/mcp/), where it differs from v0.76.1. */
+export interface McpGatewayStyle {
+  /**
+   * Whether the safe-outputs MCP server runs as a stdio container of the gateway (image `components.nodeImage`)
+   * instead of an HTTP server the agent job starts before the gateway.
+   */
+  safeOutputsStdio: boolean;
+  /** The gateway's container name on its bridge network (`--name`, `MCP_GATEWAY_DOMAIN`). */
+  containerName: string;
+  /** The roots the gateway lets its stdio containers mount (`MCP_GATEWAY_ALLOWED_MOUNT_ROOTS`), in order. */
+  allowedMountRoots: readonly string[];
+  /** The gateway config's `startupTimeout` (seconds). */
+  startupTimeout: number;
+  /** `GITHUB_FEATURES` of the local GitHub MCP server. */
+  githubFeatures: string;
+  /**
+   * Whether the repository's visibility (from the lockdown step) bounds the write sinks (`sink-visibility`), so
+   * the lockdown step runs whenever the GitHub tool is on, configured guard or not.
+   */
+  sinkVisibility: boolean;
+  /** Whether the config heredoc's delimiter is an FNV-1a checksum of its content (else an HMAC of the hash). */
+  delimiterFromContent: boolean;
 }
 
 /** Release differences in the `activation` job. */

@@ -3,7 +3,7 @@ import type { AgentInput } from "./input.ts";
 import { dq, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import { cliProxyEnabled, effectiveTools, mcpSecretEnv } from "./engine_tools.ts";
 import type { AwfConfigInput } from "./awf_command.ts";
-import { ghAwVersion } from "../steps.ts";
+import { ghAwVersion, targetOf } from "../steps.ts";
 import { type EngineAuth, engineAuthEnv } from "../engine_auth.ts";
 import { mappingOf } from "../../source/values.ts";
 
@@ -102,6 +102,9 @@ export function awfConfigInput(agentInput: AgentInput): AwfConfigInput {
     maxEffectiveTokens: num(fm["max-effective-tokens"]),
     firewall: agentInput.ctx.firewall,
     models: agentInput.ctx.models,
+    style: targetOf(agentInput.ctx).jobs.agent.awf,
+    maxAiCredits: num(fm["max-ai-credits"]),
+    imageDigests: agentInput.firewallDigests,
   };
 }
 

@@ -27,7 +27,7 @@ export function agentAwfScript(
 ): ReturnType<typeof lit> {
   const script = awfScript({
     setup: e.setup,
-    config: awfConfigInput(agentInput),
+    config: { ...awfConfigInput(agentInput), cliProxy: cliProxyEnabled(agentInput) },
     extraArgs: extraAwfArgs(agentInput),
     tty: e.tty,
     excludeEnv: e.exclude,

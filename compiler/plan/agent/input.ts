@@ -34,6 +34,8 @@ export interface AgentInput {
   /** `mcp-scripts:` tools merged from the workflow and its imports (the workflow wins). */
   mcpScripts?: Record<string, Record<string, unknown>>;
   containers: string[];
+  /** Digests of the firewall's images by role, from `actions-lock.json` `containers` (targets that list them). */
+  firewallDigests?: Readonly<Record<string, string>>;
   customSteps: StepPlan[];
   /** The workflow's `jobs:` merged with its imports' (jobs/builtin_jobs.ts). */
   workflowJobs: Record<string, Record<string, unknown>>;

@@ -7,6 +7,7 @@ import { githubMcpImage } from "./images.ts";
 import { InlineJson, type JsonValue, RawJson, renderJson, ShallowJson } from "./json.ts";
 import { githubServer, type GithubTool, githubToolConfig } from "./github.ts";
 import { mappingOf } from "../../source/values.ts";
+import { targetOf } from "../steps.ts";
 
 /** Whether `tools.cli-proxy` (the MCP-CLI feature) is on. */
 export function cliProxyEnabled(agentInput: AgentInput): boolean {
@@ -245,7 +246,8 @@ function servers(agentInput: AgentInput): { json: Record<string, JsonValue>; env
 /** The names mounted as CLIs (`GH_AW_MCP_CLI_SERVERS`), when the MCP-CLI feature is on. */
 export function cliServerNames(agentInput: AgentInput): string[] {
   if (!cliProxyEnabled(agentInput)) return [];
-  return Object.keys(servers(agentInput).json).filter((n) => n !== "github");
+  const all = targetOf(agentInput.ctx).jobs.mountAllMcpServers;
+  return Object.keys(servers(agentInput).json).filter((n) => all || n !== "github");
 }
 
 /** The "Start MCP Gateway" step env, sorted by name. */
