@@ -6,7 +6,7 @@ import { STEP_PRIORITY } from "../jobs/custom.ts";
 import { gatewayImage } from "./images.ts";
 import { lit, litBareBlanks, litPadded, plain, sq, Styled, type YValue } from "../../yaml/writer.ts";
 import { bareBlankLines, gatewayScript, withoutMarkers } from "./gateway_script.ts";
-import { gatewayEnv } from "./config.ts";
+import { gatewayEnv, lockdownDetected } from "./config.ts";
 import { type GithubTool, githubToolConfig } from "./github.ts";
 import { mcpScriptsLogSteps, mcpScriptsSteps } from "./scripts.ts";
 import { objectOf } from "../../source/values.ts";
@@ -26,23 +26,27 @@ const GATEWAY_OUTPUT = (k: string) => plain(`\${{ steps.start-mcp-gateway.output
  */
 export function lockdownSteps(agentInput: AgentInput): StepPlan[] {
   const gh = githubToolConfig(agentInput);
-  if (!gh || gh.guardConfigured || gh.app) return guardListSteps(agentInput);
+  if (!gh || !lockdownDetected(agentInput)) return guardListSteps(agentInput);
+  const env: Record<string, YValue> = {
+    GH_AW_GITHUB_TOKEN: plain("${{ secrets.GH_AW_GITHUB_TOKEN }}"),
+    GH_AW_GITHUB_MCP_SERVER_TOKEN: plain("${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN }}"),
+  };
+  // A configured policy is passed on (the step then only reports the repository's visibility).
+  if (gh.minIntegrity !== undefined) env.GH_AW_GITHUB_MIN_INTEGRITY = sq(gh.minIntegrity);
+  if (Array.isArray(gh.repos)) env.GH_AW_GITHUB_REPOS = sq(JSON.stringify(gh.repos));
   return [{
     name: "Determine automatic lockdown mode for GitHub MCP Server",
     id: "determine-automatic-lockdown",
     // gh-aw resolves this action through its "source" pin; the comment names both versions.
     uses: plain(`${agentInput.ctx.refs.githubScript} (source v9)`),
-    env: {
-      GH_AW_GITHUB_TOKEN: plain("${{ secrets.GH_AW_GITHUB_TOKEN }}"),
-      GH_AW_GITHUB_MCP_SERVER_TOKEN: plain("${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN }}"),
-    },
+    env,
     with: {
       script: lit(
         "const determineAutomaticLockdown = require('${{ runner.temp }}/gh-aw/actions/determine_automatic_lockdown.cjs');\n" +
           "await determineAutomaticLockdown(github, context, core);\n",
       ),
     },
-  }];
+  }, ...(gh.guardConfigured ? guardListSteps(agentInput) : [])];
 }
 
 /** The MCP Scripts server steps, "Start MCP Gateway" and "Mount MCP servers as CLIs". */

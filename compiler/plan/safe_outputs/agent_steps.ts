@@ -226,9 +226,11 @@ const SERVER_ENV: [string, YValue][] = [
 
 /** The steps that write the safe-outputs config and tools and start the safe-outputs MCP HTTP server. */
 export function safeOutputsServerSteps(agentInput: AgentInput): StepPlan[] {
+  const files = [...configSteps(agentInput), toolsStep(agentInput)];
+  // Releases whose gateway runs the server as a stdio container start nothing here.
+  if (targetOf(agentInput.ctx).jobs.agent.gateway?.safeOutputsStdio) return files;
   return [
-    ...configSteps(agentInput),
-    toolsStep(agentInput),
+    ...files,
     {
       name: "Generate Safe Outputs MCP Server Config",
       id: "safe-outputs-config",
