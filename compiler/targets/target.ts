@@ -132,6 +132,13 @@ export interface AgentJobStyle {
   awfScriptArgs: string;
   /** Whether the engine's log parser also reads the safe outputs (`GH_AW_SAFE_OUTPUTS` in its env). */
   logParserReadsSafeOutputs: boolean;
+  /**
+   * The field validation of safe-output types this release writes otherwise than v0.76.1
+   * (`GH_AW_VALIDATION_JSON`), by snake_case type, as written; types not listed keep v0.76.1's.
+   */
+  validation?: Readonly<Record<string, unknown>>;
+  /** Properties this release injects into enabled safe-output tools' schemas (`property_injections`), by tool. */
+  toolPropertyInjections?: Readonly<Record<string, unknown>>;
   /** How the engine runs inside the firewall where the release differs from v0.76.1; undefined: v0.76.1's way. */
   awf?: AwfRunStyle;
   /** The MCP gateway and the safe-outputs MCP server where they differ from v0.76.1; undefined: v0.76.1's. */

@@ -4,6 +4,7 @@
  */
 import type { GhAwTarget } from "./target.ts";
 import { MODEL_ALIASES_V0_87_4 } from "./v0_87_4_models.ts";
+import { VALIDATION_V0_87_4 } from "./v0_87_4_validation.ts";
 
 /** The v0.87.4 target. */
 export const V0_87_4: GhAwTarget = {
@@ -150,6 +151,18 @@ export const V0_87_4: GhAwTarget = {
       activationArtifactEarly: true,
       awfScriptArgs: "--rootless",
       logParserReadsSafeOutputs: true,
+      validation: VALIDATION_V0_87_4,
+      toolPropertyInjections: {
+        close_issue: {
+          state_reason: {
+            description:
+              "Optional closing state reason. Omit to use the configured default. Select 'duplicate' " +
+              "together with 'duplicate_of' to mark a native duplicate relationship.",
+            enum: ["completed", "not_planned", "duplicate"],
+            type: "string",
+          },
+        },
+      },
       awf: {
         modelAliases: MODEL_ALIASES_V0_87_4,
         maxAiCreditsDefault: "1000",

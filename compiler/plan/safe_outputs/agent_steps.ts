@@ -201,9 +201,15 @@ function toolsStep(agentInput: AgentInput): StepPlan {
     name: step.name,
     env: {
       GH_AW_TOOLS_META_JSON: lit(
-        toolsMetaJson(so, dynamicTools(agentInput.safeOutputs, agentInput.workflowTargets)) + "\n",
+        toolsMetaJson(
+          so,
+          dynamicTools(agentInput.safeOutputs, agentInput.workflowTargets),
+          targetOf(agentInput.ctx).jobs.agent.toolPropertyInjections,
+        ) + "\n",
       ),
-      GH_AW_VALIDATION_JSON: lit(validationJson(enabled) + "\n"),
+      GH_AW_VALIDATION_JSON: lit(
+        validationJson(enabled, targetOf(agentInput.ctx).jobs.agent.validation) + "\n",
+      ),
     },
     uses: step.uses,
     with: step.with,
