@@ -139,6 +139,8 @@ export interface AgentJobStyle {
   validation?: Readonly<Record<string, unknown>>;
   /** Properties this release injects into enabled safe-output tools' schemas (`property_injections`), by tool. */
   toolPropertyInjections?: Readonly<Record<string, unknown>>;
+  /** Whether the agent artifact keeps the patches and bundles whenever a safe output pushes code. */
+  patchesWithCodePush?: boolean;
   /** How the engine runs inside the firewall where the release differs from v0.76.1; undefined: v0.76.1's way. */
   awf?: AwfRunStyle;
   /** The MCP gateway and the safe-outputs MCP server where they differ from v0.76.1; undefined: v0.76.1's. */
@@ -194,6 +196,11 @@ export interface McpGatewayStyle {
    * the lockdown step runs whenever the GitHub tool is on, configured guard or not.
    */
   sinkVisibility: boolean;
+  /**
+   * Whether the CLI and DIFC proxies get the runner's GitHub host settings and `GH_AW_NETWORK_ISOLATION` (they
+   * run on the isolated network).
+   */
+  proxyHostEnv: boolean;
   /** Whether the config heredoc's delimiter is an FNV-1a checksum of its content (else an HMAC of the hash). */
   delimiterFromContent: boolean;
 }

@@ -151,6 +151,7 @@ export const V0_87_4: GhAwTarget = {
       activationArtifactEarly: true,
       awfScriptArgs: "--rootless",
       logParserReadsSafeOutputs: true,
+      patchesWithCodePush: true,
       validation: VALIDATION_V0_87_4,
       toolPropertyInjections: {
         close_issue: {
@@ -190,6 +191,7 @@ export const V0_87_4: GhAwTarget = {
         startupTimeout: 120,
         githubFeatures: "fields_param",
         sinkVisibility: true,
+        proxyHostEnv: true,
         delimiterFromContent: true,
       },
     },

@@ -5,6 +5,7 @@
  * the safe-outputs, MCP and engine steps themselves come from ../safe_outputs/agent_steps.ts,
  * ../mcp/steps.ts and ../agent/engine.ts.
  */
+import { codePushTypes } from "./code_push.ts";
 import { parseSkill, skillInstallSteps, type SkillRef } from "../agent/skills.ts";
 import { pluginInstallSteps, pluginRefs } from "../agent/plugins.ts";
 import { pinnedImagesStep } from "../../source/sandbox.ts";
@@ -455,7 +456,10 @@ function agentArtifactPaths(agent: AgentInput, guarded: boolean): string[] {
   const engine = agent.ctx.engine;
   // Patches and bundles go to threat detection, so they are uploaded whenever detection is configured (gh-aw
   // keeps them with `engine: false` too).
-  const patch = agent.safeOutputs.threatDetectionConfigured;
+  // Later releases keep them whenever a safe output pushes code (the safe-outputs job applies them).
+  const patch = agent.safeOutputs.threatDetectionConfigured ||
+    (targetOf(agent.ctx).jobs.agent.patchesWithCodePush === true &&
+      codePushTypes(agent.safeOutputs).length > 0);
   return [
     "/tmp/gh-aw/aw-prompts/prompt.txt",
     ...(engine.logPath ? [engine.logPath] : []),

@@ -1,7 +1,7 @@
 /** The MCP gateway steps of the agent job: GitHub lockdown detection, gateway start/stop, CLI mounts. */
 import type { AgentInput } from "../agent/input.ts";
 import type { StepPlan } from "../types.ts";
-import { scriptBody } from "../steps.ts";
+import { scriptBody, targetOf } from "../steps.ts";
 import { STEP_PRIORITY } from "../jobs/custom.ts";
 import { gatewayImage } from "./images.ts";
 import { lit, litBareBlanks, litPadded, plain, sq, Styled, type YValue } from "../../yaml/writer.ts";
@@ -115,10 +115,23 @@ function proxyPolicy(gh: GithubTool): string {
   });
 }
 
+/** What the proxies of an isolated-network release learn of the runner's GitHub host (GHES, proxy URLs). */
+const PROXY_HOST_ENV: Record<string, YValue> = {
+  GITHUB_API_URL: plain("${{ github.api_url }}"),
+  GH_HOST: plain("${{ env.GH_HOST }}"),
+  GITHUB_HOST: plain("${{ env.GITHUB_HOST }}"),
+  GITHUB_ENTERPRISE_HOST: plain("${{ env.GITHUB_ENTERPRISE_HOST }}"),
+  GITHUB_GRAPHQL_URL: plain("${{ env.GITHUB_GRAPHQL_URL }}"),
+  GITHUB_COPILOT_BASE_URL: plain("${{ env.GITHUB_COPILOT_BASE_URL }}"),
+  GH_AW_NETWORK_ISOLATION: sq("true"),
+};
+
 function proxyEnv(agentInput: AgentInput, gh: GithubTool, kind: "CLI" | "DIFC"): Record<string, YValue> {
+  const isolated = targetOf(agentInput.ctx).jobs.agent.gateway?.proxyHostEnv === true;
   return {
     GH_TOKEN: plain(gh.token),
     GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
+    ...(isolated ? PROXY_HOST_ENV : {}),
     [`${kind}_PROXY_POLICY`]: sq(proxyPolicy(gh)),
     [`${kind}_PROXY_IMAGE`]: sq(gatewayImage(agentInput.ctx, agentInput.frontmatter)),
   };
