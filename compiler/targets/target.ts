@@ -139,6 +139,8 @@ export interface AgentJobStyle {
   validation?: Readonly<Record<string, unknown>>;
   /** Properties this release injects into enabled safe-output tools' schemas (`property_injections`), by tool. */
   toolPropertyInjections?: Readonly<Record<string, unknown>>;
+  /** Whether the workflow's own steps run after the cache and repo memories are restored (not before). */
+  userStepsAfterMemory?: boolean;
   /** Whether the agent artifact keeps the patches and bundles whenever a safe output pushes code. */
   patchesWithCodePush?: boolean;
   /** How the engine runs inside the firewall where the release differs from v0.76.1; undefined: v0.76.1's way. */

@@ -236,8 +236,10 @@ export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): Step
       custom.splice(at === own.length ? custom.length : at, 0, ...agent.runtimeSteps ?? []);
     }
   }
+  // Later releases restore the memories first, so the workflow's own steps can read them.
+  const after = targetOf(agent.ctx).jobs.agent.userStepsAfterMemory === true;
   return [
-    ...custom,
+    ...(after ? [] : custom),
     ...agent.cacheSteps,
     ...(memory.cacheRefs
       ? cacheMemorySetupSteps(
@@ -249,6 +251,7 @@ export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): Step
       )
       : []) as StepPlan[],
     ...repoMemoryCloneSteps(memory.repos) as StepPlan[],
+    ...(after ? custom : []),
   ];
 }
 
