@@ -203,6 +203,11 @@ export interface McpGatewayStyle {
    * run on the isolated network).
    */
   proxyHostEnv: boolean;
+  /**
+   * Whether the workflow steps rewritten for the DIFC proxy lose the final newline of the section's last
+   * scalar even where it was quoted before the round trip.
+   */
+  difcTrimsLastScalar: boolean;
   /** Whether the config heredoc's delimiter is an FNV-1a checksum of its content (else an HMAC of the hash). */
   delimiterFromContent: boolean;
 }

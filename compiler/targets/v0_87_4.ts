@@ -193,6 +193,7 @@ export const V0_87_4: GhAwTarget = {
         githubFeatures: "fields_param",
         sinkVisibility: true,
         proxyHostEnv: true,
+        difcTrimsLastScalar: true,
         delimiterFromContent: true,
       },
     },

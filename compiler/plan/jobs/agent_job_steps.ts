@@ -225,8 +225,12 @@ function mergeAgentFolderSteps(agent: AgentInput): StepPlan[] {
 /** User steps run first, then the frontmatter caches and memories are restored. */
 export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): StepPlan[] {
   const own = stepsThroughDifcProxy(agent, agent.customSteps);
-  // gh-aw leaves an empty line after the block of user steps (none once the DIFC proxy rewrote them).
-  const custom = own.length > 0 && !stepsRunThroughDifcProxy(agent)
+  // Later releases restore the memories first, so the workflow's own steps can read them.
+  const after = targetOf(agent.ctx).jobs.agent.userStepsAfterMemory === true;
+  // gh-aw leaves an empty line after the block of user steps (none once the DIFC proxy rewrote them); after
+  // the memories, also when the runtime setup took the place of every step the workflow declared.
+  const declared = own.length > 0 || (after && (agent.frontmatter.steps ?? []).length > 0);
+  const custom = declared && !stepsRunThroughDifcProxy(agent)
     ? [...own, new BlankLine() as unknown as StepPlan]
     : own;
   if (agent.runtimeAfterCheckout) {
@@ -236,8 +240,6 @@ export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): Step
       custom.splice(at === own.length ? custom.length : at, 0, ...agent.runtimeSteps ?? []);
     }
   }
-  // Later releases restore the memories first, so the workflow's own steps can read them.
-  const after = targetOf(agent.ctx).jobs.agent.userStepsAfterMemory === true;
   return [
     ...(after ? [] : custom),
     ...agent.cacheSteps,

@@ -206,7 +206,17 @@ export function stepsRunThroughDifcProxy(agentInput: AgentInput): boolean {
  */
 export function stepsThroughDifcProxy(agentInput: AgentInput, steps: StepPlan[]): StepPlan[] {
   if (!difcProxy(agentInput)) return steps;
-  return steps.map((step) => {
+  // Later releases: the section's last scalar lost its final newline in the round trip, also a value that
+  // was quoted then (a block now).
+  const trim = targetOf(agentInput.ctx).jobs.agent.gateway?.difcTrimsLastScalar === true;
+  const lastKey = (st: StepPlan) => Object.keys(st).sort().at(-1);
+  return steps.map((step, i) => {
+    const key = trim && i === steps.length - 1 ? lastKey(step) : undefined;
+    const last = key !== undefined ? step[key] : undefined;
+    const lastText = last instanceof Styled ? last.value : typeof last === "string" ? last : undefined;
+    if (key !== undefined && lastText?.includes("\n") && lastText.endsWith("\n")) {
+      step = { ...step, [key]: new Styled(lastText.slice(0, -1), "literal", true) };
+    }
     const merged: Record<string, YValue> = {
       ...objectOf<YValue>(step.env),
       ...DIFC_STEP_ENV,
