@@ -111,6 +111,11 @@ export async function planAgent(planning: Planning): Promise<string[]> {
         buildPush: await pinText("docker/build-push-action", "v7.1.0"),
       }
       : undefined,
+    setupCliRef:
+      merged.tools["agentic-workflows"] !== undefined && merged.tools["agentic-workflows"] !== false &&
+        o.actionMode === "release"
+        ? await pinText(targetOf(ctx).setupCliAction, targetOf(ctx).version)
+        : undefined,
     // Undefined unless the workflow or an import declares `mcp-scripts` (then merged, the workflow winning).
     mcpScripts:
       data["mcp-scripts"] !== undefined || imports.some((i) => i.frontmatter["mcp-scripts"] !== undefined)

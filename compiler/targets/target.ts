@@ -139,6 +139,8 @@ export interface AgentJobStyle {
   validation?: Readonly<Record<string, unknown>>;
   /** Properties this release injects into enabled safe-output tools' schemas (`property_injections`), by tool. */
   toolPropertyInjections?: Readonly<Record<string, unknown>>;
+  /** Whether "Checkout PR branch" uses `safe-outputs.github-token` when set (else the MCP server's default). */
+  prCheckoutWithSafeOutputsToken?: boolean;
   /** Whether the workflow's own steps run after the cache and repo memories are restored (not before). */
   userStepsAfterMemory?: boolean;
   /** Whether the agent artifact keeps the patches and bundles whenever a safe output pushes code. */

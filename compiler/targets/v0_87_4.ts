@@ -152,6 +152,7 @@ export const V0_87_4: GhAwTarget = {
       awfScriptArgs: "--rootless",
       logParserReadsSafeOutputs: true,
       patchesWithCodePush: true,
+      prCheckoutWithSafeOutputsToken: true,
       userStepsAfterMemory: true,
       validation: VALIDATION_V0_87_4,
       toolPropertyInjections: {

@@ -259,6 +259,11 @@ export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): Step
 
 /** "Checkout PR branch": on pull-request events the agent works on the PR's head. */
 function checkoutPrStep(agent: AgentInput): StepPlan {
+  // Later releases check out with the safe outputs' own token when the section names one.
+  const own = targetOf(agent.ctx).jobs.agent.prCheckoutWithSafeOutputsToken
+    ? agent.safeOutputs.global["github-token"]
+    : undefined;
+  const token = typeof own === "string" ? own : MCP_TOKEN;
   return scriptStep(agent.ctx, "Checkout PR branch", "checkout_pr_branch", {
     id: "checkout-pr",
     if: lit(
@@ -268,8 +273,8 @@ function checkoutPrStep(agent: AgentInput): StepPlan {
           : "") +
         "\n",
     ),
-    env: { GH_TOKEN: plain(MCP_TOKEN) },
-    token: MCP_TOKEN,
+    env: { GH_TOKEN: plain(token) },
+    token,
   });
 }
 

@@ -353,9 +353,24 @@ export function agenticWorkflowsInstallSteps(agentInput: AgentInput): StepPlan[]
       run: lit("gh aw --version\n" + COPY_GH_AW),
     }];
   }
-  // Release mode installs the released extension through gh-aw's setup-cli action (not modelled yet).
-  return [];
+  // Release mode installs the released extension through the release's setup-cli action.
+  if (!agentInput.setupCliRef) return [];
+  return [{
+    name: "Install gh-aw extension",
+    uses: plain(agentInput.setupCliRef),
+    with: {
+      version: sq(targetOf(agentInput.ctx).version),
+      "github-token": plain(githubToolConfig(agentInput)?.token ?? DEFAULT_MCP_TOKEN),
+    },
+  }, {
+    name: "Copy gh-aw binary for MCP Server",
+    run: lit("gh aw --version\n" + COPY_GH_AW.replaceAll("MCP server", "MCP Server")),
+  }];
 }
+
+/** The GitHub MCP server's default token. */
+const DEFAULT_MCP_TOKEN =
+  "${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}";
 
 /** "Build and install gh-aw CLI from source" (dev mode). */
 function ghAwFromSource(): StepPlan {
