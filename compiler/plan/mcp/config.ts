@@ -5,7 +5,13 @@
 import type { AgentInput } from "../agent/input.ts";
 import { githubMcpImage, nodeImage } from "./images.ts";
 import { InlineJson, type JsonValue, RawJson, renderJson, ShallowJson } from "./json.ts";
-import { githubServer, type GithubTool, githubToolConfig } from "./github.ts";
+import {
+  githubServer,
+  type GithubTool,
+  githubToolConfig,
+  PLAYWRIGHT_IMAGE,
+  playwrightServer,
+} from "./github.ts";
 import { mappingOf } from "../../source/values.ts";
 import { targetOf } from "../steps.ts";
 
@@ -183,6 +189,24 @@ function githubJson(agentInput: AgentInput, gh: GithubTool): Record<string, Json
   return s;
 }
 
+/** The Playwright MCP server: a browser in its own container, writing its output under the MCP logs. */
+function playwrightJson(agentInput: AgentInput): Record<string, JsonValue> {
+  const s: Record<string, JsonValue> = {};
+  if (copilotStyle(agentInput)) s.type = "stdio";
+  s.container = PLAYWRIGHT_IMAGE;
+  s.args = new InlineJson([
+    "--init",
+    "--network",
+    "host",
+    "--security-opt",
+    "seccomp=unconfined",
+    "--ipc=host",
+  ]);
+  s.entrypointArgs = new InlineJson(["--output-dir", "/tmp/gh-aw/mcp-logs/playwright", "--no-sandbox"]);
+  s.mounts = new InlineJson(["/tmp/gh-aw/mcp-logs:/tmp/gh-aw/mcp-logs:rw"]);
+  return s;
+}
+
 /** Variables the safe-outputs server's container receives, in the order the release writes them. */
 const SAFE_OUTPUTS_SERVER_ENV = [
   "DEFAULT_BRANCH",
@@ -266,6 +290,7 @@ function servers(agentInput: AgentInput): { json: Record<string, JsonValue>; env
   }
   const ghs = githubServer(agentInput);
   if (ghs) list.push(["github", githubJson(agentInput, ghs)]);
+  if (playwrightServer(agentInput.merged.tools)) list.push(["playwright", playwrightJson(agentInput)]);
   if (mcpScripts(agentInput)) {
     list.push(["mcpscripts", http("GH_AW_MCP_SCRIPTS_PORT", "GH_AW_MCP_SCRIPTS_API_KEY")]);
   }

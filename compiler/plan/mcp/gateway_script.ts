@@ -8,7 +8,7 @@ import { heredocDelimiter } from "../../source/hash.ts";
 import { targetOf } from "../steps.ts";
 import type { McpGatewayStyle } from "../../targets/target.ts";
 import { BARE_BLANK, codexPrelude, type CodexServers, codexTail } from "./codex.ts";
-import { githubServer, githubToolConfig } from "./github.ts";
+import { githubServer, githubToolConfig, playwrightServer } from "./github.ts";
 import {
   agenticWorkflows,
   cliServerNames,
@@ -150,11 +150,16 @@ export function gatewayExportLines(
   engineId: string,
   style?: McpGatewayStyle,
   mountRoots?: string[],
+  playwright = false,
 ): string[] {
   return [
     "set -eo pipefail",
     'mkdir -p "${RUNNER_TEMP}/gh-aw/mcp-config"',
     ...(style?.safeOutputsStdio ? EVENT_PATH_COPY : []),
+    // The browser's container writes as another user.
+    ...(playwright
+      ? ["mkdir -p /tmp/gh-aw/mcp-logs/playwright", "chmod 777 /tmp/gh-aw/mcp-logs/playwright"]
+      : []),
     "",
     "# Export gateway environment variables for MCP config and gateway script",
     'export MCP_GATEWAY_PORT="8080"',
@@ -205,6 +210,7 @@ export function gatewayScript(agentInput: AgentInput): string {
     agentInput.ctx.engine.id,
     style,
     style ? allowedMountRoots(agentInput, style) : undefined,
+    playwrightServer(agentInput.merged.tools),
   );
   const cli = cliServerNames(agentInput);
   if (cli.length > 0) {

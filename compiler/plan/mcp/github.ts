@@ -107,6 +107,15 @@ function serverImage(cfg: Record<string, unknown>): string | undefined {
   return cfg.version !== undefined ? `${image}:${cfg.version}` : image;
 }
 
+/** The image of the Playwright MCP server. */
+export const PLAYWRIGHT_IMAGE = "mcr.microsoft.com/playwright/mcp";
+
+/** Whether `tools.playwright` runs as an MCP server of the gateway (not as the `playwright-cli` command). */
+export function playwrightServer(tools: Record<string, unknown>): boolean {
+  const p = tools.playwright;
+  return p !== undefined && p !== false && mappingOf(p).mode !== "cli";
+}
+
 /**
  * Images the agent job pulls ("Download container images", the header and the manifest), sorted: the
  * firewall (plus its CLI proxy in gh-proxy mode), the gateway, the GitHub server (unless hosted) and every custom
@@ -131,6 +140,7 @@ export function mcpContainerImages(v: McpView): string[] {
   // Release mode runs the agentic-workflows server in alpine (dev mode builds its image locally).
   const aw = v.merged.tools["agentic-workflows"];
   if (aw !== undefined && aw !== false && v.ctx.actionMode !== "dev") images.add("alpine:latest");
+  if (playwrightServer(v.merged.tools)) images.add(PLAYWRIGHT_IMAGE);
   images.add(nodeImage(v.ctx));
   return [...images].sort();
 }
