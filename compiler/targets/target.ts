@@ -178,6 +178,8 @@ export interface AwfRunStyle {
   cliProxyContainer: string;
   /** Variables hidden from the agent besides the secrets (the OIDC request token and URL). */
   excludeEnv: readonly string[];
+  /** The gVisor release installed for `sandbox.agent.runtime: gvisor` (`sudo_gvisor_install.sh`). */
+  gvisorRelease: string;
 }
 
 /** How a release starts the MCP gateway and the safe-outputs MCP server (plan/mcp/), where it differs from v0.76.1. */

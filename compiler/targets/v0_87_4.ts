@@ -178,6 +178,7 @@ export const V0_87_4: GhAwTarget = {
         topologyAttach: "awmg-mcpg",
         cliProxyContainer: "awmg-cli-proxy",
         excludeEnv: ["ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL"],
+        gvisorRelease: "20250707.0",
       },
       gateway: {
         safeOutputsStdio: true,

@@ -105,7 +105,23 @@ export function awfConfigInput(agentInput: AgentInput): AwfConfigInput {
     style: targetOf(agentInput.ctx).jobs.agent.awf,
     maxAiCredits: num(fm["max-ai-credits"]),
     imageDigests: agentInput.firewallDigests,
+    containerExtra: runtimeContainer(agentInput),
   };
+}
+
+/**
+ * The AWF config's `container` settings of `sandbox.agent.runtime` (releases that run the firewall rootless):
+ * gVisor as the container runtime; the docker-sbx microVM bounds the agent by the step's timeout.
+ */
+function runtimeContainer(agentInput: AgentInput): Record<string, unknown> | undefined {
+  if (!targetOf(agentInput.ctx).jobs.agent.awf) return undefined;
+  const runtime = agentInput.ctx.sandboxInfo?.agentRuntime;
+  if (runtime === "gvisor") return { containerRuntime: "gvisor" };
+  if (runtime === "docker-sbx") {
+    const t = agentInput.timeoutMinutes;
+    return typeof t === "number" ? { agentTimeout: t } : undefined;
+  }
+  return undefined;
 }
 
 /** Extra AWF arguments: upload-artifact staging mount, service ports. */

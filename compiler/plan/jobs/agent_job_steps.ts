@@ -71,6 +71,7 @@ import {
   engineInstallSteps,
   engineLogSteps,
   enginePreBundleSteps,
+  runtimeRefreshSteps,
 } from "../agent/engine.ts";
 import { type AgentDirs, GITHUB_AGENT_DIRS } from "../engines/facts.ts";
 
@@ -373,6 +374,7 @@ export function engineRunSteps(agent: AgentInput): StepPlan[] {
   const ran = exec.findIndex((s) => String(s.name ?? "").startsWith("Execute ")) + 1;
   return [
     ...proxyStart,
+    ...runtimeRefreshSteps(agent),
     ...exec.slice(0, ran),
     ...cliProxyStopSteps(agent),
     ...exec.slice(ran),

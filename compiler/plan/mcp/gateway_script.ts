@@ -151,6 +151,7 @@ export function gatewayExportLines(
   style?: McpGatewayStyle,
   mountRoots?: string[],
   playwright = false,
+  microVm = false,
 ): string[] {
   return [
     "set -eo pipefail",
@@ -163,8 +164,8 @@ export function gatewayExportLines(
     "",
     "# Export gateway environment variables for MCP config and gateway script",
     'export MCP_GATEWAY_PORT="8080"',
-    `export MCP_GATEWAY_DOMAIN="${style ? style.containerName : "host.docker.internal"}"`,
-    'export MCP_GATEWAY_HOST_DOMAIN="localhost"',
+    `export MCP_GATEWAY_DOMAIN="${style && !microVm ? style.containerName : "host.docker.internal"}"`,
+    `export MCP_GATEWAY_HOST_DOMAIN="${microVm ? "host.docker.internal" : "localhost"}"`,
     "MCP_GATEWAY_API_KEY=$(openssl rand -base64 45 | tr -d '/+=')",
     'echo "::add-mask::${MCP_GATEWAY_API_KEY}"',
     "export MCP_GATEWAY_API_KEY",
@@ -206,11 +207,14 @@ export function gatewayDockerLines(dockerCommand: string, style?: McpGatewayStyl
 /** The full `run:` text of "Start MCP Gateway". */
 export function gatewayScript(agentInput: AgentInput): string {
   const style = gatewayStyle(agentInput);
+  // The docker-sbx microVM reaches the gateway through the host, on every interface.
+  const microVm = style !== undefined && agentInput.ctx.sandboxInfo?.agentRuntime === "docker-sbx";
   const lines = gatewayExportLines(
     agentInput.ctx.engine.id,
     style,
     style ? allowedMountRoots(agentInput, style) : undefined,
     playwrightServer(agentInput.merged.tools),
+    microVm,
   );
   const cli = cliServerNames(agentInput);
   if (cli.length > 0) {
@@ -228,6 +232,7 @@ export function gatewayScript(agentInput: AgentInput): string {
         dockerEnv(agentInput),
         gatewayImage(agentInput.ctx, agentInput.frontmatter),
         style,
+        microVm ? "0.0.0.0" : "127.0.0.1",
       ),
       style,
     ),
