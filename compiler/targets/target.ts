@@ -207,6 +207,8 @@ export interface McpGatewayStyle {
    * run on the isolated network).
    */
   proxyHostEnv: boolean;
+  /** Whether the workflow's GitHub-calling steps run behind the DIFC proxy in every GitHub mode (not only gh-proxy). */
+  difcProxyAnyMode: boolean;
   /**
    * Whether the workflow steps rewritten for the DIFC proxy lose the final newline of the section's last
    * scalar even where it was quoted before the round trip.

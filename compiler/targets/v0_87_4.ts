@@ -196,6 +196,7 @@ export const V0_87_4: GhAwTarget = {
         sinkVisibility: true,
         proxyHostEnv: true,
         difcTrimsLastScalar: true,
+        difcProxyAnyMode: true,
         delimiterFromContent: true,
       },
     },

@@ -170,7 +170,9 @@ function difcProxy(agentInput: AgentInput): GithubTool | undefined {
   const gh = githubToolConfig(agentInput);
   // Only steps that call GitHub (they carry a GH_TOKEN) are filtered.
   const callsGitHub = agentInput.customSteps.some((s) => JSON.stringify(s).includes("GH_TOKEN"));
-  return gh && gh.mode === "gh-proxy" && gh.guardConfigured && callsGitHub ? gh : undefined;
+  // Later releases filter them whatever serves the agent's GitHub tools.
+  const anyMode = targetOf(agentInput.ctx).jobs.agent.gateway?.difcProxyAnyMode === true;
+  return gh && (gh.mode === "gh-proxy" || anyMode) && gh.guardConfigured && callsGitHub ? gh : undefined;
 }
 
 /** "Start DIFC Proxy", before the workflow's own steps. */
@@ -231,6 +233,8 @@ export function stepsThroughDifcProxy(agentInput: AgentInput, steps: StepPlan[])
       const v = withEnv[k];
       out[k] = k === "run" && v instanceof Styled && v.value.includes("\n")
         ? new Styled(v.value.replace(/^[ \t]+$/gm, ""), "literal", true)
+        : k === "with"
+        ? literalIfMultiline(v as YValue)
         : v;
     }
     return out;
