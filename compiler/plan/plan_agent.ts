@@ -66,7 +66,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
   // gh-aw round-trips the workflow's own `steps:` section before merging the imported steps in (user_steps.ts).
   const rawSteps = [
     ...merged.preAgentSteps,
-    ...afterSectionRoundTrip(data.steps ?? []),
+    ...afterSectionRoundTrip(data.steps ?? [], targetOf(ctx).jobs.agent.trimsQuotedLastScalar === true),
   ];
   const runtimes = await planRuntimes({
     rawSteps,

@@ -139,6 +139,13 @@ export interface AgentJobStyle {
   validation?: Readonly<Record<string, unknown>>;
   /** Properties this release injects into enabled safe-output tools' schemas (`property_injections`), by tool. */
   toolPropertyInjections?: Readonly<Record<string, unknown>>;
+  /**
+   * Whether the last scalar of the workflow's `steps:` section loses its final newline in gh-aw's round trip
+   * even where it is written quoted (user_steps.ts), also in the steps rewritten for the DIFC proxy.
+   */
+  trimsQuotedLastScalar?: boolean;
+  /** Whether the agent needs every custom job that does not depend on it, by its own name (not only roots and sinks). */
+  needsEveryPreAgentJob?: boolean;
   /** Whether "Checkout PR branch" uses `safe-outputs.github-token` when set (else the MCP server's default). */
   prCheckoutWithSafeOutputsToken?: boolean;
   /** Whether the workflow's own steps run after the cache and repo memories are restored (not before). */
@@ -209,11 +216,6 @@ export interface McpGatewayStyle {
   proxyHostEnv: boolean;
   /** Whether the workflow's GitHub-calling steps run behind the DIFC proxy in every GitHub mode (not only gh-proxy). */
   difcProxyAnyMode: boolean;
-  /**
-   * Whether the workflow steps rewritten for the DIFC proxy lose the final newline of the section's last
-   * scalar even where it was quoted before the round trip.
-   */
-  difcTrimsLastScalar: boolean;
   /** Whether the config heredoc's delimiter is an FNV-1a checksum of its content (else an HMAC of the hash). */
   delimiterFromContent: boolean;
 }

@@ -210,7 +210,7 @@ export function stepsThroughDifcProxy(agentInput: AgentInput, steps: StepPlan[])
   if (!difcProxy(agentInput)) return steps;
   // Later releases: the section's last scalar lost its final newline in the round trip, also a value that
   // was quoted then (a block now).
-  const trim = targetOf(agentInput.ctx).jobs.agent.gateway?.difcTrimsLastScalar === true;
+  const trim = targetOf(agentInput.ctx).jobs.agent.trimsQuotedLastScalar === true;
   const lastKey = (st: StepPlan) => Object.keys(st).sort().at(-1);
   return steps.map((step, i) => {
     const key = trim && i === steps.length - 1 ? lastKey(step) : undefined;
