@@ -513,7 +513,10 @@ export function afterRunSteps(agent: AgentInput, memory: AgentMemory): StepPlan[
       ? cacheMemoryPostSteps(memory.caches, agent.safeOutputs.threatDetection, memory.cacheRefs)
       : []),
     ...safeOutputsUploadSteps(agent),
-    ...(targetOf(ctx).jobs.agentOutputFallback ? agentOutputFallbackUpload(ctx) : []),
+    // Not when only the automatic create-issue stands in for undeclared safe outputs.
+    ...(targetOf(ctx).jobs.agentOutputFallback && !agent.safeOutputs.autoCreateIssue
+      ? agentOutputFallbackUpload(ctx)
+      : []),
     {
       name: "Upload agent artifacts",
       if: ALWAYS,
