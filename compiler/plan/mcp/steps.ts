@@ -32,8 +32,10 @@ export function lockdownSteps(agentInput: AgentInput): StepPlan[] {
     GH_AW_GITHUB_MCP_SERVER_TOKEN: plain("${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN }}"),
   };
   // A configured policy is passed on (the step then only reports the repository's visibility).
-  if (gh.minIntegrity !== undefined) env.GH_AW_GITHUB_MIN_INTEGRITY = sq(gh.minIntegrity);
-  if (Array.isArray(gh.repos)) env.GH_AW_GITHUB_REPOS = sq(JSON.stringify(gh.repos));
+  if (gh.guardConfigured && gh.minIntegrity !== undefined) {
+    env.GH_AW_GITHUB_MIN_INTEGRITY = sq(gh.minIntegrity);
+  }
+  if (gh.guardConfigured && Array.isArray(gh.repos)) env.GH_AW_GITHUB_REPOS = sq(JSON.stringify(gh.repos));
   return [{
     name: "Determine automatic lockdown mode for GitHub MCP Server",
     id: "determine-automatic-lockdown",
