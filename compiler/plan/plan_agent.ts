@@ -113,7 +113,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
       : undefined,
     setupCliRef:
       merged.tools["agentic-workflows"] !== undefined && merged.tools["agentic-workflows"] !== false &&
-        o.actionMode === "release"
+        o.actionMode === "release" && targetOf(ctx).jobs.agent.gateway?.releaseInstallsGhAw
         ? await pinText(targetOf(ctx).setupCliAction, targetOf(ctx).version)
         : undefined,
     // Undefined unless the workflow or an import declares `mcp-scripts` (then merged, the workflow winning).

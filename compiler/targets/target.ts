@@ -216,6 +216,10 @@ export interface McpGatewayStyle {
   proxyHostEnv: boolean;
   /** Whether the workflow's GitHub-calling steps run behind the DIFC proxy in every GitHub mode (not only gh-proxy). */
   difcProxyAnyMode: boolean;
+  /** Whether `tools.playwright` runs as an MCP server of the gateway (its image, log folder and container). */
+  playwrightServer: boolean;
+  /** Whether release mode installs `gh aw` with the release's setup-cli action for the agentic-workflows server. */
+  releaseInstallsGhAw: boolean;
   /** Whether the config heredoc's delimiter is an FNV-1a checksum of its content (else an HMAC of the hash). */
   delimiterFromContent: boolean;
 }

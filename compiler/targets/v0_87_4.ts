@@ -198,6 +198,8 @@ export const V0_87_4: GhAwTarget = {
         sinkVisibility: true,
         proxyHostEnv: true,
         difcProxyAnyMode: true,
+        playwrightServer: true,
+        releaseInstallsGhAw: true,
         delimiterFromContent: true,
       },
     },

@@ -290,7 +290,7 @@ function servers(agentInput: AgentInput): { json: Record<string, JsonValue>; env
   }
   const ghs = githubServer(agentInput);
   if (ghs) list.push(["github", githubJson(agentInput, ghs)]);
-  if (playwrightServer(agentInput.merged.tools)) list.push(["playwright", playwrightJson(agentInput)]);
+  if (playwrightServer(agentInput)) list.push(["playwright", playwrightJson(agentInput)]);
   if (mcpScripts(agentInput)) {
     list.push(["mcpscripts", http("GH_AW_MCP_SCRIPTS_PORT", "GH_AW_MCP_SCRIPTS_API_KEY")]);
   }

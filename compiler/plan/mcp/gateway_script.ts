@@ -213,7 +213,7 @@ export function gatewayScript(agentInput: AgentInput): string {
     agentInput.ctx.engine.id,
     style,
     style ? allowedMountRoots(agentInput, style) : undefined,
-    playwrightServer(agentInput.merged.tools),
+    playwrightServer(agentInput),
     microVm,
   );
   const cli = cliServerNames(agentInput);

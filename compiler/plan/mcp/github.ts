@@ -6,6 +6,7 @@ import { firewallImage } from "../../source/sandbox.ts";
 import type { AgentInput } from "../agent/input.ts";
 import { gatewayImage, githubMcpImage, nodeImage } from "./images.ts";
 import { mappingOf } from "../../source/values.ts";
+import { targetOf } from "../steps.ts";
 
 /** The token chain the GitHub MCP server (and the CLI proxy) use unless `github-token` is set. */
 export const MCP_TOKEN =
@@ -110,9 +111,13 @@ function serverImage(cfg: Record<string, unknown>): string | undefined {
 /** The image of the Playwright MCP server. */
 export const PLAYWRIGHT_IMAGE = "mcr.microsoft.com/playwright/mcp";
 
-/** Whether `tools.playwright` runs as an MCP server of the gateway (not as the `playwright-cli` command). */
-export function playwrightServer(tools: Record<string, unknown>): boolean {
-  const p = tools.playwright;
+/**
+ * Whether `tools.playwright` runs as an MCP server of the gateway (not as the `playwright-cli` command), in a
+ * release that writes it so.
+ */
+export function playwrightServer(v: Pick<McpView, "ctx" | "merged">): boolean {
+  if (!targetOf(v.ctx).jobs.agent.gateway?.playwrightServer) return false;
+  const p = v.merged.tools.playwright;
   return p !== undefined && p !== false && mappingOf(p).mode !== "cli";
 }
 
@@ -140,7 +145,7 @@ export function mcpContainerImages(v: McpView): string[] {
   // Release mode runs the agentic-workflows server in alpine (dev mode builds its image locally).
   const aw = v.merged.tools["agentic-workflows"];
   if (aw !== undefined && aw !== false && v.ctx.actionMode !== "dev") images.add("alpine:latest");
-  if (playwrightServer(v.merged.tools)) images.add(PLAYWRIGHT_IMAGE);
+  if (playwrightServer(v)) images.add(PLAYWRIGHT_IMAGE);
   images.add(nodeImage(v.ctx));
   return [...images].sort();
 }

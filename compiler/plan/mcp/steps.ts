@@ -360,7 +360,7 @@ export function agenticWorkflowsInstallSteps(agentInput: AgentInput): StepPlan[]
     }];
   }
   // Release mode installs the released extension through the release's setup-cli action.
-  if (!agentInput.setupCliRef) return [];
+  if (!agentInput.setupCliRef || !targetOf(agentInput.ctx).jobs.agent.gateway?.releaseInstallsGhAw) return [];
   return [{
     name: "Install gh-aw extension",
     uses: plain(agentInput.setupCliRef),
