@@ -3,6 +3,8 @@
  * gh-aw-mcpg compiled by it).
  */
 import type { GhAwTarget } from "./target.ts";
+import { MODEL_ALIASES_V0_87_4 } from "./v0_87_4_models.ts";
+import { VALIDATION_V0_87_4 } from "./v0_87_4_validation.ts";
 
 /** The v0.87.4 target. */
 export const V0_87_4: GhAwTarget = {
@@ -172,6 +174,57 @@ export const V0_87_4: GhAwTarget = {
       activationArtifactEarly: true,
       awfScriptArgs: "--rootless",
       logParserReadsSafeOutputs: true,
+      patchesWithCodePush: true,
+      needsEveryPreAgentJob: true,
+      trimsQuotedLastScalar: true,
+      prCheckoutWithSafeOutputsToken: true,
+      userStepsAfterMemory: true,
+      validation: VALIDATION_V0_87_4,
+      toolPropertyInjections: {
+        close_issue: {
+          state_reason: {
+            description:
+              "Optional closing state reason. Omit to use the configured default. Select 'duplicate' " +
+              "together with 'duplicate_of' to mark a native duplicate relationship.",
+            enum: ["completed", "not_planned", "duplicate"],
+            type: "string",
+          },
+        },
+      },
+      awf: {
+        modelAliases: MODEL_ALIASES_V0_87_4,
+        maxAiCreditsDefault: "1000",
+        maxCacheMisses: 5,
+        imageTagDigests: ["squid", "agent", "api-proxy", "cli-proxy"],
+        logging: {
+          proxyLogsDir: "/tmp/gh-aw/sandbox/firewall/logs",
+          auditDir: "/tmp/gh-aw/sandbox/firewall/audit",
+        },
+        topologyAttach: "awmg-mcpg",
+        cliProxyContainer: "awmg-cli-proxy",
+        excludeEnv: ["ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL"],
+        gvisorRelease: "20250707.0",
+      },
+      gateway: {
+        safeOutputsStdio: true,
+        containerName: "awmg-mcpg",
+        allowedMountRoots: [
+          "${GITHUB_WORKSPACE}:rw",
+          "${RUNNER_TEMP}/gh-aw:ro",
+          "${RUNNER_TEMP}/gh-aw/safeoutputs:rw",
+          "/opt:ro",
+          "/tmp:rw",
+          "/usr/bin/gh:ro",
+        ],
+        startupTimeout: 120,
+        githubFeatures: "fields_param",
+        sinkVisibility: true,
+        proxyHostEnv: true,
+        difcProxyAnyMode: true,
+        playwrightServer: true,
+        releaseInstallsGhAw: true,
+        delimiterFromContent: true,
+      },
     },
     activation: {
       promptPath: "${{ runner.temp }}/gh-aw/aw-prompts/prompt.txt",

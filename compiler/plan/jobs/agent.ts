@@ -56,7 +56,7 @@ export function agentJob(agent: AgentInput): JobPlan {
 
 /** The job around its steps: what it waits for, where it runs, its condition, permissions and env. */
 function jobOutline(agent: AgentInput, steps: StepPlan[]): JobPlan {
-  const pre = preAgentJobs(agent.workflowJobs);
+  const pre = preAgentJobs(agent.workflowJobs, targetOf(agent.ctx).jobs.agent.needsEveryPreAgentJob === true);
   const job: JobPlan = {
     needs: pre.length ? ["activation", ...pre].sort() : "activation",
     "runs-on": agent.runsOn,
@@ -157,9 +157,10 @@ function agentOutputs(agent: AgentInput): Record<string, YValue> {
 
 /**
  * The custom jobs the agent waits for, as gh-aw lists them: among the jobs that do not (transitively) depend
- * on the agent, the roots (no custom job before them) and the sinks (no custom job after them).
+ * on the agent, the roots (no custom job before them) and the sinks (no custom job after them) — or, with
+ * `every` (later releases), all of them under their own names.
  */
-export function preAgentJobs(raw: unknown): string[] {
+export function preAgentJobs(raw: unknown, every = false): string[] {
   if (!isMapping(raw)) return [];
   const jobs = raw;
   const id = (name: string) => name.replace(/-/g, "_");
@@ -182,6 +183,10 @@ export function preAgentJobs(raw: unknown): string[] {
     return result;
   };
   const pre = [...needsOf.keys()].filter((j) => j !== "pre_activation" && !dependsOnAgent(j));
+  if (every) {
+    const names = new Map(Object.keys(jobs).map((name) => [id(name), name]));
+    return pre.map((j) => names.get(j) ?? j).sort();
+  }
   const neededByOthers = new Set(pre.flatMap((j) => needsOf.get(j) ?? []));
   const isRoot = (j: string) => !(needsOf.get(j) ?? []).some((n) => needsOf.has(n) && n !== "pre_activation");
   return pre.filter((j) => isRoot(j) || !neededByOthers.has(j)).sort();
