@@ -124,7 +124,7 @@ export const frontmatterSchema = z.object({
   "max-turns": count.optional(),
   "rate-limit": anyValue.optional(),
   "user-rate-limit": anyValue.optional(),
-  "check-for-updates": anyValue.optional(),
+  "check-for-updates": z.boolean().optional(),
   "disable-model-invocation": anyValue.optional(),
   "import-schema": anyValue.optional(),
   "inline-sub-agents": anyValue.optional(),
