@@ -125,7 +125,7 @@ export const frontmatterSchema = z.object({
   "rate-limit": anyValue.optional(),
   "user-rate-limit": anyValue.optional(),
   "check-for-updates": z.boolean().optional(),
-  "disable-model-invocation": anyValue.optional(),
+  "disable-model-invocation": z.boolean().optional(),
   "import-schema": anyValue.optional(),
   "inline-sub-agents": anyValue.optional(),
   labels: anyValue.optional(),
