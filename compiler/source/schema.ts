@@ -127,7 +127,7 @@ export const frontmatterSchema = z.object({
   "check-for-updates": z.boolean().optional(),
   "disable-model-invocation": z.boolean().optional(),
   "import-schema": anyValue.optional(),
-  "inline-sub-agents": anyValue.optional(),
+  "inline-sub-agents": z.boolean().optional(),
   labels: anyValue.optional(),
   metadata: anyValue.optional(),
   observability: anyValue.optional(),
