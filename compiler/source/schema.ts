@@ -131,7 +131,7 @@ export const frontmatterSchema = z.object({
   labels: anyValue.optional(),
   metadata: anyValue.optional(),
   observability: anyValue.optional(),
-  private: anyValue.optional(),
+  private: z.boolean().optional(),
   redirect: anyValue.optional(),
   resources: anyValue.optional(),
   "run-install-scripts": anyValue.optional(),
