@@ -134,7 +134,7 @@ export const frontmatterSchema = z.object({
   private: z.boolean().optional(),
   redirect: anyValue.optional(),
   resources: anyValue.optional(),
-  "run-install-scripts": anyValue.optional(),
+  "run-install-scripts": z.boolean().optional(),
   // Keys of later releases, read only where the target supports them (GhAwTarget.frontmatterKeys).
   model: anyValue.optional(),
   "max-ai-credits": anyValue.optional(),
