@@ -69,7 +69,7 @@ export const frontmatterSchema = z.object({
   engine: z.union([z.string(), z.object({ id: z.string().optional() }).passthrough()]).optional(),
   "timeout-minutes": intOrExpr.optional(),
   "runs-on": z.union([z.string(), stringList, mapping]).optional(),
-  "runs-on-slim": anyValue.optional(),
+  "runs-on-slim": z.string().optional(),
   imports: z.union([z.array(z.union([z.string(), mapping])), mapping]).optional(),
   "inlined-imports": z.boolean().optional(),
   strict: z.boolean().optional(),
