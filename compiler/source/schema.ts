@@ -132,7 +132,7 @@ export const frontmatterSchema = z.object({
   metadata: anyValue.optional(),
   observability: anyValue.optional(),
   private: z.boolean().optional(),
-  redirect: anyValue.optional(),
+  redirect: z.string().optional(),
   resources: anyValue.optional(),
   "run-install-scripts": z.boolean().optional(),
   // Keys of later releases, read only where the target supports them (GhAwTarget.frontmatterKeys).
