@@ -128,7 +128,7 @@ export const frontmatterSchema = z.object({
   "disable-model-invocation": z.boolean().optional(),
   "import-schema": anyValue.optional(),
   "inline-sub-agents": z.boolean().optional(),
-  labels: anyValue.optional(),
+  labels: stringList.optional(),
   metadata: anyValue.optional(),
   observability: anyValue.optional(),
   private: z.boolean().optional(),
