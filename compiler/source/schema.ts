@@ -133,7 +133,7 @@ export const frontmatterSchema = z.object({
   observability: anyValue.optional(),
   private: z.boolean().optional(),
   redirect: z.string().optional(),
-  resources: anyValue.optional(),
+  resources: stringList.optional(),
   "run-install-scripts": z.boolean().optional(),
   // Keys of later releases, read only where the target supports them (GhAwTarget.frontmatterKeys).
   model: anyValue.optional(),
