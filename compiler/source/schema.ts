@@ -129,7 +129,7 @@ export const frontmatterSchema = z.object({
   "import-schema": anyValue.optional(),
   "inline-sub-agents": z.boolean().optional(),
   labels: stringList.optional(),
-  metadata: anyValue.optional(),
+  metadata: z.record(z.string(), z.string()).optional(),
   observability: anyValue.optional(),
   private: z.boolean().optional(),
   redirect: z.string().optional(),
