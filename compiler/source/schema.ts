@@ -115,7 +115,7 @@ export const frontmatterSchema = z.object({
   container: anyValue.optional(),
   services: anyValue.optional(),
   environment: anyValue.optional(),
-  secrets: anyValue.optional(),
+  secrets: z.record(z.string(), z.union([z.string(), z.object({ value: z.string() }).strict()])).optional(),
   "secret-masking": anyValue.optional(),
   "github-app": anyValue.optional(),
   "max-effective-tokens": anyValue.optional(),
