@@ -116,7 +116,7 @@ export const frontmatterSchema = z.object({
   services: anyValue.optional(),
   environment: anyValue.optional(),
   secrets: z.record(z.string(), z.union([z.string(), z.object({ value: z.string() }).strict()])).optional(),
-  "secret-masking": anyValue.optional(),
+  "secret-masking": z.object({ steps: z.array(mapping).optional() }).strict().optional(),
   "github-app": anyValue.optional(),
   "max-effective-tokens": anyValue.optional(),
   "max-runs": count.optional(),
