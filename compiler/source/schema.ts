@@ -42,6 +42,16 @@ const openMappings = z.unknown().transform((v) => mappingOf<Record<string, unkno
 const text = z.unknown().transform((v) => (typeof v === "string" ? v : undefined));
 /** A list (of steps); anything else reads as an empty one. */
 const list = z.unknown().transform((v) => listOf(v));
+/**
+ * A value checked against `shape` but kept as written (key order and unknown keys too, as the lock copies it),
+ * typed as the shape reads it. For shapes without transforms.
+ */
+function asWritten<T extends z.ZodType>(shape: T) {
+  return z.unknown().superRefine((value, ctx) => {
+    const res = shape.safeParse(value);
+    if (!res.success) { for (const issue of res.error.issues) ctx.addIssue({ ...issue }); }
+  }).transform((value) => value as z.output<T>);
+}
 /** A count written as a number or as digits; anything else (an expression) reads as unset. */
 const count = z.unknown().transform((v) =>
   typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : undefined
@@ -114,7 +124,11 @@ export const frontmatterSchema = z.object({
   concurrency: anyValue.optional(),
   container: anyValue.optional(),
   services: anyValue.optional(),
-  environment: anyValue.optional(),
+  environment: asWritten(
+    z.union([z.string(), z.object({ name: z.string(), url: z.string().optional() }).strict()], {
+      error: "must be an environment name or a mapping {name, url}",
+    }),
+  ).optional(),
   secrets: z.record(z.string(), z.union([z.string(), z.object({ value: z.string() }).strict()])).optional(),
   "secret-masking": z.object({ steps: z.array(mapping).optional() }).strict().optional(),
   "github-app": anyValue.optional(),
