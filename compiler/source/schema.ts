@@ -57,6 +57,16 @@ const count = z.unknown().transform((v) =>
   typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : undefined
 );
 
+/** A job container or service (its GitHub syntax, with messages, is checked in workflow_syntax.ts). */
+const containerShape = z.object({
+  image: z.string(),
+  credentials: mapping.optional(),
+  env: mapping.optional(),
+  ports: z.array(z.union([z.string(), z.number()])).optional(),
+  volumes: stringList.optional(),
+  options: z.string().optional(),
+}).passthrough();
+
 /**
  * The zod schema of the frontmatter: every top-level key of {@link TOP_LEVEL_KEYS}, typed as the planner
  * reads it. Keys the planner only passes through, or narrows where it reads them, are `unknown`; unknown
@@ -164,17 +174,43 @@ export function emptyFrontmatter(): Frontmatter {
   return { on: {}, tools: {} };
 }
 
+/** zod's names of value kinds in plain words. */
+const KIND_WORDS: Readonly<Record<string, string>> = { object: "a mapping", array: "a list", string: "text" };
+
 /** zod's terse messages ("Invalid input") in plain words naming what was found. */
 function plainWords(message: string, value: unknown): string {
+  const expected = /^invalid input: expected (\w+), received \w+$/i.exec(message.trim())?.[1];
+  if (expected !== undefined) {
+    return `expected ${KIND_WORDS[expected] ?? `a ${expected}`}, got ${foundWords(value)}`;
+  }
   if (!/^invalid input$/i.test(message.trim())) return message;
-  const found = value === null
+  return `${foundWords(value)} is not one of the forms this key accepts`;
+}
+
+/** A found value in plain words ("a list", "a mapping", its JSON). */
+function foundWords(value: unknown): string {
+  return value === null
     ? "null"
     : Array.isArray(value)
     ? "a list"
     : typeof value === "object"
     ? "a mapping"
     : JSON.stringify(value);
-  return `${found} is not one of the forms this key accepts`;
+}
+
+/**
+ * A union none of whose forms fits: when exactly one form has the value's kind (a mapping, a list, text…;
+ * not a mismatched kind or literal),
+ * that form's own issues, which say what is wrong inside it; otherwise the union's one issue.
+ */
+function unionBranchIssues(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== "invalid_union" || issue.errors.length === 0) return [issue];
+  const sameKind = issue.errors.filter((branch) =>
+    !branch.some((inner) => inner.path.length === 0 && ["invalid_type", "invalid_value"].includes(inner.code))
+  );
+  if (sameKind.length !== 1) return [issue];
+  return sameKind[0].map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }))
+    .flatMap(unionBranchIssues);
 }
 
 /** Levenshtein distance. */
@@ -304,13 +340,17 @@ export function validateFrontmatter(
     out.push(diagnostic(problem.code, { file: file.path, line, column }, problem.message, problem.hint));
   }
   if (!res.success) {
-    for (const issue of res.error.issues) {
+    for (const issue of res.error.issues.flatMap(unionBranchIssues)) {
       if (issue.path[0] === "on" && data.on === undefined) continue;
       const p = issue.path.map((x) => (typeof x === "symbol" ? String(x) : x)) as (string | number)[];
       // Reported above in plain words (a rule laxer than the schema that found nothing here does not hide it).
       if (ruleCovers(p) && reportedPaths.has(p.join("\0"))) continue;
       const at = p.join("\0");
       if (syntaxPaths.some((reported) => at === reported || at.startsWith(reported + "\0"))) continue;
+      // A union none of whose forms fits because of a syntax problem inside it: that problem says why.
+      if (issue.code === "invalid_union" && syntaxPaths.some((reported) => reported.startsWith(at + "\0"))) {
+        continue;
+      }
       const [line, column] = file.locate(p);
       // zod leaves `input` unset on some issues (catchall values), so look the value up in the document.
       const value = p.reduce<unknown>(
