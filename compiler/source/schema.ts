@@ -132,7 +132,7 @@ export const frontmatterSchema = z.object({
   cache: anyValue.optional(),
   checkout: anyValue.optional(),
   concurrency: anyValue.optional(),
-  container: anyValue.optional(),
+  container: asWritten(z.union([z.string(), containerShape])).optional(),
   services: anyValue.optional(),
   environment: asWritten(
     z.union([z.string(), z.object({ name: z.string(), url: z.string().optional() }).strict()], {
