@@ -133,7 +133,7 @@ export const frontmatterSchema = z.object({
   checkout: anyValue.optional(),
   concurrency: anyValue.optional(),
   container: asWritten(z.union([z.string(), containerShape])).optional(),
-  services: anyValue.optional(),
+  services: asWritten(z.record(z.string(), containerShape)).optional(),
   environment: asWritten(
     z.union([z.string(), z.object({ name: z.string(), url: z.string().optional() }).strict()], {
       error: "must be an environment name or a mapping {name, url}",
