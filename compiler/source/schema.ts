@@ -131,7 +131,15 @@ export const frontmatterSchema = z.object({
   features: openMapping.optional(),
   cache: anyValue.optional(),
   checkout: anyValue.optional(),
-  concurrency: anyValue.optional(),
+  concurrency: asWritten(z.union([
+    z.string(),
+    z.object({
+      group: z.string().optional(),
+      "cancel-in-progress": z.boolean().optional(),
+      queue: z.enum(["single", "max"]).optional(),
+      "job-discriminator": z.string().optional(),
+    }).strict(),
+  ])).optional(),
   container: asWritten(z.union([z.string(), containerShape])).optional(),
   services: asWritten(z.record(z.string(), containerShape)).optional(),
   environment: asWritten(
