@@ -57,6 +57,13 @@ const count = z.unknown().transform((v) =>
   typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : undefined
 );
 
+/** The window, events and exempt roles of `user-rate-limit:` (and the legacy `rate-limit:`). */
+const rateLimitWindow = {
+  window: z.number().int().optional(),
+  events: stringList.optional(),
+  "ignored-roles": stringList.optional(),
+};
+
 /** A job container or service (its GitHub syntax, with messages, is checked in workflow_syntax.ts). */
 const containerShape = z.object({
   image: z.string(),
@@ -154,8 +161,12 @@ export const frontmatterSchema = z.object({
   "max-runs": count.optional(),
   // Later gh-aw's name for the AWF turn cap (`apiProxy.maxRuns`); `max-runs` is its deprecated alias.
   "max-turns": count.optional(),
-  "rate-limit": anyValue.optional(),
-  "user-rate-limit": anyValue.optional(),
+  "rate-limit": z.object({
+    "max-runs": intOrExpr.optional(),
+    max: intOrExpr.optional(),
+    ...rateLimitWindow,
+  }).strict().optional(),
+  "user-rate-limit": z.object({ "max-runs-per-window": intOrExpr, ...rateLimitWindow }).strict().optional(),
   "check-for-updates": z.boolean().optional(),
   "disable-model-invocation": z.boolean().optional(),
   "import-schema": anyValue.optional(),
@@ -365,7 +376,8 @@ export function validateFrontmatter(
         (v, k) => (isObject(v) ? v[k] : undefined),
         data,
       );
-      const missing = issue.code === "invalid_type" && value === undefined;
+      const missing = (issue.code === "invalid_type" || issue.code === "invalid_union") &&
+        value === undefined;
       out.push(
         diagnostic(
           missing ? "missing-key" : "invalid-value",
