@@ -301,7 +301,7 @@ function jobContext(
     otlp: merged.otlpEndpoints.length > 0,
     commands: triggers.slashCommand?.names,
     experiments: isObject(data.experiments),
-    maxEffectiveTokens: data["max-effective-tokens"] as number | string | undefined,
+    maxEffectiveTokens: data["max-effective-tokens"],
     aiCreditLimits: {
       run: creditAmount(data["max-ai-credits"]),
       daily: creditAmount(data["max-daily-ai-credits"]),

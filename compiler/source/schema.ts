@@ -157,7 +157,13 @@ export const frontmatterSchema = z.object({
   secrets: z.record(z.string(), z.union([z.string(), z.object({ value: z.string() }).strict()])).optional(),
   "secret-masking": z.object({ steps: z.array(mapping).optional() }).strict().optional(),
   "github-app": anyValue.optional(),
-  "max-effective-tokens": anyValue.optional(),
+  // A count of tokens (digits read as the number) or an expression, as gh-aw's schema has it.
+  "max-effective-tokens": z.union([
+    z.number().int().refine((n) => n !== 0, { error: "must be a whole number of tokens other than 0" }),
+    z.string().regex(/^(?:[1-9][0-9]*|\$\{\{.*\}\})$/s, {
+      error: "must be a whole number of tokens or a ${{ }} expression",
+    }).transform((v) => /^\d+$/.test(v) ? Number(v) : v),
+  ], { error: "must be a whole number of tokens or a ${{ }} expression" }).optional(),
   "max-runs": count.optional(),
   // Later gh-aw's name for the AWF turn cap (`apiProxy.maxRuns`); `max-runs` is its deprecated alias.
   "max-turns": count.optional(),
