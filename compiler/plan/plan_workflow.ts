@@ -300,7 +300,7 @@ function jobContext(
     contentsRead: hasContentsRead(data.permissions),
     otlp: merged.otlpEndpoints.length > 0,
     commands: triggers.slashCommand?.names,
-    experiments: isObject(data.experiments),
+    experiments: data.experiments !== undefined,
     maxEffectiveTokens: data["max-effective-tokens"],
     aiCreditLimits: {
       run: creditAmount(data["max-ai-credits"]),

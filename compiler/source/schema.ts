@@ -64,6 +64,20 @@ const rateLimitWindow = {
   "ignored-roles": stringList.optional(),
 };
 
+/** Two or more variants of an experiment. */
+const variants = z.array(z.string()).min(2, { error: "an experiment needs two or more variants" });
+
+/**
+ * `experiments:` — each experiment always `{variants, …}` (the bare-list form read as its variants); the
+ * `storage:` backend stays a name.
+ */
+const experimentsShape = z.object({ storage: z.enum(["cache", "repo"]).optional() }).catchall(
+  z.union([
+    variants.transform((list) => ({ variants: list })),
+    z.object({ variants }).passthrough(),
+  ]),
+);
+
 /** A job container or service (its GitHub syntax, with messages, is checked in workflow_syntax.ts). */
 const containerShape = z.object({
   image: z.string(),
@@ -134,7 +148,8 @@ export const frontmatterSchema = z.object({
   "mcp-servers": anyValue.optional(),
   "mcp-scripts": openMappings.optional(),
   runtimes: openMapping.optional(),
-  experiments: anyValue.optional(),
+  // An empty `experiments:` (null) reads as none, as before.
+  experiments: experimentsShape.nullable().transform((v) => v ?? undefined).optional(),
   features: openMapping.optional(),
   cache: anyValue.optional(),
   checkout: anyValue.optional(),
