@@ -311,8 +311,8 @@ function jobContext(
     contentsRead: hasContentsRead(data.permissions),
     otlp: merged.otlpEndpoints.length > 0,
     commands: triggers.slashCommand?.names,
-    experiments: isObject(data.experiments),
-    maxEffectiveTokens: data["max-effective-tokens"] as number | string | undefined,
+    experiments: data.experiments !== undefined,
+    maxEffectiveTokens: data["max-effective-tokens"],
     aiCreditLimits: {
       run: creditAmount(data["max-ai-credits"]),
       daily: creditAmount(data["max-daily-ai-credits"]),

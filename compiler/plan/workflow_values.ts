@@ -7,7 +7,8 @@ import { BUILTIN_PINS, type PinResolver } from "./pins.ts";
 import { Comment, lit, plain, sq, type YValue } from "../yaml/writer.ts";
 import { afterSectionRoundTrip } from "./user_steps.ts";
 import { readLockMetadata } from "../source/lock_metadata.ts";
-import { isMapping, isObject, type Mapping, mappingsOf, objectOf } from "../source/values.ts";
+import type { Frontmatter } from "../source/schema.ts";
+import { isObject, type Mapping, mappingsOf } from "../source/values.ts";
 
 /** The version a lock or built-in pin records for `repo@sha`, if any. */
 export function versionOfSha(pins: PinResolver, repo: string, sha: string): string | undefined {
@@ -66,11 +67,14 @@ const EXPERIMENT_KEYS = [
 ];
 
 /** `experiments:` → names and the Go-style (HTML-escaped, struct-ordered) JSON the picker reads. */
-export function experimentsSpec(raw: unknown): { names: string[]; spec: string } | undefined {
-  if (!isMapping(raw)) return undefined;
+export function experimentsSpec(
+  raw: Frontmatter["experiments"],
+): { names: string[]; spec: string } | undefined {
+  if (raw === undefined) return undefined;
   const out: Record<string, Record<string, unknown>> = {};
   for (const [name, cfg] of Object.entries(raw)) {
-    const c = Array.isArray(cfg) ? { variants: cfg } : objectOf(cfg);
+    // `storage:` (a backend name) is listed as an experiment without settings, as before.
+    const c: Record<string, unknown> = typeof cfg === "string" ? {} : cfg;
     const o: Record<string, unknown> = {};
     for (const k of EXPERIMENT_KEYS) if (c[k] !== undefined) o[k] = c[k];
     for (const k of Object.keys(c)) if (!EXPERIMENT_KEYS.includes(k)) o[k] = c[k];
