@@ -199,6 +199,7 @@ export const V0_87_4: GhAwTarget = {
         proxyHostEnv: true,
         difcProxyAnyMode: true,
         playwrightServer: true,
+        mcpServerReplacesGithubTool: true,
         releaseInstallsGhAw: true,
         delimiterFromContent: true,
       },
