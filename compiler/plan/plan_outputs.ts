@@ -124,7 +124,9 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     timeoutMinutes: timeout,
     extraNeeds: conclusionExtra,
     safeOutputJobs,
-    jobDiscriminator: objectOf(data.concurrency)["job-discriminator"],
+    jobDiscriminator: typeof data.concurrency === "object"
+      ? data.concurrency["job-discriminator"]
+      : undefined,
     repoMemoryIds: jobs.push_repo_memory ? repoMemories(repoMemory).map((m) => m.id) : [],
     apiHosts: network.engineApiHosts,
     hasSecrets: engine.secrets.length > 0,

@@ -4,12 +4,13 @@
  * emitted `on:`. How the result is written (sorting, comments) lives in triggers_render.ts.
  */
 import type { Diagnostic } from "../api.ts";
+import type { Frontmatter } from "../source/schema.ts";
 import { parseSchedule } from "./schedule.ts";
 import { dq, writeYaml, type YValue } from "../yaml/writer.ts";
 import { diagnostic } from "../source/diagnostics.ts";
 import { AW_CONTEXT, COMMENTED, type ParsedSchedules, renderOn } from "./triggers_render.ts";
 import { COMMAND_EVENT_IDS, type CommandEventId, githubEventOf } from "./jobs/command_conditions.ts";
-import { isObject, objectOf } from "../source/values.ts";
+import { objectOf } from "../source/values.ts";
 
 /** gh-aw keys removed entirely from the emitted `on:`. */
 const REMOVED = [
@@ -268,13 +269,13 @@ export function processTriggers(
  * workflows cancel superseded runs.
  */
 export function concurrencyFor(
-  user: unknown,
+  user: Frontmatter["concurrency"],
   t: TriggerInfo,
   toY: (v: unknown) => YValue,
 ): Record<string, YValue> {
   if (typeof user === "string") return { group: user };
-  if (isObject(user)) {
-    const u = { ...user };
+  if (user !== undefined) {
+    const u: Record<string, unknown> = { ...user };
     delete u["job-discriminator"];
     if (Object.keys(u).length > 0) {
       const out: Record<string, YValue> = {};
@@ -349,7 +350,7 @@ const NON_DISPATCH = [
 export function agentConcurrency(
   t: TriggerInfo,
   engineId: string,
-  user: unknown,
+  user: Frontmatter["concurrency"],
 ): Record<string, YValue> | undefined {
   const on = writeYaml(t.on, 1, { indentSequences: false }).join("\n");
   if (
@@ -361,7 +362,7 @@ export function agentConcurrency(
   }
   const dispatchOnly = on.includes("workflow_dispatch") && !NON_DISPATCH.some((e) => on.includes(`${e}:`));
   if (dispatchOnly) return undefined;
-  const disc = isObject(user) ? user["job-discriminator"] : undefined;
+  const disc = typeof user === "object" ? user["job-discriminator"] : undefined;
   return {
     group: dq(`gh-aw-${engineId}-\${{ github.workflow }}${disc !== undefined ? `-${disc}` : ""}`),
     queue: "max",

@@ -7,7 +7,8 @@ import { BUILTIN_PINS, type PinResolver } from "./pins.ts";
 import { Comment, lit, plain, sq, type YValue } from "../yaml/writer.ts";
 import { afterSectionRoundTrip } from "./user_steps.ts";
 import { readLockMetadata } from "../source/lock_metadata.ts";
-import { isMapping, isObject, type Mapping, mappingsOf, objectOf } from "../source/values.ts";
+import type { Frontmatter } from "../source/schema.ts";
+import { isObject, type Mapping, mappingsOf } from "../source/values.ts";
 
 /** The version a lock or built-in pin records for `repo@sha`, if any. */
 export function versionOfSha(pins: PinResolver, repo: string, sha: string): string | undefined {
@@ -66,11 +67,14 @@ const EXPERIMENT_KEYS = [
 ];
 
 /** `experiments:` → names and the Go-style (HTML-escaped, struct-ordered) JSON the picker reads. */
-export function experimentsSpec(raw: unknown): { names: string[]; spec: string } | undefined {
-  if (!isMapping(raw)) return undefined;
+export function experimentsSpec(
+  raw: Frontmatter["experiments"],
+): { names: string[]; spec: string } | undefined {
+  if (raw === undefined) return undefined;
   const out: Record<string, Record<string, unknown>> = {};
   for (const [name, cfg] of Object.entries(raw)) {
-    const c = Array.isArray(cfg) ? { variants: cfg } : objectOf(cfg);
+    // `storage:` (a backend name) is listed as an experiment without settings, as before.
+    const c: Record<string, unknown> = typeof cfg === "string" ? {} : cfg;
     const o: Record<string, unknown> = {};
     for (const k of EXPERIMENT_KEYS) if (c[k] !== undefined) o[k] = c[k];
     for (const k of Object.keys(c)) if (!EXPERIMENT_KEYS.includes(k)) o[k] = c[k];
@@ -112,8 +116,11 @@ export function otlpEnv(
   id: string,
   name: string,
   engineId: string,
+  /** The target's `otelAttributeEncoding`. */
+  encoding: "raw" | "percent" = "raw",
 ): Record<string, YValue> {
   if (endpoints.length === 0) return {};
+  const attr = encoding === "percent" ? percentEncode : (s: string) => s;
   const hdr = (e: { url: string; headers: Record<string, string> }) =>
     Object.entries(e.headers).map(([k, v]) =>
       `${/sentry/i.test(e.url) && k === "Authorization" ? "x-sentry-auth" : k}=${v}`
@@ -123,7 +130,11 @@ export function otlpEnv(
     OTEL_EXPORTER_OTLP_ENDPOINT: endpoints[0].url,
     OTEL_SERVICE_NAME: `gh-aw.${id}`,
     OTEL_RESOURCE_ATTRIBUTES: sq(
-      `gh-aw.workflow.name=${name},gh-aw.repository=\${{ github.repository }},gh-aw.run.id=\${{ github.run_id }},github.run_id=\${{ github.run_id }},gh-aw.engine.id=${engineId}`,
+      `gh-aw.workflow.name=${
+        attr(name)
+      },gh-aw.repository=\${{ github.repository }},gh-aw.run.id=\${{ github.run_id }},github.run_id=\${{ github.run_id }},gh-aw.engine.id=${
+        attr(engineId)
+      }`,
     ),
   };
   if (hdr(endpoints[0])) out.OTEL_EXPORTER_OTLP_HEADERS = hdr(endpoints[0]);
@@ -131,6 +142,19 @@ export function otlpEnv(
   // The combined header list only matters when there is more than one endpoint to export to.
   if (all && endpoints.length > 1) out.GH_AW_OTLP_ALL_HEADERS = all;
   out.GH_AW_OTLP_ENDPOINTS = sq(JSON.stringify(endpoints.map((e) => ({ url: e.url, headers: hdr(e) }))));
+  return out;
+}
+
+/**
+ * Percent-encodes a resource attribute value (W3C Baggage style, as the OTel SDKs decode them): every byte
+ * of its UTF-8 form outside the unreserved set `A-Z a-z 0-9 - . _ ~` becomes `%XX`.
+ */
+export function percentEncode(s: string): string {
+  let out = "";
+  for (const b of new TextEncoder().encode(s)) {
+    const c = String.fromCharCode(b);
+    out += /[A-Za-z0-9\-._~]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
   return out;
 }
 

@@ -14,14 +14,17 @@ import { diagnostic } from "./diagnostics.ts";
 import {
   ENGINE_IDS,
   ENGINE_KEYS,
-  NEWER_REFUSED_KEYS,
-  NEWER_SCHEMA_SOURCE,
+  newerKeyRefusals,
   ON_KEYS,
   SAFE_OUTPUT_KEYS,
   TOOL_KEYS,
   TOP_LEVEL_KEYS,
 } from "./frontmatter_keys.ts";
 import { isObject, listOf, mappingOf, objectOf } from "./values.ts";
+import { V0_76_1 } from "../targets/v0_76_1.ts";
+
+/** The refusals of the v0.76.1 target (the default when no target is given). */
+const V0_76_1_REFUSALS = newerKeyRefusals(V0_76_1);
 
 export { ENGINE_IDS, ENGINE_KEYS, ON_KEYS, SAFE_OUTPUT_KEYS, TOOL_KEYS, TOP_LEVEL_KEYS };
 
@@ -42,10 +45,51 @@ const openMappings = z.unknown().transform((v) => mappingOf<Record<string, unkno
 const text = z.unknown().transform((v) => (typeof v === "string" ? v : undefined));
 /** A list (of steps); anything else reads as an empty one. */
 const list = z.unknown().transform((v) => listOf(v));
+/**
+ * A value checked against `shape` but kept as written (key order and unknown keys too, as the lock copies it),
+ * typed as the shape reads it. For shapes without transforms.
+ */
+function asWritten<T extends z.ZodType>(shape: T) {
+  return z.unknown().superRefine((value, ctx) => {
+    const res = shape.safeParse(value);
+    if (!res.success) { for (const issue of res.error.issues) ctx.addIssue({ ...issue }); }
+  }).transform((value) => value as z.output<T>);
+}
 /** A count written as a number or as digits; anything else (an expression) reads as unset. */
 const count = z.unknown().transform((v) =>
   typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : undefined
 );
+
+/** The window, events and exempt roles of `user-rate-limit:` (and the legacy `rate-limit:`). */
+const rateLimitWindow = {
+  window: z.number().int().optional(),
+  events: stringList.optional(),
+  "ignored-roles": stringList.optional(),
+};
+
+/** Two or more variants of an experiment. */
+const variants = z.array(z.string()).min(2, { error: "an experiment needs two or more variants" });
+
+/**
+ * `experiments:` — each experiment always `{variants, …}` (the bare-list form read as its variants); the
+ * `storage:` backend stays a name.
+ */
+const experimentsShape = z.object({ storage: z.enum(["cache", "repo"]).optional() }).catchall(
+  z.union([
+    variants.transform((list) => ({ variants: list })),
+    z.object({ variants }).passthrough(),
+  ]),
+);
+
+/** A job container or service (its GitHub syntax, with messages, is checked in workflow_syntax.ts). */
+const containerShape = z.object({
+  image: z.string(),
+  credentials: mapping.optional(),
+  env: mapping.optional(),
+  ports: z.array(z.union([z.string(), z.number()])).optional(),
+  volumes: stringList.optional(),
+  options: z.string().optional(),
+}).passthrough();
 
 /**
  * The zod schema of the frontmatter: every top-level key of {@link TOP_LEVEL_KEYS}, typed as the planner
@@ -69,7 +113,7 @@ export const frontmatterSchema = z.object({
   engine: z.union([z.string(), z.object({ id: z.string().optional() }).passthrough()]).optional(),
   "timeout-minutes": intOrExpr.optional(),
   "runs-on": z.union([z.string(), stringList, mapping]).optional(),
-  "runs-on-slim": anyValue.optional(),
+  "runs-on-slim": z.string().optional(),
   imports: z.union([z.array(z.union([z.string(), mapping])), mapping]).optional(),
   "inlined-imports": z.boolean().optional(),
   strict: z.boolean().optional(),
@@ -107,34 +151,57 @@ export const frontmatterSchema = z.object({
   "mcp-servers": anyValue.optional(),
   "mcp-scripts": openMappings.optional(),
   runtimes: openMapping.optional(),
-  experiments: anyValue.optional(),
+  // An empty `experiments:` (null) reads as none, as before.
+  experiments: experimentsShape.nullable().transform((v) => v ?? undefined).optional(),
   features: openMapping.optional(),
   cache: anyValue.optional(),
   checkout: anyValue.optional(),
-  concurrency: anyValue.optional(),
-  container: anyValue.optional(),
-  services: anyValue.optional(),
-  environment: anyValue.optional(),
-  secrets: anyValue.optional(),
-  "secret-masking": anyValue.optional(),
+  concurrency: asWritten(z.union([
+    z.string(),
+    z.object({
+      group: z.string().optional(),
+      "cancel-in-progress": z.boolean().optional(),
+      queue: z.enum(["single", "max"]).optional(),
+      "job-discriminator": z.string().optional(),
+    }).strict(),
+  ])).optional(),
+  container: asWritten(z.union([z.string(), containerShape])).optional(),
+  services: asWritten(z.record(z.string(), containerShape)).optional(),
+  environment: asWritten(
+    z.union([z.string(), z.object({ name: z.string(), url: z.string().optional() }).strict()], {
+      error: "must be an environment name or a mapping {name, url}",
+    }),
+  ).optional(),
+  secrets: z.record(z.string(), z.union([z.string(), z.object({ value: z.string() }).strict()])).optional(),
+  "secret-masking": z.object({ steps: z.array(mapping).optional() }).strict().optional(),
   "github-app": anyValue.optional(),
-  "max-effective-tokens": anyValue.optional(),
+  // A count of tokens (digits read as the number) or an expression, as gh-aw's schema has it.
+  "max-effective-tokens": z.union([
+    z.number().int().refine((n) => n !== 0, { error: "must be a whole number of tokens other than 0" }),
+    z.string().regex(/^(?:[1-9][0-9]*|\$\{\{.*\}\})$/s, {
+      error: "must be a whole number of tokens or a ${{ }} expression",
+    }).transform((v) => /^\d+$/.test(v) ? Number(v) : v),
+  ], { error: "must be a whole number of tokens or a ${{ }} expression" }).optional(),
   "max-runs": count.optional(),
   // Later gh-aw's name for the AWF turn cap (`apiProxy.maxRuns`); `max-runs` is its deprecated alias.
   "max-turns": count.optional(),
-  "rate-limit": anyValue.optional(),
-  "user-rate-limit": anyValue.optional(),
-  "check-for-updates": anyValue.optional(),
-  "disable-model-invocation": anyValue.optional(),
+  "rate-limit": z.object({
+    "max-runs": intOrExpr.optional(),
+    max: intOrExpr.optional(),
+    ...rateLimitWindow,
+  }).strict().optional(),
+  "user-rate-limit": z.object({ "max-runs-per-window": intOrExpr, ...rateLimitWindow }).strict().optional(),
+  "check-for-updates": z.boolean().optional(),
+  "disable-model-invocation": z.boolean().optional(),
   "import-schema": anyValue.optional(),
-  "inline-sub-agents": anyValue.optional(),
-  labels: anyValue.optional(),
-  metadata: anyValue.optional(),
+  "inline-sub-agents": z.boolean().optional(),
+  labels: stringList.optional(),
+  metadata: z.record(z.string(), z.string()).optional(),
   observability: anyValue.optional(),
-  private: anyValue.optional(),
-  redirect: anyValue.optional(),
-  resources: anyValue.optional(),
-  "run-install-scripts": anyValue.optional(),
+  private: z.boolean().optional(),
+  redirect: z.string().optional(),
+  resources: stringList.optional(),
+  "run-install-scripts": z.boolean().optional(),
   // Keys of later releases, read only where the target supports them (GhAwTarget.frontmatterKeys).
   model: anyValue.optional(),
   "max-ai-credits": anyValue.optional(),
@@ -150,17 +217,43 @@ export function emptyFrontmatter(): Frontmatter {
   return { on: {}, tools: {} };
 }
 
+/** zod's names of value kinds in plain words. */
+const KIND_WORDS: Readonly<Record<string, string>> = { object: "a mapping", array: "a list", string: "text" };
+
 /** zod's terse messages ("Invalid input") in plain words naming what was found. */
 function plainWords(message: string, value: unknown): string {
+  const expected = /^invalid input: expected (\w+), received \w+$/i.exec(message.trim())?.[1];
+  if (expected !== undefined) {
+    return `expected ${KIND_WORDS[expected] ?? `a ${expected}`}, got ${foundWords(value)}`;
+  }
   if (!/^invalid input$/i.test(message.trim())) return message;
-  const found = value === null
+  return `${foundWords(value)} is not one of the forms this key accepts`;
+}
+
+/** A found value in plain words ("a list", "a mapping", its JSON). */
+function foundWords(value: unknown): string {
+  return value === null
     ? "null"
     : Array.isArray(value)
     ? "a list"
     : typeof value === "object"
     ? "a mapping"
     : JSON.stringify(value);
-  return `${found} is not one of the forms this key accepts`;
+}
+
+/**
+ * A union none of whose forms fits: when exactly one form has the value's kind (a mapping, a list, text…;
+ * not a mismatched kind or literal),
+ * that form's own issues, which say what is wrong inside it; otherwise the union's one issue.
+ */
+function unionBranchIssues(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== "invalid_union" || issue.errors.length === 0) return [issue];
+  const sameKind = issue.errors.filter((branch) =>
+    !branch.some((inner) => inner.path.length === 0 && ["invalid_type", "invalid_value"].includes(inner.code))
+  );
+  if (sameKind.length !== 1) return [issue];
+  return sameKind[0].map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }))
+    .flatMap(unionBranchIssues);
 }
 
 /** Levenshtein distance. */
@@ -196,21 +289,16 @@ function unknownKeys(
   allowed: readonly string[],
   where: string,
   out: Diagnostic[],
+  /** Why each newer top-level key is refused (checked at the top level only). */
+  refusals: Readonly<Record<string, string>> = V0_76_1_REFUSALS,
 ): void {
   if (!obj || typeof obj !== "object" || Array.isArray(obj)) return;
   for (const key of Object.keys(obj)) {
     if (allowed.includes(key)) continue;
     const [line, column] = file.locate([...path, key], true);
-    const refused = path.length === 0 ? NEWER_REFUSED_KEYS[key] : undefined;
+    const refused = path.length === 0 ? refusals[key] : undefined;
     if (refused !== undefined) {
-      out.push(
-        diagnostic(
-          "newer-key-unsupported",
-          { file: file.path, line, column },
-          `"${key}" was added to gh-aw's frontmatter after v0.76 (${NEWER_SCHEMA_SOURCE}); awc cannot honour ` +
-            `it with the runtime it pins: ${refused}`,
-        ),
-      );
+      out.push(diagnostic("newer-key-unsupported", { file: file.path, line, column }, `"${key}" ${refused}`));
       continue;
     }
     const guess = didYouMean(key, allowed);
@@ -242,6 +330,8 @@ export function validateFrontmatter(
   shared: boolean,
   /** Top-level keys the target release supports beyond v0.76.1's (`GhAwTarget.frontmatterKeys`). */
   extraKeys: readonly string[] = [],
+  /** Why the target refuses each newer key (`newerKeyRefusals`); default: v0.76.1's. */
+  refusals: Readonly<Record<string, string>> = V0_76_1_REFUSALS,
 ): ValidatedFrontmatter {
   const out: Diagnostic[] = [];
   const data = file.data;
@@ -252,6 +342,7 @@ export function validateFrontmatter(
     extraKeys.length ? [...TOP_LEVEL_KEYS, ...extraKeys] : TOP_LEVEL_KEYS,
     "the frontmatter",
     out,
+    refusals,
   );
   if (data.on && typeof data.on === "object") unknownKeys(file, data.on, ["on"], ON_KEYS, "`on:`", out);
   if (data["safe-outputs"]) {
@@ -290,20 +381,25 @@ export function validateFrontmatter(
     out.push(diagnostic(problem.code, { file: file.path, line, column }, problem.message, problem.hint));
   }
   if (!res.success) {
-    for (const issue of res.error.issues) {
+    for (const issue of res.error.issues.flatMap(unionBranchIssues)) {
       if (issue.path[0] === "on" && data.on === undefined) continue;
       const p = issue.path.map((x) => (typeof x === "symbol" ? String(x) : x)) as (string | number)[];
       // Reported above in plain words (a rule laxer than the schema that found nothing here does not hide it).
       if (ruleCovers(p) && reportedPaths.has(p.join("\0"))) continue;
       const at = p.join("\0");
       if (syntaxPaths.some((reported) => at === reported || at.startsWith(reported + "\0"))) continue;
+      // A union none of whose forms fits because of a syntax problem inside it: that problem says why.
+      if (issue.code === "invalid_union" && syntaxPaths.some((reported) => reported.startsWith(at + "\0"))) {
+        continue;
+      }
       const [line, column] = file.locate(p);
       // zod leaves `input` unset on some issues (catchall values), so look the value up in the document.
       const value = p.reduce<unknown>(
         (v, k) => (isObject(v) ? v[k] : undefined),
         data,
       );
-      const missing = issue.code === "invalid_type" && value === undefined;
+      const missing = (issue.code === "invalid_type" || issue.code === "invalid_union") &&
+        value === undefined;
       out.push(
         diagnostic(
           missing ? "missing-key" : "invalid-value",

@@ -40,8 +40,18 @@ export interface GhAwTarget {
    * `newer-key-unsupported` or `unknown-key`).
    */
   frontmatterKeys: readonly string[];
+  /**
+   * Top-level keys this release's schema has that awc does not compile for it yet, each with why (refused
+   * with `newer-key-unsupported`, never silently dropped).
+   */
+  uncompiledKeys: Readonly<Record<string, string>>;
   /** Whether a generated workflow-level `concurrency:` that cancels nothing says `queue: max`. */
   queueWorkflowRuns: boolean;
+  /**
+   * How `OTEL_RESOURCE_ATTRIBUTES` writes the workflow name and engine id: as written (`raw`) or
+   * percent-encoded (`percent`, v0.87: `Smoke%20OTel%20Tracing`).
+   */
+  otelAttributeEncoding: "raw" | "percent";
   /** How the lock text is written (emit/ asks). */
   emit: EmitStyle;
   /** Release differences in the shape of the built-in jobs (the job planners ask). */
@@ -103,6 +113,23 @@ export interface JobStyle {
   gitCredentialsScript: boolean;
   /** Whether the agent also checks out the PR a dispatched run's `aw_context` names (v0.87). */
   dispatchedPrCheckout: boolean;
+  /** How the frontmatter's custom jobs (`jobs:`) are written. */
+  customJobs: CustomJobStyle;
+  /**
+   * Whether a repo memory without an explicit `id` lives on `<prefix>/<workflow id>` (v0.87), not
+   * `memory/default`; one with an `id` on `<prefix>/<id>`.
+   */
+  repoMemoryBranchByWorkflow: boolean;
+  /**
+   * Whether a command's pass-through for the events it ignores negates their disjunction as a whole
+   * (`!(a || b)`, v0.87) rather than term by term (`(!(a)) && (!(b))`).
+   */
+  negateDisjunctionWhole: boolean;
+  /**
+   * Whether `sandbox.agent.runtime: docker-sbx` makes activation check the Docker Hub secrets
+   * (`docker_sbx_secrets_result`), the agent skip when they are missing and the conclusion report it (v0.87).
+   */
+  dockerSbxSecretsCheck: boolean;
   /** The `agent` job. */
   agent: AgentJobStyle;
   /** The `activation` job. */
@@ -114,6 +141,16 @@ export interface JobStyle {
    * release budgets effective tokens (v0.76.1).
    */
   aiCredits?: { dailyDefault: string; runDefault: string };
+}
+
+/** Release differences in the frontmatter's custom jobs. */
+export interface CustomJobStyle {
+  /** Whether an empty line follows a custom job's `permissions:` (v0.76.1). */
+  permissionsBlankLine: boolean;
+  /** Whether an `actions/checkout` step gets `persist-credentials: false` unless it sets the key (v0.87). */
+  checkoutPersistCredentials: boolean;
+  /** Whether a long `if:` is written as a folded block broken after `&&`/`||`, as built-in jobs' are (v0.87). */
+  breakLongIf: boolean;
 }
 
 /** Release differences in the `agent` job. */
@@ -285,6 +322,16 @@ export interface SafeOutputsJobStyle {
   /** Whether a pull-request-triggered workflow's job env names the head commit (`GH_AW_HEAD_SHA`). */
   headShaEnv: boolean;
   /**
+   * Handler-config defaults this release adds, by handler (`{ update_pull_request: { update_branch_stacks:
+   * true } }`), applied when the workflow sets no value.
+   */
+  handlerDefaults: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /**
+   * Job outputs this release adds, by safe-output type (`{ "assign-milestone": { assign_milestone_milestone_assigned:
+   * "milestone_assigned" } }`: output name → the processing step's output).
+   */
+  typeJobOutputs: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /**
    * Tools this release lists (in the prompt's `Tools:` line) right after another one rather than at their
    * type's place in the registry: `{ close_discussion: "update_discussion" }`.
    */
@@ -335,8 +382,9 @@ export interface EmitStyle {
    */
   helperRequire: "runner-temp" | "path-join";
   /**
-   * Whether the sequences of `on:` are indented under their key (`types:\n  - opened`), not compact, and a
-   * comment there ends the line before it (`- cron: "…"  # Friendly format: …`).
+   * Whether the sequences of `on:` are indented under their key (`types:\n  - opened`), not compact, a
+   * comment there ends the line before it (`- cron: "…"  # Friendly format: …`), and the lines of a
+   * commented-out gh-aw key (`# skip-if-match:`) all stand at the key's indentation.
    */
   indentOnSequences: boolean;
   /** Whether no line keeps trailing whitespace (blank lines of blocks, the logo). */

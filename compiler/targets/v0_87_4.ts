@@ -64,7 +64,19 @@ export const V0_87_4: GhAwTarget = {
   },
   ecosystemHosts: { github: ["patchdiff.githubusercontent.com"] },
   frontmatterKeys: ["max-ai-credits", "max-daily-ai-credits", "model", "safe-inputs"],
+  // In v0.87.4's schema; their effect is in the agent job's firewall (AWF) settings, not written yet.
+  uncompiledKeys: {
+    "excluded-env": "v0.87.4 passes each name to AWF as `--exclude-env`; awc's v0.87.4 agent step does not " +
+      "write those flags yet, and dropping them would leave the variables visible to the agent",
+    "runner":
+      "v0.87.4 reads `runner.topology` (arc-dind) into the firewall's topology settings; awc's v0.87.4 " +
+      "agent job does not yet",
+    "max-turn-cache-misses":
+      "v0.87.4 writes it as AWF `apiProxy.maxCacheMisses`; awc's v0.87.4 engine step " +
+      "writes only the default (5)",
+  },
   queueWorkflowRuns: true,
+  otelAttributeEncoding: "percent",
   awf: "v0.28.4",
   emit: {
     helperRequire: "path-join",
@@ -132,7 +144,14 @@ export const V0_87_4: GhAwTarget = {
     },
   },
   jobs: {
-    runtimeFeaturesJobs: ["pre_activation", "activation", "agent", "safe_outputs", "conclusion"],
+    runtimeFeaturesJobs: [
+      "pre_activation",
+      "activation",
+      "agent",
+      "safe_outputs",
+      "conclusion",
+      "push_repo_memory",
+    ],
     preActivationContentsOnlyForCheckout: true,
     commandCheckFirst: true,
     defaultRolesNeedNoCheck: true,
@@ -146,6 +165,10 @@ export const V0_87_4: GhAwTarget = {
     safeOutputsConfigFromEnv: true,
     gitCredentialsScript: true,
     dispatchedPrCheckout: true,
+    customJobs: { permissionsBlankLine: false, checkoutPersistCredentials: true, breakLongIf: true },
+    repoMemoryBranchByWorkflow: true,
+    negateDisjunctionWhole: true,
+    dockerSbxSecretsCheck: true,
     agent: {
       jobTimeout: false,
       activationArtifactEarly: true,
@@ -230,6 +253,8 @@ export const V0_87_4: GhAwTarget = {
       defaultMaxPatchSize: 4096,
       handlerKeyRenames: { add_reviewer: { allowed_reviewers: "allowed" } },
       headShaEnv: true,
+      handlerDefaults: { update_pull_request: { update_branch_stacks: true } },
+      typeJobOutputs: { "assign-milestone": { assign_milestone_milestone_assigned: "milestone_assigned" } },
       conclusionUsesOwnToken: true,
       toolOrderAfter: {
         close_discussion: "update_discussion",

@@ -275,3 +275,12 @@ jobs:
   assert(prep76 < mem76, "before the memory");
   assertEquals(v076.needs, ["activation", "build_it", "ship"]);
 });
+
+Deno.test("the agent clones the repo memory from the branch the target release names", async () => {
+  const md = wf("tools:\n  repo-memory: true\n");
+  const branch = async (opts: typeof V087) =>
+    (stepOf(jobsOf((await compileOne(md, {}, opts)).lock).agent, "Clone repo-memory branch (default)")!
+      .env as Record<string, string>).BRANCH_NAME;
+  assertEquals(await branch(V087), "memory/w");
+  assertEquals(await branch(V076), "memory/default");
+});

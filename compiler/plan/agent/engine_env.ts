@@ -133,8 +133,8 @@ export function extraAwfArgs(agentInput: AgentInput): string[] {
     );
   }
   const ports: string[] = [];
-  for (const [id, svc] of Object.entries(mappingOf(agentInput.frontmatter.services))) {
-    for (const p of Array.isArray(mappingOf(svc).ports) ? mappingOf(svc).ports as unknown[] : []) {
+  for (const [id, svc] of Object.entries(agentInput.frontmatter.services ?? {})) {
+    for (const p of svc.ports ?? []) {
       const container = String(p).split(":").at(-1)!.split("/")[0];
       ports.push(`\${{ job.services['${id}'].ports['${container}'] }}`);
     }

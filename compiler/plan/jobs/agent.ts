@@ -9,6 +9,8 @@ import { checksOutActionsFolder, targetOf, TRACE_OUTPUTS } from "../steps.ts";
 import { DeepMapping, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import type { AgentInput } from "../agent/input.ts";
 import { BUILTIN_JOB_NAMES } from "./custom.ts";
+import { jobIf } from "./conditions.ts";
+import { dockerSbxAgentCondition } from "./docker_sbx.ts";
 import { sortedRecord } from "./go_format.ts";
 import { assetsEnv } from "../safe_outputs/agent_steps.ts";
 import {
@@ -63,9 +65,14 @@ function jobOutline(agent: AgentInput, steps: StepPlan[]): JobPlan {
   // A top-level `if:` that reads a pre-agent job's result can only be evaluated here, after that job.
   const cond = agent.frontmatter.if;
   if (typeof cond === "string" && pre.some((j) => cond.includes(`needs.${j}.`))) job.if = plain(cond);
-  // Releases with the daily AI-credits guardrail gate the agent on it instead.
-  const creditCond = agentCreditCondition(agent.ctx);
-  if (creditCond) job.if = plain(creditCond);
+  // Releases with the daily AI-credits guardrail gate the agent on it instead (and, with the docker-sbx
+  // runtime, on its Docker Hub secrets), each part parenthesised as gh-aw joins conditions.
+  const gates = [agentCreditCondition(agent.ctx), dockerSbxAgentCondition(agent.ctx)].filter((
+    c,
+  ): c is string => c !== undefined);
+  if (gates.length > 0) {
+    job.if = jobIf(gates.length === 1 ? gates[0] : gates.map((c) => `(${c})`).join(" && "));
+  }
   if (agent.environment !== undefined) job.environment = agent.environment;
   if (agent.services !== undefined) job.services = agent.services;
   job.permissions = jobPermissions(agent);
@@ -188,7 +195,7 @@ export function preAgentJobs(raw: unknown, every = false): string[] {
 /** Names of the secrets (`secrets.NAME`) referenced anywhere in a plan value. */
 function secretsReferenced(value: unknown, found = new Set<string>()): Set<string> {
   if (typeof value === "string") {
-    for (const m of value.matchAll(/secrets\.([A-Za-z0-9_]+)/g)) found.add(m[1]);
+    for (const m of value.matchAll(/(?<![\w.-])secrets\.([A-Za-z0-9_]+)/g)) found.add(m[1]);
   } else if (value instanceof Styled) {
     secretsReferenced(value.value, found);
   } else if (Array.isArray(value)) {

@@ -5,6 +5,7 @@
  * the safe-outputs, MCP and engine steps themselves come from ../safe_outputs/agent_steps.ts,
  * ../mcp/steps.ts and ../agent/engine.ts.
  */
+import { memoryBranch } from "./memory.ts";
 import { customGithubServer } from "../mcp/github.ts";
 import { codePushTypes } from "./code_push.ts";
 import { parseSkill, skillInstallSteps, type SkillRef } from "../agent/skills.ts";
@@ -108,7 +109,8 @@ export function agentMemory(agent: AgentInput): AgentMemory {
       upload: ctx.refs.upload,
       githubScript: ctx.refs.githubScript,
     },
-    repos: repoMemoryEntries(agent.merged.tools["repo-memory"], ctx.id),
+    // The branch the activation prompt and the push job name, as the target release names it.
+    repos: repoMemoryEntries(agent.merged.tools["repo-memory"], ctx.id, (m) => memoryBranch(m, ctx)),
     // A custom `github` server that replaces the tool leaves no guard policy (releases that merge it so).
     policy: guardPolicyOf(customGithubServer(agent) ? {} : agent.merged.tools.github),
   };

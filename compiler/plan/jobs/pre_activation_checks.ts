@@ -7,6 +7,7 @@ import type { StepPlan } from "../types.ts";
 import { type JobCtx, scriptStep } from "../steps.ts";
 import { dq, type YValue } from "../../yaml/writer.ts";
 import { isObject, objectOf } from "../../source/values.ts";
+import type { Frontmatter } from "../../source/schema.ts";
 
 /** `user-rate-limit:` resolved: runs per window and minutes, the events counted, the roles exempted. */
 export interface RateLimit {
@@ -49,14 +50,13 @@ const positive = (v: unknown, fallback: number): number => typeof v === "number"
 
 /** The rate limit of `user-rate-limit:` (or the legacy `rate-limit:`), given the workflow's GitHub events. */
 export function rateLimitConfig(
-  data: Record<string, unknown>,
+  data: Pick<Frontmatter, "user-rate-limit" | "rate-limit">,
   triggerEvents: string[],
 ): RateLimit | undefined {
-  const raw = data["user-rate-limit"] ?? data["rate-limit"];
-  if (!isObject(raw)) return undefined;
-  const o = raw;
+  const o = data["user-rate-limit"] ?? data["rate-limit"];
+  if (o === undefined) return undefined;
   return {
-    max: positive(o["max-runs-per-window"] ?? o.max, 5),
+    max: positive("max-runs-per-window" in o ? o["max-runs-per-window"] : o.max, 5),
     window: positive(o.window, 60),
     events: list(o.events) ??
       triggerEvents.filter((e) => RATE_LIMITED_EVENTS.includes(e)).sort(),
