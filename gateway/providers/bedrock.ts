@@ -17,7 +17,13 @@ import { ConverseStreamTranslator } from "./bedrock_converse_response.ts";
 import { toConverseRequest } from "./bedrock_converse_request.ts";
 import { InvokeStreamTranslator } from "./bedrock_invoke_stream.ts";
 import { signBedrockRequest } from "./bedrock_signing.ts";
-import { type Provider, type ProviderCall, type ProviderDeps, type ProviderSettings } from "./contract.ts";
+import {
+  type Provider,
+  type ProviderCall,
+  type ProviderDeps,
+  type ProviderSettings,
+  upstreamCount,
+} from "./contract.ts";
 import { bodyReaderOf, type UpstreamResponse } from "../upstream/response.ts";
 import { parseUpstreamJson, pipeOptions, postUpstream, readUpstreamJson, readUpstreamText } from "./http.ts";
 
@@ -108,7 +114,7 @@ export function createBedrockProvider(settings: ProviderSettings, deps: Provider
         }
         : { converse: pickConverseCount(toConverseRequest({ ...call.request, max_tokens: 1 })) };
       const json = await readUpstreamJson(settings.name, await post(call, model, "count-tokens", { input }));
-      return typeof json.inputTokens === "number" ? json.inputTokens : call.inputTokensEstimate;
+      return upstreamCount(json.inputTokens, call);
     },
   };
 }

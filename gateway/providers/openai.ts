@@ -108,7 +108,10 @@ export function createOpenAiProvider(settings: ProviderSettings, deps: ProviderD
     },
     async countTokens(call) {
       // OpenAI's own tokenizer for OpenAI models; the local estimate for others (an OpenAI-compatible host's).
-      return (await countOpenAiTokens(call.upstreamModel, call.request)) ?? call.inputTokensEstimate;
+      const tokens = await countOpenAiTokens(call.upstreamModel, call.request);
+      return tokens === undefined
+        ? { input_tokens: call.inputTokensEstimate, source: "estimate" }
+        : { input_tokens: tokens, source: "tokenizer" };
     },
   };
 }
