@@ -14,7 +14,7 @@ import { bedrockRefusal } from "./bedrock_errors.ts";
 import { type BedrockModel, bedrockModelFor } from "./bedrock_model.ts";
 import { messageFromConverse } from "./bedrock_converse_response.ts";
 import { ConverseStreamTranslator } from "./bedrock_converse_response.ts";
-import { toConverseRequest } from "./bedrock_converse_request.ts";
+import { cachePointsOf, toConverseRequest } from "./bedrock_converse_request.ts";
 import { InvokeStreamTranslator } from "./bedrock_invoke_stream.ts";
 import { signBedrockRequest } from "./bedrock_signing.ts";
 import {
@@ -75,7 +75,12 @@ export function createBedrockProvider(settings: ProviderSettings, deps: Provider
     async createMessage(call) {
       const model = modelOf(call);
       if (model.api === "converse") {
-        const response = await post(call, model, "converse", toConverseRequest(call.request));
+        const response = await post(
+          call,
+          model,
+          "converse",
+          toConverseRequest(call.request, cachePointsOf(call.upstreamModel)),
+        );
         return messageFromConverse(await readUpstreamJson(settings.name, response), call.requestedModel);
       }
       const response = await post(call, model, "invoke", cloudAnthropicBody(call, BEDROCK_ANTHROPIC_VERSION));
@@ -90,7 +95,7 @@ export function createBedrockProvider(settings: ProviderSettings, deps: Provider
           call,
           model,
           "converse-stream",
-          toConverseRequest(call.request),
+          toConverseRequest(call.request, cachePointsOf(call.upstreamModel)),
           EVENT_STREAM,
         );
         return stream(call, response, new ConverseStreamTranslator(settings.name), true);
