@@ -12,7 +12,7 @@ import { type Harness, rawPost, startHarness } from "./harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 
-// A native answer that read 1,000 cached tokens and wrote 200 more to the cache.
+// A native answer that read 1,000 cached tokens and wrote 200 more to the cache (50 of them for an hour).
 ANTHROPIC_FIXTURES["claude-fx-cached"] = {
   events: [
     ["message_start", {
@@ -30,6 +30,7 @@ ANTHROPIC_FIXTURES["claude-fx-cached"] = {
           output_tokens: 1,
           cache_creation_input_tokens: 200,
           cache_read_input_tokens: 1000,
+          cache_creation: { ephemeral_5m_input_tokens: 150, ephemeral_1h_input_tokens: 50 },
         },
       },
     }],
@@ -56,7 +57,7 @@ ANTHROPIC_FIXTURES["claude-fx-cached"] = {
 const PRICES = `pricing:
   openai/fx-text: { input: 10, output: 20, cache_read: 1 }
   gemini/gx-text: { input: 10, output: 20, cache_read: 2.5 }
-  anthropic/claude-fx-cached: { input: 10, output: 20, cache_read: 1, cache_write: 12.5 }
+  anthropic/claude-fx-cached: { input: 10, output: 20, cache_read: 1, cache_write: 12.5, cache_write_1h: 20 }
 `;
 
 const SYSTEM = [{ type: "text", text: "You are Claude Code.", cache_control: { type: "ephemeral" } }];
@@ -154,7 +155,8 @@ Deno.test(
               row.cache_write_tokens,
               row.output_tokens,
             ], [50, 1000, 200, 7]);
-            assert.equal(micro(row.cost_usd), 50 * 10 + 1000 * 1 + 200 * 12.5 + 7 * 20);
+            // 150 written for 5 minutes, 50 for an hour, each at its own rate.
+            assert.equal(micro(row.cost_usd), 50 * 10 + 1000 * 1 + 150 * 12.5 + 50 * 20 + 7 * 20);
           }
           assert.equal(rows.length, 6, "one row per request");
           for (const model of ["openai/fx-text", "gemini/gx-text", "anthropic/claude-fx-cached"]) {
