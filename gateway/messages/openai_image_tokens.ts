@@ -3,8 +3,10 @@
  * "Calculating costs"). Tile models: `detail: low` costs the base; otherwise the image is scaled to fit
  * 2048×2048, then its shortest side down to 768, and each 512-px tile costs the tile price on top of the
  * base. Patch models: 32-px patches capped at 1,536 (the image scaled down to fit, whole patches across),
- * times the model's multiplier. The gateway sends no `detail`, so OpenAI's `auto` applies; it is counted as
- * `high`, the larger of the two.
+ * times the model's multiplier, rounded up, plus one — the one is not in the guide but in what the API
+ * bills: prompt_tokens measured for a 128×64 image plus five words (community.openai.com/t/1262691:
+ * gpt-4.1-mini 26, gpt-4.1-nano 33, o4-mini 26) are one more than the guide's rule gives, on all three.
+ * The gateway sends no `detail`, so OpenAI's `auto` applies; it is counted as `high`, the larger of the two.
  */
 import type { ImageSize } from "./image_size.ts";
 
@@ -59,6 +61,6 @@ export function openAiImageTokens(
   const name = model.toLowerCase();
   const rule = RULES.find(([pattern]) => pattern.test(name))?.[1] ?? DEFAULT_RULE;
   const image = size ?? ASSUMED;
-  if (rule.kind === "patch") return Math.ceil(patches(image) * rule.multiplier);
+  if (rule.kind === "patch") return Math.ceil(patches(image) * rule.multiplier) + 1;
   return detail === "low" ? rule.base : rule.base + rule.tile * tiles(image);
 }

@@ -3,7 +3,8 @@
  * GPT-4.1, GPT-5 and o-series families, `cl100k_base` for GPT-4 and GPT-3.5), counting the Chat Completions
  * body the gateway would send (the same translation, so joined system blocks and tool messages count as
  * sent) by the rules of OpenAI's cookbook ("How to count tokens with tiktoken", §6 and §7):
- * - each message costs 3 tokens plus its role and content; the reply is primed with 3 more;
+ * - each message costs 3 tokens plus its role and content; the reply is primed with 3 more (2 on the o-series:
+ *   prompt_tokens measured on o3 and o4-mini are one below the rule, community.openai.com/t/1262691);
  * - tools: per function 7 (`cl100k`: 10) plus `name:description`, 3 for its properties, per property 3 plus
  *   `key:type:description` (a trailing period dropped), an enum −3 plus 3 and its text per value; 12 once;
  * - an assistant's tool call counts its name and JSON arguments plus 3; a tool message counts as a message;
@@ -22,9 +23,10 @@ import { imageSizeOf } from "./image_size.ts";
 import { openAiImageTokens } from "./openai_image_tokens.ts";
 import type { MessagesRequest, ToolParam } from "./types.ts";
 
-/** Tokens a message costs beyond its content, and that prime the reply. */
+/** Tokens a message costs beyond its content, and that prime the reply (o-series reasoning models: 2). */
 const PER_MESSAGE = 3;
 const REPLY_PRIMING = 3;
+const REASONING_REPLY_PRIMING = 2;
 /** The cookbook's tool constants (§7). */
 const PROP_INIT = 3;
 const PROP_KEY = 3;
@@ -195,7 +197,7 @@ export async function countOpenAiTokens(
   const encoding = encodingOf(model);
   if (!encoding) return undefined;
   const { count } = await load(encoding);
-  let tokens = REPLY_PRIMING;
+  let tokens = /^o\d/.test(model.toLowerCase()) ? REASONING_REPLY_PRIMING : REPLY_PRIMING;
   for (const message of toChatMessages(request as MessagesRequest, (id) => id)) {
     tokens += messageTokens(model, message, count);
   }

@@ -6,16 +6,18 @@
  * rules OpenAI published: the cookbook "How to count tokens with tiktoken" (§6 messages: 3 per message plus
  * role and content, 3 to prime the reply; §7 tools: 7 per function for o200k models, 10 for cl100k,
  * `name:description`, 3 per property list, 3 plus `key:type:description` per property, enum −3 plus 3 and
- * the value per item, 12 once) and the images guide's tile and patch rules. Entries whose source is `api`
- * (counts OpenAI's API returned, as published) or `docs` keep their recorded value; only `reference`
- * entries are recomputed.
+ * the value per item, 12 once) and the images guide's tile and patch rules, with two corrections measured
+ * on the API (community.openai.com/t/1262691, prompt_tokens for a 128×64 image plus five words): patch
+ * models bill one token more per image than the guide's rule, and o-series models prime the reply with 2
+ * tokens, not 3. Entries whose source is `api` (counts OpenAI's API returned, as published) keep their
+ * recorded value (a disagreement with these rules is printed); only `reference` entries are recomputed.
  */
 import { get_encoding, type Tiktoken } from "tiktoken";
 
 interface Entry {
   name: string;
   model: string;
-  source: "api" | "docs" | "reference";
+  source: "api" | "reference";
   cite: string;
   request: Record<string, unknown>;
   images?: Array<{ width: number; height: number }>;
@@ -40,7 +42,7 @@ function imageCost(model: string, width: number, height: number): number {
       const across = Math.floor(width * shrink / 32);
       patches = across * Math.ceil(height * across / width - 1e-9);
     }
-    return Math.ceil(patches * multiplier);
+    return Math.ceil(patches * multiplier) + 1;
   };
   if (/^(gpt-4\.1-mini|gpt-5-mini)/.test(model)) return patch(1.62);
   if (/^(gpt-4\.1-nano|gpt-5-nano)/.test(model)) return patch(2.46);
@@ -74,7 +76,7 @@ function count(entry: Entry): number {
   const n = (text: string) => enc.encode_ordinary(text).length;
   const request = entry.request;
   const images = [...(entry.images ?? [])];
-  let total = 3;
+  let total = /^o\d/.test(entry.model) ? 2 : 3;
   const message = (role: string, tokens: number) => (total += 3 + n(role) + tokens);
   if (request.system !== undefined && textOf(request.system)) message("system", n(textOf(request.system)));
   for (const m of request.messages as Array<{ role: string; content: unknown }>) {
