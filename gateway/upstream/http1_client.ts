@@ -59,12 +59,38 @@ export class ConnectTimeoutError extends Error {
  */
 const PRE_READ_LIMIT = 256 * 1024;
 
+/** Most parsed request URLs a client keeps (the providers' endpoints; Gemini's include the model name). */
+const MAX_PARSED_URLS = 256;
+
 /** A client: a fetch-shaped function and a way to close pooled connections. */
 export interface Http1Client {
   /** Performs a request (the subset of `fetch` described in the module comment). */
   fetch: (input: string | URL, init?: RequestInit) => Promise<Http1Response>;
   /** Closes every idle connection. */
   close(): void;
+}
+
+/** The parts of a request URL the client uses. */
+interface Target {
+  protocol: string;
+  /** Host and port, as the `host` header. */
+  host: string;
+  hostname: string;
+  port: string;
+  origin: string;
+  /** Path and query. */
+  path: string;
+}
+
+function targetOfUrl(url: URL): Target {
+  return {
+    protocol: url.protocol,
+    host: url.host,
+    hostname: url.hostname,
+    port: url.port,
+    origin: url.origin,
+    path: `${url.pathname}${url.search}`,
+  };
 }
 
 interface Connection {
@@ -101,19 +127,25 @@ function headerLines(
 }
 
 /** The request as bytes: the head and the body in one buffer, so they leave in one write. */
-function requestBytes(method: string, url: URL, init: RequestInit | undefined): Uint8Array {
+function requestBytes(method: string, url: Target, init: RequestInit | undefined): Uint8Array {
   const body = init?.body;
   if (body !== undefined && body !== null && typeof body !== "string" && !(body instanceof Uint8Array)) {
     throw new TypeError("the upstream client sends only string or byte bodies");
   }
   const { lines, userAgent, accept } = headerLines(init?.headers);
-  let head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n${lines}`;
+  let head = `${method} ${url.path} HTTP/1.1\r\nhost: ${url.host}\r\n${lines}`;
   if (!userAgent) head += "user-agent: switchyard-gateway\r\n";
   if (!accept) head += "accept: */*\r\n";
   head += "accept-encoding: identity\r\n";
   if (typeof body === "string") {
-    // One encode of head + body; the length is the body's UTF-8 size, counted without a second encode.
-    const all = encoder.encode(`${head}content-length: ${utf8Length(body)}\r\n\r\n${body}`);
+    // Head and body encoded into one buffer sized by counting their UTF-8 bytes: no concatenation of the
+    // body into a new string (flattening it copied the whole body on every request).
+    const bodyLength = utf8Length(body);
+    head += `content-length: ${bodyLength}\r\n\r\n`;
+    const headLength = utf8Length(head);
+    const all = new Uint8Array(headLength + bodyLength);
+    encoder.encodeInto(head, all);
+    if (bodyLength > 0) encoder.encodeInto(body, all.subarray(headLength));
     return all;
   }
   if (body || method === "POST" || method === "PUT") head += `content-length: ${body?.length ?? 0}\r\n`;
@@ -187,7 +219,7 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
     c.expires = performance.now() + Math.min(idleTimeoutMs, timeoutMs ?? idleTimeoutMs);
     list.push(c);
   };
-  const open = async (url: URL, signal?: AbortSignal): Promise<Connection> => {
+  const open = async (url: Target, signal?: AbortSignal): Promise<Connection> => {
     const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
     // A timer per new connection only (pooled requests pay nothing); a host that drops SYNs would
     // otherwise hold the request for the OS's connect timeout (minutes).
@@ -275,8 +307,21 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
     return new Http1Response(head, null, decoded(streamOf(source), head));
   };
 
+  // The providers call a few fixed URLs: each is parsed once into the parts a request needs (a URL parse and
+  // its getters per request were op calls and garbage), bounded so arbitrary URLs cannot grow the map.
+  const parsed = new Map<string, Target>();
+  const targetOf = (input: string | URL): Target => {
+    const key = typeof input === "string" ? input : input.href;
+    let target = parsed.get(key);
+    if (!target) {
+      target = targetOfUrl(typeof input === "string" ? new URL(input) : input);
+      if (parsed.size < MAX_PARSED_URLS) parsed.set(key, target);
+    }
+    return target;
+  };
+
   const request = async (input: string | URL, init?: RequestInit): Promise<Http1Response> => {
-    const url = typeof input === "string" ? new URL(input) : input;
+    const url = targetOf(input);
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new TypeError(`unsupported URL ${url.protocol}`);
     }
