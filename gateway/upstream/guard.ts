@@ -231,6 +231,18 @@ class GuardedResponse implements UpstreamResponse {
     return this.#whole(ok ? this.#limits.maxBodyBytes : MAX_ERROR_BODY_BYTES, !ok);
   }
 
+  /** A successful answer's body when the client already holds all of it (no promise), with `text()`'s cap. */
+  textNow(): string | undefined {
+    const response = this.#response;
+    if (!response.ok || !response.wholeBytes) return undefined;
+    const bytes = response.wholeBytes();
+    if (!bytes) return undefined;
+    this.#watch.stop();
+    const max = this.#limits.maxBodyBytes;
+    if (bytes.length > max) throw tooLarge(this.#provider, "a response", max);
+    return decoder.decode(bytes);
+  }
+
   reader(): BodyReader {
     return new LineBoundedReader(
       bodyReaderOf(this.#response),

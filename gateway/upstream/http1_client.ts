@@ -175,11 +175,6 @@ function utf8Length(text: string): number {
   return n;
 }
 
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  let offset = 0;
-  while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
-}
-
 function keepAliveOf(head: ResponseHead): { reuse: boolean; timeoutMs?: number } {
   const connection = headerValue(head, "connection")?.toLowerCase() ?? "";
   const reuse = head.minor === 1 ? !connection.includes("close") : connection.includes("keep-alive");
@@ -259,12 +254,16 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
     const length = headerValue(head, "content-length");
     const fixed = !chunked && length !== null && /^\d+$/.test(length);
     if (fixed && Number(length) <= PRE_READ_LIMIT) {
-      return readFixedBody(c.reader, Number(length)).then((bytes) => {
+      const whole = (bytes: Uint8Array<ArrayBuffer>) => {
         finish(true);
         const coding = headerValue(head, "content-encoding");
         if (!coding || coding.toLowerCase() === "identity") return new Http1Response(head, bytes, null);
         return new Http1Response(head, null, decoded(new Blob([bytes]).stream(), head));
-      });
+      };
+      // Usually the body came in the head's read: taken at once, without a promise.
+      const size = Number(length);
+      if (c.reader.buffered >= size) return whole(c.reader.take(size));
+      return readFixedBody(c.reader, size).then(whole);
     }
     const decoder = chunked ? new ChunkedDecoder(c.reader) : undefined;
     let remaining = fixed ? Number(length) : Infinity;
@@ -338,7 +337,8 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
       signal?.addEventListener("abort", onAbort, { once: true });
       const done = () => signal?.removeEventListener("abort", onAbort);
       try {
-        await writeAll(c.conn, bytes);
+        // The request in one write (a loop only if the kernel takes part of it), inline: no async layer.
+        for (let offset = 0; offset < bytes.length;) offset += await c.conn.write(bytes.subarray(offset));
         const head = await readResponseHead(c.reader);
         return await respond(origin, c, head, method, done);
       } catch (error) {

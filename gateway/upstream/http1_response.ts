@@ -97,6 +97,15 @@ export class Http1Response implements UpstreamResponse {
     return this.body!.getReader();
   }
 
+  /** The whole body when it was read before the response resolved (once, without a promise). */
+  wholeBytes(): Bytes | undefined {
+    const bytes = this.#bytes;
+    if (!bytes || this.#used) return undefined;
+    this.#used = true;
+    this.#bytes = null;
+    return bytes;
+  }
+
   /** The first value of header `name` (lowercase), without building a `Headers` object. */
   header(name: string): string | null {
     return headerValue(this.#head, name);

@@ -111,8 +111,21 @@ export class HeadTooLargeError extends Http1ProtocolError {
 }
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/;
 
-/** Bytes as a string of the same code units (ISO-8859-1), without an op call for short heads. */
+const ascii = new TextDecoder();
+
+/**
+ * Bytes as a string of the same code units (ISO-8859-1). An all-ASCII head (every real one) is decoded by
+ * the TextDecoder: `String.fromCharCode.apply` copied each byte into an arguments array first.
+ */
 function latin1(bytes: Uint8Array): string {
+  let plain = true;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] >= 0x80) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return ascii.decode(bytes);
   let out = "";
   for (let i = 0; i < bytes.length; i += 4096) {
     out += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as unknown as number[]);
