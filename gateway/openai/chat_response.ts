@@ -73,6 +73,7 @@ const ANSWER_FIELDS = ["content", "stop_reason", "usage"] as const;
 const ONE_TEXT_BLOCK = '[{"type":"text","text":"';
 
 /** A character JSON refuses unescaped in a string. */
+// deno-lint-ignore no-control-regex -- the control characters are what it looks for
 const CONTROL = /[\u0000-\u001f]/;
 /** One escape's characters after its backslash. */
 const ESCAPE = /^(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/;
