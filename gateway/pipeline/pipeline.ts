@@ -39,7 +39,7 @@ import type { GatewayTracer } from "../tracing.ts";
 import type { AttemptsResult, UpstreamAttempts } from "../upstream/attempts.ts";
 import type { UsageLedger } from "../usage/ledger.ts";
 import { RequestRecord, usageOfAnswer } from "./record.ts";
-import { checkMaxTokens, providerCall, watchHangUp } from "./steps.ts";
+import { checkMaxTokens, type HangUpWatch, providerCall, watchHangUp } from "./steps.ts";
 
 /** What the pipeline needs. */
 export interface PipelineDeps {
@@ -240,7 +240,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     const record = new RequestRecord(requestIdOf(headers), path, ingress?.format);
     const trace = traceIdsOf(headers);
     let response: Response;
-    let stopWatching: (() => void) | undefined;
+    let watch: HangUpWatch | undefined;
     try {
       // The body read (an async op) starts first and runs while the key is checked.
       const reading = readBodyText(request, deps.bodyTimeoutMs);
@@ -283,7 +283,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
       }
       // The answering upstream's limits reach the client as anthropic-ratelimit-* (a limited key's own win).
       call.onUpstreamResponse = (response) => record.rateLimits = answerRateLimits(response);
-      stopWatching = watchHangUp(request, call.abort);
+      watch = watchHangUp(request, call.abort);
       if (stream) response = await streamed(admitted, record, trace);
       else {
         const via = record.answer;
@@ -306,7 +306,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
       const headers = traceResponseHeaders(trace, { ...record.admission?.headers });
       response = (ingress?.renderError ?? renderError)(error, record.requestId, logger, headers);
     } finally {
-      stopWatching?.();
+      watch?.stop();
     }
     // A stream's line waits for the stream's end (see `onStreamEnd`), so it can say how the stream ended.
     if (!record.streaming) finish(record, response.status);

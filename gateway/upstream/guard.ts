@@ -8,7 +8,7 @@
  */
 import { concatBytes } from "@switchyard/lib/bytes.ts";
 import { GatewayError } from "../errors.ts";
-import { deadlineTickerFor } from "./ticker.ts";
+import { deadlineTickerFor, type Ticker } from "./ticker.ts";
 import { type BodyReader, bodyReaderOf, type UpstreamResponse } from "./response.ts";
 
 /** Configured bounds of every upstream call. */
@@ -45,7 +45,8 @@ export class UpstreamWatch {
   #provider: string;
   #phase: "headers" | "body" = "headers";
   #since = Date.now();
-  #untick: (() => void) | undefined;
+  #ticker: Ticker | undefined;
+  #tick = () => this.#check();
   #expired: GatewayError | undefined;
 
   /** Starts watching the headers deadline of a call aborted through `abort`. */
@@ -53,7 +54,8 @@ export class UpstreamWatch {
     this.#provider = provider;
     this.#limits = limits;
     this.#abort = abort;
-    this.#untick = deadlineTickerFor(periodOf(limits)).add(() => this.#check());
+    this.#ticker = deadlineTickerFor(periodOf(limits));
+    this.#ticker.insert(this.#tick);
   }
 
   /** The timeout error, once a deadline has passed. */
@@ -89,8 +91,8 @@ export class UpstreamWatch {
 
   /** Stops watching (the call ended). */
   stop(): void {
-    this.#untick?.();
-    this.#untick = undefined;
+    this.#ticker?.remove(this.#tick);
+    this.#ticker = undefined;
   }
 }
 
