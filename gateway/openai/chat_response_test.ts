@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 
 const assertEquals = (actual: unknown, expected: unknown, message?: string) =>
-  assert.deepStrictEqual(actual, expected, message);
-import { chatCompletionOf, chatCompletionTextOf } from "./chat_response.ts";
+  message === undefined
+    ? assert.deepStrictEqual(actual, expected)
+    : assert.deepStrictEqual(actual, expected, message);
 
 const answer = (content: string, extra = "") =>
   `{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":${content},` +
