@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { chatCompletionOf, chatCompletionTextOf } from "./chat_response.ts";
 
 const assertEquals = (actual: unknown, expected: unknown, message?: string) =>
   message === undefined
