@@ -236,11 +236,19 @@ class GuardedResponse implements UpstreamResponse {
   /** A successful answer's body when the client already holds all of it (no promise), with `text()`'s cap. */
   textNow(): string | undefined {
     const response = this.#response;
-    if (!response.ok || !response.wholeBytes) return undefined;
-    const bytes = response.wholeBytes();
+    if (!response.ok) return undefined;
+    const max = this.#limits.maxBodyBytes;
+    // A body the client decoded as it took it: its content-length is its size.
+    if (response.wholeText && !(Number(this.header("content-length") ?? NaN) > max)) {
+      const text = response.wholeText();
+      if (text !== undefined) {
+        this.#watch.stop();
+        return text;
+      }
+    }
+    const bytes = response.wholeBytes?.();
     if (!bytes) return undefined;
     this.#watch.stop();
-    const max = this.#limits.maxBodyBytes;
     if (bytes.length > max) throw tooLarge(this.#provider, "a response", max);
     return decoder.decode(bytes);
   }

@@ -257,9 +257,16 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
         if (!coding || coding.toLowerCase() === "identity") return new Http1Response(head, bytes, null);
         return new Http1Response(head, null, decoded(new Blob([bytes]).stream(), head));
       };
-      // Usually the body came in the head's read: taken at once, without a promise.
+      // Usually the body came in the head's read: taken at once, without a promise, and an uncoded one as
+      // its text, decoded from the read buffer (copying it into an ArrayBuffer of its own cost more).
       const size = Number(length);
-      if (c.reader.buffered >= size) return whole(c.reader.take(size));
+      if (c.reader.buffered >= size) {
+        const coding = headerValue(head, "content-encoding");
+        if (coding && coding.toLowerCase() !== "identity") return whole(c.reader.take(size));
+        const text = c.reader.takeText(size);
+        finish(true);
+        return new Http1Response(head, null, null, text);
+      }
       return readFixedBody(c.reader, size).then(whole);
     }
     const decoder = chunked ? new ChunkedDecoder(c.reader) : undefined;

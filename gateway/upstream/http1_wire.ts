@@ -5,6 +5,8 @@
  */
 import { concatBytes } from "@switchyard/lib/bytes.ts";
 
+const utf8 = new TextDecoder();
+
 /** Where bytes come from (a `Deno.Conn`). */
 export interface ByteSource {
   /** Reads into `buffer`; the count, or null at the end of the stream. */
@@ -47,6 +49,13 @@ export class BufferedReader {
     const out = this.#buffer.slice(this.#start, this.#start + n);
     this.consume(n);
     return out;
+  }
+
+  /** Takes `n` buffered bytes decoded as UTF-8 (no copy of them into a buffer of their own). */
+  takeText(n: number): string {
+    const text = utf8.decode(this.#buffer.subarray(this.#start, this.#start + n));
+    this.consume(n);
+    return text;
   }
 
   /** Reads more bytes from the source; false at its end. */

@@ -32,6 +32,8 @@ export interface UpstreamResponse {
    * answers), taken once without a promise; undefined otherwise (then read it through `text()`).
    */
   wholeBytes?(): Uint8Array | undefined;
+  /** Like `wholeBytes`, the whole body already decoded as UTF-8 (the built-in client's uncoded answers). */
+  wholeText?(): string | undefined;
   /**
    * `text()` without a promise when the whole body is already here (same checks and errors, thrown);
    * undefined otherwise.
