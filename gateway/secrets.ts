@@ -86,5 +86,6 @@ export function redactingLogger(logger: Logger, redact: Redactor): Logger {
     warn: (m, f) => logger.warn(m, fields(f)),
     error: (m, f) => logger.error(m, fields(f)),
     child: (f) => redactingLogger(logger.child(fields(f) ?? {}), redact),
+    enabled: (level) => logger.enabled?.(level) ?? true,
   };
 }

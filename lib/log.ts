@@ -23,6 +23,11 @@ export interface Logger {
   error(message: string, fields?: LogFields): void;
   /** Returns a logger that adds `fields` to every line. */
   child(fields: LogFields): Logger;
+  /**
+   * True when lines of `level` are written (optional: absent means they may be), so a hot path can skip
+   * building fields nobody reads.
+   */
+  enabled?(level: LogLevel): boolean;
 }
 
 /** Options for {@link createLogger}. */
@@ -89,6 +94,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     warn: (m, f) => write("warn", m, f),
     error: (m, f) => write("error", m, f),
     child: (fields) => createLogger({ ...options, base: { ...base, ...fields } }),
+    enabled: (level) => SEVERITY[level] >= threshold,
   };
 }
 

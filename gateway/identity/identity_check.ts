@@ -78,6 +78,9 @@ export function identityCheck(deps: IdentityCheckDeps): KeyCheck {
       if (presented.startsWith(CREDENTIAL_PREFIX)) return Promise.resolve(verifyRepo(presented));
       return deps.users ? verifyUser(presented) : Promise.resolve(null);
     },
+    verifyNow(presented) {
+      return presented.startsWith("sy_") ? deps.keys.verifyNow?.(presented) : undefined;
+    },
     async refresh() {
       await Promise.all([deps.keys.refresh?.(), deps.users?.policies.refresh()]);
     },

@@ -56,6 +56,16 @@ export class KeyVerifier {
     return this.#inflight;
   }
 
+  /**
+   * The key's policy when the snapshot is fresh (younger than the TTL) and knows the key, else undefined
+   * (`verify` then refreshes or refuses as it does). No promise: the hot path's common case.
+   */
+  verifyNow(key: string): KeyPolicy | undefined {
+    const age = this.#now() - this.#loadedAt;
+    if (age >= this.#ttl || age < 0 || !KEY_SHAPE.test(key)) return undefined;
+    return this.#snapshot.get(hashKey(key));
+  }
+
   /** The key's policy when it is an active key, else null. */
   async verify(key: string): Promise<KeyPolicy | null> {
     if (!KEY_SHAPE.test(key)) return null;

@@ -37,12 +37,37 @@ export const TICKET_LEASE_MS = 15 * 60_000;
 
 /** The budget period's counter name and how long it must be kept. */
 export function periodOf(period: BudgetPeriod, now: number): { name: string; ttlMs: number } {
-  const { start, end } = periodBounds(period, now);
-  const iso = new Date(start).toISOString();
-  return {
-    name: `${period}:${period === "day" ? iso.slice(0, 10) : iso.slice(0, 7)}`,
-    ttlMs: end - now + 86_400_000,
-  };
+  // The current period's bounds and name, kept until it ends (a date's formatting per request was the hot
+  // path's largest cost for a key with a budget).
+  let known = currentPeriods.get(period);
+  if (!known || now < known.start || now >= known.end) {
+    const { start, end } = periodBounds(period, now);
+    const iso = new Date(start).toISOString();
+    known = { start, end, name: `${period}:${period === "day" ? iso.slice(0, 10) : iso.slice(0, 7)}` };
+    currentPeriods.set(period, known);
+  }
+  return { name: known.name, ttlMs: known.end - now + 86_400_000 };
+}
+
+const currentPeriods = new Map<BudgetPeriod, { start: number; end: number; name: string }>();
+
+/** The last two instants formatted by {@link resetInstant}, by whole second. */
+const resetCache: Array<{ second: number; text: string }> = [{ second: NaN, text: "" }, {
+  second: NaN,
+  text: "",
+}];
+
+/**
+ * `at` (epoch ms) as an RFC 3339 instant to the second (`2026-11-28T02:03:04Z`), as Anthropic writes its
+ * resets. Requests and tokens reset at two instants that change once a second: the last two are kept.
+ */
+export function resetInstant(at: number): string {
+  const second = Math.floor(at / 1000);
+  for (const entry of resetCache) if (entry.second === second) return entry.text;
+  const text = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  resetCache.unshift({ second, text });
+  resetCache.pop();
+  return text;
 }
 
 /** The total tokens of a usage, as rate limits count them. */
@@ -63,14 +88,12 @@ function rateLimitHeaders(
   if (limits.rpm !== undefined) {
     headers["anthropic-ratelimit-requests-limit"] = String(limits.rpm);
     headers["anthropic-ratelimit-requests-remaining"] = String(Math.max(0, limits.rpm - seen.requests.used));
-    headers["anthropic-ratelimit-requests-reset"] = new Date(now + seen.requests.resetMs).toISOString()
-      .replace(/\.\d{3}Z$/, "Z");
+    headers["anthropic-ratelimit-requests-reset"] = resetInstant(now + seen.requests.resetMs);
   }
   if (limits.tpm !== undefined) {
     headers["anthropic-ratelimit-tokens-limit"] = String(limits.tpm);
     headers["anthropic-ratelimit-tokens-remaining"] = String(Math.max(0, limits.tpm - seen.tokens.used));
-    headers["anthropic-ratelimit-tokens-reset"] = new Date(now + seen.tokens.resetMs).toISOString()
-      .replace(/\.\d{3}Z$/, "Z");
+    headers["anthropic-ratelimit-tokens-reset"] = resetInstant(now + seen.tokens.resetMs);
   }
   return headers;
 }

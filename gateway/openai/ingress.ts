@@ -5,7 +5,7 @@
  * goes back through chat_response/chat_stream or responses_response/responses_stream).
  */
 import type { Ingress, IngressAnswer, IngressRequest } from "../ingress.ts";
-import type { Message, MessagesRequest } from "../messages/types.ts";
+import type { Message, MessagesRequest, Usage } from "../messages/types.ts";
 import { parseJsonBody } from "../messages/validate.ts";
 import {
   type Provider,
@@ -15,7 +15,7 @@ import {
   RawJson,
 } from "../providers/contract.ts";
 import { parseChatRequest } from "./chat_request.ts";
-import { chatCompletionOf } from "./chat_response.ts";
+import { chatCompletionOf, chatCompletionTextOf } from "./chat_response.ts";
 import { ChatStreamFormat } from "./chat_stream.ts";
 import { clientStream, type ClientStreamFormat } from "./client_stream.ts";
 import { renderOpenAiError } from "./errors.ts";
@@ -64,6 +64,7 @@ function answerFor(
   render: (message: Message) => Record<string, unknown>,
   streamFormat: () => ClientStreamFormat,
   includeUsage: boolean,
+  renderText?: (answer: string) => { text: string; usage: Usage } | undefined,
 ): IngressAnswer {
   const native = (provider: Provider) => {
     const settings = settingsOf.get(provider.name);
@@ -90,6 +91,9 @@ function answerFor(
     },
     json(answer) {
       if (answer instanceof ClientJson) return { text: answer.text, usage: answer.usage };
+      // An Anthropic pass-through's answer of one text block is rendered from its text, unparsed.
+      const rendered = renderText && answer instanceof RawJson ? renderText(answer.text) : undefined;
+      if (rendered) return rendered;
       const message = messageOf(answer);
       return { text: JSON.stringify(render(message)), usage: message.usage };
     },
@@ -119,6 +123,7 @@ export function chatIngress(deps: OpenAiIngressDeps): Ingress {
           (message) => chatCompletionOf(message, model),
           () => new ChatStreamFormat(model, parsed.includeUsage),
           parsed.includeUsage,
+          (answer) => chatCompletionTextOf(answer, model),
         ),
       };
     },

@@ -17,7 +17,8 @@ import {
   RawJson,
 } from "../providers/contract.ts";
 import { bodyReaderOf } from "../upstream/response.ts";
-import { postUpstream, readUpstreamJsonText, traceHeaders } from "../providers/http.ts";
+import { parseUpstreamJson, postUpstream, readUpstreamText, traceHeaders } from "../providers/http.ts";
+import { topLevelSpans } from "../providers/json_peek.ts";
 import { credentialHeader, refuseUnsupported } from "../providers/openai.ts";
 import { usageFromOpenAi } from "../providers/openai_response.ts";
 import { usageFromResponses } from "../providers/openai_responses_response.ts";
@@ -88,6 +89,25 @@ function urlOf(settings: ProviderSettings, format: OpenAiFormat): string {
   return `${settings.baseUrl}/${format === "chat" ? "chat/completions" : "responses"}`;
 }
 
+/**
+ * The `usage` of a pass-through answer, read from its span without parsing the answer (its text goes to the
+ * client as it is); an answer the structural scan is unsure of is parsed, so a malformed one is still the
+ * same `api_error`.
+ */
+export function usageOfAnswer(provider: string, text: string): unknown {
+  const spans = topLevelSpans(text, USAGE);
+  if (!spans) return parseUpstreamJson(provider, text).usage;
+  const span = spans[0];
+  if (!span) return undefined;
+  try {
+    return JSON.parse(text.slice(span[0], span[1]));
+  } catch {
+    return parseUpstreamJson(provider, text).usage; // throws the malformed-answer error
+  }
+}
+
+const USAGE = ["usage"];
+
 /** Calls the upstream without streaming; the answer is its JSON text. */
 export async function passThroughJson(
   deps: ProviderDeps,
@@ -105,9 +125,10 @@ export async function passThroughJson(
     body,
     call,
   );
-  const { value, text } = await readUpstreamJsonText(settings.name, response);
-  const usage = value.usage && typeof value.usage === "object"
-    ? format === "chat" ? usageFromOpenAi(value.usage) : usageFromResponses(value.usage)
+  const text = await readUpstreamText(settings.name, response);
+  const reported = usageOfAnswer(settings.name, text);
+  const usage = reported && typeof reported === "object"
+    ? format === "chat" ? usageFromOpenAi(reported) : usageFromResponses(reported)
     : undefined;
   return new ClientJson(text, usage);
 }

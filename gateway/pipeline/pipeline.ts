@@ -18,11 +18,14 @@ import { tapStreamText } from "../messages/stream_text_tap.ts";
 import { parseJsonBody, validateMessagesRequest } from "../messages/validate.ts";
 import type { Ingress } from "../ingress.ts";
 import type { LimitEnforcer } from "../limits/enforcer.ts";
+import type { KeyPolicy } from "../limits/policy.ts";
+import type { Message, MessagesRequest } from "../messages/types.ts";
 import type { PriceTable } from "../pricing.ts";
 import { type Provider, type ProviderCall, RawJson, type TraceIds } from "../providers/contract.ts";
 import { topLevelValue } from "../providers/json_peek.ts";
 import {
   authenticate,
+  authenticateNow,
   type KeyCheck,
   readBodyText,
   renderError,
@@ -33,10 +36,10 @@ import {
 import type { ModelRouter } from "../routing.ts";
 import { answerRateLimits } from "../upstream/rate_limits.ts";
 import type { GatewayTracer } from "../tracing.ts";
-import type { UpstreamAttempts } from "../upstream/attempts.ts";
+import type { AttemptsResult, UpstreamAttempts } from "../upstream/attempts.ts";
 import type { UsageLedger } from "../usage/ledger.ts";
 import { RequestRecord, usageOfAnswer } from "./record.ts";
-import { checkMaxTokens, providerCall, watchHangUp } from "./steps.ts";
+import { checkMaxTokens, type HangUpWatch, providerCall, watchHangUp } from "./steps.ts";
 
 /** What the pipeline needs. */
 export interface PipelineDeps {
@@ -77,22 +80,35 @@ interface Admitted {
 /** Swallows a rejection that is reported elsewhere. */
 const ignore = () => {};
 
+/**
+ * One whole (non-streamed) attempt of the Messages API: the provider's own call. A fallback to a provider
+ * that cannot run a server tool is refused, never sent without it (a no-op for the route's own provider,
+ * which `providerCall` checked already, and for providers that run server tools). Static: no closure per
+ * request.
+ */
+const createDirect = (p: Provider, c: ProviderCall): Promise<Message | RawJson> => {
+  refuseServerTools(c.request, p);
+  return p.createMessage(c);
+};
+
 /** Creates the pipeline. */
 export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
   const { logger } = deps;
+  // Fixed for the process: when the access log is off, its lines' fields are never built.
+  const accessLog = logger.enabled?.("info") ?? true;
 
-  /** Key, body, parse, route, checks, limits and spans: everything before the first upstream byte. */
-  const admit = async (
+  /**
+   * Parse, route, checks, limits and spans once the key and body are known: everything before the first
+   * upstream byte but the waits (the caller awaits a limited key's admission).
+   */
+  const route = (
     request: Request,
     record: RequestRecord,
     trace: TraceIds,
     ingress: Ingress | undefined,
-  ): Promise<Admitted> => {
-    // The body read (an async op) starts first and runs while the key is checked.
-    const reading = readBodyText(request, deps.bodyTimeoutMs);
-    reading.catch(ignore); // a refused key is reported first; its body error is not unhandled
-    const policy = await authenticate(deps.keys, request.headers);
-    const text = await reading;
+    policy: KeyPolicy,
+    text: string,
+  ): Admitted & { body: MessagesRequest } => {
     const parsed = ingress?.parse(text);
     const body = parsed?.request ?? validateMessagesRequest(parseJsonBody(text));
     // Another format's text is no Messages body: pass-through providers serialize `body` instead.
@@ -108,81 +124,27 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     record.target = target;
     record.answer = parsed?.answer;
     if (deps.ledger) record.ledger = { keyId: policy.id, model: body.model, stream, traceId: trace.traceId };
-    parsed?.fitMaxTokens(deps.maxTokensOf?.(body.model, target));
-    checkMaxTokens(body, deps.maxTokensOf?.(body.model, target));
+    const maxTokens = deps.maxTokensOf?.(body.model, target);
+    parsed?.fitMaxTokens(maxTokens);
+    checkMaxTokens(body, maxTokens);
     deps.limits.checkModel(policy, body.model, target);
-    record.admission = deps.limits.admitAtOnce(policy) ?? await deps.limits.admit(policy, {
-      inputTokens: call.inputTokensEstimate,
-      maxTokens: body.max_tokens,
-      target,
-    });
+    return { provider, call, stream, body };
+  };
+
+  /** The spans of an admitted request, when tracing. */
+  const startSpans = (record: RequestRecord, trace: TraceIds, policy: KeyPolicy, body: MessagesRequest) => {
     record.spans = deps.tracer?.request({
       model: body.model,
       maxTokens: body.max_tokens,
-      stream,
+      stream: body.stream === true,
       keyId: policy.id,
       trace,
       prompt: () => ({ system: body.system, messages: body.messages }),
     });
-    logger.info("messages", {
-      request_id: record.requestId,
-      trace_id: trace.traceId,
-      thread_id: trace.threadId,
-      key_id: policy.id,
-      model: body.model,
-      provider: provider.name,
-      stream,
-    });
-    return { provider, call, stream };
   };
 
-  const respond = async (
-    request: Request,
-    record: RequestRecord,
-    trace: TraceIds,
-    ingress: Ingress | undefined,
-  ): Promise<Response> => {
-    const admitted = await admit(request, record, trace, ingress);
-    const { call, stream } = admitted;
-    // A traced stream's spans wait for its text, which the client's copy carries (see `streamed`).
-    if (stream && record.spans?.content) record.tap = { open: true, text: [] };
-    if (stream) {
-      // The pipe may finish reading a quick upstream before the response is even built (a stream pulls
-      // once on creation): the outcome then waits for `streaming`.
-      call.onStreamEnd = (end) => {
-        record.end ??= end;
-        record.usage ??= end.usage;
-        record.settle();
-        if (record.streaming) logStreamOnce(record);
-      };
-    }
-    // The answering upstream's limits reach the client as anthropic-ratelimit-* (a limited key's own win).
-    call.onUpstreamResponse = (response) => record.rateLimits = answerRateLimits(response);
-    const stopWatching = watchHangUp(request, call.abort);
-    try {
-      return await (stream ? streamed(admitted, record, trace) : whole(admitted, record, trace));
-    } finally {
-      stopWatching();
-    }
-  };
-
-  /** Runs the attempts (route, then fallbacks); the record keeps them; failure throws the last error. */
-  const attempt = async <T>(
-    { call, provider }: Admitted,
-    record: RequestRecord,
-    run: (provider: Provider, call: ProviderCall) => Promise<T>,
-  ): Promise<T> => {
-    const spans = record.spans;
-    const result = await deps.attempts.run(
-      call,
-      provider,
-      // A fallback to a provider that cannot run a server tool is refused, never sent without it.
-      (p, c) => {
-        if (p !== provider) refuseServerTools(c.request, p);
-        return run(p, c);
-      },
-      spans && ((target, index) => spans.attempt(target, index)),
-    );
+  /** What the attempts' outcome leaves in the record; failure throws the last error. */
+  const attempted = <T>(record: RequestRecord, result: AttemptsResult<T>): T => {
     record.attempts = result.attempts;
     if (result.ok) {
       record.upstream = result.target;
@@ -191,10 +153,19 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     throw result.error;
   };
 
+  /** Tracing's view of each attempt, when tracing. */
+  const observer = (record: RequestRecord) => {
+    const spans = record.spans;
+    return spans && ((target: string, index: number) => spans.attempt(target, index));
+  };
+
   const streamed = async (admitted: Admitted, record: RequestRecord, trace: TraceIds): Promise<Response> => {
-    const { call } = admitted;
+    const { call, provider } = admitted;
     const via = record.answer;
-    const upstream = attempt(admitted, record, (p, c) => via ? via.streamMessage(p, c) : p.streamMessage(c));
+    const upstream = deps.attempts.run(call, provider, (p, c) => {
+      if (p !== provider) refuseServerTools(c.request, p);
+      return via ? via.streamMessage(p, c) : p.streamMessage(c);
+    }, observer(record)).then((result) => attempted(record, result));
     let events = await deferStream(upstream, deps.pingIntervalMs, call.abort, call.onStreamEnd);
     record.ttftMs = performance.now() - record.started;
     record.streaming = true;
@@ -207,26 +178,18 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
       });
     }
     if (via) events = via.stream(events);
-    return new Response(events, {
-      headers: traceResponseHeaders(trace, {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-cache",
-        "x-accel-buffering": "no",
-        "request-id": record.requestId,
-        ...record.upstreamHeaders(),
-        ...record.rateLimits,
-        ...record.admission?.headers,
-      }),
-    });
+    const headers: Record<string, string> = {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "x-accel-buffering": "no",
+      "request-id": record.requestId,
+    };
+    return new Response(events, { headers: responseHeaders(headers, record, trace) });
   };
 
-  const whole = async (admitted: Admitted, record: RequestRecord, trace: TraceIds): Promise<Response> => {
+  /** The whole answer's response (usage read for those who need it, spans' completion, settlement). */
+  const answered = (message: Message | RawJson, record: RequestRecord, trace: TraceIds): Response => {
     const via = record.answer;
-    const message = await attempt(
-      admitted,
-      record,
-      (p, c) => via ? via.createMessage(p, c) : p.createMessage(c),
-    );
     const rendered = via?.json(message);
     // Usage is read from the answer only for those who need it (a limited key, the ledger, tracing).
     if (rendered) record.usage = rendered.usage;
@@ -238,24 +201,26 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     }
     record.settle();
     const text = rendered?.text ?? (message instanceof RawJson ? message.text : JSON.stringify(message));
-    return new Response(text, {
-      headers: traceResponseHeaders(trace, {
-        "content-type": "application/json",
-        "request-id": record.requestId,
-        ...record.upstreamHeaders(),
-        ...record.rateLimits,
-        ...record.admission?.headers,
-      }),
-    });
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "request-id": record.requestId,
+    };
+    return new Response(text, { headers: responseHeaders(headers, record, trace) });
   };
 
   /** Writes the access line (a warning when a stream's upstream failed) and the ledger row. */
   const finish = (record: RequestRecord, status: number, end?: StreamOutcome) => {
-    const fields = record.accessFields(status, end);
-    if (end?.outcome === "upstream_error") logger.warn("request", fields);
-    else logger.info("request", fields);
+    const streamFailed = end?.outcome === "upstream_error";
+    let durationMs: number | undefined;
+    if (accessLog || streamFailed) {
+      const fields = record.accessFields(status, end);
+      durationMs = fields.duration_ms as number;
+      if (streamFailed) logger.warn("request", fields);
+      else logger.info("request", fields);
+    }
     if (deps.ledger && record.ledger) {
-      deps.ledger.record(record.ledgerRow(status, fields.duration_ms as number, deps.prices, end));
+      durationMs ??= record.durationMs();
+      deps.ledger.record(record.ledgerRow(status, durationMs, deps.prices, end));
     }
   };
 
@@ -265,19 +230,103 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     finish(record, 200, record.end);
   };
 
+  /**
+   * One request, in one async function for the common case (a whole answer): the key, the body, the checks,
+   * the attempts and the response, with no async layer per step (each cost a promise and a suspended frame
+   * per request). Streams go on in `streamed`.
+   */
   return async (request, path, ingress) => {
-    const record = new RequestRecord(requestIdOf(request.headers), path, ingress?.format);
-    const trace = traceIdsOf(request.headers);
+    const headers = request.headers;
+    const record = new RequestRecord(requestIdOf(headers), path, ingress?.format);
+    const trace = traceIdsOf(headers);
     let response: Response;
+    let watch: HangUpWatch | undefined;
     try {
-      response = await respond(request, record, trace, ingress);
+      // The body read (an async op) starts first and runs while the key is checked.
+      const reading = readBodyText(request, deps.bodyTimeoutMs);
+      let policy = authenticateNow(deps.keys, headers);
+      if (policy === undefined) {
+        reading.catch(ignore); // a refused key is reported first; its body error is not unhandled
+        policy = await authenticate(deps.keys, headers);
+      }
+      const text = await reading;
+      const admitted = route(request, record, trace, ingress, policy, text);
+      const { call, stream, body } = admitted;
+      record.admission = deps.limits.admitAtOnce(policy) ?? await deps.limits.admit(policy, {
+        inputTokens: call.inputTokensEstimate,
+        maxTokens: body.max_tokens,
+        target: record.target!,
+      });
+      if (deps.tracer) startSpans(record, trace, policy, body);
+      if (accessLog) {
+        logger.info("messages", {
+          request_id: record.requestId,
+          trace_id: trace.traceId,
+          thread_id: trace.threadId,
+          key_id: policy.id,
+          model: body.model,
+          provider: admitted.provider.name,
+          stream,
+        });
+      }
+      // A traced stream's spans wait for its text, which the client's copy carries (see `streamed`).
+      if (stream && record.spans?.content) record.tap = { open: true, text: [] };
+      if (stream) {
+        // The pipe may finish reading a quick upstream before the response is even built (a stream pulls
+        // once on creation): the outcome then waits for `streaming`.
+        call.onStreamEnd = (end) => {
+          record.end ??= end;
+          record.usage ??= end.usage;
+          record.settle();
+          if (record.streaming) logStreamOnce(record);
+        };
+      }
+      // The answering upstream's limits reach the client as anthropic-ratelimit-* (a limited key's own win).
+      call.onUpstreamResponse = (response) => record.rateLimits = answerRateLimits(response);
+      watch = watchHangUp(request, call.abort);
+      if (stream) response = await streamed(admitted, record, trace);
+      else {
+        const via = record.answer;
+        const first = admitted.provider;
+        const result = await deps.attempts.run(
+          call,
+          first,
+          via
+            ? (p, c) => {
+              if (p !== first) refuseServerTools(c.request, p);
+              return via.createMessage(p, c);
+            }
+            : createDirect,
+          observer(record),
+        );
+        response = answered(attempted(record, result), record, trace);
+      }
     } catch (error) {
       record.failed(error);
       const headers = traceResponseHeaders(trace, { ...record.admission?.headers });
       response = (ingress?.renderError ?? renderError)(error, record.requestId, logger, headers);
+    } finally {
+      watch?.stop();
     }
     // A stream's line waits for the stream's end (see `onStreamEnd`), so it can say how the stream ended.
     if (!record.streaming) finish(record, response.status);
     return response;
   };
+}
+
+/**
+ * A response's headers: `base`, then `gw-upstream`/`gw-attempts`, the answering upstream's rate limits, a
+ * limited key's own and the trace ids, added to the one object (no spread copies).
+ */
+function responseHeaders(
+  base: Record<string, string>,
+  record: RequestRecord,
+  trace: TraceIds,
+): Record<string, string> {
+  record.addUpstreamHeaders(base);
+  const rateLimits = record.rateLimits;
+  if (rateLimits) { for (const name in rateLimits) base[name] = rateLimits[name]; }
+  const admission = record.admission?.headers;
+  if (admission) { for (const name in admission) base[name] = admission[name]; }
+  return traceResponseHeaders(trace, base);
 }

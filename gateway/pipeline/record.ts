@@ -120,12 +120,15 @@ export class RequestRecord {
     this.settle();
   }
 
-  /** `gw-upstream` (who answered; a stream: whose headers were accepted) and `gw-attempts`. */
-  upstreamHeaders(): Record<string, string> {
-    const headers: Record<string, string> = {};
+  /** Adds `gw-upstream` (who answered; a stream: whose headers were accepted) and `gw-attempts` to `headers`. */
+  addUpstreamHeaders(headers: Record<string, string>): void {
     if (this.upstream) headers["gw-upstream"] = this.upstream;
     if (this.attempts) headers["gw-attempts"] = String(this.attempts.length);
-    return headers;
+  }
+
+  /** Milliseconds since arrival, to the hundredth (the access line's and the ledger's latency). */
+  durationMs(): number {
+    return Math.round((performance.now() - this.started) * 100) / 100;
   }
 
   /** The access line's fields; a stream's carries its outcome. */
@@ -136,7 +139,7 @@ export class RequestRecord {
       route: this.path,
       path: this.path,
       status,
-      duration_ms: Math.round((performance.now() - this.started) * 100) / 100,
+      duration_ms: this.durationMs(),
     };
     if (this.upstream) fields.upstream = this.upstream;
     if (this.format) fields.ingress = this.format;

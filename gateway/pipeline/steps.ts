@@ -13,30 +13,56 @@ import { deadlineTickerFor } from "../upstream/ticker.ts";
 /** How soon after the request arrived a client that hung up is noticed: within 1–2 periods (well under 100 ms). */
 const HANG_UP_CHECK_MS = 20;
 
+/** Listener options of the hang-up watch (one object for every request). */
+const ONCE = { once: true } as const;
+
 /**
  * Until the response exists, a client that hangs up aborts the upstream call (a started stream's body
  * cancel does it afterwards). `request.signal` is touched only once a request has been waiting for two ticks
  * of a shared ticker (20–40 ms): Deno.serve then reports a disconnect that happened earlier at once, while
  * quick requests never materialise the signal, which costs ≈ 10 µs each (Deno.serve aborts it after every
- * completed response too). The listener goes as soon as the response exists, so that abort cannot reach a
- * connection being drained back to the pool.
+ * completed response too). The listener goes as soon as the response exists (`stop`), so that abort cannot
+ * reach a connection being drained back to the pool. One object and one closure per request: the watch is
+ * its own abort listener.
  */
-export function watchHangUp(request: Request, abort: AbortController): () => void {
-  const hangUp = () => abort.abort();
-  let listening = false;
-  let ticks = 0;
-  const untick = deadlineTickerFor(HANG_UP_CHECK_MS).add(() => {
+export class HangUpWatch {
+  #request: Request;
+  #abort: AbortController;
+  #ticks = 0;
+  #listening = false;
+  #tick = () => this.#onTick();
+
+  /** Starts watching `request` for the call aborted through `abort`. */
+  constructor(request: Request, abort: AbortController) {
+    this.#request = request;
+    this.#abort = abort;
+    deadlineTickerFor(HANG_UP_CHECK_MS).insert(this.#tick);
+  }
+
+  #onTick(): void {
     // The first tick can come at once (the shared ticker's phase): under c=32 load a quarter of requests,
     // finished in a few ms, still paid for the signal. The second tick means it has waited a whole period.
-    if (++ticks < 2) return;
-    untick();
-    listening = true;
-    request.signal.addEventListener("abort", hangUp, { once: true });
-  });
-  return () => {
-    untick();
-    if (listening) request.signal.removeEventListener("abort", hangUp);
-  };
+    if (++this.#ticks < 2) return;
+    deadlineTickerFor(HANG_UP_CHECK_MS).remove(this.#tick);
+    this.#listening = true;
+    this.#request.signal.addEventListener("abort", this, ONCE);
+  }
+
+  /** The client hung up: abort the upstream call. */
+  handleEvent(): void {
+    this.#abort.abort();
+  }
+
+  /** Stops watching (the response exists). */
+  stop(): void {
+    deadlineTickerFor(HANG_UP_CHECK_MS).remove(this.#tick);
+    if (this.#listening) this.#request.signal.removeEventListener("abort", this);
+  }
+}
+
+/** Watches `request` for a hang-up until the response exists; see {@link HangUpWatch}. */
+export function watchHangUp(request: Request, abort: AbortController): HangUpWatch {
+  return new HangUpWatch(request, abort);
 }
 
 /** The `max_tokens` ceiling for a model whose limit is unknown (no model generates more). */

@@ -111,7 +111,7 @@ export function createAnthropicProvider(settings: ProviderSettings, deps: Provid
     kind: settings.kind,
     async createMessage(call) {
       const response = await post(call, "/v1/messages", upstreamBody(call, false));
-      const text = await readUpstreamText(settings.name, response);
+      const text = response.textNow?.() ?? await readUpstreamText(settings.name, response);
       // The upstream's answer already names the requested model: return its bytes, not a re-serialization
       // (found by a structural scan, not a parse of the whole answer).
       if (topLevelString(text, "model") === call.requestedModel) return new RawJson(text);

@@ -128,15 +128,32 @@ export async function postUpstream(
 }
 
 /** Reads a JSON body of a successful upstream response, mapping garbage to api_error. */
-export async function readUpstreamJson(
+export function readUpstreamJson(
   provider: string,
   response: UpstreamResponse,
 ): Promise<Record<string, unknown>> {
-  return (await readUpstreamJsonText(provider, response)).value;
+  try {
+    // A body the client already holds is parsed at once: no async layer per answer.
+    const text = response.textNow?.();
+    if (text !== undefined) return Promise.resolve(parseUpstreamJson(provider, text));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return readJsonText(provider, response).then((read) => read.value);
 }
 
 /** Reads the body text of a successful upstream response, mapping a failed read to api_error. */
-export async function readUpstreamText(provider: string, response: UpstreamResponse): Promise<string> {
+export function readUpstreamText(provider: string, response: UpstreamResponse): Promise<string> {
+  try {
+    const text = response.textNow?.();
+    if (text !== undefined) return Promise.resolve(text);
+  } catch (error) {
+    return Promise.reject(error); // a size limit, reported as such
+  }
+  return readText(provider, response);
+}
+
+async function readText(provider: string, response: UpstreamResponse): Promise<string> {
   try {
     return await response.text();
   } catch (error) {
@@ -157,7 +174,20 @@ export function parseUpstreamJson(provider: string, text: string): Record<string
 }
 
 /** Like {@link readUpstreamJson}, also returning the body text the value was parsed from. */
-export async function readUpstreamJsonText(
+export function readUpstreamJsonText(
+  provider: string,
+  response: UpstreamResponse,
+): Promise<{ value: Record<string, unknown>; text: string }> {
+  try {
+    const text = response.textNow?.();
+    if (text !== undefined) return Promise.resolve({ value: parseUpstreamJson(provider, text), text });
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return readJsonText(provider, response);
+}
+
+async function readJsonText(
   provider: string,
   response: UpstreamResponse,
 ): Promise<{ value: Record<string, unknown>; text: string }> {

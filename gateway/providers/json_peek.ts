@@ -104,3 +104,38 @@ export function topLevelValue(text: string, key: string): unknown {
     return undefined;
   }
 }
+
+/**
+ * Where the values of the top-level fields `keys` of the JSON object `text` lie, in one pass: `[start, end)`
+ * per key, `null` for an absent one (a repeated key: its last occurrence); `undefined` when the text is not
+ * a well-formed-looking object or uses escapes in keys.
+ */
+export function topLevelSpans(
+  text: string,
+  keys: readonly string[],
+): Array<[number, number] | null> | undefined {
+  const found: Array<[number, number] | null> = keys.map(() => null);
+  let i = skipSpace(text, 0);
+  if (text.charCodeAt(i) !== 123) return undefined;
+  i = skipSpace(text, i + 1);
+  if (text.charCodeAt(i) === 125) return skipSpace(text, i + 1) === text.length ? found : undefined;
+  for (;;) {
+    if (text.charCodeAt(i) !== QUOTE) return undefined;
+    const keyClose = stringEnd(text, i);
+    if (keyClose < 0) return undefined;
+    const name = text.slice(i + 1, keyClose);
+    if (name.includes("\\")) return undefined;
+    i = skipSpace(text, keyClose + 1);
+    if (text.charCodeAt(i) !== 58) return undefined; // :
+    i = skipSpace(text, i + 1);
+    const end = valueEnd(text, i);
+    if (end < 0) return undefined;
+    const index = keys.indexOf(name);
+    if (index >= 0) found[index] = [i, end];
+    i = skipSpace(text, end);
+    const c = text.charCodeAt(i);
+    if (c === 125) return skipSpace(text, i + 1) === text.length ? found : undefined;
+    if (c !== 44) return undefined; // ,
+    i = skipSpace(text, i + 1);
+  }
+}

@@ -8,7 +8,7 @@
  */
 import { concatBytes } from "@switchyard/lib/bytes.ts";
 import { GatewayError } from "../errors.ts";
-import { deadlineTickerFor } from "./ticker.ts";
+import { deadlineTickerFor, type Ticker } from "./ticker.ts";
 import { type BodyReader, bodyReaderOf, type UpstreamResponse } from "./response.ts";
 
 /** Configured bounds of every upstream call. */
@@ -45,7 +45,8 @@ export class UpstreamWatch {
   #provider: string;
   #phase: "headers" | "body" = "headers";
   #since = Date.now();
-  #untick: (() => void) | undefined;
+  #ticker: Ticker | undefined;
+  #tick = () => this.#check();
   #expired: GatewayError | undefined;
 
   /** Starts watching the headers deadline of a call aborted through `abort`. */
@@ -53,7 +54,8 @@ export class UpstreamWatch {
     this.#provider = provider;
     this.#limits = limits;
     this.#abort = abort;
-    this.#untick = deadlineTickerFor(periodOf(limits)).add(() => this.#check());
+    this.#ticker = deadlineTickerFor(periodOf(limits));
+    this.#ticker.insert(this.#tick);
   }
 
   /** The timeout error, once a deadline has passed. */
@@ -89,8 +91,8 @@ export class UpstreamWatch {
 
   /** Stops watching (the call ended). */
   stop(): void {
-    this.#untick?.();
-    this.#untick = undefined;
+    this.#ticker?.remove(this.#tick);
+    this.#ticker = undefined;
   }
 }
 
@@ -229,6 +231,26 @@ class GuardedResponse implements UpstreamResponse {
   text(): Promise<string> {
     const ok = this.#response.ok;
     return this.#whole(ok ? this.#limits.maxBodyBytes : MAX_ERROR_BODY_BYTES, !ok);
+  }
+
+  /** A successful answer's body when the client already holds all of it (no promise), with `text()`'s cap. */
+  textNow(): string | undefined {
+    const response = this.#response;
+    if (!response.ok) return undefined;
+    const max = this.#limits.maxBodyBytes;
+    // A body the client decoded as it took it: its content-length is its size.
+    if (response.wholeText && !(Number(this.header("content-length") ?? NaN) > max)) {
+      const text = response.wholeText();
+      if (text !== undefined) {
+        this.#watch.stop();
+        return text;
+      }
+    }
+    const bytes = response.wholeBytes?.();
+    if (!bytes) return undefined;
+    this.#watch.stop();
+    if (bytes.length > max) throw tooLarge(this.#provider, "a response", max);
+    return decoder.decode(bytes);
   }
 
   reader(): BodyReader {

@@ -59,12 +59,44 @@ export class ConnectTimeoutError extends Error {
  */
 const PRE_READ_LIMIT = 256 * 1024;
 
+/** Largest string body (UTF-16 units) encoded straight into a buffer of three bytes per unit. */
+const DIRECT_ENCODE_LIMIT = 64 * 1024;
+
+/** Room for `content-length: <up to 16 digits>` and the blank line ending the head. */
+const CONTENT_LENGTH_LINE = 40;
+
+/** Most parsed request URLs a client keeps (the providers' endpoints; Gemini's include the model name). */
+const MAX_PARSED_URLS = 256;
+
 /** A client: a fetch-shaped function and a way to close pooled connections. */
 export interface Http1Client {
   /** Performs a request (the subset of `fetch` described in the module comment). */
   fetch: (input: string | URL, init?: RequestInit) => Promise<Http1Response>;
   /** Closes every idle connection. */
   close(): void;
+}
+
+/** The parts of a request URL the client uses. */
+interface Target {
+  protocol: string;
+  /** Host and port, as the `host` header. */
+  host: string;
+  hostname: string;
+  port: string;
+  origin: string;
+  /** Path and query. */
+  path: string;
+}
+
+function targetOfUrl(url: URL): Target {
+  return {
+    protocol: url.protocol,
+    host: url.host,
+    hostname: url.hostname,
+    port: url.port,
+    origin: url.origin,
+    path: `${url.pathname}${url.search}`,
+  };
 }
 
 interface Connection {
@@ -101,20 +133,35 @@ function headerLines(
 }
 
 /** The request as bytes: the head and the body in one buffer, so they leave in one write. */
-function requestBytes(method: string, url: URL, init: RequestInit | undefined): Uint8Array {
+function requestBytes(method: string, url: Target, init: RequestInit | undefined): Uint8Array {
   const body = init?.body;
   if (body !== undefined && body !== null && typeof body !== "string" && !(body instanceof Uint8Array)) {
     throw new TypeError("the upstream client sends only string or byte bodies");
   }
   const { lines, userAgent, accept } = headerLines(init?.headers);
-  let head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n${lines}`;
+  let head = `${method} ${url.path} HTTP/1.1\r\nhost: ${url.host}\r\n${lines}`;
   if (!userAgent) head += "user-agent: switchyard-gateway\r\n";
   if (!accept) head += "accept: */*\r\n";
   head += "accept-encoding: identity\r\n";
   if (typeof body === "string") {
-    // One encode of head + body; the length is the body's UTF-8 size, counted without a second encode.
-    const all = encoder.encode(`${head}content-length: ${utf8Length(body)}\r\n\r\n${body}`);
-    return all;
+    // The body is encoded by the native encoder, not measured in JavaScript first (a loop over its
+    // characters cost more than the encoding): a small body straight into a buffer with room for any
+    // encoding of it and for the head in front; a large one on its own (no ×3 buffer), then copied behind.
+    if (body.length > DIRECT_ENCODE_LIMIT) {
+      const bodyBytes = encoder.encode(body);
+      const headBytes = encoder.encode(`${head}content-length: ${bodyBytes.length}\r\n\r\n`);
+      const all = new Uint8Array(headBytes.length + bodyBytes.length);
+      all.set(headBytes);
+      all.set(bodyBytes, headBytes.length);
+      return all;
+    }
+    const room = 3 * head.length + CONTENT_LENGTH_LINE;
+    const all = new Uint8Array(room + 3 * body.length);
+    const bodyLength = encoder.encodeInto(body, all.subarray(room)).written;
+    const headBytes = encoder.encode(`${head}content-length: ${bodyLength}\r\n\r\n`);
+    const start = room - headBytes.length;
+    all.set(headBytes, start);
+    return all.subarray(start, room + bodyLength);
   }
   if (body || method === "POST" || method === "PUT") head += `content-length: ${body?.length ?? 0}\r\n`;
   const headBytes = encoder.encode(head + "\r\n");
@@ -123,29 +170,6 @@ function requestBytes(method: string, url: URL, init: RequestInit | undefined): 
   all.set(headBytes);
   all.set(body, headBytes.length);
   return all;
-}
-
-/** UTF-8 byte length of a string. */
-function utf8Length(text: string): number {
-  let n = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) n += 1;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 2; // a surrogate pair: 2 UTF-16 units, 4 bytes
-        i++;
-      } else n += 2; // lone surrogate: U+FFFD, 3 bytes
-    } else n += 2;
-  }
-  return n;
-}
-
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  let offset = 0;
-  while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
 }
 
 function keepAliveOf(head: ResponseHead): { reuse: boolean; timeoutMs?: number } {
@@ -187,7 +211,7 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
     c.expires = performance.now() + Math.min(idleTimeoutMs, timeoutMs ?? idleTimeoutMs);
     list.push(c);
   };
-  const open = async (url: URL, signal?: AbortSignal): Promise<Connection> => {
+  const open = async (url: Target, signal?: AbortSignal): Promise<Connection> => {
     const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
     // A timer per new connection only (pooled requests pay nothing); a host that drops SYNs would
     // otherwise hold the request for the OS's connect timeout (minutes).
@@ -227,12 +251,23 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
     const length = headerValue(head, "content-length");
     const fixed = !chunked && length !== null && /^\d+$/.test(length);
     if (fixed && Number(length) <= PRE_READ_LIMIT) {
-      return readFixedBody(c.reader, Number(length)).then((bytes) => {
+      const whole = (bytes: Uint8Array<ArrayBuffer>) => {
         finish(true);
         const coding = headerValue(head, "content-encoding");
         if (!coding || coding.toLowerCase() === "identity") return new Http1Response(head, bytes, null);
         return new Http1Response(head, null, decoded(new Blob([bytes]).stream(), head));
-      });
+      };
+      // Usually the body came in the head's read: taken at once, without a promise, and an uncoded one as
+      // its text, decoded from the read buffer (copying it into an ArrayBuffer of its own cost more).
+      const size = Number(length);
+      if (c.reader.buffered >= size) {
+        const coding = headerValue(head, "content-encoding");
+        if (coding && coding.toLowerCase() !== "identity") return whole(c.reader.take(size));
+        const text = c.reader.takeText(size);
+        finish(true);
+        return new Http1Response(head, null, null, text);
+      }
+      return readFixedBody(c.reader, size).then(whole);
     }
     const decoder = chunked ? new ChunkedDecoder(c.reader) : undefined;
     let remaining = fixed ? Number(length) : Infinity;
@@ -275,8 +310,21 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
     return new Http1Response(head, null, decoded(streamOf(source), head));
   };
 
+  // The providers call a few fixed URLs: each is parsed once into the parts a request needs (a URL parse and
+  // its getters per request were op calls and garbage), bounded so arbitrary URLs cannot grow the map.
+  const parsed = new Map<string, Target>();
+  const targetOf = (input: string | URL): Target => {
+    const key = typeof input === "string" ? input : input.href;
+    let target = parsed.get(key);
+    if (!target) {
+      target = targetOfUrl(typeof input === "string" ? new URL(input) : input);
+      if (parsed.size < MAX_PARSED_URLS) parsed.set(key, target);
+    }
+    return target;
+  };
+
   const request = async (input: string | URL, init?: RequestInit): Promise<Http1Response> => {
-    const url = typeof input === "string" ? new URL(input) : input;
+    const url = targetOf(input);
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new TypeError(`unsupported URL ${url.protocol}`);
     }
@@ -293,7 +341,8 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
       signal?.addEventListener("abort", onAbort, { once: true });
       const done = () => signal?.removeEventListener("abort", onAbort);
       try {
-        await writeAll(c.conn, bytes);
+        // The request in one write (a loop only if the kernel takes part of it), inline: no async layer.
+        for (let offset = 0; offset < bytes.length;) offset += await c.conn.write(bytes.subarray(offset));
         const head = await readResponseHead(c.reader);
         return await respond(origin, c, head, method, done);
       } catch (error) {

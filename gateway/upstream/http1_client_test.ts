@@ -313,6 +313,11 @@ Deno.test(
       );
       assert.match(seen, /\r\naccept-encoding: identity\r\n/);
       assert.ok(seen.endsWith("\r\n\r\nhéllo🔑\uFFFD"));
+      // A body over 64 Ki UTF-16 units is encoded on its own path: the same length and bytes.
+      const large = "é🔑".repeat(30_000);
+      assert.equal((await client.fetch(`${server.url}/`, { method: "POST", body: large })).status, 204);
+      assert.match(seen, /\r\ncontent-length: 180000\r\n/);
+      assert.ok(seen.endsWith(`\r\n\r\n${large}`));
       await assert.rejects(
         client.fetch(`${server.url}/`, { method: "POST", headers: { "x-a": "1\r\nx-b: 2" }, body: "" }),
         TypeError,

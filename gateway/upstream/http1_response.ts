@@ -30,6 +30,7 @@ export function decoded(body: ReadableStream<Bytes>, head: ResponseHead): Readab
 }
 
 const textDecoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 /** A stream over a reader (built only when someone asks for `body`). */
 export function streamOf(source: BodyReader): ReadableStream<Bytes> {
@@ -58,19 +59,47 @@ export class Http1Response implements UpstreamResponse {
   #stream: ReadableStream<Bytes> | null = null;
   #source: BodyReader | null = null;
   #used = false;
+  #text: string | undefined;
 
-  /** A response with a whole body (`bytes`), a streamed one, or none. */
-  constructor(head: ResponseHead, bytes: Bytes | null, body: ReadableStream<Bytes> | BodyReader | null) {
+  /**
+   * A response with a whole body (`bytes`, or `text`: a whole body already decoded), a streamed one, or
+   * none.
+   */
+  constructor(
+    head: ResponseHead,
+    bytes: Bytes | null,
+    body: ReadableStream<Bytes> | BodyReader | null,
+    text?: string,
+  ) {
     this.status = head.status;
     this.statusText = head.statusText;
     this.#head = head;
-    this.#bytes = bytes;
+    this.#text = text;
+    // A decoded body is encoded again only if someone asks for its bytes (never on the gateway's paths).
+    this.#bytes = text === undefined ? bytes : null;
     if (body instanceof ReadableStream) this.#stream = body;
     else this.#source = body;
   }
 
+  /** The bytes of a decoded whole body, made on first request for them. */
+  #materialize(): void {
+    if (this.#text === undefined) return;
+    this.#bytes = encoder.encode(this.#text);
+    this.#text = undefined;
+  }
+
+  /** A whole body already decoded (once, without a promise); undefined otherwise. */
+  wholeText(): string | undefined {
+    const text = this.#text;
+    if (text === undefined || this.#used) return undefined;
+    this.#used = true;
+    this.#text = undefined;
+    return text;
+  }
+
   /** The streamed body as a reader, without building a stream (once; null if none or already taken). */
   reader(): BodyReader {
+    this.#materialize();
     const source = this.#source;
     if (source && !this.#used) {
       this.#used = true;
@@ -95,6 +124,16 @@ export class Http1Response implements UpstreamResponse {
       };
     }
     return this.body!.getReader();
+  }
+
+  /** The whole body when it was read before the response resolved (once, without a promise). */
+  wholeBytes(): Bytes | undefined {
+    this.#materialize();
+    const bytes = this.#bytes;
+    if (!bytes || this.#used) return undefined;
+    this.#used = true;
+    this.#bytes = null;
+    return bytes;
   }
 
   /** The first value of header `name` (lowercase), without building a `Headers` object. */
@@ -125,6 +164,7 @@ export class Http1Response implements UpstreamResponse {
 
   /** The body as a stream (null when there is none). */
   get body(): ReadableStream<Bytes> | null {
+    this.#materialize();
     if (!this.#stream && this.#source) {
       this.#stream = streamOf(this.#source);
       this.#source = null;
@@ -145,6 +185,7 @@ export class Http1Response implements UpstreamResponse {
   /** The whole body. */
   async bytes(): Promise<Bytes> {
     if (this.#used) throw new TypeError("body already used");
+    this.#materialize();
     this.#used = true;
     if (this.#bytes) return this.#bytes;
     const stream = this.body;
@@ -154,6 +195,8 @@ export class Http1Response implements UpstreamResponse {
 
   /** The body decoded as UTF-8. */
   async text(): Promise<string> {
+    const whole = this.wholeText();
+    if (whole !== undefined) return whole;
     return textDecoder.decode(await this.bytes());
   }
 

@@ -5,6 +5,8 @@
  */
 import { concatBytes } from "@switchyard/lib/bytes.ts";
 
+const utf8 = new TextDecoder();
+
 /** Where bytes come from (a `Deno.Conn`). */
 export interface ByteSource {
   /** Reads into `buffer`; the count, or null at the end of the stream. */
@@ -47,6 +49,13 @@ export class BufferedReader {
     const out = this.#buffer.slice(this.#start, this.#start + n);
     this.consume(n);
     return out;
+  }
+
+  /** Takes `n` buffered bytes decoded as UTF-8 (no copy of them into a buffer of their own). */
+  takeText(n: number): string {
+    const text = utf8.decode(this.#buffer.subarray(this.#start, this.#start + n));
+    this.consume(n);
+    return text;
   }
 
   /** Reads more bytes from the source; false at its end. */
@@ -111,8 +120,21 @@ export class HeadTooLargeError extends Http1ProtocolError {
 }
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/;
 
-/** Bytes as a string of the same code units (ISO-8859-1), without an op call for short heads. */
+const ascii = new TextDecoder();
+
+/**
+ * Bytes as a string of the same code units (ISO-8859-1). An all-ASCII head (every real one) is decoded by
+ * the TextDecoder: `String.fromCharCode.apply` copied each byte into an arguments array first.
+ */
 function latin1(bytes: Uint8Array): string {
+  let plain = true;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] >= 0x80) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return ascii.decode(bytes);
   let out = "";
   for (let i = 0; i < bytes.length; i += 4096) {
     out += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as unknown as number[]);

@@ -27,6 +27,18 @@ export interface UpstreamResponse {
   reader?(): BodyReader;
   /** One header's value, when the client can give it without building a `Headers` object. */
   header?(name: string): string | null;
+  /**
+   * The whole body when the client has already read all of it (the built-in client's fixed-length
+   * answers), taken once without a promise; undefined otherwise (then read it through `text()`).
+   */
+  wholeBytes?(): Uint8Array | undefined;
+  /** Like `wholeBytes`, the whole body already decoded as UTF-8 (the built-in client's uncoded answers). */
+  wholeText?(): string | undefined;
+  /**
+   * `text()` without a promise when the whole body is already here (same checks and errors, thrown);
+   * undefined otherwise.
+   */
+  textNow?(): string | undefined;
 }
 
 /** The body of `response` as a reader: its own when it has one, else its stream's. */

@@ -29,15 +29,23 @@ export class Ticker {
 
   /** Registers `task`; returns the function that unregisters it. */
   add(task: () => void): () => void {
+    this.insert(task);
+    return () => this.remove(task);
+  }
+
+  /** Registers `task` (unregistered by {@link remove}): no closure per registration, for hot paths. */
+  insert(task: () => void): void {
     this.#tasks.add(task);
     this.#timer ??= setInterval(() => {
       if (this.#tasks.size === 0) return this.#stop();
       for (const t of this.#tasks) t();
     }, this.#periodMs);
-    return () => {
-      this.#tasks.delete(task);
-      if (this.#tasks.size === 0 && !this.#lazyStop) this.#stop();
-    };
+  }
+
+  /** Unregisters `task` (nothing when it is not registered). */
+  remove(task: () => void): void {
+    this.#tasks.delete(task);
+    if (this.#tasks.size === 0 && !this.#lazyStop) this.#stop();
   }
 
   #stop(): void {
