@@ -21,7 +21,7 @@ import { toY } from "./workflow_values.ts";
 import { effectiveCacheMemory, guardPolicyOf } from "./agent/memory.ts";
 
 import type { Gates, Planning } from "./planning.ts";
-import { isObject, type Mapping, objectOf } from "../source/values.ts";
+import { isObject } from "../source/values.ts";
 
 /** `safe_outputs`, the custom safe-output jobs, memory/asset/experiment jobs and `conclusion`. */
 export async function planOutputJobs(planning: Planning): Promise<void> {
@@ -47,7 +47,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
   /** Jobs that carry out safe outputs beside `safe_outputs` (named to the status comment's update). */
   const safeOutputJobs: string[] = [];
   // Custom safe-output jobs (safe-outputs.jobs, imports merged).
-  const safeJobsRaw = objectOf<Mapping>(safeOutputs.global.jobs);
+  const safeJobsRaw = safeOutputs.global.jobs ?? {};
   for (
     const raw0 of Object.keys(safeJobsRaw).sort((a, b) =>
       a.replace(/-/g, "_") < b.replace(/-/g, "_") ? -1 : 1

@@ -8,14 +8,15 @@ import type { Diagnostic } from "../api.ts";
 import type { ResolvedImport } from "./imports.ts";
 import { diagnostic } from "./diagnostics.ts";
 import { isMapping, mappingOf } from "./values.ts";
-import { SAFE_OUTPUT_GLOBAL_KEYS } from "./frontmatter_keys.ts";
+import { type SafeOutputsSection, splitSafeOutputs } from "./safe_outputs_section.ts";
 
 /** The merged view the planner reads. */
 export interface MergedConfig {
   tools: Record<string, unknown>;
   mcpServers: Record<string, Record<string, unknown>>;
   network: unknown;
-  safeOutputs: Record<string, unknown> | undefined;
+  /** The merged `safe-outputs:`, split into global settings and types; undefined when none declares one. */
+  safeOutputs: SafeOutputsSection | undefined;
   env: Record<string, unknown>;
   preAgentSteps: unknown[];
   /** `pre-steps` of the imports, in import order, then the workflow's own. */
@@ -257,7 +258,7 @@ export function mergeImports(
     tools,
     mcpServers: mergeMcpServers(main, imports),
     network: mergeNetwork(main.network, imports),
-    safeOutputs: safeOutputs.merged,
+    safeOutputs: safeOutputs.merged && splitSafeOutputs(safeOutputs.merged),
     env: Object.assign(env.values, mappingOf(main.env)),
     preAgentSteps: imports.flatMap((imp) => importedPreAgentSteps(imp.file.data)),
     preSteps: [...imports.map((imp) => imp.file.data), main].flatMap((d) =>
@@ -270,19 +271,4 @@ export function mergeImports(
   };
 }
 
-/** A `safe-outputs:` section split by {@link SAFE_OUTPUT_KEY_KINDS}: the job's settings and each type's config. */
-export interface SafeOutputsSection {
-  /** The global settings (`github-token`, `messages`, `jobs`, `threat-detection`, …). */
-  global: Record<string, unknown>;
-  /** Each configured type's settings as written (`null` for a bare key), keyed by its kebab-case name. */
-  types: Record<string, unknown>;
-}
-
-/** Splits a `safe-outputs:` section into its global settings and its types (a key not global is a type). */
-export function splitSafeOutputs(section: Record<string, unknown>): SafeOutputsSection {
-  const out: SafeOutputsSection = { global: {}, types: {} };
-  for (const [key, value] of Object.entries(section)) {
-    (SAFE_OUTPUT_GLOBAL_KEYS.has(key) ? out.global : out.types)[key] = value;
-  }
-  return out;
-}
+export { type SafeOutputsSection, splitSafeOutputs } from "./safe_outputs_section.ts";

@@ -8,6 +8,7 @@ import { ruleCovers, valueTypeProblems } from "./value_types.ts";
 import { workflowSyntaxProblems } from "./workflow_syntax.ts";
 import { modelsSchema, providersSchema } from "./model_catalog.ts";
 import { sandboxSchema } from "./sandbox.ts";
+import { safeOutputsGlobalShape, splitSafeOutputs } from "./safe_outputs_section.ts";
 import type { Diagnostic } from "../api.ts";
 import type { ParsedFile } from "./parse.ts";
 import { diagnostic } from "./diagnostics.ts";
@@ -142,7 +143,9 @@ export const frontmatterSchema = z.object({
   footer: z.boolean().optional(),
   models: modelsSchema.optional(),
   providers: providersSchema.optional(),
-  "safe-outputs": mapping.nullable().optional(),
+  // Split when loaded: the job's global settings (typed where read) and each type's config.
+  "safe-outputs": asWritten(safeOutputsGlobalShape).nullable().transform((v) => splitSafeOutputs(v ?? {}))
+    .optional(),
   // Always a mapping in the typed model (absent or null: no tools of its own).
   tools: mapping.nullable().optional().transform((v) => v ?? {}),
   "mcp-servers": anyValue.optional(),
@@ -215,7 +218,12 @@ export function emptyFrontmatter(): Frontmatter {
 }
 
 /** zod's names of value kinds in plain words. */
-const KIND_WORDS: Readonly<Record<string, string>> = { object: "a mapping", array: "a list", string: "text" };
+const KIND_WORDS: Readonly<Record<string, string>> = {
+  object: "a mapping",
+  record: "a mapping",
+  array: "a list",
+  string: "text",
+};
 
 /** zod's terse messages ("Invalid input") in plain words naming what was found. */
 function plainWords(message: string, value: unknown): string {
