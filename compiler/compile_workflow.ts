@@ -9,6 +9,16 @@ import { planWorkflow } from "./plan/plan_workflow.ts";
 import type { PinResolver } from "./plan/pins.ts";
 import { emitLock } from "./emit/lock.ts";
 import type { GhAwTarget } from "./targets/mod.ts";
+import { newerKeyRefusals } from "./source/frontmatter_keys.ts";
+
+const refusalsByTarget = new WeakMap<GhAwTarget, Record<string, string>>();
+
+/** Why the target refuses each newer frontmatter key, computed once per target. */
+function targetRefusals(target: GhAwTarget): Record<string, string> {
+  let refusals = refusalsByTarget.get(target);
+  if (!refusals) refusalsByTarget.set(target, refusals = newerKeyRefusals(target));
+  return refusals;
+}
 
 /** Options for one workflow compile. */
 export interface WorkflowCompileOptions {
@@ -38,6 +48,7 @@ export async function compileWorkflow(options: WorkflowCompileOptions): Promise<
     diagnostics,
     dependencies,
     options.target?.frontmatterKeys,
+    options.target ? targetRefusals(options.target) : undefined,
   );
   if (!source) return result;
   const plan = await planWorkflow(source, options, diagnostics);

@@ -78,6 +78,7 @@ export function emitBody(b: LockBody): string {
       ...writeYaml(b.on, 1, {
         indentSequences: !!b.indentOnSequences,
         trailingComments: b.indentOnSequences,
+        flatCommented: b.indentOnSequences,
       }),
     ].join("\n"),
   );

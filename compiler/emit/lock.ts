@@ -34,7 +34,7 @@ export function planReferences(plan: WorkflowPlan): { secrets: string[]; actionL
     if (!text.includes("secrets.")) return;
     // An expression may hold braces of its own (`format('…{0}…', …)`): it ends at the first `}}`.
     for (const e of text.matchAll(/\$\{\{[\s\S]*?\}\}/g)) {
-      for (const m of e[0].matchAll(/(?<![\w.])secrets\.([A-Za-z_][A-Za-z0-9_]*)/g)) secrets.add(m[1]);
+      for (const m of e[0].matchAll(/(?<![\w.-])secrets\.([A-Za-z_][A-Za-z0-9_]*)/g)) secrets.add(m[1]);
     }
   };
   const visit = (v: unknown, key?: string) => {

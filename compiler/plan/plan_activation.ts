@@ -206,6 +206,7 @@ export function planPreActivation(planning: Planning, g: Gates): void {
           prLabelNames,
           roles,
           targetOf(ctx).jobs.stackedPrGuard,
+          targetOf(ctx).jobs.negateDisjunctionWhole,
         ),
     ),
   });
@@ -265,7 +266,14 @@ export function planActivation(
     ifCondition: triggers.labelCommand?.decentralized
       ? labelRouteCondition(triggers.labelCommand.names, triggers.labelCommand.events)
       : commandCondition(triggers) !== undefined
-      ? commandGate(triggers, activationIf, prLabelNames)
+      ? commandGate(
+        triggers,
+        activationIf,
+        prLabelNames,
+        undefined,
+        false,
+        targetOf(ctx).jobs.negateDisjunctionWhole,
+      )
       : activationIf,
     engineDisplay: engine.info.displayName,
     engineModel: engine.model ?? engine.info.defaultModel,
@@ -339,12 +347,14 @@ export function planActivation(
  * The condition a command puts on its own triggers: a decentralized slash command's text match on the
  * events it was narrowed to, or a label command's label-name match; undefined without either.
  */
-function commandCondition(triggers: Planning["triggers"]): string | undefined {
+function commandCondition(triggers: Planning["triggers"], wholeNegation = false): string | undefined {
   const slash = triggers.slashCommand;
-  if (slash && !slash.centralized) return slashCommandCondition(slash.names, slash.ids, slash.hasOtherEvents);
+  if (slash && !slash.centralized) {
+    return slashCommandCondition(slash.names, slash.ids, slash.hasOtherEvents, wholeNegation);
+  }
   const label = triggers.labelCommand;
   if (label && !label.decentralized) {
-    return labelCommandCondition(label.names, label.events);
+    return labelCommandCondition(label.names, label.events, wholeNegation);
   }
   return undefined;
 }
@@ -365,8 +375,10 @@ function commandGate(
   prLabelNames: string[] | undefined,
   roles?: string[],
   stackGuard = false,
+  /** The target's `negateDisjunctionWhole`. */
+  wholeNegation = false,
 ): string | undefined {
-  const command = commandCondition(triggers);
+  const command = commandCondition(triggers, wholeNegation);
   if (command === undefined) {
     return eventCondition(userIf, needsForkGuard(triggers), prLabelNames, stackGuard);
   }

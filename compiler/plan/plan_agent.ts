@@ -16,12 +16,29 @@ import { UnindentedSequences } from "../yaml/writer.ts";
 import type { AgentInput } from "./agent/input.ts";
 import { manifestMcpServers } from "./mcp/manifest_servers.ts";
 import { targetOf } from "./steps.ts";
+import { FIREWALL_ROLES } from "../source/sandbox.ts";
+import { VERSIONS } from "../data/versions.ts";
 
 import type { Planning } from "./planning.ts";
 
 /** The agent's permissions plus `id-token: write` when the engine federates (it mints the OIDC token). */
 function withFederation(permissions: Record<string, string>, engine: EngineConfig): Record<string, string> {
   return engine.auth ? { ...permissions, "id-token": "write" } : permissions;
+}
+
+/** Digests of the firewall's images (by role) of the workflow's AWF release, as `actions-lock.json` records them. */
+function firewallDigests(
+  ctx: Planning["ctx"],
+  containers: Readonly<Record<string, { digest: string }>> | undefined,
+): Record<string, string> | undefined {
+  if (!containers) return undefined;
+  const tag = ctx.firewall?.imageTag ?? VERSIONS.awfImageTag;
+  const out: Record<string, string> = {};
+  for (const role of FIREWALL_ROLES) {
+    const d = containers[`ghcr.io/github/gh-aw-firewall/${role}:${tag}`]?.digest;
+    if (d) out[role] = d;
+  }
+  return out;
 }
 
 /** The `agent` job; returns the container images it pulls (for the header). */
@@ -49,7 +66,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
   // gh-aw round-trips the workflow's own `steps:` section before merging the imported steps in (user_steps.ts).
   const rawSteps = [
     ...merged.preAgentSteps,
-    ...afterSectionRoundTrip(data.steps ?? []),
+    ...afterSectionRoundTrip(data.steps ?? [], targetOf(ctx).jobs.agent.trimsQuotedLastScalar === true),
   ];
   const runtimes = await planRuntimes({
     rawSteps,
@@ -94,6 +111,11 @@ export async function planAgent(planning: Planning): Promise<string[]> {
         buildPush: await pinText("docker/build-push-action", "v7.1.0"),
       }
       : undefined,
+    setupCliRef:
+      merged.tools["agentic-workflows"] !== undefined && merged.tools["agentic-workflows"] !== false &&
+        o.actionMode === "release" && targetOf(ctx).jobs.agent.gateway?.releaseInstallsGhAw
+        ? await pinText(targetOf(ctx).setupCliAction, targetOf(ctx).version)
+        : undefined,
     // Undefined unless the workflow or an import declares `mcp-scripts` (then merged, the workflow winning).
     mcpScripts:
       data["mcp-scripts"] !== undefined || imports.some((i) => i.frontmatter["mcp-scripts"] !== undefined)
@@ -104,6 +126,7 @@ export async function planAgent(planning: Planning): Promise<string[]> {
         )
         : undefined,
     containers,
+    firewallDigests: firewallDigests(ctx, o.pins.lock.containers),
     workflowJobs: planning.rawJobs,
     customSteps: runtimes.customSteps,
     // gh-aw keeps these apart from `steps:`, with the same round trip of the section (user_steps.ts).

@@ -108,7 +108,16 @@ export async function planWorkflow(
 
   const env: Record<string, YValue> = {};
   for (const [k, v] of Object.entries(merged.env)) env[k] = toY(v);
-  Object.assign(env, otlpEnv(merged.otlpEndpoints, id, name, engine.info.id));
+  Object.assign(
+    env,
+    otlpEnv(
+      merged.otlpEndpoints,
+      id,
+      name,
+      engine.info.id,
+      (options.target ?? DEFAULT_TARGET).otelAttributeEncoding,
+    ),
+  );
   const concurrency = concurrencyFor(data.concurrency, triggers, toY);
   // Later releases queue the workflow's runs when they generate its concurrency and cancel none.
   if (
@@ -243,8 +252,10 @@ async function actionRefs(
   split: { frontmatterText: string; frontmatterStartLine: number },
 ) {
   // An action the author wrote is located at its `uses:` line; the compiler's own references stay at 1:1.
+  // Every pin asks where its `uses:` was written: the frontmatter is split into lines once.
+  let frontmatterLines: string[] | undefined;
   const usesAt = (repo: string, version: string) => {
-    const lines = split.frontmatterText.split("\n");
+    const lines = frontmatterLines ??= split.frontmatterText.split("\n");
     const needle = `${repo}@${version}`;
     const index = lines.findIndex((line) => /\buses:/.test(line) && line.includes(needle));
     return index < 0
@@ -334,7 +345,9 @@ function jobContext(
     source: typeof data.source === "string" ? data.source : undefined,
     trackerId: typeof data["tracker-id"] === "string" ? data["tracker-id"] : undefined,
     workflowCall: "workflow_call" in triggers.on,
-    pullRequestEvent: triggers.events.includes("pull_request"),
+    // As written, like the manifest's `has_pull_request`: a slash command's generated pull-request trigger
+    // does not count.
+    pullRequestEvent: isObject(data.on) && "pull_request" in data.on,
     sandboxInfo: sandboxInfoOf(data.sandbox),
   };
 }

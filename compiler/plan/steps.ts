@@ -50,7 +50,7 @@ export interface JobCtx {
   aiCreditLimits?: { run?: string; daily?: string };
   /** `sandbox.mcp.version` and `sandbox.agent.runtime`, when set (what later releases' run info reports). */
   sandboxInfo?: { gatewayVersion?: string; agentRuntime?: string };
-  /** Whether `pull_request` events start the workflow. */
+  /** Whether the `on:` as written has `pull_request` (a slash command's generated trigger does not count). */
   pullRequestEvent?: boolean;
   /** Frontmatter `max-effective-tokens`. */
   maxEffectiveTokens?: number | string;

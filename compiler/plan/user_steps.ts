@@ -72,26 +72,28 @@ export function userStepValue(v: unknown, style: MultilineStyle): YValue {
  * line break (`extractTopLevelYAMLSection`), then parses it again to merge it with imported steps. When the
  * document's last scalar is a literal block, that trim eats the block's own final line break, so the last
  * step's last value (keys in Go's sorted order) comes back one `\n` shorter: `|` turns `|-`, and a one-line
- * script turns plain. A double-quoted last value keeps its text, as does anything but the document's end.
+ * script turns plain. A double-quoted last value keeps its text (`quotedToo`: it too loses it, as later
+ * releases write it), as does anything but the document's end.
  */
-export function afterSectionRoundTrip(steps: unknown[]): unknown[] {
+export function afterSectionRoundTrip(steps: unknown[], quotedToo = false): unknown[] {
   if (steps.length === 0) return steps;
-  return [...steps.slice(0, -1), trimLastScalar(steps[steps.length - 1])];
+  return [...steps.slice(0, -1), trimLastScalar(steps[steps.length - 1], quotedToo)];
 }
 
-function trimLastScalar(v: unknown): unknown {
+/** `quotedToo`: later releases write every multi-line value as a block there, so a quoted one loses it too. */
+function trimLastScalar(v: unknown, quotedToo = false): unknown {
   if (typeof v === "string") {
-    const literal = v.includes("\n") && !goccyNeedsQuotes(v);
+    const literal = v.includes("\n") && (quotedToo || !goccyNeedsQuotes(v));
     return literal && v.endsWith("\n") ? v.slice(0, -1) : v;
   }
-  if (Array.isArray(v)) return afterSectionRoundTrip(v);
+  if (Array.isArray(v)) return afterSectionRoundTrip(v, quotedToo);
   if (v && typeof v === "object") {
     const keys = Object.keys(v).sort();
     const last = keys[keys.length - 1];
     if (last === undefined) return v;
     return {
       ...objectOf(v),
-      [last]: trimLastScalar(objectOf(v)[last]),
+      [last]: trimLastScalar(objectOf(v)[last], quotedToo),
     };
   }
   return v;

@@ -116,8 +116,11 @@ export function otlpEnv(
   id: string,
   name: string,
   engineId: string,
+  /** The target's `otelAttributeEncoding`. */
+  encoding: "raw" | "percent" = "raw",
 ): Record<string, YValue> {
   if (endpoints.length === 0) return {};
+  const attr = encoding === "percent" ? percentEncode : (s: string) => s;
   const hdr = (e: { url: string; headers: Record<string, string> }) =>
     Object.entries(e.headers).map(([k, v]) =>
       `${/sentry/i.test(e.url) && k === "Authorization" ? "x-sentry-auth" : k}=${v}`
@@ -127,7 +130,11 @@ export function otlpEnv(
     OTEL_EXPORTER_OTLP_ENDPOINT: endpoints[0].url,
     OTEL_SERVICE_NAME: `gh-aw.${id}`,
     OTEL_RESOURCE_ATTRIBUTES: sq(
-      `gh-aw.workflow.name=${name},gh-aw.repository=\${{ github.repository }},gh-aw.run.id=\${{ github.run_id }},github.run_id=\${{ github.run_id }},gh-aw.engine.id=${engineId}`,
+      `gh-aw.workflow.name=${
+        attr(name)
+      },gh-aw.repository=\${{ github.repository }},gh-aw.run.id=\${{ github.run_id }},github.run_id=\${{ github.run_id }},gh-aw.engine.id=${
+        attr(engineId)
+      }`,
     ),
   };
   if (hdr(endpoints[0])) out.OTEL_EXPORTER_OTLP_HEADERS = hdr(endpoints[0]);
@@ -135,6 +142,19 @@ export function otlpEnv(
   // The combined header list only matters when there is more than one endpoint to export to.
   if (all && endpoints.length > 1) out.GH_AW_OTLP_ALL_HEADERS = all;
   out.GH_AW_OTLP_ENDPOINTS = sq(JSON.stringify(endpoints.map((e) => ({ url: e.url, headers: hdr(e) }))));
+  return out;
+}
+
+/**
+ * Percent-encodes a resource attribute value (W3C Baggage style, as the OTel SDKs decode them): every byte
+ * of its UTF-8 form outside the unreserved set `A-Z a-z 0-9 - . _ ~` becomes `%XX`.
+ */
+export function percentEncode(s: string): string {
+  let out = "";
+  for (const b of new TextEncoder().encode(s)) {
+    const c = String.fromCharCode(b);
+    out += /[A-Za-z0-9\-._~]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
   return out;
 }
 

@@ -75,7 +75,7 @@ export const DIAGNOSTICS = {
   "unknown-key": { severity: "error", means: "a frontmatter key the compiler does not know" },
   "newer-key-unsupported": {
     severity: "error",
-    means: "a key gh-aw added after v0.76 that the runtime awc pins cannot honour",
+    means: "a key gh-aw added after the target release, or one awc does not compile for that target yet",
     hint: "docs/compiler-differences.md lists the newer keys and what awc does with each",
   },
   "missing-key": { severity: "error", means: "a required frontmatter key is missing" },

@@ -1,3 +1,6 @@
+import type { GhAwTarget } from "../targets/target.ts";
+import { TARGETS } from "../targets/mod.ts";
+
 /**
  * The keys the frontmatter accepts, per map (gh-aw v0.76's schema plus the spec's additions): what the
  * validator checks unknown keys and did-you-mean hints against. Data tables only.
@@ -312,3 +315,73 @@ export const NEWER_REFUSED_KEYS: Readonly<Record<string, string>> = {
   "evals":
     "experimental BinEval jobs need the later gh-aw actions, which the pinned v0.76 actions do not ship",
 };
+
+/** What is known of when a newer key arrived: in v0.87.4's schema, or only after it. */
+export const AFTER_V0_87_4 = "after v0.87.4";
+
+/**
+ * For each top-level key gh-aw added after v0.76.1, the release of gh-aw whose schema is known to have it:
+ * `v0.87.4` (it arrived in v0.77–v0.87.4: the v0.87.4 locks of the corpus carry it, e.g. AWF's
+ * `maxAiCredits`, `maxCacheMisses`, `--exclude-env`, the topology settings) or {@link AFTER_V0_87_4}
+ * (first seen in {@link NEWER_SCHEMA_SOURCE}, absent from v0.87.4's locks and defaults). Release data, one
+ * entry per key of {@link NEWER_REFUSED_KEYS}.
+ */
+export const NEWER_KEY_RELEASES: Readonly<Record<string, string>> = {
+  "max-ai-credits": "v0.87.4",
+  "max-daily-ai-credits": "v0.87.4",
+  "model": "v0.87.4",
+  "excluded-env": "v0.87.4",
+  "runner": "v0.87.4",
+  "max-turn-cache-misses": "v0.87.4",
+  "intent": AFTER_V0_87_4,
+  "threat-detection-suppress": AFTER_V0_87_4,
+  "ambient-folders": AFTER_V0_87_4,
+  "max-tool-denials": AFTER_V0_87_4,
+  "max-tool-calls": AFTER_V0_87_4,
+  "graders": AFTER_V0_87_4,
+  "evals": AFTER_V0_87_4,
+};
+
+const parseVersion = (v: string) => v.slice(1).split(".").map(Number);
+const releaseAfter = (a: string, b: string) => {
+  const [x, y] = [parseVersion(a), parseVersion(b)];
+  return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+};
+
+/**
+ * Why a target refuses each newer top-level key it does not compile, as the text that follows the quoted key
+ * in the `newer-key-unsupported` error: the release the key arrived in (after the target's, or in it but
+ * not yet compiled by awc for it) and what the target's runtime lacks. Keys the target compiles
+ * (`GhAwTarget.frontmatterKeys`) are absent.
+ */
+export function newerKeyRefusals(target: GhAwTarget): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, reason] of Object.entries(NEWER_REFUSED_KEYS)) {
+    if (target.frontmatterKeys.includes(key)) continue;
+    const release = NEWER_KEY_RELEASES[key] ?? AFTER_V0_87_4;
+    const uncompiled = target.uncompiledKeys[key];
+    if (uncompiled !== undefined) {
+      out[key] = `is in gh-aw ${target.version}'s frontmatter, but awc does not compile it for that target ` +
+        `yet: ${uncompiled}`;
+      continue;
+    }
+    const later = release === AFTER_V0_87_4 ? undefined : release;
+    if (target.version === "v0.76.1") {
+      // The first supported target that compiles it, if any, is the way out.
+      const by = TARGETS.find((t) => t.frontmatterKeys.includes(key));
+      out[key] =
+        `was added to gh-aw's frontmatter after v0.76 (${
+          later ? `gh-aw ${later} has it` : `${AFTER_V0_87_4}: first seen in ${NEWER_SCHEMA_SOURCE}`
+        }); awc cannot honour it with the runtime it pins: ${reason}` +
+        (by
+          ? ` — or compile for gh-aw ${by.version} (\`--gh-aw-version ${by.version}\`), which supports it`
+          : "");
+      continue;
+    }
+    out[key] = later && releaseAfter(later, target.version) <= 0
+      ? `is in gh-aw ${target.version}'s frontmatter, but awc does not compile it for that target yet`
+      : `was added to gh-aw's frontmatter ${AFTER_V0_87_4} (first seen in ${NEWER_SCHEMA_SOURCE}); ` +
+        `gh-aw ${target.version} does not know it, so its runtime cannot honour it`;
+  }
+  return out;
+}

@@ -117,15 +117,22 @@ interface ParsedImport {
 const parsedImports = new Map<string, ParsedImport>();
 
 /** The memoised parse of an import, shared between workflows: read it, never change it. */
-function sharedParse(path: string, content: string, extraKeys: readonly string[] = []): ParsedImport {
-  const key = `${path}\0${content}\0${extraKeys.join(",")}`;
+function sharedParse(
+  path: string,
+  content: string,
+  extraKeys: readonly string[] = [],
+  refusals?: Readonly<Record<string, string>>,
+): ParsedImport {
+  const key = `${path}\0${content}\0${extraKeys.join(",")}\0${
+    refusals ? Object.keys(refusals).join(",") : ""
+  }`;
   let hit = parsedImports.get(key);
   if (!hit) {
     const parsed = parseWorkflowFile(path, content);
     const diagnostics = [...parsed.diagnostics];
     let frontmatter: Frontmatter = emptyFrontmatter();
     if (parsed.diagnostics.length === 0 && !path.startsWith(".github/agents/")) {
-      const validated = validateFrontmatter(parsed, true, extraKeys);
+      const validated = validateFrontmatter(parsed, true, extraKeys, refusals);
       diagnostics.push(...validated.diagnostics.filter((d) => d.code !== "missing-key"));
       frontmatter = validated.frontmatter;
     }
@@ -137,8 +144,13 @@ function sharedParse(path: string, content: string, extraKeys: readonly string[]
 }
 
 /** A parse of an import the caller may change (a copy of the memoised one). */
-function parseImport(path: string, content: string, extraKeys: readonly string[]): ParsedImport {
-  const hit = sharedParse(path, content, extraKeys);
+function parseImport(
+  path: string,
+  content: string,
+  extraKeys: readonly string[],
+  refusals?: Readonly<Record<string, string>>,
+): ParsedImport {
+  const hit = sharedParse(path, content, extraKeys, refusals);
   return {
     parsed: {
       ...hit.parsed,
@@ -170,6 +182,8 @@ export async function resolveImports(
   read: FileReader,
   /** Top-level keys the target release supports beyond v0.76.1's. */
   extraKeys: readonly string[] = [],
+  /** Why the target refuses each newer key (`newerKeyRefusals`); default: v0.76.1's. */
+  refusals?: Readonly<Record<string, string>>,
 ): Promise<{ imports: ResolvedImport[]; diagnostics: Diagnostic[] }> {
   const diagnostics: Diagnostic[] = [];
   const imports: ResolvedImport[] = [];
@@ -269,6 +283,7 @@ export async function resolveImports(
         path,
         substituteInputs(content, inputs),
         extraKeys,
+        refusals,
       );
       diagnostics.push(...importDiagnostics);
       // Both absolute, so the path module needs no working directory (a cwd call per import otherwise).

@@ -118,9 +118,9 @@ export function costTableJson(c: ModelCatalog): string {
 
 /** The API proxy's alias table: the built-ins with the workflow's aliases laid over them, keys sorted. */
 export function proxyAliases(
-  builtin: Record<string, string[]>,
+  builtin: Readonly<Record<string, readonly string[]>>,
   c: ModelCatalog | undefined,
-): Record<string, string[]> {
+): Record<string, readonly string[]> {
   const merged = { ...builtin, ...c?.aliases };
   return Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]]));
 }

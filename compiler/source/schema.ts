@@ -15,14 +15,17 @@ import { diagnostic } from "./diagnostics.ts";
 import {
   ENGINE_IDS,
   ENGINE_KEYS,
-  NEWER_REFUSED_KEYS,
-  NEWER_SCHEMA_SOURCE,
+  newerKeyRefusals,
   ON_KEYS,
   SAFE_OUTPUT_KEYS,
   TOOL_KEYS,
   TOP_LEVEL_KEYS,
 } from "./frontmatter_keys.ts";
 import { isObject, listOf, mappingOf, objectOf } from "./values.ts";
+import { V0_76_1 } from "../targets/v0_76_1.ts";
+
+/** The refusals of the v0.76.1 target (the default when no target is given). */
+const V0_76_1_REFUSALS = newerKeyRefusals(V0_76_1);
 
 export { ENGINE_IDS, ENGINE_KEYS, ON_KEYS, SAFE_OUTPUT_KEYS, TOOL_KEYS, TOP_LEVEL_KEYS };
 
@@ -294,21 +297,16 @@ function unknownKeys(
   allowed: readonly string[],
   where: string,
   out: Diagnostic[],
+  /** Why each newer top-level key is refused (checked at the top level only). */
+  refusals: Readonly<Record<string, string>> = V0_76_1_REFUSALS,
 ): void {
   if (!obj || typeof obj !== "object" || Array.isArray(obj)) return;
   for (const key of Object.keys(obj)) {
     if (allowed.includes(key)) continue;
     const [line, column] = file.locate([...path, key], true);
-    const refused = path.length === 0 ? NEWER_REFUSED_KEYS[key] : undefined;
+    const refused = path.length === 0 ? refusals[key] : undefined;
     if (refused !== undefined) {
-      out.push(
-        diagnostic(
-          "newer-key-unsupported",
-          { file: file.path, line, column },
-          `"${key}" was added to gh-aw's frontmatter after v0.76 (${NEWER_SCHEMA_SOURCE}); awc cannot honour ` +
-            `it with the runtime it pins: ${refused}`,
-        ),
-      );
+      out.push(diagnostic("newer-key-unsupported", { file: file.path, line, column }, `"${key}" ${refused}`));
       continue;
     }
     const guess = didYouMean(key, allowed);
@@ -340,6 +338,8 @@ export function validateFrontmatter(
   shared: boolean,
   /** Top-level keys the target release supports beyond v0.76.1's (`GhAwTarget.frontmatterKeys`). */
   extraKeys: readonly string[] = [],
+  /** Why the target refuses each newer key (`newerKeyRefusals`); default: v0.76.1's. */
+  refusals: Readonly<Record<string, string>> = V0_76_1_REFUSALS,
 ): ValidatedFrontmatter {
   const out: Diagnostic[] = [];
   const data = file.data;
@@ -350,6 +350,7 @@ export function validateFrontmatter(
     extraKeys.length ? [...TOP_LEVEL_KEYS, ...extraKeys] : TOP_LEVEL_KEYS,
     "the frontmatter",
     out,
+    refusals,
   );
   if (data.on && typeof data.on === "object") unknownKeys(file, data.on, ["on"], ON_KEYS, "`on:`", out);
   if (data["safe-outputs"]) {

@@ -53,6 +53,8 @@ export async function loadWorkflowSource(
   dependencies: string[],
   /** Top-level keys the target release supports beyond v0.76.1's (`GhAwTarget.frontmatterKeys`). */
   extraKeys: readonly string[] = [],
+  /** Why the target refuses each newer key (`newerKeyRefusals`); default: v0.76.1's. */
+  refusals?: Readonly<Record<string, string>>,
 ): Promise<WorkflowSource | undefined> {
   const lockPath = source.replace(/\.md$/, ".lock.yml");
   const id = posix.basename(source, ".md");
@@ -71,7 +73,7 @@ export async function loadWorkflowSource(
     );
   }
   if (diagnostics.some((d) => d.severity === "error")) return undefined;
-  const validated = validateFrontmatter(file, false, extraKeys);
+  const validated = validateFrontmatter(file, false, extraKeys, refusals);
   diagnostics.push(...validated.diagnostics);
   if (!file.split.body.trim()) {
     diagnostics.push(
@@ -82,7 +84,7 @@ export async function loadWorkflowSource(
       ),
     );
   }
-  const { imports, diagnostics: importDiags } = await resolveImports(file, read, extraKeys);
+  const { imports, diagnostics: importDiags } = await resolveImports(file, read, extraKeys, refusals);
   diagnostics.push(...importDiags);
   dependencies.push(...imports.map((i) => i.path));
   if (diagnostics.some((d) => d.severity === "error")) return undefined;

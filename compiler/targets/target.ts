@@ -40,8 +40,18 @@ export interface GhAwTarget {
    * `newer-key-unsupported` or `unknown-key`).
    */
   frontmatterKeys: readonly string[];
+  /**
+   * Top-level keys this release's schema has that awc does not compile for it yet, each with why (refused
+   * with `newer-key-unsupported`, never silently dropped).
+   */
+  uncompiledKeys: Readonly<Record<string, string>>;
   /** Whether a generated workflow-level `concurrency:` that cancels nothing says `queue: max`. */
   queueWorkflowRuns: boolean;
+  /**
+   * How `OTEL_RESOURCE_ATTRIBUTES` writes the workflow name and engine id: as written (`raw`) or
+   * percent-encoded (`percent`, v0.87: `Smoke%20OTel%20Tracing`).
+   */
+  otelAttributeEncoding: "raw" | "percent";
   /** How the lock text is written (emit/ asks). */
   emit: EmitStyle;
   /** Release differences in the shape of the built-in jobs (the job planners ask). */
@@ -103,6 +113,23 @@ export interface JobStyle {
   gitCredentialsScript: boolean;
   /** Whether the agent also checks out the PR a dispatched run's `aw_context` names (v0.87). */
   dispatchedPrCheckout: boolean;
+  /** How the frontmatter's custom jobs (`jobs:`) are written. */
+  customJobs: CustomJobStyle;
+  /**
+   * Whether a repo memory without an explicit `id` lives on `<prefix>/<workflow id>` (v0.87), not
+   * `memory/default`; one with an `id` on `<prefix>/<id>`.
+   */
+  repoMemoryBranchByWorkflow: boolean;
+  /**
+   * Whether a command's pass-through for the events it ignores negates their disjunction as a whole
+   * (`!(a || b)`, v0.87) rather than term by term (`(!(a)) && (!(b))`).
+   */
+  negateDisjunctionWhole: boolean;
+  /**
+   * Whether `sandbox.agent.runtime: docker-sbx` makes activation check the Docker Hub secrets
+   * (`docker_sbx_secrets_result`), the agent skip when they are missing and the conclusion report it (v0.87).
+   */
+  dockerSbxSecretsCheck: boolean;
   /** The `agent` job. */
   agent: AgentJobStyle;
   /** The `activation` job. */
@@ -114,6 +141,16 @@ export interface JobStyle {
    * release budgets effective tokens (v0.76.1).
    */
   aiCredits?: { dailyDefault: string; runDefault: string };
+}
+
+/** Release differences in the frontmatter's custom jobs. */
+export interface CustomJobStyle {
+  /** Whether an empty line follows a custom job's `permissions:` (v0.76.1). */
+  permissionsBlankLine: boolean;
+  /** Whether an `actions/checkout` step gets `persist-credentials: false` unless it sets the key (v0.87). */
+  checkoutPersistCredentials: boolean;
+  /** Whether a long `if:` is written as a folded block broken after `&&`/`||`, as built-in jobs' are (v0.87). */
+  breakLongIf: boolean;
 }
 
 /** Release differences in the `agent` job. */
@@ -132,6 +169,96 @@ export interface AgentJobStyle {
   awfScriptArgs: string;
   /** Whether the engine's log parser also reads the safe outputs (`GH_AW_SAFE_OUTPUTS` in its env). */
   logParserReadsSafeOutputs: boolean;
+  /**
+   * The field validation of safe-output types this release writes otherwise than v0.76.1
+   * (`GH_AW_VALIDATION_JSON`), by snake_case type, as written; types not listed keep v0.76.1's.
+   */
+  validation?: Readonly<Record<string, unknown>>;
+  /** Properties this release injects into enabled safe-output tools' schemas (`property_injections`), by tool. */
+  toolPropertyInjections?: Readonly<Record<string, unknown>>;
+  /**
+   * Whether the last scalar of the workflow's `steps:` section loses its final newline in gh-aw's round trip
+   * even where it is written quoted (user_steps.ts), also in the steps rewritten for the DIFC proxy.
+   */
+  trimsQuotedLastScalar?: boolean;
+  /** Whether the agent needs every custom job that does not depend on it, by its own name (not only roots and sinks). */
+  needsEveryPreAgentJob?: boolean;
+  /** Whether "Checkout PR branch" uses `safe-outputs.github-token` when set (else the MCP server's default). */
+  prCheckoutWithSafeOutputsToken?: boolean;
+  /** Whether the workflow's own steps run after the cache and repo memories are restored (not before). */
+  userStepsAfterMemory?: boolean;
+  /** Whether the agent artifact keeps the patches and bundles whenever a safe output pushes code. */
+  patchesWithCodePush?: boolean;
+  /** How the engine runs inside the firewall where the release differs from v0.76.1; undefined: v0.76.1's way. */
+  awf?: AwfRunStyle;
+  /** The MCP gateway and the safe-outputs MCP server where they differ from v0.76.1; undefined: v0.76.1's. */
+  gateway?: McpGatewayStyle;
+}
+
+/**
+ * How a release runs the engine inside the AWF firewall (plan/agent/awf_command.ts), where it differs from
+ * v0.76.1's `sudo -E awf …` with a token budget.
+ */
+export interface AwfRunStyle {
+  /** The model alias table of the AWF config (`apiProxy.models`): alias → ordered candidates. */
+  modelAliases: Readonly<Record<string, readonly string[]>>;
+  /**
+   * The per-run AI-credit limit (`apiProxy.maxAiCredits`, replacing `maxEffectiveTokens`): the workflow's
+   * `max-ai-credits`, else `GH_AW_MAX_AI_CREDITS` (the repository variable) falling back to this default.
+   */
+  maxAiCreditsDefault: string;
+  /** `apiProxy.maxCacheMisses`. */
+  maxCacheMisses: number;
+  /** The firewall roles whose image digests (from `actions-lock.json`) the config's `container.imageTag` lists. */
+  imageTagDigests: readonly string[];
+  /** The config's `logging` (proxy logs and audit folders), replacing the `--proxy-logs-dir`/`--audit-dir` flags. */
+  logging: { proxyLogsDir: string; auditDir: string };
+  /**
+   * The gateway container the firewall's network attaches to (`network.isolation`, `topologyAttach`); the CLI
+   * proxy is then reached by its container name.
+   */
+  topologyAttach: string;
+  /** The CLI proxy's container (`--difc-proxy-host <name>:18443`, attached as well). */
+  cliProxyContainer: string;
+  /** Variables hidden from the agent besides the secrets (the OIDC request token and URL). */
+  excludeEnv: readonly string[];
+  /** The gVisor release installed for `sandbox.agent.runtime: gvisor` (`sudo_gvisor_install.sh`). */
+  gvisorRelease: string;
+}
+
+/** How a release starts the MCP gateway and the safe-outputs MCP server (plan/mcp/), where it differs from v0.76.1. */
+export interface McpGatewayStyle {
+  /**
+   * Whether the safe-outputs MCP server runs as a stdio container of the gateway (image `components.nodeImage`)
+   * instead of an HTTP server the agent job starts before the gateway.
+   */
+  safeOutputsStdio: boolean;
+  /** The gateway's container name on its bridge network (`--name`, `MCP_GATEWAY_DOMAIN`). */
+  containerName: string;
+  /** The roots the gateway lets its stdio containers mount (`MCP_GATEWAY_ALLOWED_MOUNT_ROOTS`), in order. */
+  allowedMountRoots: readonly string[];
+  /** The gateway config's `startupTimeout` (seconds). */
+  startupTimeout: number;
+  /** `GITHUB_FEATURES` of the local GitHub MCP server. */
+  githubFeatures: string;
+  /**
+   * Whether the repository's visibility (from the lockdown step) bounds the write sinks (`sink-visibility`), so
+   * the lockdown step runs whenever the GitHub tool is on, configured guard or not.
+   */
+  sinkVisibility: boolean;
+  /**
+   * Whether the CLI and DIFC proxies get the runner's GitHub host settings and `GH_AW_NETWORK_ISOLATION` (they
+   * run on the isolated network).
+   */
+  proxyHostEnv: boolean;
+  /** Whether the workflow's GitHub-calling steps run behind the DIFC proxy in every GitHub mode (not only gh-proxy). */
+  difcProxyAnyMode: boolean;
+  /** Whether `tools.playwright` runs as an MCP server of the gateway (its image, log folder and container). */
+  playwrightServer: boolean;
+  /** Whether release mode installs `gh aw` with the release's setup-cli action for the agentic-workflows server. */
+  releaseInstallsGhAw: boolean;
+  /** Whether the config heredoc's delimiter is an FNV-1a checksum of its content (else an HMAC of the hash). */
+  delimiterFromContent: boolean;
 }
 
 /** Release differences in the `activation` job. */
@@ -190,6 +317,16 @@ export interface SafeOutputsJobStyle {
   /** Whether a pull-request-triggered workflow's job env names the head commit (`GH_AW_HEAD_SHA`). */
   headShaEnv: boolean;
   /**
+   * Handler-config defaults this release adds, by handler (`{ update_pull_request: { update_branch_stacks:
+   * true } }`), applied when the workflow sets no value.
+   */
+  handlerDefaults: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /**
+   * Job outputs this release adds, by safe-output type (`{ "assign-milestone": { assign_milestone_milestone_assigned:
+   * "milestone_assigned" } }`: output name → the processing step's output).
+   */
+  typeJobOutputs: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /**
    * Tools this release lists (in the prompt's `Tools:` line) right after another one rather than at their
    * type's place in the registry: `{ close_discussion: "update_discussion" }`.
    */
@@ -240,8 +377,9 @@ export interface EmitStyle {
    */
   helperRequire: "runner-temp" | "path-join";
   /**
-   * Whether the sequences of `on:` are indented under their key (`types:\n  - opened`), not compact, and a
-   * comment there ends the line before it (`- cron: "…"  # Friendly format: …`).
+   * Whether the sequences of `on:` are indented under their key (`types:\n  - opened`), not compact, a
+   * comment there ends the line before it (`- cron: "…"  # Friendly format: …`), and the lines of a
+   * commented-out gh-aw key (`# skip-if-match:`) all stand at the key's indentation.
    */
   indentOnSequences: boolean;
   /** Whether no line keeps trailing whitespace (blank lines of blocks, the logo). */

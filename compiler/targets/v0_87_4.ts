@@ -3,6 +3,8 @@
  * gh-aw-mcpg compiled by it).
  */
 import type { GhAwTarget } from "./target.ts";
+import { MODEL_ALIASES_V0_87_4 } from "./v0_87_4_models.ts";
+import { VALIDATION_V0_87_4 } from "./v0_87_4_validation.ts";
 
 /** The v0.87.4 target. */
 export const V0_87_4: GhAwTarget = {
@@ -62,7 +64,19 @@ export const V0_87_4: GhAwTarget = {
   },
   ecosystemHosts: { github: ["patchdiff.githubusercontent.com"] },
   frontmatterKeys: ["max-ai-credits", "max-daily-ai-credits", "model", "safe-inputs"],
+  // In v0.87.4's schema; their effect is in the agent job's firewall (AWF) settings, not written yet.
+  uncompiledKeys: {
+    "excluded-env": "v0.87.4 passes each name to AWF as `--exclude-env`; awc's v0.87.4 agent step does not " +
+      "write those flags yet, and dropping them would leave the variables visible to the agent",
+    "runner":
+      "v0.87.4 reads `runner.topology` (arc-dind) into the firewall's topology settings; awc's v0.87.4 " +
+      "agent job does not yet",
+    "max-turn-cache-misses":
+      "v0.87.4 writes it as AWF `apiProxy.maxCacheMisses`; awc's v0.87.4 engine step " +
+      "writes only the default (5)",
+  },
   queueWorkflowRuns: true,
+  otelAttributeEncoding: "percent",
   awf: "v0.28.4",
   emit: {
     helperRequire: "path-join",
@@ -130,7 +144,14 @@ export const V0_87_4: GhAwTarget = {
     },
   },
   jobs: {
-    runtimeFeaturesJobs: ["pre_activation", "activation", "agent", "safe_outputs", "conclusion"],
+    runtimeFeaturesJobs: [
+      "pre_activation",
+      "activation",
+      "agent",
+      "safe_outputs",
+      "conclusion",
+      "push_repo_memory",
+    ],
     preActivationContentsOnlyForCheckout: true,
     commandCheckFirst: true,
     defaultRolesNeedNoCheck: true,
@@ -144,11 +165,66 @@ export const V0_87_4: GhAwTarget = {
     safeOutputsConfigFromEnv: true,
     gitCredentialsScript: true,
     dispatchedPrCheckout: true,
+    customJobs: { permissionsBlankLine: false, checkoutPersistCredentials: true, breakLongIf: true },
+    repoMemoryBranchByWorkflow: true,
+    negateDisjunctionWhole: true,
+    dockerSbxSecretsCheck: true,
     agent: {
       jobTimeout: false,
       activationArtifactEarly: true,
       awfScriptArgs: "--rootless",
       logParserReadsSafeOutputs: true,
+      patchesWithCodePush: true,
+      needsEveryPreAgentJob: true,
+      trimsQuotedLastScalar: true,
+      prCheckoutWithSafeOutputsToken: true,
+      userStepsAfterMemory: true,
+      validation: VALIDATION_V0_87_4,
+      toolPropertyInjections: {
+        close_issue: {
+          state_reason: {
+            description:
+              "Optional closing state reason. Omit to use the configured default. Select 'duplicate' " +
+              "together with 'duplicate_of' to mark a native duplicate relationship.",
+            enum: ["completed", "not_planned", "duplicate"],
+            type: "string",
+          },
+        },
+      },
+      awf: {
+        modelAliases: MODEL_ALIASES_V0_87_4,
+        maxAiCreditsDefault: "1000",
+        maxCacheMisses: 5,
+        imageTagDigests: ["squid", "agent", "api-proxy", "cli-proxy"],
+        logging: {
+          proxyLogsDir: "/tmp/gh-aw/sandbox/firewall/logs",
+          auditDir: "/tmp/gh-aw/sandbox/firewall/audit",
+        },
+        topologyAttach: "awmg-mcpg",
+        cliProxyContainer: "awmg-cli-proxy",
+        excludeEnv: ["ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL"],
+        gvisorRelease: "20250707.0",
+      },
+      gateway: {
+        safeOutputsStdio: true,
+        containerName: "awmg-mcpg",
+        allowedMountRoots: [
+          "${GITHUB_WORKSPACE}:rw",
+          "${RUNNER_TEMP}/gh-aw:ro",
+          "${RUNNER_TEMP}/gh-aw/safeoutputs:rw",
+          "/opt:ro",
+          "/tmp:rw",
+          "/usr/bin/gh:ro",
+        ],
+        startupTimeout: 120,
+        githubFeatures: "fields_param",
+        sinkVisibility: true,
+        proxyHostEnv: true,
+        difcProxyAnyMode: true,
+        playwrightServer: true,
+        releaseInstallsGhAw: true,
+        delimiterFromContent: true,
+      },
     },
     activation: {
       promptPath: "${{ runner.temp }}/gh-aw/aw-prompts/prompt.txt",
@@ -176,6 +252,8 @@ export const V0_87_4: GhAwTarget = {
       defaultMaxPatchSize: 4096,
       handlerKeyRenames: { add_reviewer: { allowed_reviewers: "allowed" } },
       headShaEnv: true,
+      handlerDefaults: { update_pull_request: { update_branch_stacks: true } },
+      typeJobOutputs: { "assign-milestone": { assign_milestone_milestone_assigned: "milestone_assigned" } },
       conclusionUsesOwnToken: true,
       toolOrderAfter: {
         close_discussion: "update_discussion",

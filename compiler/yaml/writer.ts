@@ -166,6 +166,8 @@ export interface WriteOptions {
   indentSequences: boolean;
   /** A comment entry of a mapping ends the line before it (`key: v  # text`) instead of a line of its own. */
   trailingComments?: boolean;
+  /** Every line of a {@link Commented} entry stands at its key's indentation (`# key:` then `# nested: v`). */
+  flatCommented?: boolean;
 }
 
 /** Renders a mapping's entries at an indentation level. */
@@ -237,7 +239,7 @@ export function writeYamlInto(
         const keyWs = /^ */.exec(inner[0] ?? "")![0];
         inner.forEach((line, i) => {
           const ws = /^ */.exec(line)![0];
-          let l = `${ws}# ${line.slice(ws.length)}`;
+          let l = `${opts.flatCommented ? keyWs : ws}# ${line.slice(ws.length)}`;
           // The reason follows the key and its own list items, not lists nested deeper.
           if (i === 0 || (/^\s*- (?!.*: )/.test(line) && ws === keyWs)) l += ` # ${v.reason}`;
           out.push(l);

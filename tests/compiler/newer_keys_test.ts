@@ -1,7 +1,13 @@
 import { parse } from "yaml";
 import { assert, assertEquals } from "../../compiler/test_assert.ts";
-import { NEWER_REFUSED_KEYS, TOP_LEVEL_KEYS } from "../../compiler/source/frontmatter_keys.ts";
-import { compileOne, diagnosticsOf } from "./helpers.ts";
+import {
+  NEWER_KEY_RELEASES,
+  NEWER_REFUSED_KEYS,
+  TOP_LEVEL_KEYS,
+} from "../../compiler/source/frontmatter_keys.ts";
+import { compileOne, diagnosticsOf, memoryRepo } from "./helpers.ts";
+import { compile } from "../../compiler/mod.ts";
+import { V0_87_4 } from "../../compiler/targets/v0_87_4.ts";
 
 Deno.test("every top-level key gh-aw added after v0.76 is refused by name with its reason, never as an unknown key", async () => {
   for (const [key, reason] of Object.entries(NEWER_REFUSED_KEYS)) {
@@ -43,4 +49,51 @@ Deno.test("max-turns sets the AWF turn cap and wins over its deprecated alias ma
   assertEquals(await awfMaxRuns("max-runs: 70\n"), 70);
   // The lock stays a valid workflow.
   parse((await compileOne("---\non: workflow_dispatch\nmax-turns: 40\n---\nGo.\n")).lock);
+});
+
+/** The errors of compiling one workflow for a target. */
+async function targetErrors(md: string, ghAwVersion: string) {
+  const result = await compile({
+    repoRoot: "/repo",
+    workflows: [".github/workflows/w.md"],
+    ghAwVersion,
+    readFile: memoryRepo({ ".github/workflows/w.md": md }),
+  });
+  return [...result.diagnostics, ...result.workflows.flatMap((w) => w.diagnostics)].filter((d) =>
+    d.severity === "error"
+  );
+}
+
+Deno.test("every newer key names the release whose schema has it; v0.87.4's uncompiled keys are in v0.87.4", () => {
+  for (const key of Object.keys(NEWER_REFUSED_KEYS)) assert(NEWER_KEY_RELEASES[key] !== undefined, key);
+  for (const key of Object.keys(V0_87_4.uncompiledKeys)) {
+    assertEquals(NEWER_KEY_RELEASES[key], "v0.87.4", key);
+  }
+  for (const key of V0_87_4.frontmatterKeys.filter((k) => k in NEWER_REFUSED_KEYS)) {
+    assertEquals(NEWER_KEY_RELEASES[key], "v0.87.4", key);
+  }
+});
+
+Deno.test("under v0.87.4 a key that arrived later is refused naming v0.87.4, one it has but awc does not compile too", async () => {
+  const later = await targetErrors("---\non: workflow_dispatch\ngraders: 1\n---\nGo.\n", "v0.87.4");
+  assertEquals(later.map((d) => d.code), ["newer-key-unsupported"]);
+  assert(
+    later[0].message.includes("after v0.87.4") && !later[0].message.includes("after v0.76"),
+    later[0].message,
+  );
+  const known = await targetErrors("---\non: workflow_dispatch\nexcluded-env: [X]\n---\nGo.\n", "v0.87.4");
+  assertEquals(known.map((d) => d.code), ["newer-key-unsupported"]);
+  assert(known[0].message.includes("is in gh-aw v0.87.4's frontmatter"), known[0].message);
+  assertEquals(
+    await targetErrors("---\non: workflow_dispatch\nmax-ai-credits: 500\n---\nGo.\n", "v0.87.4"),
+    [],
+  );
+});
+
+Deno.test("under v0.76.1 a key v0.87.4 compiles points at --gh-aw-version v0.87.4", async () => {
+  const d = await targetErrors("---\non: workflow_dispatch\nmax-ai-credits: 500\n---\nGo.\n", "v0.76.1");
+  assertEquals(d.map((x) => x.code), ["newer-key-unsupported"]);
+  assert(d[0].message.includes("gh-aw v0.87.4 has it") && d[0].message.includes("--gh-aw-version v0.87.4"));
+  const later = await targetErrors("---\non: workflow_dispatch\nintent: x\n---\nGo.\n", "v0.76.1");
+  assert(later[0].message.includes("after v0.87.4"), later[0].message);
 });

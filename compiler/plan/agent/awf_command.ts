@@ -2,8 +2,10 @@
  * The shell script that runs an engine inside the AWF firewall (agent job), as gh-aw v0.76 writes it:
  * the AWF config file (allowed domains, API proxy with model aliases, container tag), the tool-cache and
  * Docker-host probes, then `sudo -E awf … -- /bin/bash -c '<engine command>'` teeing into the stdio log.
+ * A target's {@link AwfRunStyle} (v0.87) runs it rootless with an AI-credit limit instead.
  */
 import type { Firewall } from "../../source/sandbox.ts";
+import type { AwfRunStyle } from "../../targets/target.ts";
 import { VERSIONS } from "../../data/versions.ts";
 import { AWF_MODEL_ALIASES } from "./awf_models.ts";
 import {
@@ -26,7 +28,20 @@ export interface AwfConfigInput {
   firewall?: Firewall;
   /** The workflow's model aliases and per-model costs. */
   models?: ModelCatalog;
+  /** The release's way of running the firewall; undefined: v0.76.1's. */
+  style?: AwfRunStyle;
+  /** The workflow's own `max-ai-credits` (a release with {@link AwfRunStyle}). */
+  maxAiCredits?: number;
+  /** Whether the GitHub CLI proxy sidecar runs (the firewall attaches to its network too). */
+  cliProxy?: boolean;
+  /** Digests of the firewall images by role (`actions-lock.json` `containers`). */
+  imageDigests?: Readonly<Record<string, string>>;
+  /** `sandbox.agent` container runtime settings written into `container` (`containerRuntime`, `agentTimeout`). */
+  containerExtra?: Record<string, unknown>;
 }
+
+/** Stands for the shell-expanded credit limit in the config JSON until it is quoted for the shell. */
+const CREDITS_TOKEN = 987654321.123;
 
 /**
  * Shell lines run after the AWF config is written and before `awf` starts (agent and threat detection alike):
@@ -54,28 +69,98 @@ export const AWF_HOST_PREPARATION: readonly string[] = [
 
 /** The AWF config JSON (one line). */
 export function awfConfigJson(config: AwfConfigInput): string {
+  const style = config.style;
   const network: Record<string, unknown> = { allowDomains: config.allowDomains };
   if (config.blockDomains?.length) network.blockDomains = config.blockDomains;
+  if (style) {
+    network.isolation = true;
+    network.topologyAttach = config.cliProxy
+      ? [style.topologyAttach, style.cliProxyContainer]
+      : [style.topologyAttach];
+  }
   const apiProxy: Record<string, unknown> = {
     enabled: true,
     enableTokenSteering: true,
     maxRuns: config.maxRuns ?? 500,
-    maxEffectiveTokens: config.maxEffectiveTokens ?? 25000000,
   };
+  if (!style) apiProxy.maxEffectiveTokens = config.maxEffectiveTokens ?? 25000000;
+  else if (config.maxAiCredits !== undefined) {
+    apiProxy.maxCacheMisses = style.maxCacheMisses;
+    apiProxy.maxAiCredits = config.maxAiCredits;
+  } else {
+    apiProxy.maxAiCredits = CREDITS_TOKEN;
+    apiProxy.maxCacheMisses = style.maxCacheMisses;
+  }
   if (config.targets) apiProxy.targets = config.targets;
-  apiProxy.models = proxyAliases(AWF_MODEL_ALIASES, config.models);
+  apiProxy.models = proxyAliases(style?.modelAliases ?? AWF_MODEL_ALIASES, config.models);
   if (hasCosts(config.models) && awfReadsProviders(config.firewall?.version ?? VERSIONS.awf)) {
     apiProxy.providers = JSON.parse(costTableJson(config.models)).providers;
   }
-  return JSON.stringify({
+  const tag = config.firewall?.imageTag ?? VERSIONS.awfImageTag;
+  const digests = (style?.imageTagDigests ?? []).flatMap((role) => {
+    const d = config.imageDigests?.[role];
+    return d ? [`${role}=${d}`] : [];
+  });
+  const out: Record<string, unknown> = {
     $schema: `https://github.com/github/gh-aw-firewall/releases/download/${
       config.firewall?.version ?? VERSIONS.awf
     }/awf-config.schema.json`,
     network,
     apiProxy,
-    container: { imageTag: config.firewall?.imageTag ?? VERSIONS.awfImageTag },
-  });
+    container: { imageTag: [tag, ...digests].join(","), ...config.containerExtra },
+  };
+  if (style) out.logging = { proxyLogsDir: style.logging.proxyLogsDir, auditDir: style.logging.auditDir };
+  return JSON.stringify(out);
 }
+
+/**
+ * The line writing the AWF config: single-quoted as is, or — when the credit limit is the shell's
+ * `GH_AW_MAX_AI_CREDITS` — double-quoted with the variable expanded.
+ */
+function writeConfigLines(config: AwfConfigInput): string[] {
+  const json = awfConfigJson(config);
+  const target = '> "${RUNNER_TEMP}/gh-aw/awf-config.json"';
+  if (!config.style) return [`printf '%s\\n' '${json}' ${target}`];
+  if (config.maxAiCredits !== undefined) {
+    return ["# shellcheck disable=SC2016", `printf '%s\\n' '${json}' ${target}`];
+  }
+  const quoted = json.replace(/[\\"$`]/g, (c) => `\\${c}`).replace(
+    String(CREDITS_TOKEN),
+    "${GH_AW_MAX_AI_CREDITS}",
+  );
+  return [
+    `GH_AW_MAX_AI_CREDITS="\${GH_AW_MAX_AI_CREDITS:-${config.style.maxAiCreditsDefault}}"`,
+    `printf '%s\\n' "${quoted}" ${target}`,
+  ];
+}
+
+/**
+ * {@link AWF_HOST_PREPARATION} of a release with {@link AwfRunStyle}: the models file path, the Docker host
+ * passed on (and the chroot config patched) for a TCP daemon, and a tool cache that must be set.
+ */
+const AWF_HOST_PREPARATION_ROOTLESS: readonly string[] = [
+  'cp "${RUNNER_TEMP}/gh-aw/awf-config.json" /tmp/gh-aw/awf-config.json',
+  'export GH_AW_MODELS_JSON_PATH="/tmp/gh-aw/models.json"',
+  'GH_AW_DOCKER_HOST=""',
+  'if [[ "${DOCKER_HOST:-}" =~ ^tcp:// ]]; then',
+  '  GH_AW_DOCKER_HOST="${DOCKER_HOST}"',
+  "fi",
+  'if [[ "${DOCKER_HOST:-}" =~ ^tcp:// ]]; then',
+  '  GH_AW_CHROOT_BINARIES_SOURCE_PATH="${RUNNER_TEMP}/gh-aw" GH_AW_CHROOT_IDENTITY_HOME="${RUNNER_TEMP}/gh-aw/home" node "${RUNNER_TEMP}/gh-aw/actions/patch_awf_chroot_config.cjs"',
+  "fi",
+  'GH_AW_TOOL_CACHE_MOUNT=""',
+  'GH_AW_TOOL_CACHE="${RUNNER_TOOL_CACHE:?RUNNER_TOOL_CACHE must be set}"',
+  'if [ -d "$GH_AW_TOOL_CACHE" ]; then',
+  '  if [[ "$GH_AW_TOOL_CACHE" != /opt/* ]]; then',
+  '    GH_AW_TOOL_CACHE_MOUNT="$GH_AW_TOOL_CACHE:$GH_AW_TOOL_CACHE:ro"',
+  "  fi",
+  "fi",
+  "# shellcheck disable=SC1003,SC2016,SC2086",
+];
+
+/** {@link TOOL_PATH_SETUP} of a release with {@link AwfRunStyle}: the runner's tool cache only, and Erlang's. */
+const TOOL_PATH_SETUP_ROOTLESS =
+  `: "\${RUNNER_TOOL_CACHE:?RUNNER_TOOL_CACHE must be set}"; GH_AW_TOOL_CACHE="$RUNNER_TOOL_CACHE"; export PATH="$(find "$GH_AW_TOOL_CACHE" -maxdepth 5 -type d -name bin 2>/dev/null | tr '\\n' ':')$PATH"; [ -n "$GOROOT" ] && export PATH="$GOROOT/bin:$PATH" || true; [ -n "$ERLANG_HOME" ] && export PATH="$ERLANG_HOME/bin:$PATH" || true`;
 
 /** Inputs of the AWF run script. */
 export interface AwfScriptInput {
@@ -93,6 +178,8 @@ export interface AwfScriptInput {
   cliProxy: boolean;
   /** The command run inside the container (unquoted; single quotes are escaped here). */
   command: string;
+  /** `--container-runtime` (`sandbox.agent.runtime`, a release with {@link AwfRunStyle}). */
+  containerRuntime?: string;
 }
 
 /** The tool-cache PATH set-up that prefixes every engine command. */
@@ -110,6 +197,8 @@ const LOG = "/tmp/gh-aw/agent-stdio.log";
 
 /** The whole `run:` script of the engine execution step (ends with a newline). */
 export function awfScript(script: AwfScriptInput): string {
+  const style = script.config.style;
+  if (style) return rootlessAwfScript(script, style);
   const awf = [
     'sudo -E awf --config "${RUNNER_TEMP}/gh-aw/awf-config.json" --container-workdir "${GITHUB_WORKSPACE}"',
     '--mount "${RUNNER_TEMP}/gh-aw:${RUNNER_TEMP}/gh-aw:ro" --mount "${RUNNER_TEMP}/gh-aw:/host${RUNNER_TEMP}/gh-aw:ro"',
@@ -129,9 +218,44 @@ export function awfScript(script: AwfScriptInput): string {
     `printf '%s' "$(date +%s%3N)" > /tmp/gh-aw/agent_cli_start_ms.txt`,
     ...script.setup,
     `(umask 177 && touch ${LOG})`,
-    `printf '%s\\n' '${awfConfigJson(script.config)}' > "\${RUNNER_TEMP}/gh-aw/awf-config.json"`,
+    ...writeConfigLines(script.config),
     ...AWF_HOST_PREPARATION,
     `${awf} \\`,
     `  -- /bin/bash -c '${script.command.replace(/'/g, "'\\''")}' 2>&1 | tee -a ${LOG}`,
+  ].join("\n") + "\n";
+}
+
+/**
+ * The run script of a release with {@link AwfRunStyle}: `awf` without sudo, the Docker host passed on, the
+ * OIDC request variables hidden, logging in the config, and the command run with history expansion off.
+ */
+function rootlessAwfScript(script: AwfScriptInput, style: AwfRunStyle): string {
+  const awf = [
+    'awf --config "${RUNNER_TEMP}/gh-aw/awf-config.json" --container-workdir "${GITHUB_WORKSPACE}"',
+    '--mount "${RUNNER_TEMP}/gh-aw:${RUNNER_TEMP}/gh-aw:ro" --mount "${RUNNER_TEMP}/gh-aw:/host${RUNNER_TEMP}/gh-aw:ro"',
+    ...script.extraArgs,
+    '${GH_AW_TOOL_CACHE_MOUNT:+--mount "$GH_AW_TOOL_CACHE_MOUNT"} ${GH_AW_DOCKER_HOST:+--docker-host "$GH_AW_DOCKER_HOST"}',
+    ...(script.containerRuntime ? [`--container-runtime ${script.containerRuntime}`] : []),
+    ...(script.tty ? ["--tty"] : []),
+    "--env-all",
+    ...[...new Set([...style.excludeEnv, ...script.excludeEnv])].sort().map((e) => `--exclude-env ${e}`),
+    ...(script.mounts ?? []),
+    "--mount /tmp/gh-aw:/tmp/gh-aw:rw --log-level info --skip-pull",
+    ...(script.cliProxy
+      ? [
+        `--difc-proxy-host ${style.cliProxyContainer}:18443 --difc-proxy-ca-cert /tmp/gh-aw/difc-proxy-tls/ca.crt`,
+      ]
+      : []),
+  ].join(" ");
+  const command = "set +o histexpand; " + script.command.replace(TOOL_PATH_SETUP, TOOL_PATH_SETUP_ROOTLESS);
+  return [
+    "set -o pipefail",
+    `printf '%s' "$(date +%s%3N)" > /tmp/gh-aw/agent_cli_start_ms.txt`,
+    ...script.setup,
+    `(umask 177 && touch ${LOG})`,
+    ...writeConfigLines(script.config),
+    ...AWF_HOST_PREPARATION_ROOTLESS,
+    `${awf} \\`,
+    `  -- /bin/bash -c '${command.replace(/'/g, "'\\''")}' 2>&1 | tee -a ${LOG}`,
   ].join("\n") + "\n";
 }

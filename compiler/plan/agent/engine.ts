@@ -8,7 +8,7 @@ import type { AgentInput } from "./input.ts";
 import type { StepPlan } from "../types.ts";
 import { scriptStep, shStep, targetOf } from "../steps.ts";
 import { VERSIONS } from "../../data/versions.ts";
-import { plain, sq } from "../../yaml/writer.ts";
+import { Comment, plain, sq } from "../../yaml/writer.ts";
 import { engineOf } from "../engines/registry.ts";
 import { mappingOf } from "../../source/values.ts";
 
@@ -57,11 +57,68 @@ export function engineInstallSteps(agentInput: AgentInput): StepPlan[] {
       .filter(Boolean).join(" "),
   );
   const steps: StepPlan[] = engine.needsNode ? [setupNodeStep(agentInput)] : [];
-  if (typeof mappingOf(agentInput.frontmatter.engine).command === "string") steps.push(awf); // custom command: no CLI install
-  else steps.push(...(engine.installAfterAwf ? [awf, install] : [install, awf]));
+  // A `sandbox.agent.runtime` the release installs (gVisor's runsc) comes right before the firewall.
+  const runtime = runtimeInstallSteps(agentInput);
+  if (typeof mappingOf(agentInput.frontmatter.engine).command === "string") steps.push(...runtime, awf); // custom command: no CLI install
+  else steps.push(...(engine.installAfterAwf ? [...runtime, awf, install] : [install, ...runtime, awf]));
   steps.push(...engine.afterInstall ?? []);
   steps.push(...playwrightCliSteps(agentInput));
   return steps;
+}
+
+/** The Docker Hub login the docker-sbx runtime pulls with. */
+const DOCKER_HUB_ENV = {
+  DOCKER_PAT_VAL: plain("${{ secrets.DOCKER_PAT }}"),
+  DOCKER_USERNAME_VAL: plain("${{ secrets.DOCKER_USERNAME }}"),
+};
+
+/** The agent's `sandbox.agent.runtime` when the release runs the firewall rootless (it supports runtimes). */
+function agentRuntime(agentInput: AgentInput): string | undefined {
+  return targetOf(agentInput.ctx).jobs.agent.awf ? agentInput.ctx.sandboxInfo?.agentRuntime : undefined;
+}
+
+/**
+ * The set-up of the agent's sandbox runtime, right before the firewall is installed: gVisor's runsc (the
+ * release's pinned build), or the docker-sbx microVM (KVM and secrets checked, installed, started, tried).
+ */
+function runtimeInstallSteps(agentInput: AgentInput): StepPlan[] {
+  const runtime = agentRuntime(agentInput);
+  if (runtime === "docker-sbx") {
+    const sh = (name: string, script: string, extra: StepPlan = {}): StepPlan => ({
+      name,
+      ...extra,
+      run: plain(`bash "\${RUNNER_TEMP}/gh-aw/actions/${script}.sh"`),
+    });
+    return [
+      sh("Check KVM availability for docker-sbx", "docker_sbx_kvm_check"),
+      sh("Check Docker Hub secrets for docker-sbx", "docker_sbx_secrets_check", {
+        id: "docker-sbx-secrets",
+        env: { ...DOCKER_HUB_ENV },
+      }),
+      sh("Install docker-sbx", "sudo_docker_sbx_install"),
+      sh("Start docker-sbx daemon and authenticate", "docker_sbx_daemon", { env: { ...DOCKER_HUB_ENV } }),
+      sh("Run docker-sbx pre-flight smoke test", "docker_sbx_preflight"),
+    ];
+  }
+  const gvisor = targetOf(agentInput.ctx).jobs.agent.awf?.gvisorRelease;
+  if (!gvisor || runtime !== "gvisor") return [];
+  return [{
+    name: "Install gVisor (runsc)",
+    "#": new Comment(
+      "runner-guard:ignore RGS-012 -- pinned release, SHA-512 verified artifacts, download-only step (no outbound secret transmission).",
+    ),
+    run: plain(`bash "\${RUNNER_TEMP}/gh-aw/actions/sudo_gvisor_install.sh" ${gvisor}`),
+  }];
+}
+
+/** Right before the engine runs in the docker-sbx microVM: its Docker Hub credentials refreshed. */
+export function runtimeRefreshSteps(agentInput: AgentInput): StepPlan[] {
+  if (agentRuntime(agentInput) !== "docker-sbx") return [];
+  return [{
+    name: "Refresh sbx credentials",
+    env: { ...DOCKER_HUB_ENV },
+    run: plain('bash "${RUNNER_TEMP}/gh-aw/actions/docker_sbx_credential_refresh.sh"'),
+  }];
 }
 
 /** The step(s) running the engine inside the AWF firewall (Copilot's followed by "Detect agent errors"). */

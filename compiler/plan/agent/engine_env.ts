@@ -3,7 +3,7 @@ import type { AgentInput } from "./input.ts";
 import { dq, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import { cliProxyEnabled, effectiveTools, mcpSecretEnv } from "./engine_tools.ts";
 import type { AwfConfigInput } from "./awf_command.ts";
-import { ghAwVersion } from "../steps.ts";
+import { ghAwVersion, targetOf } from "../steps.ts";
 import { type EngineAuth, engineAuthEnv } from "../engine_auth.ts";
 import { mappingOf } from "../../source/values.ts";
 
@@ -102,7 +102,26 @@ export function awfConfigInput(agentInput: AgentInput): AwfConfigInput {
     maxEffectiveTokens: num(fm["max-effective-tokens"]),
     firewall: agentInput.ctx.firewall,
     models: agentInput.ctx.models,
+    style: targetOf(agentInput.ctx).jobs.agent.awf,
+    maxAiCredits: num(fm["max-ai-credits"]),
+    imageDigests: agentInput.firewallDigests,
+    containerExtra: runtimeContainer(agentInput),
   };
+}
+
+/**
+ * The AWF config's `container` settings of `sandbox.agent.runtime` (releases that run the firewall rootless):
+ * gVisor as the container runtime; the docker-sbx microVM bounds the agent by the step's timeout.
+ */
+function runtimeContainer(agentInput: AgentInput): Record<string, unknown> | undefined {
+  if (!targetOf(agentInput.ctx).jobs.agent.awf) return undefined;
+  const runtime = agentInput.ctx.sandboxInfo?.agentRuntime;
+  if (runtime === "gvisor") return { containerRuntime: "gvisor" };
+  if (runtime === "docker-sbx") {
+    const t = agentInput.timeoutMinutes;
+    return typeof t === "number" ? { agentTimeout: t } : undefined;
+  }
+  return undefined;
 }
 
 /** Extra AWF arguments: upload-artifact staging mount, service ports. */

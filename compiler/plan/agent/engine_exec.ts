@@ -2,6 +2,7 @@
 import type { AgentInput } from "./input.ts";
 import { lit, litBareBlanks } from "../../yaml/writer.ts";
 import { awfScript } from "./awf_command.ts";
+import { targetOf } from "../steps.ts";
 import { cliProxyEnabled } from "./engine_tools.ts";
 import { awfConfigInput, customMounts, extraAwfArgs } from "./engine_env.ts";
 
@@ -27,13 +28,18 @@ export function agentAwfScript(
 ): ReturnType<typeof lit> {
   const script = awfScript({
     setup: e.setup,
-    config: awfConfigInput(agentInput),
+    config: { ...awfConfigInput(agentInput), cliProxy: cliProxyEnabled(agentInput) },
     extraArgs: extraAwfArgs(agentInput),
     tty: e.tty,
     excludeEnv: e.exclude,
     mounts: customMounts(agentInput),
     cliProxy: cliProxyEnabled(agentInput),
     command: e.command,
+    // The docker-sbx microVM runtime is chosen on the command line (rootless releases).
+    containerRuntime:
+      targetOf(agentInput.ctx).jobs.agent.awf && agentInput.ctx.sandboxInfo?.agentRuntime === "docker-sbx"
+        ? "sbx"
+        : undefined,
   });
   // gh-aw writes the `engine.command` heredoc line by line: its closing empty line carries no indentation.
   const lines = script.split("\n");

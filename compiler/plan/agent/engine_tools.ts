@@ -6,6 +6,8 @@
  */
 import type { AgentInput } from "./input.ts";
 import { isObject, objectOf } from "../../source/values.ts";
+import { githubServer } from "../mcp/github.ts";
+import { targetOf } from "../steps.ts";
 
 /** Commands every bash allowlist starts with (in this order). */
 export const DEFAULT_BASH = [
@@ -102,9 +104,12 @@ export function cliProxyEnabled(agentInput: AgentInput): boolean {
 export function mountedCliServers(agentInput: AgentInput): string[] {
   const tools = agentInput.merged.tools;
   const hasScripts = agentInput.mcpScripts !== undefined;
+  // Releases that mount every MCP server also mount the GitHub MCP server.
+  const github = targetOf(agentInput.ctx).jobs.mountAllMcpServers && githubServer(agentInput) !== undefined;
   return [
     "safeoutputs",
     ...(hasScripts ? ["mcpscripts"] : []),
+    ...(github ? ["github"] : []),
     ...(tools["cli-proxy"] === true
       ? [
         ...(tools["agentic-workflows"] !== undefined ? ["agenticworkflows"] : []),

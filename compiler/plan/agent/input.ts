@@ -31,9 +31,13 @@ export interface AgentInput {
   mcpServers: Record<string, Record<string, unknown>>;
   /** Pinned actions of the agentic-workflows MCP server's dev build (setup-go, buildx, build-push). */
   mcpRefs?: { setupGo: string; buildx: string; buildPush: string };
+  /** The pinned `setup-cli` action of the target release (release mode installs `gh aw` with it). */
+  setupCliRef?: string;
   /** `mcp-scripts:` tools merged from the workflow and its imports (the workflow wins). */
   mcpScripts?: Record<string, Record<string, unknown>>;
   containers: string[];
+  /** Digests of the firewall's images by role, from `actions-lock.json` `containers` (targets that list them). */
+  firewallDigests?: Readonly<Record<string, string>>;
   customSteps: StepPlan[];
   /** The workflow's `jobs:` merged with its imports' (jobs/builtin_jobs.ts). */
   workflowJobs: Record<string, Record<string, unknown>>;

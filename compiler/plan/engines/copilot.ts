@@ -341,6 +341,10 @@ function copilotForRelease(release: EngineRelease, target: EngineTarget): Partia
       ],
     };
   }
+  if (release.harnessedRun) {
+    // The harnessed CLI reads its MCP config under the runner user's `$HOME`.
+    changes.mcp = { ...copilot.mcp, configDir: '"$HOME/.copilot"' };
+  }
   if (release.errorsByScript || release.harnessedRun) {
     const harnessed = release.harnessedRun === true;
     changes.execute = (a) => [

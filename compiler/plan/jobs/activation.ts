@@ -39,6 +39,8 @@ import {
   setupCreditInputs,
 } from "./ai_credits.ts";
 
+import { dockerSbxOutputs, dockerSbxSecretsStep } from "./docker_sbx.ts";
+
 /** The comment gh-aw puts before `run:` of steps that execute checked-out content. */
 const POUTINE = new Comment("poutine:ignore untrusted_checkout_exec");
 
@@ -238,6 +240,7 @@ function preflightSteps(activationInput: ActivationInput): StepPlan[] {
       env,
     });
   }
+  steps.push(...dockerSbxSecretsStep(ctx));
   if (crossRepo(activationInput)) {
     steps.push({
       name: "Print cross-repo setup guidance",
@@ -455,6 +458,7 @@ function activationOutputs(activationInput: ActivationInput): Record<string, YVa
         comment_url: plain("${{ steps.add-comment.outputs.comment-url }}"),
       }
       : { comment_id: dq(""), comment_repo: dq("") }),
+    ...dockerSbxOutputs(activationInput.ctx),
     engine_id: plain("${{ steps.generate_aw_info.outputs.engine_id }}"),
     ...(activationInput.ctx.workflowCall
       ? { artifact_prefix: plain("${{ steps.artifact-prefix.outputs.prefix }}") }

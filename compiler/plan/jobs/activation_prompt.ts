@@ -6,7 +6,7 @@
 import type { StepPlan } from "../types.ts";
 import { type JobCtx, scriptStep, targetOf } from "../steps.ts";
 import { Comment, dq, lit, plain, sq, type YValue } from "../../yaml/writer.ts";
-import { repoMemoryBranch } from "../agent/repo_memory.ts";
+import { memoryBranch } from "./memory.ts";
 import type { ActivationInput } from "./activation_input.ts";
 import { goFixed2 } from "./go_format.ts";
 import { exprEnvName } from "./prompt_markdown.ts";
@@ -351,7 +351,7 @@ export function memoryPlaceholders(activationInput: ActivationInput, subVars: Ma
       `- **Max File Count**: ${count} files per commit\n` +
       `- **Max Patch Size**: ${patch} bytes (${Math.round(patch / 1024)} KB) total per push (max: 1024 KB)\n`;
     const wiki = m.wiki === true;
-    subVars.set("GH_AW_MEMORY_BRANCH_NAME", sq(repoMemoryBranch(m, ctx.id)));
+    subVars.set("GH_AW_MEMORY_BRANCH_NAME", sq(memoryBranch(m, ctx)));
     subVars.set("GH_AW_MEMORY_CONSTRAINTS", dq(constraints));
     subVars.set("GH_AW_MEMORY_DESCRIPTION", sq(m.description ? ` ${m.description}` : ""));
     subVars.set("GH_AW_MEMORY_DIR", sq("/tmp/gh-aw/repo-memory/default/"));
@@ -365,9 +365,10 @@ export function memoryPlaceholders(activationInput: ActivationInput, subVars: Ma
       dq(
         activationInput.repoMemoryList.map((m) => {
           const id = String(m.id ?? "default");
-          return `- **${id}**: \`/tmp/gh-aw/repo-memory/${id}/\` (branch: \`${
-            String(m["branch-name"] ?? `memory/${id}`)
-          }\`)\n`;
+          const branch = targetOf(ctx).jobs.repoMemoryBranchByWorkflow
+            ? memoryBranch(m, ctx)
+            : String(m["branch-name"] ?? `memory/${id}`);
+          return `- **${id}**: \`/tmp/gh-aw/repo-memory/${id}/\` (branch: \`${branch}\`)\n`;
         }).join(""),
       ),
     );

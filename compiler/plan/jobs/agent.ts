@@ -9,6 +9,8 @@ import { checksOutActionsFolder, targetOf, TRACE_OUTPUTS } from "../steps.ts";
 import { DeepMapping, plain, Styled, type YValue } from "../../yaml/writer.ts";
 import type { AgentInput } from "../agent/input.ts";
 import { BUILTIN_JOB_NAMES } from "./custom.ts";
+import { jobIf } from "./conditions.ts";
+import { dockerSbxAgentCondition } from "./docker_sbx.ts";
 import { sortedRecord } from "./go_format.ts";
 import { assetsEnv } from "../safe_outputs/agent_steps.ts";
 import {
@@ -54,7 +56,7 @@ export function agentJob(agent: AgentInput): JobPlan {
 
 /** The job around its steps: what it waits for, where it runs, its condition, permissions and env. */
 function jobOutline(agent: AgentInput, steps: StepPlan[]): JobPlan {
-  const pre = preAgentJobs(agent.workflowJobs);
+  const pre = preAgentJobs(agent.workflowJobs, targetOf(agent.ctx).jobs.agent.needsEveryPreAgentJob === true);
   const job: JobPlan = {
     needs: pre.length ? ["activation", ...pre].sort() : "activation",
     "runs-on": agent.runsOn,
@@ -63,9 +65,14 @@ function jobOutline(agent: AgentInput, steps: StepPlan[]): JobPlan {
   // A top-level `if:` that reads a pre-agent job's result can only be evaluated here, after that job.
   const cond = agent.frontmatter.if;
   if (typeof cond === "string" && pre.some((j) => cond.includes(`needs.${j}.`))) job.if = plain(cond);
-  // Releases with the daily AI-credits guardrail gate the agent on it instead.
-  const creditCond = agentCreditCondition(agent.ctx);
-  if (creditCond) job.if = plain(creditCond);
+  // Releases with the daily AI-credits guardrail gate the agent on it instead (and, with the docker-sbx
+  // runtime, on its Docker Hub secrets), each part parenthesised as gh-aw joins conditions.
+  const gates = [agentCreditCondition(agent.ctx), dockerSbxAgentCondition(agent.ctx)].filter((
+    c,
+  ): c is string => c !== undefined);
+  if (gates.length > 0) {
+    job.if = jobIf(gates.length === 1 ? gates[0] : gates.map((c) => `(${c})`).join(" && "));
+  }
   if (agent.environment !== undefined) job.environment = agent.environment;
   if (agent.services !== undefined) job.services = agent.services;
   job.permissions = jobPermissions(agent);
@@ -150,9 +157,10 @@ function agentOutputs(agent: AgentInput): Record<string, YValue> {
 
 /**
  * The custom jobs the agent waits for, as gh-aw lists them: among the jobs that do not (transitively) depend
- * on the agent, the roots (no custom job before them) and the sinks (no custom job after them).
+ * on the agent, the roots (no custom job before them) and the sinks (no custom job after them) — or, with
+ * `every` (later releases), all of them under their own names.
  */
-export function preAgentJobs(raw: unknown): string[] {
+export function preAgentJobs(raw: unknown, every = false): string[] {
   if (!isMapping(raw)) return [];
   const jobs = raw;
   const id = (name: string) => name.replace(/-/g, "_");
@@ -175,6 +183,10 @@ export function preAgentJobs(raw: unknown): string[] {
     return result;
   };
   const pre = [...needsOf.keys()].filter((j) => j !== "pre_activation" && !dependsOnAgent(j));
+  if (every) {
+    const names = new Map(Object.keys(jobs).map((name) => [id(name), name]));
+    return pre.map((j) => names.get(j) ?? j).sort();
+  }
   const neededByOthers = new Set(pre.flatMap((j) => needsOf.get(j) ?? []));
   const isRoot = (j: string) => !(needsOf.get(j) ?? []).some((n) => needsOf.has(n) && n !== "pre_activation");
   return pre.filter((j) => isRoot(j) || !neededByOthers.has(j)).sort();
@@ -183,7 +195,7 @@ export function preAgentJobs(raw: unknown): string[] {
 /** Names of the secrets (`secrets.NAME`) referenced anywhere in a plan value. */
 function secretsReferenced(value: unknown, found = new Set<string>()): Set<string> {
   if (typeof value === "string") {
-    for (const m of value.matchAll(/secrets\.([A-Za-z0-9_]+)/g)) found.add(m[1]);
+    for (const m of value.matchAll(/(?<![\w.-])secrets\.([A-Za-z0-9_]+)/g)) found.add(m[1]);
   } else if (value instanceof Styled) {
     secretsReferenced(value.value, found);
   } else if (Array.isArray(value)) {

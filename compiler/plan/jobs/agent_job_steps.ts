@@ -5,6 +5,7 @@
  * the safe-outputs, MCP and engine steps themselves come from ../safe_outputs/agent_steps.ts,
  * ../mcp/steps.ts and ../agent/engine.ts.
  */
+import { codePushTypes } from "./code_push.ts";
 import { parseSkill, skillInstallSteps, type SkillRef } from "../agent/skills.ts";
 import { pluginInstallSteps, pluginRefs } from "../agent/plugins.ts";
 import { pinnedImagesStep } from "../../source/sandbox.ts";
@@ -70,6 +71,7 @@ import {
   engineInstallSteps,
   engineLogSteps,
   enginePreBundleSteps,
+  runtimeRefreshSteps,
 } from "../agent/engine.ts";
 import { type AgentDirs, GITHUB_AGENT_DIRS } from "../engines/facts.ts";
 
@@ -224,8 +226,12 @@ function mergeAgentFolderSteps(agent: AgentInput): StepPlan[] {
 /** User steps run first, then the frontmatter caches and memories are restored. */
 export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): StepPlan[] {
   const own = stepsThroughDifcProxy(agent, agent.customSteps);
-  // gh-aw leaves an empty line after the block of user steps (none once the DIFC proxy rewrote them).
-  const custom = own.length > 0 && !stepsRunThroughDifcProxy(agent)
+  // Later releases restore the memories first, so the workflow's own steps can read them.
+  const after = targetOf(agent.ctx).jobs.agent.userStepsAfterMemory === true;
+  // gh-aw leaves an empty line after the block of user steps (none once the DIFC proxy rewrote them); after
+  // the memories, also when the runtime setup took the place of every step the workflow declared.
+  const declared = own.length > 0 || (after && (agent.frontmatter.steps ?? []).length > 0);
+  const custom = declared && !stepsRunThroughDifcProxy(agent)
     ? [...own, new BlankLine() as unknown as StepPlan]
     : own;
   if (agent.runtimeAfterCheckout) {
@@ -236,7 +242,7 @@ export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): Step
     }
   }
   return [
-    ...custom,
+    ...(after ? [] : custom),
     ...agent.cacheSteps,
     ...(memory.cacheRefs
       ? cacheMemorySetupSteps(
@@ -248,11 +254,17 @@ export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): Step
       )
       : []) as StepPlan[],
     ...repoMemoryCloneSteps(memory.repos) as StepPlan[],
+    ...(after ? custom : []),
   ];
 }
 
 /** "Checkout PR branch": on pull-request events the agent works on the PR's head. */
 function checkoutPrStep(agent: AgentInput): StepPlan {
+  // Later releases check out with the safe outputs' own token when the section names one.
+  const own = targetOf(agent.ctx).jobs.agent.prCheckoutWithSafeOutputsToken
+    ? agent.safeOutputs.global["github-token"]
+    : undefined;
+  const token = typeof own === "string" ? own : MCP_TOKEN;
   return scriptStep(agent.ctx, "Checkout PR branch", "checkout_pr_branch", {
     id: "checkout-pr",
     if: lit(
@@ -262,8 +274,8 @@ function checkoutPrStep(agent: AgentInput): StepPlan {
           : "") +
         "\n",
     ),
-    env: { GH_TOKEN: plain(MCP_TOKEN) },
-    token: MCP_TOKEN,
+    env: { GH_TOKEN: plain(token) },
+    token,
   });
 }
 
@@ -362,6 +374,7 @@ export function engineRunSteps(agent: AgentInput): StepPlan[] {
   const ran = exec.findIndex((s) => String(s.name ?? "").startsWith("Execute ")) + 1;
   return [
     ...proxyStart,
+    ...runtimeRefreshSteps(agent),
     ...exec.slice(0, ran),
     ...cliProxyStopSteps(agent),
     ...exec.slice(ran),
@@ -455,7 +468,10 @@ function agentArtifactPaths(agent: AgentInput, guarded: boolean): string[] {
   const engine = agent.ctx.engine;
   // Patches and bundles go to threat detection, so they are uploaded whenever detection is configured (gh-aw
   // keeps them with `engine: false` too).
-  const patch = agent.safeOutputs.threatDetectionConfigured;
+  // Later releases keep them whenever a safe output pushes code (the safe-outputs job applies them).
+  const patch = agent.safeOutputs.threatDetectionConfigured ||
+    (targetOf(agent.ctx).jobs.agent.patchesWithCodePush === true &&
+      codePushTypes(agent.safeOutputs).length > 0);
   return [
     "/tmp/gh-aw/aw-prompts/prompt.txt",
     ...(engine.logPath ? [engine.logPath] : []),
@@ -497,7 +513,10 @@ export function afterRunSteps(agent: AgentInput, memory: AgentMemory): StepPlan[
       ? cacheMemoryPostSteps(memory.caches, agent.safeOutputs.threatDetection, memory.cacheRefs)
       : []),
     ...safeOutputsUploadSteps(agent),
-    ...(targetOf(ctx).jobs.agentOutputFallback ? agentOutputFallbackUpload(ctx) : []),
+    // Not when only the automatic create-issue stands in for undeclared safe outputs.
+    ...(targetOf(ctx).jobs.agentOutputFallback && !agent.safeOutputs.autoCreateIssue
+      ? agentOutputFallbackUpload(ctx)
+      : []),
     {
       name: "Upload agent artifacts",
       if: ALWAYS,

@@ -60,9 +60,13 @@ function anyOf(terms: string[]): string {
   return terms.length === 1 ? terms[0] : `(${terms.join(" || ")})`;
 }
 
-/** `!(a)`, or `(!(a)) && (!(b))` for several terms (how gh-aw negates a disjunction). */
-function noneOf(terms: string[]): string {
-  return terms.length === 1 ? `!(${terms[0]})` : terms.map((t) => `(!(${t}))`).join(" && ");
+/**
+ * `!(a)`, or for several terms `(!(a)) && (!(b))` (how gh-aw v0.76 negates a disjunction) or, `whole`,
+ * `!(a || b)` (v0.87).
+ */
+function noneOf(terms: string[], whole = false): string {
+  if (terms.length === 1) return `!(${terms[0]})`;
+  return whole ? `!(${terms.join(" || ")})` : terms.map((t) => `(!(${t}))`).join(" && ");
 }
 
 /**
@@ -94,12 +98,16 @@ export function slashCommandCondition(
   names: string[],
   ids: CommandEventId[],
   hasOtherEvents: boolean,
+  /** Negate the other events' disjunction as a whole (the target's `negateDisjunctionWhole`). */
+  wholeNegation = false,
 ): string {
   const checks = CHECK_ORDER.filter((id) => ids.includes(id)).map((id) => eventCheck(names, id));
   const command = checks.join(" || ");
   if (!hasOtherEvents) return command;
   const events = [...new Set(ids.map(githubEventOf))].map(isEvent);
-  return `${anyOf(events)} && ${checks.length === 1 ? command : `(${command})`} || ${noneOf(events)}`;
+  return `${anyOf(events)} && ${checks.length === 1 ? command : `(${command})`} || ${
+    noneOf(events, wholeNegation)
+  }`;
 }
 
 /**
@@ -120,8 +128,8 @@ export function commentAuthorGuard(roles: string[] | undefined, ids: CommandEven
 }
 
 /** The condition of a label command on its own `labeled` triggers: the label is one of `names`. */
-export function labelCommandCondition(names: string[], events: string[]): string {
+export function labelCommandCondition(names: string[], events: string[], wholeNegation = false): string {
   const isLabel = names.map((n) => `github.event.label.name == '${n}'`);
   const on = events.map(isEvent);
-  return `${anyOf(on)} && ${anyOf(isLabel)} || ${noneOf(on)}`;
+  return `${anyOf(on)} && ${anyOf(isLabel)} || ${noneOf(on, wholeNegation)}`;
 }

@@ -27,6 +27,7 @@ import type { SafeOutputsPlan } from "../safe_outputs/plan.ts";
 import { messagesJson } from "../safe_outputs/messages.ts";
 import { codePushTypes } from "./safe_outputs.ts";
 import { objectOf } from "../../source/values.ts";
+import { DOCKER_SBX_RESULT, dockerSbxChecked, dockerSbxFailureEnv } from "./docker_sbx.ts";
 
 /** How long a failure issue lives without an `aw.json` setting (gh-aw's default). */
 const DEFAULT_FAILURE_ISSUE_EXPIRES_HOURS = 168;
@@ -107,6 +108,7 @@ export function conclusionJob(ctx: JobCtx, so: SafeOutputsPlan, input: Conclusio
       aiCredits(ctx)
         ? "always() && (needs.agent.result != 'skipped' || needs.activation.outputs.lockdown_check_failed == 'true' ||\n" +
           "needs.activation.outputs.oauth_token_check_failed == 'true' || needs.activation.outputs.stale_lock_file_failed == 'true' ||\n" +
+          (dockerSbxChecked(ctx) ? `${DOCKER_SBX_RESULT} == 'failed' || ` : "") +
           "needs.activation.outputs.daily_ai_credits_exceeded == 'true')\n"
         : "always() && (needs.agent.result != 'skipped' || needs.activation.outputs.lockdown_check_failed == 'true' ||\n" +
           "needs.activation.outputs.stale_lock_file_failed == 'true')\n",
@@ -227,6 +229,7 @@ function failureEnv(ctx: JobCtx, so: SafeOutputsPlan, input: ConclusionInput): R
       "${{ needs.activation.outputs.secret_verification_result }}",
     );
   }
+  Object.assign(env, dockerSbxFailureEnv(ctx));
   Object.assign(env, agentErrorEnv(ctx), failureAgentErrorEnv(ctx));
   // Engines without fixed API hosts (crush, opencode, pi) get no entry, as in gh-aw.
   if (input.apiHosts) env.GH_AW_ENGINE_API_HOSTS = dq(input.apiHosts);

@@ -5,6 +5,7 @@
  */
 import type { JobPlan, StepPlan } from "../types.ts";
 import { Blank, lit, litBare, litNoted, plain, Styled, type YValue } from "../../yaml/writer.ts";
+import { jobIf } from "./conditions.ts";
 import { DEFAULT_TARGET, type GhAwTarget } from "../../targets/mod.ts";
 import { isMapping, isObject, objectOf } from "../../source/values.ts";
 
@@ -156,21 +157,44 @@ export interface CustomJobInput {
   target?: GhAwTarget;
 }
 
+/** The text of a `uses:` value (plain string or styled scalar). */
+function usesText(v: unknown): string | undefined {
+  return typeof v === "string" ? v : v instanceof Styled ? v.value : undefined;
+}
+
+/**
+ * An `actions/checkout` step keeps no credentials unless it says so: `with.persist-credentials: false` is
+ * added when the step does not set the key (gh-aw v0.87's rule for the steps it writes from the frontmatter).
+ */
+export function withCheckoutCredentialsOff(step: StepPlan): StepPlan {
+  const uses = usesText(step.uses)?.trim().replace(/^["']|["']$/g, "").toLowerCase();
+  if (!uses || !(uses === "actions/checkout" || uses.startsWith("actions/checkout@"))) return step;
+  const w = step.with;
+  if (w === undefined || w === null) return { ...step, with: { "persist-credentials": false } };
+  if (!isMapping(w)) return step;
+  const current = (w as Record<string, YValue>)["persist-credentials"];
+  if (current !== undefined && current !== null) return step;
+  return { ...step, with: { ...(w as Record<string, YValue>), "persist-credentials": false } };
+}
+
 /** Builds one custom job: automatic `needs: activation`, the GH_HOST step, sorted outputs. */
 export function customJob(jobInput: CustomJobInput): JobPlan {
   const { raw, toY } = jobInput;
+  const style = (jobInput.target ?? DEFAULT_TARGET).jobs.customJobs;
   const needs = explicitNeeds(raw) ?? (jobInput.beforeActivation ? [] : ["activation"]);
   const job: JobPlan = { "runs-on": toY(raw["runs-on"] ?? "ubuntu-latest"), steps: [] };
   if (needs.length > 0) job.needs = [...new Set(needs)].sort();
   for (const [k, v] of Object.entries(raw)) {
     if (k === "steps" || k === "runs-on" || k === "needs") continue;
-    if (k === "if") job.if = toY(stripWrapper(v));
-    else if (k === "permissions" && isMapping(v)) {
+    if (k === "if") {
+      const cond = stripWrapper(v);
+      job.if = style.breakLongIf && typeof cond === "string" ? jobIf(cond) : toY(cond);
+    } else if (k === "permissions" && isMapping(v)) {
       const p = v;
-      // gh-aw leaves an empty line after a custom job's permissions.
+      // gh-aw v0.76 leaves an empty line after a custom job's permissions.
       job.permissions = {
         ...Object.fromEntries(Object.keys(p).sort().map((x) => [x, String(p[x])])),
-        "#blank": new Blank() as unknown as string,
+        ...(style.permissionsBlankLine ? { "#blank": new Blank() as unknown as string } : {}),
       };
     } else if (k === "outputs" && isMapping(v)) {
       const o = v;
@@ -178,7 +202,10 @@ export function customJob(jobInput: CustomJobInput): JobPlan {
     } else job[k] = toY(v);
   }
   if (Array.isArray(raw.steps)) {
-    return { ...job, steps: [ghHostStep(jobInput.target), ...jobInput.steps.map(orderStepKeys)] };
+    const steps = style.checkoutPersistCredentials
+      ? jobInput.steps.map(withCheckoutCredentialsOff)
+      : jobInput.steps;
+    return { ...job, steps: [ghHostStep(jobInput.target), ...steps.map(orderStepKeys)] };
   }
   const { steps: _none, ...withoutSteps } = job;
   return withoutSteps as JobPlan;

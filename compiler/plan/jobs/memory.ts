@@ -8,6 +8,7 @@ import {
   restoreActionsFolderSteps,
   scriptBody,
   setupSteps,
+  targetOf,
 } from "../steps.ts";
 import { dq, folded, lit, plain, sq, type YValue } from "../../yaml/writer.ts";
 import { objectOf } from "../../source/values.ts";
@@ -89,7 +90,7 @@ export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, raw: unknown)
   steps.push(...restoreActionsFolderSteps(ctx));
   // One group per set of branches written, so jobs pushing to other branches do not wait on this one.
   const branches = memories.map(({ settings }) => {
-    const branch = repoMemoryBranch(settings, ctx.id);
+    const branch = memoryBranch(settings, ctx);
     return typeof settings["target-repo"] === "string" ? `${settings["target-repo"]}:${branch}` : branch;
   }).sort();
   const outputs: Record<string, YValue> = {};
@@ -116,6 +117,19 @@ export function pushRepoMemoryJob(ctx: JobCtx, detection: boolean, raw: unknown)
   };
 }
 
+/**
+ * The branch one repo memory lives on, as the target release names it: `branch-name`, else (v0.87) the
+ * branch prefix (`memory` by default) with the memory's explicit `id` or, without one, the workflow id;
+ * v0.76.1's rule otherwise (`memory/default`, or the prefix with the workflow id).
+ */
+export function memoryBranch(m: Record<string, unknown>, ctx: Pick<JobCtx, "id" | "target">): string {
+  if (!targetOf(ctx).jobs.repoMemoryBranchByWorkflow || m["branch-name"] !== undefined || m.wiki === true) {
+    return repoMemoryBranch(m, ctx.id);
+  }
+  const prefix = typeof m["branch-prefix"] === "string" ? m["branch-prefix"] : "memory";
+  return `${prefix}/${typeof m.id === "string" && m.id !== "" ? m.id : ctx.id}`;
+}
+
 /** The memories of `tools.repo-memory` (`true`, one object, or a list of objects with `id`), by id. */
 export function repoMemories(raw: unknown): { id: string; settings: Record<string, unknown> }[] {
   const list = Array.isArray(raw) ? raw.map((v) => objectOf(v)) : [objectOf(raw)];
@@ -129,7 +143,7 @@ export function repoMemories(raw: unknown): { id: string; settings: Record<strin
 function pushMemorySteps(ctx: JobCtx, id: string, memory: Record<string, unknown>): StepPlan[] {
   // A wiki memory pushes to the repository's wiki (its `master` branch) and names its steps so.
   const wiki = memory.wiki === true;
-  const branch = repoMemoryBranch(memory, ctx.id);
+  const branch = memoryBranch(memory, ctx);
   const kind = wiki ? "wiki-memory" : "repo-memory";
   const targetRepo = wiki ? "${{ github.repository }}.wiki" : "${{ github.repository }}";
   const num = (v: unknown, d: number) => (typeof v === "number" ? v : Number(v) || d);

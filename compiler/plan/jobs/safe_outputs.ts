@@ -110,7 +110,7 @@ export function safeOutputsJob(
     : Object.fromEntries(Object.entries(so.permissions).filter(([k]) => k !== "contents"));
   job["timeout-minutes"] = style.timeoutMinutes;
   job.env = jobEnv(ctx, so, emoji);
-  job.outputs = jobOutputs(so, style.itemOutputs);
+  job.outputs = jobOutputs(so, style.itemOutputs, style.typeJobOutputs);
   return job;
 }
 
@@ -217,7 +217,12 @@ function jobEnv(ctx: JobCtx, so: SafeOutputsPlan, emoji: string | undefined): Re
 }
 
 /** The job's outputs (sorted): the processing step's results, per enabled type (staged runs too). */
-function jobOutputs(so: SafeOutputsPlan, itemOutputs: boolean): Record<string, YValue> {
+function jobOutputs(
+  so: SafeOutputsPlan,
+  itemOutputs: boolean,
+  /** The target's `typeJobOutputs`: outputs the release adds per type. */
+  added: Readonly<Record<string, Readonly<Record<string, string>>>> = {},
+): Record<string, YValue> {
   const o = (k: string, step = k) => plain(`\${{ steps.process_safe_outputs.outputs.${step} }}`);
   const outputs: Record<string, YValue> = {
     code_push_failure_count: o("code_push_failure_count"),
@@ -229,6 +234,10 @@ function jobOutputs(so: SafeOutputsPlan, itemOutputs: boolean): Record<string, Y
     if (!type.jobOutputs || !so.types.includes(type.key)) continue;
     const handler = so.handlerConfig[snakeCase(type.key)] ?? {};
     for (const [name, step] of Object.entries(type.jobOutputs(handler))) outputs[name] = o("x", step);
+  }
+  for (const [key, extra] of Object.entries(added)) {
+    if (!so.types.includes(key)) continue;
+    for (const [name, step] of Object.entries(extra)) outputs[name] = o("x", step);
   }
   outputs.process_safe_outputs_processed_count = o("x", "processed_count");
   if (itemOutputs) {

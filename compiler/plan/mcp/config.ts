@@ -3,10 +3,17 @@
  * the step env its expressions need, and the servers mounted as CLIs.
  */
 import type { AgentInput } from "../agent/input.ts";
-import { githubMcpImage } from "./images.ts";
+import { githubMcpImage, nodeImage } from "./images.ts";
 import { InlineJson, type JsonValue, RawJson, renderJson, ShallowJson } from "./json.ts";
-import { githubServer, type GithubTool, githubToolConfig } from "./github.ts";
+import {
+  githubServer,
+  type GithubTool,
+  githubToolConfig,
+  PLAYWRIGHT_IMAGE,
+  playwrightServer,
+} from "./github.ts";
 import { mappingOf } from "../../source/values.ts";
+import { targetOf } from "../steps.ts";
 
 /** Whether `tools.cli-proxy` (the MCP-CLI feature) is on. */
 export function cliProxyEnabled(agentInput: AgentInput): boolean {
@@ -152,9 +159,13 @@ function githubJson(agentInput: AgentInput, gh: GithubTool): Record<string, Json
     if (cp) s.type = "stdio";
     s.container = githubMcpImage(agentInput.ctx);
     if (gh.allowed && cp) s.tools = gh.allowed;
+    const style = targetOf(agentInput.ctx).jobs.agent.gateway;
+    // Releases with a features flag expand these in the gateway itself (no escaping).
+    const local = (v: string) => (style ? `\${${v}}` : ref(v));
     s.env = {
-      GITHUB_HOST: ref("GITHUB_SERVER_URL"),
-      GITHUB_PERSONAL_ACCESS_TOKEN: ref("GITHUB_MCP_SERVER_TOKEN"),
+      ...(style ? { GITHUB_FEATURES: style.githubFeatures } : {}),
+      GITHUB_HOST: local("GITHUB_SERVER_URL"),
+      GITHUB_PERSONAL_ACCESS_TOKEN: local("GITHUB_MCP_SERVER_TOKEN"),
       ...(gh.readOnly ? { GITHUB_READ_ONLY: "1" } : {}),
       GITHUB_TOOLSETS: gh.toolsets,
     };
@@ -175,6 +186,63 @@ function githubJson(agentInput: AgentInput, gh: GithubTool): Record<string, Json
       "allow-only": { "min-integrity": "$GITHUB_MCP_GUARD_MIN_INTEGRITY", repos: "$GITHUB_MCP_GUARD_REPOS" },
     };
   }
+  return s;
+}
+
+/** The Playwright MCP server: a browser in its own container, writing its output under the MCP logs. */
+function playwrightJson(agentInput: AgentInput): Record<string, JsonValue> {
+  const s: Record<string, JsonValue> = {};
+  if (copilotStyle(agentInput)) s.type = "stdio";
+  s.container = PLAYWRIGHT_IMAGE;
+  s.args = new InlineJson([
+    "--init",
+    "--network",
+    "host",
+    "--security-opt",
+    "seccomp=unconfined",
+    "--ipc=host",
+  ]);
+  s.entrypointArgs = new InlineJson(["--output-dir", "/tmp/gh-aw/mcp-logs/playwright", "--no-sandbox"]);
+  s.mounts = new InlineJson(["/tmp/gh-aw/mcp-logs:/tmp/gh-aw/mcp-logs:rw"]);
+  return s;
+}
+
+/** Variables the safe-outputs server's container receives, in the order the release writes them. */
+const SAFE_OUTPUTS_SERVER_ENV = [
+  "DEFAULT_BRANCH",
+  "GH_AW_ASSETS_ALLOWED_EXTS",
+  "GH_AW_ASSETS_BRANCH",
+  "GH_AW_ASSETS_MAX_SIZE_KB",
+  "GH_AW_MCP_LOG_DIR",
+  "GH_AW_SAFE_OUTPUTS",
+  "GH_AW_SAFE_OUTPUTS_CONFIG_PATH",
+  "GH_AW_SAFE_OUTPUTS_TOOLS_PATH",
+  "GH_AW_POLICY_ALLOW_CREATE_PULL_REQUEST",
+  "GITHUB_EVENT_NAME",
+  "GITHUB_EVENT_PATH",
+  "GITHUB_REPOSITORY",
+  "GITHUB_SHA",
+  "GITHUB_TOKEN",
+  "GITHUB_WORKSPACE",
+  "RUNNER_TEMP",
+];
+
+/** The safe-outputs MCP server as a stdio container of the gateway (the release's Node.js image). */
+function safeOutputsStdio(agentInput: AgentInput, ref: (v: string) => string): Record<string, JsonValue> {
+  const s: Record<string, JsonValue> = {};
+  if (copilotStyle(agentInput)) s.type = "stdio";
+  s.container = nodeImage(agentInput.ctx);
+  s.mounts = new InlineJson([
+    "\\${GITHUB_WORKSPACE}:\\${GITHUB_WORKSPACE}:rw",
+    "${RUNNER_TEMP}/gh-aw/safeoutputs:${RUNNER_TEMP}/gh-aw/safeoutputs:rw",
+    "/tmp/gh-aw:/tmp/gh-aw:rw",
+  ]);
+  s.args = new InlineJson(["-w", "\\${GITHUB_WORKSPACE}"]);
+  s.entrypoint = "sh";
+  s.entrypointArgs = new InlineJson(["-c", "sh ${RUNNER_TEMP}/gh-aw/safeoutputs/start_safe_outputs_mcp.sh"]);
+  const env: Record<string, JsonValue> = { DEBUG: "*" };
+  for (const k of SAFE_OUTPUTS_SERVER_ENV) env[k] = ref(k);
+  s.env = env;
   return s;
 }
 
@@ -222,10 +290,17 @@ function servers(agentInput: AgentInput): { json: Record<string, JsonValue>; env
   }
   const ghs = githubServer(agentInput);
   if (ghs) list.push(["github", githubJson(agentInput, ghs)]);
+  if (playwrightServer(agentInput)) list.push(["playwright", playwrightJson(agentInput)]);
   if (mcpScripts(agentInput)) {
     list.push(["mcpscripts", http("GH_AW_MCP_SCRIPTS_PORT", "GH_AW_MCP_SCRIPTS_API_KEY")]);
   }
-  list.push(["safeoutputs", http("GH_AW_SAFE_OUTPUTS_PORT", "GH_AW_SAFE_OUTPUTS_API_KEY")]);
+  const style = targetOf(agentInput.ctx).jobs.agent.gateway;
+  list.push([
+    "safeoutputs",
+    style?.safeOutputsStdio
+      ? safeOutputsStdio(agentInput, ref)
+      : http("GH_AW_SAFE_OUTPUTS_PORT", "GH_AW_SAFE_OUTPUTS_API_KEY"),
+  ]);
   const custom = new Set<string>();
   for (const [name, cfg] of Object.entries(agentInput.mcpServers)) {
     const c = customServer(agentInput, cfg);
@@ -235,8 +310,16 @@ function servers(agentInput: AgentInput): { json: Record<string, JsonValue>; env
   }
   list.sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
   const json: Record<string, JsonValue> = {};
+  const visibleSink = sink && style?.sinkVisibility
+    ? {
+      "write-sink": {
+        ...(sink as { "write-sink": Record<string, JsonValue> })["write-sink"],
+        "sink-visibility": "${GH_AW_SINK_VISIBILITY}",
+      },
+    }
+    : sink;
   for (const [name, s] of list) {
-    if (name !== "github" && sink) s["guard-policies"] = sink;
+    if (name !== "github" && visibleSink) s["guard-policies"] = visibleSink;
     json[name] = custom.has(name) && agentInput.ctx.engine.mcp.format === "toml" ? new ShallowJson(s) : s;
   }
   return { json, env };
@@ -245,7 +328,19 @@ function servers(agentInput: AgentInput): { json: Record<string, JsonValue>; env
 /** The names mounted as CLIs (`GH_AW_MCP_CLI_SERVERS`), when the MCP-CLI feature is on. */
 export function cliServerNames(agentInput: AgentInput): string[] {
   if (!cliProxyEnabled(agentInput)) return [];
-  return Object.keys(servers(agentInput).json).filter((n) => n !== "github");
+  const all = targetOf(agentInput.ctx).jobs.mountAllMcpServers;
+  return Object.keys(servers(agentInput).json).filter((n) => all || n !== "github");
+}
+
+/**
+ * Whether the agent job runs "Determine automatic lockdown mode for GitHub MCP Server": the GitHub tool is on
+ * (not as a GitHub App) and its guard policy is left to the repository's visibility — or, in releases that
+ * bound write sinks by visibility, whatever the policy.
+ */
+export function lockdownDetected(agentInput: AgentInput): boolean {
+  const gh = githubToolConfig(agentInput);
+  if (!gh || gh.app) return false;
+  return !gh.guardConfigured || targetOf(agentInput.ctx).jobs.agent.gateway?.sinkVisibility === true;
 }
 
 /** The "Start MCP Gateway" step env, sorted by name. */
@@ -268,9 +363,25 @@ export function gatewayEnv(agentInput: AgentInput): [string, string][] {
       }
     }
   }
+  const style = targetOf(agentInput.ctx).jobs.agent.gateway;
   env.set("GH_AW_SAFE_OUTPUTS", "${{ steps.set-runtime-paths.outputs.GH_AW_SAFE_OUTPUTS }}");
-  env.set("GH_AW_SAFE_OUTPUTS_API_KEY", "${{ steps.safe-outputs-start.outputs.api_key }}");
-  env.set("GH_AW_SAFE_OUTPUTS_PORT", "${{ steps.safe-outputs-start.outputs.port }}");
+  if (style?.safeOutputsStdio) {
+    env.set(
+      "GH_AW_POLICY_ALLOW_CREATE_PULL_REQUEST",
+      "${{ vars.GH_AW_POLICY_ALLOW_CREATE_PULL_REQUEST || 'true' }}",
+    );
+    for (const k of ["GH_AW_SAFE_OUTPUTS_CONFIG_PATH", "GH_AW_SAFE_OUTPUTS_TOOLS_PATH"]) {
+      env.set(k, `\${{ steps.set-runtime-paths.outputs.${k} }}`);
+    }
+    // The safe-outputs server's container reads the workflow token.
+    env.set("GITHUB_TOKEN", "${{ secrets.GITHUB_TOKEN }}");
+  } else {
+    env.set("GH_AW_SAFE_OUTPUTS_API_KEY", "${{ steps.safe-outputs-start.outputs.api_key }}");
+    env.set("GH_AW_SAFE_OUTPUTS_PORT", "${{ steps.safe-outputs-start.outputs.port }}");
+  }
+  if (gh && style?.sinkVisibility && lockdownDetected(agentInput)) {
+    env.set("GH_AW_SINK_VISIBILITY", "${{ steps.determine-automatic-lockdown.outputs.visibility }}");
+  }
   if (gh && githubServer(agentInput) && !gh.guardConfigured && !gh.app) {
     env.set(
       "GITHUB_MCP_GUARD_MIN_INTEGRITY",
@@ -295,6 +406,8 @@ export function gatewayConfigJson(agentInput: AgentInput): string {
   };
   const keepalive = mappingOf(mappingOf(agentInput.frontmatter.sandbox).mcp)["keepalive-interval"];
   if (typeof keepalive === "number") gateway.keepaliveInterval = keepalive;
+  const style = targetOf(agentInput.ctx).jobs.agent.gateway;
+  if (style) gateway.startupTimeout = style.startupTimeout;
   if (agentInput.ctx.otlp) {
     gateway.opentelemetry = {
       endpoint: "${OTEL_EXPORTER_OTLP_ENDPOINT}",

@@ -6,6 +6,7 @@ import { firewallImage } from "../../source/sandbox.ts";
 import type { AgentInput } from "../agent/input.ts";
 import { gatewayImage, githubMcpImage, nodeImage } from "./images.ts";
 import { mappingOf } from "../../source/values.ts";
+import { targetOf } from "../steps.ts";
 
 /** The token chain the GitHub MCP server (and the CLI proxy) use unless `github-token` is set. */
 export const MCP_TOKEN =
@@ -107,6 +108,19 @@ function serverImage(cfg: Record<string, unknown>): string | undefined {
   return cfg.version !== undefined ? `${image}:${cfg.version}` : image;
 }
 
+/** The image of the Playwright MCP server. */
+export const PLAYWRIGHT_IMAGE = "mcr.microsoft.com/playwright/mcp";
+
+/**
+ * Whether `tools.playwright` runs as an MCP server of the gateway (not as the `playwright-cli` command), in a
+ * release that writes it so.
+ */
+export function playwrightServer(v: Pick<McpView, "ctx" | "merged">): boolean {
+  if (!targetOf(v.ctx).jobs.agent.gateway?.playwrightServer) return false;
+  const p = v.merged.tools.playwright;
+  return p !== undefined && p !== false && mappingOf(p).mode !== "cli";
+}
+
 /**
  * Images the agent job pulls ("Download container images", the header and the manifest), sorted: the
  * firewall (plus its CLI proxy in gh-proxy mode), the gateway, the GitHub server (unless hosted) and every custom
@@ -131,6 +145,7 @@ export function mcpContainerImages(v: McpView): string[] {
   // Release mode runs the agentic-workflows server in alpine (dev mode builds its image locally).
   const aw = v.merged.tools["agentic-workflows"];
   if (aw !== undefined && aw !== false && v.ctx.actionMode !== "dev") images.add("alpine:latest");
+  if (playwrightServer(v)) images.add(PLAYWRIGHT_IMAGE);
   images.add(nodeImage(v.ctx));
   return [...images].sort();
 }

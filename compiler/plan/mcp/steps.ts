@@ -1,12 +1,12 @@
 /** The MCP gateway steps of the agent job: GitHub lockdown detection, gateway start/stop, CLI mounts. */
 import type { AgentInput } from "../agent/input.ts";
 import type { StepPlan } from "../types.ts";
-import { scriptBody } from "../steps.ts";
+import { scriptBody, targetOf } from "../steps.ts";
 import { STEP_PRIORITY } from "../jobs/custom.ts";
 import { gatewayImage } from "./images.ts";
 import { lit, litBareBlanks, litPadded, plain, sq, Styled, type YValue } from "../../yaml/writer.ts";
 import { bareBlankLines, gatewayScript, withoutMarkers } from "./gateway_script.ts";
-import { gatewayEnv } from "./config.ts";
+import { gatewayEnv, lockdownDetected } from "./config.ts";
 import { type GithubTool, githubToolConfig } from "./github.ts";
 import { mcpScriptsLogSteps, mcpScriptsSteps } from "./scripts.ts";
 import { objectOf } from "../../source/values.ts";
@@ -26,23 +26,29 @@ const GATEWAY_OUTPUT = (k: string) => plain(`\${{ steps.start-mcp-gateway.output
  */
 export function lockdownSteps(agentInput: AgentInput): StepPlan[] {
   const gh = githubToolConfig(agentInput);
-  if (!gh || gh.guardConfigured || gh.app) return guardListSteps(agentInput);
+  if (!gh || !lockdownDetected(agentInput)) return guardListSteps(agentInput);
+  const env: Record<string, YValue> = {
+    GH_AW_GITHUB_TOKEN: plain("${{ secrets.GH_AW_GITHUB_TOKEN }}"),
+    GH_AW_GITHUB_MCP_SERVER_TOKEN: plain("${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN }}"),
+  };
+  // A configured policy is passed on (the step then only reports the repository's visibility).
+  if (gh.guardConfigured && gh.minIntegrity !== undefined) {
+    env.GH_AW_GITHUB_MIN_INTEGRITY = sq(gh.minIntegrity);
+  }
+  if (gh.guardConfigured && Array.isArray(gh.repos)) env.GH_AW_GITHUB_REPOS = sq(JSON.stringify(gh.repos));
   return [{
     name: "Determine automatic lockdown mode for GitHub MCP Server",
     id: "determine-automatic-lockdown",
     // gh-aw resolves this action through its "source" pin; the comment names both versions.
     uses: plain(`${agentInput.ctx.refs.githubScript} (source v9)`),
-    env: {
-      GH_AW_GITHUB_TOKEN: plain("${{ secrets.GH_AW_GITHUB_TOKEN }}"),
-      GH_AW_GITHUB_MCP_SERVER_TOKEN: plain("${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN }}"),
-    },
+    env,
     with: {
       script: lit(
         "const determineAutomaticLockdown = require('${{ runner.temp }}/gh-aw/actions/determine_automatic_lockdown.cjs');\n" +
           "await determineAutomaticLockdown(github, context, core);\n",
       ),
     },
-  }];
+  }, ...(gh.guardConfigured ? guardListSteps(agentInput) : [])];
 }
 
 /** The MCP Scripts server steps, "Start MCP Gateway" and "Mount MCP servers as CLIs". */
@@ -111,10 +117,23 @@ function proxyPolicy(gh: GithubTool): string {
   });
 }
 
+/** What the proxies of an isolated-network release learn of the runner's GitHub host (GHES, proxy URLs). */
+const PROXY_HOST_ENV: Record<string, YValue> = {
+  GITHUB_API_URL: plain("${{ github.api_url }}"),
+  GH_HOST: plain("${{ env.GH_HOST }}"),
+  GITHUB_HOST: plain("${{ env.GITHUB_HOST }}"),
+  GITHUB_ENTERPRISE_HOST: plain("${{ env.GITHUB_ENTERPRISE_HOST }}"),
+  GITHUB_GRAPHQL_URL: plain("${{ env.GITHUB_GRAPHQL_URL }}"),
+  GITHUB_COPILOT_BASE_URL: plain("${{ env.GITHUB_COPILOT_BASE_URL }}"),
+  GH_AW_NETWORK_ISOLATION: sq("true"),
+};
+
 function proxyEnv(agentInput: AgentInput, gh: GithubTool, kind: "CLI" | "DIFC"): Record<string, YValue> {
+  const isolated = targetOf(agentInput.ctx).jobs.agent.gateway?.proxyHostEnv === true;
   return {
     GH_TOKEN: plain(gh.token),
     GITHUB_SERVER_URL: plain("${{ github.server_url }}"),
+    ...(isolated ? PROXY_HOST_ENV : {}),
     [`${kind}_PROXY_POLICY`]: sq(proxyPolicy(gh)),
     [`${kind}_PROXY_IMAGE`]: sq(gatewayImage(agentInput.ctx, agentInput.frontmatter)),
   };
@@ -153,7 +172,9 @@ function difcProxy(agentInput: AgentInput): GithubTool | undefined {
   const gh = githubToolConfig(agentInput);
   // Only steps that call GitHub (they carry a GH_TOKEN) are filtered.
   const callsGitHub = agentInput.customSteps.some((s) => JSON.stringify(s).includes("GH_TOKEN"));
-  return gh && gh.mode === "gh-proxy" && gh.guardConfigured && callsGitHub ? gh : undefined;
+  // Later releases filter them whatever serves the agent's GitHub tools.
+  const anyMode = targetOf(agentInput.ctx).jobs.agent.gateway?.difcProxyAnyMode === true;
+  return gh && (gh.mode === "gh-proxy" || anyMode) && gh.guardConfigured && callsGitHub ? gh : undefined;
 }
 
 /** "Start DIFC Proxy", before the workflow's own steps. */
@@ -189,7 +210,17 @@ export function stepsRunThroughDifcProxy(agentInput: AgentInput): boolean {
  */
 export function stepsThroughDifcProxy(agentInput: AgentInput, steps: StepPlan[]): StepPlan[] {
   if (!difcProxy(agentInput)) return steps;
-  return steps.map((step) => {
+  // Later releases: the section's last scalar lost its final newline in the round trip, also a value that
+  // was quoted then (a block now).
+  const trim = targetOf(agentInput.ctx).jobs.agent.trimsQuotedLastScalar === true;
+  const lastKey = (st: StepPlan) => Object.keys(st).sort().at(-1);
+  return steps.map((step, i) => {
+    const key = trim && i === steps.length - 1 ? lastKey(step) : undefined;
+    const last = key !== undefined ? step[key] : undefined;
+    const lastText = last instanceof Styled ? last.value : typeof last === "string" ? last : undefined;
+    if (key !== undefined && lastText?.includes("\n") && lastText.endsWith("\n")) {
+      step = { ...step, [key]: new Styled(lastText.slice(0, -1), "literal", true) };
+    }
     const merged: Record<string, YValue> = {
       ...objectOf<YValue>(step.env),
       ...DIFC_STEP_ENV,
@@ -204,6 +235,8 @@ export function stepsThroughDifcProxy(agentInput: AgentInput, steps: StepPlan[])
       const v = withEnv[k];
       out[k] = k === "run" && v instanceof Styled && v.value.includes("\n")
         ? new Styled(v.value.replace(/^[ \t]+$/gm, ""), "literal", true)
+        : k === "with"
+        ? literalIfMultiline(v as YValue)
         : v;
     }
     return out;
@@ -326,9 +359,24 @@ export function agenticWorkflowsInstallSteps(agentInput: AgentInput): StepPlan[]
       run: lit("gh aw --version\n" + COPY_GH_AW),
     }];
   }
-  // Release mode installs the released extension through gh-aw's setup-cli action (not modelled yet).
-  return [];
+  // Release mode installs the released extension through the release's setup-cli action.
+  if (!agentInput.setupCliRef || !targetOf(agentInput.ctx).jobs.agent.gateway?.releaseInstallsGhAw) return [];
+  return [{
+    name: "Install gh-aw extension",
+    uses: plain(agentInput.setupCliRef),
+    with: {
+      version: sq(targetOf(agentInput.ctx).version),
+      "github-token": plain(githubToolConfig(agentInput)?.token ?? DEFAULT_MCP_TOKEN),
+    },
+  }, {
+    name: "Copy gh-aw binary for MCP Server",
+    run: lit("gh aw --version\n" + COPY_GH_AW.replaceAll("MCP server", "MCP Server")),
+  }];
 }
+
+/** The GitHub MCP server's default token. */
+const DEFAULT_MCP_TOKEN =
+  "${{ secrets.GH_AW_GITHUB_MCP_SERVER_TOKEN || secrets.GH_AW_GITHUB_TOKEN || secrets.GITHUB_TOKEN }}";
 
 /** "Build and install gh-aw CLI from source" (dev mode). */
 function ghAwFromSource(): StepPlan {

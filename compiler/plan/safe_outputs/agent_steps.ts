@@ -201,9 +201,15 @@ function toolsStep(agentInput: AgentInput): StepPlan {
     name: step.name,
     env: {
       GH_AW_TOOLS_META_JSON: lit(
-        toolsMetaJson(so, dynamicTools(agentInput.safeOutputs, agentInput.workflowTargets)) + "\n",
+        toolsMetaJson(
+          so,
+          dynamicTools(agentInput.safeOutputs, agentInput.workflowTargets),
+          targetOf(agentInput.ctx).jobs.agent.toolPropertyInjections,
+        ) + "\n",
       ),
-      GH_AW_VALIDATION_JSON: lit(validationJson(enabled) + "\n"),
+      GH_AW_VALIDATION_JSON: lit(
+        validationJson(enabled, targetOf(agentInput.ctx).jobs.agent.validation) + "\n",
+      ),
     },
     uses: step.uses,
     with: step.with,
@@ -226,9 +232,11 @@ const SERVER_ENV: [string, YValue][] = [
 
 /** The steps that write the safe-outputs config and tools and start the safe-outputs MCP HTTP server. */
 export function safeOutputsServerSteps(agentInput: AgentInput): StepPlan[] {
+  const files = [...configSteps(agentInput), toolsStep(agentInput)];
+  // Releases whose gateway runs the server as a stdio container start nothing here.
+  if (targetOf(agentInput.ctx).jobs.agent.gateway?.safeOutputsStdio) return files;
   return [
-    ...configSteps(agentInput),
-    toolsStep(agentInput),
+    ...files,
     {
       name: "Generate Safe Outputs MCP Server Config",
       id: "safe-outputs-config",

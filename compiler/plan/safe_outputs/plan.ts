@@ -79,11 +79,16 @@ function releaseConfig(
   handler: string,
   config: Record<string, unknown>,
   settings: Record<string, unknown>,
-  style: Pick<SafeOutputsJobStyle, "defaultMaxPatchSize" | "handlerKeyRenames">,
+  style: Pick<SafeOutputsJobStyle, "defaultMaxPatchSize" | "handlerKeyRenames" | "handlerDefaults">,
 ): Record<string, unknown> {
   let out = config;
   if (config.max_patch_size !== undefined && settings["max-patch-size"] === undefined) {
     out = { ...out, max_patch_size: style.defaultMaxPatchSize };
+  }
+  const defaults = style.handlerDefaults?.[handler];
+  if (defaults && Object.keys(defaults).some((k) => out[k] === undefined)) {
+    const merged: Record<string, unknown> = { ...defaults, ...out };
+    out = Object.fromEntries(Object.keys(merged).sort().map((k) => [k, merged[k]]));
   }
   const renames = style.handlerKeyRenames[handler];
   if (renames) out = Object.fromEntries(Object.entries(out).map(([k, v]) => [renames[k] ?? k, v]));
@@ -166,6 +171,7 @@ export function planSafeOutputs(
     | "declaredConfigures"
     | "defaultMaxPatchSize"
     | "handlerKeyRenames"
+    | "handlerDefaults"
     | "toolOrderAfter"
   > = DEFAULT_TARGET.jobs.safeOutputs,
 ): SafeOutputsPlan {

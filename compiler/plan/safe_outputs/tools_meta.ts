@@ -43,8 +43,15 @@ function normalised(h: Cfg | undefined): Cfg {
   return h && typeof h.category === "string" ? { category: h.category } : {};
 }
 
-/** Description suffixes and repo parameters of the enabled tools, plus the dynamic tools, as Go would indent them. */
-export function toolsMetaJson(so: SafeOutputsPlan, dynamicTools: Record<string, unknown>[] = []): string {
+/**
+ * Description suffixes and repo parameters of the enabled tools, plus the dynamic tools and the properties the
+ * release injects into enabled tools (`injections`, by tool), as Go would indent them.
+ */
+export function toolsMetaJson(
+  so: SafeOutputsPlan,
+  dynamicTools: Record<string, unknown>[] = [],
+  injections: Readonly<Record<string, unknown>> = {},
+): string {
   const suffixes: Record<string, string> = {};
   const repoParams: Record<string, unknown> = {};
   for (const t of Object.keys(so.handlerConfig).sort()) {
@@ -56,5 +63,15 @@ export function toolsMetaJson(so: SafeOutputsPlan, dynamicTools: Record<string, 
     const rp = COLLECTORS.has(t) ? repoParam(c) : undefined;
     if (rp) repoParams[t] = rp;
   }
-  return goJson({ description_suffixes: suffixes, repo_params: repoParams, dynamic_tools: dynamicTools }, 2);
+  // Properties a release adds to the schema of its enabled tools.
+  const injected: Record<string, unknown> = {};
+  for (const t of Object.keys(so.handlerConfig).sort()) {
+    if (injections[t] !== undefined) injected[t] = injections[t];
+  }
+  return goJson({
+    description_suffixes: suffixes,
+    repo_params: repoParams,
+    dynamic_tools: dynamicTools,
+    ...(Object.keys(injected).length ? { property_injections: injected } : {}),
+  }, 2);
 }

@@ -24,11 +24,20 @@ function orderedField(f: FieldRule): Record<string, unknown> {
 
 /**
  * The validation JSON for the enabled types (snake_case names; unknown ones are skipped): types and
- * fields in name order, two-space indentation, as the runtime's `validation.json`.
+ * fields in name order, two-space indentation, as the runtime's `validation.json`; `release` holds the
+ * target's own rules by type (they replace v0.76.1's).
  */
-export function validationJson(enabledTypes: Iterable<string>): string {
+export function validationJson(
+  enabledTypes: Iterable<string>,
+  release: Readonly<Record<string, unknown>> = {},
+): string {
   const out: Record<string, unknown> = {};
   for (const t of [...new Set(enabledTypes)].sort()) {
+    // A release's own rules for the type, as it writes them.
+    if (release[t] !== undefined) {
+      out[t] = release[t];
+      continue;
+    }
     const rule = VALIDATION[t];
     if (!rule) continue;
     const fields: Record<string, unknown> = {};
