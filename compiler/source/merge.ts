@@ -6,6 +6,10 @@
  */
 import type { Diagnostic } from "../api.ts";
 import type { ResolvedImport } from "./imports.ts";
+import type { Frontmatter as TypedFrontmatter } from "./schema.ts";
+
+/** One `checkout:` entry as loaded. */
+type CheckoutEntry = Exclude<TypedFrontmatter["checkout"], false | undefined>[number];
 import { diagnostic } from "./diagnostics.ts";
 import { isMapping, mappingOf } from "./values.ts";
 import { type SafeOutputsSection, splitSafeOutputs } from "./safe_outputs_section.ts";
@@ -21,8 +25,8 @@ export interface MergedConfig {
   preAgentSteps: unknown[];
   /** `pre-steps` of the imports, in import order, then the workflow's own. */
   preSteps: unknown[];
-  /** The `checkout:` entries of the workflow and its imports, always a list (one mapping becomes one entry). */
-  checkout: Record<string, unknown>[];
+  /** The `checkout:` entries of the workflow and its imports (each file's already a list when loaded). */
+  checkout: CheckoutEntry[];
   /** `checkout: false`: the workflow checks nothing out (no repository, no git credentials). */
   checkoutDisabled: boolean;
   github: { toolsets: string; readOnly: boolean; minIntegrity?: string } | undefined;
@@ -202,10 +206,8 @@ function importedPreAgentSteps(data: Frontmatter): unknown[] {
 }
 
 /** A file's `checkout:` entries (one object or a list). */
-function checkoutsOf(data: Frontmatter): Record<string, unknown>[] {
-  const checkout = data.checkout;
-  if (Array.isArray(checkout)) return checkout.map((c) => mappingOf(c));
-  return checkout && typeof checkout === "object" ? [mappingOf(checkout)] : [];
+function checkoutsOf(data: Pick<TypedFrontmatter, "checkout">): CheckoutEntry[] {
+  return data.checkout || [];
 }
 
 /** OTLP endpoints: the main workflow's, then each import's whose URL is new. */
@@ -242,6 +244,8 @@ export function githubToolConfig(githubTool: unknown): MergedConfig["github"] {
 /** Merges the main frontmatter with its imports. */
 export function mergeImports(
   main: Record<string, unknown>,
+  /** The main workflow's typed model, for the keys already normalised when it was loaded. */
+  typed: Pick<TypedFrontmatter, "checkout">,
   imports: ResolvedImport[],
   source: string,
   diags: Diagnostic[],
@@ -264,8 +268,8 @@ export function mergeImports(
     preSteps: [...imports.map((imp) => imp.file.data), main].flatMap((d) =>
       Array.isArray(d["pre-steps"]) ? d["pre-steps"] : []
     ),
-    checkout: [main, ...imports.map((imp) => imp.file.data)].flatMap(checkoutsOf),
-    checkoutDisabled: main.checkout === false,
+    checkout: [typed, ...imports.map((imp) => imp.frontmatter)].flatMap(checkoutsOf),
+    checkoutDisabled: typed.checkout === false,
     github: githubToolConfig(tools.github),
     otlpEndpoints: mergeOtlp(main, imports),
   };

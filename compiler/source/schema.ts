@@ -82,6 +82,30 @@ const experimentsShape = z.object({ storage: z.enum(["cache", "repo"]).optional(
   ]),
 );
 
+/** A value `actions/checkout` takes as an input (value_types.ts words the rule for authors). */
+const checkoutScalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const textOrTexts = z.union([z.string(), stringList]);
+
+/** One `checkout:` entry, kept as written (its inputs are copied in the order written). */
+const checkoutEntry = asWritten(
+  z.object({
+    repository: checkoutScalar.optional(),
+    ref: checkoutScalar.optional(),
+    path: checkoutScalar.optional(),
+    token: checkoutScalar.optional(),
+    "github-token": checkoutScalar.optional(),
+    "fetch-depth": checkoutScalar.optional(),
+    submodules: checkoutScalar.optional(),
+    lfs: z.boolean().optional(),
+    "sparse-checkout": textOrTexts.optional(),
+    fetch: textOrTexts.optional(),
+    current: z.boolean().optional(),
+    wiki: z.boolean().optional(),
+    "force-clean-git-credentials": z.boolean().optional(),
+    "github-app": mapping.optional(),
+  }).passthrough(),
+);
+
 /** A job container or service (its GitHub syntax, with messages, is checked in workflow_syntax.ts). */
 const containerShape = z.object({
   image: z.string(),
@@ -158,7 +182,13 @@ export const frontmatterSchema = z.object({
   experiments: experimentsShape.nullable().transform((v) => v ?? undefined).optional(),
   features: openMapping.optional(),
   cache: anyValue.optional(),
-  checkout: anyValue.optional(),
+  // Always a list of entries (one mapping becomes one entry), or `false` for no checkout at all.
+  checkout: z.union([z.literal(false), checkoutEntry, z.array(checkoutEntry)], {
+    error: "must be false, a mapping of checkout settings, or a list of them",
+  })
+    .nullable()
+    .transform((v) => v === false ? v : Array.isArray(v) ? v : v === null ? [] : [v])
+    .optional(),
   concurrency: asWritten(z.union([
     z.string(),
     z.object({
