@@ -137,7 +137,11 @@ export const frontmatterSchema = z.object({
   ]).optional(),
   engine: z.union([z.string(), z.object({ id: z.string().optional() }).passthrough()]).optional(),
   "timeout-minutes": intOrExpr.optional(),
-  "runs-on": z.union([z.string(), stringList, mapping]).optional(),
+  "runs-on": z.union([
+    z.string(),
+    stringList,
+    asWritten(z.object({ group: textOrTexts.optional(), labels: textOrTexts.optional() }).strict()),
+  ]).optional(),
   "runs-on-slim": z.string().optional(),
   imports: z.union([z.array(z.union([z.string(), mapping])), mapping]).optional(),
   "inlined-imports": z.boolean().optional(),
