@@ -430,10 +430,10 @@ export function validateFrontmatter(
       if (ruleCovers(p) && reportedPaths.has(p.join("\0"))) continue;
       const at = p.join("\0");
       if (syntaxPaths.some((reported) => at === reported || at.startsWith(reported + "\0"))) continue;
-      // A union none of whose forms fits because of a syntax problem inside it: that problem says why.
-      if (issue.code === "invalid_union" && syntaxPaths.some((reported) => reported.startsWith(at + "\0"))) {
-        continue;
-      }
+      // A union that fails, or a mapping with a key too many, because of a syntax problem inside it: that
+      // problem says why.
+      const within = syntaxPaths.some((reported) => reported.startsWith(at + "\0"));
+      if (within && (issue.code === "invalid_union" || issue.code === "unrecognized_keys")) continue;
       const [line, column] = file.locate(p);
       // zod leaves `input` unset on some issues (catchall values), so look the value up in the document.
       const value = p.reduce<unknown>(
