@@ -106,6 +106,17 @@ const checkoutEntry = asWritten(
   }).passthrough(),
 );
 
+/** A GitHub App whose token a job mints (gh-aw's `github_app`). */
+const githubAppShape = z.object({
+  "app-id": z.string().optional(),
+  "client-id": z.string().optional(),
+  "private-key": z.string().optional(),
+  "ignore-if-missing": z.boolean().optional(),
+  owner: z.string().optional(),
+  repositories: stringList.optional(),
+  permissions: z.record(z.string(), z.string()).optional(),
+}).strict();
+
 /** A job container or service (its GitHub syntax, with messages, is checked in workflow_syntax.ts). */
 const containerShape = z.object({
   image: z.string(),
@@ -211,7 +222,7 @@ export const frontmatterSchema = z.object({
   ).optional(),
   secrets: z.record(z.string(), z.union([z.string(), z.object({ value: z.string() }).strict()])).optional(),
   "secret-masking": z.object({ steps: z.array(mapping).optional() }).strict().optional(),
-  "github-app": anyValue.optional(),
+  "github-app": asWritten(githubAppShape).optional(),
   // A count of tokens (digits read as the number) or an expression, as gh-aw's schema has it.
   "max-effective-tokens": z.union([
     z.number().int().refine((n) => n !== 0, { error: "must be a whole number of tokens other than 0" }),
