@@ -241,7 +241,7 @@ export const frontmatterSchema = z.object({
   "user-rate-limit": z.object({ "max-runs-per-window": intOrExpr, ...rateLimitWindow }).strict().optional(),
   "check-for-updates": z.boolean().optional(),
   "disable-model-invocation": z.boolean().optional(),
-  "import-schema": anyValue.optional(),
+  "import-schema": z.record(z.string(), mapping).optional(),
   "inline-sub-agents": z.boolean().optional(),
   labels: stringList.optional(),
   metadata: z.record(z.string(), z.string()).optional(),
