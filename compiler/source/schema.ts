@@ -190,7 +190,7 @@ export const frontmatterSchema = z.object({
     .optional(),
   // Always a mapping in the typed model (absent or null: no tools of its own).
   tools: mapping.nullable().optional().transform((v) => v ?? {}),
-  "mcp-servers": anyValue.optional(),
+  "mcp-servers": z.record(z.string(), mapping).optional(),
   "mcp-scripts": openMappings.optional(),
   runtimes: openMapping.optional(),
   // An empty `experiments:` (null) reads as none, as before.
