@@ -251,7 +251,7 @@ export const frontmatterSchema = z.object({
   resources: stringList.optional(),
   "run-install-scripts": z.boolean().optional(),
   // Keys of later releases, read only where the target supports them (GhAwTarget.frontmatterKeys).
-  model: anyValue.optional(),
+  model: z.string().optional(),
   "max-ai-credits": anyValue.optional(),
   "max-daily-ai-credits": anyValue.optional(),
   "safe-inputs": anyValue.optional(),
