@@ -201,7 +201,7 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     options.target ?? DEFAULT_TARGET,
   );
   // A workflow-wide `model:` (later releases) is the engine's model unless `engine.model` names one.
-  if (typeof data.model === "string" && engine.model === undefined) engine.model = data.model;
+  if (data.model !== undefined && engine.model === undefined) engine.model = data.model;
   for (const [index, item] of (Array.isArray(data.skills) ? data.skills : []).entries()) {
     const skill = parseSkill(String(item));
     const [line, column] = file.locate(["skills", index]);

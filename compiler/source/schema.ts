@@ -117,6 +117,11 @@ const githubAppShape = z.object({
   permissions: z.record(z.string(), z.string()).optional(),
 }).strict();
 
+/** An AI-credit limit (later releases): a number, or text such as `50k` (plan/jobs/ai_credits.ts reads it). */
+const creditLimit = z.union([z.number(), z.string()], {
+  error: "must be a number of credits, such as 500 or 50k",
+});
+
 /** A job container or service (its GitHub syntax, with messages, is checked in workflow_syntax.ts). */
 const containerShape = z.object({
   image: z.string(),
@@ -252,8 +257,8 @@ export const frontmatterSchema = z.object({
   "run-install-scripts": z.boolean().optional(),
   // Keys of later releases, read only where the target supports them (GhAwTarget.frontmatterKeys).
   model: z.string().optional(),
-  "max-ai-credits": anyValue.optional(),
-  "max-daily-ai-credits": anyValue.optional(),
+  "max-ai-credits": creditLimit.optional(),
+  "max-daily-ai-credits": creditLimit.optional(),
   "safe-inputs": anyValue.optional(),
 });
 
