@@ -122,6 +122,16 @@ const creditLimit = z.union([z.number(), z.string()], {
   error: "must be a number of credits, such as 500 or 50k",
 });
 
+/** One `runtimes:` entry: the version (and setup action) of a language runtime. */
+const runtimeShape = z.object({
+  version: z.union([z.string(), z.number()]).optional(),
+  "action-repo": z.string().optional(),
+  "action-version": z.string().optional(),
+  if: z.string().optional(),
+  cooldown: z.boolean().optional(),
+  "run-install-scripts": z.boolean().optional(),
+}).strict();
+
 /** A job container or service (its GitHub syntax, with messages, is checked in workflow_syntax.ts). */
 const containerShape = z.object({
   image: z.string(),
@@ -197,7 +207,8 @@ export const frontmatterSchema = z.object({
   tools: mapping.nullable().optional().transform((v) => v ?? {}),
   "mcp-servers": z.record(z.string(), mapping).optional(),
   "mcp-scripts": openMappings.optional(),
-  runtimes: openMapping.optional(),
+  // An empty `runtimes:` (null) reads as none.
+  runtimes: z.record(z.string(), runtimeShape).nullable().transform((v) => v ?? {}).optional(),
   // An empty `experiments:` (null) reads as none, as before.
   experiments: experimentsShape.nullable().transform((v) => v ?? undefined).optional(),
   features: openMapping.optional(),
