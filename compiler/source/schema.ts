@@ -132,6 +132,13 @@ const runtimeShape = z.object({
   "run-install-scripts": z.boolean().optional(),
 }).strict();
 
+/** One `cache:` entry: the inputs of an `actions/cache` step (value_types.ts words the rules for authors). */
+const cacheEntry = z.object({
+  key: z.string().optional(),
+  path: textOrTexts.optional(),
+  "restore-keys": textOrTexts.optional(),
+}).catchall(z.union([z.string(), z.number(), z.boolean(), z.null(), stringList]));
+
 /** A job container or service (its GitHub syntax, with messages, is checked in workflow_syntax.ts). */
 const containerShape = z.object({
   image: z.string(),
@@ -212,7 +219,10 @@ export const frontmatterSchema = z.object({
   // An empty `experiments:` (null) reads as none, as before.
   experiments: experimentsShape.nullable().transform((v) => v ?? undefined).optional(),
   features: openMapping.optional(),
-  cache: anyValue.optional(),
+  // Always a list of entries (one mapping becomes one entry); an empty `cache:` (null) reads as none.
+  cache: z.union([cacheEntry, z.array(cacheEntry)]).nullable()
+    .transform((v) => v === null ? undefined : Array.isArray(v) ? v : [v])
+    .optional(),
   // Always a list of entries (one mapping becomes one entry), or `false` for no checkout at all.
   checkout: z.union([z.literal(false), checkoutEntry, z.array(checkoutEntry)], {
     error: "must be false, a mapping of checkout settings, or a list of them",
@@ -455,6 +465,8 @@ export function validateFrontmatter(
       const p = issue.path.map((x) => (typeof x === "symbol" ? String(x) : x)) as (string | number)[];
       // Reported above in plain words (a rule laxer than the schema that found nothing here does not hide it).
       if (ruleCovers(p) && reportedPaths.has(p.join("\0"))) continue;
+      // Inside a value a rule already refused as a whole (`cache:` that is not text inputs).
+      if (p.some((_, i) => i < p.length - 1 && reportedPaths.has(p.slice(0, i + 1).join("\0")))) continue;
       const at = p.join("\0");
       if (syntaxPaths.some((reported) => at === reported || at.startsWith(reported + "\0"))) continue;
       // A union that fails, or a mapping with a key too many, because of a syntax problem inside it: that
