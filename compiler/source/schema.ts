@@ -139,6 +139,17 @@ const cacheEntry = z.object({
   "restore-keys": textOrTexts.optional(),
 }).catchall(z.union([z.string(), z.number(), z.boolean(), z.null(), stringList]));
 
+/** OTLP headers: a mapping of texts, or one `k=v,…` text. */
+const otlpHeaders = z.union([z.record(z.string(), z.string()), z.string()]);
+/** One OTLP endpoint written as a mapping. */
+const otlpEndpoint = z.object({ url: z.string(), headers: otlpHeaders.optional() }).strict();
+
+/** `observability.otlp:` (merge.ts reads its endpoints; the other settings pass through). */
+const otlpShape = z.object({
+  endpoint: z.union([z.string(), otlpEndpoint, z.array(otlpEndpoint)]).optional(),
+  headers: otlpHeaders.optional(),
+}).passthrough();
+
 /** A job container or service (its GitHub syntax, with messages, is checked in workflow_syntax.ts). */
 const containerShape = z.object({
   image: z.string(),
@@ -271,7 +282,7 @@ export const frontmatterSchema = z.object({
   "inline-sub-agents": z.boolean().optional(),
   labels: stringList.optional(),
   metadata: z.record(z.string(), z.string()).optional(),
-  observability: anyValue.optional(),
+  observability: asWritten(z.object({ otlp: otlpShape.optional() }).strict()).optional(),
   private: z.boolean().optional(),
   redirect: z.string().optional(),
   resources: stringList.optional(),
