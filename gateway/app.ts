@@ -27,6 +27,10 @@ import { type RetryPolicy, UpstreamAttempts } from "./upstream/attempts.ts";
 import { LimitEnforcer } from "./limits/enforcer.ts";
 import { type LimitCounters, MemoryCounters } from "./limits/counters.ts";
 import { RedisCounters } from "./limits/redis_counters.ts";
+import { RedisConnection } from "./limits/redis_connection.ts";
+import { RedisDeploymentState } from "./upstream/shared_deployments.ts";
+import { HealthChecks, healthPlans } from "./upstream/health_checks.ts";
+import { createHealthProbe } from "./upstream/health_probe.ts";
 import { PriceTable } from "./pricing.ts";
 import type { Kysely } from "kysely";
 import type { UsageDatabase, UsageLedger } from "./usage/ledger.ts";
@@ -101,6 +105,23 @@ export function countersFor(config: GatewayConfig): LimitCounters {
     : new MemoryCounters();
 }
 
+/**
+ * The Redis connection the deployment state shares (upstream/shared_deployments.ts): the limit counters' own
+ * when they are in Redis, else one of its own when GATEWAY_REDIS_URL is set (`owned`: closed with the app).
+ */
+function sharedRedis(
+  config: GatewayConfig,
+  counters: LimitCounters,
+): { connection: RedisConnection; owned: boolean } | undefined {
+  if (!config.GATEWAY_REDIS_URL) return undefined;
+  if (counters instanceof RedisCounters) return { connection: counters.redis, owned: false };
+  const connection = new RedisConnection({
+    url: config.GATEWAY_REDIS_URL,
+    timeoutMs: config.GATEWAY_REDIS_TIMEOUT_MS,
+  });
+  return { connection, owned: true };
+}
+
 /** Output-token limits declared in the config file's `models`, by id (`provider/model` or alias). */
 function maxTokensTable(
   file: GatewayConfig["file"],
@@ -164,16 +185,43 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     limits: upstreamLimits(config),
   };
   const providers = createProviders(config.providers, providerDeps);
-  const pool = new DeploymentPool(config.file.deployments ?? {});
+  const counters = deps.counters ?? countersFor(config);
+  const redis = sharedRedis(config, counters);
+  const pool = new DeploymentPool(
+    config.file.deployments ?? {},
+    Math.random,
+    Date.now,
+    redis && {
+      state: new RedisDeploymentState(redis.connection),
+      onChange: (up, error) =>
+        up
+          ? logger.info("deployment state: redis answers again; sharing resumed", {})
+          : logger.warn("deployment state: redis unreachable; each instance uses its own state", {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+    },
+  );
   // A group's name routes to its first deployment (for the checks made before the attempts), over any alias.
   const router = new ModelRouter(
     providers,
     { ...config.file.aliases, ...Object.fromEntries(pool.names()) },
     config.file.tiers ?? {},
   );
+  const checks = new HealthChecks(
+    pool,
+    healthPlans(pool, config.file.health_checks),
+    createHealthProbe(router, config.providers, providerDeps.fetch, redact),
+    (target, healthy, error) =>
+      healthy
+        ? logger.info("deployment healthy again", { upstream: target })
+        : logger.warn("deployment failed its health checks; left out", {
+          upstream: target,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+  );
   const prices = new PriceTable(config.file.pricing ?? {});
   const usage = deps.usage;
-  const limits = new LimitEnforcer(deps.counters ?? countersFor(config), prices, logger, {
+  const limits = new LimitEnforcer(counters, prices, logger, {
     rateLimits: config.GATEWAY_REDIS_RATE_LIMITS_ON_FAILURE,
     budgets: config.GATEWAY_REDIS_BUDGETS_ON_FAILURE,
   }, { spentSince: usage && (async (keyId, since) => spentSince(await usage.db(), keyId, since)) });
@@ -312,8 +360,10 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
       return hono.fetch(request, env);
     },
     close: async () => {
+      checks.close();
       await deps.usage?.ledger.close();
       await limits.counters.close();
+      if (redis?.owned) await redis.connection.close();
     },
   };
 }

@@ -70,6 +70,14 @@ const priceSchema = z.object({
   as_of: z.string().optional(),
 }).strict();
 
+/** How deployments are health-checked (upstream/health_checks.ts). */
+const healthCheckSchema = z.object({
+  interval_ms: z.number().int().min(100).optional(),
+  timeout_ms: z.number().int().positive().optional(),
+  probe: z.enum(["request", "models"]).optional(),
+  unhealthy_after: z.number().int().positive().optional(),
+}).strict();
+
 /** Schema of the config file. */
 export const gatewayFileSchema = z.object({
   providers: z.record(
@@ -99,10 +107,13 @@ export const gatewayFileSchema = z.object({
           weight: z.number().positive().optional(),
           rpm: z.number().int().positive().optional(),
           tpm: z.number().int().positive().optional(),
+          health_check: z.union([z.literal(false), healthCheckSchema]).optional(),
         }).strict(),
       ).min(1),
     }).strict(),
   ).optional(),
+  /** Active health checks of every deployment of every group (upstream/health_checks.ts). */
+  health_checks: healthCheckSchema.optional(),
   /** Ordered fallback targets per model name (alias or `provider/model`) or per provider name. */
   fallbacks: z.record(
     z.string().min(1),

@@ -5,7 +5,7 @@
  * clock skew between instances neither double-counts nor frees tickets early. Keys:
  * `sy:rl:{key id}:req|tok|inflight|spend:{period}` (one hash tag per key id, cluster-safe).
  */
-import { createClient } from "@redis/client";
+import { RedisConnection, type RedisConnectionOptions } from "./redis_connection.ts";
 import {
   type AdmitRequest,
   type AdmitResult,
@@ -69,61 +69,24 @@ add(KEYS[3], tonumber(ARGV[3]), ARGV[5])
 return 1
 `;
 
-/** A Redis command that took longer than the configured timeout. */
-export class RedisTimeoutError extends Error {
-  constructor(ms: number) {
-    super(`redis did not answer within ${ms} ms`);
-    this.name = "RedisTimeoutError";
-  }
-}
+export { RedisTimeoutError } from "./redis_connection.ts";
 
-type Client = ReturnType<typeof createClient>;
-
-/** Options of {@link RedisCounters}. */
-export interface RedisCountersOptions {
-  /** `redis://host:port[/db]`. */
-  url: string;
-  /** Longest wait for one command. */
-  timeoutMs: number;
-  /** This machine's clock (tests skew it). */
-  localNow?: () => number;
-}
-
-/** How often the offset between this machine's clock and Redis's is measured again. */
-const CLOCK_SYNC_MS = 60_000;
+/** Options of {@link RedisCounters}: a connection's, or an open connection to share. */
+export type RedisCountersOptions = RedisConnectionOptions | { connection: RedisConnection };
 
 /** Counters in Redis. */
 export class RedisCounters implements LimitCounters {
-  #client: Client;
-  #connecting: Promise<unknown> | undefined;
-  #timeoutMs: number;
-  #sha = new Map<string, string>();
-  #localNow: () => number;
-  #offsetMs = 0;
-  #syncedAt = -Infinity;
-  #connections = 0;
+  /** The connection (shared with the deployment state of upstream/shared_deployments.ts). */
+  readonly redis: RedisConnection;
 
   /** Connects lazily, on the first command; reconnects in the background after a failure. */
   constructor(options: RedisCountersOptions) {
-    this.#timeoutMs = options.timeoutMs;
-    this.#localNow = options.localNow ?? Date.now;
-    this.#client = createClient({
-      url: options.url,
-      // Commands fail at once while disconnected instead of queueing behind a dead connection.
-      disableOfflineQueue: true,
-      socket: {
-        connectTimeout: Math.max(options.timeoutMs, 1_000),
-        reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 2_000),
-      },
-    });
-    // Errors also reject the command that met them; the enforcer reports them (once).
-    this.#client.on("error", () => {});
-    this.#client.on("ready", () => this.#connections++);
+    this.redis = "connection" in options ? options.connection : new RedisConnection(options);
   }
 
   /** Connections opened so far (a reconnect may have met a Redis restarted empty). */
   connection(): number {
-    return this.#connections;
+    return this.redis.connection();
   }
 
   /**
@@ -131,62 +94,11 @@ export class RedisCounters implements LimitCounters {
    * it, so instances whose clocks disagree around midnight still count into one period.
    */
   now(): number {
-    return this.#localNow() + this.#offsetMs;
+    return this.redis.now();
   }
 
-  async #syncClock(): Promise<void> {
-    this.#syncedAt = this.#localNow();
-    const before = this.#localNow();
-    const [seconds, micros] = await this.#within(this.#client.sendCommand(["TIME"])) as [string, string];
-    const after = this.#localNow();
-    this.#offsetMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - (before + after) / 2;
-  }
-
-  async #ready(): Promise<void> {
-    if (this.#client.isReady) {
-      if (this.#localNow() - this.#syncedAt > CLOCK_SYNC_MS) await this.#syncClock();
-      return;
-    }
-    if (!this.#client.isOpen) {
-      this.#connecting ??= this.#client.connect().finally(() => this.#connecting = undefined);
-    }
-    if (this.#connecting) await this.#within(this.#connecting);
-    if (!this.#client.isReady) throw new Error("redis is not connected");
-    await this.#syncClock();
-  }
-
-  #within<T>(promise: Promise<T>): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new RedisTimeoutError(this.#timeoutMs)), this.#timeoutMs);
-      promise.then((value) => {
-        clearTimeout(timer);
-        resolve(value);
-      }, (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-    });
-  }
-
-  /** Runs a script by its SHA, loading it once per connection (NOSCRIPT). */
-  async #run(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
-    await this.#ready();
-    const argv = args.map(String);
-    let sha = this.#sha.get(script);
-    if (sha) {
-      try {
-        return await this.#within(
-          this.#client.sendCommand(["EVALSHA", sha, String(keys.length), ...keys, ...argv]),
-        );
-      } catch (error) {
-        if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
-      }
-    }
-    sha = String(await this.#within(this.#client.sendCommand(["SCRIPT", "LOAD", script])));
-    this.#sha.set(script, sha);
-    return await this.#within(
-      this.#client.sendCommand(["EVALSHA", sha, String(keys.length), ...keys, ...argv]),
-    );
+  #run(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
+    return this.redis.run(script, keys, args);
   }
 
   #keys(keyId: string, period: string): string[] {
@@ -252,19 +164,18 @@ export class RedisCounters implements LimitCounters {
   }
 
   async seedSpend(keyId: string, period: string, micros: number, periodTtlMs: number): Promise<void> {
-    await this.#ready();
     const spend = this.#keys(keyId, period)[3];
-    await this.#within(this.#client.sendCommand([
+    await this.redis.command([
       "SET",
       spend,
       String(Math.max(0, Math.round(micros))),
       "NX",
       "PX",
       String(Math.max(1, Math.ceil(periodTtlMs))),
-    ]));
+    ]);
   }
 
-  async close(): Promise<void> {
-    if (this.#client.isOpen) await this.#client.close().catch(() => {});
+  close(): Promise<void> {
+    return this.redis.close();
   }
 }

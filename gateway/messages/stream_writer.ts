@@ -8,7 +8,7 @@ import type { AnthropicErrorType } from "../errors.ts";
 import { type StopReason, type Usage, usageOf } from "./types.ts";
 import { estimateTextTokens } from "./count_tokens.ts";
 
-type OpenBlock = "text" | "thinking" | "tool_use" | null;
+type OpenBlock = "text" | "thinking" | "tool_use" | "server" | null;
 
 const PING = 'event: ping\ndata: {"type":"ping"}\n\n';
 
@@ -206,6 +206,37 @@ export class AnthropicEventWriter {
     this.#toolArgs += fragment;
     this.outputChars += fragment.length;
     this.#emit(this.#delta({ type: "input_json_delta", partial_json: fragment }));
+  }
+
+  /**
+   * Writes a whole `server_tool_use` block (a search the upstream ran): opened with `input: {}`, its input
+   * as one `input_json_delta`, closed — as Anthropic streams it.
+   */
+  serverToolUse(id: string, name: string, input: Record<string, unknown>): void {
+    if (this.#ended) return;
+    const head = this.#openBlock("server", { type: "server_tool_use", id, name, input: {} });
+    if (head === null) return;
+    this.#emit(head + this.#delta({ type: "input_json_delta", partial_json: JSON.stringify(input) }));
+    this.endBlock();
+  }
+
+  /** Writes a whole `web_search_tool_result` block (its content arrives in the block's start). */
+  webSearchResult(toolUseId: string, content: unknown[]): void {
+    if (this.#ended) return;
+    const head = this.#openBlock("server", {
+      type: "web_search_tool_result",
+      tool_use_id: toolUseId,
+      content,
+    });
+    if (head === null) return;
+    this.#emit(head);
+    this.endBlock();
+  }
+
+  /** Adds a citation to the open text block (`citations_delta`); none open: nothing to cite. */
+  citation(citation: unknown): void {
+    if (this.#ended || this.#open !== "text") return;
+    this.#emit(this.#delta({ type: "citations_delta", citation }));
   }
 
   /** Closes the open block, then writes the final `message_delta` and `message_stop`. */

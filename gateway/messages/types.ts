@@ -136,11 +136,33 @@ export type StopReason =
   | "refusal"
   | "model_context_window_exceeded";
 
+/** A source of an answer's text found by a web search (web_search.ts). */
+export interface WebSearchCitation {
+  type: "web_search_result_location";
+  url: string;
+  title: string | null;
+  /** Anthropic's opaque index into its encrypted results; empty when another provider searched. */
+  encrypted_index: string;
+  cited_text: string;
+}
+
+/** One result of a web search. */
+export interface WebSearchResult {
+  type: "web_search_result";
+  url: string;
+  title: string;
+  /** Anthropic's encrypted page content; empty when another provider searched. */
+  encrypted_content: string;
+  page_age: string | null;
+}
+
 /** An output content block. */
 export type ContentBlock =
-  | { type: "text"; text: string }
+  | { type: "text"; text: string; citations?: WebSearchCitation[] }
   | { type: "thinking"; thinking: string; signature: string }
-  | { type: "tool_use"; id: string; name: string; input: unknown };
+  | { type: "tool_use"; id: string; name: string; input: unknown }
+  | { type: "server_tool_use"; id: string; name: string; input: unknown }
+  | { type: "web_search_tool_result"; tool_use_id: string; content: WebSearchResult[] };
 
 /** Token usage, in Anthropic's accounting (input excludes cached tokens). */
 export interface Usage {
@@ -148,6 +170,8 @@ export interface Usage {
   output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  /** Server tools run by the upstream (a translated web search's queries). */
+  server_tool_use?: { web_search_requests: number };
 }
 
 /** A complete (non-streamed) response. */

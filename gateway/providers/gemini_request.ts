@@ -6,6 +6,8 @@
  */
 import { invalidRequest } from "../errors.ts";
 import { outputSchemaOf } from "../messages/output_format.ts";
+import { functionToolsOf, webSearchToolOf } from "../messages/web_search.ts";
+import { googleSearchTool } from "./gemini_search.ts";
 import {
   type ContentBlockParam,
   type MessagesRequest,
@@ -148,17 +150,24 @@ export function toGeminiRequest(request: MessagesRequest): Record<string, unknow
     generation.responseJsonSchema = stripSchemaKeyword(schema);
   }
   body.generationConfig = generation;
-  if (request.tools?.length) {
-    body.tools = [{
-      functionDeclarations: request.tools.map((tool) => ({
+  const functions = functionToolsOf(request);
+  const search = webSearchToolOf(request);
+  const tools: Record<string, unknown>[] = [];
+  if (functions.length) {
+    tools.push({
+      functionDeclarations: functions.map((tool) => ({
         name: tool.name,
         ...(tool.description !== undefined ? { description: tool.description } : {}),
         parametersJsonSchema: stripSchemaKeyword(tool.input_schema),
       })),
-    }];
+    });
   }
+  // Anthropic's web_search as Google Search grounding (gemini_search.ts).
+  if (search) tools.push(googleSearchTool(search, "gemini"));
+  if (tools.length) body.tools = tools;
   const choice = request.tool_choice;
-  if (choice) {
+  // Function calling config names functions only: a choice of the search tool (or none to call) is left to the model.
+  if (choice && functions.length && !(choice.type === "tool" && choice.name === search?.name)) {
     const config: Record<string, unknown> = {
       mode: choice.type === "auto" ? "AUTO" : choice.type === "none" ? "NONE" : "ANY",
     };

@@ -18,6 +18,8 @@ import {
 } from "../messages/types.ts";
 import { THOUGHT_SEPARATOR } from "./gemini_request.ts";
 import { foreignSignature } from "./signatures.ts";
+import { groundedContent, type GroundingMetadata, groundingOf, searchesOf } from "./gemini_search.ts";
+import { withSearches, writeSearch } from "../messages/web_search.ts";
 
 interface UsageMetadata {
   promptTokenCount?: number;
@@ -118,11 +120,16 @@ export function messageFromGemini(provider: string, body: Record<string, unknown
   if (stop === "error") {
     throw new GatewayError("api_error", `upstream provider ${provider} failed: finish reason ${reason}`);
   }
+  const usage = usageFromGemini((body.usageMetadata ?? {}) as UsageMetadata);
+  // Google Search grounding (a translated web_search): the searches' blocks and the text's citations.
+  const grounding = groundingOf(candidate);
+  if (!grounding) return buildMessage({ model, content, stop_reason: stop, usage });
+  const searches = searchesOf(grounding);
   return buildMessage({
     model,
-    content,
+    content: groundedContent(content, grounding, searches),
     stop_reason: stop,
-    usage: usageFromGemini((body.usageMetadata ?? {}) as UsageMetadata),
+    usage: withSearches(usage, searches.length),
   });
 }
 
@@ -133,6 +140,7 @@ export class GeminiStreamTranslator implements StreamTranslator {
   #usage: UsageMetadata = {};
   #sawCall = false;
   #sawAny = false;
+  #grounding: GroundingMetadata | undefined;
 
   /** `provider` names the upstream in error messages. */
   constructor(provider: string) {
@@ -168,6 +176,7 @@ export class GeminiStreamTranslator implements StreamTranslator {
         if (part.thoughtSignature) writer.signature(foreignSignature("gemini", part.thoughtSignature));
       } else if (typeof part.text === "string") writer.text(part.text);
     }
+    this.#grounding = groundingOf(candidate) ?? this.#grounding;
     if (typeof candidate?.finishReason === "string") this.#finish = candidate.finishReason;
   }
 
@@ -186,6 +195,11 @@ export class GeminiStreamTranslator implements StreamTranslator {
         `upstream provider ${this.#provider} failed: finish reason ${this.#finish}`,
       );
     }
-    writer.finish(stop, usageFromGemini(this.#usage));
+    const usage = usageFromGemini(this.#usage);
+    if (!this.#grounding) return writer.finish(stop, usage);
+    // The grounding is complete only in the last chunks: its searches follow the text, without citations.
+    const searches = searchesOf(this.#grounding);
+    for (const search of searches) writeSearch(writer, search);
+    writer.finish(stop, withSearches(usage, searches.length));
   }
 }

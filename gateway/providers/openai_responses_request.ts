@@ -20,6 +20,8 @@ import {
   type ToolResultBlockParam,
 } from "../messages/types.ts";
 import { foreignSignature } from "./signatures.ts";
+import { functionToolsOf, webSearchToolOf } from "../messages/web_search.ts";
+import { responsesSearchTool, SEARCH_SOURCES_INCLUDE } from "./openai_responses_search.ts";
 
 type Part = Record<string, unknown>;
 type Item = Record<string, unknown>;
@@ -218,8 +220,10 @@ export function toResponsesRequest(
   }
   const schema = outputSchemaOf(request);
   if (schema) body.text = { format: { type: "json_schema", name: "response", schema, strict: true } };
-  if (request.tools?.length) {
-    body.tools = request.tools.map((tool) => ({
+  const functions = functionToolsOf(request);
+  const search = webSearchToolOf(request);
+  if (functions.length || search) {
+    const tools: Record<string, unknown>[] = functions.map((tool) => ({
       type: "function",
       name: tool.name,
       ...(tool.description !== undefined ? { description: tool.description } : {}),
@@ -227,9 +231,18 @@ export function toResponsesRequest(
       // Responses functions are strict unless told otherwise; Anthropic tools are not unless they say so.
       strict: tool.strict === true,
     }));
+    // Anthropic's web_search as OpenAI's own (openai_responses_search.ts), its sources included.
+    if (search) {
+      tools.push(responsesSearchTool(search, provider));
+      body.include = [...(body.include as string[] | undefined ?? []), SEARCH_SOURCES_INCLUDE];
+    }
+    body.tools = tools;
   }
   const choice = request.tool_choice;
-  if (choice) {
+  if (choice?.type === "tool" && choice.name === search?.name) {
+    // A forced search: with no function to call instead, `required` can only be the search.
+    body.tool_choice = functions.length ? "auto" : "required";
+  } else if (choice) {
     if (choice.type === "auto") body.tool_choice = "auto";
     else if (choice.type === "any") body.tool_choice = "required";
     else if (choice.type === "none") body.tool_choice = "none";

@@ -2,8 +2,10 @@
  * OpenAI Responses API → Anthropic, whole and streamed. Each output item becomes its own block: a reasoning
  * item a `thinking` block (summary text, or the raw reasoning text when there is no summary; its encrypted
  * content in the signature), a message item a `text` block (refusal text included), a function call a
- * `tool_use` block. `incomplete` maps to `max_tokens` or `refusal`, `failed` and `error` to an error; stream
- * events the gateway has no use for (lifecycle, `*.done` echoes, hosted-tool progress) are ignored.
+ * `tool_use` block, a `web_search_call` (a translated `web_search`, openai_responses_search.ts) a
+ * `server_tool_use` + `web_search_tool_result` pair, `url_citation` annotations citations. `incomplete` maps to
+ * `max_tokens` or `refusal`, `failed` and `error` to an error; stream events the gateway has no use for
+ * (lifecycle, `*.done` echoes, hosted-tool progress) are ignored.
  */
 import type { SseEvent } from "@switchyard/lib/sse.ts";
 import { type AnthropicErrorType, GatewayError } from "../errors.ts";
@@ -19,6 +21,14 @@ import {
   usageOf,
 } from "../messages/types.ts";
 import { reasoningSignature } from "./openai_responses_request.ts";
+import {
+  type CitedSpan,
+  citedTextBlocks,
+  searchBlocks,
+  withSearches,
+  writeSearch,
+} from "../messages/web_search.ts";
+import { citationOfAnnotation, searchOfCall, spansOfText, titlesOf } from "./openai_responses_search.ts";
 
 interface ResponsesUsage {
   input_tokens?: number;
@@ -110,21 +120,38 @@ export function messageFromResponse(provider: string, body: Record<string, unkno
   const content: ContentBlock[] = [];
   let sawCall = false;
   let refused = false;
+  let searches = 0;
+  let titles: Map<string, string> | undefined;
   for (const item of (body.output ?? []) as Item[]) {
+    if (item.type === "web_search_call") {
+      // A translated web_search (openai_responses_search.ts): its call and sources, titled from citations.
+      const search = searchOfCall(item, titles ??= titlesOf((body.output ?? []) as Item[]));
+      if (search) {
+        content.push(...searchBlocks([search]));
+        searches++;
+      }
+      continue;
+    }
     if (item.type === "reasoning") {
       const thinking = reasoningText(item);
       const signature = signatureOf(provider, item);
       if (thinking || signature) content.push({ type: "thinking", thinking, signature });
     } else if (item.type === "message") {
       let text = "";
+      let spans: CitedSpan[] | undefined;
       for (const part of (item.content ?? []) as Item[]) {
-        if (part.type === "output_text" && typeof part.text === "string") text += part.text;
-        else if (part.type === "refusal" && typeof part.refusal === "string") {
+        if (part.type === "output_text" && typeof part.text === "string") {
+          if (Array.isArray(part.annotations) && part.annotations.length) {
+            (spans ??= []).push(...spansOfText(part.text, part.annotations));
+          }
+          text += part.text;
+        } else if (part.type === "refusal" && typeof part.refusal === "string") {
           refused = true;
           text += part.refusal;
         }
       }
-      if (text) content.push({ type: "text", text });
+      if (spans) content.push(...citedTextBlocks(text, spans));
+      else if (text) content.push({ type: "text", text });
     } else if (item.type === "function_call") {
       sawCall = true;
       content.push({
@@ -139,7 +166,7 @@ export function messageFromResponse(provider: string, body: Record<string, unkno
     model,
     content,
     stop_reason: stopReasonFromResponse(body, sawCall, refused),
-    usage: usageFromResponses(body.usage as ResponsesUsage | undefined),
+    usage: withSearches(usageFromResponses(body.usage as ResponsesUsage | undefined), searches),
   });
 }
 
@@ -151,6 +178,8 @@ interface StreamedItem {
   reasoning: string;
   /** Function call: an arguments delta arrived. */
   argsStreamed: boolean;
+  /** Message: its text so far (kept once a search ran, for citations). */
+  text: string;
 }
 
 /** Streaming translator for Responses API events. */
@@ -159,6 +188,8 @@ export class ResponsesStreamTranslator implements StreamTranslator {
   #items = new Map<number, StreamedItem>();
   #sawCall = false;
   #refused = false;
+  /** Searches written; once one ran, the text is kept so citations can quote their spans. */
+  #searches = 0;
 
   /** `provider` names the upstream in messages and signs carried reasoning. */
   constructor(provider: string) {
@@ -190,7 +221,12 @@ export class ResponsesStreamTranslator implements StreamTranslator {
         this.#item(index).reasoning += delta;
         return;
       case "response.output_text.delta":
+        if (this.#searches) this.#item(index).text += delta;
         return writer.text(delta);
+      case "response.output_text.annotation.added": {
+        const citation = citationOfAnnotation(data.annotation, this.#item(index).text);
+        return citation && writer.citation(citation);
+      }
       case "response.refusal.delta":
         this.#refused = true;
         return writer.text(delta);
@@ -201,7 +237,8 @@ export class ResponsesStreamTranslator implements StreamTranslator {
       case "response.incomplete": {
         const response = (data.response ?? {}) as Record<string, unknown>;
         const stop = stopReasonFromResponse(response, this.#sawCall, this.#refused);
-        return writer.finish(stop, usageFromResponses(response.usage as ResponsesUsage | undefined));
+        const usage = usageFromResponses(response.usage as ResponsesUsage | undefined);
+        return writer.finish(stop, withSearches(usage, this.#searches));
       }
       case "response.failed": {
         const error = failure(this.#provider, (data.response ?? {}) as Record<string, unknown>);
@@ -227,7 +264,7 @@ export class ResponsesStreamTranslator implements StreamTranslator {
   #item(index: number): StreamedItem {
     let item = this.#items.get(index);
     if (!item) {
-      item = { type: "", summarized: false, reasoning: "", argsStreamed: false };
+      item = { type: "", summarized: false, reasoning: "", argsStreamed: false, text: "" };
       this.#items.set(index, item);
     }
     return item;
@@ -249,6 +286,14 @@ export class ResponsesStreamTranslator implements StreamTranslator {
       if (signature) writer.signature(signature);
     } else if (item.type === "function_call" && !streamed.argsStreamed) {
       writer.toolArgs(typeof item.arguments === "string" ? item.arguments : "");
+    } else if (item.type === "web_search_call") {
+      // Titles arrive later, with the citations: the sources are listed by URL.
+      const search = searchOfCall(item, new Map());
+      if (search) {
+        writeSearch(writer, search);
+        this.#searches++;
+      }
+      return;
     }
     writer.endBlock();
   }

@@ -12,7 +12,7 @@ import { type CircuitBreakers, deploymentKey } from "./circuit_breaker.ts";
 import { GatewayError } from "../errors.ts";
 import type { Provider, ProviderCall } from "../providers/contract.ts";
 import type { ModelRouter } from "../routing.ts";
-import type { DeploymentPool } from "./deployments.ts";
+import type { DeploymentPool, Ordered } from "./deployments.ts";
 
 /** Time budget and backoff of one request's attempts. */
 export interface RetryPolicy {
@@ -30,9 +30,10 @@ export interface AttemptRecord {
   target: string;
   /**
    * `ok`, `error` (see `error_type`), or skipped without a call: `circuit_open`, or a deployment of a group
-   * (deployments.ts) `cooling_down` after a 429 / 529 or at its `rpm_cap` / `tpm_cap`.
+   * (deployments.ts) `cooling_down` after a 429 / 529, at its `rpm_cap` / `tpm_cap`, or `unhealthy` (its
+   * health checks fail).
    */
-  outcome: "ok" | "error" | "circuit_open" | "cooling_down" | "rpm_cap" | "tpm_cap";
+  outcome: "ok" | "error" | "circuit_open" | "cooling_down" | "rpm_cap" | "tpm_cap" | "unhealthy";
   /** The Anthropic error type of a failed attempt. */
   error_type?: string;
   /** Milliseconds the attempt took. */
@@ -146,11 +147,9 @@ export class UpstreamAttempts {
    * The chain of a request: its route (or its group's usable deployments in the group's order), then the
    * first matching fallback list. Deployments left out are recorded in `skipped`.
    */
-  #chain(call: ProviderCall, provider: Provider, skipped: AttemptRecord[]): Target[] {
+  #chain(call: ProviderCall, provider: Provider, skipped: AttemptRecord[], ordered?: Ordered): Target[] {
     const table = this.#fallbacks;
-    const pool = this.#pool;
-    if (pool?.has(call.requestedModel)) {
-      const ordered = pool.order(call.requestedModel, call.inputTokensEstimate);
+    if (ordered) {
       let soonest = Infinity;
       for (const left of ordered.skipped) {
         skipped.push({ target: left.target, outcome: left.reason });
@@ -192,13 +191,19 @@ export class UpstreamAttempts {
     observe?: (target: string, index: number) => { fail(errorType: string): void },
   ): Promise<AttemptsResult<T>> {
     const attempts: AttemptRecord[] = [];
+    const group = this.#pool?.has(call.requestedModel) ? call.requestedModel : undefined;
+    let ordered: Ordered | undefined;
+    if (group) {
+      const order = this.#pool!.order(group, call.inputTokensEstimate);
+      // A promise only when the pool shares its state through Redis: no await on the in-process path.
+      ordered = order instanceof Promise ? await order : order;
+    }
     let chain: Target[];
     try {
-      chain = this.#chain(call, provider, attempts);
+      chain = this.#chain(call, provider, attempts, ordered);
     } catch (error) {
       return { ok: false, error, attempts };
     }
-    const group = this.#pool?.has(call.requestedModel) ? call.requestedModel : undefined;
     const started = Date.now();
     let failuresOf: Map<string, number> | undefined; // only once an attempt failed
     let lastError: unknown;
@@ -224,13 +229,13 @@ export class UpstreamAttempts {
       if (clientLeft(call)) break;
       const at = Date.now();
       const observed = observe?.(target.label, ++calls);
-      if (group) this.#pool!.started(group, target.label, call.inputTokensEstimate);
+      const ticket = group ? this.#pool!.started(group, target.label, call.inputTokensEstimate) : "";
       try {
         const value = await attempt(
           target.provider,
           chain.length === 1 && !group ? call : callFor(call, target),
         );
-        if (group) this.#pool!.finished(group, target.label, Date.now() - at);
+        if (group) this.#pool!.finished(group, target.label, Date.now() - at, undefined, undefined, ticket);
         this.#breakers.success(circuit);
         attempts.push({ target: target.label, outcome: "ok", duration_ms: Date.now() - at });
         return { ok: true, value, target: target.label, attempts };
@@ -246,7 +251,16 @@ export class UpstreamAttempts {
           const retryAfter = error instanceof GatewayError && error.retryAfter
             ? Number(error.retryAfter)
             : undefined;
-          this.#pool!.finished(group, target.label, Date.now() - at, errorType, retryAfter);
+          // A cooldown shared through Redis is written before the next attempt: no instance sends there meanwhile.
+          const cooled = this.#pool!.finished(
+            group,
+            target.label,
+            Date.now() - at,
+            errorType,
+            retryAfter,
+            ticket,
+          );
+          if (cooled) await cooled;
         }
         observed?.fail(errorType);
         attempts.push({
@@ -273,12 +287,13 @@ function circuitOpen(target: string, retryInMs: number): GatewayError {
   );
 }
 
-/** The error of a group all of whose deployments are cooling down or at their caps. */
+/** The error of a group all of whose deployments are cooling down, at their caps or failing health checks. */
 function allCoolingDown(model: string, retryInMs: number): GatewayError {
   const seconds = Math.max(1, Math.ceil(retryInMs / 1000));
   return new GatewayError(
     "rate_limit_error",
-    `every deployment of model ${JSON.stringify(model)} is rate limited or at its cap; retry in ${seconds} s`,
+    `every deployment of model ${JSON.stringify(model)} is rate limited, at its cap or failing its health ` +
+      `checks; retry in ${seconds} s`,
     { retryAfter: String(seconds), retryable: true },
   );
 }

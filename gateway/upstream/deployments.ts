@@ -5,36 +5,28 @@
  * stream's headers, a whole answer's body) — leaving out those cooling down after a 429 / 529 (for their
  * `retry-after`, else the group's `cooldown_ms`) and those at their own `rpm` / `tpm` cap in the current
  * minute. attempts.ts tries them in that order, then the name's fallbacks; the circuit breaker still applies
- * per deployment. State is per gateway process.
+ * per deployment. Active health checks (health_checks.ts) take a deployment whose checks fail out of every
+ * order until one passes.
+ *
+ * With `GATEWAY_REDIS_URL` the state is also kept in Redis (shared_deployments.ts) and every instance orders
+ * by what all of them recorded: cooldowns, in-flight counts, the minute's counts, EWMAs, health verdicts.
+ * Then `order` reads Redis (one script, awaited) and returns a promise; writes are sent without waiting,
+ * except a cooldown's, which the failing attempt waits for before moving on. If Redis fails or times out,
+ * the pool falls back to its own state (which it keeps in any case, and which keeps every cooldown it read
+ * from Redis) without waiting, and probes Redis again once a second. Without Redis, `order` is synchronous.
  */
+import type { SharedDeploymentState, SharedSnapshot } from "./shared_deployments.ts";
+import {
+  DEFAULT_COOLDOWN_MS,
+  type DeploymentSpec,
+  EWMA_ALPHA,
+  type GroupSpec,
+  type Ordered,
+  type Skipped,
+  type Strategy,
+} from "./deployment_spec.ts";
 
-/** How a group orders its deployments. */
-export type Strategy = "weighted" | "least-busy" | "latency" | "round-robin";
-
-/** One deployment of a group, as configured. */
-export interface DeploymentSpec {
-  /** `provider/model`. */
-  target: string;
-  /** Relative share under `weighted` (default 1). */
-  weight?: number;
-  /** Most requests per minute sent to it. */
-  rpm?: number;
-  /** Most input tokens (the gateway's estimate) per minute sent to it. */
-  tpm?: number;
-}
-
-/** One group, as configured. */
-export interface GroupSpec {
-  strategy?: Strategy;
-  /** Cooldown after a 429 / 529 that states no `retry-after` (default {@link DEFAULT_COOLDOWN_MS}). */
-  cooldown_ms?: number;
-  targets: readonly DeploymentSpec[];
-}
-
-/** Cooldown of a deployment whose 429 / 529 states no delay. */
-export const DEFAULT_COOLDOWN_MS = 5_000;
-/** Weight of the newest sample in the latency EWMA. */
-export const EWMA_ALPHA = 0.3;
+export * from "./deployment_spec.ts";
 
 /** Live state of one deployment. */
 interface Live {
@@ -45,6 +37,12 @@ interface Live {
   minute: number;
   requests: number;
   tokens: number;
+  /** Failing its health checks (this instance's). */
+  down: boolean;
+  /** In flight, as ordered now (here, or at every instance when Redis answered). */
+  load: number;
+  /** The EWMA, as ordered now. */
+  speed: number | undefined;
 }
 
 /** Starts a new minute of a deployment's request and token counts. */
@@ -55,36 +53,50 @@ function roll(member: Live, minute: number): void {
   member.tokens = 0;
 }
 
-/** Why a deployment was left out of a request's order. */
-export type Skipped = { target: string; reason: "cooling_down" | "rpm_cap" | "tpm_cap"; retryInMs: number };
-
-/** The order of one request's deployments, and those left out. */
-export interface Ordered {
-  targets: string[];
-  skipped: Skipped[];
-}
-
 interface Group {
+  name: string;
+  targets: string[];
   strategy: Strategy;
   cooldownMs: number;
   members: Live[];
   turn: number;
 }
 
+/** Options of a pool shared through Redis. */
+export interface SharingOptions {
+  /** The shared store. */
+  state: SharedDeploymentState;
+  /** Told when the store stops answering (with the error) and when it answers again. */
+  onChange?: (up: boolean, error?: unknown) => void;
+  /** Names this instance's tickets (default: random). */
+  instance?: string;
+}
+
+/** How long the pool works from its own state after Redis failed, before probing it again. */
+export const SHARED_RETRY_MS = 1_000;
+
 /** The live deployment groups of a gateway. */
 export class DeploymentPool {
   #groups = new Map<string, Group>();
   #random: () => number;
   #now: () => number;
+  #shared: SharingOptions | undefined;
+  #up = true;
+  #probeAt = 0;
+  #tickets = 0;
+  #instance: string;
 
-  /** `groups` keyed by model name; `random` and `now` are for tests. */
+  /** `groups` keyed by model name; `random` and `now` are for tests; `sharing` keeps the state in Redis. */
   constructor(
     groups: Readonly<Record<string, GroupSpec>>,
     random: () => number = Math.random,
     now: () => number = Date.now,
+    sharing?: SharingOptions,
   ) {
     this.#random = random;
     this.#now = now;
+    this.#shared = sharing;
+    this.#instance = sharing?.instance ?? crypto.randomUUID();
     for (const [name, spec] of Object.entries(groups)) {
       const members = spec.targets.map((d) => ({
         spec: d,
@@ -94,8 +106,13 @@ export class DeploymentPool {
         minute: 0,
         requests: 0,
         tokens: 0,
+        down: false,
+        load: 0,
+        speed: undefined,
       }));
       this.#groups.set(name, {
+        name,
+        targets: spec.targets.map((d) => d.target),
         strategy: spec.strategy ?? "weighted",
         cooldownMs: spec.cooldown_ms ?? DEFAULT_COOLDOWN_MS,
         members,
@@ -119,25 +136,90 @@ export class DeploymentPool {
     return [...this.#groups].map(([name, group]) => [name, group.members[0].spec.target]);
   }
 
-  /** Orders `model`'s deployments for one request of about `tokens` input tokens. */
-  order(model: string, tokens: number): Ordered {
+  /**
+   * Orders `model`'s deployments for one request of about `tokens` input tokens: at once from this
+   * instance's state, or (sharing through Redis, while it answers) a promise of the order by every
+   * instance's state.
+   */
+  order(model: string, tokens: number): Ordered | Promise<Ordered> {
     const group = this.#groups.get(model)!;
+    if (this.#shared && this.#sharing()) return this.#orderShared(group, tokens, this.#shared.state);
+    return this.#orderBy(group, tokens, undefined);
+  }
+
+  /** True while Redis answers; after a failure, false (and a probe once a second) until it answers again. */
+  #sharing(): boolean {
+    if (this.#up) return true;
+    const now = this.#now();
+    if (now >= this.#probeAt) {
+      this.#probeAt = now + SHARED_RETRY_MS;
+      this.#shared!.state.ping().then(() => {
+        if (this.#up) return;
+        this.#up = true;
+        this.#shared!.onChange?.(true);
+      }, () => {});
+    }
+    return false;
+  }
+
+  #failed(error: unknown): void {
+    this.#probeAt = this.#now() + SHARED_RETRY_MS;
+    if (!this.#up) return;
+    this.#up = false;
+    this.#shared?.onChange?.(false, error);
+  }
+
+  async #orderShared(group: Group, tokens: number, state: SharedDeploymentState): Promise<Ordered> {
+    let remote: SharedSnapshot[] | undefined;
+    try {
+      remote = await state.read(group.name, group.targets, Math.floor(state.now() / 60_000));
+    } catch (error) {
+      this.#failed(error);
+    }
+    return this.#orderBy(group, tokens, remote);
+  }
+
+  /** The order from this instance's state, raised to `remote` (every instance's) when given. */
+  #orderBy(group: Group, tokens: number, remote: SharedSnapshot[] | undefined): Ordered {
     const now = this.#now();
     const minute = Math.floor(now / 60_000);
     const skipped: Skipped[] = [];
     const usable: Live[] = [];
-    for (const member of group.members) {
+    for (let i = 0; i < group.members.length; i++) {
+      const member = group.members[i];
       roll(member, minute);
       const nextMinute = (minute + 1) * 60_000 - now;
+      let requests = member.requests;
+      let used = member.tokens;
+      let downForMs = member.down ? Infinity : 0;
+      member.load = member.inFlight;
+      member.speed = member.ewmaMs;
+      const shared = remote?.[i];
+      if (shared) {
+        // Kept: a cooldown read from Redis still holds if Redis goes away.
+        if (shared.coolForMs > 0) member.coolUntil = Math.max(member.coolUntil, now + shared.coolForMs);
+        requests = Math.max(requests, shared.requests);
+        used = Math.max(used, shared.tokens);
+        member.load = Math.max(member.load, shared.inFlight);
+        member.speed = shared.ewmaMs ?? member.speed;
+        downForMs = Math.max(downForMs, shared.downForMs);
+      }
       if (member.coolUntil > now) {
         skipped.push({
           target: member.spec.target,
           reason: "cooling_down",
           retryInMs: member.coolUntil - now,
         });
-      } else if (member.spec.rpm !== undefined && member.requests >= member.spec.rpm) {
+      } else if (downForMs > 0) {
+        skipped.push({
+          target: member.spec.target,
+          reason: "unhealthy",
+          // Its return is known only at a passing check: suggest the group's cooldown.
+          retryInMs: Math.min(downForMs, group.cooldownMs),
+        });
+      } else if (member.spec.rpm !== undefined && requests >= member.spec.rpm) {
         skipped.push({ target: member.spec.target, reason: "rpm_cap", retryInMs: nextMinute });
-      } else if (member.spec.tpm !== undefined && member.tokens + tokens > member.spec.tpm) {
+      } else if (member.spec.tpm !== undefined && used + tokens > member.spec.tpm) {
         skipped.push({ target: member.spec.target, reason: "tpm_cap", retryInMs: nextMinute });
       } else usable.push(member);
     }
@@ -154,10 +236,10 @@ export class DeploymentPool {
         return rotated;
       case "least-busy":
         // Stable on the rotation: equally busy deployments take turns.
-        return rotated.sort((a, b) => a.inFlight - b.inFlight);
+        return rotated.sort((a, b) => a.load - b.load);
       case "latency":
         // Untried deployments first (each gets measured), then the fastest.
-        return rotated.sort((a, b) => (a.ewmaMs ?? -1) - (b.ewmaMs ?? -1));
+        return rotated.sort((a, b) => (a.speed ?? -1) - (b.speed ?? -1));
       case "weighted": {
         const total = usable.reduce((sum, m) => sum + (m.spec.weight ?? 1), 0);
         let draw = this.#random() * total;
@@ -182,41 +264,94 @@ export class DeploymentPool {
     return this.#groups.get(model)?.members.find((m) => m.spec.target === target);
   }
 
-  /** An attempt at `target` for `model` starts (counted toward its in-flight count and caps). */
-  started(model: string, target: string, tokens: number): void {
+  /**
+   * An attempt at `target` for `model` starts (counted toward its in-flight count and caps); the ticket it
+   * returns is given back to `finished`.
+   */
+  started(model: string, target: string, tokens: number): string {
     const member = this.#member(model, target);
-    if (!member) return;
+    if (!member) return "";
     roll(member, Math.floor(this.#now() / 60_000));
     member.inFlight++;
     member.requests++;
     member.tokens += tokens;
+    const ticket = `${this.#instance}:${++this.#tickets}`;
+    const shared = this.#shared;
+    if (shared && this.#up) {
+      shared.state.start(model, target, ticket, tokens, Math.floor(shared.state.now() / 60_000))
+        .catch((error) => this.#failed(error));
+    }
+    return ticket;
   }
 
   /**
    * The attempt ended after `ms`: `ok`, or failed with `errorType`; a rate limit or overload cools the
-   * deployment down for `retryAfterS` seconds (else the group's cooldown).
+   * deployment down for `retryAfterS` seconds (else the group's cooldown). Sharing through Redis, the promise
+   * of a cooldown's write is returned (the caller waits for it before trying another deployment).
    */
-  finished(model: string, target: string, ms: number, errorType?: string, retryAfterS?: number): void {
+  finished(
+    model: string,
+    target: string,
+    ms: number,
+    errorType?: string,
+    retryAfterS?: number,
+    ticket = "",
+  ): Promise<void> | undefined {
     const member = this.#member(model, target);
     if (!member) return;
     member.inFlight = Math.max(0, member.inFlight - 1);
+    let coolMs: number | undefined;
     if (errorType === undefined) {
       member.ewmaMs = member.ewmaMs === undefined ? ms : EWMA_ALPHA * ms + (1 - EWMA_ALPHA) * member.ewmaMs;
     } else if (errorType === "rate_limit_error" || errorType === "overloaded_error") {
       const group = this.#groups.get(model)!;
-      const cooldown = retryAfterS !== undefined && retryAfterS > 0 ? retryAfterS * 1000 : group.cooldownMs;
-      member.coolUntil = this.#now() + cooldown;
+      coolMs = retryAfterS !== undefined && retryAfterS > 0 ? retryAfterS * 1000 : group.cooldownMs;
+      member.coolUntil = Math.max(member.coolUntil, this.#now() + coolMs);
     }
+    const shared = this.#shared;
+    if (!shared || !this.#up) return;
+    const write = shared.state.finish(model, target, ticket, errorType === undefined ? ms : undefined, coolMs)
+      .catch((error) => this.#failed(error));
+    return coolMs === undefined ? undefined : write;
+  }
+
+  /**
+   * A health check's verdict on `target` (in every group that has it): `healthy`, or out; `holdMs` is how long
+   * other instances keep it out without hearing again (sharing through Redis).
+   */
+  setHealth(target: string, healthy: boolean, holdMs: number): void {
+    for (const group of this.#groups.values()) {
+      for (const member of group.members) {
+        if (member.spec.target !== target) continue;
+        const changed = member.down === healthy;
+        member.down = !healthy;
+        const shared = this.#shared;
+        // A failing deployment's verdict is refreshed at each check; a healthy one is written once.
+        if (shared && this.#up && (!healthy || changed)) {
+          shared.state.health(group.name, target, healthy ? 0 : holdMs).catch((error) => this.#failed(error));
+        }
+      }
+    }
+  }
+
+  /** Every deployment of every group with its spec (for the health checks). */
+  deployments(): DeploymentSpec[] {
+    const seen = new Map<string, DeploymentSpec>();
+    for (const group of this.#groups.values()) {
+      for (const m of group.members) if (!seen.has(m.spec.target)) seen.set(m.spec.target, m.spec);
+    }
+    return [...seen.values()];
   }
 
   /** A snapshot of one deployment (tests, diagnostics). */
   state(
     model: string,
     target: string,
-  ): { inFlight: number; ewmaMs?: number; coolingForMs: number } | undefined {
+  ): { inFlight: number; ewmaMs?: number; coolingForMs: number; healthy: boolean } | undefined {
     const member = this.#member(model, target);
     if (!member) return undefined;
     return {
+      healthy: !member.down,
       inFlight: member.inFlight,
       ewmaMs: member.ewmaMs,
       coolingForMs: Math.max(0, member.coolUntil - this.#now()),

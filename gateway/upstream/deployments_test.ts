@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { DeploymentPool } from "./deployments.ts";
+import { DeploymentPool, type Ordered } from "./deployments.ts";
+
+/** The order of a pool without Redis: computed at once, never a promise (no await on the hot path). */
+function sync(order: Ordered | Promise<Ordered>): Ordered {
+  assert.ok(!(order instanceof Promise), "without Redis the order is synchronous");
+  return order;
+}
 
 const targets = [
   { target: "a/m", weight: 3 },
@@ -10,27 +16,27 @@ Deno.test("weighted draws the first deployment by weight; the rest follow as fal
   let draw = 0;
   const pool = new DeploymentPool({ g: { strategy: "weighted", targets } }, () => draw);
   draw = 0.5; // 0.5 * 4 = 2 < 3: a
-  assert.deepEqual(pool.order("g", 0).targets, ["a/m", "b/m"]);
+  assert.deepEqual(sync(pool.order("g", 0)).targets, ["a/m", "b/m"]);
   draw = 0.8; // 3.2 ≥ 3: b
-  assert.deepEqual(pool.order("g", 0).targets, ["b/m", "a/m"]);
+  assert.deepEqual(sync(pool.order("g", 0)).targets, ["b/m", "a/m"]);
 });
 
 Deno.test("round-robin rotates; least-busy prefers fewer in flight; latency the lowest EWMA", () => {
   const rr = new DeploymentPool({ g: { strategy: "round-robin", targets: [...targets, { target: "c/m" }] } });
-  assert.deepEqual([0, 1, 2, 3].map(() => rr.order("g", 0).targets[0]), ["a/m", "b/m", "c/m", "a/m"]);
+  assert.deepEqual([0, 1, 2, 3].map(() => sync(rr.order("g", 0)).targets[0]), ["a/m", "b/m", "c/m", "a/m"]);
   const busy = new DeploymentPool({ g: { strategy: "least-busy", targets } });
   busy.started("g", "a/m", 0);
-  assert.deepEqual([0, 1].map(() => busy.order("g", 0).targets[0]), ["b/m", "b/m"]);
+  assert.deepEqual([0, 1].map(() => sync(busy.order("g", 0)).targets[0]), ["b/m", "b/m"]);
   busy.finished("g", "a/m", 5);
-  assert.deepEqual(new Set([0, 1].map(() => busy.order("g", 0).targets[0])), new Set(["a/m", "b/m"]));
+  assert.deepEqual(new Set([0, 1].map(() => sync(busy.order("g", 0)).targets[0])), new Set(["a/m", "b/m"]));
   const fast = new DeploymentPool({ g: { strategy: "latency", targets } });
-  assert.equal(fast.order("g", 0).targets.length, 2);
+  assert.equal(sync(fast.order("g", 0)).targets.length, 2);
   fast.finished("g", "a/m", 100);
-  assert.equal(fast.order("g", 0).targets[0], "b/m", "an untried deployment is measured first");
+  assert.equal(sync(fast.order("g", 0)).targets[0], "b/m", "an untried deployment is measured first");
   fast.finished("g", "b/m", 10);
-  assert.equal(fast.order("g", 0).targets[0], "b/m");
+  assert.equal(sync(fast.order("g", 0)).targets[0], "b/m");
   for (let i = 0; i < 10; i++) fast.finished("g", "b/m", 500);
-  assert.equal(fast.order("g", 0).targets[0], "a/m", "the EWMA follows a deployment slowing down");
+  assert.equal(sync(fast.order("g", 0)).targets[0], "a/m", "the EWMA follows a deployment slowing down");
 });
 
 Deno.test("a 429 / 529 cools a deployment down for its retry-after, else the group's cooldown", () => {
@@ -41,17 +47,17 @@ Deno.test("a 429 / 529 cools a deployment down for its retry-after, else the gro
     () => now,
   );
   pool.finished("g", "a/m", 5, "rate_limit_error", 7);
-  const ordered = pool.order("g", 0);
+  const ordered = sync(pool.order("g", 0));
   assert.deepEqual(ordered.targets, ["b/m"]);
   assert.deepEqual(ordered.skipped, [{ target: "a/m", reason: "cooling_down", retryInMs: 7_000 }]);
   pool.finished("g", "b/m", 5, "overloaded_error");
-  assert.deepEqual(pool.order("g", 0).targets, []);
+  assert.deepEqual(sync(pool.order("g", 0)).targets, []);
   now += 2_000;
-  assert.deepEqual(pool.order("g", 0).targets, ["b/m"]);
+  assert.deepEqual(sync(pool.order("g", 0)).targets, ["b/m"]);
   now += 5_000;
-  assert.equal(pool.order("g", 0).targets.length, 2);
+  assert.equal(sync(pool.order("g", 0)).targets.length, 2);
   pool.finished("g", "a/m", 5, "invalid_request_error");
-  assert.equal(pool.order("g", 0).targets.length, 2, "other failures do not cool down");
+  assert.equal(sync(pool.order("g", 0)).targets.length, 2, "other failures do not cool down");
 });
 
 Deno.test("rpm and tpm caps leave a deployment out until the next minute", () => {
@@ -66,9 +72,9 @@ Deno.test("rpm and tpm caps leave a deployment out until the next minute", () =>
   pool.started("g", "a/m", 10);
   pool.started("g", "a/m", 10);
   pool.started("g", "b/m", 900);
-  const ordered = pool.order("g", 200);
+  const ordered = sync(pool.order("g", 200));
   assert.deepEqual(ordered.targets, []);
   assert.deepEqual(ordered.skipped.map((s) => s.reason), ["rpm_cap", "tpm_cap"]);
   now += 60_000;
-  assert.equal(pool.order("g", 200).targets.length, 2);
+  assert.equal(sync(pool.order("g", 200)).targets.length, 2);
 });

@@ -132,6 +132,7 @@ export async function startFaultyGateway(
       }),
     async close() {
       await server.shutdown();
+      await app.close();
       client.close();
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     },

@@ -21,14 +21,13 @@ export function freePort(): number {
   return port;
 }
 
-/** Starts redis-server on 127.0.0.1 and waits until it answers. */
-export async function startRedis(): Promise<RedisServer> {
+/** Starts redis-server on 127.0.0.1 (on `port`, else a free one) and waits until it answers. */
+export async function startRedis(port = freePort()): Promise<RedisServer> {
   try {
     await Deno.stat(BINARY);
   } catch {
     throw new Error(`${BINARY} is missing: install Debian's redis-server (apt-get install redis-server)`);
   }
-  const port = freePort();
   const child = new Deno.Command(BINARY, {
     args: [
       "--port",
