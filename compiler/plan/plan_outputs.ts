@@ -124,9 +124,9 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     timeoutMinutes: timeout,
     extraNeeds: conclusionExtra,
     safeOutputJobs,
-    jobDiscriminator: typeof data.concurrency === "object"
-      ? data.concurrency["job-discriminator"]
-      : undefined,
+    jobDiscriminator: typeof data.concurrency === "string"
+      ? undefined
+      : data.concurrency?.["job-discriminator"],
     repoMemoryIds: jobs.push_repo_memory ? repoMemories(repoMemory).map((m) => m.id) : [],
     apiHosts: network.engineApiHosts,
     hasSecrets: engine.secrets.length > 0,
