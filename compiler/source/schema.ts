@@ -21,7 +21,7 @@ import {
   TOOL_KEYS,
   TOP_LEVEL_KEYS,
 } from "./frontmatter_keys.ts";
-import { isObject, listOf, mappingOf, objectOf } from "./values.ts";
+import { isObject, mappingOf, objectOf } from "./values.ts";
 import { V0_76_1 } from "../targets/v0_76_1.ts";
 
 /** The refusals of the v0.76.1 target (the default when no target is given). */
@@ -44,8 +44,8 @@ const openMapping = z.unknown().transform((v) => mappingOf(v));
 const openMappings = z.unknown().transform((v) => mappingOf<Record<string, unknown>>(v));
 /** A value read only when it is text (its shape rules live in value_types.ts). */
 const text = z.unknown().transform((v) => (typeof v === "string" ? v : undefined));
-/** A list (of steps); anything else reads as an empty one. */
-const list = z.unknown().transform((v) => listOf(v));
+/** A list of steps (each a mapping; workflow_syntax.ts words their rules); an empty value (null) reads as none. */
+const stepList = z.array(mapping).nullable().transform((v) => v ?? []);
 /**
  * A value checked against `shape` but kept as written (key order and unknown keys too, as the lock copies it),
  * typed as the shape reads it. For shapes without transforms.
@@ -198,9 +198,9 @@ export const frontmatterSchema = z.object({
     }).passthrough(),
   ]).optional(),
   steps: z.array(mapping).optional(),
-  "pre-steps": list.optional(),
-  "pre-agent-steps": list.optional(),
-  "post-steps": list.optional(),
+  "pre-steps": stepList.optional(),
+  "pre-agent-steps": stepList.optional(),
+  "post-steps": stepList.optional(),
   jobs: z.record(z.string(), mapping).optional(),
   sandbox: sandboxSchema.optional(),
   skills: stringList.optional(),
