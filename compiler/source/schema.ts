@@ -250,7 +250,7 @@ export const frontmatterSchema = z.object({
   "safe-outputs": asWritten(safeOutputsGlobalShape).nullable().transform((v) => splitSafeOutputs(v ?? {}))
     .optional(),
   // Always a mapping in the typed model (absent or null: no tools of its own).
-  tools: mapping.nullable().optional().transform((v) => v ?? {}),
+  tools: asWritten(toolsShape).nullable().optional().transform((v) => v ?? {}),
   "mcp-servers": z.record(z.string(), mapping).optional(),
   "mcp-scripts": openMappings.optional(),
   // An empty `runtimes:` (null) reads as none.
