@@ -178,6 +178,18 @@ const toolsShape = z.object({
   "mcp-servers": z.record(z.string(), mapping).optional(),
 }).passthrough();
 
+/** One input an importable workflow declares (`import-schema:`): a value, or an object of values. */
+const importInput = z.object({
+  description: z.string().optional(),
+  required: z.boolean().optional(),
+  default: z.unknown().optional(),
+  // A type name (string, number, boolean, choice, array, object; gh-aw also reads `integer`).
+  type: z.string().optional(),
+  options: stringList.optional(),
+  items: mapping.optional(),
+  properties: z.record(z.string(), mapping).optional(),
+}).passthrough();
+
 /** A job container or service (its GitHub syntax, with messages, is checked in workflow_syntax.ts). */
 const containerShape = z.object({
   image: z.string(),
@@ -306,7 +318,7 @@ export const frontmatterSchema = z.object({
   "user-rate-limit": z.object({ "max-runs-per-window": intOrExpr, ...rateLimitWindow }).strict().optional(),
   "check-for-updates": z.boolean().optional(),
   "disable-model-invocation": z.boolean().optional(),
-  "import-schema": z.record(z.string(), mapping).optional(),
+  "import-schema": z.record(z.string(), importInput).optional(),
   "inline-sub-agents": z.boolean().optional(),
   labels: stringList.optional(),
   metadata: z.record(z.string(), z.string()).optional(),
