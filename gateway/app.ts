@@ -19,7 +19,6 @@ import { createProviders } from "./providers/registry.ts";
 import { createUpstreamFetch } from "./upstream/fetch.ts";
 import type { UpstreamLimits } from "./upstream/guard.ts";
 import { ModelRouter } from "./routing.ts";
-import { encodingOf } from "./messages/openai_tokens.ts";
 import { DeploymentPool } from "./upstream/deployments.ts";
 import { createRedactor, redactingLogger } from "./secrets.ts";
 import { type BreakerPolicy, CircuitBreakers } from "./upstream/circuit_breaker.ts";
@@ -76,9 +75,6 @@ export interface GatewayDeps {
   /** The GitHub Actions OIDC exchange (gateway/identity/), when configured. */
   githubOidc?: GithubOidcExchange;
 }
-
-/** Provider kinds without a token-counting API of their own. */
-const OPENAI_KINDS: ReadonlySet<string> = new Set(["openai", "openai-compatible", "openai-responses"]);
 
 type Variables = RequestIdVariables & { trace: TraceIds; keyId: string; keyModels?: readonly string[] };
 
@@ -271,14 +267,9 @@ export function createGatewayApp(config: GatewayConfig, deps: GatewayDeps): Gate
     const text = await readBodyText(c.req.raw, config.GATEWAY_CLIENT_BODY_TIMEOUT_MS);
     const request = validateCountTokensRequest(parseJsonBody(text));
     const { provider, call } = providerCall(router, request, text, c.get("trace"), c.req.raw.headers);
-    const inputTokens = await provider.countTokens(call);
+    const { input_tokens, source } = await provider.countTokens(call);
     // Says how the count was made: by the upstream's own counter, OpenAI's tokenizer, or the local estimate.
-    const source = !OPENAI_KINDS.has(provider.kind)
-      ? "upstream"
-      : encodingOf(call.upstreamModel)
-      ? "tokenizer"
-      : "estimate";
-    return c.json({ input_tokens: inputTokens }, 200, { "gw-token-count": source });
+    return c.json({ input_tokens }, 200, { "gw-token-count": source });
   });
 
   // A key limited to some models lists only those (by the name asked for or the target it routes to, as the

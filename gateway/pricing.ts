@@ -16,8 +16,10 @@ export interface ModelPrice {
   output: number;
   /** Cache reads (defaults to `input`). */
   cache_read?: number;
-  /** Cache writes (defaults to `input`). */
+  /** Cache writes (5-minute TTL; defaults to `input`). */
   cache_write?: number;
+  /** Cache writes with the 1-hour TTL (Anthropic: twice `input`; defaults to `cache_write`). */
+  cache_write_1h?: number;
   /** Where the price comes from. */
   source?: string;
   /** The date (YYYY-MM-DD) of the price list it reflects. */
@@ -41,7 +43,9 @@ const GEMINI = "https://ai.google.dev/gemini-api/docs/pricing";
  *   gpt-5-nano, gpt-4.1, gpt-4.1-mini, gpt-4.1-nano, gpt-4o, gpt-4o-mini, o3, o4-mini, gemini-2.5-pro,
  *   gemini-2.5-flash, gemini-2.5-flash-lite (input and output equal; cache rates not all shown there);
  * - from memory, not confirmed by this check: the cache-read rates of the OpenAI and Gemini entries, the
- *   cache-write rates of claude-opus-4-5, claude-sonnet-4-5 and claude-haiku-4-5, and gemini-2.0-flash.
+ *   cache-write rates of claude-opus-4-5, claude-sonnet-4-5 and claude-haiku-4-5, and gemini-2.0-flash;
+ * - the 1-hour cache-write rates (`cache_write_1h`) of the Claude entries are Anthropic's stated multiplier,
+ *   twice the input price (5-minute writes: 1.25 times), applied to each entry's input price.
  * Newer models (Claude Opus/Sonnet 4.6, GPT-5.1–5.5, Gemini 3) are not built in: price them in
  * GATEWAY_CONFIG `pricing:` from the vendor's page until they are added here.
  */
@@ -51,6 +55,7 @@ export const BUILTIN_PRICES: Readonly<Record<string, ModelPrice>> = Object.freez
     output: 25,
     cache_read: 0.5,
     cache_write: 6.25,
+    cache_write_1h: 10,
     source: ANTHROPIC,
     as_of: "2025-11-24",
   },
@@ -59,6 +64,7 @@ export const BUILTIN_PRICES: Readonly<Record<string, ModelPrice>> = Object.freez
     output: 75,
     cache_read: 1.5,
     cache_write: 18.75,
+    cache_write_1h: 30,
     source: ANTHROPIC,
     as_of: "2025-11-24",
   },
@@ -67,6 +73,7 @@ export const BUILTIN_PRICES: Readonly<Record<string, ModelPrice>> = Object.freez
     output: 75,
     cache_read: 1.5,
     cache_write: 18.75,
+    cache_write_1h: 30,
     source: ANTHROPIC,
     as_of: "2025-11-24",
   },
@@ -75,6 +82,7 @@ export const BUILTIN_PRICES: Readonly<Record<string, ModelPrice>> = Object.freez
     output: 15,
     cache_read: 0.3,
     cache_write: 3.75,
+    cache_write_1h: 6,
     source: ANTHROPIC,
     as_of: "2025-11-24",
   },
@@ -83,6 +91,7 @@ export const BUILTIN_PRICES: Readonly<Record<string, ModelPrice>> = Object.freez
     output: 15,
     cache_read: 0.3,
     cache_write: 3.75,
+    cache_write_1h: 6,
     source: ANTHROPIC,
     as_of: "2025-11-24",
   },
@@ -91,6 +100,7 @@ export const BUILTIN_PRICES: Readonly<Record<string, ModelPrice>> = Object.freez
     output: 5,
     cache_read: 0.1,
     cache_write: 1.25,
+    cache_write_1h: 2,
     source: ANTHROPIC,
     as_of: "2025-11-24",
   },
@@ -99,6 +109,7 @@ export const BUILTIN_PRICES: Readonly<Record<string, ModelPrice>> = Object.freez
     output: 4,
     cache_read: 0.08,
     cache_write: 1,
+    cache_write_1h: 1.6,
     source: ANTHROPIC,
     as_of: "2025-11-24",
   },
@@ -159,9 +170,12 @@ export class PriceTable {
   cost(target: string, usage: Usage): Cost {
     const price = this.priceOf(target);
     if (!price) return { usd: 0, priced: false };
+    const write = price.cache_write ?? price.input;
+    // 1-hour writes are part of the cache writes, priced at their own rate.
+    const oneHour = Math.min(usage.cache_creation_1h_input_tokens ?? 0, usage.cache_creation_input_tokens);
     const micro = usage.input_tokens * price.input + usage.output_tokens * price.output +
       usage.cache_read_input_tokens * (price.cache_read ?? price.input) +
-      usage.cache_creation_input_tokens * (price.cache_write ?? price.input);
+      (usage.cache_creation_input_tokens - oneHour) * write + oneHour * (price.cache_write_1h ?? write);
     return { usd: micro / 1e6, priced: true };
   }
 }

@@ -137,6 +137,16 @@ export async function planAgent(planning: Planning): Promise<string[]> {
       "goccy-default",
     ),
     preSteps: await pinSteps(asTypedSteps(afterSectionRoundTrip(merged.preSteps)), "goccy-default"),
+    // gh-aw round-trips this section as it does `steps:` (user_steps.ts).
+    postSteps: await pinSteps(
+      asTypedSteps(
+        afterSectionRoundTrip(
+          data["post-steps"] ?? [],
+          targetOf(ctx).jobs.agent.trimsQuotedLastScalar === true,
+        ),
+      ),
+      "goccy-default",
+    ),
     checkouts,
     cacheSteps: await cacheSteps(data.cache, pinText),
     env: {},

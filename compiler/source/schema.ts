@@ -331,6 +331,10 @@ export const frontmatterSchema = z.object({
   model: z.string().optional(),
   "max-ai-credits": creditLimit.optional(),
   "max-daily-ai-credits": creditLimit.optional(),
+  /** Variables kept out of the agent's sandbox (AWF `--exclude-env`). */
+  "excluded-env": stringList.optional(),
+  /** The API proxy's cache-miss limit per turn (AWF `apiProxy.maxCacheMisses`). */
+  "max-turn-cache-misses": z.number().int().positive().optional(),
   "safe-inputs": anyValue.optional(),
 });
 
@@ -513,11 +517,14 @@ export function validateFrontmatter(
     const [line, column] = file.locate(problem.path, true);
     out.push(diagnostic(problem.code, { file: file.path, line, column }, problem.message, problem.hint));
   }
+  // A newer key the target refuses is reported once, as refused: its value is not type-checked as well.
+  const refusedKeys = new Set(
+    Object.keys(data).filter((k) => !topLevelKeys.includes(k) && refusals[k] !== undefined),
+  );
   if (!res.success) {
     for (const issue of res.error.issues.flatMap(unionBranchIssues)) {
       if (issue.path[0] === "on" && data.on === undefined) continue;
-      // A key of a later release the target refuses by name (above): its value is not checked.
-      if (!topLevelKeys.includes(String(issue.path[0]))) continue;
+      if (typeof issue.path[0] === "string" && refusedKeys.has(issue.path[0])) continue;
       const p = issue.path.map((x) => (typeof x === "symbol" ? String(x) : x)) as (string | number)[];
       // Reported above in plain words (a rule laxer than the schema that found nothing here does not hide it).
       if (ruleCovers(p) && reportedPaths.has(p.join("\0"))) continue;

@@ -253,6 +253,11 @@ export interface McpGatewayStyle {
   proxyHostEnv: boolean;
   /** Whether the workflow's GitHub-calling steps run behind the DIFC proxy in every GitHub mode (not only gh-proxy). */
   difcProxyAnyMode: boolean;
+  /**
+   * Whether an `mcp-servers.github` entry replaces `tools.github`'s settings: the built-in GitHub MCP server is
+   * served with its defaults (no guard policy, default toolsets) and the entry is not a server of its own.
+   */
+  mcpServerReplacesGithubTool: boolean;
   /** Whether `tools.playwright` runs as an MCP server of the gateway (its image, log folder and container). */
   playwrightServer: boolean;
   /** Whether release mode installs `gh aw` with the release's setup-cli action for the agentic-workflows server. */

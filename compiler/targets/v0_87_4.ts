@@ -63,17 +63,19 @@ export const V0_87_4: GhAwTarget = {
     },
   },
   ecosystemHosts: { github: ["patchdiff.githubusercontent.com"] },
-  frontmatterKeys: ["max-ai-credits", "max-daily-ai-credits", "model", "safe-inputs"],
-  // In v0.87.4's schema; their effect is in the agent job's firewall (AWF) settings, not written yet.
+  frontmatterKeys: [
+    "max-ai-credits",
+    "max-daily-ai-credits",
+    "model",
+    "safe-inputs",
+    "excluded-env",
+    "max-turn-cache-misses",
+  ],
+  // In v0.87.4's schema; its effect is in the agent job's firewall (AWF) settings, not written yet.
   uncompiledKeys: {
-    "excluded-env": "v0.87.4 passes each name to AWF as `--exclude-env`; awc's v0.87.4 agent step does not " +
-      "write those flags yet, and dropping them would leave the variables visible to the agent",
     "runner":
       "v0.87.4 reads `runner.topology` (arc-dind) into the firewall's topology settings; awc's v0.87.4 " +
       "agent job does not yet",
-    "max-turn-cache-misses":
-      "v0.87.4 writes it as AWF `apiProxy.maxCacheMisses`; awc's v0.87.4 engine step " +
-      "writes only the default (5)",
   },
   queueWorkflowRuns: true,
   otelAttributeEncoding: "percent",
@@ -222,6 +224,7 @@ export const V0_87_4: GhAwTarget = {
         proxyHostEnv: true,
         difcProxyAnyMode: true,
         playwrightServer: true,
+        mcpServerReplacesGithubTool: true,
         releaseInstallsGhAw: true,
         delimiterFromContent: true,
       },

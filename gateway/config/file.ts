@@ -66,6 +66,7 @@ const priceSchema = z.object({
   output: z.number().nonnegative(),
   cache_read: z.number().nonnegative().optional(),
   cache_write: z.number().nonnegative().optional(),
+  cache_write_1h: z.number().nonnegative().optional(),
   source: z.string().optional(),
   as_of: z.string().optional(),
 }).strict();

@@ -1,24 +1,38 @@
 /**
  * `count_tokens` for OpenAI models with OpenAI's own tokenizer (`gpt-tokenizer`: `o200k_base` for the GPT-4o,
- * GPT-4.1, GPT-5 and o-series families, `cl100k_base` for GPT-4 and GPT-3.5), counted the way Chat
- * Completions bills a conversation: each message costs 3 tokens plus its role and content, the reply is
- * primed with 3 more; the system prompt is a message; a tool call counts its name and JSON arguments, a tool
- * result its content; tool definitions count their JSON (name, description, parameters) plus a per-function
- * overhead; an image counts OpenAI's high-detail cost of a 1024×1024 image (765), a document the local
- * estimate's flat cost. The encodings load on first use (a few MB), not at start-up.
+ * GPT-4.1, GPT-5 and o-series families, `cl100k_base` for GPT-4 and GPT-3.5), counting the Chat Completions
+ * body the gateway would send (the same translation, so joined system blocks and tool messages count as
+ * sent) by the rules of OpenAI's cookbook ("How to count tokens with tiktoken", §6 and §7):
+ * - each message costs 3 tokens plus its role and content; the reply is primed with 3 more (2 on the o-series:
+ *   prompt_tokens measured on o3 and o4-mini are one below the rule, community.openai.com/t/1262691);
+ * - tools: per function 7 (`cl100k`: 10) plus `name:description`, 3 for its properties, per property 3 plus
+ *   `key:type:description` (a trailing period dropped), an enum −3 plus 3 and its text per value; 12 once;
+ * - an assistant's tool call counts its name and JSON arguments plus 3; a tool message counts as a message;
+ * - images by OpenAI's image rules from the base64 header's size (openai_image_tokens.ts); a PDF the local
+ *   estimate's flat cost.
+ * Special-token text (`<|endoftext|>`) in content counts as ordinary text, as the API treats it.
+ *
+ * Counting is the cost: gpt-tokenizer takes ~0.6 µs per token on a cold string. Claude Code sends the same
+ * system prompt, tools and history on every call, so counts of strings of 64 characters or more are kept in
+ * an LRU keyed by the string itself (exact: no hash collisions), up to 8 M characters per encoding; a
+ * repeated 20k-token request then costs the lookups only. The encodings load on first use (a few MB).
  * Other models behind OpenAI-compatible hosts keep the local estimate (count_tokens.ts).
  */
-import type { MessagesRequest } from "./types.ts";
+import { type ChatMessage, toChatMessages } from "../providers/openai_request.ts";
+import { imageSizeOf } from "./image_size.ts";
+import { openAiImageTokens } from "./openai_image_tokens.ts";
+import type { MessagesRequest, ToolParam } from "./types.ts";
 
-/** Tokens a message costs beyond its content. */
+/** Tokens a message costs beyond its content, and that prime the reply (o-series reasoning models: 2). */
 const PER_MESSAGE = 3;
-/** Tokens that prime the reply. */
 const REPLY_PRIMING = 3;
-/** Tokens of one tool definition beyond its JSON, and of the tool section itself. */
-const PER_FUNCTION = 7;
-const TOOLS_SECTION = 12;
-/** OpenAI's cost of a 1024×1024 image at high detail (85 + 170 × 4 tiles). */
-const PER_IMAGE = 765;
+const REASONING_REPLY_PRIMING = 2;
+/** The cookbook's tool constants (§7). */
+const PROP_INIT = 3;
+const PROP_KEY = 3;
+const ENUM_INIT = -3;
+const ENUM_ITEM = 3;
+const FUNC_END = 12;
 const PER_DOCUMENT = 1_500;
 
 type Encoding = "o200k_base" | "cl100k_base";
@@ -32,47 +46,144 @@ export function encodingOf(model: string): Encoding | undefined {
   return undefined;
 }
 
-const counters = new Map<Encoding, Promise<Counter>>();
+/** Strings shorter than this are counted each time (cheaper than keeping them). */
+const CACHE_MIN_CHARS = 64;
+/** Characters of cached strings kept per encoding, and entries. */
+const CACHE_MAX_CHARS = 8_000_000;
+const CACHE_MAX_ENTRIES = 50_000;
 
-/** The token counter of an encoding, loaded once. */
-function counterOf(encoding: Encoding): Promise<Counter> {
-  let counter = counters.get(encoding);
-  if (!counter) {
-    counter = encoding === "o200k_base"
-      ? import("gpt-tokenizer/encoding/o200k_base").then((m) => (text: string) => m.countTokens(text))
-      : import("gpt-tokenizer/encoding/cl100k_base").then((m) => (text: string) => m.countTokens(text));
-    counters.set(encoding, counter);
+/** An LRU of token counts keyed by the counted string. */
+export class CountCache {
+  #counts = new Map<string, number>();
+  #chars = 0;
+  hits = 0;
+  misses = 0;
+
+  constructor(readonly maxChars = CACHE_MAX_CHARS, readonly maxEntries = CACHE_MAX_ENTRIES) {}
+
+  /** The count of `text`, from the cache or from `count` (then kept). */
+  get(text: string, count: Counter): number {
+    const known = this.#counts.get(text);
+    if (known !== undefined) {
+      this.hits++;
+      // Most recently used last: the Map's insertion order is the eviction order.
+      this.#counts.delete(text);
+      this.#counts.set(text, known);
+      return known;
+    }
+    this.misses++;
+    const tokens = count(text);
+    if (text.length > this.maxChars) return tokens;
+    this.#counts.set(text, tokens);
+    this.#chars += text.length;
+    for (const oldest of this.#counts.keys()) {
+      if (this.#chars <= this.maxChars && this.#counts.size <= this.maxEntries) break;
+      this.#counts.delete(oldest);
+      this.#chars -= oldest.length;
+    }
+    return tokens;
   }
-  return counter;
+
+  /** Entries and characters held. */
+  get size(): { entries: number; chars: number } {
+    return { entries: this.#counts.size, chars: this.#chars };
+  }
+
+  clear(): void {
+    this.#counts.clear();
+    this.#chars = 0;
+  }
 }
 
-function contentTokens(content: unknown, count: Counter): number {
-  if (typeof content === "string") return count(content);
-  if (!Array.isArray(content)) return 0;
-  let tokens = 0;
-  for (const raw of content) {
-    const block = raw as Record<string, unknown>;
-    switch (block.type) {
-      case "text":
-        tokens += count(String(block.text));
-        break;
-      case "image":
-        tokens += PER_IMAGE;
-        break;
-      case "document":
-        tokens += PER_DOCUMENT;
-        break;
-      case "tool_use":
-        tokens += count(String(block.name)) + count(JSON.stringify(block.input ?? {})) + PER_MESSAGE;
-        break;
-      case "tool_result":
-        tokens += contentTokens(block.content, count) + PER_MESSAGE;
-        break;
-      case "thinking":
-        break; // reasoning is not sent back to OpenAI models
+interface Tokenizer {
+  count: Counter;
+  cache: CountCache;
+}
+
+const tokenizers = new Map<Encoding, Promise<Tokenizer>>();
+
+type EncodingModule = typeof import("gpt-tokenizer/encoding/o200k_base");
+
+function tokenizerOf(module: EncodingModule): Tokenizer {
+  // No special tokens: text that spells one (`<|endoftext|>`) is ordinary text, as the API counts it.
+  const options = { disallowedSpecial: new Set<string>() };
+  const raw = (text: string) => module.countTokens(text, options);
+  const cache = new CountCache();
+  return { cache, count: (text) => text.length < CACHE_MIN_CHARS ? raw(text) : cache.get(text, raw) };
+}
+
+/** The tokenizer of an encoding, loaded once. */
+function load(encoding: Encoding): Promise<Tokenizer> {
+  let tokenizer = tokenizers.get(encoding);
+  if (!tokenizer) {
+    tokenizer = encoding === "o200k_base"
+      ? import("gpt-tokenizer/encoding/o200k_base").then(tokenizerOf)
+      : import("gpt-tokenizer/encoding/cl100k_base").then(tokenizerOf);
+    tokenizers.set(encoding, tokenizer);
+  }
+  return tokenizer;
+}
+
+/** The count cache of an encoding (for tests and the bench), once it is loaded. */
+export async function countCacheOf(encoding: Encoding): Promise<CountCache> {
+  return (await load(encoding)).cache;
+}
+
+function imageTokens(model: string, url: string): number {
+  const comma = url.startsWith("data:") ? url.indexOf(",") : -1;
+  return openAiImageTokens(model, comma > 0 ? imageSizeOf(url.slice(comma + 1)) : undefined);
+}
+
+function messageTokens(model: string, message: ChatMessage, count: Counter): number {
+  let tokens = PER_MESSAGE + count(message.role);
+  const content = message.content;
+  if (typeof content === "string") tokens += count(content);
+  else if (Array.isArray(content)) {
+    for (const part of content) {
+      if (part.type === "text") tokens += count(part.text);
+      else if (part.type === "image_url") tokens += imageTokens(model, part.image_url.url);
+      else tokens += PER_DOCUMENT;
+    }
+  }
+  if (message.role === "assistant" && message.tool_calls) {
+    for (const call of message.tool_calls) {
+      tokens += PER_MESSAGE + count(call.function.name) + count(call.function.arguments);
     }
   }
   return tokens;
+}
+
+function withoutPeriod(text: unknown): string {
+  const s = typeof text === "string" ? text : "";
+  return s.endsWith(".") ? s.slice(0, -1) : s;
+}
+
+function propertiesTokens(schema: Record<string, unknown> | undefined, count: Counter): number {
+  const properties = schema?.properties;
+  if (!properties || typeof properties !== "object") return 0;
+  const entries = Object.entries(properties as Record<string, Record<string, unknown>>);
+  if (!entries.length) return 0;
+  let tokens = PROP_INIT;
+  for (const [key, raw] of entries) {
+    const property = raw && typeof raw === "object" ? raw : {};
+    tokens += PROP_KEY;
+    if (Array.isArray(property.enum)) {
+      tokens += ENUM_INIT;
+      for (const item of property.enum) tokens += ENUM_ITEM + count(String(item));
+    }
+    const type = Array.isArray(property.type) ? property.type.join("|") : String(property.type ?? "");
+    tokens += count(`${key}:${type}:${withoutPeriod(property.description)}`);
+    // Nested shapes (the cookbook's rule stops at the top level) count by the same rule.
+    tokens += propertiesTokens(property, count);
+    const items = property.items as Record<string, unknown> | undefined;
+    if (items && typeof items === "object") tokens += propertiesTokens(items, count);
+  }
+  return tokens;
+}
+
+function toolTokens(tool: ToolParam, funcInit: number, count: Counter): number {
+  return funcInit + count(`${tool.name}:${withoutPeriod(tool.description)}`) +
+    propertiesTokens(tool.input_schema as Record<string, unknown> | undefined, count);
 }
 
 /**
@@ -85,20 +196,21 @@ export async function countOpenAiTokens(
 ): Promise<number | undefined> {
   const encoding = encodingOf(model);
   if (!encoding) return undefined;
-  const count = await counterOf(encoding);
-  let tokens = REPLY_PRIMING;
-  if (request.system !== undefined) {
-    tokens += PER_MESSAGE + count("system") + contentTokens(request.system, count);
+  const { count } = await load(encoding);
+  let tokens = /^o\d/.test(model.toLowerCase()) ? REASONING_REPLY_PRIMING : REPLY_PRIMING;
+  for (const message of toChatMessages(request as MessagesRequest, (id) => id)) {
+    tokens += messageTokens(model, message, count);
   }
-  for (const message of request.messages) {
-    tokens += PER_MESSAGE + count(message.role) + contentTokens(message.content, count);
+  const tools = request.tools ?? [];
+  const funcInit = encoding === "o200k_base" ? 7 : 10;
+  let functions = 0;
+  for (const tool of tools) {
+    // Server tools (web_search, …) are not functions: they are translated or refused elsewhere.
+    const type = (tool as { type?: unknown }).type;
+    if (type && type !== "custom") continue;
+    tokens += toolTokens(tool, funcInit, count);
+    functions++;
   }
-  if (request.tools?.length) {
-    tokens += TOOLS_SECTION;
-    for (const tool of request.tools) {
-      const { name, description, input_schema } = tool as unknown as Record<string, unknown>;
-      tokens += PER_FUNCTION + count(JSON.stringify({ name, description, parameters: input_schema }));
-    }
-  }
+  if (functions) tokens += FUNC_END;
   return tokens;
 }

@@ -5,7 +5,7 @@
  * `event: error`. Providers call the semantic methods (`text`, `toolStart`, ...) and never frame SSE.
  */
 import type { AnthropicErrorType } from "../errors.ts";
-import { type StopReason, type Usage, usageOf } from "./types.ts";
+import { oneHourWritesOf, type StopReason, type Usage, usageOf } from "./types.ts";
 import { estimateTextTokens } from "./count_tokens.ts";
 
 type OpenBlock = "text" | "thinking" | "tool_use" | "server" | null;
@@ -67,6 +67,8 @@ export class AnthropicEventWriter {
       const value = (usage as Record<string, unknown>)[field];
       if (typeof value === "number" && Number.isFinite(value) && value >= 0) this.#usage[field] = value;
     }
+    const oneHour = oneHourWritesOf(usage);
+    if (oneHour) this.#usage.cache_creation_1h_input_tokens = oneHour;
     if (final) this.#finalUsage = true;
   }
 

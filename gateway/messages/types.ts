@@ -172,6 +172,20 @@ export interface Usage {
   cache_read_input_tokens: number;
   /** Server tools run by the upstream (a translated web search's queries). */
   server_tool_use?: { web_search_requests: number };
+  /**
+   * Of `cache_creation_input_tokens`, those written with the 1-hour TTL (Anthropic's
+   * `cache_creation.ephemeral_1h_input_tokens`), priced higher than 5-minute writes. Internal: for pricing,
+   * never sent to clients by the translators.
+   */
+  cache_creation_1h_input_tokens?: number;
+}
+
+/** The 1-hour cache writes of an Anthropic usage object (`cache_creation.ephemeral_1h_input_tokens`). */
+export function oneHourWritesOf(usage: unknown): number | undefined {
+  const breakdown = (usage as { cache_creation?: { ephemeral_1h_input_tokens?: unknown } } | null)
+    ?.cache_creation;
+  const value = breakdown?.ephemeral_1h_input_tokens;
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
 /** A complete (non-streamed) response. */
@@ -231,12 +245,18 @@ export function newToolUseId(): string {
   return `toolu_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
 }
 
-/** Usage with every counter present. */
+/**
+ * Usage with every counter present; the 1-hour cache writes are kept when `partial` has them (as a field,
+ * or in an Anthropic usage object's `cache_creation` breakdown).
+ */
 export function usageOf(partial: Partial<Usage>): Usage {
-  return {
+  const usage: Usage = {
     input_tokens: partial.input_tokens ?? 0,
     output_tokens: partial.output_tokens ?? 0,
     cache_creation_input_tokens: partial.cache_creation_input_tokens ?? 0,
     cache_read_input_tokens: partial.cache_read_input_tokens ?? 0,
   };
+  const oneHour = partial.cache_creation_1h_input_tokens ?? oneHourWritesOf(partial);
+  if (oneHour) usage.cache_creation_1h_input_tokens = oneHour;
+  return usage;
 }

@@ -15,6 +15,7 @@ import {
   type ProviderDeps,
   type ProviderSettings,
   RawJson,
+  upstreamCount,
 } from "./contract.ts";
 import { bodyReaderOf } from "../upstream/response.ts";
 import {
@@ -130,7 +131,7 @@ export function createAnthropicProvider(settings: ProviderSettings, deps: Provid
       const { messages, system, tools, tool_choice, thinking } = withoutForeignThinking(call.request);
       const body = { model: call.upstreamModel, messages, system, tools, tool_choice, thinking };
       const json = await readUpstreamJson(settings.name, await post(call, "/v1/messages/count_tokens", body));
-      return typeof json.input_tokens === "number" ? json.input_tokens : call.inputTokensEstimate;
+      return upstreamCount(json.input_tokens, call);
     },
   };
 }

@@ -14,10 +14,16 @@ import { bedrockRefusal } from "./bedrock_errors.ts";
 import { type BedrockModel, bedrockModelFor } from "./bedrock_model.ts";
 import { messageFromConverse } from "./bedrock_converse_response.ts";
 import { ConverseStreamTranslator } from "./bedrock_converse_response.ts";
-import { toConverseRequest } from "./bedrock_converse_request.ts";
+import { cachePointsOf, toConverseRequest } from "./bedrock_converse_request.ts";
 import { InvokeStreamTranslator } from "./bedrock_invoke_stream.ts";
 import { signBedrockRequest } from "./bedrock_signing.ts";
-import { type Provider, type ProviderCall, type ProviderDeps, type ProviderSettings } from "./contract.ts";
+import {
+  type Provider,
+  type ProviderCall,
+  type ProviderDeps,
+  type ProviderSettings,
+  upstreamCount,
+} from "./contract.ts";
 import { bodyReaderOf, type UpstreamResponse } from "../upstream/response.ts";
 import { parseUpstreamJson, pipeOptions, postUpstream, readUpstreamJson, readUpstreamText } from "./http.ts";
 
@@ -69,7 +75,12 @@ export function createBedrockProvider(settings: ProviderSettings, deps: Provider
     async createMessage(call) {
       const model = modelOf(call);
       if (model.api === "converse") {
-        const response = await post(call, model, "converse", toConverseRequest(call.request));
+        const response = await post(
+          call,
+          model,
+          "converse",
+          toConverseRequest(call.request, cachePointsOf(call.upstreamModel)),
+        );
         return messageFromConverse(await readUpstreamJson(settings.name, response), call.requestedModel);
       }
       const response = await post(call, model, "invoke", cloudAnthropicBody(call, BEDROCK_ANTHROPIC_VERSION));
@@ -84,7 +95,7 @@ export function createBedrockProvider(settings: ProviderSettings, deps: Provider
           call,
           model,
           "converse-stream",
-          toConverseRequest(call.request),
+          toConverseRequest(call.request, cachePointsOf(call.upstreamModel)),
           EVENT_STREAM,
         );
         return stream(call, response, new ConverseStreamTranslator(settings.name), true);
@@ -108,7 +119,7 @@ export function createBedrockProvider(settings: ProviderSettings, deps: Provider
         }
         : { converse: pickConverseCount(toConverseRequest({ ...call.request, max_tokens: 1 })) };
       const json = await readUpstreamJson(settings.name, await post(call, model, "count-tokens", { input }));
-      return typeof json.inputTokens === "number" ? json.inputTokens : call.inputTokensEstimate;
+      return upstreamCount(json.inputTokens, call);
     },
   };
 }

@@ -4,6 +4,10 @@
  * sampling to `inferenceConfig`, tools to `toolConfig`. Converse has no `none` tool choice, so `none`
  * omits the choice (and the tools, when no earlier turn used one); Anthropic-only knobs (`top_k`,
  * `thinking`) travel in `additionalModelRequestFields`, which Claude on Converse reads.
+ *
+ * Prompt caching: for models with Converse prompt caching (`cachePoints`), a `cache_control` breakpoint on
+ * a system block, a message block or a tool becomes a `cachePoint` block right after it (at most four, as
+ * Anthropic allows); tool checkpoints only for Claude, which caches tools on Converse.
  */
 import { invalidRequest } from "../errors.ts";
 import { outputSchemaOf } from "../messages/output_format.ts";
@@ -78,10 +82,36 @@ function toolResultBlock(block: ToolResultBlockParam): Block {
   };
 }
 
-function contentBlocks(message: MessageParam): Block[] {
+const CACHE_POINT: Block = { cachePoint: { type: "default" } };
+const MAX_CACHE_POINTS = 4;
+
+/** Where `cache_control` breakpoints may become `cachePoint`s, and how many are left. */
+interface CachePoints {
+  tools: boolean;
+  left: number;
+}
+
+/** Which parts of a Converse request a model caches: none, system and messages (Nova), or tools too (Claude). */
+export function cachePointsOf(model: string): { tools: boolean } | undefined {
+  // Base ids, cross-region profiles (`us.`, `apac.`, `global.`) and profile ARNs alike.
+  if (/(^|[./])anthropic\.claude-/.test(model)) return { tools: true };
+  if (/(^|[./])amazon\.nova-/.test(model)) return { tools: false };
+  return undefined;
+}
+
+function cached(block: unknown, points: CachePoints | undefined): boolean {
+  if (!points || points.left <= 0) return false;
+  const control = (block as { cache_control?: unknown }).cache_control;
+  if (!control || typeof control !== "object") return false;
+  points.left--;
+  return true;
+}
+
+function contentBlocks(message: MessageParam, points?: CachePoints): Block[] {
   if (typeof message.content === "string") return message.content ? [{ text: message.content }] : [];
   const out: Block[] = [];
   message.content.forEach((block, index) => {
+    const before = out.length;
     switch (block.type) {
       case "text":
         if (block.text) out.push({ text: block.text });
@@ -106,7 +136,28 @@ function contentBlocks(message: MessageParam): Block[] {
         }
         break;
     }
+    if (out.length > before && cached(block, points)) out.push(CACHE_POINT);
   });
+  return out;
+}
+
+/** System blocks, split after each cached block with a `cachePoint` between. */
+function systemBlocks(content: string | ContentBlockParam[], points?: CachePoints): Block[] {
+  if (typeof content === "string" || !points) {
+    const text = systemText(content);
+    return text ? [{ text }] : [];
+  }
+  const out: Block[] = [];
+  let texts: string[] = [];
+  for (const block of content) {
+    if (block.type !== "text") continue;
+    texts.push(block.text);
+    if (cached(block, points)) {
+      out.push({ text: texts.join("\n") }, CACHE_POINT);
+      texts = [];
+    }
+  }
+  if (texts.length && texts.join("\n")) out.push({ text: texts.join("\n") });
   return out;
 }
 
@@ -116,16 +167,22 @@ function systemText(content: string | ContentBlockParam[]): string {
     : content.filter((b) => b.type === "text").map((b) => (b as { text: string }).text).join("\n");
 }
 
-/** Builds the Converse request body for `request` (the model travels in the URL). */
-export function toConverseRequest(request: MessagesRequest): Record<string, unknown> {
+/**
+ * Builds the Converse request body for `request` (the model travels in the URL); `caching` (from
+ * {@link cachePointsOf}) turns `cache_control` breakpoints into `cachePoint` blocks.
+ */
+export function toConverseRequest(
+  request: MessagesRequest,
+  caching?: { tools: boolean },
+): Record<string, unknown> {
+  const points: CachePoints | undefined = caching
+    ? { tools: caching.tools, left: MAX_CACHE_POINTS }
+    : undefined;
   if (outputSchemaOf(request)) {
     throw invalidRequest("structured outputs (output_config.format) are not supported by Bedrock Converse");
   }
   const system: Block[] = [];
-  if (request.system !== undefined) {
-    const text = systemText(request.system);
-    if (text) system.push({ text });
-  }
+  if (request.system !== undefined) system.push(...systemBlocks(request.system, points));
   const messages: ConverseMessage[] = [];
   let usedTools = false;
   for (const message of request.messages) {
@@ -134,7 +191,7 @@ export function toConverseRequest(request: MessagesRequest): Record<string, unkn
       if (text) system.push({ text });
       continue;
     }
-    const content = contentBlocks(message);
+    const content = contentBlocks(message, points);
     usedTools ||= content.some((b) => "toolUse" in b || "toolResult" in b);
     if (!content.length) continue;
     const last = messages.at(-1);
@@ -155,15 +212,18 @@ export function toConverseRequest(request: MessagesRequest): Record<string, unkn
   if (Object.keys(extra).length) body.additionalModelRequestFields = extra;
   const choice = request.tool_choice;
   if (request.tools?.length && (choice?.type !== "none" || usedTools)) {
-    const toolConfig: Record<string, unknown> = {
-      tools: request.tools.map((tool) => ({
+    const tools: Block[] = [];
+    for (const tool of request.tools) {
+      tools.push({
         toolSpec: {
           name: tool.name,
           ...(tool.description !== undefined ? { description: tool.description } : {}),
           inputSchema: { json: tool.input_schema },
         },
-      })),
-    };
+      });
+      if (points?.tools && cached(tool, points)) tools.push(CACHE_POINT);
+    }
+    const toolConfig: Record<string, unknown> = { tools };
     if (choice?.type === "auto") toolConfig.toolChoice = { auto: {} };
     else if (choice?.type === "any") toolConfig.toolChoice = { any: {} };
     else if (choice?.type === "tool") toolConfig.toolChoice = { tool: { name: choice.name } };

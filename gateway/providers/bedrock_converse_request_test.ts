@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { GatewayError } from "../errors.ts";
 import type { MessagesRequest } from "../messages/types.ts";
-import { toConverseRequest } from "./bedrock_converse_request.ts";
+import { cachePointsOf, toConverseRequest } from "./bedrock_converse_request.ts";
 
 const base = { model: "m", max_tokens: 100 };
 
@@ -110,4 +110,59 @@ Deno.test("PDFs become named documents and unsupported inputs are 400s naming th
     }],
   });
   refused({ output_config: { format: { type: "json_schema", schema: { type: "object" } } } });
+});
+
+Deno.test("cache_control breakpoints become cachePoint blocks after the cached system block, message and tool", () => {
+  const cc = { type: "ephemeral" };
+  const request = {
+    ...base,
+    system: [{ type: "text", text: "You are Claude Code." }, {
+      type: "text",
+      text: "Long rules.",
+      cache_control: cc,
+    }, {
+      type: "text",
+      text: "Today is Monday.",
+    }],
+    tools: [{ name: "Read", input_schema: { type: "object" } }, {
+      name: "Edit",
+      input_schema: { type: "object" },
+      cache_control: cc,
+    }],
+    messages: [{
+      role: "user",
+      content: [{ type: "text", text: "Fix it", cache_control: cc }, { type: "text", text: "now" }],
+    }],
+  } as unknown as MessagesRequest;
+  const point = { cachePoint: { type: "default" } };
+  const claude = toConverseRequest(request, cachePointsOf("us.anthropic.claude-sonnet-4-20250514-v1:0"));
+  assert.deepEqual(claude.system, [{ text: "You are Claude Code.\nLong rules." }, point, {
+    text: "Today is Monday.",
+  }]);
+  assert.deepEqual(claude.messages, [{
+    role: "user",
+    content: [{ text: "Fix it" }, point, { text: "now" }],
+  }]);
+  const tools = (claude.toolConfig as { tools: unknown[] }).tools;
+  assert.equal(tools.length, 3);
+  assert.deepEqual(tools[2], point);
+  // Nova caches system and messages, not tools; other models get no cachePoint at all.
+  const nova = toConverseRequest(request, cachePointsOf("amazon.nova-pro-v1:0"));
+  assert.equal((nova.toolConfig as { tools: unknown[] }).tools.length, 2);
+  assert.deepEqual((nova.system as unknown[])[1], point);
+  const llama = toConverseRequest(request, cachePointsOf("meta.llama3-70b-instruct-v1:0"));
+  assert.ok(!JSON.stringify(llama).includes("cachePoint"));
+  assert.deepEqual(llama.system, [{ text: "You are Claude Code.\nLong rules.\nToday is Monday." }]);
+});
+
+Deno.test("at most four cachePoints, as Anthropic allows four breakpoints", () => {
+  const cc = { type: "ephemeral" };
+  const body = toConverseRequest({
+    ...base,
+    messages: [{
+      role: "user",
+      content: Array.from({ length: 6 }, (_, i) => ({ type: "text", text: `part ${i}`, cache_control: cc })),
+    }],
+  } as unknown as MessagesRequest, { tools: true });
+  assert.equal(JSON.stringify(body).split("cachePoint").length - 1, 4);
 });

@@ -66,3 +66,21 @@ Deno.test("a ConverseStream finishes on metadata with its usage, or at the end w
   }]]);
   assert.match(noMetadata, /event: message_stop/);
 });
+
+Deno.test("a streamed Converse answer with cache reads and writes ends with Anthropic's split", () => {
+  const out = run([
+    ["contentBlockDelta", { delta: { text: "Cached." } }],
+    ["messageStop", { stopReason: "end_turn" }],
+    ["metadata", {
+      usage: { inputTokens: 12, outputTokens: 3, cacheReadInputTokens: 2048, cacheWriteInputTokens: 512 },
+    }],
+  ]);
+  const delta = out.split("\n\n").find((frame) => frame.startsWith("event: message_delta"))!;
+  const usage = JSON.parse(delta.split("data: ")[1]).usage;
+  assert.deepEqual(usage, {
+    input_tokens: 12,
+    output_tokens: 3,
+    cache_read_input_tokens: 2048,
+    cache_creation_input_tokens: 512,
+  });
+});

@@ -180,8 +180,25 @@ export interface Provider {
   createMessage(call: ProviderCall): Promise<Message | RawJson>;
   /** Streaming call: resolves once the upstream accepted (errors before that are thrown as GatewayError). */
   streamMessage(call: ProviderCall): Promise<ReadableStream<Uint8Array>>;
-  /** Input tokens of a request. */
-  countTokens(call: ProviderCall): Promise<number>;
+  /** Input tokens of a request, and how they were counted. */
+  countTokens(call: ProviderCall): Promise<TokenCount>;
+}
+
+/**
+ * A `count_tokens` answer: `upstream` — the provider's own counting endpoint; `tokenizer` — OpenAI's
+ * tokenizer with OpenAI's rules; `estimate` — the local estimate (no counter for this model, or the upstream
+ * answered without a count). The route says which in its `gw-token-count` header.
+ */
+export interface TokenCount {
+  input_tokens: number;
+  source: "upstream" | "tokenizer" | "estimate";
+}
+
+/** The upstream's count when it gave a number, otherwise the local estimate (and says so). */
+export function upstreamCount(value: unknown, call: ProviderCall): TokenCount {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0
+    ? { input_tokens: value, source: "upstream" }
+    : { input_tokens: call.inputTokensEstimate, source: "estimate" };
 }
 
 /** A Message already serialized: JSON text the gateway returns to the client byte for byte. */

@@ -4,7 +4,13 @@
  */
 import { translateStream } from "../messages/stream_pipe.ts";
 import { newMessageId } from "../messages/types.ts";
-import { type Provider, type ProviderCall, type ProviderDeps, type ProviderSettings } from "./contract.ts";
+import {
+  type Provider,
+  type ProviderCall,
+  type ProviderDeps,
+  type ProviderSettings,
+  upstreamCount,
+} from "./contract.ts";
 import { bodyReaderOf } from "../upstream/response.ts";
 import { toGeminiRequest } from "./gemini_request.ts";
 import { GeminiStreamTranslator, messageFromGemini } from "./gemini_response.ts";
@@ -66,7 +72,7 @@ export function createGeminiProvider(settings: ProviderSettings, deps: ProviderD
         settings.name,
         await postUpstream(deps, settings.name, url, headers(), body, call),
       );
-      return typeof json.totalTokens === "number" ? json.totalTokens : call.inputTokensEstimate;
+      return upstreamCount(json.totalTokens, call);
     },
   };
 }

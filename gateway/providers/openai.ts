@@ -3,6 +3,7 @@
  * Bearer auth and per-provider quirks. Token counts are local estimates (Chat Completions has no counter).
  */
 import { countOpenAiTokens } from "../messages/openai_tokens.ts";
+import { promptCacheKey } from "./prompt_cache_key.ts";
 import { invalidRequest } from "../errors.ts";
 import { outputSchemaOf } from "../messages/output_format.ts";
 import { translateStream } from "../messages/stream_pipe.ts";
@@ -76,7 +77,13 @@ export function createOpenAiProvider(settings: ProviderSettings, deps: ProviderD
   };
   const chatRequest = (call: ProviderCall, stream: boolean) => {
     refuseUnsupported(settings, call.request);
-    return toChatRequest(call.request, call.upstreamModel, settings.quirks, stream);
+    const body = toChatRequest(call.request, call.upstreamModel, settings.quirks, stream);
+    // OpenAI's own API takes a cache routing key; OpenAI-compatible hosts may refuse unknown fields.
+    if (settings.kind === "openai") {
+      const key = promptCacheKey(call.request);
+      if (key) body.prompt_cache_key = key;
+    }
+    return body;
   };
   return {
     name: settings.name,
@@ -108,7 +115,10 @@ export function createOpenAiProvider(settings: ProviderSettings, deps: ProviderD
     },
     async countTokens(call) {
       // OpenAI's own tokenizer for OpenAI models; the local estimate for others (an OpenAI-compatible host's).
-      return (await countOpenAiTokens(call.upstreamModel, call.request)) ?? call.inputTokensEstimate;
+      const tokens = await countOpenAiTokens(call.upstreamModel, call.request);
+      return tokens === undefined
+        ? { input_tokens: call.inputTokensEstimate, source: "estimate" }
+        : { input_tokens: tokens, source: "tokenizer" };
     },
   };
 }

@@ -1,8 +1,10 @@
 /**
  * The `openai-responses` provider: OpenAI's Responses API at `{baseUrl}/responses`, Bearer auth. Token counts
- * are local estimates, as on the Chat Completions lane.
+ * are OpenAI's tokenizer's (or the local estimate), as on the Chat Completions lane; `cache_control`
+ * breakpoints become a `prompt_cache_key` (prompt_cache_key.ts).
  */
 import { countOpenAiTokens } from "../messages/openai_tokens.ts";
+import { promptCacheKey } from "./prompt_cache_key.ts";
 import { translateStream } from "../messages/stream_pipe.ts";
 import { newMessageId } from "../messages/types.ts";
 import { type Provider, type ProviderCall, type ProviderDeps, type ProviderSettings } from "./contract.ts";
@@ -20,17 +22,23 @@ export function createOpenAiResponsesProvider(settings: ProviderSettings, deps: 
     h["x-client-request-id"] = call.trace.traceId;
     return h;
   };
+  const responsesRequest = (call: ProviderCall, stream: boolean) => {
+    const body = toResponsesRequest(settings.name, call.request, call.upstreamModel, stream);
+    const key = promptCacheKey(call.request);
+    if (key) body.prompt_cache_key = key;
+    return body;
+  };
   return {
     name: settings.name,
     kind: settings.kind,
     async createMessage(call) {
-      const body = toResponsesRequest(settings.name, call.request, call.upstreamModel, false);
+      const body = responsesRequest(call, false);
       const response = await postUpstream(deps, settings.name, url, headers(call), body, call);
       const json = await readUpstreamJson(settings.name, response);
       return messageFromResponse(settings.name, json, call.requestedModel);
     },
     async streamMessage(call) {
-      const body = toResponsesRequest(settings.name, call.request, call.upstreamModel, true);
+      const body = responsesRequest(call, true);
       const response = await postUpstream(deps, settings.name, url, headers(call), body, call);
       return translateStream(
         bodyReaderOf(response),
@@ -44,7 +52,10 @@ export function createOpenAiResponsesProvider(settings: ProviderSettings, deps: 
     },
     async countTokens(call) {
       // OpenAI's own tokenizer for OpenAI models; the local estimate for others (an OpenAI-compatible host's).
-      return (await countOpenAiTokens(call.upstreamModel, call.request)) ?? call.inputTokensEstimate;
+      const tokens = await countOpenAiTokens(call.upstreamModel, call.request);
+      return tokens === undefined
+        ? { input_tokens: call.inputTokensEstimate, source: "estimate" }
+        : { input_tokens: tokens, source: "tokenizer" };
     },
   };
 }

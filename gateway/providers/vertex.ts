@@ -11,7 +11,13 @@ import { translateStream } from "../messages/stream_pipe.ts";
 import { type Message, newMessageId } from "../messages/types.ts";
 import { AnthropicRelay } from "./anthropic.ts";
 import { cloudAnthropicBody, countTokensFields } from "./anthropic_cloud.ts";
-import { type Provider, type ProviderCall, type ProviderDeps, type ProviderSettings } from "./contract.ts";
+import {
+  type Provider,
+  type ProviderCall,
+  type ProviderDeps,
+  type ProviderSettings,
+  upstreamCount,
+} from "./contract.ts";
 import { bodyReaderOf, type UpstreamResponse } from "../upstream/response.ts";
 import { toGeminiRequest } from "./gemini_request.ts";
 import { GeminiStreamTranslator, messageFromGemini } from "./gemini_response.ts";
@@ -107,7 +113,7 @@ export function createVertexProvider(settings: ProviderSettings, deps: ProviderD
           settings.name,
           await post(call, anthropicUrl("count-tokens", "rawPredict"), body),
         );
-        return typeof json.input_tokens === "number" ? json.input_tokens : call.inputTokensEstimate;
+        return upstreamCount(json.input_tokens, call);
       }
       const { contents, systemInstruction, tools } = toGeminiRequest(call.request);
       const url = googleUrl(call.upstreamModel, "countTokens");
@@ -115,7 +121,7 @@ export function createVertexProvider(settings: ProviderSettings, deps: ProviderD
         settings.name,
         await post(call, url, { contents, systemInstruction, tools }),
       );
-      return typeof json.totalTokens === "number" ? json.totalTokens : call.inputTokensEstimate;
+      return upstreamCount(json.totalTokens, call);
     },
   };
 }

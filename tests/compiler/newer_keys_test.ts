@@ -81,7 +81,10 @@ Deno.test("under v0.87.4 a key that arrived later is refused naming v0.87.4, one
     later[0].message.includes("after v0.87.4") && !later[0].message.includes("after v0.76"),
     later[0].message,
   );
-  const known = await targetErrors("---\non: workflow_dispatch\nexcluded-env: [X]\n---\nGo.\n", "v0.87.4");
+  const known = await targetErrors(
+    "---\non: workflow_dispatch\nrunner:\n  topology: arc-dind\n---\nGo.\n",
+    "v0.87.4",
+  );
   assertEquals(known.map((d) => d.code), ["newer-key-unsupported"]);
   assert(known[0].message.includes("is in gh-aw v0.87.4's frontmatter"), known[0].message);
   assertEquals(

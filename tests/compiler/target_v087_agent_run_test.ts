@@ -6,7 +6,8 @@
  */
 import { assert, assertEquals } from "../../compiler/test_assert.ts";
 import { parse } from "yaml";
-import { compileOne } from "./helpers.ts";
+import { compileOne, memoryRepo } from "./helpers.ts";
+import { compile } from "../../compiler/mod.ts";
 import { contentDelimiter } from "../../compiler/plan/mcp/gateway_script.ts";
 
 type Step = Record<string, unknown>;
@@ -274,4 +275,38 @@ jobs:
   const [prep76, mem76] = order(v076);
   assert(prep76 < mem76, "before the memory");
   assertEquals(v076.needs, ["activation", "build_it", "ship"]);
+});
+
+Deno.test("the agent clones the repo memory from the branch the target release names", async () => {
+  const md = wf("tools:\n  repo-memory: true\n");
+  const branch = async (opts: typeof V087) =>
+    (stepOf(jobsOf((await compileOne(md, {}, opts)).lock).agent, "Clone repo-memory branch (default)")!
+      .env as Record<string, string>).BRANCH_NAME;
+  assertEquals(await branch(V087), "memory/w");
+  assertEquals(await branch(V076), "memory/default");
+});
+
+Deno.test("v0.87.4 compiles excluded-env (AWF --exclude-env) and max-turn-cache-misses (maxCacheMisses)", async () => {
+  const md = BASIC.replace(
+    "permissions:",
+    "excluded-env: [MY_SECRET_VAR]\nmax-turn-cache-misses: 9\npermissions:",
+  );
+  const run = execRun((await compileOne(md, {}, V087)).lock);
+  assert(run.includes("--exclude-env MCP_GATEWAY_API_KEY --exclude-env MY_SECRET_VAR"), run);
+  assertEquals((awfConfig(run, 1).apiProxy as Record<string, unknown>).maxCacheMisses, 9);
+  const plain = execRun((await compileOne(BASIC, {}, V087)).lock);
+  assert(!plain.includes("MY_SECRET_VAR"));
+});
+
+Deno.test("v0.87.4: a mistyped excluded-env or max-turn-cache-misses is a located error", async () => {
+  for (const bad of ["excluded-env: 5", "max-turn-cache-misses: lots"]) {
+    const result = await compile({
+      repoRoot: "/repo",
+      workflows: [".github/workflows/w.md"],
+      ghAwVersion: "v0.87.4",
+      readFile: memoryRepo({ ".github/workflows/w.md": `---\non: workflow_dispatch\n${bad}\n---\nGo.\n` }),
+    });
+    const errors = result.workflows[0].diagnostics.filter((d) => d.severity === "error");
+    assertEquals(errors.map((d) => [d.code, d.line]), [["invalid-value", 3]], bad);
+  }
 });

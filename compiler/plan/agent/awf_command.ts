@@ -32,6 +32,8 @@ export interface AwfConfigInput {
   style?: AwfRunStyle;
   /** The workflow's own `max-ai-credits` (a release with {@link AwfRunStyle}). */
   maxAiCredits?: number;
+  /** The workflow's own `max-turn-cache-misses` (else the release's default). */
+  maxCacheMisses?: number;
   /** Whether the GitHub CLI proxy sidecar runs (the firewall attaches to its network too). */
   cliProxy?: boolean;
   /** Digests of the firewall images by role (`actions-lock.json` `containers`). */
@@ -85,11 +87,11 @@ export function awfConfigJson(config: AwfConfigInput): string {
   };
   if (!style) apiProxy.maxEffectiveTokens = config.maxEffectiveTokens ?? 25000000;
   else if (config.maxAiCredits !== undefined) {
-    apiProxy.maxCacheMisses = style.maxCacheMisses;
+    apiProxy.maxCacheMisses = config.maxCacheMisses ?? style.maxCacheMisses;
     apiProxy.maxAiCredits = config.maxAiCredits;
   } else {
     apiProxy.maxAiCredits = CREDITS_TOKEN;
-    apiProxy.maxCacheMisses = style.maxCacheMisses;
+    apiProxy.maxCacheMisses = config.maxCacheMisses ?? style.maxCacheMisses;
   }
   if (config.targets) apiProxy.targets = config.targets;
   apiProxy.models = proxyAliases(style?.modelAliases ?? AWF_MODEL_ALIASES, config.models);

@@ -104,6 +104,7 @@ export function awfConfigInput(agentInput: AgentInput): AwfConfigInput {
     models: agentInput.ctx.models,
     style: targetOf(agentInput.ctx).jobs.agent.awf,
     maxAiCredits: num(fm["max-ai-credits"]),
+    maxCacheMisses: fm["max-turn-cache-misses"],
     imageDigests: agentInput.firewallDigests,
     containerExtra: runtimeContainer(agentInput),
   };

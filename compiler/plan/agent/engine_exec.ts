@@ -31,7 +31,8 @@ export function agentAwfScript(
     config: { ...awfConfigInput(agentInput), cliProxy: cliProxyEnabled(agentInput) },
     extraArgs: extraAwfArgs(agentInput),
     tty: e.tty,
-    excludeEnv: e.exclude,
+    // `excluded-env` (releases that have it) hides the workflow's own choice of variables too.
+    excludeEnv: [...e.exclude, ...(agentInput.frontmatter["excluded-env"] ?? [])],
     mounts: customMounts(agentInput),
     cliProxy: cliProxyEnabled(agentInput),
     command: e.command,

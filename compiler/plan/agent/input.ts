@@ -43,6 +43,8 @@ export interface AgentInput {
   workflowJobs: Record<string, Record<string, unknown>>;
   /** The workflow's own `pre-agent-steps`, pinned; they run after the restore steps, before the MCP setup. */
   preAgentSteps?: StepPlan[];
+  /** The workflow's `post-steps`, pinned; they run after the run's logs are summarised, before the uploads. */
+  postSteps?: StepPlan[];
   /** `pre-steps` (imports' first), pinned; they run right after the job's setup, before the checkout. */
   preSteps?: StepPlan[];
   checkouts: Record<string, YValue>[];

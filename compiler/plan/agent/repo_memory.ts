@@ -15,8 +15,15 @@ export interface RepoMemoryEntry {
   targetRepo?: string;
 }
 
-/** Reads `tools.repo-memory` (`true`, an object, or a list of objects with `id`); empty when disabled. */
-export function repoMemoryEntries(raw: unknown, workflowId: string): RepoMemoryEntry[] {
+/**
+ * Reads `tools.repo-memory` (`true`, an object, or a list of objects with `id`); empty when disabled. `branchOf`
+ * names a memory's branch as the target release does (default: {@link repoMemoryBranch}).
+ */
+export function repoMemoryEntries(
+  raw: unknown,
+  workflowId: string,
+  branchOf: (settings: Record<string, unknown>) => string = (o) => repoMemoryBranch(o, workflowId),
+): RepoMemoryEntry[] {
   if (raw === undefined || raw === false) return [];
   const one = (v: unknown, fallbackId: string): RepoMemoryEntry => {
     const o = mappingOf(v);
@@ -25,7 +32,7 @@ export function repoMemoryEntries(raw: unknown, workflowId: string): RepoMemoryE
     return {
       id,
       // Same branch the activation prompt and the push job name (the wiki's only branch is master).
-      branch: repoMemoryBranch(o, workflowId),
+      branch: branchOf(o),
       wiki,
       createOrphan: !wiki && o["create-orphan"] !== false,
       targetRepo: typeof o["target-repo"] === "string" ? o["target-repo"] : undefined,

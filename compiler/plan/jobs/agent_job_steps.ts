@@ -5,6 +5,8 @@
  * the safe-outputs, MCP and engine steps themselves come from ../safe_outputs/agent_steps.ts,
  * ../mcp/steps.ts and ../agent/engine.ts.
  */
+import { memoryBranch } from "./memory.ts";
+import { customGithubServer } from "../mcp/github.ts";
 import { codePushTypes } from "./code_push.ts";
 import { parseSkill, skillInstallSteps, type SkillRef } from "../agent/skills.ts";
 import { pluginInstallSteps, pluginRefs } from "../agent/plugins.ts";
@@ -107,8 +109,10 @@ export function agentMemory(agent: AgentInput): AgentMemory {
       upload: ctx.refs.upload,
       githubScript: ctx.refs.githubScript,
     },
-    repos: repoMemoryEntries(agent.merged.tools["repo-memory"], ctx.id),
-    policy: guardPolicyOf(agent.merged.tools.github),
+    // The branch the activation prompt and the push job name, as the target release names it.
+    repos: repoMemoryEntries(agent.merged.tools["repo-memory"], ctx.id, (m) => memoryBranch(m, ctx)),
+    // A custom `github` server that replaces the tool leaves no guard policy (releases that merge it so).
+    policy: guardPolicyOf(customGithubServer(agent) ? {} : agent.merged.tools.github),
   };
 }
 
@@ -508,6 +512,8 @@ export function afterRunSteps(agent: AgentInput, memory: AgentMemory): StepPlan[
     ...engineLogSteps(agent).filter((step) => !isCopyStep(step)),
     ...mcpGatewayLogSteps(agent),
     ...summarySteps(agent),
+    // The workflow's own `post-steps`, then an empty line as after its `steps:`.
+    ...(agent.postSteps?.length ? [...agent.postSteps, new BlankLine() as unknown as StepPlan] : []),
     ...repoMemoryUploadSteps(memory.repos, ctx.refs.upload) as StepPlan[],
     ...(memory.cacheRefs
       ? cacheMemoryPostSteps(memory.caches, agent.safeOutputs.threatDetection, memory.cacheRefs)

@@ -6,6 +6,7 @@ import type { AgentInput } from "../agent/input.ts";
 import { githubMcpImage, nodeImage } from "./images.ts";
 import { InlineJson, type JsonValue, RawJson, renderJson, ShallowJson } from "./json.ts";
 import {
+  customGithubServer,
   githubServer,
   type GithubTool,
   githubToolConfig,
@@ -303,6 +304,8 @@ function servers(agentInput: AgentInput): { json: Record<string, JsonValue>; env
   ]);
   const custom = new Set<string>();
   for (const [name, cfg] of Object.entries(agentInput.mcpServers)) {
+    // The built-in server stands in for a custom `github` entry where the release merges it into the tool.
+    if (name === "github" && customGithubServer(agentInput)) continue;
     const c = customServer(agentInput, cfg);
     list.push([name, c.json]);
     custom.add(name);

@@ -267,12 +267,17 @@ function indented(text: string): string {
  * and text, 16 hex>_EOF`, stable while the text is.
  */
 export function contentDelimiter(name: string, text: string): string {
-  let h = 0xcbf29ce484222325n;
+  // The 64-bit state as two unsigned 32-bit halves; the prime is 2^40 + 0x1b3, so h·prime is h·0x1b3 plus
+  // the low half shifted into the high one (every intermediate stays an exact integer below 2^53).
+  let hi = 0xcbf29ce4, lo = 0x84222325;
   for (const b of new TextEncoder().encode(name.toUpperCase() + text)) {
-    h ^= BigInt(b);
-    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+    lo = (lo ^ b) >>> 0;
+    const low = lo * 0x1b3;
+    hi = (hi * 0x1b3 + Math.floor(low / 0x100000000) + ((lo << 8) >>> 0)) >>> 0;
+    lo = low >>> 0;
   }
-  return `GH_AW_${name.toUpperCase()}_${h.toString(16).padStart(16, "0")}_EOF`;
+  const hex = (n: number) => n.toString(16).padStart(8, "0");
+  return `GH_AW_${name.toUpperCase()}_${hex(hi)}${hex(lo)}_EOF`;
 }
 
 /** Indices of the script lines gh-aw leaves unindented (see {@link BARE_BLANK}). */

@@ -59,9 +59,12 @@ export type McpView = Pick<AgentInput, "ctx" | "merged" | "frontmatter" | "githu
 export function githubToolConfig(a: McpView): GithubTool | undefined {
   const raw = a.merged.tools.github;
   if (raw === false || !a.github) return undefined;
-  const g = mappingOf(raw);
+  // Releases where an `mcp-servers.github` entry takes the tool's place serve the built-in server with its
+  // defaults (no guard policy, the default toolsets).
+  const replaced = customGithubServer(a);
+  const g = replaced ? {} : mappingOf(raw);
   const resolved = githubMode(a, g);
-  const fallback = resolved === "local-fallback";
+  const fallback = resolved === "local-fallback" || replaced;
   const mode = fallback ? "local" : resolved;
   const repos = g["allowed-repos"] ?? g.repos;
   return {
@@ -77,6 +80,11 @@ export function githubToolConfig(a: McpView): GithubTool | undefined {
     allowed: Array.isArray(g.allowed) ? g.allowed.map(String) : undefined,
     raw: g,
   };
+}
+
+/** Whether an `mcp-servers.github` entry replaces the GitHub tool's settings (releases that merge it so). */
+export function customGithubServer(a: Pick<McpView, "ctx" | "mcpServers">): boolean {
+  return targetOf(a.ctx).jobs.agent.gateway?.mcpServerReplacesGithubTool === true && "github" in a.mcpServers;
 }
 
 /**

@@ -50,7 +50,15 @@ const CONVERSE_KEYS = new Set([
   "toolConfig",
   "additionalModelRequestFields",
 ]);
-const CONVERSE_BLOCKS = new Set(["text", "image", "document", "toolUse", "toolResult", "reasoningContent"]);
+const CONVERSE_BLOCKS = new Set([
+  "text",
+  "image",
+  "document",
+  "toolUse",
+  "toolResult",
+  "reasoningContent",
+  "cachePoint",
+]);
 const PIECE_BYTES = 13;
 
 function awsError(status: number, code: string, message: string): Response {
