@@ -150,6 +150,35 @@ const otlpShape = z.object({
   headers: otlpHeaders.optional(),
 }).passthrough();
 
+/** A value an MCP server's command line or environment takes. */
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+/**
+ * One MCP server: gh-aw's stdio (`command`/`container`, `args`, `env`, …) and HTTP (`url`, `headers`) forms in
+ * one shape, kept as written (plan/mcp/ renders it); keys gh-aw's schema does not list pass through.
+ */
+const mcpServer = asWritten(
+  z.object({
+    type: z.string().optional(),
+    registry: z.string().optional(),
+    command: z.string().optional(),
+    container: z.string().optional(),
+    version: z.union([z.string(), z.number()]).optional(),
+    args: z.array(scalar).optional(),
+    entrypoint: z.string().optional(),
+    entrypointArgs: z.array(scalar).optional(),
+    mounts: stringList.optional(),
+    env: z.record(z.string(), scalar).optional(),
+    network: mapping.optional(),
+    allowed: stringList.optional(),
+    "proxy-args": z.array(scalar).optional(),
+    url: z.string().optional(),
+    headers: z.record(z.string(), scalar).optional(),
+  }).passthrough(),
+);
+/** Named MCP servers (top level, or under `tools:`). */
+const mcpServers = z.record(z.string(), mcpServer);
+
 /** A tool switched on (`true`, or a bare key), off (`false`) or configured (a mapping read by its planner). */
 const toolSetting = z.union([z.null(), z.boolean(), mapping]);
 /** A memory tool: a switch, one store's settings or a list of stores. */
@@ -175,7 +204,7 @@ const toolsShape = z.object({
   "startup-timeout": intOrExpr.optional(),
   "cli-proxy": z.boolean().optional(),
   serena: z.union([z.null(), z.boolean(), stringList, mapping]).optional(),
-  "mcp-servers": z.record(z.string(), mapping).optional(),
+  "mcp-servers": mcpServers.optional(),
 }).passthrough();
 
 /** One input an importable workflow declares (`import-schema:`): a value, or an object of values. */
@@ -263,7 +292,7 @@ export const frontmatterSchema = z.object({
     .optional(),
   // Always a mapping in the typed model (absent or null: no tools of its own).
   tools: asWritten(toolsShape).nullable().optional().transform((v) => v ?? {}),
-  "mcp-servers": z.record(z.string(), mapping).optional(),
+  "mcp-servers": mcpServers.optional(),
   "mcp-scripts": openMappings.optional(),
   // An empty `runtimes:` (null) reads as none.
   runtimes: z.record(z.string(), runtimeShape).nullable().transform((v) => v ?? {}).optional(),
