@@ -40,8 +40,6 @@ const mapping = z.record(z.string(), z.unknown());
 const anyValue = z.unknown();
 /** A mapping read key by key (its shape rules live in value_types.ts); anything else reads as an empty one. */
 const openMapping = z.unknown().transform((v) => mappingOf(v));
-/** Named mappings (`mcp-scripts:` tools), read as mappings of mappings. */
-const openMappings = z.unknown().transform((v) => mappingOf<Record<string, unknown>>(v));
 /** A value read only when it is text (its shape rules live in value_types.ts). */
 const text = z.unknown().transform((v) => (typeof v === "string" ? v : undefined));
 /** A list of steps (each a mapping; workflow_syntax.ts words their rules); an empty value (null) reads as none. */
@@ -176,6 +174,19 @@ const mcpServer = asWritten(
     headers: z.record(z.string(), scalar).optional(),
   }).passthrough(),
 );
+/** One `mcp-scripts:` tool: its inputs and the script (`script`, `run`, `py` or `go`) that answers it. */
+const mcpScript = asWritten(
+  z.object({
+    description: z.string().optional(),
+    inputs: z.record(z.string(), mapping).optional(),
+    script: z.string().optional(),
+    run: z.string().optional(),
+    py: z.string().optional(),
+    go: z.string().optional(),
+    env: z.record(z.string(), scalar).optional(),
+    timeout: z.number().int().optional(),
+  }).passthrough(),
+);
 /** Named MCP servers (top level, or under `tools:`). */
 const mcpServers = z.record(z.string(), mcpServer);
 
@@ -293,7 +304,8 @@ export const frontmatterSchema = z.object({
   // Always a mapping in the typed model (absent or null: no tools of its own).
   tools: asWritten(toolsShape).nullable().optional().transform((v) => v ?? {}),
   "mcp-servers": mcpServers.optional(),
-  "mcp-scripts": openMappings.optional(),
+  // An empty `mcp-scripts:` (null) reads as a section with no tools, as before.
+  "mcp-scripts": z.record(z.string(), mcpScript).nullable().transform((v) => v ?? {}).optional(),
   // An empty `runtimes:` (null) reads as none.
   runtimes: z.record(z.string(), runtimeShape).nullable().transform((v) => v ?? {}).optional(),
   // An empty `experiments:` (null) reads as none, as before.
