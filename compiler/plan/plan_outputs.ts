@@ -21,7 +21,7 @@ import { toY } from "./workflow_values.ts";
 import { effectiveCacheMemory, guardPolicyOf } from "./agent/memory.ts";
 
 import type { Gates, Planning } from "./planning.ts";
-import { isObject, type Mapping, objectOf } from "../source/values.ts";
+import { isObject } from "../source/values.ts";
 
 /** `safe_outputs`, the custom safe-output jobs, memory/asset/experiment jobs and `conclusion`. */
 export async function planOutputJobs(planning: Planning): Promise<void> {
@@ -47,7 +47,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
   /** Jobs that carry out safe outputs beside `safe_outputs` (named to the status comment's update). */
   const safeOutputJobs: string[] = [];
   // Custom safe-output jobs (safe-outputs.jobs, imports merged).
-  const safeJobsRaw = objectOf<Mapping>(safeOutputs.global.jobs);
+  const safeJobsRaw = safeOutputs.global.jobs ?? {};
   for (
     const raw0 of Object.keys(safeJobsRaw).sort((a, b) =>
       a.replace(/-/g, "_") < b.replace(/-/g, "_") ? -1 : 1
@@ -124,9 +124,9 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
     timeoutMinutes: timeout,
     extraNeeds: conclusionExtra,
     safeOutputJobs,
-    jobDiscriminator: typeof data.concurrency === "object"
-      ? data.concurrency["job-discriminator"]
-      : undefined,
+    jobDiscriminator: typeof data.concurrency === "string"
+      ? undefined
+      : data.concurrency?.["job-discriminator"],
     repoMemoryIds: jobs.push_repo_memory ? repoMemories(repoMemory).map((m) => m.id) : [],
     apiHosts: network.engineApiHosts,
     hasSecrets: engine.secrets.length > 0,

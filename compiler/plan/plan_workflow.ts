@@ -35,7 +35,8 @@ import { planCustomJobs, planOutputJobs } from "./plan_outputs.ts";
 import { scriptExpressionProblems } from "./script_expressions.ts";
 import { firstHeading, hasContentsRead, otlpEnv, toY, versionOfSha } from "./workflow_values.ts";
 import { enginesWith } from "./engines/registry.ts";
-import { isObject, listOf, objectOf } from "../source/values.ts";
+import { isObject, listOf, mappingOf, objectOf } from "../source/values.ts";
+import type { Frontmatter } from "../source/schema.ts";
 
 /** Plans one workflow; undefined when a diagnostic is an error (they are in `diagnostics`). */
 export async function planWorkflow(
@@ -201,7 +202,7 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
     options.target ?? DEFAULT_TARGET,
   );
   // A workflow-wide `model:` (later releases) is the engine's model unless `engine.model` names one.
-  if (typeof data.model === "string" && engine.model === undefined) engine.model = data.model;
+  if (data.model !== undefined && engine.model === undefined) engine.model = data.model;
   for (const [index, item] of (Array.isArray(data.skills) ? data.skills : []).entries()) {
     const skill = parseSkill(String(item));
     const [line, column] = file.locate(["skills", index]);
@@ -353,11 +354,15 @@ function jobContext(
 }
 
 /** `sandbox.mcp.version` and `sandbox.agent.runtime`, when written as text. */
-function sandboxInfoOf(sandbox: unknown): { gatewayVersion?: string; agentRuntime?: string } {
-  const s = sandbox && typeof sandbox === "object" ? sandbox as Record<string, unknown> : {};
-  const part = (k: string) => s[k] && typeof s[k] === "object" ? s[k] as Record<string, unknown> : {};
+function sandboxInfoOf(
+  sandbox: Frontmatter["sandbox"],
+): { gatewayVersion?: string; agentRuntime?: string } {
+  const agent = sandbox?.agent;
   const text = (v: unknown) => typeof v === "string" ? v : undefined;
-  return { gatewayVersion: text(part("mcp").version), agentRuntime: text(part("agent").runtime) };
+  return {
+    gatewayVersion: text(mappingOf(sandbox?.mcp).version),
+    agentRuntime: typeof agent === "string" ? undefined : text(agent?.runtime),
+  };
 }
 
 /** Gives the named built-in jobs `GH_AW_RUNTIME_FEATURES` in their env, in its sorted place. */

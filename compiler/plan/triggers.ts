@@ -362,7 +362,7 @@ export function agentConcurrency(
   }
   const dispatchOnly = on.includes("workflow_dispatch") && !NON_DISPATCH.some((e) => on.includes(`${e}:`));
   if (dispatchOnly) return undefined;
-  const disc = typeof user === "object" ? user["job-discriminator"] : undefined;
+  const disc = typeof user === "string" ? undefined : user?.["job-discriminator"];
   return {
     group: dq(`gh-aw-${engineId}-\${{ github.workflow }}${disc !== undefined ? `-${disc}` : ""}`),
     queue: "max",

@@ -232,14 +232,12 @@ export function resolveStopTime(
  * loses its final line break (user_steps.ts).
  */
 export async function cacheSteps(
-  raw: unknown,
+  entries: Frontmatter["cache"],
   pinText: (r: string, v: string) => Promise<string>,
 ): Promise<StepPlan[]> {
-  if (!isObject(raw)) return [];
+  if (entries === undefined) return [];
   const sorted = (o: Mapping) => Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
-  const list = mappingsOf(
-    afterSectionRoundTrip((Array.isArray(raw) ? raw : [raw]).filter(isObject).map(sorted)),
-  );
+  const list = mappingsOf(afterSectionRoundTrip(entries.map(sorted)));
   const uses = plain(await pinText("actions/cache", "v5.0.5"));
   const out: StepPlan[] = [
     new Comment("Cache configuration from frontmatter processed below") as unknown as StepPlan,

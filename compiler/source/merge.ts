@@ -6,22 +6,27 @@
  */
 import type { Diagnostic } from "../api.ts";
 import type { ResolvedImport } from "./imports.ts";
+import type { Frontmatter as TypedFrontmatter } from "./schema.ts";
+
+/** One `checkout:` entry as loaded. */
+type CheckoutEntry = Exclude<TypedFrontmatter["checkout"], false | undefined>[number];
 import { diagnostic } from "./diagnostics.ts";
 import { isMapping, mappingOf } from "./values.ts";
-import { SAFE_OUTPUT_GLOBAL_KEYS } from "./frontmatter_keys.ts";
+import { type SafeOutputsSection, splitSafeOutputs } from "./safe_outputs_section.ts";
 
 /** The merged view the planner reads. */
 export interface MergedConfig {
   tools: Record<string, unknown>;
   mcpServers: Record<string, Record<string, unknown>>;
   network: unknown;
-  safeOutputs: Record<string, unknown> | undefined;
+  /** The merged `safe-outputs:`, split into global settings and types; undefined when none declares one. */
+  safeOutputs: SafeOutputsSection | undefined;
   env: Record<string, unknown>;
   preAgentSteps: unknown[];
   /** `pre-steps` of the imports, in import order, then the workflow's own. */
   preSteps: unknown[];
-  /** The `checkout:` entries of the workflow and its imports, always a list (one mapping becomes one entry). */
-  checkout: Record<string, unknown>[];
+  /** The `checkout:` entries of the workflow and its imports (each file's already a list when loaded). */
+  checkout: CheckoutEntry[];
   /** `checkout: false`: the workflow checks nothing out (no repository, no git credentials). */
   checkoutDisabled: boolean;
   github: { toolsets: string; readOnly: boolean; minIntegrity?: string } | undefined;
@@ -201,10 +206,8 @@ function importedPreAgentSteps(data: Frontmatter): unknown[] {
 }
 
 /** A file's `checkout:` entries (one object or a list). */
-function checkoutsOf(data: Frontmatter): Record<string, unknown>[] {
-  const checkout = data.checkout;
-  if (Array.isArray(checkout)) return checkout.map((c) => mappingOf(c));
-  return checkout && typeof checkout === "object" ? [mappingOf(checkout)] : [];
+function checkoutsOf(data: Pick<TypedFrontmatter, "checkout">): CheckoutEntry[] {
+  return data.checkout || [];
 }
 
 /** OTLP endpoints: the main workflow's, then each import's whose URL is new. */
@@ -241,6 +244,8 @@ export function githubToolConfig(githubTool: unknown): MergedConfig["github"] {
 /** Merges the main frontmatter with its imports. */
 export function mergeImports(
   main: Record<string, unknown>,
+  /** The main workflow's typed model, for the keys already normalised when it was loaded. */
+  typed: Pick<TypedFrontmatter, "checkout">,
   imports: ResolvedImport[],
   source: string,
   diags: Diagnostic[],
@@ -257,32 +262,17 @@ export function mergeImports(
     tools,
     mcpServers: mergeMcpServers(main, imports),
     network: mergeNetwork(main.network, imports),
-    safeOutputs: safeOutputs.merged,
+    safeOutputs: safeOutputs.merged && splitSafeOutputs(safeOutputs.merged),
     env: Object.assign(env.values, mappingOf(main.env)),
     preAgentSteps: imports.flatMap((imp) => importedPreAgentSteps(imp.file.data)),
     preSteps: [...imports.map((imp) => imp.file.data), main].flatMap((d) =>
       Array.isArray(d["pre-steps"]) ? d["pre-steps"] : []
     ),
-    checkout: [main, ...imports.map((imp) => imp.file.data)].flatMap(checkoutsOf),
-    checkoutDisabled: main.checkout === false,
+    checkout: [typed, ...imports.map((imp) => imp.frontmatter)].flatMap(checkoutsOf),
+    checkoutDisabled: typed.checkout === false,
     github: githubToolConfig(tools.github),
     otlpEndpoints: mergeOtlp(main, imports),
   };
 }
 
-/** A `safe-outputs:` section split by {@link SAFE_OUTPUT_KEY_KINDS}: the job's settings and each type's config. */
-export interface SafeOutputsSection {
-  /** The global settings (`github-token`, `messages`, `jobs`, `threat-detection`, …). */
-  global: Record<string, unknown>;
-  /** Each configured type's settings as written (`null` for a bare key), keyed by its kebab-case name. */
-  types: Record<string, unknown>;
-}
-
-/** Splits a `safe-outputs:` section into its global settings and its types (a key not global is a type). */
-export function splitSafeOutputs(section: Record<string, unknown>): SafeOutputsSection {
-  const out: SafeOutputsSection = { global: {}, types: {} };
-  for (const [key, value] of Object.entries(section)) {
-    (SAFE_OUTPUT_GLOBAL_KEYS.has(key) ? out.global : out.types)[key] = value;
-  }
-  return out;
-}
+export { type SafeOutputsSection, splitSafeOutputs } from "./safe_outputs_section.ts";

@@ -8,6 +8,7 @@ import { ruleCovers, valueTypeProblems } from "./value_types.ts";
 import { workflowSyntaxProblems } from "./workflow_syntax.ts";
 import { modelsSchema, providersSchema } from "./model_catalog.ts";
 import { sandboxSchema } from "./sandbox.ts";
+import { safeOutputsGlobalShape, splitSafeOutputs } from "./safe_outputs_section.ts";
 import type { Diagnostic } from "../api.ts";
 import type { ParsedFile } from "./parse.ts";
 import { diagnostic } from "./diagnostics.ts";
@@ -20,7 +21,7 @@ import {
   TOOL_KEYS,
   TOP_LEVEL_KEYS,
 } from "./frontmatter_keys.ts";
-import { isObject, listOf, mappingOf, objectOf } from "./values.ts";
+import { isObject, mappingOf, objectOf } from "./values.ts";
 import { V0_76_1 } from "../targets/v0_76_1.ts";
 
 /** The refusals of the v0.76.1 target (the default when no target is given). */
@@ -39,12 +40,10 @@ const mapping = z.record(z.string(), z.unknown());
 const anyValue = z.unknown();
 /** A mapping read key by key (its shape rules live in value_types.ts); anything else reads as an empty one. */
 const openMapping = z.unknown().transform((v) => mappingOf(v));
-/** Named mappings (`mcp-scripts:` tools), read as mappings of mappings. */
-const openMappings = z.unknown().transform((v) => mappingOf<Record<string, unknown>>(v));
 /** A value read only when it is text (its shape rules live in value_types.ts). */
 const text = z.unknown().transform((v) => (typeof v === "string" ? v : undefined));
-/** A list (of steps); anything else reads as an empty one. */
-const list = z.unknown().transform((v) => listOf(v));
+/** A list of steps (each a mapping; workflow_syntax.ts words their rules); an empty value (null) reads as none. */
+const stepList = z.array(mapping).nullable().transform((v) => v ?? []);
 /**
  * A value checked against `shape` but kept as written (key order and unknown keys too, as the lock copies it),
  * typed as the shape reads it. For shapes without transforms.
@@ -81,6 +80,156 @@ const experimentsShape = z.object({ storage: z.enum(["cache", "repo"]).optional(
   ]),
 );
 
+/** A value `actions/checkout` takes as an input (value_types.ts words the rule for authors). */
+const checkoutScalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const textOrTexts = z.union([z.string(), stringList]);
+
+/** One `checkout:` entry, kept as written (its inputs are copied in the order written). */
+const checkoutEntry = asWritten(
+  z.object({
+    repository: checkoutScalar.optional(),
+    ref: checkoutScalar.optional(),
+    path: checkoutScalar.optional(),
+    token: checkoutScalar.optional(),
+    "github-token": checkoutScalar.optional(),
+    "fetch-depth": checkoutScalar.optional(),
+    submodules: checkoutScalar.optional(),
+    lfs: z.boolean().optional(),
+    "sparse-checkout": textOrTexts.optional(),
+    fetch: textOrTexts.optional(),
+    current: z.boolean().optional(),
+    wiki: z.boolean().optional(),
+    "force-clean-git-credentials": z.boolean().optional(),
+    "github-app": mapping.optional(),
+  }).passthrough(),
+);
+
+/** A GitHub App whose token a job mints (gh-aw's `github_app`). */
+const githubAppShape = z.object({
+  "app-id": z.string().optional(),
+  "client-id": z.string().optional(),
+  "private-key": z.string().optional(),
+  "ignore-if-missing": z.boolean().optional(),
+  owner: z.string().optional(),
+  repositories: stringList.optional(),
+  permissions: z.record(z.string(), z.string()).optional(),
+}).strict();
+
+/** An AI-credit limit (later releases): a number, or text such as `50k` (plan/jobs/ai_credits.ts reads it). */
+const creditLimit = z.union([z.number(), z.string()], {
+  error: "must be a number of credits, such as 500 or 50k",
+});
+
+/** One `runtimes:` entry: the version (and setup action) of a language runtime. */
+const runtimeShape = z.object({
+  version: z.union([z.string(), z.number()]).optional(),
+  "action-repo": z.string().optional(),
+  "action-version": z.string().optional(),
+  if: z.string().optional(),
+  cooldown: z.boolean().optional(),
+  "run-install-scripts": z.boolean().optional(),
+}).strict();
+
+/** One `cache:` entry: the inputs of an `actions/cache` step (value_types.ts words the rules for authors). */
+const cacheEntry = z.object({
+  key: z.string().optional(),
+  path: textOrTexts.optional(),
+  "restore-keys": textOrTexts.optional(),
+}).catchall(z.union([z.string(), z.number(), z.boolean(), z.null(), stringList]));
+
+/** OTLP headers: a mapping of texts, or one `k=v,…` text. */
+const otlpHeaders = z.union([z.record(z.string(), z.string()), z.string()]);
+/** One OTLP endpoint written as a mapping. */
+const otlpEndpoint = z.object({ url: z.string(), headers: otlpHeaders.optional() }).strict();
+
+/** `observability.otlp:` (merge.ts reads its endpoints; the other settings pass through). */
+const otlpShape = z.object({
+  endpoint: z.union([z.string(), otlpEndpoint, z.array(otlpEndpoint)]).optional(),
+  headers: otlpHeaders.optional(),
+}).passthrough();
+
+/** A value an MCP server's command line or environment takes. */
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+/**
+ * One MCP server: gh-aw's stdio (`command`/`container`, `args`, `env`, …) and HTTP (`url`, `headers`) forms in
+ * one shape, kept as written (plan/mcp/ renders it); keys gh-aw's schema does not list pass through.
+ */
+const mcpServer = asWritten(
+  z.object({
+    type: z.string().optional(),
+    registry: z.string().optional(),
+    command: z.string().optional(),
+    container: z.string().optional(),
+    version: z.union([z.string(), z.number()]).optional(),
+    args: z.array(scalar).optional(),
+    entrypoint: z.string().optional(),
+    entrypointArgs: z.array(scalar).optional(),
+    mounts: stringList.optional(),
+    env: z.record(z.string(), scalar).optional(),
+    network: mapping.optional(),
+    allowed: stringList.optional(),
+    "proxy-args": z.array(scalar).optional(),
+    url: z.string().optional(),
+    headers: z.record(z.string(), scalar).optional(),
+  }).passthrough(),
+);
+/** One `mcp-scripts:` tool: its inputs and the script (`script`, `run`, `py` or `go`) that answers it. */
+const mcpScript = asWritten(
+  z.object({
+    description: z.string().optional(),
+    inputs: z.record(z.string(), mapping).optional(),
+    script: z.string().optional(),
+    run: z.string().optional(),
+    py: z.string().optional(),
+    go: z.string().optional(),
+    env: z.record(z.string(), scalar).optional(),
+    timeout: z.number().int().optional(),
+  }).passthrough(),
+);
+/** Named MCP servers (top level, or under `tools:`). */
+const mcpServers = z.record(z.string(), mcpServer);
+
+/** A tool switched on (`true`, or a bare key), off (`false`) or configured (a mapping read by its planner). */
+const toolSetting = z.union([z.null(), z.boolean(), mapping]);
+/** A memory tool: a switch, one store's settings or a list of stores. */
+const memorySetting = z.union([z.null(), z.boolean(), mapping, z.array(mapping)]);
+
+/**
+ * `tools:` as gh-aw's schema has each tool's forms (unknown tool names are reported with a did-you-mean
+ * before this runs); kept as written, the merge with imports and the planners read it key by key.
+ */
+const toolsShape = z.object({
+  github: z.union([z.null(), z.boolean(), z.string(), mapping]).optional(),
+  bash: z.union([z.null(), z.boolean(), stringList]).optional(),
+  "web-fetch": toolSetting.optional(),
+  "web-search": toolSetting.optional(),
+  grep: toolSetting.optional(),
+  edit: toolSetting.optional(),
+  playwright: toolSetting.optional(),
+  "agentic-workflows": toolSetting.optional(),
+  "cache-memory": memorySetting.optional(),
+  "repo-memory": memorySetting.optional(),
+  "comment-memory": toolSetting.optional(),
+  timeout: intOrExpr.optional(),
+  "startup-timeout": intOrExpr.optional(),
+  "cli-proxy": z.boolean().optional(),
+  serena: z.union([z.null(), z.boolean(), stringList, mapping]).optional(),
+  "mcp-servers": mcpServers.optional(),
+}).passthrough();
+
+/** One input an importable workflow declares (`import-schema:`): a value, or an object of values. */
+const importInput = z.object({
+  description: z.string().optional(),
+  required: z.boolean().optional(),
+  default: z.unknown().optional(),
+  // A type name (string, number, boolean, choice, array, object; gh-aw also reads `integer`).
+  type: z.string().optional(),
+  options: stringList.optional(),
+  items: mapping.optional(),
+  properties: z.record(z.string(), mapping).optional(),
+}).passthrough();
+
 /** A job container or service (its GitHub syntax, with messages, is checked in workflow_syntax.ts). */
 const containerShape = z.object({
   image: z.string(),
@@ -112,7 +261,11 @@ export const frontmatterSchema = z.object({
   ]).optional(),
   engine: z.union([z.string(), z.object({ id: z.string().optional() }).passthrough()]).optional(),
   "timeout-minutes": intOrExpr.optional(),
-  "runs-on": z.union([z.string(), stringList, mapping]).optional(),
+  "runs-on": z.union([
+    z.string(),
+    stringList,
+    asWritten(z.object({ group: textOrTexts.optional(), labels: textOrTexts.optional() }).strict()),
+  ]).optional(),
   "runs-on-slim": z.string().optional(),
   imports: z.union([z.array(z.union([z.string(), mapping])), mapping]).optional(),
   "inlined-imports": z.boolean().optional(),
@@ -125,9 +278,9 @@ export const frontmatterSchema = z.object({
     }).passthrough(),
   ]).optional(),
   steps: z.array(mapping).optional(),
-  "pre-steps": list.optional(),
-  "pre-agent-steps": list.optional(),
-  "post-steps": list.optional(),
+  "pre-steps": stepList.optional(),
+  "pre-agent-steps": stepList.optional(),
+  "post-steps": stepList.optional(),
   jobs: z.record(z.string(), mapping).optional(),
   sandbox: sandboxSchema.optional(),
   skills: stringList.optional(),
@@ -145,17 +298,30 @@ export const frontmatterSchema = z.object({
   footer: z.boolean().optional(),
   models: modelsSchema.optional(),
   providers: providersSchema.optional(),
-  "safe-outputs": mapping.nullable().optional(),
+  // Split when loaded: the job's global settings (typed where read) and each type's config.
+  "safe-outputs": asWritten(safeOutputsGlobalShape).nullable().transform((v) => splitSafeOutputs(v ?? {}))
+    .optional(),
   // Always a mapping in the typed model (absent or null: no tools of its own).
-  tools: mapping.nullable().optional().transform((v) => v ?? {}),
-  "mcp-servers": anyValue.optional(),
-  "mcp-scripts": openMappings.optional(),
-  runtimes: openMapping.optional(),
+  tools: asWritten(toolsShape).nullable().optional().transform((v) => v ?? {}),
+  "mcp-servers": mcpServers.optional(),
+  // An empty `mcp-scripts:` (null) reads as a section with no tools, as before.
+  "mcp-scripts": z.record(z.string(), mcpScript).nullable().transform((v) => v ?? {}).optional(),
+  // An empty `runtimes:` (null) reads as none.
+  runtimes: z.record(z.string(), runtimeShape).nullable().transform((v) => v ?? {}).optional(),
   // An empty `experiments:` (null) reads as none, as before.
   experiments: experimentsShape.nullable().transform((v) => v ?? undefined).optional(),
   features: openMapping.optional(),
-  cache: anyValue.optional(),
-  checkout: anyValue.optional(),
+  // Always a list of entries (one mapping becomes one entry); an empty `cache:` (null) reads as none.
+  cache: z.union([cacheEntry, z.array(cacheEntry)]).nullable()
+    .transform((v) => v === null ? undefined : Array.isArray(v) ? v : [v])
+    .optional(),
+  // Always a list of entries (one mapping becomes one entry), or `false` for no checkout at all.
+  checkout: z.union([z.literal(false), checkoutEntry, z.array(checkoutEntry)], {
+    error: "must be false, a mapping of checkout settings, or a list of them",
+  })
+    .nullable()
+    .transform((v) => v === false ? v : Array.isArray(v) ? v : v === null ? [] : [v])
+    .optional(),
   concurrency: asWritten(z.union([
     z.string(),
     z.object({
@@ -174,7 +340,7 @@ export const frontmatterSchema = z.object({
   ).optional(),
   secrets: z.record(z.string(), z.union([z.string(), z.object({ value: z.string() }).strict()])).optional(),
   "secret-masking": z.object({ steps: z.array(mapping).optional() }).strict().optional(),
-  "github-app": anyValue.optional(),
+  "github-app": asWritten(githubAppShape).optional(),
   // A count of tokens (digits read as the number) or an expression, as gh-aw's schema has it.
   "max-effective-tokens": z.union([
     z.number().int().refine((n) => n !== 0, { error: "must be a whole number of tokens other than 0" }),
@@ -193,19 +359,19 @@ export const frontmatterSchema = z.object({
   "user-rate-limit": z.object({ "max-runs-per-window": intOrExpr, ...rateLimitWindow }).strict().optional(),
   "check-for-updates": z.boolean().optional(),
   "disable-model-invocation": z.boolean().optional(),
-  "import-schema": anyValue.optional(),
+  "import-schema": z.record(z.string(), importInput).optional(),
   "inline-sub-agents": z.boolean().optional(),
   labels: stringList.optional(),
   metadata: z.record(z.string(), z.string()).optional(),
-  observability: anyValue.optional(),
+  observability: asWritten(z.object({ otlp: otlpShape.optional() }).strict()).optional(),
   private: z.boolean().optional(),
   redirect: z.string().optional(),
   resources: stringList.optional(),
   "run-install-scripts": z.boolean().optional(),
   // Keys of later releases, read only where the target supports them (GhAwTarget.frontmatterKeys).
-  model: anyValue.optional(),
-  "max-ai-credits": anyValue.optional(),
-  "max-daily-ai-credits": anyValue.optional(),
+  model: z.string().optional(),
+  "max-ai-credits": creditLimit.optional(),
+  "max-daily-ai-credits": creditLimit.optional(),
   /** Variables kept out of the agent's sandbox (AWF `--exclude-env`). */
   "excluded-env": stringList.optional(),
   /** The API proxy's cache-miss limit per turn (AWF `apiProxy.maxCacheMisses`). */
@@ -222,7 +388,12 @@ export function emptyFrontmatter(): Frontmatter {
 }
 
 /** zod's names of value kinds in plain words. */
-const KIND_WORDS: Readonly<Record<string, string>> = { object: "a mapping", array: "a list", string: "text" };
+const KIND_WORDS: Readonly<Record<string, string>> = {
+  object: "a mapping",
+  record: "a mapping",
+  array: "a list",
+  string: "text",
+};
 
 /** zod's terse messages ("Invalid input") in plain words naming what was found. */
 function plainWords(message: string, value: unknown): string {
@@ -339,11 +510,14 @@ export function validateFrontmatter(
 ): ValidatedFrontmatter {
   const out: Diagnostic[] = [];
   const data = file.data;
+  const topLevelKeys: readonly string[] = extraKeys.length
+    ? [...TOP_LEVEL_KEYS, ...extraKeys]
+    : TOP_LEVEL_KEYS;
   unknownKeys(
     file,
     data,
     [],
-    extraKeys.length ? [...TOP_LEVEL_KEYS, ...extraKeys] : TOP_LEVEL_KEYS,
+    topLevelKeys,
     "the frontmatter",
     out,
     refusals,
@@ -385,9 +559,8 @@ export function validateFrontmatter(
     out.push(diagnostic(problem.code, { file: file.path, line, column }, problem.message, problem.hint));
   }
   // A newer key the target refuses is reported once, as refused: its value is not type-checked as well.
-  const topKeys: readonly string[] = extraKeys.length ? [...TOP_LEVEL_KEYS, ...extraKeys] : TOP_LEVEL_KEYS;
   const refusedKeys = new Set(
-    Object.keys(data).filter((k) => !topKeys.includes(k) && refusals[k] !== undefined),
+    Object.keys(data).filter((k) => !topLevelKeys.includes(k) && refusals[k] !== undefined),
   );
   if (!res.success) {
     for (const issue of res.error.issues.flatMap(unionBranchIssues)) {
@@ -396,12 +569,14 @@ export function validateFrontmatter(
       const p = issue.path.map((x) => (typeof x === "symbol" ? String(x) : x)) as (string | number)[];
       // Reported above in plain words (a rule laxer than the schema that found nothing here does not hide it).
       if (ruleCovers(p) && reportedPaths.has(p.join("\0"))) continue;
+      // Inside a value a rule already refused as a whole (`cache:` that is not text inputs).
+      if (p.some((_, i) => i < p.length - 1 && reportedPaths.has(p.slice(0, i + 1).join("\0")))) continue;
       const at = p.join("\0");
       if (syntaxPaths.some((reported) => at === reported || at.startsWith(reported + "\0"))) continue;
-      // A union none of whose forms fits because of a syntax problem inside it: that problem says why.
-      if (issue.code === "invalid_union" && syntaxPaths.some((reported) => reported.startsWith(at + "\0"))) {
-        continue;
-      }
+      // A union that fails, or a mapping with a key too many, because of a syntax problem inside it: that
+      // problem says why.
+      const within = syntaxPaths.some((reported) => reported.startsWith(at + "\0"));
+      if (within && (issue.code === "invalid_union" || issue.code === "unrecognized_keys")) continue;
       const [line, column] = file.locate(p);
       // zod leaves `input` unset on some issues (catchall values), so look the value up in the document.
       const value = p.reduce<unknown>(

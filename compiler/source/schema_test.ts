@@ -82,3 +82,41 @@ Deno.test("a shared file without on: validates to a model with the empty trigger
   assertEquals(frontmatter.on, {});
   assertEquals(frontmatter.tools, { github: { toolsets: ["issues"] } });
 });
+
+Deno.test("checkout and cache are always lists when loaded; false stays false", () => {
+  const one =
+    validate("on: daily\ncheckout:\n  ref: main\n  path: x\ncache:\n  key: k\n  path: p").frontmatter;
+  assertEquals(one.checkout, [{ ref: "main", path: "x" }]);
+  assertEquals(one.cache, [{ key: "k", path: "p" }]);
+  assertEquals(validate("on: daily\ncheckout: false").frontmatter.checkout, false);
+  // Kept as written: the lock copies a checkout's inputs in the order the author wrote them.
+  assertEquals(
+    Object.keys((validate("on: daily\ncheckout:\n  path: x\n  ref: main").frontmatter.checkout || [])[0]),
+    ["path", "ref"],
+  );
+});
+
+Deno.test("safe-outputs is split into global settings and types when loaded", () => {
+  const so =
+    validate("on: daily\nsafe-outputs:\n  staged: true\n  create-issue:\n  jobs:\n    j: {steps: []}")
+      .frontmatter["safe-outputs"];
+  assertEquals(so, { global: { staged: true, jobs: { j: { steps: [] } } }, types: { "create-issue": null } });
+});
+
+Deno.test("experiments are each {variants, …} when loaded, the bare-list form included", () => {
+  const ex =
+    validate("on: daily\nexperiments:\n  tone: [a, b]\n  size: {variants: [s, m], metric: m}").frontmatter
+      .experiments;
+  assertEquals(ex, { tone: { variants: ["a", "b"] }, size: { variants: ["s", "m"], metric: "m" } });
+});
+
+Deno.test("a value that fits no form says what is wrong inside the form of its kind, in plain words", () => {
+  const d = check("on: daily\ncontainer:\n  image: x\n  options: 3");
+  assertEquals(d.map((x) => [x.code, x.line, x.message]), [
+    ["invalid-value", 5, 'invalid value at "container.options": expected text, got 3'],
+  ]);
+  const missing = check("on: daily\nenvironment:\n  url: https://x");
+  assertEquals(missing.map((x) => x.message), ['missing required key "environment.name"']);
+  const syntax = check("on: daily\nruns-on:\n  group: g\n  x: 1");
+  assertEquals(syntax.map((x) => x.code), ["invalid-runs-on"]);
+});

@@ -89,7 +89,7 @@ export async function loadWorkflowSource(
   dependencies.push(...imports.map((i) => i.path));
   if (diagnostics.some((d) => d.severity === "error")) return undefined;
 
-  const merged = mergeImports(file.data, imports, source, diagnostics);
+  const merged = mergeImports(file.data, validated.frontmatter, imports, source, diagnostics);
   const macroBodies = file.data["inlined-imports"] === true
     ? await readMacroBodies(file.split.body, imports.map((i) => i.path), read, dependencies)
     : {};

@@ -4,6 +4,7 @@
  * after the custom steps' checkout when they check the repository out themselves.
  */
 import type { StepPlan } from "../types.ts";
+import type { Frontmatter } from "../../source/schema.ts";
 import { writeYaml, type YValue } from "../../yaml/writer.ts";
 import { dedupeUserSetupSteps, detectRuntimes, GH_AW_RUNTIME, runtimeSetupSteps } from "./runtimes.ts";
 import { objectOf } from "../../source/values.ts";
@@ -14,7 +15,7 @@ export interface RuntimePlanInput {
   rawSteps: unknown[];
   pinnedSteps: StepPlan[];
   mcpServers: Record<string, Record<string, unknown>>;
-  runtimes: unknown;
+  runtimes: Frontmatter["runtimes"];
   actionMode: "dev" | "release";
   pinText: (repo: string, version: string) => Promise<string>;
 }

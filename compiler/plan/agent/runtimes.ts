@@ -4,8 +4,9 @@
  * `go` → Go...), overridden or added by frontmatter `runtimes:`. Each becomes one pinned `setup-*` step.
  */
 import type { StepPlan } from "../types.ts";
+import type { Frontmatter } from "../../source/schema.ts";
 import { lit, plain, sq, type YValue } from "../../yaml/writer.ts";
-import { isMapping, isObject, mappingOf, objectOf } from "../../source/values.ts";
+import { mappingOf, objectOf } from "../../source/values.ts";
 
 /** One runtime gh-aw knows how to set up. */
 export interface RuntimeDef {
@@ -123,7 +124,7 @@ export interface RuntimeSources {
   /** MCP servers; only local ones (no container) are read, by their `command`. */
   mcpServers: Record<string, Record<string, unknown>>;
   /** Frontmatter `runtimes:` (`{ node: { version: "22" } }`). */
-  runtimes: unknown;
+  runtimes: Frontmatter["runtimes"];
 }
 
 /** The runtimes the command text after one `run:` needs. */
@@ -156,11 +157,11 @@ export function detectRuntimes(s: RuntimeSources): RuntimeNeed[] {
     if (server.container !== undefined || server.type === "docker") continue;
     if (typeof server.command === "string") add(BY_COMMAND.get(server.command));
   }
-  if (isMapping(s.runtimes)) {
+  if (s.runtimes) {
     for (const [id, cfg] of Object.entries(s.runtimes)) {
       const def = RUNTIMES.find((r) => r.id === id);
       if (!def) continue;
-      const version = isObject(cfg) ? cfg.version : undefined;
+      const version = cfg.version;
       needs.set(id, { def, version: version === undefined ? undefined : String(version) });
     }
   }

@@ -324,7 +324,7 @@ function repoMemoryEnv(ids: string[]): Record<string, YValue> {
  * or workflow calls, get none; a workflow with only reporting types may still file issues.
  */
 function conclusionPermissions(ctx: JobCtx, so: SafeOutputsPlan): Record<string, string> {
-  const safeJobs = Object.keys(objectOf(so.global.jobs)).length > 0;
+  const safeJobs = Object.keys(so.global.jobs ?? {}).length > 0;
   const jobsOnly = so.types.filter((t) => !["call-workflow", ...REPORTING].includes(t)).length === 0 &&
     (safeJobs || so.types.includes("call-workflow"));
   const permissions: Record<string, string> = Object.keys(so.permissions).length > 0

@@ -119,7 +119,7 @@ export function safeOutputsJob(
  * completion comment: each job's tool name, sorted, with an empty URL output; undefined without any.
  */
 export function safeOutputJobsJson(so: SafeOutputsPlan): string | undefined {
-  const customJobs = Object.keys(objectOf(so.global.jobs));
+  const customJobs = Object.keys(so.global.jobs ?? {});
   if (customJobs.length === 0) return undefined;
   return JSON.stringify(
     Object.fromEntries(customJobs.map((j) => j.replace(/-/g, "_")).sort().map((j) => [j, ""])),

@@ -3,6 +3,7 @@ import { configEnv, repoMemoryConfig } from "./agent_steps.ts";
 import { applyWorkflowTargets, dynamicTools, readWorkflowTargets, safeJobsConfig } from "./dynamic_tools.ts";
 import { planSafeOutputs } from "./plan.ts";
 import { litPadded, writeYaml } from "../../yaml/writer.ts";
+import { splitSafeOutputs } from "../../source/safe_outputs_section.ts";
 
 Deno.test("secrets and github context in the config come in through the step env", () => {
   const { env, text } = configEnv(
@@ -34,15 +35,17 @@ Deno.test("repo memory becomes one push_repo_memory entry per memory with the de
 
 Deno.test("custom jobs keep their name in the config; an unset input default is null, an empty one omitted", () => {
   const so = planSafeOutputs(
-    {
-      jobs: {
-        "send-message": {
-          description: "Send",
-          output: "ok",
-          inputs: { text: { type: "string", required: true }, tag: { default: "", type: "string" } },
+    splitSafeOutputs(
+      {
+        jobs: {
+          "send-message": {
+            description: "Send",
+            output: "ok",
+            inputs: { text: { type: "string", required: true }, tag: { default: "", type: "string" } },
+          },
         },
       },
-    },
+    ),
     "wf",
     "wf.md",
     [],
@@ -65,7 +68,12 @@ Deno.test("a padded literal keeps gh-aw's indentation-only trailing line", () =>
 });
 
 Deno.test("a dispatchable workflow becomes a tool whose schema is the inputs of its lock file", async () => {
-  const so = planSafeOutputs({ "dispatch-workflow": { workflows: ["worker", "absent"] } }, "wf", "wf.md", []);
+  const so = planSafeOutputs(
+    splitSafeOutputs({ "dispatch-workflow": { workflows: ["worker", "absent"] } }),
+    "wf",
+    "wf.md",
+    [],
+  );
   const files: Record<string, string> = {
     "w/worker.lock.yml":
       "on:\n  workflow_dispatch:\n    inputs:\n      q:\n        description: Question\n        required: true\n        type: string\n      n:\n        type: number\n",
@@ -91,7 +99,7 @@ Deno.test("a dispatchable workflow becomes a tool whose schema is the inputs of 
 });
 
 Deno.test("noop alone configures safe outputs yet keeps the automatic create-issue", () => {
-  const so = planSafeOutputs({ noop: null }, "wf", "wf.md", []);
+  const so = planSafeOutputs(splitSafeOutputs({ noop: null }), "wf", "wf.md", []);
   assertEquals(so.configured, true);
   assertEquals(Object.keys(so.handlerConfig), [
     "create_issue",
@@ -105,13 +113,15 @@ Deno.test("noop alone configures safe outputs yet keeps the automatic create-iss
 
 Deno.test("handler defaults: hide-comment allows five, older discussions expire after a week, footers are words", () => {
   const so = planSafeOutputs(
-    {
-      "hide-comment": null,
-      "create-discussion": { "close-older-discussions": true },
-      "submit-pull-request-review": { footer: true },
-      "upload-artifact": { defaults: { "if-no-files": "ignore" } },
-      "push-to-pull-request-branch": { "protected-files": { exclude: [".changeset/"] } },
-    },
+    splitSafeOutputs(
+      {
+        "hide-comment": null,
+        "create-discussion": { "close-older-discussions": true },
+        "submit-pull-request-review": { footer: true },
+        "upload-artifact": { defaults: { "if-no-files": "ignore" } },
+        "push-to-pull-request-branch": { "protected-files": { exclude: [".changeset/"] } },
+      },
+    ),
     "wf",
     "wf.md",
     [],
@@ -124,7 +134,9 @@ Deno.test("handler defaults: hide-comment allows five, older discussions expire 
   assertEquals(h.upload_artifact.defaults, undefined);
   assertEquals(h.push_to_pull_request_branch.protected_dot_folder_excludes, [".changeset/"]);
   const noExpiry = planSafeOutputs(
-    { "create-discussion": { "close-older-discussions": true, expires: false } },
+    splitSafeOutputs(
+      { "create-discussion": { "close-older-discussions": true, expires: false } },
+    ),
     "wf",
     "wf.md",
     [],
@@ -133,7 +145,12 @@ Deno.test("handler defaults: hide-comment allows five, older discussions expire 
 });
 
 Deno.test("dispatch targets add their files and caller-context support to the handler config", () => {
-  const so = planSafeOutputs({ "dispatch-workflow": { workflows: ["a", "b"] } }, "wf", "wf.md", []);
+  const so = planSafeOutputs(
+    splitSafeOutputs({ "dispatch-workflow": { workflows: ["a", "b"] } }),
+    "wf",
+    "wf.md",
+    [],
+  );
   applyWorkflowTargets(so, [
     { kind: "dispatch", name: "a", extension: ".lock.yml", inputs: { aw_context: { type: "string" } } },
     { kind: "dispatch", name: "b", extension: ".yml", inputs: {} },

@@ -8,6 +8,7 @@ import type { StepPlan } from "../types.ts";
 import type { LockEntry } from "../pins.ts";
 import { plain, type YValue } from "../../yaml/writer.ts";
 import { isObject, mappingOf } from "../../source/values.ts";
+import type { SafeOutputsSection } from "../../source/safe_outputs_section.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -49,14 +50,15 @@ function inputsOf(v: unknown): Record<string, ActionInput> | undefined {
 
 /** Resolves the configured actions (sorted by name): their pins and inputs. */
 export async function resolveSafeOutputActions(
-  /** `safe-outputs:` as written. */
-  raw: Record<string, unknown>,
+  /** The global settings of `safe-outputs:`. */
+  raw: SafeOutputsSection["global"],
   lockEntries: Record<string, LockEntry>,
   pinText: (repo: string, version: string) => Promise<string>,
 ): Promise<SafeOutputAction[]> {
   const out: SafeOutputAction[] = [];
-  for (const name of Object.keys(mappingOf(raw.actions)).sort()) {
-    const cfg = mappingOf(mappingOf(raw.actions)[name]);
+  const actions = raw.actions ?? {};
+  for (const name of Object.keys(actions).sort()) {
+    const cfg = actions[name];
     if (typeof cfg.uses !== "string" || cfg.uses === "") continue;
     const at = cfg.uses.lastIndexOf("@");
     const local = cfg.uses.startsWith("./") || cfg.uses.startsWith("../");

@@ -49,10 +49,10 @@ export function safeJobsConfig(so: SafeOutputsPlan): Obj {
     if (def.output !== undefined) e.output = def.output;
     out[key] = e;
   };
-  for (const [name, def] of Object.entries(mappingOf(so.global.jobs))) add(name, mappingOf(def));
-  for (const [name, def] of Object.entries(mappingOf(so.global.scripts))) add(toolName(name), mappingOf(def));
+  for (const [name, def] of Object.entries(so.global.jobs ?? {})) add(name, def);
+  for (const [name, def] of Object.entries(so.global.scripts ?? {})) add(toolName(name), def);
   // Custom actions are announced by name; their inputs come from the action's metadata at runtime.
-  for (const name of Object.keys(mappingOf(so.global.actions))) out[toolName(name)] = true;
+  for (const name of Object.keys(so.global.actions ?? {})) out[toolName(name)] = true;
   return out;
 }
 
@@ -251,10 +251,10 @@ function workflowTool(t: WorkflowTarget): Obj {
 /** The dynamic tools of the workflow: custom jobs, scripts, dispatchable and callable workflows. */
 export function dynamicTools(safeOutputs: SafeOutputsPlan, targets: WorkflowTarget[] = []): Obj[] {
   const raw = safeOutputs.global;
-  const sorted = (o: Obj) => Object.keys(o).sort().map((k) => [k, mappingOf(o[k])] as const);
+  const sorted = (o: Record<string, Obj>) => Object.keys(o).sort().map((k) => [k, o[k]] as const);
   return [
-    ...sorted(mappingOf(raw.jobs)).map(([k, d]) => toolDefinition(k, d)),
-    ...sorted(mappingOf(raw.scripts)).map(([k, d]) => toolDefinition(k, d)),
+    ...sorted(raw.jobs ?? {}).map(([k, d]) => toolDefinition(k, d)),
+    ...sorted(raw.scripts ?? {}).map(([k, d]) => toolDefinition(k, d)),
     ...targets.filter((t) => t.kind === "dispatch").map(workflowTool),
     ...targets.filter((t) => t.kind === "call").map(workflowTool),
     ...(safeOutputs.actions ?? []).map(actionTool),

@@ -14,7 +14,7 @@ import { DEFAULT_INSTRUCTION_FILES } from "../engines/facts.ts";
 import { SAFE_OUTPUT_TYPES, safeOutputType } from "./types/registry.ts";
 import { SAFE_OUTPUT_GLOBAL_KEYS } from "../../source/frontmatter_keys.ts";
 import { isObject, objectOf } from "../../source/values.ts";
-import { splitSafeOutputs } from "../../source/merge.ts";
+import type { SafeOutputsSection } from "../../source/safe_outputs_section.ts";
 
 /** Global (non-type) keys of `safe-outputs:`. */
 export const GLOBAL_KEYS: ReadonlySet<string> = SAFE_OUTPUT_GLOBAL_KEYS;
@@ -45,7 +45,7 @@ export interface SafeOutputsPlan {
   allowedReferences?: string[];
   allowedDomains?: string[];
   /** The section's global settings (`github-token`, `messages`, `jobs`, …) as written. */
-  global: Record<string, unknown>;
+  global: SafeOutputsSection["global"];
   /** Each enabled type's settings as written, by kebab-case name (the automatic create-issue's included). */
   configs: Record<string, unknown>;
   /** `safe-outputs.actions`, resolved (pins, inputs) while the agent job is planned. */
@@ -128,7 +128,7 @@ function toolList(
   types: string[],
   cfg: Record<string, Record<string, unknown>>,
   configured: boolean,
-  global: Record<string, unknown>,
+  global: SafeOutputsSection["global"],
   after: Readonly<Record<string, string>> = {},
 ): string[] {
   const names = types.filter((t) => safeOutputType(t)?.offersTool !== false).map(snakeCase);
@@ -156,9 +156,9 @@ function toolList(
   ];
 }
 
-/** Plans safe outputs from the merged `safe-outputs:` map. */
+/** Plans safe outputs from the merged `safe-outputs:` section (undefined when none is declared). */
 export function planSafeOutputs(
-  raw: Record<string, unknown> | undefined,
+  declared: SafeOutputsSection | undefined,
   workflowId: string,
   file: string,
   diags: Diagnostic[],
@@ -175,14 +175,14 @@ export function planSafeOutputs(
     | "toolOrderAfter"
   > = DEFAULT_TARGET.jobs.safeOutputs,
 ): SafeOutputsPlan {
-  const section = splitSafeOutputs(raw ?? {});
+  const section = declared ?? { global: {}, types: {} };
   const configuredTypes = Object.keys(section.types).filter((k) => !isReporting(k));
-  const hasJobs = Object.keys(objectOf(section.global.jobs)).length > 0;
+  const hasJobs = Object.keys(section.global.jobs ?? {}).length > 0;
   // Only built-in reporting types (noop, missing-tool…) still get the automatic create-issue, but count as
   // configured safe outputs (reporting tools, detection, conclusion steps), as gh-aw does.
   const autoCreateIssue = configuredTypes.length === 0 && !hasJobs;
   // Later releases count any declared `safe-outputs:` (even one holding only threat-detection) as configured.
-  const configured = raw !== undefined &&
+  const configured = declared !== undefined &&
     (style.declaredConfigures || configuredTypes.length > 0 || hasJobs ||
       Object.keys(section.types).some(isReporting));
   const configs: Record<string, unknown> = !autoCreateIssue ? section.types : {
@@ -195,7 +195,7 @@ export function planSafeOutputs(
   // The spec's `noop.report-as-issue: false` stops the no-op issue (it used to be written as "true" always);
   // a release whose default is not to report counts a declared `noop` as asking for it.
   const noopReportAsIssue = objectOf(noopConfig)["report-as-issue"] !== false &&
-    (style.noopReportAsIssue || (raw !== undefined && "noop" in raw));
+    (style.noopReportAsIssue || (declared !== undefined && "noop" in declared.types));
   const handlerConfig: Record<string, Record<string, unknown>> = {};
   // `footer: false` (top level or under `safe-outputs:`) turns the footer off for every handler that does not
   // set its own; the runtime reads it from each handler's config only.

@@ -1,9 +1,10 @@
 import { assertEquals } from "../../test_assert.ts";
 import { toolsMetaJson } from "./tools_meta.ts";
 import { planSafeOutputs } from "./plan.ts";
+import { splitSafeOutputs } from "../../source/safe_outputs_section.ts";
 
 function meta(raw: Record<string, unknown>) {
-  const so = planSafeOutputs(raw, "wf", "wf.md", []);
+  const so = planSafeOutputs(splitSafeOutputs(raw), "wf", "wf.md", []);
   return JSON.parse(toolsMetaJson(so));
 }
 

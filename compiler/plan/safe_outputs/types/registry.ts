@@ -1,7 +1,7 @@
 /**
  * Every safe-output type, listed once, in the order gh-aw offers their tools to the agent (the types it
  * offers no ordered tool for follow, in name order). Adding a type: its module and a line here (and its key
- * in `source/schema.ts`'s SAFE_OUTPUT_KEYS, which `registry_test.ts` checks against this list).
+ * as a `type` in `source/frontmatter_keys.ts`'s SAFE_OUTPUT_KEY_KINDS, which `registry_test.ts` checks against this list).
  */
 import type { SafeOutputType } from "./contract.ts";
 import { addComment } from "./add_comment.ts";
