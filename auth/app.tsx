@@ -348,5 +348,15 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     deps.logger.error("unhandled error", { request_id: c.get("requestId"), error });
     return serviceErrorResponse("server_error", "internal error");
   });
+  // Discovery and JWKS already in memory are answered before the router (the middleware above loads them
+  // and answers the rest): the same bytes and headers, without the router's and middleware's work.
+  const routed = app.fetch;
+  app.fetch = (request, env, executionCtx) => {
+    if (!local || isAllowedLocalHost(request.headers.get("host") ?? new URL(request.url).host, servicePort)) {
+      const document = documents.cached(request);
+      if (document) return document;
+    }
+    return routed(request, env, executionCtx);
+  };
   return app;
 }
