@@ -310,6 +310,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   const app = new Hono<AppEnv>();
   // Discovery and JWKS from memory, before anything else (auth/endpoints/static_documents.ts).
   app.use(async (c, next) => {
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") return await next(); // documents are GET/HEAD only
     if (local && !isAllowedLocalHost(c.req.header("host") ?? new URL(c.req.url).host, servicePort)) {
       return await next(); // the Host guard below answers
     }
