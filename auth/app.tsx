@@ -59,6 +59,9 @@ const SERVICE_ANSWERED: ReadonlySet<string> = new Set([
   "/api/auth/oauth2/userinfo",
 ]);
 
+/** The token endpoint (RFC 6749 §3.2). */
+const TOKEN_PATH = "/api/auth/oauth2/token";
+
 /** Endpoints that use the browser session to issue something: its user is re-validated first. */
 const SESSION_USES: ReadonlySet<string> = new Set([
   "/api/auth/oauth2/authorize",
@@ -202,6 +205,18 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     // The back-channel endpoints the service answers itself set no cookie and never reach Better Auth's
     // origin check: local mode's request and cookie rewriting has nothing to do there.
     if (SERVICE_ANSWERED.has(path)) return await shimOAuth(incoming, (r) => pick(r).handler(r), shimDeps);
+    if (path === TOKEN_PATH) {
+      // Server-to-server, no session: the service answers every grant but the code exchange itself, so local
+      // mode's Origin default goes on the forwarded request only, not on a copy of every token request.
+      const instance = pick(incoming);
+      const forward = local
+        ? (r: Request) => instance.handler(withTrustedOrigin(r, config.AUTH_BASE_URL))
+        : (r: Request) => instance.handler(r);
+      const response = await shimOAuth(incoming, forward, shimDeps);
+      return local
+        ? await finishLocalCookies(client, incoming, incoming.headers.get("cookie"), response)
+        : response;
+    }
     const request = local ? withTrustedOrigin(incoming, config.AUTH_BASE_URL) : incoming;
     let userId: string | undefined;
     let endingSession: string | undefined;
@@ -295,6 +310,7 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
   const app = new Hono<AppEnv>();
   // Discovery and JWKS from memory, before anything else (auth/endpoints/static_documents.ts).
   app.use(async (c, next) => {
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") return await next(); // documents are GET/HEAD only
     if (local && !isAllowedLocalHost(c.req.header("host") ?? new URL(c.req.url).host, servicePort)) {
       return await next(); // the Host guard below answers
     }
@@ -348,5 +364,15 @@ export function createAuthApp(config: AuthConfig, deps: AuthDeps): Hono<AppEnv> 
     deps.logger.error("unhandled error", { request_id: c.get("requestId"), error });
     return serviceErrorResponse("server_error", "internal error");
   });
+  // Discovery and JWKS already in memory are answered before the router (the middleware above loads them
+  // and answers the rest): the same bytes and headers, without the router's and middleware's work.
+  const routed = app.fetch;
+  app.fetch = (request, env, executionCtx) => {
+    if (!local || isAllowedLocalHost(request.headers.get("host") ?? new URL(request.url).host, servicePort)) {
+      const document = documents.cached(request);
+      if (document) return document;
+    }
+    return routed(request, env, executionCtx);
+  };
   return app;
 }

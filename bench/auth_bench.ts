@@ -7,6 +7,7 @@
  * runs on a shared machine, the ratios are the figures. Not part of `deno task test`.
  */
 import { parseArgs } from "node:util";
+import { RawHttpConnection } from "./raw_http_client.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -15,11 +16,17 @@ const { values } = parseArgs({
     requests: { type: "string", default: "300" },
     concurrency: { type: "string", default: "16" },
     only: { type: "string", default: "discovery,jwks,userinfo,introspection,code,refresh" },
+    // local, deployed, peer; `local@<dir>`/`deployed@<dir>` start another checkout's service (paired runs).
     targets: { type: "string", default: "local,deployed,peer" },
     // node: the peer under Node.js 22, as node-oidc-provider is deployed; deno: under Deno's npm compat.
     "peer-runtime": { type: "string", default: "node" },
+    // fetch: the load generator uses fetch; raw: one keep-alive TCP connection per worker written to and read
+    // by bench/raw_http_client.ts, several times cheaper per request (the generator shares the cores).
+    client: { type: "string", default: "fetch" },
   },
 });
+const CLIENT = values.client as "fetch" | "raw";
+if (CLIENT !== "fetch" && CLIENT !== "raw") throw new Error("--client is fetch or raw");
 const PEER_RUNTIME = values["peer-runtime"] as "node" | "deno";
 if (PEER_RUNTIME !== "node" && PEER_RUNTIME !== "deno") throw new Error("--peer-runtime is node or deno");
 /** The Node.js release the peer runs on (npm's per-platform `node-<os>-<arch>` package ships the binary). */
@@ -29,7 +36,8 @@ const C1_REQUESTS = Number(values.requests);
 const CONCURRENCY = Number(values.concurrency);
 const ONLY = new Set(values.only.split(","));
 const TARGETS = values.targets.split(",");
-const CODES = C1_REQUESTS + 4000;
+// Codes for the code-exchange scenario (a few spare otherwise: minting them is most of the start-up time).
+const CODES = ONLY.has("code") ? C1_REQUESTS + 4000 : 20;
 
 interface Started {
   child: Deno.ChildProcess;
@@ -89,7 +97,7 @@ async function spawn(
   discoveryPath: string,
   runtime: "deno" | "node" = "deno",
 ): Promise<Started> {
-  const path = new URL(script, import.meta.url).pathname;
+  const path = script.startsWith("/") ? script : new URL(script, import.meta.url).pathname;
   const command = runtime === "node"
     ? { exec: await nodeBinary(), args: ["--experimental-strip-types", "--no-warnings", path, ...args] }
     : undefined;
@@ -103,6 +111,8 @@ async function spawn(
     args: command?.args ?? ["run", "-A", ...profile, path, ...args],
     stdout: "piped",
     stderr: "inherit",
+    // A script of another checkout (`deployed@<dir>`) runs with that checkout's deno.json.
+    cwd: path.replace(/\/bench\/[^/]+$/, ""),
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
@@ -159,9 +169,9 @@ async function b64urlSha256(value: string): Promise<string> {
 }
 
 /** Starts the service and gets codes and token chains through its own endpoints. */
-async function startService(mode: "local" | "deployed"): Promise<Target> {
+async function startService(mode: "local" | "deployed", checkout?: string): Promise<Target> {
   const started = await spawn(
-    "./auth_bench_server.ts",
+    checkout ? `${checkout.replace(/\/$/, "")}/bench/auth_bench_server.ts` : "./auth_bench_server.ts",
     mode === "deployed" ? ["deployed"] : [],
     "/api/auth/.well-known/openid-configuration",
   );
@@ -220,7 +230,7 @@ async function startService(mode: "local" | "deployed"): Promise<Target> {
     refreshTokens.push(tokens.refresh_token);
   }
   return {
-    name: mode === "local" ? "switchyard (local)" : "switchyard (deployed)",
+    name: `switchyard (${mode}${checkout ? ` @${checkout}` : ""})`,
     started,
     paths: {
       discovery: "/api/auth/.well-known/openid-configuration",
@@ -269,9 +279,42 @@ async function startPeer(): Promise<Target> {
   };
 }
 
+/** One raw connection per target and worker (`--client raw`), opened on first use. */
+const rawConnections = new Map<string, Promise<RawHttpConnection>>();
+
+/** `fetch` for the bench's requests, or the same request over the worker's raw connection. */
+function sender(t: Target, worker: number): (url: string, init?: RequestInit) => Promise<Response> {
+  if (CLIENT === "fetch") return (url, init) => fetch(url, init);
+  return async (url, init = {}) => {
+    const key = `${t.name}:${worker}`;
+    let connection = rawConnections.get(key);
+    if (!connection) {
+      connection = RawHttpConnection.open(url);
+      rawConnections.set(key, connection);
+    }
+    const { pathname, search } = new URL(url);
+    const body = init.body === undefined || init.body === null ? undefined : String(init.body);
+    const headers = body !== undefined && init.body instanceof URLSearchParams
+      ? { "content-type": "application/x-www-form-urlencoded", ...init.headers as Record<string, string> }
+      : init.headers as Record<string, string> | undefined;
+    try {
+      return await (await connection).request(init.method ?? "GET", pathname + search, headers, body);
+    } catch (error) {
+      // A keep-alive connection the server closed while idle (Node's 5 s keepAliveTimeout between phases):
+      // one new connection, the request sent again.
+      if (!(error instanceof Error && error.message.includes("closed"))) throw error;
+      (await connection).close();
+      const fresh = RawHttpConnection.open(url);
+      rawConnections.set(key, fresh);
+      return await (await fresh).request(init.method ?? "GET", pathname + search, headers, body);
+    }
+  };
+}
+
 /** The request a scenario sends for worker `w` of target `t`. */
 function scenarioStep(t: Target, scenario: string, worker: number): Step {
   const url = (path: string) => `${t.started.info.url}${path}`;
+  const fetch = sender(t, worker);
   const form = (body: Record<string, string>, extra: Record<string, string> = {}) =>
     fetch(url(t.paths.token), {
       method: "POST",
@@ -371,7 +414,12 @@ async function throughput(t: Target, scenario: string): Promise<{ rps: number; c
 const targets: Target[] = [];
 for (const name of TARGETS) {
   if (name === "peer") targets.push(await startPeer());
-  else targets.push(await startService(name as "local" | "deployed"));
+  else {
+    // `deployed@<dir>`: the service of another checkout (a paired run against a base commit).
+    const [mode, checkout] = name.split("@");
+    if (mode !== "local" && mode !== "deployed") throw new Error(`unknown target ${name}`);
+    targets.push(await startService(mode, checkout));
+  }
 }
 const rows: string[][] = [];
 const results = new Map<string, Map<string, { p50: number; p99: number; rps: number; cpuUs: number }>>();
@@ -394,6 +442,7 @@ const header = [
   "CPU µs/req",
   "× peer req/s",
 ];
+console.log(`load generator: ${CLIENT === "raw" ? "raw keep-alive connections" : "fetch"}, c=${CONCURRENCY}`);
 rows.push(header);
 for (const [scenario, byTarget] of results) {
   const peerRps = peer ? byTarget.get(peer)?.rps : undefined;
@@ -424,6 +473,7 @@ for (const t of targets) {
 }
 const widths = header.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
 for (const row of rows) console.log(row.map((cell, i) => (cell ?? "").padEnd(widths[i])).join("  "));
+for (const connection of rawConnections.values()) (await connection).close();
 // SIGTERM: the service script exits through Deno.exit, so a requested CPU profile is written.
 for (const t of targets) t.started.child.kill("SIGTERM");
 await Promise.all(targets.map((t) => t.started.child.status));

@@ -1,6 +1,6 @@
 /**
- * The one home of the suite's small cryptographic primitives: SHA-256 as hex, HMAC-SHA256, base64url and a
- * timing-safe comparison. Each has exactly one implementation, here; services import these instead of
+ * The one home of the suite's small cryptographic primitives: SHA-256 as hex or base64url, HMAC-SHA256,
+ * base64url and a timing-safe comparison. Each has exactly one implementation, here; services import these instead of
  * writing their own.
  *
  * Everything comes from the runtime, no dependency: SHA-256, HMAC and the comparison from `node:crypto`
@@ -20,6 +20,14 @@ function toBytes(input: string | Uint8Array): Uint8Array {
 /** Lowercase hex SHA-256 of `input` (a string is hashed as its UTF-8 bytes). */
 export function sha256Hex(input: string | Uint8Array): string {
   return createHash("sha256").update(input).digest("hex");
+}
+
+/**
+ * base64url (no padding) SHA-256 of `input` (a string as its UTF-8 bytes): the form OAuth stores token hashes
+ * in (Better Auth's stored secrets, codes and tokens) and PKCE's S256 challenge (RFC 7636 §4.2).
+ */
+export function sha256Base64url(input: string | Uint8Array): string {
+  return createHash("sha256").update(input).digest("base64url");
 }
 
 /** HMAC-SHA256 (RFC 2104) of `data` under `key` (strings as UTF-8), the 32-byte tag. */

@@ -4,6 +4,7 @@ import {
   base64urlEncode,
   hmacSha256,
   hmacSha256Hex,
+  sha256Base64url,
   sha256Hex,
   timingSafeEqual,
 } from "./crypto.ts";
@@ -31,6 +32,19 @@ Deno.test("sha256Hex equals Web Crypto for every length around the block boundar
     const expected = hex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
     assert.equal(sha256Hex(text), expected, `length ${text.length}`);
     assert.equal(sha256Hex(bytes), expected, `bytes of length ${bytes.length}`);
+  }
+});
+
+Deno.test("sha256Base64url is RFC 7636's S256 challenge and equals Web Crypto's digest in base64url", async () => {
+  // RFC 7636 Appendix B: the verifier and its S256 code challenge.
+  assert.equal(
+    sha256Base64url("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+    "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+  );
+  for (const text of ["", "abc", "é", "x".repeat(200)]) {
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+    assert.equal(sha256Base64url(text), base64urlEncode(digest));
+    assert.equal(sha256Base64url(new TextEncoder().encode(text)), base64urlEncode(digest));
   }
 });
 

@@ -12,6 +12,36 @@ Deno.test("file: URLs name their path; hosts and query parameters are refused", 
   assert.throws(() => filePathOf("file:a.db?mode=ro"), /query parameters/);
 });
 
+Deno.test("a row has @libsql/client's shape: names enumerable, indexes and length not, the first of a repeated name wins, a __proto__ column is a plain property", async () => {
+  const client = libsqlFileClient("file::memory:");
+  try {
+    const { rows } = await client.execute(
+      `SELECT 'a' AS x, 'b' AS y, 'c' AS x, 'd' AS "__proto__", 'e' AS length`,
+    );
+    const row = rows[0];
+    assert.deepEqual(Object.keys(row), ["x", "y", "__proto__"]);
+    assert.equal(row.length, 5);
+    assert.deepEqual([row[0], row[1], row[2], row[3], row[4]], ["a", "b", "c", "d", "e"]);
+    assert.equal(row.x, "a");
+    assert.equal(Object.getPrototypeOf(row), Object.prototype);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(row, "__proto__"), {
+      value: "d",
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+    assert.deepEqual(Object.getOwnPropertyDescriptor(row, "y"), {
+      value: "b",
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+    assert.equal(Object.getOwnPropertyDescriptor(row, 0)?.enumerable, false);
+  } finally {
+    client.close();
+  }
+});
+
 Deno.test("rows read by name and index, integers as numbers, writes report changes and the new rowid", async () => {
   await using dir = await tempDir();
   const client = libsqlFileClient(`file:${dir.path}/t.db`);

@@ -2,7 +2,7 @@
 
 /** A new secret: 32 bytes from the platform CSPRNG, base64-encoded (44 characters). */
 export function generateAuthSecret(): string {
-  return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+  return crypto.getRandomValues(new Uint8Array(32)).toBase64();
 }
 
 if (import.meta.main) console.log(generateAuthSecret());

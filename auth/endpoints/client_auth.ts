@@ -4,23 +4,14 @@
  * reports unknown clients with 400). Secrets are compared as Better Auth stores them: base64url(SHA-256).
  */
 import type { Client } from "@libsql/client";
-import { createHash } from "node:crypto";
+import { sha256Base64url, timingSafeEqual } from "@switchyard/lib/crypto.ts";
 
 /**
- * Base64url (no padding) SHA-256 of `value`, the hash Better Auth stores for secrets, codes and tokens.
- * Node's synchronous hash: WebCrypto's `digest` is a thread-pool round trip, several times the cost of
- * hashing a token (measured by bench:auth; every token request hashes two or three values).
+ * Base64url (no padding) SHA-256 of `value`, the hash Better Auth stores for secrets, codes and tokens
+ * (lib/crypto.ts; synchronous: WebCrypto's `digest` is a thread-pool round trip, several times the cost of
+ * hashing a token, and every token request hashes two to four values).
  */
-export function sha256Base64Url(value: string): Promise<string> {
-  return Promise.resolve(createHash("sha256").update(value).digest("base64url"));
-}
-
-function constantTimeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
+export const sha256Base64Url: (value: string) => string = sha256Base64url;
 
 /** Credentials presented by a client. */
 export interface PresentedCredentials {
@@ -77,6 +68,12 @@ export type ClientAuthResult =
   | { ok: true; clientId: string; confidential: boolean }
   | { ok: false; description: string };
 
+/** The stored columns client authentication reads (`oauth_client.client_secret`, `disabled`). */
+export interface StoredClientSecret {
+  client_secret: unknown;
+  disabled: unknown;
+}
+
 /** Authenticates a client against `oauth_client`. Public clients authenticate with their id alone. */
 export async function authenticateClient(
   client: Client,
@@ -88,20 +85,30 @@ export async function authenticateClient(
     sql: "SELECT client_secret, disabled FROM oauth_client WHERE client_id = ?",
     args: [creds.clientId],
   });
-  const row = result.rows[0];
+  return verifyClient(result.rows[0] as unknown as StoredClientSecret | undefined, creds);
+}
+
+/**
+ * Checks presented credentials against the client's stored row (`undefined`: no such client), read by
+ * {@link authenticateClient} or together with a grant's other rows (the refresh grant's one read).
+ */
+export function verifyClient(
+  row: StoredClientSecret | undefined,
+  creds: PresentedCredentials,
+): ClientAuthResult {
+  if (creds.malformed) return { ok: false, description: creds.malformed };
+  if (!creds.clientId) return { ok: false, description: "client authentication required" };
   // One description for every way a named client fails, so that answers do not tell an unknown client id
   // from a known one with a wrong secret (client-id enumeration). The hash is computed in every case, so
   // the time taken does not tell them apart either.
   const failed = { ok: false as const, description: CLIENT_AUTH_FAILED };
-  const presentedHash = creds.clientSecret === undefined
-    ? undefined
-    : await sha256Base64Url(creds.clientSecret);
+  const presentedHash = creds.clientSecret === undefined ? undefined : sha256Base64url(creds.clientSecret);
   if (!row || Number(row.disabled ?? 0) === 1) return failed;
   const stored = row.client_secret === null ? undefined : String(row.client_secret);
   if (!stored) {
     if (creds.clientSecret) return failed;
     return { ok: true, clientId: creds.clientId, confidential: false };
   }
-  if (presentedHash === undefined || !constantTimeEqual(presentedHash, stored)) return failed;
+  if (presentedHash === undefined || !timingSafeEqual(presentedHash, stored)) return failed;
   return { ok: true, clientId: creds.clientId, confidential: true };
 }

@@ -27,10 +27,11 @@ import {
   CLIENT_AUTH_FAILED,
   presentedCredentials,
   sha256Base64Url,
+  verifyClient,
 } from "./client_auth.ts";
 import { invalidClientResponse, oauthError } from "../oauth_error.ts";
 import { type Forward, isForm, noStore, type ShimDeps } from "./shim_types.ts";
-import { findRefreshRow, refreshGrant } from "../grants/refresh_grant.ts";
+import { loadRefreshContext, type RefreshContext, refreshGrant } from "../grants/refresh_grant.ts";
 import { deviceCodeGrant } from "../device/device_flow.ts";
 import { DEVICE_CODE_GRANT } from "../device/device_client.ts";
 import { decodeJwt } from "jose";
@@ -100,10 +101,17 @@ export async function tokenEndpoint(request: Request, forward: Forward, deps: Sh
     return oauthError("invalid_target", "the resource parameter is not supported by this server");
   }
   const creds = presentedCredentials(request.headers.get("authorization"), form);
-  const auth = await authenticateClient(deps.client, creds);
+  const grantType = form.get("grant_type");
+  // A refresh reads the client, the token with its grant and the user in one statement; client
+  // authentication is checked on that row exactly as on its own read.
+  const presentedRefresh = grantType === "refresh_token" ? form.get("refresh_token") : null;
+  const refresh = presentedRefresh && creds.clientId && !creds.malformed
+    ? { hash: sha256Base64Url(presentedRefresh), token: presentedRefresh }
+    : undefined;
+  const context = refresh ? await loadRefreshContext(deps.client, creds.clientId!, refresh.hash) : undefined;
+  const auth = context ? verifyClient(context.client, creds) : await authenticateClient(deps.client, creds);
   if (!auth.ok) return invalidClientResponse(auth.description, creds.basic);
 
-  const grantType = form.get("grant_type");
   if (!grantType) return oauthError("invalid_request", "grant_type is required");
   // Better Auth reads credentials from the form only, and Basic only when spelled "Basic ".
   form.set("client_id", auth.clientId);
@@ -115,7 +123,10 @@ export async function tokenEndpoint(request: Request, forward: Forward, deps: Sh
     return forward(new Request(request.url, { method: "POST", headers, body: form.toString() }));
   };
   if (grantType === "authorization_code") return await codeGrant(form, auth.clientId, forwardForm, deps);
-  if (grantType === "refresh_token") return await refreshTokenGrant(form, auth.clientId, deps);
+  if (grantType === "refresh_token") {
+    if (!refresh || !context) return oauthError("invalid_request", "refresh_token is required");
+    return await refreshTokenGrant(form, auth.clientId, refresh, context, deps);
+  }
   if (grantType === DEVICE_CODE_GRANT) {
     return await deviceCodeGrant(form, auth.clientId, { ...deps, sign: deps.signJwt, verificationUri: "" });
   }
@@ -205,12 +216,12 @@ async function codeGrant(
 async function refreshTokenGrant(
   form: URLSearchParams,
   clientId: string,
+  presented: { token: string; hash: string },
+  context: RefreshContext,
   deps: ShimDeps,
 ): Promise<Response> {
-  const token = form.get("refresh_token");
-  if (!token) return oauthError("invalid_request", "refresh_token is required");
-  const tokenHash = await sha256Base64Url(token);
-  const row = await findRefreshRow(deps.client, tokenHash);
+  const { token, hash: tokenHash } = presented;
+  const row = context.token;
   if (!row) return oauthError("invalid_grant", "invalid or revoked refresh token");
   if (row.clientId !== clientId) {
     return oauthError("invalid_grant", "refresh token was issued to another client");
@@ -248,7 +259,8 @@ async function refreshTokenGrant(
     row,
     grantId,
     form.get("scope"),
-    { token, hash: tokenHash },
+    context,
+    presented,
   );
   return answer === "replayed" ? await replayed() : answer;
 }

@@ -8,9 +8,6 @@
  */
 import type { Client, InStatement } from "@libsql/client";
 
-const encodeBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-const decodeBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-
 const KEY_LABEL = "switchyard refresh reuse v1\0";
 
 async function keyOf(presentedToken: string): Promise<CryptoKey> {
@@ -52,7 +49,7 @@ export async function keepForReuse(input: {
         input.presentedHash,
         input.grantId,
         input.successorHash,
-        encodeBase64(blob),
+        blob.toBase64(),
         input.now + input.windowSeconds * 1000,
       ],
     },
@@ -75,7 +72,7 @@ export async function reusedResponse(
   const row = result.rows[0];
   if (!row) return undefined;
   try {
-    const blob = decodeBase64(String(row.response));
+    const blob = Uint8Array.fromBase64(String(row.response));
     const body = await crypto.subtle.decrypt(
       { name: "AES-GCM", iv: blob.slice(0, 12), additionalData: new TextEncoder().encode(presentedHash) },
       await keyOf(presentedToken),

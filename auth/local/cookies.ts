@@ -25,6 +25,9 @@ export async function finishLocalCookies(
   cookieHeader: string | null,
   response: Response,
 ): Promise<Response> {
+  const signOut = request.method === "POST" && new URL(request.url).pathname === "/api/auth/sign-out";
+  // Nothing to do on an answer that is not a sign-out and sets no session cookie (token, userinfo, …).
+  if (!signOut && !setCookieNames(response).includes(SESSION_COOKIE)) return response;
   const out = new Response(response.body, response);
   const already = new Set(out.headers.getSetCookie().map((line) => line.split("=")[0].trim()));
   const expireVariant = (secureVariant: boolean) => {
@@ -33,7 +36,7 @@ export async function finishLocalCookies(
       if (!already.has(name)) out.headers.append("set-cookie", expireCookie(name));
     }
   };
-  if (request.method === "POST" && new URL(request.url).pathname === "/api/auth/sign-out") {
+  if (signOut) {
     for (const name of [SESSION_COOKIE, SECURE_SESSION_COOKIE]) {
       const value = cookieValue(cookieHeader, name);
       if (!value) continue;

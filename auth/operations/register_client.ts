@@ -83,7 +83,7 @@ export async function registerClient(
 ): Promise<RegisteredClient> {
   const problems = registrationProblems(reg);
   if (problems.length) throw commandError("BAD_REQUEST", problems.join("\n"));
-  const secret = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+  const secret = crypto.getRandomValues(new Uint8Array(32)).toBase64();
   const config: AuthConfig = Object.freeze({
     AUTH_BASE_URL: baseUrl,
     AUTH_DATABASE_URL: "file:unused",

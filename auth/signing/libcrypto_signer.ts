@@ -12,10 +12,10 @@
  * the shared `EVP_PKEY` is only read while signing. Where the library cannot be loaded (no libcrypto 3, no
  * `--allow-ffi`, an edge isolate) {@link libcryptoSigner} says why and the caller keeps its other signer.
  */
-import { Buffer } from "node:buffer";
 import { createPrivateKey } from "node:crypto";
 import type { JWTPayload } from "jose";
 import type { KeySigner } from "./off_thread_signer.ts";
+import { base64urlEncode } from "@switchyard/lib/crypto.ts";
 
 const SYMBOLS = {
   d2i_AutoPrivateKey: { parameters: ["pointer", "buffer", "i64"], result: "pointer" },
@@ -93,7 +93,7 @@ export function libcryptoSigner(path = DEFAULT_LIBRARY): LibcryptoSignerResult {
     const loaded = {
       pkey,
       size: lib.symbols.EVP_PKEY_get_size(pkey),
-      header: base64Url(JSON.stringify({ alg: "RS256", kid })),
+      header: base64urlEncode(JSON.stringify({ alg: "RS256", kid })),
     };
     keys.set(kid, loaded);
     return loaded;
@@ -108,7 +108,7 @@ export function libcryptoSigner(path = DEFAULT_LIBRARY): LibcryptoSignerResult {
   const signer = async (kid: string, jwk: Record<string, unknown>, payload: JWTPayload): Promise<string> => {
     if (closed) throw new Error("the libcrypto signer is closed");
     const key = load(kid, jwk);
-    const input = `${key.header}.${base64Url(JSON.stringify(payload))}`;
+    const input = `${key.header}.${base64urlEncode(JSON.stringify(payload))}`;
     const data = encoder.encode(input);
     const signature = new Uint8Array(key.size);
     const length = new BigUint64Array([BigInt(key.size)]);
@@ -128,7 +128,7 @@ export function libcryptoSigner(path = DEFAULT_LIBRARY): LibcryptoSignerResult {
         BigInt(data.length),
       );
       if (ok !== 1) throw new Error("libcrypto could not sign the token");
-      return `${input}.${Buffer.from(signature.subarray(0, Number(length[0]))).toString("base64url")}`;
+      return `${input}.${base64urlEncode(signature.subarray(0, Number(length[0])))}`;
     } catch (error) {
       lib.symbols.ERR_clear_error();
       throw error;
@@ -153,8 +153,4 @@ export function libcryptoSigner(path = DEFAULT_LIBRARY): LibcryptoSignerResult {
       },
     }),
   };
-}
-
-function base64Url(text: string): string {
-  return Buffer.from(text).toString("base64url");
 }

@@ -42,11 +42,12 @@ function exchange(as: oauth.AuthorizationServer, auth: string, code: string, ver
 
 async function errorOf(
   response: Response,
-): Promise<{ status: number; error: string; wwwAuthenticate: string | null }> {
+): Promise<{ status: number; error: string; description?: string; wwwAuthenticate: string | null }> {
   const body = await response.json();
   return {
     status: response.status,
     error: body.error,
+    description: body.error_description,
     wwwAuthenticate: response.headers.get("www-authenticate"),
   };
 }
@@ -298,6 +299,38 @@ Deno.test("a refresh token presented by another client gets 400 invalid_grant", 
     }),
   );
   assert.deepEqual([result.status, result.error], [400, "invalid_grant"]);
+});
+
+Deno.test("a refresh with a wrong secret, an unknown client or a disabled client gets 401 invalid_client and leaves the token usable", async () => {
+  const { svc, reg, as, auth } = await setup();
+  await using _ = svc;
+  const { code, verifier } = await getCode(svc, as, reg.client_id);
+  const tokens = await (await exchange(as, auth, code, verifier)).json();
+  const refresh = (authorization: string) =>
+    postForm(as.token_endpoint!, { grant_type: "refresh_token", refresh_token: tokens.refresh_token }, {
+      authorization,
+    });
+  const descriptions = new Set<string>();
+  for (const authorization of [basic(reg.client_id, "not-the-secret"), basic("no-such-client", "x")]) {
+    const refused = await errorOf(await refresh(authorization));
+    assert.deepEqual([refused.status, refused.error], [401, "invalid_client"]);
+    assert.match(refused.wwwAuthenticate ?? "", /^Basic/);
+    descriptions.add(refused.description ?? "");
+  }
+  assert.equal(descriptions.size, 1, "one description: an unknown client id looks like a wrong secret");
+  await svc.database.client.execute({
+    sql: "UPDATE oauth_client SET disabled = 1 WHERE client_id = ?",
+    args: [reg.client_id],
+  });
+  const disabled = await errorOf(await refresh(auth));
+  assert.deepEqual([disabled.status, disabled.error], [401, "invalid_client"]);
+  await svc.database.client.execute({
+    sql: "UPDATE oauth_client SET disabled = 0 WHERE client_id = ?",
+    args: [reg.client_id],
+  });
+  const rotated = await refresh(auth);
+  assert.equal(rotated.status, 200, "the refused attempts consumed nothing");
+  assert.ok((await rotated.json()).refresh_token);
 });
 
 Deno.test("userinfo with a bad token answers 401 with WWW-Authenticate Bearer invalid_token", async () => {

@@ -40,9 +40,38 @@ Deno.test("a key added to the table (rotation in another process) is published w
 
 Deno.test("local mode's Host allow-list still applies to the documents served from memory", async () => {
   await using svc = await startAuthService();
-  const response = await svc.handle(
-    new Request(`${svc.url}/api/auth/jwks`, { headers: { host: "evil.example:37960" } }),
+  for (const path of ["/api/auth/jwks", "/api/auth/.well-known/openid-configuration"]) {
+    // Loaded into memory first, so the refusal is the answer of the path that skips the router.
+    const loaded = await svc.handle(new Request(`${svc.url}${path}`));
+    assert.equal(loaded.status, 200, path);
+    await loaded.body?.cancel();
+    const response = await svc.handle(
+      new Request(`${svc.url}${path}`, { headers: { host: "evil.example:37960" } }),
+    );
+    assert.equal(response.status, 403, path);
+    await response.body?.cancel();
+  }
+});
+
+Deno.test("a document served from memory is the routed answer: same body, headers and HEAD/304 behaviour", async () => {
+  await using svc = await startAuthService();
+  const path = "/api/auth/.well-known/openid-configuration";
+  const routed = await svc.handle(new Request(`${svc.url}${path}`));
+  const routedBody = await routed.text();
+  const cached = await svc.handle(new Request(`${svc.url}${path}`));
+  assert.equal(await cached.text(), routedBody);
+  for (const name of ["content-type", "cache-control", "etag", "access-control-allow-origin"]) {
+    assert.equal(cached.headers.get(name), routed.headers.get(name), name);
+  }
+  const head = await svc.handle(new Request(`${svc.url}${path}`, { method: "HEAD" }));
+  assert.equal(head.status, 200);
+  assert.equal(await head.text(), "");
+  const notModified = await svc.handle(
+    new Request(`${svc.url}${path}`, { headers: { "if-none-match": `W/${routed.headers.get("etag")}` } }),
   );
-  assert.equal(response.status, 403);
-  await response.body?.cancel();
+  assert.equal(notModified.status, 304);
+  await notModified.body?.cancel();
+  const post = await svc.handle(new Request(`${svc.url}${path}`, { method: "POST" }));
+  assert.notEqual(post.status, 200, "only GET and HEAD are documents");
+  await post.body?.cancel();
 });
