@@ -9,7 +9,10 @@
  *   conversation costs; gpt-tokenizer's own merge cache stays warm, as in a running gateway;
  * - warm: the same request again, parsed from its body each time (new strings) — what Claude Code's next
  *   call costs, since it resends the same system prompt, tools and history;
- * - route: parse + validate + count of that body, the `/v1/messages/count_tokens` handler's own work.
+ * - route: parse + validate + count of that body, the `/v1/messages/count_tokens` handler's own work;
+ * - next turn: the same request with a turn added (an assistant tool call and a new 5,600-character tool
+ *   result, then a new 2,600-character user message) — Claude Code's steady state, where only the new turn is
+ *   counted afresh.
  *
  * `deno task bench:tokens [model]` (default gpt-4.1).
  */
@@ -112,4 +115,26 @@ for (let i = 0; i < ROUNDS * 5; i++) {
 }
 summary("warm: the same request again (count only)", warm);
 summary("route: parse + validate + count of the same body", route);
+
+const nextTurn: number[] = [];
+for (let i = 1; i <= ROUNDS; i++) {
+  const request = JSON.parse(body) as { messages: unknown[] };
+  const fresh = requestAt(i * 7_919 + 3_001).messages as Array<{ content: unknown }>;
+  request.messages.pop(); // the trailing "Go on."
+  request.messages.push(
+    {
+      role: "assistant",
+      content: [{ type: "tool_use", id: `toolu_n${i}`, name: "Tool1", input: { path: "x" } }],
+    },
+    {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: `toolu_n${i}`, content: fresh[2].content }],
+    },
+    { role: "user", content: fresh[0].content },
+  );
+  start = performance.now();
+  await countOpenAiTokens(MODEL, request as unknown as MessagesRequest);
+  nextTurn.push(performance.now() - start);
+}
+summary("next turn: history seen, one new turn (~2k tokens)", nextTurn);
 console.log(`count cache: ${cache.size.entries} strings, ${cache.size.chars} characters`);
