@@ -43,7 +43,8 @@ import {
 
 import { locksForAgent } from "./jobs/unlock.ts";
 import type { Gates, Planning } from "./planning.ts";
-import { isMapping, isObject, type Mapping, mappingsOf, objectOf } from "../source/values.ts";
+import { isMapping, type Mapping, mappingsOf, objectOf } from "../source/values.ts";
+import { type Triggers, writtenEvent } from "../source/on_section.ts";
 
 /**
  * Events that need no role check. Not `repository_dispatch`: anyone holding a token that can dispatch to the
@@ -78,11 +79,9 @@ const CONTENT_EVENTS = [
 export async function activationGates(planning: Planning): Promise<Gates> {
   const { o, data, imports, triggers, lockPath, pinSteps } = planning;
   // gh-aw-only `on:` keys (skip-if-*, github-app…) may also come from imports; the main workflow wins.
-  const rawOn: Record<string, unknown> = { ...triggers.raw };
+  const rawOn: Triggers = { ...triggers.raw };
   for (const imp of imports) {
-    const io = imp.frontmatter.on;
-    if (!isObject(io)) continue;
-    for (const [k, v] of Object.entries(io)) {
+    for (const [k, v] of Object.entries(imp.frontmatter.on.triggers)) {
       if (/^skip-|^github-app$|^github-token$/.test(k) && rawOn[k] === undefined) rawOn[k] = v;
     }
   }
@@ -121,7 +120,7 @@ export async function activationGates(planning: Planning): Promise<Gates> {
     : rawOn["skip-if-no-match"] as { query: string; min?: number };
   const commands = triggers.slashCommand ? triggers.slashCommand.names : undefined;
   const prOn = rawOn.pull_request;
-  const prLabelNames = isObject(prOn) && prOn.names !== undefined
+  const prLabelNames = prOn?.names !== undefined
     ? (Array.isArray(prOn.names) ? prOn.names : [prOn.names]).map(String)
     : undefined;
   const rawJobs = planning.rawJobs;
@@ -324,8 +323,7 @@ export function planActivation(
     // gh-aw: the prompt reads the sanitized text, or the frontmatter `on:` names a content event.
     sanitize:
       /\$\{\{ (steps\.sanitized|needs\.activation)\.outputs\.(text|title|body) \}\}/.test(promptText) ||
-      (!!data.on && typeof data.on === "object" && !Array.isArray(data.on) &&
-        Object.keys(data.on).some((e) => CONTENT_EVENTS.includes(e))),
+      CONTENT_EVENTS.some((event) => writtenEvent(data.on, event)),
     messages: messagesJson(safeOutputs.global.messages),
     // The text sanitizer allows what the safe-output handlers allow (agent allowlist + safe-outputs.allowed-domains).
     allowedDomains: [...new Set([...network.allowed, ...expandEcosystems(safeOutputs.allowedDomains ?? [])])]

@@ -39,7 +39,7 @@ export async function planOutputJobs(planning: Planning): Promise<void> {
   );
   const conclusionExtra: string[] = [];
   // The issue is unlocked before the safe outputs act on it, and the conclusion reports after both.
-  if (locksForAgent(data.on)) {
+  if (locksForAgent(data.on.triggers)) {
     jobs.unlock = unlockJob(ctx, safeOutputs.threatDetection);
     (jobs.safe_outputs.needs as string[]).push("unlock");
     conclusionExtra.push("unlock");

@@ -35,8 +35,9 @@ import { planCustomJobs, planOutputJobs } from "./plan_outputs.ts";
 import { scriptExpressionProblems } from "./script_expressions.ts";
 import { firstHeading, hasContentsRead, otlpEnv, toY, versionOfSha } from "./workflow_values.ts";
 import { enginesWith } from "./engines/registry.ts";
-import { isObject, listOf, mappingOf, objectOf } from "../source/values.ts";
+import { listOf, mappingOf, objectOf } from "../source/values.ts";
 import type { Frontmatter } from "../source/schema.ts";
+import { writtenEvent } from "../source/on_section.ts";
 
 /** Plans one workflow; undefined when a diagnostic is an error (they are in `diagnostics`). */
 export async function planWorkflow(
@@ -148,7 +149,7 @@ export async function planWorkflow(
       mcpServers: w.manifestMcpServers,
       // As written: a slash command's generated pull-request triggers do not count.
       hasPullRequest: (options.target ?? DEFAULT_TARGET).emit.manifestHasPullRequest &&
-          isObject(data.on) && "pull_request" in data.on
+          writtenEvent(data.on, "pull_request")
         ? true
         : undefined,
       description: typeof data.description === "string" ? data.description : undefined,
@@ -187,7 +188,7 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
   const { path: source, id, file, frontmatter: data, merged } = src;
   const name = typeof data.name === "string" ? data.name : firstHeading(file.split.body) ?? id;
   const triggers = processTriggers(
-    data.on,
+    data.on.triggers,
     `${options.seedPrefix}${source}`,
     source,
     file.locate,
@@ -348,7 +349,7 @@ function jobContext(
     workflowCall: "workflow_call" in triggers.on,
     // As written, like the manifest's `has_pull_request`: a slash command's generated pull-request trigger
     // does not count.
-    pullRequestEvent: isObject(data.on) && "pull_request" in data.on,
+    pullRequestEvent: writtenEvent(data.on, "pull_request"),
     sandboxInfo: sandboxInfoOf(data.sandbox),
   };
 }

@@ -11,6 +11,7 @@ import { diagnostic } from "../source/diagnostics.ts";
 import { AW_CONTEXT, COMMENTED, type ParsedSchedules, renderOn } from "./triggers_render.ts";
 import { COMMAND_EVENT_IDS, type CommandEventId, githubEventOf } from "./jobs/command_conditions.ts";
 import { objectOf } from "../source/values.ts";
+import { itemNumberInput, type Triggers } from "../source/on_section.ts";
 
 /** gh-aw keys removed entirely from the emitted `on:`. */
 const REMOVED = [
@@ -34,8 +35,8 @@ const REMOVED = [
 export interface TriggerInfo {
   /** The emitted `on:` value (keys sorted, comments in place). */
   on: Record<string, YValue>;
-  /** Original (normalised) `on:` object, including gh-aw keys. */
-  raw: Record<string, unknown>;
+  /** A copy of `on:` as read (short forms expanded), including gh-aw keys. */
+  raw: Triggers;
   /** Scattered/validated crons in order. */
   crons: string[];
   slashCommand?: {
@@ -65,11 +66,6 @@ function asList(v: unknown): string[] {
   return v === undefined || v === null ? [] : Array.isArray(v) ? v.map(String) : [String(v)];
 }
 
-/** The `item_number` dispatch input gh-aw adds for label-driven workflows. */
-function itemNumberInput(description: string): Record<string, unknown> {
-  return { default: "", description, required: false, type: "string" };
-}
-
 /** Adds `item_number` to the `workflow_dispatch` inputs (keeping a user-declared one). */
 function withItemNumber(wd: unknown): Record<string, unknown> {
   const o = objectOf(wd);
@@ -84,35 +80,11 @@ function withItemNumber(wd: unknown): Record<string, unknown> {
   };
 }
 
-/** Expands a string `on:` into its object form. */
-export function expandOnString(s: string): Record<string, unknown> | undefined {
-  const t = s.trim();
-  if (t.startsWith("/")) return { slash_command: { name: t.slice(1) }, workflow_dispatch: null };
-  let m = /^label-command\s+(\S+)$/.exec(t);
-  if (m) return { label_command: { name: m[1] } };
-  m = /^(pull_request|issues|discussion)\s+labeled\s+(.+)$/.exec(t);
-  if (m) {
-    const what = { pull_request: "pull request", issues: "issue", discussion: "discussion" }[m[1]];
-    return {
-      [m[1]]: { types: ["labeled"], names: m[2].split(/[\s,]+/) },
-      workflow_dispatch: { inputs: { item_number: itemNumberInput(`The number of the ${what}`) } },
-    };
-  }
-  if (/^[a-z_]+$/.test(t) && !["daily", "weekly", "hourly", "biweekly"].includes(t)) return { [t]: null };
-  return undefined;
-}
-
 /** Where schedule errors are reported: the workflow file and a locator of frontmatter paths in it. */
 interface ScheduleDiagnostics {
   file: string;
   locate: (path: (string | number)[]) => [number, number];
   diags: Diagnostic[];
-}
-
-/** The `on:` object as written: a string shorthand expanded (a bare schedule also runs by hand), else a copy. */
-function normaliseOn(rawOn: unknown): Record<string, unknown> {
-  if (typeof rawOn !== "string") return { ...objectOf(rawOn) };
-  return expandOnString(rawOn) ?? { schedule: rawOn, workflow_dispatch: null };
 }
 
 /** The triggers GitHub sees: `raw` without the gh-aw keys (removed, or rendered as comments later). */
@@ -241,15 +213,15 @@ function addAwContextInput(on: Record<string, unknown>): void {
   }
 }
 
-/** Processes `on:`; `seed` is the scattering seed. */
+/** Processes `on:` (as read by source/on_section.ts); `seed` is the scattering seed. */
 export function processTriggers(
-  rawOn: unknown,
+  triggers: Triggers,
   seed: string,
   file: string,
   locate: (p: (string | number)[]) => [number, number],
   diags: Diagnostic[],
 ): TriggerInfo {
-  const raw = normaliseOn(rawOn);
+  const raw: Triggers = { ...triggers };
   const on = githubTriggers(raw);
   // Each step adds its triggers to `on` in turn; `events` keeps that insertion order.
   const schedules = raw.schedule === undefined

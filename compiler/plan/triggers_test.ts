@@ -2,9 +2,10 @@ import { assert, assertEquals } from "../test_assert.ts";
 import { writeYaml } from "../yaml/writer.ts";
 import { agentConcurrency, concurrencyFor, processTriggers } from "./triggers.ts";
 import { toY } from "./workflow_values.ts";
+import { readOn } from "../source/on_section.ts";
 
 const on = (raw: unknown) =>
-  processTriggers(raw, "acme/widgets/.github/workflows/w.md", "w.md", () => [1, 1], []);
+  processTriggers(readOn(raw).triggers, "acme/widgets/.github/workflows/w.md", "w.md", () => [1, 1], []);
 
 Deno.test("the workflow concurrency group is keyed by the triggering entity, PR runs cancel", () => {
   const plain = concurrencyFor(undefined, on({ workflow_dispatch: null }), toY);

@@ -61,7 +61,7 @@ Deno.test("the header lists plain imports dependencies-first, choosing the first
       path,
       displayPath: path,
       file: {} as never,
-      frontmatter: { on: {}, tools: {} },
+      frontmatter: { on: { triggers: {} }, tools: {} },
       inputs: {},
       parameterised: false,
       dependsOn,

@@ -12,6 +12,7 @@ import { safeOutputsGlobalShape, splitSafeOutputs } from "./safe_outputs_section
 import type { Diagnostic } from "../api.ts";
 import type { ParsedFile } from "./parse.ts";
 import { diagnostic } from "./diagnostics.ts";
+import { readOn } from "./on_section.ts";
 import {
   ENGINE_IDS,
   ENGINE_KEYS,
@@ -252,7 +253,8 @@ export const frontmatterSchema = z.object({
   source: z.string().optional(),
   "tracker-id": z.string().optional(),
   "run-name": text.optional(),
-  on: z.union([z.string(), mapping]),
+  // A short text read into the trigger mapping it stands for; a mapping kept in the author's order.
+  on: z.union([z.string(), mapping]).transform(readOn),
   if: z.string().optional(),
   env: z.union([z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])), z.string()]).optional(),
   permissions: z.union([
@@ -384,7 +386,7 @@ export type Frontmatter = z.output<typeof frontmatterSchema>;
 
 /** The model of a file that did not validate (or a shared file's missing keys): no triggers, no tools. */
 export function emptyFrontmatter(): Frontmatter {
-  return { on: {}, tools: {} };
+  return { on: { triggers: {} }, tools: {} };
 }
 
 /** zod's names of value kinds in plain words. */
@@ -533,7 +535,7 @@ export function validateFrontmatter(
   const schema = shared ? frontmatterSchema.partial({ on: true }) : frontmatterSchema;
   const res = schema.safeParse(data);
   // A shared file has no `on:` of its own; the model's `on` is then the empty trigger map.
-  const frontmatter: Frontmatter = res.success ? { on: {}, ...res.data } : emptyFrontmatter();
+  const frontmatter: Frontmatter = res.success ? { on: { triggers: {} }, ...res.data } : emptyFrontmatter();
   if (!shared && data.on === undefined) {
     out.push(
       diagnostic(

@@ -73,13 +73,13 @@ Deno.test("a valid frontmatter becomes the typed model, and unknown keys do not 
 Deno.test("an invalid frontmatter yields errors and the empty model, never the unvalidated values", () => {
   const { diagnostics, frontmatter } = validate("on: daily\nname: Triage\ntimeout-minutes: soon");
   assert(diagnostics.some((d) => d.severity === "error" && d.code === "invalid-value"));
-  assertEquals(frontmatter, { on: {}, tools: {} });
+  assertEquals(frontmatter, { on: { triggers: {} }, tools: {} });
 });
 
 Deno.test("a shared file without on: validates to a model with the empty trigger map", () => {
   const { diagnostics, frontmatter } = validate("tools:\n  github:\n    toolsets: [issues]", true);
   assertEquals(diagnostics, []);
-  assertEquals(frontmatter.on, {});
+  assertEquals(frontmatter.on, { triggers: {} });
   assertEquals(frontmatter.tools, { github: { toolsets: ["issues"] } });
 });
 

@@ -7,15 +7,11 @@ import type { JobPlan } from "../types.ts";
 import { type JobCtx, scriptStep, setupSteps } from "../steps.ts";
 import { plain } from "../../yaml/writer.ts";
 import { ISSUE_EVENTS_GUARD } from "./activation.ts";
-import { isObject } from "../../source/values.ts";
+import type { Triggers } from "../../source/on_section.ts";
 
 /** Whether `on.issues` or `on.issue_comment` sets `lock-for-agent: true`. */
-export function locksForAgent(on: unknown): boolean {
-  if (!isObject(on)) return false;
-  return ["issues", "issue_comment"].some((event) => {
-    const e = on[event];
-    return isObject(e) && e["lock-for-agent"] === true;
-  });
+export function locksForAgent(on: Triggers): boolean {
+  return on.issues?.["lock-for-agent"] === true || on.issue_comment?.["lock-for-agent"] === true;
 }
 
 /** Builds `unlock`. */

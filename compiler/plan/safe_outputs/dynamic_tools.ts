@@ -7,6 +7,7 @@ import { parse } from "yaml";
 import type { SafeOutputsPlan } from "./plan.ts";
 import { actionTool } from "./custom_actions.ts";
 import { mappingOf } from "../../source/values.ts";
+import { readOn } from "../../source/on_section.ts";
 import { processTriggers } from "../triggers.ts";
 import { writeYaml } from "../../yaml/writer.ts";
 import { splitFrontmatter } from "../../source/parse.ts";
@@ -171,7 +172,7 @@ async function sourceDispatchInputs(
     const split = splitFrontmatter(text);
     const rawOn = mappingOf(parse(split.frontmatterText)).on;
     if (rawOn === undefined) return undefined;
-    const on = processTriggers(rawOn, "", path, () => [1, 1], []).on;
+    const on = processTriggers(readOn(rawOn).triggers, "", path, () => [1, 1], []).on;
     const dispatch = mappingOf(parse(writeYaml(on).join("\n"))).workflow_dispatch;
     return dispatch === undefined ? undefined : mappingOf(mappingOf(dispatch).inputs);
   } catch {

@@ -1,0 +1,31 @@
+import { assertEquals } from "../test_assert.ts";
+import { readOn, writtenEvent } from "./on_section.ts";
+
+Deno.test("on: short texts read into the trigger mapping they stand for", () => {
+  assertEquals(readOn("daily"), {
+    shorthand: "daily",
+    triggers: { schedule: "daily", workflow_dispatch: null },
+  });
+  assertEquals(readOn("issues"), { shorthand: "issues", triggers: { issues: null } });
+  assertEquals(readOn("/fix").triggers, { slash_command: { name: "fix" }, workflow_dispatch: null });
+  assertEquals(readOn("label-command deploy").triggers, { label_command: { name: "deploy" } });
+  const labeled = readOn("pull_request labeled bug, triage").triggers;
+  assertEquals(labeled.pull_request, { types: ["labeled"], names: ["bug", "triage"] });
+  assertEquals(Object.keys(labeled.workflow_dispatch?.inputs ?? {}), ["item_number"]);
+});
+
+Deno.test("on: a mapping is copied in the author's key order; anything else reads as no triggers", () => {
+  const written = { workflow_dispatch: null, push: { branches: ["main"] }, roles: "all" };
+  const on = readOn(written);
+  assertEquals(on.shorthand, undefined);
+  assertEquals(Object.keys(on.triggers), ["workflow_dispatch", "push", "roles"]);
+  on.triggers.issues = null;
+  assertEquals(Object.keys(written), ["workflow_dispatch", "push", "roles"]);
+  assertEquals(readOn(undefined), { triggers: {} });
+});
+
+Deno.test("on: an event counts as written only in the author's mapping", () => {
+  assertEquals(writtenEvent(readOn({ pull_request: null }), "pull_request"), true);
+  assertEquals(writtenEvent(readOn("pull_request"), "pull_request"), false);
+  assertEquals(writtenEvent(readOn({ push: null }), "pull_request"), false);
+});
