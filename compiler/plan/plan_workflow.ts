@@ -188,7 +188,7 @@ async function planBasics(src: WorkflowSource, options: PlanOptions, diagnostics
   const { path: source, id, file, frontmatter: data, merged } = src;
   const name = typeof data.name === "string" ? data.name : firstHeading(file.split.body) ?? id;
   const triggers = processTriggers(
-    data.on.triggers,
+    data.on,
     `${options.seedPrefix}${source}`,
     source,
     file.locate,

@@ -11,7 +11,14 @@ import { diagnostic } from "../source/diagnostics.ts";
 import { AW_CONTEXT, COMMENTED, type ParsedSchedules, renderOn } from "./triggers_render.ts";
 import { COMMAND_EVENT_IDS, type CommandEventId, githubEventOf } from "./jobs/command_conditions.ts";
 import { objectOf } from "../source/values.ts";
-import { itemNumberInput, type Triggers } from "../source/on_section.ts";
+import {
+  type CommandTrigger,
+  type Event,
+  type EventFilters,
+  itemNumberInput,
+  type OnSection,
+  type Triggers,
+} from "../source/on_section.ts";
 
 /** gh-aw keys removed entirely from the emitted `on:`. */
 const REMOVED = [
@@ -67,9 +74,9 @@ function asList(v: unknown): string[] {
 }
 
 /** Adds `item_number` to the `workflow_dispatch` inputs (keeping a user-declared one). */
-function withItemNumber(wd: unknown): Record<string, unknown> {
-  const o = objectOf(wd);
-  const inputs = objectOf(o.inputs);
+function withItemNumber(wd: Event | undefined): EventFilters {
+  const o = wd ?? {};
+  const inputs = o.inputs ?? {};
   if (inputs.item_number !== undefined) return o;
   return {
     ...o,
@@ -88,8 +95,8 @@ interface ScheduleDiagnostics {
 }
 
 /** The triggers GitHub sees: `raw` without the gh-aw keys (removed, or rendered as comments later). */
-function githubTriggers(raw: Record<string, unknown>): Record<string, unknown> {
-  const on: Record<string, unknown> = {};
+function githubTriggers(raw: Triggers): Triggers {
+  const on: Triggers = {};
   for (const [key, value] of Object.entries(raw)) {
     if (REMOVED.includes(key) || COMMENTED[key]) continue;
     on[key] = value;
@@ -102,7 +109,7 @@ function githubTriggers(raw: Record<string, unknown>): Record<string, unknown> {
  * reported and dropped. Fuzzy schedules can always be run by hand too.
  */
 function applySchedules(
-  on: Record<string, unknown>,
+  on: Triggers,
   schedule: unknown,
   seed: string,
   report: ScheduleDiagnostics,
@@ -144,13 +151,12 @@ function workflowIdOf(file: string): string {
  * routed through `workflow_dispatch`, otherwise the comment and body events it listens to.
  */
 function applySlashCommand(
-  raw: Record<string, unknown>,
-  on: Record<string, unknown>,
+  raw: Triggers,
+  o: CommandTrigger | undefined,
+  on: Triggers,
   file: string,
 ): TriggerInfo["slashCommand"] {
-  const command = raw.slash_command ?? raw.command;
-  if (command === undefined) return undefined;
-  const o = typeof command === "string" ? { name: command } : objectOf(command);
+  if (o === undefined) return undefined;
   const ids = o.events === undefined || asList(o.events).includes("*")
     ? COMMAND_EVENT_IDS
     : asList(o.events).filter((e): e is CommandEventId => COMMAND_EVENT_IDS.includes(e as CommandEventId));
@@ -183,13 +189,11 @@ function applySlashCommand(
  * taking the `item_number` to work on.
  */
 function applyLabelCommand(
-  raw: Record<string, unknown>,
-  on: Record<string, unknown>,
+  o: CommandTrigger | undefined,
+  on: Triggers,
   hasSlashCommand: boolean,
 ): TriggerInfo["labelCommand"] {
-  const command = raw.label_command;
-  if (command === undefined) return undefined;
-  const o = typeof command === "string" ? { name: command } : objectOf(command);
+  if (o === undefined) return undefined;
   const events = o.events ? asList(o.events) : ["issues", "pull_request", "discussion"];
   const decentralized = o.strategy === "decentralized";
   if (!decentralized) { for (const event of events) on[event] = { types: ["labeled"] }; }
@@ -204,31 +208,30 @@ function applyLabelCommand(
  * Adds gh-aw's `aw_context` input to a `workflow_dispatch` or `workflow_call` trigger (a declared one is
  * kept): a dispatching or calling workflow passes its context through it.
  */
-function addAwContextInput(on: Record<string, unknown>): void {
-  for (const event of ["workflow_dispatch", "workflow_call"]) {
+function addAwContextInput(on: Triggers): void {
+  for (const event of ["workflow_dispatch", "workflow_call"] as const) {
     if (!(event in on)) continue;
-    const trigger = objectOf(on[event]);
-    const inputs = { ...objectOf(trigger.inputs) };
-    on[event] = { ...trigger, inputs: { aw_context: AW_CONTEXT, ...inputs } };
+    const trigger = on[event] ?? {};
+    on[event] = { ...trigger, inputs: { aw_context: AW_CONTEXT, ...trigger.inputs } };
   }
 }
 
 /** Processes `on:` (as read by source/on_section.ts); `seed` is the scattering seed. */
 export function processTriggers(
-  triggers: Triggers,
+  section: OnSection,
   seed: string,
   file: string,
   locate: (p: (string | number)[]) => [number, number],
   diags: Diagnostic[],
 ): TriggerInfo {
-  const raw: Triggers = { ...triggers };
+  const raw: Triggers = { ...section.triggers };
   const on = githubTriggers(raw);
   // Each step adds its triggers to `on` in turn; `events` keeps that insertion order.
   const schedules = raw.schedule === undefined
     ? { crons: [], friendly: [] }
     : applySchedules(on, raw.schedule, seed, { file, locate, diags });
-  const slashCommand = applySlashCommand(raw, on, file);
-  const labelCommand = applyLabelCommand(raw, on, slashCommand !== undefined);
+  const slashCommand = applySlashCommand(raw, section.slashCommand, on, file);
+  const labelCommand = applyLabelCommand(section.labelCommand, on, slashCommand !== undefined);
   addAwContextInput(on);
   const rendered = renderOn(on, raw, schedules);
   return { on: rendered, raw, crons: schedules.crons, slashCommand, labelCommand, events: Object.keys(on) };

@@ -5,7 +5,7 @@ import { toY } from "./workflow_values.ts";
 import { readOn } from "../source/on_section.ts";
 
 const on = (raw: unknown) =>
-  processTriggers(readOn(raw).triggers, "acme/widgets/.github/workflows/w.md", "w.md", () => [1, 1], []);
+  processTriggers(readOn(raw), "acme/widgets/.github/workflows/w.md", "w.md", () => [1, 1], []);
 
 Deno.test("the workflow concurrency group is keyed by the triggering entity, PR runs cancel", () => {
   const plain = concurrencyFor(undefined, on({ workflow_dispatch: null }), toY);

@@ -60,12 +60,35 @@ export interface Triggers {
   [key: string]: unknown;
 }
 
+/**
+ * A command trigger (`slash_command`, `label_command`) in its mapping form: `slash_command: fix` reads as
+ * `{name: fix}`, an empty one (or any other value) as `{}`. Its settings are as written; plan/triggers.ts
+ * reads them as gh-aw does.
+ */
+export interface CommandTrigger {
+  /** The command name(s); unset: the workflow's id (slash) or `names` (label). */
+  name?: unknown;
+  /** `label_command`: the label names. */
+  names?: unknown;
+  /** The events the command listens on (`*` for all). */
+  events?: unknown;
+  /** `centralized` (slash) or `decentralized` (label). */
+  strategy?: unknown;
+  /** `label_command`: whether the label is removed once read (default true). */
+  remove_label?: unknown;
+  [key: string]: unknown;
+}
+
 /** `on:` as the planner reads it. */
 export interface OnSection {
   /** The text as written when `on:` is a short form (`on: daily`, `on: issues`, `on: /fix`); else unset. */
   shorthand?: string;
   /** The triggers: the mapping as written, or the one the short form stands for. */
   triggers: Triggers;
+  /** `slash_command` (or its old name `command`, read when `slash_command` is unset or empty). */
+  slashCommand?: CommandTrigger;
+  /** `label_command`. */
+  labelCommand?: CommandTrigger;
 }
 
 /** The `item_number` dispatch input gh-aw adds for label-driven workflows. */
@@ -97,11 +120,20 @@ export function expandOnString(s: string): Triggers | undefined {
  * a dispatch target's source) reads as no triggers.
  */
 export function readOn(value: unknown): OnSection {
-  if (typeof value !== "string") return { triggers: { ...objectOf(value) } };
-  return {
-    shorthand: value,
-    triggers: expandOnString(value) ?? { schedule: value, workflow_dispatch: null },
-  };
+  const triggers: Triggers = typeof value !== "string"
+    ? { ...objectOf(value) }
+    : expandOnString(value) ?? { schedule: value, workflow_dispatch: null };
+  const on: OnSection = typeof value === "string" ? { shorthand: value, triggers } : { triggers };
+  // As gh-aw reads them: an empty `slash_command:` falls back to `command:`.
+  const slash = triggers.slash_command ?? triggers.command;
+  if (slash !== undefined) on.slashCommand = commandForm(slash);
+  if (triggers.label_command !== undefined) on.labelCommand = commandForm(triggers.label_command);
+  return on;
+}
+
+/** A command trigger's mapping form: a name alone as `{name}`, a mapping as written, anything else `{}`. */
+function commandForm(value: unknown): CommandTrigger {
+  return typeof value === "string" ? { name: value } : objectOf(value);
 }
 
 /**

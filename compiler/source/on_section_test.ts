@@ -29,3 +29,16 @@ Deno.test("on: an event counts as written only in the author's mapping", () => {
   assertEquals(writtenEvent(readOn("pull_request"), "pull_request"), false);
   assertEquals(writtenEvent(readOn({ push: null }), "pull_request"), false);
 });
+
+Deno.test("on: command triggers read in their mapping form, an empty slash_command falling back to command", () => {
+  assertEquals(readOn({ slash_command: "fix" }).slashCommand, { name: "fix" });
+  assertEquals(readOn({ command: { name: "old", events: ["issues"] } }).slashCommand, {
+    name: "old",
+    events: ["issues"],
+  });
+  assertEquals(readOn({ slash_command: null, command: "legacy" }).slashCommand, { name: "legacy" });
+  assertEquals(readOn({ slash_command: null }).slashCommand, undefined);
+  assertEquals(readOn({ label_command: null }).labelCommand, {});
+  assertEquals(readOn("/fix").slashCommand, { name: "fix" });
+  assertEquals(readOn({ push: null }).labelCommand, undefined);
+});

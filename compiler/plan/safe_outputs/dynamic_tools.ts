@@ -172,7 +172,7 @@ async function sourceDispatchInputs(
     const split = splitFrontmatter(text);
     const rawOn = mappingOf(parse(split.frontmatterText)).on;
     if (rawOn === undefined) return undefined;
-    const on = processTriggers(readOn(rawOn).triggers, "", path, () => [1, 1], []).on;
+    const on = processTriggers(readOn(rawOn), "", path, () => [1, 1], []).on;
     const dispatch = mappingOf(parse(writeYaml(on).join("\n"))).workflow_dispatch;
     return dispatch === undefined ? undefined : mappingOf(mappingOf(dispatch).inputs);
   } catch {
