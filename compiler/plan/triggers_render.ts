@@ -6,6 +6,7 @@
 import { Comment, Commented, dq, lit, type YValue } from "../yaml/writer.ts";
 import { WORKFLOW_RUN_ZIZMOR_NOTE } from "./jobs/conditions.ts";
 import { isMapping, isObject, mappingsOf, objectOf } from "../source/values.ts";
+import type { Triggers } from "../source/on_section.ts";
 
 /** gh-aw keys shown as comments in the emitted `on:` (key → reason). */
 export const COMMENTED: Record<string, string> = {
@@ -63,7 +64,7 @@ function sortKeys(value: unknown, literal = false): YValue {
  */
 export function renderOn(
   on: Record<string, unknown>,
-  raw: Record<string, unknown>,
+  raw: Triggers,
   schedules: ParsedSchedules,
 ): Record<string, YValue> {
   const rendered: Record<string, YValue> = {};
@@ -78,8 +79,7 @@ export function renderOn(
         REBUILT_ON_KEYS.some((k) => k in raw) ? { ...schedules, withComments: false } : schedules,
       );
     } else if (key === "workflow_dispatch" || key === "workflow_call") {
-      const written = (raw[key] as { inputs?: Record<string, unknown> } | null | undefined)?.inputs;
-      rendered[key] = renderDispatch(objectOf(on[key]), written?.aw_context !== undefined);
+      rendered[key] = renderDispatch(objectOf(on[key]), raw[key]?.inputs?.aw_context !== undefined);
     } else {
       const trigger = on[key];
       rendered[key] = isMapping(trigger) ? renderEvent(key, trigger) : sortKeys(trigger);

@@ -30,6 +30,10 @@ export interface EventFilters {
   names?: TextOrTexts;
   /** gh-aw: lock the triggering issue while the agent works (boolean_keys.ts checks it). */
   "lock-for-agent"?: boolean;
+  /** gh-aw: `pull_request` from forks matching these patterns run too (`*`: all). */
+  forks?: unknown;
+  /** gh-aw: `deployment_status` states that start the workflow. */
+  state?: unknown;
   /** `workflow_dispatch` and `workflow_call` inputs, by name (in the order written). */
   inputs?: Record<string, TriggerDefinition> | null;
   /** `workflow_call` outputs, by name. */
@@ -57,6 +61,7 @@ export interface Triggers {
   workflow_dispatch?: Event;
   workflow_call?: Event;
   repository_dispatch?: Event;
+  deployment_status?: Event;
   [key: string]: unknown;
 }
 

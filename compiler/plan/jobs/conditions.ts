@@ -4,7 +4,7 @@
  */
 import { dq, folded, plain, type YValue } from "../../yaml/writer.ts";
 import { breakLongExpression, MAX_EXPRESSION_LINE } from "../../yaml/expr_break.ts";
-import { isObject } from "../../source/values.ts";
+import type { Event, Triggers } from "../../source/on_section.ts";
 
 /**
  * A `workflow_run` from another repository or a fork never runs the agent (`workflow_run` runs with the base
@@ -22,9 +22,8 @@ export const WORKFLOW_RUN_ZIZMOR_NOTE =
  * `deployment_status: { state: [...] }`: GitHub has no such filter, so gh-aw runs the workflow only for the
  * listed states (other events pass).
  */
-export function deploymentStateCondition(rawOn: Record<string, unknown>): string | undefined {
-  const event = rawOn.deployment_status;
-  const raw = isObject(event) ? event.state : undefined;
+export function deploymentStateCondition(rawOn: Triggers): string | undefined {
+  const raw = rawOn.deployment_status?.state;
   const states = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map(String);
   if (states.length === 0) return undefined;
   return `github.event_name != 'deployment_status' || (${
@@ -38,8 +37,8 @@ export function bothConditions(a: string | undefined, b: string | undefined): st
 }
 
 /** Whether `on.pull_request.forks` admits every fork (`"*"`), so no fork guard applies. */
-export function allForksAllowed(pullRequest: unknown): boolean {
-  const forks = isObject(pullRequest) ? pullRequest.forks : undefined;
+export function allForksAllowed(pullRequest: Event | undefined): boolean {
+  const forks = pullRequest?.forks;
   return forks === "*" || (Array.isArray(forks) && forks.includes("*"));
 }
 
