@@ -44,7 +44,7 @@ import {
 import { locksForAgent } from "./jobs/unlock.ts";
 import type { Gates, Planning } from "./planning.ts";
 import { isMapping, type Mapping, mappingsOf, objectOf } from "../source/values.ts";
-import { type Triggers, writtenEvent } from "../source/on_section.ts";
+import { type OnSection, type Triggers, writtenEvent } from "../source/on_section.ts";
 
 /**
  * Events that need no role check. Not `repository_dispatch`: anyone holding a token that can dispatch to the
@@ -85,11 +85,7 @@ export async function activationGates(planning: Planning): Promise<Gates> {
       if (/^skip-|^github-app$|^github-token$/.test(k) && rawOn[k] === undefined) rawOn[k] = v;
     }
   }
-  const roles = rawOn.roles === "all"
-    ? undefined
-    : rawOn.roles
-    ? (Array.isArray(rawOn.roles) ? rawOn.roles.map(String) : [String(rawOn.roles)])
-    : ["admin", "maintainer", "write"];
+  const roles = data.on.roles === "all" ? undefined : data.on.roles ?? ["admin", "maintainer", "write"];
   // gh-aw reads every key of `on:` (with the skip-if-* of imports merged in) as an event, but `command`,
   // `stop-after` and `reaction`: any other gh-aw key (`roles`, `skip-if-*`, `status-comment`, `steps`…)
   // makes the workflow unsafe too.
@@ -104,8 +100,8 @@ export async function activationGates(planning: Planning): Promise<Gates> {
       Object.keys(rawOn).some((k) => !SAFE_EVENTS.includes(k) && !nonEventKeys.includes(k)) ||
       !!triggers.slashCommand || !!triggers.labelCommand);
   // The previous lock (large) is read only when a stop time may be carried over from it.
-  const stopAfter = rawOn["stop-after"];
-  const stopTime = stopAfter === undefined || stopAfter === null
+  const stopAfter = data.on.stopAfter;
+  const stopTime = stopAfter === undefined
     ? undefined
     : resolveStopTime(stopAfter, o.now, await o.read(lockPath));
   const skipIfMatch = rawOn["skip-if-match"] === undefined
@@ -310,7 +306,7 @@ export function planActivation(
       ? undefined
       : prLabelNames,
     experiments: experimentsSpec(data.experiments),
-    reaction: reactionOf(rawOn, triggers),
+    reaction: reactionOf(data.on, triggers),
     activationEvents: [...new Set([...triggers.events, ...(triggers.slashCommand?.events ?? [])])],
     labelRemoval: triggers.labelCommand?.removeLabel
       ? { names: triggers.labelCommand.names, events: triggers.labelCommand.events }
@@ -467,9 +463,9 @@ function needsPrContext({ data, merged, triggers }: Planning): boolean {
 }
 
 /** The reaction added to the triggering item: `on.reaction` (`none` for none), else 👀 for commands. */
-function reactionOf(rawOn: Record<string, unknown>, triggers: Planning["triggers"]): string | undefined {
-  return typeof rawOn.reaction === "string" || typeof rawOn.reaction === "number"
-    ? (rawOn.reaction === "none" ? undefined : String(rawOn.reaction))
+function reactionOf(on: OnSection, triggers: Planning["triggers"]): string | undefined {
+  return on.reaction !== undefined
+    ? (on.reaction === "none" ? undefined : on.reaction)
     : triggers.slashCommand || triggers.labelCommand
     ? "eyes"
     : undefined;

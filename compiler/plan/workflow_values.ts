@@ -195,7 +195,7 @@ export function toSortedY(v: unknown): YValue {
 
 /** Resolves `stop-after` (absolute or `+Nd`-style relative), preserving the value of an existing lock. */
 export function resolveStopTime(
-  raw: unknown,
+  raw: string | undefined,
   now: Date,
   existingLock: string | undefined,
 ): string | undefined {

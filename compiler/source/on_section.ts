@@ -94,6 +94,12 @@ export interface OnSection {
   slashCommand?: CommandTrigger;
   /** `label_command`. */
   labelCommand?: CommandTrigger;
+  /** `stop-after` as text (a number as its digits); unset when absent or empty. */
+  stopAfter?: string;
+  /** `reaction` as text (a number as its digits, `none` for none); unset when absent or of another kind. */
+  reaction?: string;
+  /** `roles`: `all`, or the roles that may run the workflow; unset (absent or empty) for gh-aw's default. */
+  roles?: "all" | string[];
 }
 
 /** The `item_number` dispatch input gh-aw adds for label-driven workflows. */
@@ -133,6 +139,11 @@ export function readOn(value: unknown): OnSection {
   const slash = triggers.slash_command ?? triggers.command;
   if (slash !== undefined) on.slashCommand = commandForm(slash);
   if (triggers.label_command !== undefined) on.labelCommand = commandForm(triggers.label_command);
+  const { "stop-after": stopAfter, reaction, roles } = triggers;
+  if (stopAfter !== undefined && stopAfter !== null) on.stopAfter = String(stopAfter);
+  if (typeof reaction === "string" || typeof reaction === "number") on.reaction = String(reaction);
+  if (roles === "all") on.roles = "all";
+  else if (roles) on.roles = Array.isArray(roles) ? roles.map(String) : [String(roles)];
   return on;
 }
 

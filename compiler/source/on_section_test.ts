@@ -42,3 +42,16 @@ Deno.test("on: command triggers read in their mapping form, an empty slash_comma
   assertEquals(readOn("/fix").slashCommand, { name: "fix" });
   assertEquals(readOn({ push: null }).labelCommand, undefined);
 });
+
+Deno.test("on: stop-after, reaction and roles read as text, as gh-aw reads them", () => {
+  const on = readOn({ "stop-after": "+30d", reaction: "rocket", roles: ["admin", "write"] });
+  assertEquals([on.stopAfter, on.reaction, on.roles], ["+30d", "rocket", ["admin", "write"]]);
+  assertEquals(readOn({ reaction: 1 }).reaction, "1");
+  assertEquals(readOn({ reaction: { x: 1 } }).reaction, undefined);
+  assertEquals(readOn({ "stop-after": null }).stopAfter, undefined);
+  assertEquals(readOn({ roles: "all" }).roles, "all");
+  assertEquals(readOn({ roles: "admin" }).roles, ["admin"]);
+  assertEquals(readOn({ roles: null }).roles, undefined);
+  // The keys stay in the trigger mapping as written (the lock comments `roles:` out as written).
+  assertEquals(Object.keys(on.triggers), ["stop-after", "reaction", "roles"]);
+});
