@@ -1,7 +1,8 @@
 /**
- * `on:` processing: string shorthands, fuzzy schedules (scattered), slash/label commands, the injected
- * `aw_context` dispatch input, and the gh-aw-only keys that are removed from (or commented out of) the
- * emitted `on:`. How the result is written (sorting, comments) lives in triggers_render.ts.
+ * `on:` processing (of the `OnSection` source/on_section.ts read, short texts already expanded): fuzzy
+ * schedules (scattered), slash/label commands, the injected `aw_context` dispatch input, and the gh-aw-only
+ * keys that are removed from (or commented out of) the emitted `on:`. How the result is written (sorting,
+ * comments) lives in triggers_render.ts.
  */
 import type { Diagnostic } from "../api.ts";
 import type { Frontmatter } from "../source/schema.ts";
