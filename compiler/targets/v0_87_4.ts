@@ -206,6 +206,14 @@ export const V0_87_4: GhAwTarget = {
         cliProxyContainer: "awmg-cli-proxy",
         excludeEnv: ["ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL"],
         gvisorRelease: "20250707.0",
+        // gh-aw builds the review's run with the agent's AWF command builder (`IsDetectionRun`): its own
+        // budget (`DefaultDetectionMaxAICredits` 400, `GH_AW_DEFAULT_DETECTION_MAX_AI_CREDITS`) and the jq
+        // chroot patch.
+        detection: {
+          maxAiCreditsDefault: "400",
+          maxAiCreditsVar: "GH_AW_DEFAULT_DETECTION_MAX_AI_CREDITS",
+          chrootPatch: "jq",
+        },
       },
       gateway: {
         safeOutputsStdio: true,
