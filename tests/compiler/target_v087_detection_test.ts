@@ -88,6 +88,13 @@ Deno.test("v0.87.4 threat detection: other engines' reviews run rootless too", a
     assert(run.includes('\nawf --config "${RUNNER_TEMP}/gh-aw/awf-config.json"'), `${engine}: ${run}`);
     assert(!run.includes("sudo -E awf"), engine);
     assert(run.includes("-- /bin/bash -c 'set +o histexpand; "), engine);
+    // Each engine keeps its own flags: Claude's terminal, its API key hidden.
+    if (engine === "claude") {
+      assert(run.includes(" --tty --env-all ") && run.includes("ANTHROPIC_API_KEY"), run);
+    }
+    if (engine === "codex") {
+      assert(run.includes("--exclude-env CODEX_API_KEY --exclude-env OPENAI_API_KEY"), run);
+    }
   }
 });
 

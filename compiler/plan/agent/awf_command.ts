@@ -313,6 +313,8 @@ export interface DetectionAwfInput {
   setup: string[];
   /** Variables hidden from the review's sandbox besides the release's own. */
   excludeEnv: string[];
+  /** Whether the CLI needs a terminal (`--tty`, Claude). */
+  tty: boolean;
   /** The CLI's command inside the firewall, already escaped for single quotes. */
   command: string;
   /** The review's log. */
@@ -329,7 +331,7 @@ export function detectionAwfScript(input: DetectionAwfInput): string {
       setup: input.setup,
       config: input.config,
       extraArgs: [],
-      tty: false,
+      tty: input.tty,
       excludeEnv: input.excludeEnv,
       cliProxy: false,
       command: input.command,

@@ -211,6 +211,7 @@ function execStep(detectionInput: DetectionInput, engine: Engine, model: string,
           detached: true,
         },
         setup: review.setup,
+        tty: /(^| )--tty( |$)/.test(review.envArgs(detectionInput.byokEnv !== undefined)),
         excludeEnv: [
           ...[...review.envArgs(detectionInput.byokEnv !== undefined).matchAll(/--exclude-env (\S+)/g)].map((
             m,
