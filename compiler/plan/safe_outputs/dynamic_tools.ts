@@ -107,6 +107,33 @@ function jobPermissionsOf(doc: Obj): Record<string, string> {
   return out;
 }
 
+/** What a target workflow's file declares: its `on:` triggers and its jobs' joined permissions. */
+interface TargetFacts {
+  triggers: Obj;
+  jobPermissions: Record<string, string>;
+}
+
+/**
+ * Facts of target files already parsed, by their text: a corpus names the same few targets from many
+ * workflows, and parsing a whole lock each time was a tenth of a corpus compile. Cleared when it grows.
+ */
+const TARGET_FACTS = new Map<string, TargetFacts>();
+
+function targetFacts(text: string): TargetFacts {
+  const known = TARGET_FACTS.get(text);
+  if (known) return known;
+  let doc: Obj = {};
+  try {
+    doc = mappingOf(parse(text));
+  } catch {
+    // unreadable workflow: no inputs
+  }
+  const facts = { triggers: mappingOf(doc.on), jobPermissions: jobPermissionsOf(doc) };
+  if (TARGET_FACTS.size >= 64) TARGET_FACTS.clear();
+  TARGET_FACTS.set(text, facts);
+  return facts;
+}
+
 /** Reads the targets of `dispatch-workflow` and `call-workflow` from the workflows folder (missing ones are skipped). */
 export async function readWorkflowTargets(
   so: SafeOutputsPlan,
@@ -133,20 +160,16 @@ export async function readWorkflowTargets(
         const text = await read(`${workflowsDir}/${name}${extension}`);
         if (text === undefined) continue;
         found = true;
-        let doc: Obj = {};
-        try {
-          doc = mappingOf(parse(text));
-        } catch {
-          // unreadable workflow: no inputs
-        }
-        const on = mappingOf(mappingOf(doc.on)[trigger]);
+        const { triggers, jobPermissions } = targetFacts(text);
+        const on = mappingOf(triggers[trigger]);
         out.push({
           kind,
           name,
           extension,
-          inputs: mappingOf(on.inputs),
+          // A copy: the facts are shared by every workflow that starts this one.
+          inputs: structuredClone(mappingOf(on.inputs)),
           secrets: Object.keys(mappingOf(on.secrets)),
-          jobPermissions: jobPermissionsOf(doc),
+          jobPermissions: { ...jobPermissions },
         });
         break;
       }
