@@ -424,7 +424,7 @@ async function throughput(
   return {
     rps: done / elapsed,
     cpuUs: cpu / n,
-    // Every write-type call (log frames, checkpoints, sockets): what a request costs the kernel.
+    // write/pwrite/writev calls (log frames, checkpoints; sockets when written with write, not sendto).
     writeCalls: (writes.calls - writesBefore.calls) / n,
     writeKB: (writes.bytes - writesBefore.bytes) / n / 1024,
   };
