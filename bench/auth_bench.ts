@@ -136,6 +136,13 @@ async function cpuMicros(pid: number): Promise<number> {
   return ticks * 10_000; // USER_HZ is 100 on Linux
 }
 
+/** Write system calls (`syscw`) and bytes handed to them (`wchar`) by a process so far, from /proc. */
+async function writesOf(pid: number): Promise<{ calls: number; bytes: number }> {
+  const io = await Deno.readTextFile(`/proc/${pid}/io`);
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(io)?.[1] ?? 0);
+  return { calls: field("syscw"), bytes: field("wchar") };
+}
+
 /** Resident set size in MiB. */
 async function rssMiB(pid: number): Promise<number> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);
@@ -392,8 +399,12 @@ async function latency(t: Target, scenario: string): Promise<{ p50: number; p99:
 }
 
 /** c=N for SECONDS: requests per second and server CPU µs per request. */
-async function throughput(t: Target, scenario: string): Promise<{ rps: number; cpuUs: number }> {
+async function throughput(
+  t: Target,
+  scenario: string,
+): Promise<{ rps: number; cpuUs: number; writeCalls: number; writeKB: number }> {
   const pid = t.started.child.pid;
+  const writesBefore = await writesOf(pid);
   const cpuBefore = await cpuMicros(pid);
   const deadline = performance.now() + SECONDS * 1000;
   let done = 0;
@@ -408,7 +419,15 @@ async function throughput(t: Target, scenario: string): Promise<{ rps: number; c
   }));
   const elapsed = (performance.now() - started) / 1000;
   const cpu = (await cpuMicros(pid)) - cpuBefore;
-  return { rps: done / elapsed, cpuUs: cpu / Math.max(1, done) };
+  const writes = await writesOf(pid);
+  const n = Math.max(1, done);
+  return {
+    rps: done / elapsed,
+    cpuUs: cpu / n,
+    // write/pwrite/writev calls (log frames, checkpoints; sockets when written with write, not sendto).
+    writeCalls: (writes.calls - writesBefore.calls) / n,
+    writeKB: (writes.bytes - writesBefore.bytes) / n / 1024,
+  };
 }
 
 const targets: Target[] = [];
@@ -422,7 +441,10 @@ for (const name of TARGETS) {
   }
 }
 const rows: string[][] = [];
-const results = new Map<string, Map<string, { p50: number; p99: number; rps: number; cpuUs: number }>>();
+const results = new Map<
+  string,
+  Map<string, { p50: number; p99: number; rps: number; cpuUs: number; writeCalls: number; writeKB: number }>
+>();
 for (const scenario of ["discovery", "jwks", "userinfo", "introspection", "code", "refresh"]) {
   if (!ONLY.has(scenario)) continue;
   for (const t of targets) {
@@ -440,6 +462,7 @@ const header = [
   "c=1 p99 ms",
   `c=${CONCURRENCY} req/s`,
   "CPU µs/req",
+  "writes/req (KB)",
   "× peer req/s",
 ];
 console.log(`load generator: ${CLIENT === "raw" ? "raw keep-alive connections" : "fetch"}, c=${CONCURRENCY}`);
@@ -454,6 +477,7 @@ for (const [scenario, byTarget] of results) {
       r.p99.toFixed(2),
       r.rps.toFixed(0),
       r.cpuUs.toFixed(0),
+      `${r.writeCalls.toFixed(1)} (${r.writeKB.toFixed(1)})`,
       peerRps && name !== peer ? (r.rps / peerRps).toFixed(2) : "",
     ]);
   }
@@ -462,6 +486,7 @@ for (const t of targets) {
   rows.push([
     "process",
     t.name,
+    "",
     "",
     "",
     "",

@@ -1,7 +1,9 @@
 /**
  * Grant tracking over the `svc_grant_*` tables (migrations/0002_grants.sql): which tokens an authorization
  * produced, who redeemed a code or rotated a refresh token first, and which grants were revoked. Revoking a
- * grant removes exactly its tokens; the browser session and the user's other grants are untouched.
+ * grant removes exactly its tokens; the browser session and the user's other grants are untouched. A code
+ * exchange records its access and refresh tokens; a rotation (refresh_grant.ts) records only its refresh
+ * token, and its access token belongs to the grant through `oauth_access_token.refresh_id`.
  */
 import type { Client } from "@libsql/client";
 import { type LogoutReason, queueGrantLogouts } from "../logout/fan_out.ts";

@@ -3,7 +3,8 @@
  * Auth 1.6.23's handler takes ~4 ms of CPU per refresh (a router and context per call, several adapter
  * round trips, the signing key decrypted and imported per token); this one does the same work in one
  * write transaction: the presented token is marked used (only if still unused), its successor and a new
- * opaque access token are inserted and recorded under the grant, and an ID token is signed with the
+ * opaque access token are inserted (the successor recorded under the grant, the access token linked to it by
+ * `refresh_id`), and an ID token is signed with the
  * cached key. Response, storage and claims are those of 1.6.23 (tests/auth/ check them with oauth4webapi
  * and openid-client): 32-letter opaque tokens stored as base64url SHA-256, access tokens for an hour,
  * refresh tokens for 30 days, ID tokens for 10 hours with `auth_time`, `acr`, and `sid` (the browser session,
@@ -257,11 +258,11 @@ export async function refreshGrant(
         scopesJson,
       ],
     });
+    // One grant row per rotation: the access token is reached through its `refresh_id` (revokeGrant,
+    // queueGrantLogouts, revokeTokensWhere), so its own row would only dirty one more random index page.
     await tx.execute({
-      sql:
-        "INSERT INTO svc_grant_token (token_hash, kind, grant_id, created_at) VALUES (?, 'access', ?, ?), " +
-        "(?, 'refresh', ?, ?)",
-      args: [accessHash, grantId, Date.now(), refreshHash, grantId, Date.now()],
+      sql: "INSERT INTO svc_grant_token (token_hash, kind, grant_id, created_at) VALUES (?, 'refresh', ?, ?)",
+      args: [refreshHash, grantId, Date.now()],
     });
     for (const statement of reuse) await tx.execute(statement);
     return true;

@@ -27,6 +27,8 @@ export function queueLogouts(
   reason: LogoutReason,
   now = Date.now(),
   notBefore = now,
+  /** The condition on `oauth_access_token` when it differs from `condition` (with its own args). */
+  access: { condition: string; args: (string | number)[] } = { condition, args },
 ): InStatement {
   return {
     sql: "INSERT INTO svc_backchannel_outbox (id, client_id, logout_uri, user_id, session_id, reason, " +
@@ -34,10 +36,10 @@ export function queueLogouts(
       "SELECT lower(hex(randomblob(16))), t.client_id, b.logout_uri, t.user_id, t.session_id, ?, ?, ? FROM (" +
       `SELECT client_id, user_id, session_id FROM oauth_refresh_token WHERE (${condition}) ` +
       "AND revoked IS NULL AND expires_at > ? UNION " +
-      `SELECT client_id, user_id, session_id FROM oauth_access_token WHERE (${condition}) ` +
+      `SELECT client_id, user_id, session_id FROM oauth_access_token WHERE (${access.condition}) ` +
       "AND user_id IS NOT NULL AND expires_at > ?) AS t " +
       "JOIN svc_backchannel_client b ON b.client_id = t.client_id",
-    args: [reason, now, notBefore, ...args, now, ...args, now],
+    args: [reason, now, notBefore, ...args, now, ...access.args, now],
   };
 }
 
@@ -71,11 +73,17 @@ export function settleHeldLogouts(sessionId: string, signedOut: boolean): InStat
     };
 }
 
-/** {@link queueLogouts} for the tokens of one grant (auth/grants/). */
+/**
+ * {@link queueLogouts} for the tokens of one grant (auth/grants/): those recorded under it, and the access
+ * tokens of its refresh tokens (a rotation records only its refresh token; its access token names it by
+ * `refresh_id`).
+ */
 export function queueGrantLogouts(grantId: string, reason: LogoutReason): InStatement {
-  return queueLogouts(
-    "token IN (SELECT token_hash FROM svc_grant_token WHERE grant_id = ?)",
-    [grantId],
-    reason,
-  );
+  const recorded = "token IN (SELECT token_hash FROM svc_grant_token WHERE grant_id = ?)";
+  const now = Date.now();
+  return queueLogouts(recorded, [grantId], reason, now, now, {
+    condition: `${recorded} OR refresh_id IN (SELECT r.id FROM oauth_refresh_token r ` +
+      "JOIN svc_grant_token g ON g.token_hash = r.token WHERE g.grant_id = ? AND g.kind = 'refresh')",
+    args: [grantId, grantId],
+  });
 }

@@ -233,8 +233,10 @@ export function revokeTokensWhere(where: string, args: (string | number)[]): InS
       sql: "INSERT OR IGNORE INTO svc_grant_revoked (grant_id, revoked_at) " +
         `SELECT DISTINCT grant_id, ? FROM svc_grant_token WHERE token_hash IN (` +
         `SELECT token FROM oauth_access_token WHERE ${where} UNION ` +
-        `SELECT token FROM oauth_refresh_token WHERE ${where})`,
-      args: [Date.now(), ...args, ...args],
+        `SELECT token FROM oauth_refresh_token WHERE ${where} UNION ` +
+        // An access token from a rotation is recorded through its refresh token (auth/grants/refresh_grant.ts).
+        `SELECT token FROM oauth_refresh_token WHERE id IN (SELECT refresh_id FROM oauth_access_token WHERE ${where}))`,
+      args: [Date.now(), ...args, ...args, ...args],
     },
     { sql: `DELETE FROM oauth_access_token WHERE ${where}`, args },
     { sql: `DELETE FROM oauth_refresh_token WHERE ${where}`, args },
