@@ -112,16 +112,19 @@ function assistantTurn(message: Record<string, unknown>, path: string): ContentB
 
 /** Appends a turn, merging it into the previous one of the same role. */
 function pushTurn(turns: MessageParam[], role: "user" | "assistant", content: string | ContentBlockParam[]) {
+  const last = turns.at(-1);
+  if (!last || last.role !== role) {
+    turns.push({ role, content });
+    return;
+  }
+  // Blocks for a merge only (a lone turn keeps its string content).
   const blocks: ContentBlockParam[] = typeof content === "string"
     ? [{ type: "text", text: content }]
     : content;
-  const last = turns.at(-1);
-  if (last && last.role === role) {
-    const previous: ContentBlockParam[] = typeof last.content === "string"
-      ? [{ type: "text", text: last.content }]
-      : last.content;
-    last.content = [...previous, ...blocks];
-  } else turns.push({ role, content: typeof content === "string" ? content : blocks });
+  const previous: ContentBlockParam[] = typeof last.content === "string"
+    ? [{ type: "text", text: last.content }]
+    : last.content;
+  last.content = [...previous, ...blocks];
 }
 
 function conversation(messages: unknown): { system: TextBlockParam[]; turns: MessageParam[] } {
