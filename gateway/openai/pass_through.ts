@@ -65,7 +65,7 @@ export interface ClientBody {
  * quirk drops or renames a field, a stream's usage option is adjusted, Responses' `store` is not already
  * false) or the structural scan is unsure of the text.
  */
-function splicedBody(
+export function splicedBody(
   settings: ProviderSettings,
   format: OpenAiFormat,
   client: ClientBody,
@@ -96,17 +96,14 @@ function splicedBody(
 
 const MODEL = ["model"];
 
-/** The upstream body: the client's, for the routed model, adjusted to what the provider accepts. */
-function upstreamBody(
+/** The upstream body rebuilt from the parsed client body: for the routed model, adjusted to the provider. */
+export function rebuiltBody(
   settings: ProviderSettings,
   format: OpenAiFormat,
-  client: ClientBody,
-  call: ProviderCall,
-): string | Record<string, unknown> {
-  if (format === "chat") refuseUnsupported(settings, call.request);
-  const spliced = splicedBody(settings, format, client, call.upstreamModel);
-  if (spliced !== undefined) return spliced;
-  const body: Record<string, unknown> = { ...client.json, model: call.upstreamModel };
+  json: Record<string, unknown>,
+  upstreamModel: string,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...json, model: upstreamModel };
   if (format === "responses") {
     body.store = false;
     return body;
@@ -125,6 +122,18 @@ function upstreamBody(
     } else delete body.stream_options;
   }
   return body;
+}
+
+/** The upstream body: the client's bytes with the model spliced in when that is all, else rebuilt. */
+function upstreamBody(
+  settings: ProviderSettings,
+  format: OpenAiFormat,
+  client: ClientBody,
+  call: ProviderCall,
+): string | Record<string, unknown> {
+  if (format === "chat") refuseUnsupported(settings, call.request);
+  return splicedBody(settings, format, client, call.upstreamModel) ??
+    rebuiltBody(settings, format, client.json, call.upstreamModel);
 }
 
 function headersFor(settings: ProviderSettings, call: ProviderCall): Record<string, string> {
