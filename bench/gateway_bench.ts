@@ -138,6 +138,23 @@ const openAiBody = (stream = false) =>
     ...(stream ? { stream_options: { include_usage: true } } : {}),
   });
 
+/** The same conversation as a Responses API request (issue 27's Responses lane). */
+const responsesBody = (model: string) =>
+  JSON.stringify({
+    model,
+    max_output_tokens: 1024,
+    instructions: "Be concise.",
+    input: messages,
+    tools: tools.map((t) => ({
+      type: "function",
+      name: t.name,
+      description: t.description,
+      parameters: t.input_schema,
+    })),
+    stream: false,
+    store: false,
+  });
+
 const upHeaders = {
   "content-type": "application/json",
   authorization: "Bearer sk-bench",
@@ -208,6 +225,11 @@ const lanes = {
     url: `${gateway}/openai/v1/chat/completions`,
     headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
     body: openAiBody().replace('"gpt-bench"', '"claude-bench"'),
+  },
+  responsesToAnthropic: {
+    url: `${gateway}/openai/v1/responses`,
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    body: responsesBody("claude-bench"),
   },
   openAiPassThrough: {
     url: `${gateway}/openai/v1/chat/completions`,
@@ -313,18 +335,21 @@ if (ONLY.has("routing")) {
 let openAiLine = "openai lane not run";
 if (ONLY.has("openai")) {
   // Each OpenAI-ingress lane beside the Messages-API lane reaching the same upstream, interleaved per round.
-  const [messagesToAnthropic, messagesReserialized, chatToAnthropic] = await pairedLatencies(
-    lanes.directAnthropic,
-    [
-      lanes.passThrough,
-      { ...lanes.passThrough, body: anthropicBody("claude-bench-alias") },
-      lanes.openAiToAnthropic,
-    ],
-    N,
-  );
+  const [messagesToAnthropic, messagesReserialized, chatToAnthropic, responsesToAnthropic] =
+    await pairedLatencies(
+      lanes.directAnthropic,
+      [
+        lanes.passThrough,
+        { ...lanes.passThrough, body: anthropicBody("claude-bench-alias") },
+        lanes.openAiToAnthropic,
+        lanes.responsesToAnthropic,
+      ],
+      N,
+    );
   c1Row("Messages API c=1 → Anthropic, bytes relayed (same run as the next rows)", messagesToAnthropic, "");
   c1Row("Messages API c=1 → Anthropic by an alias, re-serialized", messagesReserialized, "");
   c1Row("OpenAI Chat ingress c=1 → Anthropic (translated)", chatToAnthropic, "within 10% of the rows above");
+  c1Row("OpenAI Responses ingress c=1 → Anthropic (translated)", responsesToAnthropic, "");
   const [messagesToOpenAi, chatToOpenAi] = await pairedLatencies(lanes.directOpenAi, [
     lanes.translated,
     lanes.openAiPassThrough,
@@ -341,6 +366,11 @@ if (ONLY.has("openai")) {
       name: "OpenAI Chat ingress → Anthropic",
       path: "/openai/v1/chat/completions",
       body: lanes.openAiToAnthropic.body,
+    },
+    {
+      name: "OpenAI Responses ingress → Anthropic",
+      path: "/openai/v1/responses",
+      body: lanes.responsesToAnthropic.body,
     },
     {
       name: "Messages API → OpenAI (translated)",

@@ -112,16 +112,19 @@ function assistantTurn(message: Record<string, unknown>, path: string): ContentB
 
 /** Appends a turn, merging it into the previous one of the same role. */
 function pushTurn(turns: MessageParam[], role: "user" | "assistant", content: string | ContentBlockParam[]) {
+  const last = turns.at(-1);
+  if (!last || last.role !== role) {
+    turns.push({ role, content });
+    return;
+  }
+  // Blocks for a merge only (a lone turn keeps its string content).
   const blocks: ContentBlockParam[] = typeof content === "string"
     ? [{ type: "text", text: content }]
     : content;
-  const last = turns.at(-1);
-  if (last && last.role === role) {
-    const previous: ContentBlockParam[] = typeof last.content === "string"
-      ? [{ type: "text", text: last.content }]
-      : last.content;
-    last.content = [...previous, ...blocks];
-  } else turns.push({ role, content: typeof content === "string" ? content : blocks });
+  const previous: ContentBlockParam[] = typeof last.content === "string"
+    ? [{ type: "text", text: last.content }]
+    : last.content;
+  last.content = [...previous, ...blocks];
 }
 
 function conversation(messages: unknown): { system: TextBlockParam[]; turns: MessageParam[] } {
@@ -142,7 +145,9 @@ function conversation(messages: unknown): { system: TextBlockParam[]; turns: Mes
         return pushTurn(turns, "user", userParts(message.content, `${path}.content`));
       case "assistant": {
         const blocks = assistantTurn(message, path);
-        if (blocks.length) pushTurn(turns, "assistant", blocks);
+        // Text alone travels as a string, as a client of the Messages API would write it.
+        if (blocks.length === 1 && blocks[0].type === "text") pushTurn(turns, "assistant", blocks[0].text);
+        else if (blocks.length) pushTurn(turns, "assistant", blocks);
         return;
       }
       case "tool":
@@ -226,7 +231,9 @@ export function parseChatRequest(body: Record<string, unknown>): ChatIngress {
       false;
   }
   const request: MessagesRequest = { model: body.model, max_tokens: maxTokens, messages: turns };
-  if (system.length) request.system = system;
+  // One system message is sent as a string (fewer bytes upstream, the same prompt); several as blocks.
+  if (system.length === 1) request.system = system[0].text;
+  else if (system.length) request.system = system;
   if (stream) request.stream = true;
   const stop = stops(body.stop);
   if (stop) request.stop_sequences = stop;

@@ -76,6 +76,28 @@ Deno.test("chat ingress translates system, images, tools, tool results, format, 
   assert.equal(defaultedMaxTokens, false);
 });
 
+Deno.test("chat ingress writes one system message and a text-only assistant turn as strings", () => {
+  const { request } = parseChatRequest({
+    model: "m",
+    messages: [
+      { role: "system", content: "Sys." },
+      { role: "user", content: "Hi" },
+      { role: "assistant", content: [{ type: "text", text: "Hel" }, { type: "text", text: "lo" }] },
+      { role: "user", content: "Again" },
+      { role: "assistant", content: "One" },
+      { role: "assistant", content: "Two" },
+    ],
+  });
+  assert.equal(request.system, "Sys.");
+  assert.deepEqual(request.messages, [
+    { role: "user", content: "Hi" },
+    { role: "assistant", content: "Hello" },
+    { role: "user", content: "Again" },
+    // Consecutive turns of one role still merge into blocks.
+    { role: "assistant", content: [{ type: "text", text: "One" }, { type: "text", text: "Two" }] },
+  ]);
+});
+
 Deno.test("chat ingress refuses what it cannot honour with a 400 naming the field", () => {
   const base = { model: "m", messages: [{ role: "user", content: "hi" }] };
   assert.equal(paramOf(refused({ ...base, n: 3 }).message), "n");

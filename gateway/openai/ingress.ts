@@ -14,19 +14,20 @@ import {
   type ProviderSettings,
   RawJson,
 } from "../providers/contract.ts";
-import { parseChatRequest } from "./chat_request.ts";
+import { type ChatIngress, parseChatRequest } from "./chat_request.ts";
 import { chatCompletionOf, chatCompletionTextOf } from "./chat_response.ts";
 import { ChatStreamFormat } from "./chat_stream.ts";
 import { clientStream, type ClientStreamFormat } from "./client_stream.ts";
 import { renderOpenAiError } from "./errors.ts";
 import {
+  type ClientBody,
   ClientJson,
   type OpenAiFormat,
   passThroughJson,
   passThroughStream,
   servesNatively,
 } from "./pass_through.ts";
-import { parseResponsesRequest } from "./responses_request.ts";
+import { parseResponsesRequest, type ResponsesIngress } from "./responses_request.ts";
 import { responseOf } from "./responses_response.ts";
 import { ResponsesStreamFormat } from "./responses_stream.ts";
 
@@ -56,51 +57,139 @@ function messageOf(answer: Message | RawJson): Message {
   return answer instanceof RawJson ? JSON.parse(answer.text) as Message : answer;
 }
 
-function answerFor(
-  deps: OpenAiIngressDeps,
-  settingsOf: Map<string, ProviderSettings>,
-  format: OpenAiFormat,
-  client: Record<string, unknown>,
-  render: (message: Message) => Record<string, unknown>,
-  streamFormat: () => ClientStreamFormat,
-  includeUsage: boolean,
-  renderText?: (answer: string) => { text: string; usage: Usage } | undefined,
-): IngressAnswer {
-  const native = (provider: Provider) => {
-    const settings = settingsOf.get(provider.name);
-    return settings && servesNatively(settings, format) ? settings : undefined;
-  };
-  let passedThrough = false;
-  return {
-    createMessage(provider: Provider, call: ProviderCall) {
-      const settings = native(provider);
-      return settings
-        ? passThroughJson(deps.providerDeps, settings, format, client, call)
-        : provider.createMessage(call);
-    },
-    async streamMessage(provider: Provider, call: ProviderCall) {
-      const settings = native(provider);
-      if (!settings) {
-        const stream = await provider.streamMessage(call);
-        passedThrough = false;
-        return stream;
-      }
-      const stream = await passThroughStream(deps.providerDeps, settings, format, client, call, includeUsage);
-      passedThrough = true;
+/**
+ * One request's answer, bound to its client body: each attempt passes through (a provider speaking the
+ * client's format) or goes to the provider's own call, and the answer is rendered in the client's format.
+ * One object per request (the subclasses hold the format's own rendering), no closures.
+ */
+abstract class OpenAiAnswer implements IngressAnswer {
+  #deps: OpenAiIngressDeps;
+  #settingsOf: Map<string, ProviderSettings>;
+  #format: OpenAiFormat;
+  #client: ClientBody;
+  #includeUsage: boolean;
+  #passedThrough = false;
+
+  constructor(
+    deps: OpenAiIngressDeps,
+    settingsOf: Map<string, ProviderSettings>,
+    format: OpenAiFormat,
+    client: ClientBody,
+    includeUsage: boolean,
+  ) {
+    this.#deps = deps;
+    this.#settingsOf = settingsOf;
+    this.#format = format;
+    this.#client = client;
+    this.#includeUsage = includeUsage;
+  }
+
+  /** The client's answer object for a canonical Message. */
+  abstract render(message: Message): Record<string, unknown>;
+  /** The client's answer text for an Anthropic answer's JSON text, unparsed (undefined: parse it). */
+  renderText(_answer: string): { text: string; usage: Usage } | undefined {
+    return undefined;
+  }
+  /** The stream format for a translated stream. */
+  abstract streamFormat(): ClientStreamFormat;
+
+  #native(provider: Provider): ProviderSettings | undefined {
+    const settings = this.#settingsOf.get(provider.name);
+    return settings && servesNatively(settings, this.#format) ? settings : undefined;
+  }
+
+  createMessage(provider: Provider, call: ProviderCall): Promise<Message | RawJson> {
+    const settings = this.#native(provider);
+    return settings
+      ? passThroughJson(this.#deps.providerDeps, settings, this.#format, this.#client, call)
+      : provider.createMessage(call);
+  }
+
+  async streamMessage(provider: Provider, call: ProviderCall): Promise<ReadableStream<Uint8Array>> {
+    const settings = this.#native(provider);
+    if (!settings) {
+      const stream = await provider.streamMessage(call);
+      this.#passedThrough = false;
       return stream;
-    },
-    json(answer) {
-      if (answer instanceof ClientJson) return { text: answer.text, usage: answer.usage };
-      // An Anthropic pass-through's answer of one text block is rendered from its text, unparsed.
-      const rendered = renderText && answer instanceof RawJson ? renderText(answer.text) : undefined;
-      if (rendered) return rendered;
-      const message = messageOf(answer);
-      return { text: JSON.stringify(render(message)), usage: message.usage };
-    },
-    stream(events) {
-      return clientStream(events, streamFormat(), () => passedThrough);
-    },
-  };
+    }
+    const stream = await passThroughStream(
+      this.#deps.providerDeps,
+      settings,
+      this.#format,
+      this.#client,
+      call,
+      this.#includeUsage,
+    );
+    this.#passedThrough = true;
+    return stream;
+  }
+
+  json(answer: Message | RawJson): { text: string; usage: Usage | undefined } {
+    if (answer instanceof ClientJson) return { text: answer.text, usage: answer.usage };
+    // An Anthropic pass-through's answer of one text block is rendered from its text, unparsed.
+    const rendered = answer instanceof RawJson ? this.renderText(answer.text) : undefined;
+    if (rendered) return rendered;
+    const message = messageOf(answer);
+    return { text: JSON.stringify(this.render(message)), usage: message.usage };
+  }
+
+  stream(events: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    return clientStream(events, this.streamFormat(), () => this.#passedThrough);
+  }
+}
+
+/** A Chat Completions answer. */
+class ChatAnswer extends OpenAiAnswer {
+  #model: string;
+  #includeUsage: boolean;
+
+  constructor(
+    deps: OpenAiIngressDeps,
+    settingsOf: Map<string, ProviderSettings>,
+    client: ClientBody,
+    parsed: ChatIngress,
+  ) {
+    super(deps, settingsOf, "chat", client, parsed.includeUsage);
+    this.#model = parsed.request.model;
+    this.#includeUsage = parsed.includeUsage;
+  }
+
+  render(message: Message): Record<string, unknown> {
+    return chatCompletionOf(message, this.#model);
+  }
+
+  override renderText(answer: string): { text: string; usage: Usage } | undefined {
+    return chatCompletionTextOf(answer, this.#model);
+  }
+
+  streamFormat(): ClientStreamFormat {
+    return new ChatStreamFormat(this.#model, this.#includeUsage);
+  }
+}
+
+/** A Responses answer. */
+class ResponsesAnswer extends OpenAiAnswer {
+  #model: string;
+  #echo: Record<string, unknown>;
+
+  constructor(
+    deps: OpenAiIngressDeps,
+    settingsOf: Map<string, ProviderSettings>,
+    client: ClientBody,
+    parsed: ResponsesIngress,
+  ) {
+    super(deps, settingsOf, "responses", client, true);
+    this.#model = parsed.request.model;
+    this.#echo = parsed.echo;
+  }
+
+  render(message: Message): Record<string, unknown> {
+    return responseOf(message, this.#model, this.#echo);
+  }
+
+  streamFormat(): ClientStreamFormat {
+    return new ResponsesStreamFormat(this.#model, this.#echo);
+  }
 }
 
 /** The Chat Completions ingress (`/openai/v1/chat/completions`). */
@@ -109,22 +198,12 @@ export function chatIngress(deps: OpenAiIngressDeps): Ingress {
   return {
     format: "openai-chat",
     parse(text): IngressRequest {
-      const client = parseJsonBody(text);
-      const parsed = parseChatRequest(client);
-      const model = parsed.request.model;
+      const json = parseJsonBody(text);
+      const parsed = parseChatRequest(json);
       return {
         request: parsed.request,
         fitMaxTokens: fitter(parsed.request, parsed.defaultedMaxTokens),
-        answer: answerFor(
-          deps,
-          settingsOf,
-          "chat",
-          client,
-          (message) => chatCompletionOf(message, model),
-          () => new ChatStreamFormat(model, parsed.includeUsage),
-          parsed.includeUsage,
-          (answer) => chatCompletionTextOf(answer, model),
-        ),
+        answer: new ChatAnswer(deps, settingsOf, { text, json }, parsed),
       };
     },
     renderError: renderOpenAiError,
@@ -137,21 +216,12 @@ export function responsesIngress(deps: OpenAiIngressDeps): Ingress {
   return {
     format: "openai-responses",
     parse(text): IngressRequest {
-      const client = parseJsonBody(text);
-      const parsed = parseResponsesRequest(client);
-      const model = parsed.request.model;
+      const json = parseJsonBody(text);
+      const parsed = parseResponsesRequest(json);
       return {
         request: parsed.request,
         fitMaxTokens: fitter(parsed.request, parsed.defaultedMaxTokens),
-        answer: answerFor(
-          deps,
-          settingsOf,
-          "responses",
-          client,
-          (message) => responseOf(message, model, parsed.echo),
-          () => new ResponsesStreamFormat(model, parsed.echo),
-          true,
-        ),
+        answer: new ResponsesAnswer(deps, settingsOf, { text, json }, parsed),
       };
     },
     renderError: renderOpenAiError,

@@ -11,6 +11,7 @@ import type { StreamOutcome } from "../messages/stream_pipe.ts";
 import { GatewayError } from "../errors.ts";
 import type { Usage } from "../messages/types.ts";
 import {
+  type OptionalChatParam,
   type ProviderCall,
   type ProviderDeps,
   type ProviderSettings,
@@ -23,6 +24,7 @@ import { credentialHeader, refuseUnsupported } from "../providers/openai.ts";
 import { usageFromOpenAi } from "../providers/openai_response.ts";
 import { usageFromResponses } from "../providers/openai_responses_response.ts";
 import { openAiError } from "./errors.ts";
+import { isObject } from "./common.ts";
 
 /** The two OpenAI formats. */
 export type OpenAiFormat = "chat" | "responses";
@@ -48,19 +50,64 @@ export function servesNatively(settings: ProviderSettings, format: OpenAiFormat)
     : settings.kind === "openai-responses";
 }
 
-/** The upstream body: the client's, for the routed model, adjusted to what the provider accepts. */
-function upstreamBody(
+/** A client's request as it came: its JSON text and the value parsed from it. */
+export interface ClientBody {
+  /** The body's text. */
+  text: string;
+  /** The parsed body. */
+  json: Record<string, unknown>;
+}
+
+/**
+ * The client's own text when the upstream body would differ from it in `model` alone, with the routed model
+ * spliced into its span (the bytes of every other field unchanged, as the Anthropic pass-through forwards
+ * them): no copy of the parsed body, no re-serialization. Undefined when anything else must change (a
+ * quirk drops or renames a field, a stream's usage option is adjusted, Responses' `store` is not already
+ * false) or the structural scan is unsure of the text.
+ */
+export function splicedBody(
   settings: ProviderSettings,
   format: OpenAiFormat,
-  client: Record<string, unknown>,
-  call: ProviderCall,
+  client: ClientBody,
+  upstreamModel: string,
+): string | undefined {
+  const json = client.json;
+  if (format === "responses") {
+    if (json.store !== false) return undefined;
+  } else {
+    const { quirks } = settings;
+    for (const param in quirks.unsupportedParams) {
+      if (quirks.unsupportedParams[param as OptionalChatParam] === "drop" && param in json) return undefined;
+    }
+    const field = quirks.maxTokensField;
+    const other = field === "max_tokens" ? "max_completion_tokens" : "max_tokens";
+    if (other in json || json[field] === null) return undefined;
+    if (json.stream === true) {
+      const options = json.stream_options;
+      const usage = isObject(options) && options.include_usage === true;
+      if (quirks.streamOptions ? !usage : options !== undefined) return undefined;
+    }
+  }
+  if (json.model === upstreamModel) return client.text;
+  const span = topLevelSpans(client.text, MODEL)?.[0];
+  if (!span) return undefined;
+  return client.text.slice(0, span[0]) + JSON.stringify(upstreamModel) + client.text.slice(span[1]);
+}
+
+const MODEL = ["model"];
+
+/** The upstream body rebuilt from the parsed client body: for the routed model, adjusted to the provider. */
+export function rebuiltBody(
+  settings: ProviderSettings,
+  format: OpenAiFormat,
+  json: Record<string, unknown>,
+  upstreamModel: string,
 ): Record<string, unknown> {
-  const body: Record<string, unknown> = { ...client, model: call.upstreamModel };
+  const body: Record<string, unknown> = { ...json, model: upstreamModel };
   if (format === "responses") {
     body.store = false;
     return body;
   }
-  refuseUnsupported(settings, call.request);
   const { quirks } = settings;
   for (const [param, action] of Object.entries(quirks.unsupportedParams)) {
     if (action === "drop") delete body[param];
@@ -75,6 +122,18 @@ function upstreamBody(
     } else delete body.stream_options;
   }
   return body;
+}
+
+/** The upstream body: the client's bytes with the model spliced in when that is all, else rebuilt. */
+function upstreamBody(
+  settings: ProviderSettings,
+  format: OpenAiFormat,
+  client: ClientBody,
+  call: ProviderCall,
+): string | Record<string, unknown> {
+  if (format === "chat") refuseUnsupported(settings, call.request);
+  return splicedBody(settings, format, client, call.upstreamModel) ??
+    rebuiltBody(settings, format, client.json, call.upstreamModel);
 }
 
 function headersFor(settings: ProviderSettings, call: ProviderCall): Record<string, string> {
@@ -113,7 +172,7 @@ export async function passThroughJson(
   deps: ProviderDeps,
   settings: ProviderSettings,
   format: OpenAiFormat,
-  client: Record<string, unknown>,
+  client: ClientBody,
   call: ProviderCall,
 ): Promise<ClientJson> {
   const body = upstreamBody(settings, format, client, call);
@@ -219,7 +278,7 @@ export async function passThroughStream(
   deps: ProviderDeps,
   settings: ProviderSettings,
   format: OpenAiFormat,
-  client: Record<string, unknown>,
+  client: ClientBody,
   call: ProviderCall,
   includeUsage: boolean,
 ): Promise<ReadableStream<Uint8Array>> {

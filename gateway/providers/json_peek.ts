@@ -18,6 +18,17 @@ function skipSpace(text: string, i: number): number {
   }
 }
 
+/** True when `text[start, end)` holds a backslash (a key with escapes: the caller parses instead). */
+function hasEscape(text: string, start: number, end: number): boolean {
+  for (let j = start; j < end; j++) if (text.charCodeAt(j) === 92) return true;
+  return false;
+}
+
+/** True when `text[start, end)` is `key` (compared in place: no string is cut out per key). */
+function isKey(text: string, start: number, end: number, key: string): boolean {
+  return end - start === key.length && text.startsWith(key, start);
+}
+
 /** Index of the closing quote of the string opening at `i`, or -1. */
 const stringEnd = jsonStringEnd;
 
@@ -64,14 +75,14 @@ function topLevelSpan(text: string, key: string): [number, number] | null | unde
     if (text.charCodeAt(i) !== QUOTE) return undefined;
     const keyClose = stringEnd(text, i);
     if (keyClose < 0) return undefined;
-    const name = text.slice(i + 1, keyClose);
-    if (name.includes("\\")) return undefined;
+    if (hasEscape(text, i + 1, keyClose)) return undefined;
+    const named = isKey(text, i + 1, keyClose, key);
     i = skipSpace(text, keyClose + 1);
     if (text.charCodeAt(i) !== 58) return undefined; // :
     i = skipSpace(text, i + 1);
     const end = valueEnd(text, i);
     if (end < 0) return undefined;
-    if (name === key) found = [i, end];
+    if (named) found = [i, end];
     i = skipSpace(text, end);
     const c = text.charCodeAt(i);
     if (c === 125) return skipSpace(text, i + 1) === text.length ? found : undefined;
@@ -123,15 +134,16 @@ export function topLevelSpans(
     if (text.charCodeAt(i) !== QUOTE) return undefined;
     const keyClose = stringEnd(text, i);
     if (keyClose < 0) return undefined;
-    const name = text.slice(i + 1, keyClose);
-    if (name.includes("\\")) return undefined;
+    if (hasEscape(text, i + 1, keyClose)) return undefined;
+    const keyStart = i + 1;
     i = skipSpace(text, keyClose + 1);
     if (text.charCodeAt(i) !== 58) return undefined; // :
     i = skipSpace(text, i + 1);
     const end = valueEnd(text, i);
     if (end < 0) return undefined;
-    const index = keys.indexOf(name);
-    if (index >= 0) found[index] = [i, end];
+    for (let k = 0; k < keys.length; k++) {
+      if (isKey(text, keyStart, keyClose, keys[k])) found[k] = [i, end];
+    }
     i = skipSpace(text, end);
     const c = text.charCodeAt(i);
     if (c === 125) return skipSpace(text, i + 1) === text.length ? found : undefined;
