@@ -8,7 +8,7 @@ import { estimateInputTokens } from "../messages/count_tokens.ts";
 import type { MessagesRequest } from "../messages/types.ts";
 import type { Provider, ProviderCall, TraceIds } from "../providers/contract.ts";
 import type { ModelRouter } from "../routing.ts";
-import { deadlineTickerFor } from "../upstream/ticker.ts";
+import { deadlineTickerFor, type TickerSlot } from "../upstream/ticker.ts";
 
 /** How soon after the request arrived a client that hung up is noticed: within 1–2 periods (well under 100 ms). */
 const HANG_UP_CHECK_MS = 20;
@@ -31,19 +31,20 @@ export class HangUpWatch {
   #ticks = 0;
   #listening = false;
   #tick = () => this.#onTick();
+  #slot: TickerSlot;
 
   /** Starts watching `request` for the call aborted through `abort`. */
   constructor(request: Request, abort: AbortController) {
     this.#request = request;
     this.#abort = abort;
-    deadlineTickerFor(HANG_UP_CHECK_MS).insert(this.#tick);
+    this.#slot = deadlineTickerFor(HANG_UP_CHECK_MS).insert(this.#tick);
   }
 
   #onTick(): void {
     // The first tick can come at once (the shared ticker's phase): under c=32 load a quarter of requests,
     // finished in a few ms, still paid for the signal. The second tick means it has waited a whole period.
     if (++this.#ticks < 2) return;
-    deadlineTickerFor(HANG_UP_CHECK_MS).remove(this.#tick);
+    deadlineTickerFor(HANG_UP_CHECK_MS).remove(this.#slot);
     this.#listening = true;
     this.#request.signal.addEventListener("abort", this, ONCE);
   }
@@ -55,7 +56,7 @@ export class HangUpWatch {
 
   /** Stops watching (the response exists). */
   stop(): void {
-    deadlineTickerFor(HANG_UP_CHECK_MS).remove(this.#tick);
+    deadlineTickerFor(HANG_UP_CHECK_MS).remove(this.#slot);
     if (this.#listening) this.#request.signal.removeEventListener("abort", this);
   }
 }

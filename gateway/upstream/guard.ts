@@ -8,7 +8,7 @@
  */
 import { concatBytes } from "@switchyard/lib/bytes.ts";
 import { GatewayError } from "../errors.ts";
-import { deadlineTickerFor, type Ticker } from "./ticker.ts";
+import { deadlineTickerFor, type Ticker, type TickerSlot } from "./ticker.ts";
 import { type BodyReader, bodyReaderOf, type UpstreamResponse } from "./response.ts";
 
 /** Configured bounds of every upstream call. */
@@ -46,6 +46,7 @@ export class UpstreamWatch {
   #phase: "headers" | "body" = "headers";
   #since = Date.now();
   #ticker: Ticker | undefined;
+  #slot: TickerSlot | undefined;
   #tick = () => this.#check();
   #expired: GatewayError | undefined;
 
@@ -55,7 +56,7 @@ export class UpstreamWatch {
     this.#limits = limits;
     this.#abort = abort;
     this.#ticker = deadlineTickerFor(periodOf(limits));
-    this.#ticker.insert(this.#tick);
+    this.#slot = this.#ticker.insert(this.#tick);
   }
 
   /** The timeout error, once a deadline has passed. */
@@ -91,8 +92,9 @@ export class UpstreamWatch {
 
   /** Stops watching (the call ended). */
   stop(): void {
-    this.#ticker?.remove(this.#tick);
+    this.#ticker?.remove(this.#slot);
     this.#ticker = undefined;
+    this.#slot = undefined;
   }
 }
 

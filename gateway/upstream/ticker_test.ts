@@ -29,3 +29,28 @@ Deno.test("a lazily stopping ticker keeps its interval across back-to-back tasks
   await new Promise((resolve) => setTimeout(resolve, 25));
   assert.equal(ticker.running, false, "a tick without tasks stopped it");
 });
+
+Deno.test("tasks removed in any order, or while a tick runs, are never called again; the rest still are", async () => {
+  const ticker = new Ticker(5);
+  const counts = Array.from({ length: 6 }, () => 0);
+  const slots = counts.map((_, i) =>
+    ticker.insert(() => {
+      counts[i]++;
+      // Task 0 removes task 5 (later in the array) during the tick: task 5 must not run in that tick.
+      if (i === 0) ticker.remove(slots[5]);
+    })
+  );
+  ticker.remove(slots[2]);
+  ticker.remove(slots[2]); // twice: nothing
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  assert.equal(counts[2], 0);
+  assert.equal(counts[5], 0, "removed during the tick, before its turn");
+  for (const i of [0, 1, 3, 4]) assert.ok(counts[i] >= 2, `task ${i} ran: ${counts}`);
+  for (const i of [4, 0, 3]) ticker.remove(slots[i]);
+  const before = counts[1];
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(counts[1] > before, "the one task left still runs");
+  assert.equal(ticker.running, true);
+  ticker.remove(slots[1]);
+  assert.equal(ticker.running, false);
+});
