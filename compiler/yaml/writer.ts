@@ -86,18 +86,31 @@ const RESERVED = /^(?:true|false|yes|no|on|off|null|~|y|n)$/i;
 const NUMBER =
   /^[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$|^0x[0-9a-fA-F]+$|^0o[0-7]+$|^[-+]?\.(?:inf|nan)$/i;
 
-/** Whether a string must be quoted to stay a string in plain YAML. */
+/** Characters that open a YAML indicator when they start a plain scalar. */
+const INDICATOR_START = "?:,[]{}#&*!|>'\"%@`";
+const WHITESPACE = /\s/;
+const CONTROL = /[\x00-\x1f]/;
+
+/**
+ * Whether a string must be quoted to stay a string in plain YAML. Written with index checks rather than
+ * one regular expression per rule: the writer asks this of every key and scalar of every lock, and the
+ * unanchored `\s$` test and a loop over code points were most of its cost.
+ */
 export function needsQuotes(s: string): boolean {
-  if (s === "") return true;
+  const n = s.length;
+  if (n === 0) return true;
   if (RESERVED.test(s) || NUMBER.test(s)) return true;
-  if (/^[\s]|[\s]$/.test(s)) return true;
-  if (/^[?:,\[\]{}#&*!|>'"%@`]/.test(s)) return true;
+  const first = s[0];
+  if (WHITESPACE.test(first) || WHITESPACE.test(s[n - 1])) return true;
+  if (INDICATOR_START.includes(first)) return true;
   // A leading dash is plain unless it reads as a sequence entry or a document marker: "-x" and "--flag"
   // (as goccy writes service `options:`) stay plain; "-", "- x", "-- x" and "---" are quoted.
-  if (/^-(?:\s|$)|^--(?:\s|-|$)/.test(s)) return true;
+  if (first === "-") {
+    if (n === 1 || WHITESPACE.test(s[1])) return true;
+    if (s[1] === "-" && (n === 2 || WHITESPACE.test(s[2]) || s[2] === "-")) return true;
+  }
   if (s.includes(": ") || s.includes(" #") || s.endsWith(":")) return true;
-  for (const ch of s) if (ch.charCodeAt(0) < 0x20) return true;
-  return false;
+  return CONTROL.test(s);
 }
 
 /** What Go's `strconv.IsPrint` accepts beyond ASCII: letters, marks, numbers, punctuation and symbols. */
@@ -108,20 +121,27 @@ const GO_PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
  * (a zero-width joiner inside an emoji, a non-breaking space) as `\u` escapes.
  */
 export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
-    else if (ch === "\\") out += "\\\\";
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\t") out += "\\t";
-    else if (ch === "\r") out += "\\r";
-    else if (c < 0x20 || c === 0x7f) out += "\\x" + c.toString(16).padStart(2, "0");
-    else if (c < 0x80 || GO_PRINTABLE.test(ch)) out += ch;
-    else if (c < 0x10000) out += "\\u" + c.toString(16).padStart(4, "0");
-    else out += "\\U" + c.toString(16).padStart(8, "0");
-  }
-  return out + '"';
+  // Most values are printable ASCII without a quote or backslash: they are written as they are.
+  return '"' + (NEEDS_ESCAPE.test(s) ? s.replace(ESCAPED, goEscape) : s) + '"';
+}
+
+/** Any character {@link goQuote} may write differently (all but printable ASCII, `"` and `\\`). */
+const NEEDS_ESCAPE = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
+/** Each such code point (a lone surrogate on its own). */
+const ESCAPED = /[^\x20\x21\x23-\x5b\x5d-\x7e]/gu;
+
+/** One code point as `strconv.Quote` writes it. */
+function goEscape(ch: string): string {
+  const c = ch.codePointAt(0)!;
+  if (ch === '"') return '\\"';
+  if (ch === "\\") return "\\\\";
+  if (ch === "\n") return "\\n";
+  if (ch === "\t") return "\\t";
+  if (ch === "\r") return "\\r";
+  if (c < 0x20 || c === 0x7f) return "\\x" + c.toString(16).padStart(2, "0");
+  if (c < 0x80 || GO_PRINTABLE.test(ch)) return ch;
+  if (c < 0x10000) return "\\u" + c.toString(16).padStart(4, "0");
+  return "\\U" + c.toString(16).padStart(8, "0");
 }
 
 function scalar(v: string | number | boolean | null | Styled): string {
