@@ -89,6 +89,7 @@ const NUMBER =
 /** Characters that open a YAML indicator when they start a plain scalar. */
 const INDICATOR_START = "?:,[]{}#&*!|>'\"%@`";
 const WHITESPACE = /\s/;
+// deno-lint-ignore no-control-regex -- control characters are what it looks for
 const CONTROL = /[\x00-\x1f]/;
 
 /**
