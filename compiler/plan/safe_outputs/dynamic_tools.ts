@@ -11,6 +11,7 @@ import { readOn } from "../../source/on_section.ts";
 import { processTriggers } from "../triggers.ts";
 import { writeYaml } from "../../yaml/writer.ts";
 import { splitFrontmatter } from "../../source/parse.ts";
+import { clonePlain } from "../../source/clone_plain.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -107,6 +108,36 @@ function jobPermissionsOf(doc: Obj): Record<string, string> {
   return out;
 }
 
+/** What a target's workflow file says that its callers read: its `on:` and its jobs' joined permissions. */
+interface TargetSummary {
+  on: unknown;
+  jobPermissions: Record<string, string>;
+}
+/**
+ * Target files by text (bounded): a lock file is long, and parsing it was ≈ 7% of a warm corpus compile
+ * when every workflow that names the same target parsed it again. Read it, never change it.
+ */
+const targetSummaries = new Map<string, TargetSummary>();
+const TARGET_MEMO_LIMIT = 64;
+
+function targetSummary(text: string): TargetSummary {
+  let hit = targetSummaries.get(text);
+  if (!hit) {
+    let doc: Obj = {};
+    try {
+      doc = mappingOf(parse(text));
+    } catch {
+      // unreadable workflow: no inputs
+    }
+    hit = { on: doc.on, jobPermissions: jobPermissionsOf(doc) };
+    if (targetSummaries.size >= TARGET_MEMO_LIMIT) {
+      targetSummaries.delete(targetSummaries.keys().next().value!);
+    }
+    targetSummaries.set(text, hit);
+  }
+  return hit;
+}
+
 /** Reads the targets of `dispatch-workflow` and `call-workflow` from the workflows folder (missing ones are skipped). */
 export async function readWorkflowTargets(
   so: SafeOutputsPlan,
@@ -133,20 +164,16 @@ export async function readWorkflowTargets(
         const text = await read(`${workflowsDir}/${name}${extension}`);
         if (text === undefined) continue;
         found = true;
-        let doc: Obj = {};
-        try {
-          doc = mappingOf(parse(text));
-        } catch {
-          // unreadable workflow: no inputs
-        }
-        const on = mappingOf(mappingOf(doc.on)[trigger]);
+        const summary = targetSummary(text);
+        const on = mappingOf(mappingOf(summary.on)[trigger]);
         out.push({
           kind,
           name,
           extension,
-          inputs: mappingOf(on.inputs),
+          // A copy: the summary is shared by every workflow that names this target.
+          inputs: clonePlain(mappingOf(on.inputs)),
           secrets: Object.keys(mappingOf(on.secrets)),
-          jobPermissions: jobPermissionsOf(doc),
+          jobPermissions: { ...summary.jobPermissions },
         });
         break;
       }
