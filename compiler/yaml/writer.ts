@@ -181,6 +181,21 @@ function blockLines(v: Styled, indent: string): string[] {
   return [head, ...lines];
 }
 
+/** Indentation by level (the writer asks for it once per mapping and sequence). */
+const PADS = Array.from({ length: 16 }, (_, i) => "  ".repeat(i));
+
+/** Keys as written (quoted when they must be), remembered: locks repeat the same few hundred keys. */
+const keyTexts = new Map<string, string>();
+function keyText(k: string): string {
+  let text = keyTexts.get(k);
+  if (text === undefined) {
+    text = needsQuotes(k) ? goQuote(k) : k;
+    if (keyTexts.size >= 4096) keyTexts.clear();
+    keyTexts.set(k, text);
+  }
+  return text;
+}
+
 /** Options of {@link writeYaml}. */
 export interface WriteOptions {
   /** Indent sequence items under their key (`key:\n  - a`) — true for jobs, false for goccy-style `on:`. */
@@ -212,9 +227,14 @@ export function writeYamlInto(
   level = 0,
   opts: WriteOptions = { indentSequences: true },
 ): void {
-  const pad = "  ".repeat(level);
+  const pad = PADS[level] ?? "  ".repeat(level);
   if (Array.isArray(value)) {
     for (const item of value) {
+      // Strings are most items: written before the class checks below.
+      if (typeof item === "string") {
+        out.push(`${pad}- ${needsQuotes(item) ? goQuote(item) : item}`);
+        continue;
+      }
       if (item instanceof Comment) {
         out.push(`${pad}# ${item.text}`.trimEnd());
         continue;
@@ -244,7 +264,15 @@ export function writeYamlInto(
     !(value instanceof Comment) &&
     !(value instanceof Commented)
   ) {
-    for (const [k, v] of Object.entries(value)) {
+    const map = value as { [key: string]: YValue };
+    for (const k in map) {
+      const v = map[k];
+      // Strings are most values: written before the class checks below. A plain string never ends in white
+      // space (needsQuotes) and a quoted one ends in `"`, so the line needs no trimming.
+      if (typeof v === "string") {
+        out.push(`${pad}${keyText(k)}: ${needsQuotes(v) ? goQuote(v) : v}`);
+        continue;
+      }
       if (v instanceof Blank) {
         out.push("");
         continue;
@@ -267,7 +295,7 @@ export function writeYamlInto(
         });
         continue;
       }
-      const key = needsQuotes(k) ? goQuote(k) : k;
+      const key = keyText(k);
       if (v instanceof DeepMapping) {
         out.push(`${pad}${key}:`);
         writeYamlInto(out, v.value, level + 1 + v.extra, opts);
