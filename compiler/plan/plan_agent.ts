@@ -191,6 +191,7 @@ export async function planDetection(planning: Planning): Promise<void> {
       model: engine.model,
       auth: engine.auth,
       byokEnv: engine.byok ? engine.env : undefined,
+      firewallDigests: firewallDigests(ctx, planning.o.pins.lock.containers),
     });
   }
 }

@@ -224,6 +224,24 @@ export interface AwfRunStyle {
   excludeEnv: readonly string[];
   /** The gVisor release installed for `sandbox.agent.runtime: gvisor` (`sudo_gvisor_install.sh`). */
   gvisorRelease: string;
+  /**
+   * The threat-detection job's firewall run, built by the same command builder as the agent's (rootless, the
+   * same flags and host preparation) but attached to no gateway, with its own AI-credit budget.
+   */
+  detection: AwfDetectionStyle;
+}
+
+/** How a release with {@link AwfRunStyle} runs the firewall for threat detection, where it differs from the agent. */
+export interface AwfDetectionStyle {
+  /** The review's AI-credit limit when the repository variable is unset (`GH_AW_MAX_AI_CREDITS` default). */
+  maxAiCreditsDefault: string;
+  /** The repository variable that overrides it (the step's `GH_AW_MAX_AI_CREDITS` env). */
+  maxAiCreditsVar: string;
+  /**
+   * How the config is patched with the chroot settings on a TCP Docker daemon (ARC/DinD): the agent's Node.js
+   * helper, or `jq` in place (the review's run, which gh-aw keeps free of the helper).
+   */
+  chrootPatch: "node" | "jq";
 }
 
 /** How a release starts the MCP gateway and the safe-outputs MCP server (plan/mcp/), where it differs from v0.76.1. */

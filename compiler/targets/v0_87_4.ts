@@ -71,11 +71,15 @@ export const V0_87_4: GhAwTarget = {
     "excluded-env",
     "max-turn-cache-misses",
   ],
-  // In v0.87.4's schema; its effect is in the agent job's firewall (AWF) settings, not written yet.
+  // In v0.87.4's schema (gh-aw PR #42371, 2026-06-29; daemon-visible paths after issue #42807), but its
+  // compiled form at v0.87.4 could not be read here (see docs/compiler-differences.md "`runner` under v0.87.4").
   uncompiledKeys: {
-    "runner":
-      "v0.87.4 reads `runner.topology` (arc-dind) into the firewall's topology settings; awc's v0.87.4 " +
-      "agent job does not yet",
+    "runner": "`runner.topology: arc-dind` makes v0.87.4 rewrite the agent job for an ARC runner with a " +
+      "Docker-in-Docker sidecar (tool cache and install paths redirected under `${RUNNER_TEMP}/gh-aw`, extra " +
+      "daemon-visible mounts, the prompts and the engine's HOME moved there, a check that no step needs " +
+      "root, AWF v0.27.20 or later); no v0.87.4 lock and no copy of gh-aw's source at v0.87.4 was reachable " +
+      "to reproduce that form, so awc refuses rather than emit a run that would fail on ARC — compile for " +
+      "GitHub-hosted or standard self-hosted runners without `runner:`",
   },
   queueWorkflowRuns: true,
   otelAttributeEncoding: "percent",
@@ -206,6 +210,14 @@ export const V0_87_4: GhAwTarget = {
         cliProxyContainer: "awmg-cli-proxy",
         excludeEnv: ["ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL"],
         gvisorRelease: "20250707.0",
+        // gh-aw builds the review's run with the agent's AWF command builder (`IsDetectionRun`): its own
+        // budget (`DefaultDetectionMaxAICredits` 400, `GH_AW_DEFAULT_DETECTION_MAX_AI_CREDITS`) and the jq
+        // chroot patch.
+        detection: {
+          maxAiCreditsDefault: "400",
+          maxAiCreditsVar: "GH_AW_DEFAULT_DETECTION_MAX_AI_CREDITS",
+          chrootPatch: "jq",
+        },
       },
       gateway: {
         safeOutputsStdio: true,

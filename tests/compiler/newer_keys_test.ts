@@ -87,6 +87,7 @@ Deno.test("under v0.87.4 a key that arrived later is refused naming v0.87.4, one
   );
   assertEquals(known.map((d) => d.code), ["newer-key-unsupported"]);
   assert(known[0].message.includes("is in gh-aw v0.87.4's frontmatter"), known[0].message);
+  assert(known[0].message.includes("ARC runner") && known[0].message.includes("without `runner:`"));
   assertEquals(
     await targetErrors("---\non: workflow_dispatch\nmax-ai-credits: 500\n---\nGo.\n", "v0.87.4"),
     [],
@@ -99,4 +100,18 @@ Deno.test("under v0.76.1 a key v0.87.4 compiles points at --gh-aw-version v0.87.
   assert(d[0].message.includes("gh-aw v0.87.4 has it") && d[0].message.includes("--gh-aw-version v0.87.4"));
   const later = await targetErrors("---\non: workflow_dispatch\nintent: x\n---\nGo.\n", "v0.76.1");
   assert(later[0].message.includes("after v0.87.4"), later[0].message);
+});
+
+Deno.test("each key that arrived by v0.87.4 is compiled or refused with a reason by the v0.87.4 target, and documented", async () => {
+  const docs = await Deno.readTextFile(new URL("../../docs/compiler-differences.md", import.meta.url));
+  for (const [key, release] of Object.entries(NEWER_KEY_RELEASES)) {
+    assert(
+      docs.includes(`| \`${key}\``) || docs.includes(`\`, \`${key}\``),
+      `${key} has a row in the per-target table`,
+    );
+    if (release !== "v0.87.4") continue;
+    const compiled = V0_87_4.frontmatterKeys.includes(key);
+    const refused = V0_87_4.uncompiledKeys[key] !== undefined;
+    assert(compiled !== refused, `${key}: compiled xor refused with a reason under v0.87.4`);
+  }
 });

@@ -40,6 +40,8 @@ export interface AwfConfigInput {
   imageDigests?: Readonly<Record<string, string>>;
   /** `sandbox.agent` container runtime settings written into `container` (`containerRuntime`, `agentTimeout`). */
   containerExtra?: Record<string, unknown>;
+  /** The run has no MCP gateway to attach to (threat detection): no `network.isolation`/`topologyAttach`. */
+  detached?: boolean;
 }
 
 /** Stands for the shell-expanded credit limit in the config JSON until it is quoted for the shell. */
@@ -74,7 +76,7 @@ export function awfConfigJson(config: AwfConfigInput): string {
   const style = config.style;
   const network: Record<string, unknown> = { allowDomains: config.allowDomains };
   if (config.blockDomains?.length) network.blockDomains = config.blockDomains;
-  if (style) {
+  if (style && !config.detached) {
     network.isolation = true;
     network.topologyAttach = config.cliProxy
       ? [style.topologyAttach, style.cliProxyContainer]
@@ -119,7 +121,7 @@ export function awfConfigJson(config: AwfConfigInput): string {
  * The line writing the AWF config: single-quoted as is, or — when the credit limit is the shell's
  * `GH_AW_MAX_AI_CREDITS` — double-quoted with the variable expanded.
  */
-function writeConfigLines(config: AwfConfigInput): string[] {
+function writeConfigLines(config: AwfConfigInput, creditsDefault?: string): string[] {
   const json = awfConfigJson(config);
   const target = '> "${RUNNER_TEMP}/gh-aw/awf-config.json"';
   if (!config.style) return [`printf '%s\\n' '${json}' ${target}`];
@@ -131,7 +133,7 @@ function writeConfigLines(config: AwfConfigInput): string[] {
     "${GH_AW_MAX_AI_CREDITS}",
   );
   return [
-    `GH_AW_MAX_AI_CREDITS="\${GH_AW_MAX_AI_CREDITS:-${config.style.maxAiCreditsDefault}}"`,
+    `GH_AW_MAX_AI_CREDITS="\${GH_AW_MAX_AI_CREDITS:-${creditsDefault ?? config.style.maxAiCreditsDefault}}"`,
     `printf '%s\\n' "${quoted}" ${target}`,
   ];
 }
@@ -140,24 +142,45 @@ function writeConfigLines(config: AwfConfigInput): string[] {
  * {@link AWF_HOST_PREPARATION} of a release with {@link AwfRunStyle}: the models file path, the Docker host
  * passed on (and the chroot config patched) for a TCP daemon, and a tool cache that must be set.
  */
-const AWF_HOST_PREPARATION_ROOTLESS: readonly string[] = [
-  'cp "${RUNNER_TEMP}/gh-aw/awf-config.json" /tmp/gh-aw/awf-config.json',
-  'export GH_AW_MODELS_JSON_PATH="/tmp/gh-aw/models.json"',
-  'GH_AW_DOCKER_HOST=""',
-  'if [[ "${DOCKER_HOST:-}" =~ ^tcp:// ]]; then',
-  '  GH_AW_DOCKER_HOST="${DOCKER_HOST}"',
-  "fi",
-  'if [[ "${DOCKER_HOST:-}" =~ ^tcp:// ]]; then',
-  '  GH_AW_CHROOT_BINARIES_SOURCE_PATH="${RUNNER_TEMP}/gh-aw" GH_AW_CHROOT_IDENTITY_HOME="${RUNNER_TEMP}/gh-aw/home" node "${RUNNER_TEMP}/gh-aw/actions/patch_awf_chroot_config.cjs"',
-  "fi",
-  'GH_AW_TOOL_CACHE_MOUNT=""',
-  'GH_AW_TOOL_CACHE="${RUNNER_TOOL_CACHE:?RUNNER_TOOL_CACHE must be set}"',
-  'if [ -d "$GH_AW_TOOL_CACHE" ]; then',
-  '  if [[ "$GH_AW_TOOL_CACHE" != /opt/* ]]; then',
-  '    GH_AW_TOOL_CACHE_MOUNT="$GH_AW_TOOL_CACHE:$GH_AW_TOOL_CACHE:ro"',
-  "  fi",
-  "fi",
-  "# shellcheck disable=SC1003,SC2016,SC2086",
+function rootlessHostPreparation(chrootPatch: "node" | "jq"): string[] {
+  return [
+    'cp "${RUNNER_TEMP}/gh-aw/awf-config.json" /tmp/gh-aw/awf-config.json',
+    'export GH_AW_MODELS_JSON_PATH="/tmp/gh-aw/models.json"',
+    'GH_AW_DOCKER_HOST=""',
+    'if [[ "${DOCKER_HOST:-}" =~ ^tcp:// ]]; then',
+    '  GH_AW_DOCKER_HOST="${DOCKER_HOST}"',
+    "fi",
+    'if [[ "${DOCKER_HOST:-}" =~ ^tcp:// ]]; then',
+    ...(chrootPatch === "node" ? [CHROOT_PATCH_NODE] : CHROOT_PATCH_JQ),
+    "fi",
+    'GH_AW_TOOL_CACHE_MOUNT=""',
+    'GH_AW_TOOL_CACHE="${RUNNER_TOOL_CACHE:?RUNNER_TOOL_CACHE must be set}"',
+    'if [ -d "$GH_AW_TOOL_CACHE" ]; then',
+    '  if [[ "$GH_AW_TOOL_CACHE" != /opt/* ]]; then',
+    '    GH_AW_TOOL_CACHE_MOUNT="$GH_AW_TOOL_CACHE:$GH_AW_TOOL_CACHE:ro"',
+    "  fi",
+    "fi",
+    "# shellcheck disable=SC1003,SC2016,SC2086",
+  ];
+}
+
+/** Where the chroot's binaries come from and the identity's home on a split (ARC/DinD) filesystem. */
+const CHROOT_SOURCE = "${RUNNER_TEMP}/gh-aw";
+const CHROOT_HOME = "${RUNNER_TEMP}/gh-aw/home";
+const CONFIG_PATH = '"${RUNNER_TEMP}/gh-aw/awf-config.json"';
+
+/** The agent's chroot patch: the setup action's Node.js helper. */
+const CHROOT_PATCH_NODE =
+  `  GH_AW_CHROOT_BINARIES_SOURCE_PATH="${CHROOT_SOURCE}" GH_AW_CHROOT_IDENTITY_HOME="${CHROOT_HOME}" node "\${RUNNER_TEMP}/gh-aw/actions/patch_awf_chroot_config.cjs"`;
+
+/**
+ * The review's chroot patch: `jq` sets `chroot` (binaries source, the runner user's identity) and the result is
+ * written back to the config and to the copy under the binaries source (the same file there).
+ */
+const CHROOT_PATCH_JQ: readonly string[] = [
+  `  _GH_AW_CHROOT_JSON=$(jq -c --arg src "${CHROOT_SOURCE}" --arg user "$(id -un)" --argjson uid "$(id -u)" --argjson gid "$(id -g)" --arg home "${CHROOT_HOME}" '.chroot={"binariesSourcePath":$src,"identity":{"user":$user,"uid":$uid,"gid":$gid,"home":$home}}' ${CONFIG_PATH}) || { echo "chroot config patch failed" >&2; exit 1; }`,
+  `  printf '%s\\n' "$_GH_AW_CHROOT_JSON" > ${CONFIG_PATH}`,
+  `  printf '%s\\n' "$_GH_AW_CHROOT_JSON" > "${CHROOT_SOURCE}/awf-config.json"`,
 ];
 
 /** {@link TOOL_PATH_SETUP} of a release with {@link AwfRunStyle}: the runner's tool cache only, and Erlang's. */
@@ -227,11 +250,26 @@ export function awfScript(script: AwfScriptInput): string {
   ].join("\n") + "\n";
 }
 
+/** What differs between the agent's and the review's rootless run. */
+interface RootlessRole {
+  /** The stdio log the run tees into. */
+  log: string;
+  /** The credit limit when `GH_AW_MAX_AI_CREDITS` is unset (the release's agent default when absent). */
+  creditsDefault?: string;
+  chrootPatch: "node" | "jq";
+  /** Whether `script.command` is already escaped for single quotes. */
+  quoted?: boolean;
+}
+
 /**
  * The run script of a release with {@link AwfRunStyle}: `awf` without sudo, the Docker host passed on, the
  * OIDC request variables hidden, logging in the config, and the command run with history expansion off.
  */
-function rootlessAwfScript(script: AwfScriptInput, style: AwfRunStyle): string {
+function rootlessAwfScript(
+  script: AwfScriptInput,
+  style: AwfRunStyle,
+  role: RootlessRole = { log: LOG, chrootPatch: "node" },
+): string {
   const awf = [
     'awf --config "${RUNNER_TEMP}/gh-aw/awf-config.json" --container-workdir "${GITHUB_WORKSPACE}"',
     '--mount "${RUNNER_TEMP}/gh-aw:${RUNNER_TEMP}/gh-aw:ro" --mount "${RUNNER_TEMP}/gh-aw:/host${RUNNER_TEMP}/gh-aw:ro"',
@@ -249,15 +287,61 @@ function rootlessAwfScript(script: AwfScriptInput, style: AwfRunStyle): string {
       ]
       : []),
   ].join(" ");
-  const command = "set +o histexpand; " + script.command.replace(TOOL_PATH_SETUP, TOOL_PATH_SETUP_ROOTLESS);
+  const escape = (text: string) => text.replace(/'/g, "'\\''");
+  const command = role.quoted
+    ? escape("set +o histexpand; ") +
+      script.command.replace(escape(TOOL_PATH_SETUP), escape(TOOL_PATH_SETUP_ROOTLESS))
+    : escape("set +o histexpand; " + script.command.replace(TOOL_PATH_SETUP, TOOL_PATH_SETUP_ROOTLESS));
   return [
     "set -o pipefail",
     `printf '%s' "$(date +%s%3N)" > /tmp/gh-aw/agent_cli_start_ms.txt`,
     ...script.setup,
-    `(umask 177 && touch ${LOG})`,
-    ...writeConfigLines(script.config),
-    ...AWF_HOST_PREPARATION_ROOTLESS,
+    `(umask 177 && touch ${role.log})`,
+    ...writeConfigLines(script.config, role.creditsDefault),
+    ...rootlessHostPreparation(role.chrootPatch),
     `${awf} \\`,
-    `  -- /bin/bash -c '${command.replace(/'/g, "'\\''")}' 2>&1 | tee -a ${LOG}`,
+    `  -- /bin/bash -c '${command}' 2>&1 | tee -a ${role.log}`,
   ].join("\n") + "\n";
+}
+
+/** Inputs of the threat-detection job's firewall run under a release with {@link AwfRunStyle}. */
+export interface DetectionAwfInput {
+  style: AwfRunStyle;
+  /** The review's config (its own domains, no gateway, no workflow credit limit). */
+  config: AwfConfigInput;
+  /** Shell lines run before the log is created. */
+  setup: string[];
+  /** Variables hidden from the review's sandbox besides the release's own. */
+  excludeEnv: string[];
+  /** Whether the CLI needs a terminal (`--tty`, Claude). */
+  tty: boolean;
+  /** The CLI's command inside the firewall, already escaped for single quotes. */
+  command: string;
+  /** The review's log. */
+  log: string;
+}
+
+/**
+ * The threat-detection run of a release with {@link AwfRunStyle}: gh-aw builds it with the agent's command
+ * builder, so it is the agent's rootless run with the review's log, budget and chroot patch.
+ */
+export function detectionAwfScript(input: DetectionAwfInput): string {
+  return rootlessAwfScript(
+    {
+      setup: input.setup,
+      config: input.config,
+      extraArgs: [],
+      tty: input.tty,
+      excludeEnv: input.excludeEnv,
+      cliProxy: false,
+      command: input.command,
+    },
+    input.style,
+    {
+      log: input.log,
+      creditsDefault: input.style.detection.maxAiCreditsDefault,
+      chrootPatch: input.style.detection.chrootPatch,
+      quoted: true,
+    },
+  );
 }

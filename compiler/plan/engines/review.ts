@@ -26,6 +26,8 @@ export interface DetectionInput {
   auth?: EngineAuth;
   /** A BYOK Copilot's `engine.env`: the review talks to the same provider, without the Copilot token. */
   byokEnv?: Record<string, string>;
+  /** Digests of the firewall images by role (`actions-lock.json`), for a release that lists them. */
+  firewallDigests?: Readonly<Record<string, string>>;
 }
 
 /** Where the review's inputs (prompt, agent output, patches) are copied. */

@@ -195,7 +195,7 @@ export function preAgentJobs(raw: unknown, every = false): string[] {
 /** Names of the secrets (`secrets.NAME`) referenced anywhere in a plan value. */
 function secretsReferenced(value: unknown, found = new Set<string>()): Set<string> {
   if (typeof value === "string") {
-    // Most strings name no secret: the substring test spares them the look-behind regular expression.
+    // Most strings name no secret; the substring test spares them the regular expression.
     if (!value.includes("secrets.")) return found;
     for (const m of value.matchAll(/(?<![\w.-])secrets\.([A-Za-z0-9_]+)/g)) found.add(m[1]);
   } else if (value instanceof Styled) {

@@ -4,16 +4,24 @@
  * servers) and the verdict gates the `safe_outputs` job.
  */
 import type { JobPlan, StepPlan } from "../types.ts";
-import { agentOutputSteps, artifactName, type JobCtx, scriptStep, setupSteps, shStep } from "../steps.ts";
+import {
+  agentOutputSteps,
+  artifactName,
+  type JobCtx,
+  scriptStep,
+  setupSteps,
+  shStep,
+  targetOf,
+} from "../steps.ts";
 import { VERSIONS } from "../../data/versions.ts";
 import { Comment, dq, folded, lit, plain, sq } from "../../yaml/writer.ts";
-import { AWF_HOST_PREPARATION } from "../agent/awf_command.ts";
+import { AWF_HOST_PREPARATION, detectionAwfScript } from "../agent/awf_command.ts";
 import { OIDC_REQUEST_ENV } from "../engine_auth.ts";
 import type { Firewall } from "../../source/sandbox.ts";
 import type { Engine, EngineDetection } from "../engines/contract.ts";
 import { engineFor } from "../engines/registry.ts";
 import { providerOf } from "../engines/provider_cli.ts";
-import { type DetectionInput, federatedEnv, GUARD, imageSteps } from "../engines/review.ts";
+import { type DetectionInput, federatedEnv, GUARD, imageSteps, sortedEnv } from "../engines/review.ts";
 
 const PREPARE = `mkdir -p /tmp/gh-aw/threat-detection/aw-prompts
 cp /tmp/gh-aw/aw-prompts/prompt.txt /tmp/gh-aw/threat-detection/aw-prompts/prompt.txt 2>/dev/null || true
@@ -188,18 +196,51 @@ function execStep(detectionInput: DetectionInput, engine: Engine, model: string,
   };
   review.decorate?.(exec);
   const auth = detectionInput.auth;
+  const style = targetOf(ctx).jobs.agent.awf;
   exec.run = lit(
-    detectionRun(
-      review,
-      ctx.firewall,
-      model,
-      ctx.maxEffectiveTokens,
-      auth !== undefined,
-      detectionInput.byokEnv !== undefined,
-    ),
+    style
+      ? detectionAwfScript({
+        style,
+        config: {
+          allowDomains: review.domains(model).sort(),
+          targets: review.apiTargets as Record<string, { host: string }> | undefined,
+          firewall: ctx.firewall,
+          models: ctx.models,
+          style,
+          imageDigests: detectionInput.firewallDigests,
+          detached: true,
+        },
+        setup: review.setup,
+        tty: /(^| )--tty( |$)/.test(review.envArgs(detectionInput.byokEnv !== undefined)),
+        excludeEnv: [
+          ...[...review.envArgs(detectionInput.byokEnv !== undefined).matchAll(/--exclude-env (\S+)/g)].map((
+            m,
+          ) => m[1]),
+          ...(auth ? OIDC_REQUEST_ENV : []),
+        ],
+        command: review.command(model),
+        log: "/tmp/gh-aw/threat-detection/detection.log",
+      })
+      : detectionRun(
+        review,
+        ctx.firewall,
+        model,
+        ctx.maxEffectiveTokens,
+        auth !== undefined,
+        detectionInput.byokEnv !== undefined,
+      ),
   );
   exec.env = review.env({ d: detectionInput, model, provider });
   if (auth) exec.env = federatedEnv(exec.env, auth);
+  // The review's budget: the repository's detection default, as the run script reads it.
+  if (style) {
+    exec.env = sortedEnv({
+      ...exec.env,
+      GH_AW_MAX_AI_CREDITS: plain(
+        `\${{ vars.${style.detection.maxAiCreditsVar} || '${style.detection.maxAiCreditsDefault}' }}`,
+      ),
+    });
+  }
   return exec;
 }
 

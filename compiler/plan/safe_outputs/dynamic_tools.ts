@@ -11,7 +11,6 @@ import { readOn } from "../../source/on_section.ts";
 import { processTriggers } from "../triggers.ts";
 import { writeYaml } from "../../yaml/writer.ts";
 import { splitFrontmatter } from "../../source/parse.ts";
-import { clonePlain } from "../../source/clone_plain.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -108,34 +107,31 @@ function jobPermissionsOf(doc: Obj): Record<string, string> {
   return out;
 }
 
-/** What a target's workflow file says that its callers read: its `on:` and its jobs' joined permissions. */
-interface TargetSummary {
-  on: unknown;
+/** What a target workflow's file declares: its `on:` triggers and its jobs' joined permissions. */
+interface TargetFacts {
+  triggers: Obj;
   jobPermissions: Record<string, string>;
 }
-/**
- * Target files by text (bounded): a lock file is long, and parsing it was ≈ 7% of a warm corpus compile
- * when every workflow that names the same target parsed it again. Read it, never change it.
- */
-const targetSummaries = new Map<string, TargetSummary>();
-const TARGET_MEMO_LIMIT = 64;
 
-function targetSummary(text: string): TargetSummary {
-  let hit = targetSummaries.get(text);
-  if (!hit) {
-    let doc: Obj = {};
-    try {
-      doc = mappingOf(parse(text));
-    } catch {
-      // unreadable workflow: no inputs
-    }
-    hit = { on: doc.on, jobPermissions: jobPermissionsOf(doc) };
-    if (targetSummaries.size >= TARGET_MEMO_LIMIT) {
-      targetSummaries.delete(targetSummaries.keys().next().value!);
-    }
-    targetSummaries.set(text, hit);
+/**
+ * Facts of target files already parsed, by their text: a corpus names the same few targets from many
+ * workflows, and parsing a whole lock each time was a tenth of a corpus compile. Cleared when it grows.
+ */
+const TARGET_FACTS = new Map<string, TargetFacts>();
+
+function targetFacts(text: string): TargetFacts {
+  const known = TARGET_FACTS.get(text);
+  if (known) return known;
+  let doc: Obj = {};
+  try {
+    doc = mappingOf(parse(text));
+  } catch {
+    // unreadable workflow: no inputs
   }
-  return hit;
+  const facts = { triggers: mappingOf(doc.on), jobPermissions: jobPermissionsOf(doc) };
+  if (TARGET_FACTS.size >= 64) TARGET_FACTS.clear();
+  TARGET_FACTS.set(text, facts);
+  return facts;
 }
 
 /** Reads the targets of `dispatch-workflow` and `call-workflow` from the workflows folder (missing ones are skipped). */
@@ -164,16 +160,16 @@ export async function readWorkflowTargets(
         const text = await read(`${workflowsDir}/${name}${extension}`);
         if (text === undefined) continue;
         found = true;
-        const summary = targetSummary(text);
-        const on = mappingOf(mappingOf(summary.on)[trigger]);
+        const { triggers, jobPermissions } = targetFacts(text);
+        const on = mappingOf(triggers[trigger]);
         out.push({
           kind,
           name,
           extension,
-          // A copy: the summary is shared by every workflow that names this target.
-          inputs: clonePlain(mappingOf(on.inputs)),
+          // A copy: the facts are shared by every workflow that starts this one.
+          inputs: structuredClone(mappingOf(on.inputs)),
           secrets: Object.keys(mappingOf(on.secrets)),
-          jobPermissions: { ...summary.jobPermissions },
+          jobPermissions: { ...jobPermissions },
         });
         break;
       }
