@@ -115,6 +115,20 @@ interface ParsedImport {
   frontmatter: Frontmatter;
 }
 const parsedImports = new Map<string, ParsedImport>();
+/** Shared files' parses by path and text, before validation (which depends on the target's keys). */
+const parsedFiles = new Map<string, ParsedFile>();
+
+/** The memoised parse of a shared file, without validation: read it, never change it. */
+function sharedFile(path: string, content: string): ParsedFile {
+  const key = `${path}\0${content}`;
+  let hit = parsedFiles.get(key);
+  if (!hit) {
+    hit = parseWorkflowFile(path, content);
+    if (parsedFiles.size >= MEMO_LIMIT) parsedFiles.delete(parsedFiles.keys().next().value!);
+    parsedFiles.set(key, hit);
+  }
+  return hit;
+}
 
 /** The memoised parse of an import, shared between workflows: read it, never change it. */
 function sharedParse(
@@ -128,7 +142,7 @@ function sharedParse(
   }`;
   let hit = parsedImports.get(key);
   if (!hit) {
-    const parsed = parseWorkflowFile(path, content);
+    const parsed = sharedFile(path, content);
     const diagnostics = [...parsed.diagnostics];
     let frontmatter: Frontmatter = emptyFrontmatter();
     if (parsed.diagnostics.length === 0 && !path.startsWith(".github/agents/")) {
@@ -164,8 +178,10 @@ function parseImport(
 
 /** The `import-schema` of a shared file (name → {type, required, default, description}). */
 function importSchema(path: string, content: string): Record<string, Record<string, unknown>> {
-  // Only the schema is copied: cloning the whole parse for it cost more than the rest of the lookup.
-  const raw = sharedParse(path, content).parsed.data["import-schema"];
+  // Only the schema is copied: cloning the whole parse for it cost more than the rest of the lookup. The
+  // parse alone is enough: validating here too (against v0.76.1's keys, whatever the target) doubled the
+  // validation of every shared file.
+  const raw = sharedFile(path, content).data["import-schema"];
   return objectOf<Mapping>(clonePlain(raw));
 }
 

@@ -10,6 +10,7 @@ import { type Frontmatter, validateFrontmatter } from "./schema.ts";
 import { type ResolvedImport, resolveImports } from "./imports.ts";
 import { mergeImports } from "./merge.ts";
 import { diagnostic } from "./diagnostics.ts";
+import { clonePlain } from "./clone_plain.ts";
 import { computeBodyHash, computeFrontmatterHash } from "./hash.ts";
 
 /** A parsed file as the planner sees it: text split and locator, not the raw data. */
@@ -43,6 +44,27 @@ export interface WorkflowSource {
 }
 
 /**
+ * Workflow parses by path and text (bounded): a process that compiles again (a watch, a warm benchmark, an
+ * editor) parses only what changed. Each caller gets its own copy of the data; the parse itself (split,
+ * locator) is read-only.
+ */
+const parsedWorkflows = new Map<string, ParsedFile>();
+const PARSE_MEMO_LIMIT = 512;
+
+function parsedWorkflow(path: string, content: string): ParsedFile {
+  const key = `${path}\0${content}`;
+  let hit = parsedWorkflows.get(key);
+  if (!hit) {
+    hit = parseWorkflowFile(path, content);
+    if (parsedWorkflows.size >= PARSE_MEMO_LIMIT) {
+      parsedWorkflows.delete(parsedWorkflows.keys().next().value!);
+    }
+    parsedWorkflows.set(key, hit);
+  }
+  return { ...hit, data: clonePlain(hit.data), diagnostics: hit.diagnostics.map((d) => ({ ...d })) };
+}
+
+/**
  * Loads a workflow; undefined when it cannot be planned (its diagnostics are in `diagnostics`). Every file
  * read is added to `dependencies`.
  */
@@ -65,7 +87,7 @@ export async function loadWorkflowSource(
     );
     return undefined;
   }
-  const file = parseWorkflowFile(source, content);
+  const file = parsedWorkflow(source, content);
   diagnostics.push(...file.diagnostics);
   if (!file.split.hasFrontmatter) {
     diagnostics.push(

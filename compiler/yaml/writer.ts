@@ -86,18 +86,32 @@ const RESERVED = /^(?:true|false|yes|no|on|off|null|~|y|n)$/i;
 const NUMBER =
   /^[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$|^0x[0-9a-fA-F]+$|^0o[0-7]+$|^[-+]?\.(?:inf|nan)$/i;
 
-/** Whether a string must be quoted to stay a string in plain YAML. */
+/** Characters that open a YAML indicator when they start a plain scalar. */
+const INDICATOR_START = "?:,[]{}#&*!|>'\"%@`";
+const WHITESPACE = /\s/;
+// deno-lint-ignore no-control-regex -- control characters are what it looks for
+const CONTROL = /[\x00-\x1f]/;
+
+/**
+ * Whether a string must be quoted to stay a string in plain YAML. Written with index checks rather than
+ * one regular expression per rule: the writer asks this of every key and scalar of every lock, and the
+ * unanchored `\s$` test and a loop over code points were most of its cost.
+ */
 export function needsQuotes(s: string): boolean {
-  if (s === "") return true;
+  const n = s.length;
+  if (n === 0) return true;
   if (RESERVED.test(s) || NUMBER.test(s)) return true;
-  if (/^[\s]|[\s]$/.test(s)) return true;
-  if (/^[?:,\[\]{}#&*!|>'"%@`]/.test(s)) return true;
+  const first = s[0];
+  if (WHITESPACE.test(first) || WHITESPACE.test(s[n - 1])) return true;
+  if (INDICATOR_START.includes(first)) return true;
   // A leading dash is plain unless it reads as a sequence entry or a document marker: "-x" and "--flag"
   // (as goccy writes service `options:`) stay plain; "-", "- x", "-- x" and "---" are quoted.
-  if (/^-(?:\s|$)|^--(?:\s|-|$)/.test(s)) return true;
+  if (first === "-") {
+    if (n === 1 || WHITESPACE.test(s[1])) return true;
+    if (s[1] === "-" && (n === 2 || WHITESPACE.test(s[2]) || s[2] === "-")) return true;
+  }
   if (s.includes(": ") || s.includes(" #") || s.endsWith(":")) return true;
-  for (const ch of s) if (ch.charCodeAt(0) < 0x20) return true;
-  return false;
+  return CONTROL.test(s);
 }
 
 /** What Go's `strconv.IsPrint` accepts beyond ASCII: letters, marks, numbers, punctuation and symbols. */
@@ -108,20 +122,27 @@ const GO_PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
  * (a zero-width joiner inside an emoji, a non-breaking space) as `\u` escapes.
  */
 export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"') out += '\\"';
-    else if (ch === "\\") out += "\\\\";
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\t") out += "\\t";
-    else if (ch === "\r") out += "\\r";
-    else if (c < 0x20 || c === 0x7f) out += "\\x" + c.toString(16).padStart(2, "0");
-    else if (c < 0x80 || GO_PRINTABLE.test(ch)) out += ch;
-    else if (c < 0x10000) out += "\\u" + c.toString(16).padStart(4, "0");
-    else out += "\\U" + c.toString(16).padStart(8, "0");
-  }
-  return out + '"';
+  // Most values are printable ASCII without a quote or backslash: they are written as they are.
+  return '"' + (NEEDS_ESCAPE.test(s) ? s.replace(ESCAPED, goEscape) : s) + '"';
+}
+
+/** Any character {@link goQuote} may write differently (all but printable ASCII, `"` and `\\`). */
+const NEEDS_ESCAPE = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
+/** Each such code point (a lone surrogate on its own). */
+const ESCAPED = /[^\x20\x21\x23-\x5b\x5d-\x7e]/gu;
+
+/** One code point as `strconv.Quote` writes it. */
+function goEscape(ch: string): string {
+  const c = ch.codePointAt(0)!;
+  if (ch === '"') return '\\"';
+  if (ch === "\\") return "\\\\";
+  if (ch === "\n") return "\\n";
+  if (ch === "\t") return "\\t";
+  if (ch === "\r") return "\\r";
+  if (c < 0x20 || c === 0x7f) return "\\x" + c.toString(16).padStart(2, "0");
+  if (c < 0x80 || GO_PRINTABLE.test(ch)) return ch;
+  if (c < 0x10000) return "\\u" + c.toString(16).padStart(4, "0");
+  return "\\U" + c.toString(16).padStart(8, "0");
 }
 
 function scalar(v: string | number | boolean | null | Styled): string {
@@ -160,6 +181,21 @@ function blockLines(v: Styled, indent: string): string[] {
   return [head, ...lines];
 }
 
+/** Indentation by level (the writer asks for it once per mapping and sequence). */
+const PADS = Array.from({ length: 16 }, (_, i) => "  ".repeat(i));
+
+/** Keys as written (quoted when they must be), remembered: locks repeat the same few hundred keys. */
+const keyTexts = new Map<string, string>();
+function keyText(k: string): string {
+  let text = keyTexts.get(k);
+  if (text === undefined) {
+    text = needsQuotes(k) ? goQuote(k) : k;
+    if (keyTexts.size >= 4096) keyTexts.clear();
+    keyTexts.set(k, text);
+  }
+  return text;
+}
+
 /** Options of {@link writeYaml}. */
 export interface WriteOptions {
   /** Indent sequence items under their key (`key:\n  - a`) — true for jobs, false for goccy-style `on:`. */
@@ -191,9 +227,14 @@ export function writeYamlInto(
   level = 0,
   opts: WriteOptions = { indentSequences: true },
 ): void {
-  const pad = "  ".repeat(level);
+  const pad = PADS[level] ?? "  ".repeat(level);
   if (Array.isArray(value)) {
     for (const item of value) {
+      // Strings are most items: written before the class checks below.
+      if (typeof item === "string") {
+        out.push(`${pad}- ${needsQuotes(item) ? goQuote(item) : item}`);
+        continue;
+      }
       if (item instanceof Comment) {
         out.push(`${pad}# ${item.text}`.trimEnd());
         continue;
@@ -223,7 +264,15 @@ export function writeYamlInto(
     !(value instanceof Comment) &&
     !(value instanceof Commented)
   ) {
-    for (const [k, v] of Object.entries(value)) {
+    const map = value as { [key: string]: YValue };
+    for (const k in map) {
+      const v = map[k];
+      // Strings are most values: written before the class checks below. A plain string never ends in white
+      // space (needsQuotes) and a quoted one ends in `"`, so the line needs no trimming.
+      if (typeof v === "string") {
+        out.push(`${pad}${keyText(k)}: ${needsQuotes(v) ? goQuote(v) : v}`);
+        continue;
+      }
       if (v instanceof Blank) {
         out.push("");
         continue;
@@ -246,7 +295,7 @@ export function writeYamlInto(
         });
         continue;
       }
-      const key = needsQuotes(k) ? goQuote(k) : k;
+      const key = keyText(k);
       if (v instanceof DeepMapping) {
         out.push(`${pad}${key}:`);
         writeYamlInto(out, v.value, level + 1 + v.extra, opts);
