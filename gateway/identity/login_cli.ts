@@ -9,6 +9,7 @@
  */
 import { parseArgs } from "node:util";
 import * as oidc from "openid-client";
+import { runMain } from "@switchyard/lib/cli/support.ts";
 
 /** What is stored between runs. */
 interface StoredLogin {
@@ -177,10 +178,5 @@ export async function main(
 }
 
 if (import.meta.main) {
-  try {
-    Deno.exit(await main(Deno.args, Deno.env.toObject(), { out: console.log, err: console.error }));
-  } catch (error) {
-    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-    Deno.exit(1);
-  }
+  await runMain(() => main(Deno.args, Deno.env.toObject(), { out: console.log, err: console.error }));
 }

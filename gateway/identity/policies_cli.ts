@@ -12,6 +12,7 @@ import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { LIMIT_OPTIONS, type LimitFlags, parseLimitFlags } from "../keys/cli_flags.ts";
 import { DEFAULT_USER_SUBJECT, type PoliciesDatabase, type PolicyInfo, PolicyStore } from "./policy_store.ts";
+import { runMain } from "@switchyard/lib/cli/support.ts";
 
 const USAGE = `Usage: deno task gateway:policies <command>
 
@@ -151,11 +152,4 @@ export async function runPoliciesCli(
   }
 }
 
-if (import.meta.main) {
-  try {
-    Deno.exit(await runPoliciesCli(Deno.args, Deno.env.toObject()));
-  } catch (error) {
-    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-    Deno.exit(1);
-  }
-}
+if (import.meta.main) await runMain(() => runPoliciesCli(Deno.args, Deno.env.toObject()));

@@ -19,6 +19,7 @@ import type { Kysely } from "kysely";
 import { ledgerUsage } from "../usage/report.ts";
 import type { UsageDatabase } from "../usage/ledger.ts";
 import type { BudgetPeriod } from "../limits/policy.ts";
+import { runMain } from "@switchyard/lib/cli/support.ts";
 
 const USAGE = `Usage: deno task gateway:keys <command>
 
@@ -208,11 +209,4 @@ export async function runKeysCli(
   }
 }
 
-if (import.meta.main) {
-  try {
-    Deno.exit(await runKeysCli(Deno.args, Deno.env.toObject()));
-  } catch (error) {
-    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-    Deno.exit(1);
-  }
-}
+if (import.meta.main) await runMain(() => runKeysCli(Deno.args, Deno.env.toObject()));

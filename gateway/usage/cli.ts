@@ -11,6 +11,7 @@ import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import type { UsageDatabase } from "./ledger.ts";
 import { parseUsageFilters, type UsageReport, usageReport, type UsageTotals } from "./report.ts";
+import { runMain } from "@switchyard/lib/cli/support.ts";
 
 const USAGE = `Usage: deno task gateway:usage [--key <id>] [--since <ISO>] [--until <ISO>]
                                  [--by key|model|provider|day|user|repo] [--json]
@@ -98,11 +99,4 @@ export async function runUsageCli(
   }
 }
 
-if (import.meta.main) {
-  try {
-    Deno.exit(await runUsageCli(Deno.args, Deno.env.toObject()));
-  } catch (error) {
-    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-    Deno.exit(1);
-  }
-}
+if (import.meta.main) await runMain(() => runUsageCli(Deno.args, Deno.env.toObject()));
