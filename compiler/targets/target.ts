@@ -183,8 +183,6 @@ export interface AgentJobStyle {
   trimsQuotedLastScalar?: boolean;
   /** Whether the agent needs every custom job that does not depend on it, by its own name (not only roots and sinks). */
   needsEveryPreAgentJob?: boolean;
-  /** Whether "Checkout PR branch" uses `safe-outputs.github-token` when set (else the MCP server's default). */
-  prCheckoutWithSafeOutputsToken?: boolean;
   /** Whether the workflow's own steps run after the cache and repo memories are restored (not before). */
   userStepsAfterMemory?: boolean;
   /** Whether the agent artifact keeps the patches and bundles whenever a safe output pushes code. */

@@ -183,7 +183,6 @@ export const V0_87_4: GhAwTarget = {
       patchesWithCodePush: true,
       needsEveryPreAgentJob: true,
       trimsQuotedLastScalar: true,
-      prCheckoutWithSafeOutputsToken: true,
       userStepsAfterMemory: true,
       validation: VALIDATION_V0_87_4,
       toolPropertyInjections: {

@@ -84,12 +84,17 @@ function givenToAgent(markdown: string): Set<string> {
   return new Set([...engineSecrets, ...GITHUB_READ, ...secretsIn(agentSide), ...typeTokens]);
 }
 
-async function compileFiles(files: Record<string, string>, workflow = ".github/workflows/w.md") {
+async function compileFiles(
+  files: Record<string, string>,
+  workflow = ".github/workflows/w.md",
+  ghAwVersion?: string,
+) {
   const result = await compile({
     repoRoot: "/repo",
     workflows: [workflow],
     scheduleSeed: "acme/widgets",
     readFile: memoryRepo(files),
+    ghAwVersion,
   });
   const w = result.workflows[0];
   assert(w?.lockContent, JSON.stringify([...result.diagnostics, ...(w?.diagnostics ?? [])]));
@@ -98,10 +103,16 @@ async function compileFiles(files: Record<string, string>, workflow = ".github/w
 
 const OTHER = "---\non:\n  workflow_dispatch:\nengine: copilot\n---\nAnother.\n";
 
-for (const engine of ["copilot", "claude", "codex", "gemini"]) {
-  Deno.test(`${engine}: the agent job reads no secret it was not given (every safe-output type with a token)`, async () => {
+// Under both targets: v0.87.4 runs the safe-outputs server as a container inside the agent job's gateway.
+for (
+  const [engine, target] of ["copilot", "claude", "codex", "gemini"].flatMap((
+    e,
+  ) => [[e, "v0.76.1"], [e, "v0.87.4"]])
+) {
+  Deno.test(`${engine} (${target}): the agent job reads no secret it was not given (every safe-output type with a token)`, async () => {
     const md = everyTypeWorkflow(engine);
-    const lock = await compileFiles({ ".github/workflows/w.md": md, ".github/workflows/other.md": OTHER });
+    const files = { ".github/workflows/w.md": md, ".github/workflows/other.md": OTHER };
+    const lock = await compileFiles(files, undefined, target);
     const jobs = secretsPerJob(lock);
     const given = givenToAgent(md);
     const leaked = jobs.agent.all.filter((s) => !given.has(s) || WRITE_TOKENS.includes(s));
@@ -135,15 +146,22 @@ Deno.test("without a configured CI trigger token the handler falls back to the r
   assert(step?.secrets.includes("GH_AW_CI_TRIGGER_TOKEN"));
 });
 
-Deno.test("golden fixtures: no agent job reads a secret it was not given", async () => {
-  const root = new URL("./testdata/repo", import.meta.url).pathname;
-  const result = await compile({ repoRoot: root, scheduleSeed: "acme/widgets", actionMode: "release" });
-  assert(result.workflows.length >= 10);
-  for (const w of result.workflows) {
-    const md = await Deno.readTextFile(`${root}/${w.source}`);
-    const jobs = secretsPerJob(w.lockContent!);
-    const given = givenToAgent(md);
-    const leaked = (jobs.agent?.all ?? []).filter((s) => !given.has(s) || WRITE_TOKENS.includes(s));
-    assertEquals(leaked, [], `${w.source}: secrets the agent job reads without being given them`);
-  }
-});
+for (const target of ["v0.76.1", "v0.87.4"]) {
+  Deno.test(`golden fixtures (${target}): no agent job reads a secret it was not given`, async () => {
+    const root = new URL("./testdata/repo", import.meta.url).pathname;
+    const result = await compile({
+      repoRoot: root,
+      scheduleSeed: "acme/widgets",
+      actionMode: "release",
+      ghAwVersion: target,
+    });
+    assert(result.workflows.length >= 10);
+    for (const w of result.workflows) {
+      const md = await Deno.readTextFile(`${root}/${w.source}`);
+      const jobs = secretsPerJob(w.lockContent!);
+      const given = givenToAgent(md);
+      const leaked = (jobs.agent?.all ?? []).filter((s) => !given.has(s) || WRITE_TOKENS.includes(s));
+      assertEquals(leaked, [], `${w.source}: secrets the agent job reads without being given them`);
+    }
+  });
+}

@@ -264,11 +264,9 @@ export function userAndMemorySteps(agent: AgentInput, memory: AgentMemory): Step
 
 /** "Checkout PR branch": on pull-request events the agent works on the PR's head. */
 function checkoutPrStep(agent: AgentInput): StepPlan {
-  // Later releases check out with the safe outputs' own token when the section names one.
-  const own = targetOf(agent.ctx).jobs.agent.prCheckoutWithSafeOutputsToken
-    ? agent.safeOutputs.global["github-token"]
-    : undefined;
-  const token = typeof own === "string" ? own : MCP_TOKEN;
+  // Always the GitHub tools' read token: gh-aw v0.87.4 checks out with `safe-outputs.github-token` when set,
+  // which hands the agent job a write token it was not given (docs/compiler-differences.md, row 28).
+  const token = MCP_TOKEN;
   return scriptStep(agent.ctx, "Checkout PR branch", "checkout_pr_branch", {
     id: "checkout-pr",
     if: lit(
