@@ -4,9 +4,15 @@
  * results; text taken from this repository's docs and sources, so it is real prose and code).
  *
  * Rows:
- * - first: the first count in the process (loads the encoding);
- * - cold: a request never seen before (its own window of the text, count cache empty) — what a new
- *   conversation costs; gpt-tokenizer's own merge cache stays warm, as in a running gateway;
+ * - first: the first count in the process (loads the encoding; every piece is new);
+ * - truly cold: a request never seen, every cache emptied before each count (the exact-string LRU, the piece
+ *   table, gpt-tokenizer's merge cache): every word piece is merged by the byte-pair encoder;
+ * - unseen text: a request never seen — its own window of the corpus, with words varied per iteration (one in
+ *   50 gets a per-iteration number appended, one in 200 is replaced by a made-up word no cache has seen) —
+ *   with the piece table warm from counting the corpus once, as in a running gateway; the exact-string LRU
+ *   is emptied before each count;
+ * - reference: the same unseen requests counted by the same rules with gpt-tokenizer's plain
+ *   `encode(text).length` (its merge cache warm), and the ratio;
  * - warm: the same request again, parsed from its body each time (new strings) — what Claude Code's next
  *   call costs, since it resends the same system prompt, tools and history;
  * - route: parse + validate + count of that body, the `/v1/messages/count_tokens` handler's own work;
@@ -16,7 +22,13 @@
  *
  * `deno task bench:tokens [model]` (default gpt-4.1).
  */
-import { countCacheOf, countOpenAiTokens, encodingOf } from "../gateway/messages/openai_tokens.ts";
+import {
+  countCacheOf,
+  countOpenAiTokens,
+  countRequestTokens,
+  encodingOf,
+  pieceCounterOf,
+} from "../gateway/messages/openai_tokens.ts";
 import { parseJsonBody, validateCountTokensRequest } from "../gateway/messages/validate.ts";
 import type { MessagesRequest } from "../gateway/messages/types.ts";
 
@@ -30,13 +42,13 @@ const corpus = (await Promise.all(
   ),
 )).join("\n");
 
-/** A ~20k-token request from the corpus starting at `offset`. */
-function requestAt(offset: number): MessagesRequest {
+/** A ~20k-token request from the corpus starting at `offset`, each text passed through `vary`. */
+function requestAt(offset: number, vary = (text: string) => text): MessagesRequest {
   let at = offset;
   const take = (chars: number) => {
     const text = corpus.slice(at % corpus.length, (at % corpus.length) + chars);
     at += chars;
-    return text;
+    return vary(text);
   };
   const tools = Array.from({ length: 16 }, (_, i) => ({
     name: `Tool${i}`,
@@ -75,10 +87,44 @@ function requestAt(offset: number): MessagesRequest {
   } as unknown as MessagesRequest;
 }
 
-function summary(label: string, times: number[]): void {
+/** A deterministic pseudo-random generator (so runs compare). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => (state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32;
+}
+
+/** `text` with one word in 50 numbered for iteration `round` and one in 200 replaced by a made-up word. */
+function varied(round: number): (text: string) => string {
+  const next = random(round * 7_919 + 1);
+  let words = 0;
+  return (text) =>
+    text.replace(/[A-Za-z]+/g, (word) => {
+      words++;
+      if (words % 200 === 0) {
+        let made = "";
+        for (let i = 0, n = 5 + Math.floor(next() * 5); i < n; i++) {
+          made += String.fromCharCode(97 + next() * 26);
+        }
+        return made;
+      }
+      return words % 50 === 0 ? `${word}${round}` : word;
+    });
+}
+
+/** p50 and p99 of `times` in ms (sorts them). */
+function quantiles(times: number[]): [number, number] {
   times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(3);
-  console.log(`${label.padEnd(52)} p50 ${at(0.5)} ms  p99 ${at(0.99)} ms  (n=${times.length})`);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
+  return [at(0.5), at(0.99)];
+}
+
+function summary(label: string, times: number[], against?: number): number {
+  const [p50, p99] = quantiles(times);
+  const ratio = against ? `  ${(against / p50).toFixed(1)}× faster than the reference` : "";
+  console.log(
+    `${label.padEnd(56)} p50 ${p50.toFixed(3)} ms  p99 ${p99.toFixed(3)} ms  (n=${times.length})${ratio}`,
+  );
+  return p50;
 }
 
 const encoding = encodingOf(MODEL);
@@ -91,15 +137,46 @@ console.log(`${MODEL}: ${tokens} tokens, ${body.length} bytes of body`);
 console.log(`${"first count (loads the encoding)".padEnd(52)} ${(performance.now() - start).toFixed(1)} ms`);
 
 const cache = await countCacheOf(encoding);
-const cold: number[] = [];
+const pieces = await pieceCounterOf(encoding);
+const gptTokenizer = encoding === "o200k_base"
+  ? await import("gpt-tokenizer/encoding/o200k_base")
+  : await import("gpt-tokenizer/encoding/cl100k_base");
+const noSpecial = { disallowedSpecial: new Set<string>() };
+const reference = (text: string) => gptTokenizer.encode(text, noSpecial).length;
+
+const trulyCold: number[] = [];
 for (let i = 1; i <= ROUNDS; i++) {
-  const request = requestAt(i * 9_973); // a window of the corpus this run has not counted yet
+  const request = requestAt(i * 9_973 + 500_000, varied(1_000 + i));
   cache.clear();
+  pieces.clear();
+  gptTokenizer.clearMergeCache();
   start = performance.now();
   await countOpenAiTokens(MODEL, request);
-  cold.push(performance.now() - start);
+  trulyCold.push(performance.now() - start);
 }
-summary("cold: a new 20k-token request", cold);
+summary("truly cold: new request, every cache empty", trulyCold);
+
+// A running gateway has counted such text before: its word pieces are known, whole strings are not.
+pieces.count(corpus);
+const unseenRequests = Array.from({ length: ROUNDS * 2 }, (_, i) => requestAt(i * 9_973, varied(i)));
+const unseen: number[] = [];
+const plain: number[] = [];
+for (const [i, request] of unseenRequests.entries()) {
+  cache.clear();
+  start = performance.now();
+  const tokens = await countOpenAiTokens(MODEL, request);
+  const ours = performance.now() - start;
+  start = performance.now();
+  const theirs = countRequestTokens(MODEL, encoding, request, reference);
+  const referenceTime = performance.now() - start;
+  if (tokens !== theirs) throw new Error(`round ${i}: ${tokens} tokens, gpt-tokenizer's encode ${theirs}`);
+  if (i < ROUNDS / 2) continue; // warm-up of both
+  unseen.push(ours);
+  plain.push(referenceTime);
+}
+const referenceP50 = summary("reference: gpt-tokenizer encode(text).length, same rules", plain);
+summary("unseen text (pieces warm, 0.5% made-up words)", unseen, referenceP50);
+console.log(`  (counts equal to the reference on all ${unseenRequests.length} requests)`);
 
 await countOpenAiTokens(MODEL, JSON.parse(body));
 const warm: number[] = [];

@@ -39,7 +39,8 @@ const ENUM_ITEM = 3;
 const FUNC_END = 12;
 const PER_DOCUMENT = 1_500;
 
-type Encoding = "o200k_base" | "cl100k_base";
+/** The two encodings counted locally. */
+export type Encoding = "o200k_base" | "cl100k_base";
 type Counter = (text: string) => number;
 
 /** The encoding of an OpenAI model name, or undefined when the model is not OpenAI's. */
@@ -218,6 +219,19 @@ export async function countOpenAiTokens(
   const encoding = encodingOf(model);
   if (!encoding) return undefined;
   const { count } = await load(encoding);
+  return countRequestTokens(model, encoding, request, count);
+}
+
+/**
+ * Input tokens of `request` for `model` (of `encoding`) with `count` counting each text: the rules above
+ * around any counter (the bench passes gpt-tokenizer's own `encode` as the reference).
+ */
+export function countRequestTokens(
+  model: string,
+  encoding: Encoding,
+  request: Pick<MessagesRequest, "messages" | "system" | "tools">,
+  count: (text: string) => number,
+): number {
   let tokens = /^o\d/.test(model.toLowerCase()) ? REASONING_REPLY_PRIMING : REPLY_PRIMING;
   for (const message of toChatMessages(request as MessagesRequest, (id) => id)) {
     tokens += messageTokens(model, message, count);

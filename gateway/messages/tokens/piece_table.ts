@@ -1,9 +1,9 @@
 /**
  * Token counts of pieces of text, looked up by a hash of their char codes in place — no substring is made
- * to look one up. Open addressing with linear probing over one Int32Array of slots (hash, count, offset and
- * length of the piece's characters in a pool of UTF-16 code units), so a probe touches one cache line and a
- * verification one more; every hit is verified character by character against the stored piece, so a hash
- * collision can cost a probe, never a wrong count.
+ * to look one up. Open addressing with linear probing over one Int32Array of slots (the hash; the offset
+ * and length of the piece in a pool of UTF-16 code units, whose first unit is the piece's count), so a probe
+ * touches one cache line and a hit one more; every hit is verified character by character against the
+ * stored piece, so a hash collision can cost a probe, never a wrong count.
  *
  * Bounded: the table doubles up to `maxSlots` and, once half full at that size (or its pool full), starts
  * over empty (pieces are words and their neighbours: the ones a workload uses come back within a request).
@@ -19,8 +19,10 @@ export function hashOf(text: string, start: number, end: number): number {
   return h;
 }
 
-/** Int32 fields per slot: hash, count, offset in the pool, length (0: empty). */
-const STRIDE = 4;
+/** Int32 fields per slot: hash, then offset × 512 + length (0: empty). */
+const STRIDE = 2;
+const LENGTH_BITS = 9;
+const LENGTH_MASK = (1 << LENGTH_BITS) - 1;
 
 /** Counts of pieces keyed by their text, found by (text, start, end, hash). */
 export class PieceTable {
@@ -35,6 +37,7 @@ export class PieceTable {
   constructor(
     readonly initialSlots = 1 << 14,
     readonly maxSlots = 1 << 18,
+    /** Pool size at most: offsets must fit 22 bits (offset × 512 + length in an Int32). */
     readonly poolChars = 1 << 22,
   ) {
     this.#mask = initialSlots - 1;
@@ -53,13 +56,13 @@ export class PieceTable {
     const length = end - start;
     for (let slot = hash & mask;; slot = (slot + 1) & mask) {
       const at = slot * STRIDE;
-      const held = slots[at + 3];
-      if (held === 0) return -1;
-      if (held !== length || slots[at] !== hash) continue;
-      const offset = slots[at + 2];
+      const where = slots[at + 1];
+      if (where === 0) return -1;
+      if ((where & LENGTH_MASK) !== length || slots[at] !== hash) continue;
+      const offset = where >>> LENGTH_BITS;
       let i = 0;
-      while (i < length && pool[offset + i] === text.charCodeAt(start + i)) i++;
-      if (i === length) return slots[at + 1];
+      while (i < length && pool[offset + 1 + i] === text.charCodeAt(start + i)) i++;
+      if (i === length) return pool[offset];
     }
   }
 
@@ -67,7 +70,7 @@ export class PieceTable {
   set(text: string, start: number, end: number, hash: number, count: number): void {
     const length = end - start;
     if (length < 1 || length > MAX_PIECE_CHARS) return;
-    if (this.#used + length > this.#pool.length) {
+    if (this.#used + length + 1 > this.#pool.length) {
       if (this.#pool.length >= this.poolChars) this.#restart();
       else {
         const pool = new Uint16Array(Math.min(this.poolChars, this.#pool.length * 2));
@@ -80,9 +83,10 @@ export class PieceTable {
       else this.#restart();
     }
     const offset = this.#used;
-    for (let i = 0; i < length; i++) this.#pool[offset + i] = text.charCodeAt(start + i);
-    this.#used += length;
-    this.#insert(hash, count, offset, length);
+    this.#pool[offset] = count;
+    for (let i = 0; i < length; i++) this.#pool[offset + 1 + i] = text.charCodeAt(start + i);
+    this.#used += length + 1;
+    this.#insert(hash, offset * (LENGTH_MASK + 1) + length);
     this.#size++;
   }
 
@@ -100,15 +104,12 @@ export class PieceTable {
     this.resets++;
   }
 
-  #insert(hash: number, count: number, offset: number, length: number): void {
+  #insert(hash: number, where: number): void {
     const mask = this.#mask, slots = this.#slots;
     let slot = hash & mask;
-    while (slots[slot * STRIDE + 3] !== 0) slot = (slot + 1) & mask;
-    const at = slot * STRIDE;
-    slots[at] = hash;
-    slots[at + 1] = count;
-    slots[at + 2] = offset;
-    slots[at + 3] = length;
+    while (slots[slot * STRIDE + 1] !== 0) slot = (slot + 1) & mask;
+    slots[slot * STRIDE] = hash;
+    slots[slot * STRIDE + 1] = where;
   }
 
   #resize(size: number): void {
@@ -116,7 +117,7 @@ export class PieceTable {
     this.#mask = size - 1;
     this.#slots = new Int32Array(size * STRIDE);
     for (let at = 0; at < old.length; at += STRIDE) {
-      if (old[at + 3] !== 0) this.#insert(old[at], old[at + 1], old[at + 2], old[at + 3]);
+      if (old[at + 1] !== 0) this.#insert(old[at], old[at + 1]);
     }
   }
 }
