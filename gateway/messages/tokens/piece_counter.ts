@@ -1,28 +1,46 @@
 /**
- * Counts the tokens of a text exactly as gpt-tokenizer's `countTokens` does (with no special tokens), faster
- * on text never seen before: a count needs no token ids, only the sum of each piece's token count.
+ * Counts the tokens of a text exactly as tiktoken does (`encode_ordinary`: special-token text is ordinary
+ * text), faster than gpt-tokenizer's `countTokens` on text never seen before: a count needs no token ids, only
+ * the sum of each piece's token count. (gpt-tokenizer's split regex is tiktoken's pattern under JavaScript's
+ * `\s`, which differs on U+FEFF and U+0085; the fallback regex here uses tiktoken's meaning.)
  * - split: ASCII runs by a char-code scanner that reproduces the encoding's split regex (ascii_split.ts); at
  *   any piece that involves a non-ASCII character, the regex itself (sticky, from that position);
  * - count: each ASCII piece by a table keyed by a hash of its char codes, verified against the text
  *   (piece_table.ts), so a known piece costs no substring and no Map lookup by string; a single ASCII
- *   character is one token (every byte is in the vocabulary); pieces from the regex by a Map;
- * - a piece never seen is ranked by gpt-tokenizer's vocabulary and, when it is no token itself, merged: an
- *   ASCII piece by ascii_merge.ts (the same algorithm over the same ranks, ~20× faster for a new word), any
- *   other by gpt-tokenizer's own byte-pair encoder.
+ *   character is one token (every byte is in the vocabulary); other pieces (from the regex, or longer than
+ *   the table keeps) by a Map;
+ * - a piece never seen is ranked in gpt-tokenizer's vocabulary and, when it is no token itself, merged by
+ *   byte_pair.ts (tiktoken's algorithm over the same ranks; gpt-tokenizer's own merge is ~20× slower for a new
+ *   word and miscounts a byte-order mark).
  */
 import { hashOf, MAX_PIECE_CHARS, PieceTable } from "./piece_table.ts";
-import { mergeAsciiPiece } from "./ascii_merge.ts";
+import { latin1, mergeAsciiPiece, mergeUtf8Piece, type Vocabulary } from "./byte_pair.ts";
 import { cl100kPieceEnd, NEEDS_REGEX, o200kPieceEnd } from "./ascii_split.ts";
 
-/** Non-ASCII pieces kept at most (then the map starts over). */
-const MAX_REGEX_PIECES = 50_000;
+/**
+ * Unicode's White_Space, which tiktoken's `\s` (Rust's regex) means; JavaScript's `\s` differs on two
+ * characters: it includes U+FEFF (no White_Space) and leaves out U+0085 (NEL, White_Space).
+ */
+const WHITE_SPACE = String.raw`\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000`;
 
-/** What the counter needs of gpt-tokenizer's byte-pair encoder (`BytePairEncodingCore`, 4.0.0). */
-export interface BytePairCore {
-  getBpeRankFromString(piece: string): number | undefined;
-  bytePairEncode(piece: string): number[];
-  /** Rank by the token's text, for the tokens that are valid UTF-8. */
+/** `regex` (gpt-tokenizer's split pattern) with `\s` and `\S` meaning what they mean to tiktoken, sticky. */
+export function tiktokenSplitRegex(regex: RegExp): RegExp {
+  const source = regex.source
+    .replaceAll(String.raw`[^\s`, `[^${WHITE_SPACE}`)
+    .replaceAll(String.raw`\s`, `[${WHITE_SPACE}]`)
+    .replaceAll(String.raw`\S`, `[^${WHITE_SPACE}]`);
+  return new RegExp(source, "uy");
+}
+
+/** Pieces kept by string at most (then the map starts over). */
+const MAX_OTHER_PIECES = 50_000;
+
+/** What the counter reads of gpt-tokenizer's byte-pair encoder (`BytePairEncodingCore`, 4.0.0): its vocabulary. */
+interface BytePairCore {
+  /** Rank by the token's text, for the tokens gpt-tokenizer keeps as text. */
   bytePairStringRankEncoder: Map<string, number>;
+  /** Bytes by rank, for the tokens it keeps as bytes (not valid UTF-8, or starting with a byte-order mark). */
+  bytePairNonUtfRankDecoder: Map<number, Uint8Array>;
 }
 
 /** An encoding as gpt-tokenizer's module exposes it. */
@@ -36,19 +54,20 @@ export interface PieceCounter {
   /** Forgets every piece's count (the bench's truly cold case). */
   clear(): void;
   readonly pieces: PieceTable;
-  /** True when pieces are merged by gpt-tokenizer's encoder directly (false: through `countTokens`). */
+  /** True when pieces are merged here over gpt-tokenizer's vocabulary (false: through its `countTokens`). */
   readonly direct: boolean;
 }
 
-/** The byte-pair encoder inside a gpt-tokenizer encoding, when this version has the one we know. */
-function coreOf(api: unknown): BytePairCore | undefined {
+/** The vocabulary inside a gpt-tokenizer encoding, when this version keeps it where we know. */
+function vocabularyOf(api: unknown): Vocabulary | undefined {
   const core =
     (api as { bytePairEncodingCoreProcessor?: Partial<BytePairCore> }).bytePairEncodingCoreProcessor;
-  return core && typeof core.getBpeRankFromString === "function" &&
-      typeof core.bytePairEncode === "function" &&
-      core.bytePairStringRankEncoder instanceof Map
-    ? core as BytePairCore
-    : undefined;
+  if (!(core?.bytePairStringRankEncoder instanceof Map) || !(core.bytePairNonUtfRankDecoder instanceof Map)) {
+    return undefined;
+  }
+  const bytes = new Map<string, number>();
+  for (const [rank, token] of core.bytePairNonUtfRankDecoder) bytes.set(latin1(token, 0, token.length), rank);
+  return { strings: core.bytePairStringRankEncoder, bytes };
 }
 
 /**
@@ -61,23 +80,34 @@ export function createPieceCounter(
   splitRegex: RegExp,
 ): PieceCounter {
   const pieceEnd = encoding === "o200k_base" ? o200kPieceEnd : cl100kPieceEnd;
-  const sticky = new RegExp(splitRegex.source, "uy");
-  const core = coreOf(api);
+  const sticky = tiktokenSplitRegex(splitRegex);
+  const vocabulary = vocabularyOf(api);
   const options = { disallowedSpecial: new Set<string>() };
-  // A piece of the split is its own split (the regex is applied to each piece alone by countTokens).
-  const merge = core
-    ? (piece: string) =>
-      core.getBpeRankFromString(piece) !== undefined ? 1 : core.bytePairEncode(piece).length
+  const encoder = new TextEncoder();
+  // Without the vocabulary (another gpt-tokenizer version): a piece of the split is its own split.
+  const merge = vocabulary
+    ? (piece: string) => vocabulary.strings.has(piece) ? 1 : mergeUtf8Piece(encoder.encode(piece), vocabulary)
     : (piece: string) => api.countTokens(piece, options);
-  const ranks = core?.bytePairStringRankEncoder;
-  /** An ASCII piece's count: a token itself, else merged here (exact, see ascii_merge.ts). */
+  const ranks = vocabulary?.strings;
+  /** An ASCII piece's count: a token itself, else merged by its characters. */
   const mergeAscii = ranks
     ? (piece: string) => ranks.get(piece) !== undefined ? 1 : mergeAsciiPiece(piece, ranks)
     : merge;
   const pieces = new PieceTable();
-  let regexPieces = new Map<string, number>();
+  let otherPieces = new Map<string, number>();
   /** The count of the piece `regexPiece` found last. */
   let counted = 0;
+
+  /** The count of a piece kept by string. */
+  function byString(piece: string): number {
+    let tokens = otherPieces.get(piece);
+    if (tokens === undefined) {
+      tokens = merge(piece);
+      if (otherPieces.size >= MAX_OTHER_PIECES) otherPieces = new Map();
+      otherPieces.set(piece, tokens);
+    }
+    return tokens;
+  }
 
   function regexPiece(text: string, p: number): number {
     sticky.lastIndex = p;
@@ -85,12 +115,7 @@ export function createPieceCounter(
     // Every position starts a match (see ascii_split.ts); a miss would be a bug in that reasoning.
     if (!match || match.index !== p) throw new Error(`split regex found no piece at ${p}`);
     const piece = match[0];
-    let tokens = regexPieces.get(piece);
-    if (tokens === undefined) {
-      tokens = merge(piece);
-      if (regexPieces.size >= MAX_REGEX_PIECES) regexPieces = new Map();
-      regexPieces.set(piece, tokens);
-    }
+    const tokens = byString(piece);
     counted = tokens;
     return p + piece.length;
   }
@@ -114,7 +139,7 @@ export function createPieceCounter(
           if (end - p <= MAX_PIECE_CHARS) {
             known = mergeAscii(text.slice(p, end));
             pieces.set(text, p, end, hash, known);
-          } else known = merge(text.slice(p, end)); // long runs: gpt-tokenizer keeps them in its merge cache
+          } else known = byString(text.slice(p, end)); // long runs of spaces or punctuation: rare
         }
         tokens += known;
       }
@@ -127,9 +152,9 @@ export function createPieceCounter(
     count,
     clear() {
       pieces.clear();
-      regexPieces = new Map();
+      otherPieces = new Map();
     },
     pieces,
-    direct: core !== undefined,
+    direct: vocabulary !== undefined,
   };
 }
