@@ -3,10 +3,12 @@
  * the encoding's split regex (gpt-tokenizer's `O200K_TOKEN_SPLIT_REGEX` / `CL100K_TOKEN_SPLIT_REGEX`, which
  * are tiktoken's patterns): no match objects, no substrings.
  *
- * Each function takes the start of a piece and returns where the regex's match from there ends, or -1 when
- * deciding it would need to look at a character outside ASCII (a letter class, a Unicode space or digit that
- * could extend or change the piece): the caller then runs the regex itself from that position, so the split
- * stays exactly the regex's. A regex match only depends on the text from its start onwards, and every
+ * Besides ASCII they know the non-ASCII characters that are neither space, letter, number nor mark
+ * (punctuation and symbols such as — ≈ → “ ” …, found once at load with the regex's own classes), which
+ * behave as ASCII punctuation does in both patterns. Each function takes the start of a piece and returns
+ * where the regex's match from there ends, or -1 when deciding it would need to look at any other character
+ * (a letter, mark, Unicode space or digit, a surrogate): the caller then runs the regex itself from that
+ * position, so the split stays exactly the regex's. A regex match only depends on the text from its start onwards, and every
  * position starts a match (each character is a letter, a number, a space or "other"), so taking one piece at a
  * time from either side yields the regex's own sequence of pieces.
  */
@@ -22,7 +24,12 @@ const SPACE = 5;
 /** Everything else in ASCII: `[^\s\p{L}\p{N}]`. */
 const OTHER = 6;
 
-const CLASS = new Uint8Array(128).fill(OTHER);
+/** Any other character: the regex decides. */
+const REGEX = 7;
+
+/** Classes of UTF-16 code units. */
+const CLASS = new Uint8Array(65_536).fill(REGEX);
+CLASS.fill(OTHER, 0, 128);
 for (let c = 97; c <= 122; c++) CLASS[c] = LOWER;
 for (let c = 65; c <= 90; c++) CLASS[c] = UPPER;
 for (let c = 48; c <= 57; c++) CLASS[c] = DIGIT;
@@ -32,6 +39,17 @@ CLASS[9] =
   CLASS[12] =
   CLASS[32] =
     SPACE;
+/** Tiktoken's `\s` (Unicode White_Space), letters, numbers and marks: everything that is not "other". */
+const NOT_OTHER = /[\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\p{L}\p{N}\p{M}]/u;
+/** Blocks of punctuation and symbols common in prose and code (Latin-1, General Punctuation to Misc. Symbols
+ * and Arrows, CJK punctuation, small and full-width forms); their letters, numbers and marks are left out. */
+const PUNCTUATION_BLOCKS = [[0x80, 0x2ff], [0x2000, 0x2bff], [0x3000, 0x303f], [0xfe30, 0xfe6f], [
+  0xff00,
+  0xff65,
+]];
+for (const [from, to] of PUNCTUATION_BLOCKS) {
+  for (let c = from; c <= to; c++) if (!NOT_OTHER.test(String.fromCharCode(c))) CLASS[c] = OTHER;
+}
 
 /** Marks the end of a piece that needs the regex. */
 export const NEEDS_REGEX = -1;
@@ -41,14 +59,18 @@ const APOSTROPHE = 39;
 /** The end of `'s|'t|'re|'ve|'m|'ll|'d` (either case) at `at`, `at` when none, or -1. */
 function contractionEnd(text: string, at: number, n: number): number {
   if (at + 1 >= n || text.charCodeAt(at) !== APOSTROPHE) return at;
-  const c = text.charCodeAt(at + 1) | 32; // lower case (ASCII letters); other codes never match below
-  if (text.charCodeAt(at + 1) >= 128) return NEEDS_REGEX;
+  const first = text.charCodeAt(at + 1);
+  const kind = CLASS[first];
+  if (kind === REGEX) return NEEDS_REGEX;
+  if (kind !== LOWER && kind !== UPPER) return at;
+  const c = first | 32; // lower case
   if (c === 115 || c === 116 || c === 109 || c === 100) return at + 2; // s t m d
   const second = c === 108 ? 108 : c === 118 || c === 114 ? 101 : 0; // ll, ve, re
   if (!second || at + 2 >= n) return at;
   const c2 = text.charCodeAt(at + 2);
-  if (c2 >= 128) return NEEDS_REGEX;
-  return (c2 | 32) === second && CLASS[c2] !== OTHER ? at + 3 : at;
+  const kind2 = CLASS[c2];
+  if (kind2 === REGEX) return NEEDS_REGEX;
+  return (kind2 === LOWER || kind2 === UPPER) && (c2 | 32) === second ? at + 3 : at;
 }
 
 /** The end of a run of whitespace at `p` (a space or newline), by the rules both encodings share. */
@@ -56,9 +78,8 @@ function spaceEnd(text: string, p: number, n: number, trailingRunWhole: boolean)
   let i = p;
   let lastNewline = -1;
   for (; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 128) return NEEDS_REGEX;
-    const k = CLASS[c];
+    const k = CLASS[text.charCodeAt(i)];
+    if (k === REGEX) return NEEDS_REGEX;
     if (k === NEWLINE) lastNewline = i;
     else if (k !== SPACE) break;
   }
@@ -72,14 +93,16 @@ function spaceEnd(text: string, p: number, n: number, trailingRunWhole: boolean)
 function otherEnd(text: string, start: number, n: number, slash: boolean): number {
   let i = start;
   for (; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 128) return NEEDS_REGEX;
-    if (CLASS[c] !== OTHER) break;
+    const k = CLASS[text.charCodeAt(i)];
+    if (k === REGEX) return NEEDS_REGEX;
+    if (k !== OTHER) break;
   }
   for (; i < n; i++) {
     const c = text.charCodeAt(i);
-    if (c >= 128) return NEEDS_REGEX;
-    if (c !== 10 && c !== 13 && !(slash && c === 47)) break;
+    if (c !== 10 && c !== 13 && !(slash && c === 47)) {
+      if (CLASS[c] === REGEX) return NEEDS_REGEX;
+      break;
+    }
   }
   return i;
 }
@@ -88,9 +111,9 @@ function otherEnd(text: string, start: number, n: number, slash: boolean): numbe
 function digitsEnd(text: string, p: number, n: number): number {
   let i = p + 1;
   for (; i < n && i < p + 3; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 128) return NEEDS_REGEX;
-    if (CLASS[c] !== DIGIT) return i;
+    const k = CLASS[text.charCodeAt(i)];
+    if (k === REGEX) return NEEDS_REGEX;
+    if (k !== DIGIT) return i;
   }
   return i;
 }
@@ -102,14 +125,13 @@ function digitsEnd(text: string, p: number, n: number): number {
  */
 export function o200kPieceEnd(text: string, p: number, n: number): number {
   const c = text.charCodeAt(p);
-  if (c >= 128) return NEEDS_REGEX;
   const k = CLASS[c];
+  if (k === REGEX) return NEEDS_REGEX;
   let letters = k === LOWER || k === UPPER ? p : -1;
   if (k === SPACE || k === OTHER) {
     if (p + 1 < n) {
-      const next = text.charCodeAt(p + 1);
-      if (next >= 128) return NEEDS_REGEX;
-      const kn = CLASS[next];
+      const kn = CLASS[text.charCodeAt(p + 1)];
+      if (kn === REGEX) return NEEDS_REGEX;
       if (kn === LOWER || kn === UPPER) letters = p + 1;
     }
   }
@@ -117,23 +139,23 @@ export function o200kPieceEnd(text: string, p: number, n: number): number {
     // Upper case then lower case: one piece in either alternative (in ASCII the two classes are apart).
     let i = letters;
     for (; i < n; i++) {
-      const x = text.charCodeAt(i);
-      if (x >= 128) return NEEDS_REGEX;
-      if (CLASS[x] !== UPPER) break;
+      const kx = CLASS[text.charCodeAt(i)];
+      if (kx === REGEX) return NEEDS_REGEX;
+      if (kx !== UPPER) break;
     }
     for (; i < n; i++) {
-      const x = text.charCodeAt(i);
-      if (x >= 128) return NEEDS_REGEX;
-      if (CLASS[x] !== LOWER) break;
+      const kx = CLASS[text.charCodeAt(i)];
+      if (kx === REGEX) return NEEDS_REGEX;
+      if (kx !== LOWER) break;
     }
     return contractionEnd(text, i, n);
   }
   if (k === DIGIT) return digitsEnd(text, p, n);
   if (k === OTHER) return otherEnd(text, p, n, true);
   if (c === 32 && p + 1 < n) {
-    const next = text.charCodeAt(p + 1);
-    if (next >= 128) return NEEDS_REGEX;
-    if (CLASS[next] === OTHER) return otherEnd(text, p + 1, n, true);
+    const kn = CLASS[text.charCodeAt(p + 1)];
+    if (kn === REGEX) return NEEDS_REGEX;
+    if (kn === OTHER) return otherEnd(text, p + 1, n, true);
   }
   return spaceEnd(text, p, n, false);
 }
@@ -145,7 +167,7 @@ export function o200kPieceEnd(text: string, p: number, n: number): number {
  */
 export function cl100kPieceEnd(text: string, p: number, n: number): number {
   const c = text.charCodeAt(p);
-  if (c >= 128) return NEEDS_REGEX;
+  if (CLASS[c] === REGEX) return NEEDS_REGEX;
   if (c === APOSTROPHE) {
     const end = contractionEnd(text, p, n);
     if (end !== p) return end;
@@ -154,18 +176,16 @@ export function cl100kPieceEnd(text: string, p: number, n: number): number {
   let letters = k === LOWER || k === UPPER ? p : -1;
   if (k === SPACE || k === OTHER) {
     if (p + 1 < n) {
-      const next = text.charCodeAt(p + 1);
-      if (next >= 128) return NEEDS_REGEX;
-      const kn = CLASS[next];
+      const kn = CLASS[text.charCodeAt(p + 1)];
+      if (kn === REGEX) return NEEDS_REGEX;
       if (kn === LOWER || kn === UPPER) letters = p + 1;
     }
   }
   if (letters >= 0) {
     let i = letters;
     for (; i < n; i++) {
-      const x = text.charCodeAt(i);
-      if (x >= 128) return NEEDS_REGEX;
-      const kx = CLASS[x];
+      const kx = CLASS[text.charCodeAt(i)];
+      if (kx === REGEX) return NEEDS_REGEX;
       if (kx !== LOWER && kx !== UPPER) break;
     }
     return i;
@@ -173,9 +193,9 @@ export function cl100kPieceEnd(text: string, p: number, n: number): number {
   if (k === DIGIT) return digitsEnd(text, p, n);
   if (k === OTHER) return otherEnd(text, p, n, false);
   if (c === 32 && p + 1 < n) {
-    const next = text.charCodeAt(p + 1);
-    if (next >= 128) return NEEDS_REGEX;
-    if (CLASS[next] === OTHER) return otherEnd(text, p + 1, n, false);
+    const kn = CLASS[text.charCodeAt(p + 1)];
+    if (kn === REGEX) return NEEDS_REGEX;
+    if (kn === OTHER) return otherEnd(text, p + 1, n, false);
   }
   return spaceEnd(text, p, n, true);
 }

@@ -3,9 +3,10 @@
  * text), faster than gpt-tokenizer's `countTokens` on text never seen before: a count needs no token ids, only
  * the sum of each piece's token count. (gpt-tokenizer's split regex is tiktoken's pattern under JavaScript's
  * `\s`, which differs on U+FEFF and U+0085; the fallback regex here uses tiktoken's meaning.)
- * - split: ASCII runs by a char-code scanner that reproduces the encoding's split regex (ascii_split.ts); at
- *   any piece that involves a non-ASCII character, the regex itself (sticky, from that position);
- * - count: each ASCII piece by a table keyed by a hash of its char codes, verified against the text
+ * - split: by a char-code scanner that reproduces the encoding's split regex for ASCII and non-ASCII
+ *   punctuation (ascii_split.ts); at any piece that involves another character, the regex itself (sticky,
+ *   from that position);
+ * - count: each piece the scanner found by a table keyed by a hash of its char codes, verified against the text
  *   (piece_table.ts), so a known piece costs no substring and no Map lookup by string; a single ASCII
  *   character is one token (every byte is in the vocabulary); other pieces (from the regex, or longer than
  *   the table keeps) by a Map;
@@ -23,13 +24,13 @@ import { cl100kPieceEnd, NEEDS_REGEX, o200kPieceEnd } from "./ascii_split.ts";
  */
 const WHITE_SPACE = String.raw`\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000`;
 
-/** `regex` (gpt-tokenizer's split pattern) with `\s` and `\S` meaning what they mean to tiktoken, sticky. */
-export function tiktokenSplitRegex(regex: RegExp): RegExp {
+/** `regex` (gpt-tokenizer's split pattern) with `\s` and `\S` meaning what they mean to tiktoken (sticky). */
+export function tiktokenSplitRegex(regex: RegExp, flags = "uy"): RegExp {
   const source = regex.source
     .replaceAll(String.raw`[^\s`, `[^${WHITE_SPACE}`)
     .replaceAll(String.raw`\s`, `[${WHITE_SPACE}]`)
     .replaceAll(String.raw`\S`, `[^${WHITE_SPACE}]`);
-  return new RegExp(source, "uy");
+  return new RegExp(source, flags);
 }
 
 /** Pieces kept by string at most (then the map starts over). */
@@ -68,6 +69,11 @@ function vocabularyOf(api: unknown): Vocabulary | undefined {
   const bytes = new Map<string, number>();
   for (const [rank, token] of core.bytePairNonUtfRankDecoder) bytes.set(latin1(token, 0, token.length), rank);
   return { strings: core.bytePairStringRankEncoder, bytes };
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 128) return false;
+  return true;
 }
 
 /**
@@ -131,15 +137,17 @@ export function createPieceCounter(
         tokens += counted;
         continue;
       }
-      if (end - p === 1) tokens++;
+      if (end - p === 1 && text.charCodeAt(p) < 128) tokens++; // every byte is a token
       else {
         const hash = hashOf(text, p, end);
         let known = pieces.get(text, p, end, hash);
         if (known < 0) {
-          if (end - p <= MAX_PIECE_CHARS) {
-            known = mergeAscii(text.slice(p, end));
+          if (end - p > MAX_PIECE_CHARS) known = byString(text.slice(p, end)); // long runs: rare
+          else {
+            const piece = text.slice(p, end);
+            known = isAscii(piece) ? mergeAscii(piece) : merge(piece);
             pieces.set(text, p, end, hash, known);
-          } else known = byString(text.slice(p, end)); // long runs of spaces or punctuation: rare
+          }
         }
         tokens += known;
       }

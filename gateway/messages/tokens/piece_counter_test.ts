@@ -3,7 +3,7 @@ import o200k from "gpt-tokenizer/encoding/o200k_base";
 import cl100k from "gpt-tokenizer/encoding/cl100k_base";
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants";
 import { get_encoding } from "tiktoken";
-import { createPieceCounter, type EncodingApi } from "./piece_counter.ts";
+import { createPieceCounter, type EncodingApi, tiktokenSplitRegex } from "./piece_counter.ts";
 import { cl100kPieceEnd, NEEDS_REGEX, o200kPieceEnd } from "./ascii_split.ts";
 import { hashOf, PieceTable } from "./piece_table.ts";
 import { mergeAsciiPiece } from "./byte_pair.ts";
@@ -158,6 +158,8 @@ const ATOMS = [
   "<|im_start|>",
 ];
 
+const BLOCKS = [[0x80, 0x2ff], [0x2000, 0x2bff], [0x3000, 0x303f], [0xfe30, 0xfe6f], [0xff00, 0xff65]];
+
 function mixedText(next: () => number): string {
   const parts = 1 + Math.floor(next() * 16);
   let text = "";
@@ -165,8 +167,12 @@ function mixedText(next: () => number): string {
     const roll = next();
     if (roll < 0.7) text += ATOMS[Math.floor(next() * ATOMS.length)];
     else if (roll < 0.8) text += " ".repeat(1 + Math.floor(next() * 6));
-    else if (roll < 0.9) text += String(Math.floor(next() * 100_000));
-    else text += String.fromCharCode(32 + Math.floor(next() * 95)); // any printable ASCII
+    else if (roll < 0.85) text += String(Math.floor(next() * 100_000));
+    else if (roll < 0.9) { // any character of the blocks the scanner classifies (punctuation, symbols, and
+      // the letters, numbers, marks and spaces among them)
+      const [from, to] = BLOCKS[Math.floor(next() * BLOCKS.length)];
+      text += String.fromCharCode(from + Math.floor(next() * (to - from + 1)));
+    } else text += String.fromCharCode(32 + Math.floor(next() * 95)); // any printable ASCII
   }
   return text;
 }
@@ -178,14 +184,14 @@ const repoText = (await Promise.all(
 )).join("\n");
 
 for (const encoding of ENCODINGS) {
-  Deno.test(`${encoding.name}: the ASCII pre-tokenizer splits exactly as the encoding's regex`, () => {
+  Deno.test(`${encoding.name}: the char-code pre-tokenizer splits exactly as the encoding's regex`, () => {
     const next = random(11);
     for (let round = 0; round < 3_000; round++) {
       const text = round % 10 === 0
         ? repoText.slice(Math.floor(next() * repoText.length)).slice(0, 400)
         : mixedText(next);
       let p = 0;
-      for (const match of text.matchAll(new RegExp(encoding.regex.source, "gu"))) {
+      for (const match of text.matchAll(tiktokenSplitRegex(encoding.regex, "gu"))) {
         assert.equal(match.index, p, JSON.stringify(text));
         const end = encoding.pieceEnd(text, p, text.length);
         if (end !== NEEDS_REGEX) {
