@@ -40,9 +40,29 @@ function mergeCount(length: number, rankOf: (start: number, end: number) => numb
   return starts.length - 1;
 }
 
+/** Ranks of the two-character ASCII tokens, by 128 × first + second (Infinity: none), per vocabulary. */
+const pairTables = new WeakMap<Map<string, number>, Float64Array>();
+
+function pairTableOf(ranks: Map<string, number>): Float64Array {
+  let table = pairTables.get(ranks);
+  if (!table) {
+    table = new Float64Array(128 * 128).fill(Infinity);
+    for (let a = 0; a < 128; a++) {
+      for (let b = 0; b < 128; b++) table[a * 128 + b] = ranks.get(String.fromCharCode(a, b)) ?? Infinity;
+    }
+    pairTables.set(ranks, table);
+  }
+  return table;
+}
+
 /** The token count of `piece`, ASCII, 2 or more characters and not itself a token (a character is a byte). */
 export function mergeAsciiPiece(piece: string, ranks: Map<string, number>): number {
-  return mergeCount(piece.length, (start, end) => ranks.get(piece.slice(start, end)) ?? Infinity);
+  // Most rankings are of two characters (every pair at the start): a table lookup instead of a Map's.
+  const pairs = pairTableOf(ranks);
+  return mergeCount(piece.length, (start, end) =>
+    end - start === 2
+      ? pairs[piece.charCodeAt(start) * 128 + piece.charCodeAt(start + 1)]
+      : ranks.get(piece.slice(start, end)) ?? Infinity);
 }
 
 /** `bytes[start, end)` decoded as UTF-8 (a leading U+FEFF kept), or undefined when it is not valid UTF-8. */
