@@ -20,6 +20,10 @@
  *   result, then a new 2,600-character user message) — Claude Code's steady state, where only the new turn is
  *   counted afresh.
  *
+ * Each row gives wall-clock p50/p99; the comparison rows also the p50 of the process's CPU time per count
+ * (`process.cpuUsage`: all threads, so it includes GC and compiler threads), steadier than wall time on a
+ * shared machine.
+ *
  * `deno task bench:tokens [model]` (default gpt-4.1).
  */
 import {
@@ -31,6 +35,7 @@ import {
 } from "../gateway/messages/openai_tokens.ts";
 import { parseJsonBody, validateCountTokensRequest } from "../gateway/messages/validate.ts";
 import type { MessagesRequest } from "../gateway/messages/types.ts";
+import process from "node:process";
 
 const MODEL = Deno.args[0] ?? "gpt-4.1";
 const ROUNDS = 41;
@@ -118,11 +123,14 @@ function quantiles(times: number[]): [number, number] {
   return [at(0.5), at(0.99)];
 }
 
-function summary(label: string, times: number[], against?: number): number {
+function summary(label: string, times: number[], against?: number, cpu?: number[]): number {
   const [p50, p99] = quantiles(times);
   const ratio = against ? `  ${(against / p50).toFixed(1)}× faster than gpt-tokenizer` : "";
+  const cpuP50 = cpu ? `  CPU p50 ${quantiles(cpu)[0].toFixed(3)} ms` : "";
   console.log(
-    `${label.padEnd(56)} p50 ${p50.toFixed(3)} ms  p99 ${p99.toFixed(3)} ms  (n=${times.length})${ratio}`,
+    `${label.padEnd(56)} p50 ${p50.toFixed(3)} ms  p99 ${
+      p99.toFixed(3)
+    } ms  (n=${times.length})${cpuP50}${ratio}`,
   );
   return p50;
 }
@@ -150,16 +158,22 @@ async function timeEach(
   count: (request: MessagesRequest) => unknown,
   before: () => void,
   skip: number,
-): Promise<{ times: number[]; counts: unknown[] }> {
+): Promise<{ times: number[]; cpu: number[]; counts: unknown[] }> {
   const times: number[] = [];
+  const cpu: number[] = [];
   const counts: unknown[] = [];
   for (const [i, request] of requests.entries()) {
     before();
+    const cpuStart = process.cpuUsage();
     start = performance.now();
     counts.push(await count(request));
-    if (i >= skip) times.push(performance.now() - start);
+    const wall = performance.now() - start;
+    const used = process.cpuUsage(cpuStart);
+    if (i < skip) continue;
+    times.push(wall);
+    cpu.push((used.user + used.system) / 1_000);
   }
-  return { times, counts };
+  return { times, cpu, counts };
 }
 
 const ours = (request: MessagesRequest) => countOpenAiTokens(MODEL, request);
@@ -178,8 +192,13 @@ const coldRequests = Array.from(
 const coldOurs = await timeEach(coldRequests, ours, () => (cache.clear(), pieces.clear()), 0);
 const coldTheirs = await timeEach(coldRequests, theirs, () => gptTokenizer.clearMergeCache(), 0);
 sameCounts(coldOurs.counts, coldTheirs.counts, "truly cold");
-const coldReference = summary("reference, truly cold (gpt-tokenizer, merge cache empty)", coldTheirs.times);
-summary("truly cold: new request, every cache empty", coldOurs.times, coldReference);
+const coldReference = summary(
+  "reference, truly cold (gpt-tokenizer, merge cache empty)",
+  coldTheirs.times,
+  undefined,
+  coldTheirs.cpu,
+);
+summary("truly cold: new request, every cache empty", coldOurs.times, coldReference, coldOurs.cpu);
 
 // A running gateway has counted such text before: its word pieces are known, whole strings are not. Each
 // side runs its own loop, so neither evicts the other's caches from the CPU's.
@@ -191,8 +210,10 @@ sameCounts(unseenOurs.counts, unseenTheirs.counts, "unseen");
 const unseenReference = summary(
   "reference: gpt-tokenizer encode(text).length, same rules",
   unseenTheirs.times,
+  undefined,
+  unseenTheirs.cpu,
 );
-summary("unseen text (pieces warm, 0.5% made-up words)", unseenOurs.times, unseenReference);
+summary("unseen text (pieces warm, 0.5% made-up words)", unseenOurs.times, unseenReference, unseenOurs.cpu);
 console.log(
   `  (counts equal to gpt-tokenizer's on all ${coldRequests.length + unseenRequests.length} requests)`,
 );
