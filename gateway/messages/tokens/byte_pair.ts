@@ -13,10 +13,92 @@
 export interface Vocabulary {
   strings: Map<string, number>;
   bytes: Map<string, number>;
+  /** No token is longer than this many bytes (a bound: longer spans are not looked up). */
+  longest: number;
 }
+
+/** The vocabulary of gpt-tokenizer's maps (`strings`: by text; `bytes`: by Latin-1 of the bytes). */
+export function vocabularyFrom(strings: Map<string, number>, bytes: Map<string, number>): Vocabulary {
+  let longest = 0;
+  for (const key of strings.keys()) longest = Math.max(longest, key.length * 3); // ≤ 3 UTF-8 bytes per unit
+  for (const key of bytes.keys()) longest = Math.max(longest, key.length);
+  return { strings, bytes, longest };
+}
+
+/** Pieces longer than this merge by a heap (n log n) rather than by scanning every pair for each merge (n²). */
+const LONG_PIECE = 128;
+const POSITION = 2 ** 32;
 
 /** Tokens of a piece of `length` units whose span [start, end) ranks `rankOf(start, end)` (Infinity: none). */
 function mergeCount(length: number, rankOf: (start: number, end: number) => number): number {
+  return length > LONG_PIECE ? mergeCountByHeap(length, rankOf) : mergeCountByScan(length, rankOf);
+}
+
+/**
+ * The same merge for long pieces (a run of 100k spaces is one piece): parts in a linked list, pairs in a
+ * min-heap keyed by rank then position (the leftmost lowest pair first, as the scan picks it); an entry whose
+ * pair has changed since it was pushed is skipped when it comes up.
+ */
+function mergeCountByHeap(length: number, rankOf: (start: number, end: number) => number): number {
+  // Part i (a position where a part starts) spans [i, next[i]); pairRank[i] ranks it with the part after it.
+  const next = new Int32Array(length);
+  const prev = new Int32Array(length);
+  const pairRank = new Float64Array(length).fill(Infinity);
+  const heap: number[] = [];
+  const push = (key: number) => {
+    let at = heap.push(key) - 1;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (heap[parent] <= key) break;
+      heap[at] = heap[parent];
+      at = parent;
+    }
+    heap[at] = key;
+  };
+  const pop = () => {
+    const top = heap[0];
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      let at = 0;
+      for (;;) {
+        let child = 2 * at + 1;
+        if (child >= heap.length) break;
+        if (child + 1 < heap.length && heap[child + 1] < heap[child]) child++;
+        if (heap[child] >= last) break;
+        heap[at] = heap[child];
+        at = child;
+      }
+      heap[at] = last;
+    }
+    return top;
+  };
+  const rankPair = (left: number) => {
+    const right = next[left];
+    pairRank[left] = right < length ? rankOf(left, next[right]) : Infinity;
+    if (pairRank[left] !== Infinity) push(pairRank[left] * POSITION + left);
+  };
+  for (let i = 0; i < length; i++) {
+    next[i] = i + 1;
+    prev[i] = i - 1;
+  }
+  for (let i = 0; i < length - 1; i++) rankPair(i);
+  let parts = length;
+  while (heap.length > 0) {
+    const key = pop();
+    const left = key % POSITION;
+    if (pairRank[left] !== (key - left) / POSITION) continue; // stale: the pair changed or its part is gone
+    const right = next[left];
+    next[left] = next[right];
+    if (next[right] < length) prev[next[right]] = left;
+    pairRank[right] = Infinity;
+    parts--;
+    rankPair(left);
+    if (left > 0) rankPair(prev[left]);
+  }
+  return parts;
+}
+
+function mergeCountByScan(length: number, rankOf: (start: number, end: number) => number): number {
   // Part i spans [starts[i], starts[i + 1]); pair i joins parts i and i + 1, ranked in pairRanks[i].
   const starts: number[] = [];
   const pairRanks: number[] = [];
@@ -56,13 +138,18 @@ function pairTableOf(ranks: Map<string, number>): Float64Array {
 }
 
 /** The token count of `piece`, ASCII, 2 or more characters and not itself a token (a character is a byte). */
-export function mergeAsciiPiece(piece: string, ranks: Map<string, number>): number {
+export function mergeAsciiPiece(piece: string, ranks: Map<string, number>, longest = Infinity): number {
   // Most rankings are of two characters (every pair at the start): a table lookup instead of a Map's.
   const pairs = pairTableOf(ranks);
-  return mergeCount(piece.length, (start, end) =>
-    end - start === 2
-      ? pairs[piece.charCodeAt(start) * 128 + piece.charCodeAt(start + 1)]
-      : ranks.get(piece.slice(start, end)) ?? Infinity);
+  return mergeCount(
+    piece.length,
+    (start, end) =>
+      end - start === 2
+        ? pairs[piece.charCodeAt(start) * 128 + piece.charCodeAt(start + 1)]
+        : end - start > longest
+        ? Infinity
+        : ranks.get(piece.slice(start, end)) ?? Infinity,
+  );
 }
 
 /** `bytes[start, end)` decoded as UTF-8 (a leading U+FEFF kept), or undefined when it is not valid UTF-8. */
@@ -102,6 +189,7 @@ export function latin1(bytes: Uint8Array, start: number, end: number): string {
 
 /** The rank of the token `bytes[start, end)`, Infinity when it is none. */
 function rankOfBytes(bytes: Uint8Array, start: number, end: number, vocabulary: Vocabulary): number {
+  if (end - start > vocabulary.longest) return Infinity;
   const text = decodeUtf8(bytes, start, end);
   const rank = text !== undefined ? vocabulary.strings.get(text) : undefined;
   return rank ?? vocabulary.bytes.get(latin1(bytes, start, end)) ?? Infinity;

@@ -15,7 +15,7 @@
  *   word and miscounts a byte-order mark).
  */
 import { hashOf, MAX_PIECE_CHARS, PieceTable } from "./piece_table.ts";
-import { latin1, mergeAsciiPiece, mergeUtf8Piece, type Vocabulary } from "./byte_pair.ts";
+import { latin1, mergeAsciiPiece, mergeUtf8Piece, type Vocabulary, vocabularyFrom } from "./byte_pair.ts";
 import { cl100kPieceEnd, NEEDS_REGEX, o200kPieceEnd } from "./ascii_split.ts";
 
 /**
@@ -68,7 +68,7 @@ function vocabularyOf(api: unknown): Vocabulary | undefined {
   }
   const bytes = new Map<string, number>();
   for (const [rank, token] of core.bytePairNonUtfRankDecoder) bytes.set(latin1(token, 0, token.length), rank);
-  return { strings: core.bytePairStringRankEncoder, bytes };
+  return vocabularyFrom(core.bytePairStringRankEncoder, bytes);
 }
 
 function isAscii(text: string): boolean {
@@ -97,7 +97,8 @@ export function createPieceCounter(
   const ranks = vocabulary?.strings;
   /** An ASCII piece's count: a token itself, else merged by its characters. */
   const mergeAscii = ranks
-    ? (piece: string) => ranks.get(piece) !== undefined ? 1 : mergeAsciiPiece(piece, ranks)
+    ? (piece: string) =>
+      ranks.get(piece) !== undefined ? 1 : mergeAsciiPiece(piece, ranks, vocabulary.longest)
     : merge;
   const pieces = new PieceTable();
   let otherPieces = new Map<string, number>();

@@ -313,3 +313,37 @@ Deno.test("PieceTable: bounded — it grows to its maximum, then starts over", (
   const last = words.at(-1)!;
   assert.equal(table.get(last, 0, last.length, hashOf(last, 0, last.length)), last.length);
 });
+
+for (const encoding of ENCODINGS) {
+  Deno.test(`${encoding.name}: long pieces (merged by the heap) count as tiktoken counts them`, () => {
+    const counter = counterOf(encoding);
+    const next = random(17);
+    const alphabets = [" ", "-=", "ab", "aaab", "xyz", "語", "日本", "é", "0", "*-", "\t ", "🙂"];
+    for (let round = 0; round < 120; round++) {
+      const alphabet = alphabets[round % alphabets.length];
+      const length = 100 + Math.floor(next() * 1_500);
+      let text = round % 3 === 0 ? "x" : "";
+      for (let i = 0; i < length; i++) {
+        text += round % 2 ? alphabet[Math.floor(next() * alphabet.length)] : alphabet;
+      }
+      if (round % 3 === 0) text += "y";
+      assert.equal(
+        counter.count(text),
+        encoding.tiktoken.encode_ordinary(text).length,
+        `${round}: ${text.slice(0, 40)}`,
+      );
+    }
+  });
+}
+
+Deno.test("a run of 100k identical characters (one piece) counts in well under quadratic time", () => {
+  const counter = counterOf(ENCODINGS[0]);
+  for (const run of [" ".repeat(100_000), "-".repeat(100_000), "語".repeat(100_000)]) {
+    const started = performance.now();
+    const tokens = counter.count(`a${run}b`);
+    const took = performance.now() - started;
+    assert.ok(tokens > 0);
+    // ~0.1–0.4 s here; a merge that rescans every pair per merge takes minutes.
+    assert.ok(took < 5_000, `${took.toFixed(0)} ms`);
+  }
+});
