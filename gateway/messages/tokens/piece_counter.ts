@@ -71,6 +71,14 @@ function vocabularyOf(api: unknown): Vocabulary | undefined {
   return vocabularyFrom(core.bytePairStringRankEncoder, bytes);
 }
 
+function twoCharCounts(ranks: Map<string, number>): Uint8Array {
+  const counts = new Uint8Array(128 * 128);
+  for (let a = 0; a < 128; a++) {
+    for (let b = 0; b < 128; b++) counts[a * 128 + b] = ranks.has(String.fromCharCode(a, b)) ? 1 : 2;
+  }
+  return counts;
+}
+
 function isAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 128) return false;
   return true;
@@ -101,6 +109,8 @@ export function createPieceCounter(
       ranks.get(piece) !== undefined ? 1 : mergeAsciiPiece(piece, ranks, vocabulary.longest)
     : merge;
   const pieces = new PieceTable();
+  /** Counts of the two-character ASCII pieces (1 when the pair is a token, else 2), by 128 × first + second. */
+  const twoChars = ranks ? twoCharCounts(ranks) : undefined;
   let otherPieces = new Map<string, number>();
   /** The count of the piece `regexPiece` found last. */
   let counted = 0;
@@ -138,8 +148,12 @@ export function createPieceCounter(
         tokens += counted;
         continue;
       }
-      if (end - p === 1 && text.charCodeAt(p) < 128) tokens++; // every byte is a token
-      else {
+      const length = end - p;
+      const first = text.charCodeAt(p);
+      if (length === 1 && first < 128) tokens++; // every byte is a token
+      else if (length === 2 && twoChars && (first | text.charCodeAt(p + 1)) < 128) {
+        tokens += twoChars[first * 128 + text.charCodeAt(p + 1)]; // one token or two bytes
+      } else {
         const hash = hashOf(text, p, end);
         let known = pieces.get(text, p, end, hash);
         if (known < 0) {
