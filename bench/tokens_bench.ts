@@ -5,14 +5,15 @@
  *
  * Rows:
  * - first: the first count in the process (loads the encoding; every piece is new);
- * - truly cold: a request never seen, every cache emptied before each count (the exact-string LRU, the piece
- *   table, gpt-tokenizer's merge cache): every word piece is merged by the byte-pair encoder;
+ * - truly cold: a request never seen, every cache emptied before each count (ours: the exact-string LRU and
+ *   the piece table; the reference's: gpt-tokenizer's merge cache): every word piece is merged; with the
+ *   reference's figure and the ratio;
  * - unseen text: a request never seen — its own window of the corpus, with words varied per iteration (one in
  *   50 gets a per-iteration number appended, one in 200 is replaced by a made-up word no cache has seen) —
  *   with the piece table warm from counting the corpus once, as in a running gateway; the exact-string LRU
  *   is emptied before each count;
  * - reference: the same unseen requests counted by the same rules with gpt-tokenizer's plain
- *   `encode(text).length` (its merge cache warm), and the ratio;
+ *   `encode(text).length` (its merge cache warm), and the ratio; every count of both is checked equal;
  * - warm: the same request again, parsed from its body each time (new strings) — what Claude Code's next
  *   call costs, since it resends the same system prompt, tools and history;
  * - route: parse + validate + count of that body, the `/v1/messages/count_tokens` handler's own work;
