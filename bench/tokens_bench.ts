@@ -12,6 +12,7 @@
  *   50 gets a per-iteration number appended, one in 200 is replaced by a made-up word no cache has seen) —
  *   with the piece table warm from counting the corpus once, as in a running gateway; the exact-string LRU
  *   is emptied before each count;
+ * - unseen text, every piece known: more new requests (other windows, numbered words, nothing made up);
  * - reference: the same unseen requests counted by the same rules with gpt-tokenizer's plain
  *   `encode(text).length` (its merge cache warm), and the ratio; every count of both is checked equal;
  * - warm: the same request again, parsed from its body each time (new strings) — what Claude Code's next
@@ -99,14 +100,17 @@ function random(seed: number): () => number {
   return () => (state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32;
 }
 
-/** `text` with one word in 50 numbered for iteration `round` and one in 200 replaced by a made-up word. */
-function varied(round: number): (text: string) => string {
+/**
+ * `text` with one word in 50 numbered for iteration `round` and (with `madeUp`) one in 200 replaced by a
+ * made-up word.
+ */
+function varied(round: number, madeUp = true): (text: string) => string {
   const next = random(round * 7_919 + 1);
   let words = 0;
   return (text) =>
     text.replace(/[A-Za-z]+/g, (word) => {
       words++;
-      if (words % 200 === 0) {
+      if (madeUp && words % 200 === 0) {
         let made = "";
         for (let i = 0, n = 5 + Math.floor(next() * 5); i < n; i++) {
           made += String.fromCharCode(97 + next() * 26);
@@ -215,6 +219,13 @@ const unseenReference = summary(
   unseenTheirs.cpu,
 );
 summary("unseen text (pieces warm, 0.5% made-up words)", unseenOurs.times, unseenReference, unseenOurs.cpu);
+// New text whose every piece is known (numbered words only): the scan and the table, no merge.
+const knownRequests = Array.from(
+  { length: ROUNDS * 2 },
+  (_, i) => requestAt(i * 9_973 + 250_000, varied(10_000 + i, false)),
+);
+const known = await timeEach(knownRequests, ours, () => cache.clear(), 0);
+summary("unseen text, every piece known (no made-up words)", known.times, undefined, known.cpu);
 console.log(
   `  (counts equal to gpt-tokenizer's on all ${coldRequests.length + unseenRequests.length} requests)`,
 );
