@@ -33,8 +33,9 @@ export function tiktokenSplitRegex(regex: RegExp, flags = "uy"): RegExp {
   return new RegExp(source, flags);
 }
 
-/** Pieces kept by string at most (then the map starts over). */
+/** Pieces kept by string at most (then the map starts over), and the longest kept. */
 const MAX_OTHER_PIECES = 50_000;
+const MAX_OTHER_PIECE_CHARS = 1_024;
 
 /** What the counter reads of gpt-tokenizer's byte-pair encoder (`BytePairEncodingCore`, 4.0.0): its vocabulary. */
 interface BytePairCore {
@@ -120,6 +121,7 @@ export function createPieceCounter(
     let tokens = otherPieces.get(piece);
     if (tokens === undefined) {
       tokens = merge(piece);
+      if (piece.length > MAX_OTHER_PIECE_CHARS) return tokens; // not kept: memory stays bounded
       if (otherPieces.size >= MAX_OTHER_PIECES) otherPieces = new Map();
       otherPieces.set(piece, tokens);
     }
