@@ -13,9 +13,9 @@
  * Special-token text (`<|endoftext|>`) in content counts as ordinary text, as the API treats it.
  *
  * Counting is the cost. Text is counted piece by piece (tokens/piece_counter.ts: a char-code pre-tokenizer
- * that reproduces the encoding's split regex, and a table of each piece's token count; gpt-tokenizer's own
- * byte-pair merge only for pieces never seen), the same count as gpt-tokenizer's `countTokens` at a fraction
- * of its cost. Claude Code sends the same system prompt, tools and history on every call, so counts of
+ * that reproduces the encoding's split regex, a table of each piece's token count, a byte-pair merge over
+ * gpt-tokenizer's vocabulary only for pieces never seen): tiktoken's count at a fraction of gpt-tokenizer's
+ * cost (and exact where gpt-tokenizer is not: U+FEFF, U+0085). Claude Code sends the same system prompt, tools and history on every call, so counts of
  * strings of 64 characters or more are also kept in an LRU keyed by the string itself (exact: no hash
  * collisions), up to 8 M characters per encoding; a repeated 20k-token request then costs the lookups only.
  * The encodings load on first use (a few MB).
