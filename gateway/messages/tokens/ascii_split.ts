@@ -148,7 +148,7 @@ export function o200kPieceEnd(text: string, p: number, n: number): number {
       if (kx === REGEX) return NEEDS_REGEX;
       if (kx !== LOWER) break;
     }
-    return contractionEnd(text, i, n);
+    return i < n && text.charCodeAt(i) === APOSTROPHE ? contractionEnd(text, i, n) : i;
   }
   if (k === DIGIT) return digitsEnd(text, p, n);
   if (k === OTHER) return otherEnd(text, p, n, true);
