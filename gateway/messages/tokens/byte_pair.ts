@@ -141,15 +141,23 @@ function pairTableOf(ranks: Map<string, number>): Float64Array {
 export function mergeAsciiPiece(piece: string, ranks: Map<string, number>, longest = Infinity): number {
   // Most rankings are of two characters (every pair at the start): a table lookup instead of a Map's.
   const pairs = pairTableOf(ranks);
-  return mergeCount(
-    piece.length,
-    (start, end) =>
-      end - start === 2
-        ? pairs[piece.charCodeAt(start) * 128 + piece.charCodeAt(start + 1)]
-        : end - start > longest
-        ? Infinity
-        : ranks.get(piece.slice(start, end)) ?? Infinity,
-  );
+  const rankOfSpan = (start: number, end: number) =>
+    end - start === 2
+      ? pairs[piece.charCodeAt(start) * 128 + piece.charCodeAt(start + 1)]
+      : end - start > longest
+      ? Infinity
+      : ranks.get(piece.slice(start, end)) ?? Infinity;
+  if (!isRun(piece)) return mergeCount(piece.length, rankOfSpan);
+  // A run of one character (a long stretch of spaces or dashes): a span's rank depends on its length only.
+  const byLength: number[] = [];
+  return mergeCount(piece.length, (start, end) => byLength[end - start] ??= rankOfSpan(start, end));
+}
+
+/** Whether `piece` repeats one character. */
+function isRun(piece: string): boolean {
+  const first = piece.charCodeAt(0);
+  for (let i = 1; i < piece.length; i++) if (piece.charCodeAt(i) !== first) return false;
+  return true;
 }
 
 /** `bytes[start, end)` decoded as UTF-8 (a leading U+FEFF kept), or undefined when it is not valid UTF-8. */

@@ -33,9 +33,10 @@ export function tiktokenSplitRegex(regex: RegExp, flags = "uy"): RegExp {
   return new RegExp(source, flags);
 }
 
-/** Pieces kept by string at most (then the map starts over), and the longest kept. */
+/** Pieces kept by string at most and their characters (then the map starts over), and the longest kept. */
 const MAX_OTHER_PIECES = 50_000;
-const MAX_OTHER_PIECE_CHARS = 1_024;
+const MAX_OTHER_CHARS = 4_000_000;
+const MAX_OTHER_PIECE_CHARS = 65_536;
 
 /** What the counter reads of gpt-tokenizer's byte-pair encoder (`BytePairEncodingCore`, 4.0.0): its vocabulary. */
 interface BytePairCore {
@@ -113,17 +114,22 @@ export function createPieceCounter(
   /** Counts of the two-character ASCII pieces (1 when the pair is a token, else 2), by 128 × first + second. */
   const twoChars = ranks ? twoCharCounts(ranks) : undefined;
   let otherPieces = new Map<string, number>();
+  let otherChars = 0;
   /** The count of the piece `regexPiece` found last. */
   let counted = 0;
 
-  /** The count of a piece kept by string. */
+  /** The count of a piece kept by string (from the regex, or too long for the table). */
   function byString(piece: string): number {
     let tokens = otherPieces.get(piece);
     if (tokens === undefined) {
-      tokens = merge(piece);
+      tokens = isAscii(piece) ? mergeAscii(piece) : merge(piece);
       if (piece.length > MAX_OTHER_PIECE_CHARS) return tokens; // not kept: memory stays bounded
-      if (otherPieces.size >= MAX_OTHER_PIECES) otherPieces = new Map();
+      if (otherPieces.size >= MAX_OTHER_PIECES || otherChars + piece.length > MAX_OTHER_CHARS) {
+        otherPieces = new Map();
+        otherChars = 0;
+      }
       otherPieces.set(piece, tokens);
+      otherChars += piece.length;
     }
     return tokens;
   }
@@ -178,6 +184,7 @@ export function createPieceCounter(
     clear() {
       pieces.clear();
       otherPieces = new Map();
+      otherChars = 0;
     },
     pieces,
     direct: vocabulary !== undefined,
