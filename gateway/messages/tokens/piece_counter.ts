@@ -4,7 +4,7 @@
  * the sum of each piece's token count. (gpt-tokenizer's split regex is tiktoken's pattern under JavaScript's
  * `\s`, which differs on U+FEFF and U+0085; the fallback regex here uses tiktoken's meaning.)
  * - split: by a char-code scanner that reproduces the encoding's split regex for ASCII and non-ASCII
- *   punctuation (ascii_split.ts); at any piece that involves another character, the regex itself (sticky,
+ *   punctuation (split_scan.ts); at any piece that involves another character, the regex itself (sticky,
  *   from that position);
  * - count: each piece the scanner found by a table keyed by a hash of its char codes, verified against the text
  *   (piece_table.ts), so a known piece costs no substring and no Map lookup by string; a single ASCII
@@ -16,7 +16,7 @@
  */
 import { hashOf, MAX_PIECE_CHARS, PieceTable } from "./piece_table.ts";
 import { latin1, mergeAsciiPiece, mergeUtf8Piece, type Vocabulary, vocabularyFrom } from "./byte_pair.ts";
-import { cl100kPieceEnd, NEEDS_REGEX, o200kPieceEnd } from "./ascii_split.ts";
+import { cl100kPieceEnd, NEEDS_REGEX, o200kPieceEnd } from "./split_scan.ts";
 
 /**
  * Unicode's White_Space, which tiktoken's `\s` (Rust's regex) means; JavaScript's `\s` differs on two
@@ -137,7 +137,7 @@ export function createPieceCounter(
   function regexPiece(text: string, p: number): number {
     sticky.lastIndex = p;
     const match = sticky.exec(text);
-    // Every position starts a match (see ascii_split.ts); a miss would be a bug in that reasoning.
+    // Every position starts a match (see split_scan.ts); a miss would be a bug in that reasoning.
     if (!match || match.index !== p) throw new Error(`split regex found no piece at ${p}`);
     const piece = match[0];
     const tokens = byString(piece);

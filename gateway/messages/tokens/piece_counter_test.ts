@@ -4,7 +4,7 @@ import cl100k from "gpt-tokenizer/encoding/cl100k_base";
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants";
 import { get_encoding } from "tiktoken";
 import { createPieceCounter, type EncodingApi, tiktokenSplitRegex } from "./piece_counter.ts";
-import { cl100kPieceEnd, NEEDS_REGEX, o200kPieceEnd } from "./ascii_split.ts";
+import { cl100kPieceEnd, NEEDS_REGEX, o200kPieceEnd } from "./split_scan.ts";
 import { hashOf, PieceTable } from "./piece_table.ts";
 import { mergeAsciiPiece } from "./byte_pair.ts";
 

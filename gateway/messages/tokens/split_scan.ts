@@ -1,19 +1,19 @@
 /**
- * The pre-tokenizers of `o200k_base` and `cl100k_base` for ASCII text, scanning char codes instead of running
- * the encoding's split regex (gpt-tokenizer's `O200K_TOKEN_SPLIT_REGEX` / `CL100K_TOKEN_SPLIT_REGEX`, which
- * are tiktoken's patterns): no match objects, no substrings.
+ * The pre-tokenizers of `o200k_base` and `cl100k_base`, scanning char codes instead of running the encoding's
+ * split regex (gpt-tokenizer's `O200K_TOKEN_SPLIT_REGEX` / `CL100K_TOKEN_SPLIT_REGEX`, tiktoken's patterns):
+ * no match objects, no substrings.
  *
- * Besides ASCII they know the non-ASCII characters that are neither space, letter, number nor mark
- * (punctuation and symbols such as — ≈ → “ ” …, found once at load with the regex's own classes), which
- * behave as ASCII punctuation does in both patterns. Each function takes the start of a piece and returns
- * where the regex's match from there ends, or -1 when deciding it would need to look at any other character
- * (a letter, mark, Unicode space or digit, a surrogate): the caller then runs the regex itself from that
- * position, so the split stays exactly the regex's. A regex match only depends on the text from its start onwards, and every
- * position starts a match (each character is a letter, a number, a space or "other"), so taking one piece at a
- * time from either side yields the regex's own sequence of pieces.
+ * They know ASCII and the non-ASCII characters that are neither space, letter, number nor mark (punctuation
+ * and symbols such as — ≈ → “ ” …, found once at load with the regex's own classes), which behave as ASCII
+ * punctuation does in both patterns. Each function takes the start of a piece and returns where the regex's
+ * match from there ends, or -1 when deciding it would need to look at any other character (a letter, mark,
+ * Unicode space or digit outside ASCII, a surrogate): the caller then runs the regex itself from that
+ * position, so the split stays exactly the regex's. A regex match only depends on the text from its start
+ * onwards, and every position starts a match (each character is a letter, a number, a space or "other"), so
+ * taking one piece at a time from either side yields the regex's own sequence of pieces.
  */
 
-/** Character classes of ASCII codes. */
+/** Character classes. */
 const LOWER = 1;
 const UPPER = 2;
 const DIGIT = 3;
@@ -21,7 +21,7 @@ const DIGIT = 3;
 const NEWLINE = 4;
 /** `\t`, `\v`, `\f`, ` `: JavaScript's `\s` in ASCII, besides the newlines. */
 const SPACE = 5;
-/** Everything else in ASCII: `[^\s\p{L}\p{N}]`. */
+/** Everything else in ASCII, and the non-ASCII punctuation and symbols below: `[^\s\p{L}\p{N}]`. */
 const OTHER = 6;
 
 /** Any other character: the regex decides. */
@@ -34,19 +34,21 @@ for (let c = 97; c <= 122; c++) CLASS[c] = LOWER;
 for (let c = 65; c <= 90; c++) CLASS[c] = UPPER;
 for (let c = 48; c <= 57; c++) CLASS[c] = DIGIT;
 CLASS[10] = CLASS[13] = NEWLINE;
-CLASS[9] =
-  CLASS[11] =
-  CLASS[12] =
-  CLASS[32] =
-    SPACE;
+for (const c of [9, 11, 12, 32]) CLASS[c] = SPACE;
 /** Tiktoken's `\s` (Unicode White_Space), letters, numbers and marks: everything that is not "other". */
 const NOT_OTHER = /[\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\p{L}\p{N}\p{M}]/u;
-/** Blocks of punctuation and symbols common in prose and code (Latin-1, General Punctuation to Misc. Symbols
- * and Arrows, CJK punctuation, small and full-width forms); their letters, numbers and marks are left out. */
-const PUNCTUATION_BLOCKS = [[0x80, 0x2ff], [0x2000, 0x2bff], [0x3000, 0x303f], [0xfe30, 0xfe6f], [
-  0xff00,
-  0xff65,
-]];
+/**
+ * Blocks of punctuation and symbols common in prose and code (Latin-1, General Punctuation to Miscellaneous
+ * Symbols and Arrows, CJK punctuation, small and full-width forms); their letters, numbers and marks are left
+ * out.
+ */
+const PUNCTUATION_BLOCKS = [
+  [0x80, 0x2ff],
+  [0x2000, 0x2bff],
+  [0x3000, 0x303f],
+  [0xfe30, 0xfe6f],
+  [0xff00, 0xff65],
+];
 for (const [from, to] of PUNCTUATION_BLOCKS) {
   for (let c = from; c <= to; c++) if (!NOT_OTHER.test(String.fromCharCode(c))) CLASS[c] = OTHER;
 }
