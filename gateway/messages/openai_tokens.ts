@@ -15,10 +15,10 @@
  * Counting is the cost. Text is counted piece by piece (tokens/piece_counter.ts: a char-code pre-tokenizer
  * that reproduces the encoding's split regex, a table of each piece's token count, a byte-pair merge over
  * gpt-tokenizer's vocabulary only for pieces never seen): tiktoken's count at a fraction of gpt-tokenizer's
- * cost (and exact where gpt-tokenizer is not: U+FEFF, U+0085). Claude Code sends the same system prompt, tools and history on every call, so counts of
- * strings of 64 characters or more are also kept in an LRU keyed by the string itself (exact: no hash
- * collisions), up to 8 M characters per encoding; a repeated 20k-token request then costs the lookups only.
- * The encodings load on first use (a few MB).
+ * cost (and exact where gpt-tokenizer is not: U+FEFF, U+0085). Claude Code sends the same system prompt,
+ * tools and history on every call, so counts of strings of 64 characters or more are also kept in an LRU
+ * keyed by the string itself (exact: no hash collisions), up to 8 M characters per encoding; a repeated
+ * 20k-token request then costs the lookups only. The encodings load on first use (a few MB).
  * Other models behind OpenAI-compatible hosts keep the local estimate (count_tokens.ts).
  */
 import { type ChatMessage, toChatMessages } from "../providers/openai_request.ts";

@@ -1,7 +1,7 @@
 /**
  * Byte-pair merging of one piece, counting the tokens it ends as: tiktoken's algorithm (repeatedly merge the
- * adjacent pair of lowest rank, the leftmost on a tie, until no adjacent pair is a token), over gpt-tokenizer's
- * vocabulary.
+ * adjacent pair of lowest rank, the leftmost on a tie, until no adjacent pair is a token), over
+ * gpt-tokenizer's vocabulary.
  *
  * Why not gpt-tokenizer's own merge: it ranks every candidate pair by decoding its bytes with a TextDecoder
  * (about 20 µs for a word it has not seen; ranking by a slice of the string here takes about 1 µs), and that
@@ -25,11 +25,11 @@ export function vocabularyFrom(strings: Map<string, number>, bytes: Map<string, 
   return { strings, bytes, longest };
 }
 
-/** Pieces longer than this merge by a heap (n log n) rather than by scanning every pair for each merge (n²). */
+/** Pieces longer than this merge by a heap (n log n), not by scanning every pair for each merge (n²). */
 const LONG_PIECE = 128;
 const POSITION = 2 ** 32;
 
-/** Tokens of a piece of `length` units whose span [start, end) ranks `rankOf(start, end)` (Infinity: none). */
+/** Tokens of a piece of `length` units whose span [start, end) ranks `rankOf(start, end)` (or Infinity). */
 function mergeCount(length: number, rankOf: (start: number, end: number) => number): number {
   return length > LONG_PIECE ? mergeCountByHeap(length, rankOf) : mergeCountByScan(length, rankOf);
 }

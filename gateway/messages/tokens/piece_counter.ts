@@ -1,18 +1,18 @@
 /**
  * Counts the tokens of a text exactly as tiktoken does (`encode_ordinary`: special-token text is ordinary
- * text), faster than gpt-tokenizer's `countTokens` on text never seen before: a count needs no token ids, only
- * the sum of each piece's token count. (gpt-tokenizer's split regex is tiktoken's pattern under JavaScript's
- * `\s`, which differs on U+FEFF and U+0085; the fallback regex here uses tiktoken's meaning.)
+ * text), faster than gpt-tokenizer's `countTokens` on text never seen before: a count needs no token ids,
+ * only the sum of each piece's token count. (gpt-tokenizer's split regex is tiktoken's pattern under
+ * JavaScript's `\s`, which differs on U+FEFF and U+0085; the fallback regex here uses tiktoken's meaning.)
  * - split: by a char-code scanner that reproduces the encoding's split regex for ASCII and non-ASCII
- *   punctuation (split_scan.ts); at any piece that involves another character, the regex itself (sticky,
- *   from that position);
- * - count: each piece the scanner found by a table keyed by a hash of its char codes, verified against the text
- *   (piece_table.ts), so a known piece costs no substring and no Map lookup by string; a single ASCII
+ *   punctuation (split_scan.ts); at any piece that involves another character, the regex itself (sticky, from
+ *   that position);
+ * - count: each piece the scanner found by a table keyed by a hash of its char codes, verified against the
+ *   text (piece_table.ts), so a known piece costs no substring and no Map lookup by string; a single ASCII
  *   character is one token (every byte is in the vocabulary); other pieces (from the regex, or longer than
  *   the table keeps) by a Map;
  * - a piece never seen is ranked in gpt-tokenizer's vocabulary and, when it is no token itself, merged by
- *   byte_pair.ts (tiktoken's algorithm over the same ranks; gpt-tokenizer's own merge is ~20× slower for a new
- *   word and miscounts a byte-order mark).
+ *   byte_pair.ts (tiktoken's algorithm over the same ranks; gpt-tokenizer's own merge is ~20× slower for a
+ *   new word and miscounts a byte-order mark).
  */
 import { hashOf, MAX_PIECE_CHARS, PieceTable } from "./piece_table.ts";
 import { latin1, mergeAsciiPiece, mergeUtf8Piece, type Vocabulary, vocabularyFrom } from "./byte_pair.ts";
@@ -38,11 +38,11 @@ const MAX_OTHER_PIECES = 50_000;
 const MAX_OTHER_CHARS = 4_000_000;
 const MAX_OTHER_PIECE_CHARS = 65_536;
 
-/** What the counter reads of gpt-tokenizer's byte-pair encoder (`BytePairEncodingCore`, 4.0.0): its vocabulary. */
+/** What the counter reads of gpt-tokenizer's byte-pair encoder (`BytePairEncodingCore`, 4.0.0). */
 interface BytePairCore {
   /** Rank by the token's text, for the tokens gpt-tokenizer keeps as text. */
   bytePairStringRankEncoder: Map<string, number>;
-  /** Bytes by rank, for the tokens it keeps as bytes (not valid UTF-8, or starting with a byte-order mark). */
+  /** Bytes by rank, for the tokens it keeps as bytes (not valid UTF-8, or with a byte-order mark). */
   bytePairNonUtfRankDecoder: Map<number, Uint8Array>;
 }
 
@@ -111,7 +111,7 @@ export function createPieceCounter(
       ranks.get(piece) !== undefined ? 1 : mergeAsciiPiece(piece, ranks, vocabulary.longest)
     : merge;
   const pieces = new PieceTable();
-  /** Counts of the two-character ASCII pieces (1 when the pair is a token, else 2), by 128 × first + second. */
+  /** Counts of the two-character ASCII pieces (1: the pair is a token, else 2), by 128 × first + second. */
   const twoChars = ranks ? twoCharCounts(ranks) : undefined;
   let otherPieces = new Map<string, number>();
   let otherChars = 0;

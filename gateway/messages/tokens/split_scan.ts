@@ -122,8 +122,9 @@ function digitsEnd(text: string, p: number, n: number): number {
 
 /**
  * Where the `o200k_base` piece at `p` ends, or -1. The pattern's alternatives, first match wins:
- * `[^\r\n\p{L}\p{N}]?[\p{Lu}…]*[\p{Ll}…]+(contraction)?`, `[^\r\n\p{L}\p{N}]?[\p{Lu}…]+[\p{Ll}…]*(contraction)?`,
- * `\p{N}{1,3}`, ` ?[^\s\p{L}\p{N}]+[\r\n/]*`, `\s*[\r\n]+`, `\s+(?!\S)`, `\s+`.
+ * `[^\r\n\p{L}\p{N}]?[\p{Lu}…]*[\p{Ll}…]+(contraction)?`,
+ * `[^\r\n\p{L}\p{N}]?[\p{Lu}…]+[\p{Ll}…]*(contraction)?`, `\p{N}{1,3}`, ` ?[^\s\p{L}\p{N}]+[\r\n/]*`,
+ * `\s*[\r\n]+`, `\s+(?!\S)`, `\s+`.
  */
 export function o200kPieceEnd(text: string, p: number, n: number): number {
   const c = text.charCodeAt(p);
@@ -165,7 +166,8 @@ export function o200kPieceEnd(text: string, p: number, n: number): number {
 /**
  * Where the `cl100k_base` piece at `p` ends, or -1. The pattern's alternatives, first match wins (as
  * gpt-tokenizer writes it): `'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])`,
- * `[^\r\n\p{L}\p{N}]?\p{L}+`, `\p{N}{1,3}`, ` ?[^\s\p{L}\p{N}]+[\r\n]*`, `\s+$`, `\s*[\r\n]`, `\s+(?!\S)`, `\s`.
+ * `[^\r\n\p{L}\p{N}]?\p{L}+`, `\p{N}{1,3}`, ` ?[^\s\p{L}\p{N}]+[\r\n]*`, `\s+$`, `\s*[\r\n]`,
+ * `\s+(?!\S)`, `\s`.
  */
 export function cl100kPieceEnd(text: string, p: number, n: number): number {
   const c = text.charCodeAt(p);
