@@ -4,9 +4,17 @@
  * results; text taken from this repository's docs and sources, so it is real prose and code).
  *
  * Rows:
- * - first: the first count in the process (loads the encoding);
- * - cold: a request never seen before (its own window of the text, count cache empty) — what a new
- *   conversation costs; gpt-tokenizer's own merge cache stays warm, as in a running gateway;
+ * - first: the first count in the process (loads the encoding; every piece is new);
+ * - truly cold: a request never seen, every cache emptied before each count (ours: the exact-string LRU and
+ *   the piece table; the reference's: gpt-tokenizer's merge cache): every word piece is merged; with the
+ *   reference's figure and the ratio;
+ * - unseen text: a request never seen — its own window of the corpus, with words varied per iteration (one in
+ *   50 gets a per-iteration number appended, one in 200 is replaced by a made-up word no cache has seen) —
+ *   with the piece table warm from counting the corpus once, as in a running gateway; the exact-string LRU
+ *   is emptied before each count;
+ * - unseen text, every piece known: more new requests (other windows, numbered words, nothing made up);
+ * - reference: the same unseen requests counted by the same rules with gpt-tokenizer's plain
+ *   `encode(text).length` (its merge cache warm), and the ratio; every count of both is checked equal;
  * - warm: the same request again, parsed from its body each time (new strings) — what Claude Code's next
  *   call costs, since it resends the same system prompt, tools and history;
  * - route: parse + validate + count of that body, the `/v1/messages/count_tokens` handler's own work;
@@ -14,11 +22,22 @@
  *   result, then a new 2,600-character user message) — Claude Code's steady state, where only the new turn is
  *   counted afresh.
  *
+ * Each row gives wall-clock p50/p99; the comparison rows also the p50 of the process's CPU time per count
+ * (`process.cpuUsage`: all threads, so it includes GC and compiler threads), steadier than wall time on a
+ * shared machine.
+ *
  * `deno task bench:tokens [model]` (default gpt-4.1).
  */
-import { countCacheOf, countOpenAiTokens, encodingOf } from "../gateway/messages/openai_tokens.ts";
+import {
+  countCacheOf,
+  countOpenAiTokens,
+  countRequestTokens,
+  encodingOf,
+  pieceCounterOf,
+} from "../gateway/messages/openai_tokens.ts";
 import { parseJsonBody, validateCountTokensRequest } from "../gateway/messages/validate.ts";
 import type { MessagesRequest } from "../gateway/messages/types.ts";
+import process from "node:process";
 
 const MODEL = Deno.args[0] ?? "gpt-4.1";
 const ROUNDS = 41;
@@ -30,13 +49,13 @@ const corpus = (await Promise.all(
   ),
 )).join("\n");
 
-/** A ~20k-token request from the corpus starting at `offset`. */
-function requestAt(offset: number): MessagesRequest {
+/** A ~20k-token request from the corpus starting at `offset`, each text passed through `vary`. */
+function requestAt(offset: number, vary = (text: string) => text): MessagesRequest {
   let at = offset;
   const take = (chars: number) => {
     const text = corpus.slice(at % corpus.length, (at % corpus.length) + chars);
     at += chars;
-    return text;
+    return vary(text);
   };
   const tools = Array.from({ length: 16 }, (_, i) => ({
     name: `Tool${i}`,
@@ -75,10 +94,50 @@ function requestAt(offset: number): MessagesRequest {
   } as unknown as MessagesRequest;
 }
 
-function summary(label: string, times: number[]): void {
+/** A deterministic pseudo-random generator (so runs compare). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => (state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32;
+}
+
+/**
+ * `text` with one word in 50 numbered for iteration `round` and (with `madeUp`) one in 200 replaced by a
+ * made-up word.
+ */
+function varied(round: number, madeUp = true): (text: string) => string {
+  const next = random(round * 7_919 + 1);
+  let words = 0;
+  return (text) =>
+    text.replace(/[A-Za-z]+/g, (word) => {
+      words++;
+      if (madeUp && words % 200 === 0) {
+        let made = "";
+        for (let i = 0, n = 5 + Math.floor(next() * 5); i < n; i++) {
+          made += String.fromCharCode(97 + next() * 26);
+        }
+        return made;
+      }
+      return words % 50 === 0 ? `${word}${round}` : word;
+    });
+}
+
+/** p50 and p99 of `times` in ms (sorts them). */
+function quantiles(times: number[]): [number, number] {
   times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(3);
-  console.log(`${label.padEnd(52)} p50 ${at(0.5)} ms  p99 ${at(0.99)} ms  (n=${times.length})`);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
+  return [at(0.5), at(0.99)];
+}
+
+function summary(label: string, times: number[], against?: number, cpu?: number[]): number {
+  const [p50, p99] = quantiles(times);
+  const ratio = against ? `  ${(against / p50).toFixed(1)}× faster than gpt-tokenizer` : "";
+  const cpuP50 = cpu ? `  CPU p50 ${quantiles(cpu)[0].toFixed(3)} ms` : "";
+  console.log(
+    `${label.padEnd(56)} p50 ${p50.toFixed(3)} ms  p99 ${
+      p99.toFixed(3)
+    } ms  (n=${times.length})${cpuP50}${ratio}`,
+  );
+  return p50;
 }
 
 const encoding = encodingOf(MODEL);
@@ -91,15 +150,85 @@ console.log(`${MODEL}: ${tokens} tokens, ${body.length} bytes of body`);
 console.log(`${"first count (loads the encoding)".padEnd(52)} ${(performance.now() - start).toFixed(1)} ms`);
 
 const cache = await countCacheOf(encoding);
-const cold: number[] = [];
-for (let i = 1; i <= ROUNDS; i++) {
-  const request = requestAt(i * 9_973); // a window of the corpus this run has not counted yet
-  cache.clear();
-  start = performance.now();
-  await countOpenAiTokens(MODEL, request);
-  cold.push(performance.now() - start);
+const pieces = await pieceCounterOf(encoding);
+const gptTokenizer = encoding === "o200k_base"
+  ? await import("gpt-tokenizer/encoding/o200k_base")
+  : await import("gpt-tokenizer/encoding/cl100k_base");
+const noSpecial = { disallowedSpecial: new Set<string>() };
+const reference = (text: string) => gptTokenizer.encode(text, noSpecial).length;
+
+/** Times `count` over `requests` (the first `skip` are warm-up), with `before` run untimed before each. */
+async function timeEach(
+  requests: MessagesRequest[],
+  count: (request: MessagesRequest) => unknown,
+  before: () => void,
+  skip: number,
+): Promise<{ times: number[]; cpu: number[]; counts: unknown[] }> {
+  const times: number[] = [];
+  const cpu: number[] = [];
+  const counts: unknown[] = [];
+  for (const [i, request] of requests.entries()) {
+    before();
+    const cpuStart = process.cpuUsage();
+    start = performance.now();
+    counts.push(await count(request));
+    const wall = performance.now() - start;
+    const used = process.cpuUsage(cpuStart);
+    if (i < skip) continue;
+    times.push(wall);
+    cpu.push((used.user + used.system) / 1_000);
+  }
+  return { times, cpu, counts };
 }
-summary("cold: a new 20k-token request", cold);
+
+const ours = (request: MessagesRequest) => countOpenAiTokens(MODEL, request);
+const theirs = (request: MessagesRequest) => countRequestTokens(MODEL, encoding, request, reference);
+const sameCounts = (a: unknown[], b: unknown[], what: string) => {
+  const at = a.findIndex((count, i) => count !== b[i]);
+  if (at >= 0) throw new Error(`${what} #${at}: ${a[at]} tokens, gpt-tokenizer's encode ${b[at]}`);
+};
+
+// Truly cold: every cache emptied before each count (ours: exact-string LRU and piece table; gpt-tokenizer:
+// its merge cache), so every word piece is merged.
+const coldRequests = Array.from(
+  { length: ROUNDS },
+  (_, i) => requestAt(i * 9_973 + 500_000, varied(1_000 + i)),
+);
+const coldOurs = await timeEach(coldRequests, ours, () => (cache.clear(), pieces.clear()), 0);
+const coldTheirs = await timeEach(coldRequests, theirs, () => gptTokenizer.clearMergeCache(), 0);
+sameCounts(coldOurs.counts, coldTheirs.counts, "truly cold");
+const coldReference = summary(
+  "reference, truly cold (gpt-tokenizer, merge cache empty)",
+  coldTheirs.times,
+  undefined,
+  coldTheirs.cpu,
+);
+summary("truly cold: new request, every cache empty", coldOurs.times, coldReference, coldOurs.cpu);
+
+// A running gateway has counted such text before: its word pieces are known, whole strings are not. Each
+// side runs its own loop, so neither evicts the other's caches from the CPU's.
+pieces.count(corpus);
+const unseenRequests = Array.from({ length: ROUNDS * 2 }, (_, i) => requestAt(i * 9_973, varied(i)));
+const unseenTheirs = await timeEach(unseenRequests, theirs, () => {}, ROUNDS / 2);
+const unseenOurs = await timeEach(unseenRequests, ours, () => cache.clear(), ROUNDS / 2);
+sameCounts(unseenOurs.counts, unseenTheirs.counts, "unseen");
+const unseenReference = summary(
+  "reference: gpt-tokenizer encode(text).length, same rules",
+  unseenTheirs.times,
+  undefined,
+  unseenTheirs.cpu,
+);
+summary("unseen text (pieces warm, 0.5% made-up words)", unseenOurs.times, unseenReference, unseenOurs.cpu);
+// New text whose every piece is known (numbered words only): the scan and the table, no merge.
+const knownRequests = Array.from(
+  { length: ROUNDS * 2 },
+  (_, i) => requestAt(i * 9_973 + 250_000, varied(10_000 + i, false)),
+);
+const known = await timeEach(knownRequests, ours, () => cache.clear(), 0);
+summary("unseen text, every piece known (no made-up words)", known.times, undefined, known.cpu);
+console.log(
+  `  (counts equal to gpt-tokenizer's on all ${coldRequests.length + unseenRequests.length} requests)`,
+);
 
 await countOpenAiTokens(MODEL, JSON.parse(body));
 const warm: number[] = [];
