@@ -88,12 +88,44 @@ function wellFormedLiteral(literal: string): boolean {
 }
 
 /**
+ * A top-level string-or-null value `text[start, end)` without escapes (every Anthropic `stop_reason`),
+ * read without `JSON.parse`; undefined for anything else (the caller parses).
+ */
+function plainStringOrNull(text: string, start: number, end: number): string | null | undefined {
+  if (end - start === 4 && text.startsWith("null", start)) return null;
+  if (end - start < 2 || text.charCodeAt(start) !== 34 || text.charCodeAt(end - 1) !== 34) return undefined;
+  for (let i = start + 1; i < end - 1; i++) if (text.charCodeAt(i) === 92) return undefined;
+  return text.slice(start + 1, end - 1);
+}
+
+/**
+ * The Chat `usage` JSON of an Anthropic usage whose four counts are numbers, written directly (the same
+ * text as `JSON.stringify(chatUsage(usage, 0))`); undefined otherwise.
+ */
+function chatUsageText(usage: Usage): string | undefined {
+  const { input_tokens: input, output_tokens: output } = usage;
+  const read = usage.cache_read_input_tokens;
+  const written = usage.cache_creation_input_tokens;
+  if (
+    typeof input !== "number" || typeof output !== "number" || typeof read !== "number" ||
+    typeof written !== "number"
+  ) return undefined;
+  const prompt = input + read + written;
+  if (!Number.isFinite(prompt + output)) return undefined;
+  return `{"prompt_tokens":${prompt},"completion_tokens":${output},"total_tokens":${prompt + output},` +
+    `"prompt_tokens_details":{"cached_tokens":${read}},"completion_tokens_details":{"reasoning_tokens":${
+      Math.min(output, 0)
+    }}}`;
+}
+
+/**
  * The `chat.completion` text of an Anthropic answer's JSON `text` whose content is one text block, without
  * parsing the answer: the text goes over as the JSON literal it already is (checked to be a well-formed
  * one), where parsing the answer and serializing the completion copied it twice. The same completion as
  * `JSON.stringify(chatCompletionOf(JSON.parse(text), model))` (the text's escapes as the upstream wrote
  * them). Undefined for anything else (other blocks, a refusal, an unexpected layout): then the caller
- * parses.
+ * parses. One `JSON.parse` (of `usage`, which the caller keeps) per answer: the stop reason is read in
+ * place and the usage written directly when they are as Anthropic sends them.
  */
 export function chatCompletionTextOf(
   text: string,
@@ -111,20 +143,24 @@ export function chatCompletionTextOf(
   let stop: unknown = null;
   let usage: unknown;
   try {
-    if (spans[1]) stop = JSON.parse(text.slice(spans[1][0], spans[1][1]));
+    const stopSpan = spans[1];
+    if (stopSpan) {
+      stop = plainStringOrNull(text, stopSpan[0], stopSpan[1]) ??
+        JSON.parse(text.slice(stopSpan[0], stopSpan[1]));
+    }
     usage = JSON.parse(text.slice(usageSpan[0], usageSpan[1]));
   } catch {
     return undefined;
   }
   if ((stop !== null && typeof stop !== "string") || stop === "refusal") return undefined;
   if (!usage || typeof usage !== "object") return undefined;
+  const usageText = chatUsageText(usage as Usage) ?? JSON.stringify(chatUsage(usage as Usage, 0));
   return {
     text: `{"id":"${newChatId()}","object":"chat.completion","created":${Math.floor(Date.now() / 1000)},` +
       `"model":${JSON.stringify(model)},"choices":[{"index":0,"message":{"role":"assistant","content":` +
       `${literal},"refusal":null},"logprobs":null,"finish_reason":"${
         finishReasonOf(stop as StopReason)
-      }"}],` +
-      `"usage":${JSON.stringify(chatUsage(usage as Usage, 0))}}`,
+      }"}],"usage":${usageText}}`,
     usage: usage as Usage,
   };
 }
