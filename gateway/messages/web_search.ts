@@ -26,6 +26,8 @@ export interface WebSearchTool {
   allowed_domains?: string[];
   blocked_domains?: string[];
   user_location?: Record<string, unknown>;
+  /** The most searches the model may run for this request (Anthropic's `max_uses`). */
+  max_uses?: number;
 }
 
 /** True for Anthropic's web search tool type (`web_search_20250305`, later versions). */
@@ -39,6 +41,12 @@ export function webSearchToolOf(request: MessagesRequest): WebSearchTool | undef
   for (let i = 0; i < tools.length; i++) {
     const raw = tools[i] as unknown as Record<string, unknown>;
     if (!isWebSearchType(raw.type)) continue;
+    const maxUses = raw.max_uses;
+    if (
+      maxUses !== undefined && maxUses !== null && !(Number.isSafeInteger(maxUses) && (maxUses as number) > 0)
+    ) {
+      throw invalidRequest(`tools.${i}.max_uses: must be a positive integer`);
+    }
     return {
       index: i,
       name: String(raw.name),
@@ -47,6 +55,7 @@ export function webSearchToolOf(request: MessagesRequest): WebSearchTool | undef
       user_location: raw.user_location && typeof raw.user_location === "object"
         ? raw.user_location as Record<string, unknown>
         : undefined,
+      max_uses: typeof maxUses === "number" ? maxUses : undefined,
     };
   }
   return undefined;

@@ -148,6 +148,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     record.attempts = result.attempts;
     if (result.ok) {
       record.upstream = result.target;
+      record.charge = result.charge;
       return result.value;
     }
     throw result.error;

@@ -16,6 +16,7 @@ import { topLevelValue } from "../providers/json_peek.ts";
 import { parseTarget } from "../target.ts";
 import type { RequestSpans } from "../tracing.ts";
 import type { AttemptRecord } from "../upstream/attempts.ts";
+import type { TokenCharge } from "../upstream/deployments.ts";
 import type { UsageRow } from "../usage/ledger.ts";
 
 /** What the ledger needs once the key is known. */
@@ -63,6 +64,8 @@ export class RequestRecord {
   target?: string;
   /** The answering upstream's rate limits as `anthropic-ratelimit-*` (upstream/rate_limits.ts). */
   rateLimits?: Record<string, string>;
+  /** The answering deployment's `tpm` count (corrected when the response ends). */
+  charge?: TokenCharge;
   /** A key's admission (settled when the response ends). */
   admission?: Admission;
   /** The tokens the upstream reported. */
@@ -88,12 +91,16 @@ export class RequestRecord {
 
   /** True when someone needs the answer's usage (a key with limits, the ledger, tracing). */
   needsUsage(ledgerOn: boolean): boolean {
-    return !!(this.admission?.charges || (ledgerOn && this.ledger) || this.spans);
+    return !!(this.admission?.charges || (ledgerOn && this.ledger) || this.spans || this.charge);
   }
 
   /** Settles the admission with what the upstream reported (nothing when it never answered). */
   settle(): void {
     this.admission?.settle(this.usage, this.upstream ?? this.target ?? "");
+    if (this.charge) {
+      this.charge.settle(this.usage);
+      this.charge = undefined; // once, however many ways the end is reported
+    }
     this.settled = true;
     if (this.spans) this.endSpans();
   }

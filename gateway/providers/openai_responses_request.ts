@@ -235,6 +235,7 @@ export function toResponsesRequest(
     if (search) {
       tools.push(responsesSearchTool(search, provider));
       body.include = [...(body.include as string[] | undefined ?? []), SEARCH_SOURCES_INCLUDE];
+      if (search.max_uses !== undefined) body.max_tool_calls = search.max_uses;
     }
     body.tools = tools;
   }

@@ -5,7 +5,9 @@
  * search becomes a `server_tool_use` (`input.query` = `action.query`) + `web_search_tool_result` (its
  * `action.sources`, titled from the answer's citations where they name the same URL); `url_citation`
  * annotations (`start_index` / `end_index` into the output text, `url`, `title`) become citations on the
- * cited spans. `blocked_domains` has no equivalent (400); `max_uses` is a cap OpenAI does not take.
+ * cited spans. `max_uses` becomes the request's `max_tool_calls` (a cap on all built-in tool calls of the
+ * response, and web search is the only built-in tool the translation sends). `blocked_domains` has no
+ * equivalent (400).
  */
 import {
   citationOf,

@@ -12,7 +12,7 @@ import { type CircuitBreakers, deploymentKey } from "./circuit_breaker.ts";
 import { GatewayError } from "../errors.ts";
 import type { Provider, ProviderCall } from "../providers/contract.ts";
 import type { ModelRouter } from "../routing.ts";
-import type { DeploymentPool, Ordered } from "./deployments.ts";
+import type { DeploymentPool, Ordered, TokenCharge } from "./deployments.ts";
 
 /** Time budget and backoff of one request's attempts. */
 export interface RetryPolicy {
@@ -42,7 +42,14 @@ export interface AttemptRecord {
 
 /** The outcome of all attempts of one request. */
 export type AttemptsResult<T> =
-  | { ok: true; value: T; target: string; attempts: AttemptRecord[] }
+  | {
+    ok: true;
+    value: T;
+    target: string;
+    attempts: AttemptRecord[];
+    /** The answering deployment's token count, to correct with the usage (a deployment with `tpm`). */
+    charge?: TokenCharge;
+  }
   | { ok: false; error: unknown; attempts: AttemptRecord[] };
 
 interface Target {
@@ -284,6 +291,7 @@ export class UpstreamAttempts {
       if (clientLeft(call)) break;
       const at = Date.now();
       const observed = observe?.(target.label, ++calls);
+      const charge = group ? this.#pool!.chargeFor(group, target.label, call.inputTokensEstimate) : undefined;
       const ticket = group ? this.#pool!.started(group, target.label, call.inputTokensEstimate) : "";
       try {
         const value = await attempt(
@@ -293,7 +301,7 @@ export class UpstreamAttempts {
         if (group) this.#pool!.finished(group, target.label, Date.now() - at, undefined, undefined, ticket);
         this.#breakers.success(circuit);
         attempts.push({ target: target.label, outcome: "ok", duration_ms: Date.now() - at });
-        return { ok: true, value, target: target.label, attempts };
+        return { ok: true, value, target: target.label, attempts, charge };
       } catch (error) {
         const left = clientLeft(call);
         const retryable = error instanceof GatewayError && error.retryable && !left;

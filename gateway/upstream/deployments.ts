@@ -4,7 +4,8 @@
  * `least-busy` (fewest requests in flight) or `latency` (lowest EWMA of the attempt's time to an answer: a
  * stream's headers, a whole answer's body) — leaving out those cooling down after a 429 / 529 (for their
  * `retry-after`, else the group's `cooldown_ms`) and those at their own `rpm` / `tpm` cap in the current
- * minute. attempts.ts tries them in that order, then the name's fallbacks; the circuit breaker still applies
+ * minute (`tpm` counts an attempt's input estimate at its start, replaced by the upstream's reported usage
+ * — input, cache and output tokens — when its answer ends). attempts.ts tries them in that order, then the name's fallbacks; the circuit breaker still applies
  * per deployment. Active health checks (health_checks.ts) take a deployment whose checks fail out of every
  * order until one passes.
  *
@@ -15,6 +16,7 @@
  * the pool falls back to its own state (which it keeps in any case, and which keeps every cooldown it read
  * from Redis) without waiting, and probes Redis again once a second. Without Redis, `order` is synchronous.
  */
+import type { Usage } from "../messages/types.ts";
 import type { SharedDeploymentState, SharedSnapshot } from "./shared_deployments.ts";
 import {
   DEFAULT_COOLDOWN_MS,
@@ -70,6 +72,35 @@ export interface SharingOptions {
   onChange?: (up: boolean, error?: unknown) => void;
   /** Names this instance's tickets (default: random). */
   instance?: string;
+}
+
+/** Every token a usage counts (input, cache reads and writes, output): what a `tpm` cap limits. */
+export function tokensOfUsage(usage: Usage): number {
+  return (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) +
+    (usage.cache_read_input_tokens ?? 0) + (usage.output_tokens ?? 0);
+}
+
+/**
+ * The tokens an attempt at a deployment with a `tpm` cap was counted for at its start (the input estimate),
+ * corrected to the upstream's reported usage when the answer ends.
+ */
+export class TokenCharge {
+  constructor(
+    readonly pool: DeploymentPool,
+    readonly model: string,
+    readonly target: string,
+    /** Tokens counted at the start. */
+    readonly counted: number,
+    /** The minute they were counted in (this instance's clock). */
+    readonly minute: number,
+    /** The minute by Redis's clock, when sharing. */
+    readonly sharedMinute: number | undefined,
+  ) {}
+
+  /** The answer ended with `usage` (undefined: no usage came, the estimate stands). */
+  settle(usage: Usage | undefined): void {
+    if (usage) this.pool.recount(this, tokensOfUsage(usage));
+  }
 }
 
 /** How long the pool works from its own state after Redis failed, before probing it again. */
@@ -282,6 +313,37 @@ export class DeploymentPool {
         .catch((error) => this.#failed(error));
     }
     return ticket;
+  }
+
+  /**
+   * For an attempt about to start at `target` (call just before `started`, with the same `tokens`): what it
+   * will be counted for, to correct once its usage is known; undefined when the deployment has no `tpm` cap.
+   */
+  chargeFor(model: string, target: string, tokens: number): TokenCharge | undefined {
+    const member = this.#member(model, target);
+    if (member?.spec.tpm === undefined) return undefined;
+    const shared = this.#shared;
+    return new TokenCharge(
+      this,
+      model,
+      target,
+      Math.max(0, Math.ceil(tokens)),
+      Math.floor(this.#now() / 60_000),
+      shared && this.#up ? Math.floor(shared.state.now() / 60_000) : undefined,
+    );
+  }
+
+  /** Replaces what `charge` counted by `tokens` (the reported usage), in its minute if that is still current. */
+  recount(charge: TokenCharge, tokens: number): void {
+    const delta = Math.max(0, Math.ceil(tokens)) - charge.counted;
+    if (delta === 0) return;
+    const member = this.#member(charge.model, charge.target);
+    if (member && member.minute === charge.minute) member.tokens = Math.max(0, member.tokens + delta);
+    const shared = this.#shared;
+    if (shared && this.#up && charge.sharedMinute !== undefined) {
+      shared.state.addTokens(charge.model, charge.target, delta, charge.sharedMinute)
+        .catch((error) => this.#failed(error));
+    }
   }
 
   /**

@@ -78,3 +78,38 @@ Deno.test("rpm and tpm caps leave a deployment out until the next minute", () =>
   now += 60_000;
   assert.equal(sync(pool.order("g", 200)).targets.length, 2);
 });
+
+Deno.test("a tpm count is corrected to the reported usage when the answer ends", () => {
+  const now = 60_000 * 100 + 5;
+  const pool = new DeploymentPool(
+    { g: { strategy: "round-robin", targets: [{ target: "a/m", tpm: 1_000 }] } },
+    Math.random,
+    () => now,
+  );
+  const usage = (input: number, output: number) => ({
+    input_tokens: input,
+    output_tokens: output,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  });
+  // Estimated 600, reported 100: room for 850 more.
+  const small = pool.chargeFor("g", "a/m", 600)!;
+  pool.started("g", "a/m", 600);
+  assert.equal(sync(pool.order("g", 500)).targets.length, 0, "by the estimate, 600 + 500 > 1,000");
+  small.settle(usage(60, 40));
+  assert.equal(sync(pool.order("g", 850)).targets.length, 1);
+  // Estimated 10, reported 900 (cache reads count): 100 + 900 leaves no room.
+  const big = pool.chargeFor("g", "a/m", 10)!;
+  pool.started("g", "a/m", 10);
+  big.settle({ ...usage(50, 50), cache_read_input_tokens: 800 });
+  assert.deepEqual(sync(pool.order("g", 1)).skipped.map((s) => s.reason), ["tpm_cap"]);
+  // No usage reported (a failed stream): the estimate stands.
+  const none = pool.chargeFor("g", "a/m", 0)!;
+  none.settle(undefined);
+  assert.equal(pool.chargeFor("g", "b/m", 10), undefined, "not a member");
+});
+
+Deno.test("no tpm cap, no charge to correct", () => {
+  const pool = new DeploymentPool({ g: { targets: [{ target: "a/m", rpm: 5 }] } });
+  assert.equal(pool.chargeFor("g", "a/m", 10), undefined);
+});

@@ -33,6 +33,8 @@ export interface SharedDeploymentState {
   read(group: string, targets: readonly string[], minute: number): Promise<SharedSnapshot[]>;
   /** An attempt started: its ticket joins the in-flight set, the minute's counts grow. */
   start(group: string, target: string, ticket: string, tokens: number, minute: number): Promise<void>;
+  /** Adds `delta` (may be negative; never below 0) to a minute's token count, if that minute is still kept. */
+  addTokens(group: string, target: string, delta: number, minute: number): Promise<void>;
   /** An attempt ended: its ticket leaves; `ms` (success) feeds the EWMA; `coolMs` starts a cooldown. */
   finish(group: string, target: string, ticket: string, ms?: number, coolMs?: number): Promise<void>;
   /** A health check's verdict: out for `ms` (refreshed by each failing check), or back (`ms` 0). */
@@ -75,6 +77,12 @@ redis.call('PEXPIRE', KEYS[1], lease)
 if redis.call('INCR', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
 local tok = tonumber(ARGV[3])
 if tok > 0 and redis.call('INCRBY', KEYS[3], tok) == tok then redis.call('PEXPIRE', KEYS[3], ARGV[4]) end
+return 1
+`;
+
+const ADD_TOKENS = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('INCRBY', KEYS[1], ARGV[1]) < 0 then redis.call('SET', KEYS[1], '0', 'KEEPTTL') end
 return 1
 `;
 
@@ -154,6 +162,11 @@ export class RedisDeploymentState implements SharedDeploymentState {
       this.#key(group, `req:${minute}`, target),
       this.#key(group, `tok:${minute}`, target),
     ], [ticket, this.#leaseMs, Math.max(0, Math.ceil(tokens)), MINUTE_TTL_MS]);
+  }
+
+  async addTokens(group: string, target: string, delta: number, minute: number): Promise<void> {
+    if (!Number.isSafeInteger(delta) || delta === 0) return;
+    await this.#redis.run(ADD_TOKENS, [this.#key(group, `tok:${minute}`, target)], [delta]);
   }
 
   async finish(group: string, target: string, ticket: string, ms?: number, coolMs?: number): Promise<void> {

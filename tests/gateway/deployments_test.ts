@@ -10,13 +10,13 @@ import { sleep, startFaultyGateway, startFaultyUpstream } from "./faulty.ts";
 const e2e = { sanitizeOps: false, sanitizeResources: false };
 const ask = { max_tokens: 16, messages: [{ role: "user", content: "Hi" }] };
 
-function answer(model: unknown): Response {
+function answer(model: unknown, completionTokens = 1): Response {
   return Response.json({
     id: "c",
     object: "chat.completion",
     model,
     choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
-    usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+    usage: { prompt_tokens: 3, completion_tokens: completionTokens, total_tokens: 3 + completionTokens },
   });
 }
 
@@ -29,7 +29,8 @@ Deno.test("deployments: strategies, cooldowns, nothing lost", e2e, async (t) => 
   const limited = await startFaultyUpstream((r) =>
     String(r.body.model).startsWith("always-429")
       ? Response.json({ error: { message: "slow down" } }, { status: 429, headers: { "retry-after": "1" } })
-      : answer(r.body.model)
+      // A long answer: 3 + 1,000 tokens, far above the gateway's estimate of a "Hi".
+      : answer(r.body.model, r.body.model === "wordy" ? 1_000 : 1)
   );
   const gw = await startFaultyGateway(
     { UP_KEY: "deployments-test-key" },
@@ -56,6 +57,9 @@ deployments:
   team-capped:
     strategy: round-robin
     targets: [{ target: limited/capped, rpm: 2 }, { target: fast/capped }]
+  team-tpm:
+    strategy: round-robin
+    targets: [{ target: limited/wordy, tpm: 1000 }, { target: fast/wordy }]
 `,
   );
   const count = (up: { requests: Array<{ body: Record<string, unknown> }> }, model: string) =>
@@ -111,6 +115,15 @@ deployments:
       for (let i = 0; i < 8; i++) await ok("team-capped");
       assert.equal(count(limited, "capped"), 2);
       assert.equal(count(fast, "capped"), 6);
+    });
+    await t.step("a tpm cap counts the upstream's reported usage, not only the input estimate", async () => {
+      const toNextMinute = 60_000 - (Date.now() % 60_000);
+      if (toNextMinute < 10_000) await sleep(toNextMinute + 50);
+      // The first answer reports 1,003 tokens: the rest of the minute, nothing more fits under 1,000 (by the
+      // estimate alone, a few tokens a request, every other request would still go there).
+      for (let i = 0; i < 6; i++) await ok("team-tpm");
+      assert.equal(count(limited, "wordy"), 1);
+      assert.equal(count(fast, "wordy"), 5);
     });
     await t.step("GET /v1/models lists the groups", async () => {
       const r = await fetch(`${gw.url}/v1/models?limit=1000`, { headers: { "x-api-key": gw.key } });

@@ -29,58 +29,84 @@ function pools(url: string, groups: Record<string, GroupSpec>) {
   return { a: make(), b: make(), changes };
 }
 
-Deno.test("two pools on one Redis share cooldowns, in-flight counts, rpm counts and EWMAs", e2e, async () => {
-  const redis = await startRedis();
-  const two = [{ target: "a/m", rpm: 2 }, { target: "b/m" }];
-  const { a, b } = pools(redis.url, {
-    cool: { strategy: "round-robin", targets: two },
-    busy: { strategy: "least-busy", targets: two },
-    fast: { strategy: "latency", targets: two },
-    capped: { strategy: "round-robin", targets: two },
-  });
-  try {
-    // A cooldown recorded by a is honoured by b, which never saw the 429.
-    const ticket = a.pool.started("cool", "a/m", 0);
-    await a.pool.finished("cool", "a/m", 5, "rate_limit_error", 3, ticket);
-    const seen = await b.pool.order("cool", 0);
-    assert.deepEqual(seen.targets, ["b/m"]);
-    assert.equal(seen.skipped[0].reason, "cooling_down");
-    assert.ok(seen.skipped[0].retryInMs > 2_500 && seen.skipped[0].retryInMs <= 3_000);
+Deno.test(
+  "two pools on one Redis share cooldowns, in-flight counts, rpm and tpm counts and EWMAs",
+  e2e,
+  async () => {
+    const redis = await startRedis();
+    const two = [{ target: "a/m", rpm: 2 }, { target: "b/m" }];
+    const { a, b } = pools(redis.url, {
+      cool: { strategy: "round-robin", targets: two },
+      busy: { strategy: "least-busy", targets: two },
+      fast: { strategy: "latency", targets: two },
+      capped: { strategy: "round-robin", targets: two },
+    });
+    try {
+      // A cooldown recorded by a is honoured by b, which never saw the 429.
+      const ticket = a.pool.started("cool", "a/m", 0);
+      await a.pool.finished("cool", "a/m", 5, "rate_limit_error", 3, ticket);
+      const seen = await b.pool.order("cool", 0);
+      assert.deepEqual(seen.targets, ["b/m"]);
+      assert.equal(seen.skipped[0].reason, "cooling_down");
+      assert.ok(seen.skipped[0].retryInMs > 2_500 && seen.skipped[0].retryInMs <= 3_000);
 
-    // Attempts in flight at a count at b: b's least-busy order puts the idle deployment first.
-    for (let i = 0; i < 3; i++) a.pool.started("busy", "a/m", 0);
-    await a.pool.order("busy", 0); // after a's writes on a's connection
-    for (let i = 0; i < 4; i++) assert.equal((await b.pool.order("busy", 0)).targets[0], "b/m");
-    assert.equal(b.pool.state("busy", "a/m")!.inFlight, 0, "b itself has nothing in flight");
+      // Attempts in flight at a count at b: b's least-busy order puts the idle deployment first.
+      for (let i = 0; i < 3; i++) a.pool.started("busy", "a/m", 0);
+      await a.pool.order("busy", 0); // after a's writes on a's connection
+      for (let i = 0; i < 4; i++) assert.equal((await b.pool.order("busy", 0)).targets[0], "b/m");
+      assert.equal(b.pool.state("busy", "a/m")!.inFlight, 0, "b itself has nothing in flight");
 
-    // The minute's request count is shared: a's two requests fill a/m's rpm 2 for b.
-    a.pool.started("capped", "a/m", 0);
-    a.pool.started("capped", "a/m", 0);
-    await a.pool.order("capped", 0);
-    const capped = await b.pool.order("capped", 0);
-    assert.deepEqual(capped.targets, ["b/m"]);
-    assert.equal(capped.skipped[0].reason, "rpm_cap");
+      // The minute's request count is shared: a's two requests fill a/m's rpm 2 for b.
+      a.pool.started("capped", "a/m", 0);
+      a.pool.started("capped", "a/m", 0);
+      await a.pool.order("capped", 0);
+      const capped = await b.pool.order("capped", 0);
+      assert.deepEqual(capped.targets, ["b/m"]);
+      assert.equal(capped.skipped[0].reason, "rpm_cap");
 
-    // EWMAs measured at a order b's latency strategy.
-    a.pool.finished("fast", "a/m", 200, undefined, undefined, a.pool.started("fast", "a/m", 0));
-    a.pool.finished("fast", "b/m", 20, undefined, undefined, a.pool.started("fast", "b/m", 0));
-    await a.pool.order("fast", 0);
-    assert.equal((await b.pool.order("fast", 0)).targets[0], "b/m");
+      // A tpm count corrected to the reported usage at a is what b orders by.
+      const wordy = [{ target: "a/m", tpm: 1_000 }, { target: "b/m" }];
+      const tpm = pools(redis.url, { wordy: { strategy: "round-robin", targets: wordy } });
+      try {
+        const charge = tpm.a.pool.chargeFor("wordy", "a/m", 5)!;
+        tpm.a.pool.started("wordy", "a/m", 5);
+        await tpm.a.pool.order("wordy", 0);
+        assert.equal((await tpm.b.pool.order("wordy", 10)).targets.length, 2, "5 + 10 fit under 1,000");
+        charge.settle({
+          input_tokens: 5,
+          output_tokens: 990,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        });
+        await tpm.a.pool.order("wordy", 0);
+        const full = await tpm.b.pool.order("wordy", 10);
+        assert.deepEqual(full.targets, ["b/m"], "995 + 10 do not");
+        assert.equal(full.skipped[0].reason, "tpm_cap");
+      } finally {
+        await Promise.all([tpm.a.connection.close(), tpm.b.connection.close()]);
+      }
 
-    // A health check failing at a takes the deployment out at b too, until a's check passes again.
-    a.pool.setHealth("b/m", false, 5_000);
-    await a.pool.order("cool", 0);
-    const down = await b.pool.order("fast", 0);
-    assert.deepEqual(down.targets, ["a/m"]);
-    assert.equal(down.skipped[0].reason, "unhealthy");
-    a.pool.setHealth("b/m", true, 0);
-    await a.pool.order("cool", 0);
-    assert.equal((await b.pool.order("fast", 0)).targets.length, 2);
-  } finally {
-    await Promise.all([a.connection.close(), b.connection.close()]);
-    await redis.close();
-  }
-});
+      // EWMAs measured at a order b's latency strategy.
+      a.pool.finished("fast", "a/m", 200, undefined, undefined, a.pool.started("fast", "a/m", 0));
+      a.pool.finished("fast", "b/m", 20, undefined, undefined, a.pool.started("fast", "b/m", 0));
+      await a.pool.order("fast", 0);
+      assert.equal((await b.pool.order("fast", 0)).targets[0], "b/m");
+
+      // A health check failing at a takes the deployment out at b too, until a's check passes again.
+      a.pool.setHealth("b/m", false, 5_000);
+      await a.pool.order("cool", 0);
+      const down = await b.pool.order("fast", 0);
+      assert.deepEqual(down.targets, ["a/m"]);
+      assert.equal(down.skipped[0].reason, "unhealthy");
+      a.pool.setHealth("b/m", true, 0);
+      await a.pool.order("cool", 0);
+      assert.equal((await b.pool.order("fast", 0)).targets.length, 2);
+    } finally {
+      await Promise.all([a.connection.close(), b.connection.close()]);
+      await redis.close();
+    }
+  },
+);
 
 Deno.test(
   "with Redis gone the pools fall back to their own state without waiting, then share again",

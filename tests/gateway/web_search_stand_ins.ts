@@ -129,6 +129,10 @@ const INCLUDABLE = [
 
 /** Checks a Responses request's tools and include; a Response when refused. */
 export function checkResponsesRequest(body: Json): Response | undefined {
+  const cap = body.max_tool_calls;
+  if (cap !== undefined && !(Number.isSafeInteger(cap) && (cap as number) > 0)) {
+    return openAiUnknown("max_tool_calls");
+  }
   const tools = (body.tools ?? []) as Json[];
   for (let i = 0; i < tools.length; i++) {
     const tool = tools[i];

@@ -97,6 +97,8 @@ Deno.test("web_search runs as Gemini's Google Search and OpenAI Responses' web_s
       assert.equal(checkGeminiRequest({ tools: [{ web_search: {} }] })?.status, 400);
       assert.equal(checkGeminiRequest({ tools: [{ google_search: { max_uses: 5 } }] })?.status, 400);
       assert.equal(checkResponsesRequest({ tools: [{ type: "web_search", max_uses: 5 }] })?.status, 400);
+      assert.equal(checkResponsesRequest({ max_tool_calls: 0 })?.status, 400);
+      assert.equal(checkResponsesRequest({ max_tool_calls: 3 }), undefined);
       assert.equal(checkResponsesRequest({ tools: [{ type: "web_search_20250305" }] })?.status, 400);
       assert.equal(checkResponsesRequest({ include: ["web_search_call.sources"] })?.status, 400);
     });
@@ -168,6 +170,8 @@ Deno.test("web_search runs as Gemini's Google Search and OpenAI Responses' web_s
           },
         ]);
         assert.ok((last().body.include as string[]).includes("web_search_call.action.sources"));
+        // max_uses: 5 caps the response's built-in tool calls (web search is the only one sent).
+        assert.equal(last().body.max_tool_calls, 5);
         const { text } = checkSearched(body.content, false);
         assert.equal(body.content[0].id, "srvtoolu_ws_68a1");
         assert.deepEqual(
@@ -240,6 +244,13 @@ Deno.test("web_search runs as Gemini's Google Search and OpenAI Responses' web_s
         /web_fetch/,
       ],
       ["Responses: web_fetch", "rx/gpt-5.1", { type: "web_fetch_20250910", name: "web_fetch" }, /web_fetch/],
+      ["Responses: max_uses 0", "rx/gpt-5.1", { ...webSearch, max_uses: 0 }, /tools\.0\.max_uses/],
+      [
+        "Gemini: max_uses not a number",
+        "gemini/gemini-2.5-flash",
+        { ...webSearch, max_uses: "5" },
+        /max_uses/,
+      ],
       [
         "Chat Completions: web_search",
         "openai/gpt-4.1",
