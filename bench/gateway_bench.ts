@@ -334,13 +334,27 @@ if (ONLY.has("routing")) {
 
 let openAiLine = "openai lane not run";
 if (ONLY.has("openai")) {
+  // Every lane warmed to steady state first, alike: without it the c=1 rounds met a gateway that had served
+  // ≈ 2,800 requests per lane, each lane's own translation code still in V8's middle tier (Maglev; TurboFan
+  // after 15,000–19,000 calls by --trace-opt), so the lanes with more code of their own paid more for it.
+  const alias = { ...lanes.passThrough, body: anthropicBody("claude-bench-alias") };
+  for (
+    const lane of [
+      lanes.passThrough,
+      alias,
+      lanes.openAiToAnthropic,
+      lanes.responsesToAnthropic,
+      lanes.translated,
+      lanes.openAiPassThrough,
+    ]
+  ) await throughput(lane, 32, SECONDS);
   // Each OpenAI-ingress lane beside the Messages-API lane reaching the same upstream, interleaved per round.
   const [messagesToAnthropic, messagesReserialized, chatToAnthropic, responsesToAnthropic] =
     await pairedLatencies(
       lanes.directAnthropic,
       [
         lanes.passThrough,
-        { ...lanes.passThrough, body: anthropicBody("claude-bench-alias") },
+        alias,
         lanes.openAiToAnthropic,
         lanes.responsesToAnthropic,
       ],

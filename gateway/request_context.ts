@@ -93,8 +93,10 @@ export function presentedKey(headers: Headers): string | undefined {
   const header = headers.get("x-api-key");
   if (header) return header.trim();
   const auth = headers.get("authorization");
-  if (auth && BEARER.test(auth)) return auth.replace(BEARER, "").trim();
-  return undefined;
+  if (!auth) return undefined;
+  // One match for the test and the cut (OpenAI-format clients all send their key this way).
+  const scheme = BEARER.exec(auth);
+  return scheme ? auth.slice(scheme[0].length).trim() : undefined;
 }
 
 /**

@@ -45,8 +45,12 @@ export interface ChatIngress {
   defaultedMaxTokens: boolean;
 }
 
-function userParts(content: unknown, path: string): string | ContentBlockParam[] {
+/** The path of message `i`'s content, for errors (built only when one is thrown). */
+const contentPath = (i: number) => `messages.${i}.content`;
+
+function userParts(content: unknown, index: number): string | ContentBlockParam[] {
   if (typeof content === "string") return content;
+  const path = contentPath(index);
   if (!Array.isArray(content)) throw invalidRequest(`${path}: expected a string or an array of parts`);
   return content.map((part, i): ContentBlockParam => {
     const at = `${path}.${i}`;
@@ -74,8 +78,9 @@ function userParts(content: unknown, path: string): string | ContentBlockParam[]
   });
 }
 
-function textOnly(content: unknown, path: string): string {
+function textOnly(content: unknown, index: number): string {
   if (typeof content === "string") return content;
+  const path = contentPath(index);
   if (!Array.isArray(content)) throw invalidRequest(`${path}: expected a string or an array of text parts`);
   return content.map((part, i) => {
     if (!isObject(part) || (part.type !== "text" && part.type !== "refusal")) {
@@ -85,13 +90,14 @@ function textOnly(content: unknown, path: string): string {
   }).join("");
 }
 
-function assistantTurn(message: Record<string, unknown>, path: string): ContentBlockParam[] {
+function assistantTurn(message: Record<string, unknown>, index: number): ContentBlockParam[] {
   const blocks: ContentBlockParam[] = [];
   if (message.content !== undefined && message.content !== null) {
-    const text = textOnly(message.content, `${path}.content`);
+    const text = textOnly(message.content, index);
     if (text) blocks.push({ type: "text", text });
   }
   if (message.tool_calls !== undefined && message.tool_calls !== null) {
+    const path = `messages.${index}`;
     if (!Array.isArray(message.tool_calls)) throw invalidRequest(`${path}.tool_calls: expected an array`);
     message.tool_calls.forEach((call, i) => {
       const at = `${path}.tool_calls.${i}`;
@@ -133,33 +139,38 @@ function conversation(messages: unknown): { system: TextBlockParam[]; turns: Mes
   }
   const system: TextBlockParam[] = [];
   const turns: MessageParam[] = [];
-  messages.forEach((message, i) => {
-    const path = `messages.${i}`;
-    if (!isObject(message)) throw invalidRequest(`${path}: expected an object`);
+  // A plain loop, and paths built only for an error: no closure and no path strings per message.
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
+    if (!isObject(message)) throw invalidRequest(`messages.${i}: expected an object`);
     switch (message.role) {
       case "system":
       case "developer":
-        system.push({ type: "text", text: textOnly(message.content, `${path}.content`) });
-        return;
+        system.push({ type: "text", text: textOnly(message.content, i) });
+        break;
       case "user":
-        return pushTurn(turns, "user", userParts(message.content, `${path}.content`));
+        pushTurn(turns, "user", userParts(message.content, i));
+        break;
       case "assistant": {
-        const blocks = assistantTurn(message, path);
+        const blocks = assistantTurn(message, i);
         // Text alone travels as a string, as a client of the Messages API would write it.
         if (blocks.length === 1 && blocks[0].type === "text") pushTurn(turns, "assistant", blocks[0].text);
         else if (blocks.length) pushTurn(turns, "assistant", blocks);
-        return;
+        break;
       }
       case "tool":
-        return pushTurn(turns, "user", [{
+        pushTurn(turns, "user", [{
           type: "tool_result",
-          tool_use_id: needString(message.tool_call_id, `${path}.tool_call_id`),
-          content: textOnly(message.content, `${path}.content`),
+          tool_use_id: typeof message.tool_call_id === "string"
+            ? message.tool_call_id
+            : needString(message.tool_call_id, `messages.${i}.tool_call_id`),
+          content: textOnly(message.content, i),
         }]);
+        break;
       default:
-        throw invalidRequest(`${path}.role: expected system, developer, user, assistant or tool`);
+        throw invalidRequest(`messages.${i}.role: expected system, developer, user, assistant or tool`);
     }
-  });
+  }
   if (turns.length === 0) {
     throw invalidRequest("messages: at least one user or assistant message is required");
   }

@@ -4,9 +4,8 @@
  * `reasoning_content` (the field most OpenAI-compatible clients read), and a refusal fills `refusal`.
  */
 import type { Message, StopReason, Usage } from "../messages/types.ts";
-import { jsonStringEnd } from "../messages/json_scan.ts";
-import { topLevelSpans } from "../providers/json_peek.ts";
 import { randomHex128 } from "../request_context.ts";
+import { countsOf, oneTextAnswer } from "./answer_text.ts";
 import { chatUsage } from "./usage.ts";
 
 /** Chat `finish_reason` of an Anthropic stop reason. */
@@ -66,31 +65,24 @@ export function chatCompletionOf(message: Message, model: string): Record<string
   };
 }
 
-/** The fields of an Anthropic answer the text-only fast path reads. */
-const ANSWER_FIELDS = ["content", "stop_reason", "usage"] as const;
-
-/** The opening of a content array of one text block, as Anthropic writes it, up to the text's quote. */
-const ONE_TEXT_BLOCK = '[{"type":"text","text":"';
-
-/** A character JSON refuses unescaped in a string. */
-// deno-lint-ignore no-control-regex -- the control characters are what it looks for
-const CONTROL = /[\u0000-\u001f]/;
-/** One escape's characters after its backslash. */
-const ESCAPE = /^(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/;
-
-/** True when `literal` (a JSON string with its quotes, found by its closing quote) is a well-formed one. */
-function wellFormedLiteral(literal: string): boolean {
-  if (CONTROL.test(literal)) return false;
-  for (let i = literal.indexOf("\\"); i >= 0; i = literal.indexOf("\\", i + 2)) {
-    if (!ESCAPE.test(literal.slice(i + 1, i + 6))) return false;
-  }
-  return true;
+/**
+ * The Chat `usage` JSON of an Anthropic usage, written directly (the same text as
+ * `JSON.stringify(chatUsage(usage, 0))`).
+ */
+function chatUsageText(usage: Usage): string {
+  const counts = countsOf(usage);
+  if (!counts) return JSON.stringify(chatUsage(usage, 0));
+  const { output, read } = counts;
+  const prompt = counts.input + read + counts.written;
+  return `{"prompt_tokens":${prompt},"completion_tokens":${output},"total_tokens":${prompt + output},` +
+    `"prompt_tokens_details":{"cached_tokens":${read}},"completion_tokens_details":{"reasoning_tokens":${
+      Math.min(output, 0)
+    }}}`;
 }
 
 /**
  * The `chat.completion` text of an Anthropic answer's JSON `text` whose content is one text block, without
- * parsing the answer: the text goes over as the JSON literal it already is (checked to be a well-formed
- * one), where parsing the answer and serializing the completion copied it twice. The same completion as
+ * parsing the answer (answer_text.ts): the same completion as
  * `JSON.stringify(chatCompletionOf(JSON.parse(text), model))` (the text's escapes as the upstream wrote
  * them). Undefined for anything else (other blocks, a refusal, an unexpected layout): then the caller
  * parses.
@@ -99,32 +91,15 @@ export function chatCompletionTextOf(
   text: string,
   model: string,
 ): { text: string; usage: Usage } | undefined {
-  const spans = topLevelSpans(text, ANSWER_FIELDS);
-  const content = spans?.[0];
-  const usageSpan = spans?.[2];
-  if (!content || !usageSpan || !text.startsWith(ONE_TEXT_BLOCK, content[0])) return undefined;
-  const open = content[0] + ONE_TEXT_BLOCK.length - 1;
-  const close = jsonStringEnd(text, open);
-  if (close + 3 !== content[1] || !text.startsWith('"}]', close)) return undefined;
-  const literal = text.slice(open, close + 1);
-  if (!wellFormedLiteral(literal)) return undefined;
-  let stop: unknown = null;
-  let usage: unknown;
-  try {
-    if (spans[1]) stop = JSON.parse(text.slice(spans[1][0], spans[1][1]));
-    usage = JSON.parse(text.slice(usageSpan[0], usageSpan[1]));
-  } catch {
-    return undefined;
-  }
-  if ((stop !== null && typeof stop !== "string") || stop === "refusal") return undefined;
-  if (!usage || typeof usage !== "object") return undefined;
+  const answer = oneTextAnswer(text);
+  if (!answer) return undefined;
   return {
     text: `{"id":"${newChatId()}","object":"chat.completion","created":${Math.floor(Date.now() / 1000)},` +
       `"model":${JSON.stringify(model)},"choices":[{"index":0,"message":{"role":"assistant","content":` +
-      `${literal},"refusal":null},"logprobs":null,"finish_reason":"${
-        finishReasonOf(stop as StopReason)
+      `${answer.literal},"refusal":null},"logprobs":null,"finish_reason":"${
+        finishReasonOf(answer.stop)
       }"}],` +
-      `"usage":${JSON.stringify(chatUsage(usage as Usage, 0))}}`,
-    usage: usage as Usage,
+      `"usage":${chatUsageText(answer.usage)}}`,
+    usage: answer.usage,
   };
 }

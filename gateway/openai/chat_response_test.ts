@@ -11,9 +11,11 @@ const answer = (content: string, extra = "") =>
   `"stop_reason":"end_turn","stop_sequence":null,${extra}"usage":{"input_tokens":12,"output_tokens":5,` +
   `"cache_creation_input_tokens":2,"cache_read_input_tokens":7}}`;
 
-/** The completion as the parsing path renders it, with the random id and the clock left out. */
+/** The completion as the parsing path sends it (serialized), with the random id and the clock left out. */
 function parsed(text: string): Record<string, unknown> {
-  const { id: _id, created: _created, ...rest } = chatCompletionOf(JSON.parse(text), "gpt-x");
+  const { id: _id, created: _created, ...rest } = JSON.parse(
+    JSON.stringify(chatCompletionOf(JSON.parse(text), "gpt-x")),
+  );
   return rest;
 }
 
@@ -37,6 +39,18 @@ Deno.test("a one-text-block answer renders unparsed, the same completion as the 
     answer('[{"type":"text","text":"cut"}]').replace('"end_turn"', '"max_tokens"'),
     answer('[{"type":"text","text":"no stop"}]').replace('"stop_reason":"end_turn",', ""),
     answer('[{"type":"text","text":"été, 日本語"}]'),
+    answer('[{"type":"text","text":"escaped stop"}]').replace('"end_turn"', '"max\\u005ftokens"'),
+    answer('[{"type":"text","text":"null stop"}]').replace('"end_turn"', "null"),
+    answer('[{"type":"text","text":"tool stop"}]').replace('"end_turn"', '"tool_use"'),
+    // Usage without the cache counts, or with odd ones: written as the parsing path writes them.
+    answer('[{"type":"text","text":"old usage"}]').replace(
+      /,"cache_creation_input_tokens":2,"cache_read_input_tokens":7/,
+      "",
+    ),
+    answer('[{"type":"text","text":"odd usage"}]').replace(
+      '"cache_read_input_tokens":7',
+      '"cache_read_input_tokens":"7"',
+    ),
   ];
   for (const text of texts) assertEquals(fast(text), parsed(text));
 });

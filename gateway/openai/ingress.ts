@@ -28,7 +28,7 @@ import {
   servesNatively,
 } from "./pass_through.ts";
 import { parseResponsesRequest, type ResponsesIngress } from "./responses_request.ts";
-import { responseOf } from "./responses_response.ts";
+import { responseOf, responseTextOf } from "./responses_response.ts";
 import { ResponsesStreamFormat } from "./responses_stream.ts";
 
 /** What the OpenAI ingresses need: the providers' settings (for pass-through) and their deps. */
@@ -185,6 +185,10 @@ class ResponsesAnswer extends OpenAiAnswer {
 
   render(message: Message): Record<string, unknown> {
     return responseOf(message, this.#model, this.#echo);
+  }
+
+  override renderText(answer: string): { text: string; usage: Usage } | undefined {
+    return responseTextOf(answer, this.#model, this.#echo);
   }
 
   streamFormat(): ClientStreamFormat {

@@ -7,6 +7,7 @@
 import type { ContentBlock, Message, StopReason, Usage } from "../messages/types.ts";
 import { REDACTED_PREFIX } from "./responses_request.ts";
 import { randomHex128 } from "../request_context.ts";
+import { countsOf, oneTextAnswer } from "./answer_text.ts";
 import { responsesUsage } from "./usage.ts";
 
 type Item = Record<string, unknown>;
@@ -122,5 +123,55 @@ export function responseOf(
     ...statusOf(message.stop_reason),
     output,
     usage: responsesUsage(message.usage as Usage, thinkingChars),
+  };
+}
+
+/** The keys of {@link responseShell} before the echo (an echo repeating one would move it). */
+const SHELL_KEYS: ReadonlySet<string> = new Set([
+  "id",
+  "object",
+  "created_at",
+  "status",
+  "error",
+  "incomplete_details",
+  "model",
+  "output",
+  "usage",
+]);
+
+/** The Responses `usage` JSON, written directly (the same text as `JSON.stringify(responsesUsage(u, 0))`). */
+function responsesUsageText(usage: Usage): string {
+  const counts = countsOf(usage);
+  if (!counts) return JSON.stringify(responsesUsage(usage, 0));
+  const { output, read } = counts;
+  const input = counts.input + read + counts.written;
+  return `{"input_tokens":${input},"input_tokens_details":{"cached_tokens":${read}},"output_tokens":${output},` +
+    `"output_tokens_details":{"reasoning_tokens":${Math.min(output, 0)}},"total_tokens":${input + output}}`;
+}
+
+/**
+ * The `response` text of an Anthropic answer's JSON `text` whose content is one text block, without parsing
+ * the answer (answer_text.ts): the same response as `JSON.stringify(responseOf(JSON.parse(text), model,
+ * echo))` (the text's escapes as the upstream wrote them). Undefined for anything else (other blocks, a
+ * refusal, an unexpected layout): then the caller parses.
+ */
+export function responseTextOf(
+  text: string,
+  model: string,
+  echo: Record<string, unknown>,
+): { text: string; usage: Usage } | undefined {
+  for (const key in echo) if (SHELL_KEYS.has(key)) return undefined;
+  const answer = oneTextAnswer(text);
+  if (!answer) return undefined;
+  const { status, incomplete_details } = statusOf(answer.stop);
+  const echoed = JSON.stringify(echo);
+  return {
+    text: `{"id":"${itemId("resp")}","object":"response","created_at":${Math.floor(Date.now() / 1000)},` +
+      `"status":"${status}","error":null,"incomplete_details":${JSON.stringify(incomplete_details)},` +
+      `"model":${JSON.stringify(model)},"output":[{"type":"message","id":"${itemId("msg")}",` +
+      `"status":"completed","role":"assistant","content":[{"type":"output_text","text":${answer.literal},` +
+      `"annotations":[]}]}],"usage":${responsesUsageText(answer.usage)}` +
+      `${echoed.length > 2 ? `,${echoed.slice(1)}` : "}"}`,
+    usage: answer.usage,
   };
 }
