@@ -118,7 +118,7 @@ function assistantTurn(message: Record<string, unknown>, index: number): Content
 
 /** Appends a turn, merging it into the previous one of the same role. */
 function pushTurn(turns: MessageParam[], role: "user" | "assistant", content: string | ContentBlockParam[]) {
-  const last = turns.at(-1);
+  const last = turns[turns.length - 1];
   if (!last || last.role !== role) {
     turns.push({ role, content });
     return;
@@ -133,21 +133,32 @@ function pushTurn(turns: MessageParam[], role: "user" | "assistant", content: st
   last.content = [...previous, ...blocks];
 }
 
-function conversation(messages: unknown): { system: TextBlockParam[]; turns: MessageParam[] } {
+/**
+ * Reads the messages into `request`: the turns into `messages`, the system and developer texts into `system`
+ * (the empty ones dropped; one is sent as a string — fewer bytes upstream, the same prompt — several as
+ * blocks). No array for a lone system text, no copy to drop the empty ones.
+ */
+function conversation(messages: unknown, request: MessagesRequest): void {
   if (!Array.isArray(messages) || messages.length === 0) {
     throw invalidRequest("messages: expected a non-empty array");
   }
-  const system: TextBlockParam[] = [];
-  const turns: MessageParam[] = [];
+  let systemText: string | undefined;
+  let systemBlocks: TextBlockParam[] | undefined;
+  const turns = request.messages;
   // A plain loop, and paths built only for an error: no closure and no path strings per message.
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i];
     if (!isObject(message)) throw invalidRequest(`messages.${i}: expected an object`);
     switch (message.role) {
       case "system":
-      case "developer":
-        system.push({ type: "text", text: textOnly(message.content, i) });
+      case "developer": {
+        const text = textOnly(message.content, i);
+        if (text === "") break;
+        if (systemText === undefined) systemText = text;
+        else if (systemBlocks) systemBlocks.push({ type: "text", text });
+        else systemBlocks = [{ type: "text", text: systemText }, { type: "text", text }];
         break;
+      }
       case "user":
         pushTurn(turns, "user", userParts(message.content, i));
         break;
@@ -174,7 +185,8 @@ function conversation(messages: unknown): { system: TextBlockParam[]; turns: Mes
   if (turns.length === 0) {
     throw invalidRequest("messages: at least one user or assistant message is required");
   }
-  return { system: system.filter((block) => block.text !== ""), turns };
+  if (systemBlocks) request.system = systemBlocks;
+  else if (systemText !== undefined) request.system = systemText;
 }
 
 function tools(value: unknown): MessagesRequest["tools"] {
@@ -189,15 +201,19 @@ function tools(value: unknown): MessagesRequest["tools"] {
 }
 
 function toolChoice(value: unknown, parallel: boolean | undefined): MessagesRequest["tool_choice"] {
-  const disable = parallel === false ? { disable_parallel_tool_use: true } : {};
+  // The choice's own object, `disable_parallel_tool_use` set on it only when asked (no spread per request).
+  const disable = parallel === false;
   if (value === undefined || value === null) {
-    return parallel === false ? { type: "auto", ...disable } : undefined;
+    return disable ? { type: "auto", disable_parallel_tool_use: true } : undefined;
   }
   if (value === "none") return { type: "none" };
-  if (value === "auto") return { type: "auto", ...disable };
-  if (value === "required") return { type: "any", ...disable };
+  if (value === "auto") return disable ? { type: "auto", disable_parallel_tool_use: true } : { type: "auto" };
+  if (value === "required") {
+    return disable ? { type: "any", disable_parallel_tool_use: true } : { type: "any" };
+  }
   if (isObject(value) && value.type === "function" && isObject(value.function)) {
-    return { type: "tool", name: needString(value.function.name, "tool_choice.function.name"), ...disable };
+    const name = needString(value.function.name, "tool_choice.function.name");
+    return disable ? { type: "tool", name, disable_parallel_tool_use: true } : { type: "tool", name };
   }
   throw invalidRequest(
     'tool_choice: expected "none", "auto", "required" or {type: "function", function: {name}}',
@@ -222,13 +238,18 @@ function responseFormat(value: unknown): JsonSchemaFormat | undefined {
   return jsonFormat({ ...value.json_schema, type: "json_schema" }, "response_format.json_schema");
 }
 
+/** The ignored hints that must still be numbers. */
+const NUMERIC_HINTS = ["seed", "presence_penalty", "frequency_penalty"] as const;
+
 /** Validates a Chat Completions body and translates it to the internal request. */
 export function parseChatRequest(body: Record<string, unknown>): ChatIngress {
   checkFields(body, CHAT_KNOWN, CHAT_REFUSED);
   if (typeof body.model !== "string" || body.model === "") {
     throw invalidRequest("model: expected a non-empty string");
   }
-  const { system, turns } = conversation(body.messages);
+  // The output limit is set once read (below): the messages are checked first, as they always were.
+  const request: MessagesRequest = { model: body.model, max_tokens: 0, messages: [] };
+  conversation(body.messages, request);
   const requested = optionalPositiveInteger(body.max_completion_tokens, "max_completion_tokens") ??
     optionalPositiveInteger(body.max_tokens, "max_tokens");
   const effort = effortOf(body.reasoning_effort, "reasoning_effort");
@@ -241,10 +262,7 @@ export function parseChatRequest(body: Record<string, unknown>): ChatIngress {
     includeUsage = optionalBoolean(body.stream_options.include_usage, "stream_options.include_usage") ??
       false;
   }
-  const request: MessagesRequest = { model: body.model, max_tokens: maxTokens, messages: turns };
-  // One system message is sent as a string (fewer bytes upstream, the same prompt); several as blocks.
-  if (system.length === 1) request.system = system[0].text;
-  else if (system.length) request.system = system;
+  request.max_tokens = maxTokens;
   if (stream) request.stream = true;
   const stop = stops(body.stop);
   if (stop) request.stop_sequences = stop;
@@ -252,7 +270,7 @@ export function parseChatRequest(body: Record<string, unknown>): ChatIngress {
   applyShared(request, body, tools(body.tools), toolChoice(body.tool_choice, parallel), effort);
   const format = responseFormat(body.response_format);
   if (format) request.output_config = { format };
-  for (const field of ["seed", "presence_penalty", "frequency_penalty"]) {
+  for (const field of NUMERIC_HINTS) {
     if (body[field] !== undefined && body[field] !== null && typeof body[field] !== "number") {
       throw invalidRequest(`${field}: expected a number`);
     }

@@ -39,17 +39,32 @@ export interface OpenAiIngressDeps {
   providerDeps: ProviderDeps;
 }
 
-/** Lowers a defaulted output limit (and a thinking budget under it) to the model's known limit. */
-function fitter(request: MessagesRequest, defaulted: boolean): (limit: number | undefined) => void {
-  return (limit) => {
-    if (!defaulted || limit === undefined || limit >= request.max_tokens) return;
+/**
+ * A parsed OpenAI-format request: the internal request, its answer, and the fitting of a defaulted output
+ * limit (and a thinking budget under it) to the model's known limit. A class: its method is shared, where a
+ * closure per request cost an allocation and a context.
+ */
+class ParsedOpenAi implements IngressRequest {
+  request: MessagesRequest;
+  answer: IngressAnswer;
+  #defaulted: boolean;
+
+  constructor(request: MessagesRequest, answer: IngressAnswer, defaulted: boolean) {
+    this.request = request;
+    this.answer = answer;
+    this.#defaulted = defaulted;
+  }
+
+  fitMaxTokens(limit: number | undefined): void {
+    const request = this.request;
+    if (!this.#defaulted || limit === undefined || limit >= request.max_tokens) return;
     request.max_tokens = limit;
     const thinking = request.thinking;
     if (thinking?.type === "enabled" && thinking.budget_tokens >= limit) {
       if (limit - 1 >= 1_024) thinking.budget_tokens = limit - 1;
       else delete request.thinking;
     }
-  };
+  }
 }
 
 /** The Message of a translated answer (an Anthropic pass-through provider answers with its JSON text). */
@@ -204,11 +219,8 @@ export function chatIngress(deps: OpenAiIngressDeps): Ingress {
     parse(text): IngressRequest {
       const json = parseJsonBody(text);
       const parsed = parseChatRequest(json);
-      return {
-        request: parsed.request,
-        fitMaxTokens: fitter(parsed.request, parsed.defaultedMaxTokens),
-        answer: new ChatAnswer(deps, settingsOf, { text, json }, parsed),
-      };
+      const answer = new ChatAnswer(deps, settingsOf, { text, json }, parsed);
+      return new ParsedOpenAi(parsed.request, answer, parsed.defaultedMaxTokens);
     },
     renderError: renderOpenAiError,
   };
@@ -222,11 +234,8 @@ export function responsesIngress(deps: OpenAiIngressDeps): Ingress {
     parse(text): IngressRequest {
       const json = parseJsonBody(text);
       const parsed = parseResponsesRequest(json);
-      return {
-        request: parsed.request,
-        fitMaxTokens: fitter(parsed.request, parsed.defaultedMaxTokens),
-        answer: new ResponsesAnswer(deps, settingsOf, { text, json }, parsed),
-      };
+      const answer = new ResponsesAnswer(deps, settingsOf, { text, json }, parsed);
+      return new ParsedOpenAi(parsed.request, answer, parsed.defaultedMaxTokens);
     },
     renderError: renderOpenAiError,
   };
