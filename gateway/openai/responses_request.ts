@@ -134,7 +134,8 @@ function inputItem(
     case "message": {
       const content = contentParts(item.content, `${path}.content`);
       if (item.role === "system" || item.role === "developer") {
-        system.push({ type: "text", text: textOf(content, `${path}.content`) });
+        const text = textOf(content, `${path}.content`);
+        if (text !== "") system.push({ type: "text", text });
       } else if (item.role === "user" || item.role === "assistant") pushTurn(turns, item.role, content);
       else throw invalidRequest(`${path}.role: expected user, assistant, system or developer`);
       return;
@@ -177,25 +178,33 @@ function inputItem(
   }
 }
 
-function conversation(input: unknown): { system: TextBlockParam[]; turns: MessageParam[] } {
-  const system: TextBlockParam[] = [];
+const isThinking = (b: ContentBlockParam) => b.type === "thinking" || b.type === "redacted_thinking";
+
+/** True when a thinking block follows another block in `blocks` (it must lead its turn). */
+function thinkingMisplaced(blocks: ContentBlockParam[]): boolean {
+  for (let i = 1; i < blocks.length; i++) {
+    if (isThinking(blocks[i]) && !isThinking(blocks[i - 1])) return true;
+  }
+  return false;
+}
+
+/** The turns and system texts of `input` (a plain loop: no closure per request). */
+function conversation(input: unknown, system: TextBlockParam[]): MessageParam[] {
   const turns: MessageParam[] = [];
   if (typeof input === "string") turns.push({ role: "user", content: input });
-  else if (Array.isArray(input)) input.forEach((item, i) => inputItem(item, `input.${i}`, system, turns));
-  else throw invalidRequest("input: expected a string or an array of input items");
-  // Thinking blocks lead their turn: a reasoning item after the text it produced moves before it.
+  else if (Array.isArray(input)) {
+    for (let i = 0; i < input.length; i++) inputItem(input[i], `input.${i}`, system, turns);
+  } else throw invalidRequest("input: expected a string or an array of input items");
+  // Thinking blocks lead their turn: a reasoning item after the text it produced moves before it (the
+  // turns checked first, so a turn in order costs no copies).
   for (const turn of turns) {
-    if (turn.role !== "assistant" || typeof turn.content === "string") continue;
-    const thinking = turn.content.filter((b) => b.type === "thinking" || b.type === "redacted_thinking");
-    if (thinking.length) {
-      turn.content = [
-        ...thinking,
-        ...turn.content.filter((b) => b.type !== "thinking" && b.type !== "redacted_thinking"),
-      ];
+    if (turn.role !== "assistant" || typeof turn.content === "string" || !thinkingMisplaced(turn.content)) {
+      continue;
     }
+    turn.content = [...turn.content.filter(isThinking), ...turn.content.filter((b) => !isThinking(b))];
   }
   if (turns.length === 0) throw invalidRequest("input: at least one user or assistant item is required");
-  return { system: system.filter((block) => block.text !== ""), turns };
+  return turns;
 }
 
 function tools(value: unknown): MessagesRequest["tools"] {
@@ -265,9 +274,12 @@ export function parseResponsesRequest(body: Record<string, unknown>): ResponsesI
   if (typeof body.model !== "string" || body.model === "") {
     throw invalidRequest("model: expected a non-empty string");
   }
-  const { system, turns } = conversation(body.input);
+  // The system texts, the empty ones dropped as they are read; the instructions lead them.
+  const system: TextBlockParam[] = [];
+  const turns = conversation(body.input, system);
   if (!absent(body.instructions)) {
-    system.unshift({ type: "text", text: needString(body.instructions, "instructions") });
+    const text = needString(body.instructions, "instructions");
+    if (text !== "") system.unshift({ type: "text", text });
   }
   const requested = optionalPositiveInteger(body.max_output_tokens, "max_output_tokens");
   const effort = reasoningEffort(body.reasoning);
@@ -276,8 +288,7 @@ export function parseResponsesRequest(body: Record<string, unknown>): ResponsesI
     max_tokens: maxTokensOf(requested, effort),
     messages: turns,
   };
-  const instructions = system.filter((block) => block.text !== "");
-  if (instructions.length) request.system = instructions;
+  if (system.length) request.system = system;
   if (optionalBoolean(body.stream, "stream")) request.stream = true;
   optionalBoolean(body.store, "store");
   const parallel = optionalBoolean(body.parallel_tool_calls, "parallel_tool_calls");
