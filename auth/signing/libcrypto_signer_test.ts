@@ -45,6 +45,32 @@ Deno.test("hundreds of concurrent signatures each carry their own payload", asyn
   }
 });
 
+Deno.test("signatures beyond maxInFlight wait their turn in order, and every one is made", async () => {
+  const loaded = libcryptoSigner(undefined, { maxInFlight: 1 });
+  if (!("signer" in loaded)) throw new Error(`libcrypto is required by this test: ${loaded.unavailable}`);
+  const sign = loaded.signer;
+  try {
+    const finished: number[] = [];
+    const tokens = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        sign("k1", jwk, { sub: `queued-${i}` }).then((token) => {
+          finished.push(i);
+          return token;
+        })),
+    );
+    // One at a time, first come first served: they end in the order they were asked for.
+    assert.deepEqual(finished, Array.from({ length: 24 }, (_, i) => i));
+    for (const [i, token] of tokens.entries()) {
+      assert.equal((await jwtVerify(token, publicKey)).payload.sub, `queued-${i}`);
+    }
+    // A refused key gives its turn back: the queue does not stall.
+    await assert.rejects(sign("bad", {}, { sub: "x" }), /not a usable RSA private key/);
+    assert.equal((await jwtVerify(await sign("k1", jwk, { sub: "after" }), publicKey)).payload.sub, "after");
+  } finally {
+    sign.close();
+  }
+});
+
 Deno.test("a 4096-bit key and two kids side by side", async () => {
   const big = await generateKeyPair("RS256", { extractable: true, modulusLength: 4096 });
   const bigJwk = await exportJWK(big.privateKey) as Record<string, unknown>;
