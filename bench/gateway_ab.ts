@@ -24,7 +24,7 @@ interface Side {
 const TICKS = 100;
 
 /** User + system CPU seconds of process `pid` so far. */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   // Through `cat` so the task needs no --allow-all (Deno asks for all access to read /proc).
   const out = new Deno.Command("cat", { args: [`/proc/${pid}/stat`], stdout: "piped" }).outputSync();
   const stat = new TextDecoder().decode(out.stdout);
@@ -35,7 +35,7 @@ function cpuSeconds(pid: number): number {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Starts `<root>/bench/gateway_bench_server.ts` (with that checkout's deno.json) and reads its address. */
-async function spawnFrom(
+export async function spawnFrom(
   root: string,
   upstream: string,
   args: string[],
