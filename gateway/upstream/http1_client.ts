@@ -349,7 +349,9 @@ export function createHttp1Client(options: Http1ClientOptions = {}): Http1Client
       const c = pooled ?? await open(url, signal);
       const receivedBefore = c.reader.received;
       const onAbort = () => destroy(c);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      // No options object (`once`): `done` removes the listener on every path, and converting the options
+      // dictionary was ≈ 1 µs per request in c=1 profiles.
+      signal?.addEventListener("abort", onAbort);
       const done = () => signal?.removeEventListener("abort", onAbort);
       timelineMark?.(T_UPSTREAM_SEND);
       try {
