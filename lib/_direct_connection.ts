@@ -8,7 +8,7 @@
  * not by the header timeout from its first byte; a new connection's head by the header timeout from accept.
  */
 import type { FetchHandler } from "./serve.ts";
-import type { GuardCloseReason } from "./_guarded_connection.ts";
+import { asksToClose, type GuardCloseReason } from "./_guarded_connection.ts";
 
 /** `serveHttpOnConnection(conn, signal, handler, onError, onListen)` of Deno's ext/http (Deno 2.x). */
 export type ServeOnConnection = (
@@ -127,7 +127,7 @@ export class DirectConnection {
   }
 
   #noteResponse(response: Response): Response {
-    if (response.headers.get("connection") === "close") this.#closeAfterResponse = true;
+    if (asksToClose(response)) this.#closeAfterResponse = true;
     return response;
   }
 
