@@ -169,7 +169,8 @@ export async function runAb(options: {
     // medians on a machine whose load changes from round to round.
     const ratio = median(side.cpuPerRequestUs.map((x, r) => x / base.cpuPerRequestUs[r]));
     console.log(
-      `| ${side.label} | ${cpu.toFixed(0)} µs${vs[0]} | +${p50.toFixed(2)} ms${vs[1]} | +${
+      // The p50 to the µs: the c=1 gaps this mode looks for are 5–30 µs (docs/gateway.md, "The c=1 gap").
+      `| ${side.label} | ${cpu.toFixed(0)} µs${vs[0]} | +${p50.toFixed(3)} ms${vs[1]} | +${
         p99.toFixed(2)
       } ms${vs[2]} | ${ratio.toFixed(2)} |`,
     );
