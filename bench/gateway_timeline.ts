@@ -3,7 +3,7 @@
  * against another (issue 28). Both bench servers run with GATEWAY_BENCH_TIMELINE (gateway/bench_timeline.ts:
  * marks at arrival, body read, upstream call, upstream write, upstream head, upstream response, answer,
  * hand-back); the baseline checkout needs the same marks (a local patch). This process sends the requests
- * one at a time over one raw keep-alive connection per gateway, alternating between the gateways request by
+ * one at a time over one raw keep-alive connection per gateway, rotating the gateways' order request by
  * request, and times each from its write to the first byte of the answer and to its last byte (and counts the
  * reads that took). Per side it prints the median of each leg and of the client's view; the difference
  * between the client's total and the server's arrival → hand-back is the time outside the handler (Deno.serve
