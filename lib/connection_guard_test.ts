@@ -166,6 +166,26 @@ Deno.test("a response with connection: close is delivered whole, then the socket
   assert.deepEqual(g.closes, ["close_after_response"]);
 });
 
+Deno.test("an error answer with connection: close is closed; a successful one's headers are not read", async () => {
+  let status = 503;
+  await using g = await guarded(() => new Response("done", { status, headers: { connection: "close" } }), {
+    headerTimeoutMs: 5_000,
+    idleTimeoutMs: 5_000,
+  });
+  const closed = await talk(g.server.port, "GET / HTTP/1.1\r\nhost: x\r\n\r\n", 3_000);
+  assert.match(closed.received, /^HTTP\/1\.1 503[\s\S]*done$/);
+  assert.ok(closed.closedMs >= 0 && closed.closedMs < 1_000, `closed after ${closed.closedMs} ms`);
+  // A 200's headers are never read (that would turn Deno.serve's native response into a JavaScript one):
+  // two pipelined requests are both answered on the one connection.
+  status = 200;
+  const request = "GET / HTTP/1.1\r\nhost: x\r\n\r\n";
+  const open = await talk(g.server.port, request + request, 600);
+  assert.equal(open.received.match(/HTTP\/1\.1 200/g)?.length, 2, open.received);
+  for (let i = 0; i < 50 && g.closes.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  // The second connection stayed open until this client gave up (not closed 50 ms after its answer).
+  assert.deepEqual(g.closes, ["close_after_response", "client_closed"]);
+});
+
 Deno.test("connections over the cap get the refusal and are closed", async () => {
   await using g = await guarded(hello, { maxConnections: 2, headerTimeoutMs: 2_000, idleTimeoutMs: 2_000 });
   const held = await Promise.all(
