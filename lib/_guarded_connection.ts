@@ -42,7 +42,9 @@ const CLOSE_QUIET_MS = 20;
  * leg"); a successful answer with `connection: close` is closed by hyper itself.
  */
 export function asksToClose(response: Response): boolean {
-  return response.status >= 400 && response.headers.get("connection") === "close";
+  // A handler that resolved to something else (a bug) is answered 500 by Deno.serve: never a throw here.
+  return response instanceof Response && response.status >= 400 &&
+    response.headers.get("connection") === "close";
 }
 
 /** A client connection and its internal twin. */

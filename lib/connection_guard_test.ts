@@ -264,3 +264,25 @@ Deno.test("shutdown closes the connections still open", async () => {
   assert.ok(r.closedMs >= 0 && r.closedMs < 1_000, `closed after ${r.closedMs} ms`);
   assert.deepEqual(g.closes, ["shutdown"]);
 });
+
+Deno.test("a handler that resolves to no Response is answered 500, and nothing rejects unhandled", async () => {
+  const encoder = new TextEncoder();
+  const server = await startGuardedServer((() => Promise.resolve(undefined)) as never, {
+    port: 0,
+    headerTimeoutMs: 200,
+    idleTimeoutMs: 400,
+    maxConnections: 10,
+    refusal: encoder.encode("HTTP/1.1 503 x\r\ncontent-length: 0\r\n\r\n"),
+  });
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+    await conn.write(encoder.encode("GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"));
+    const buffer = new Uint8Array(4096);
+    const n = await conn.read(buffer);
+    conn.close();
+    assert.match(new TextDecoder().decode(buffer.subarray(0, n ?? 0)), /^HTTP\/1\.1 500/);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // an unhandled rejection would fail the test here
+  } finally {
+    await server.shutdown();
+  }
+});
