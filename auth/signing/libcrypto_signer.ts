@@ -64,6 +64,10 @@ export function libcryptoSigner(
   path = DEFAULT_LIBRARY,
   { maxInFlight = DEFAULT_MAX_IN_FLIGHT }: { maxInFlight?: number } = {},
 ): LibcryptoSignerResult {
+  // Fewer than one at a time would queue every signature for ever.
+  if (!Number.isSafeInteger(maxInFlight) || maxInFlight < 1) {
+    throw new RangeError(`maxInFlight must be a whole number of at least 1, not ${maxInFlight}`);
+  }
   let lib: Library;
   try {
     lib = Deno.dlopen(path, SYMBOLS);

@@ -135,3 +135,9 @@ Deno.test("AUTH_SIGNING_LIBCRYPTO: a library that does not load is named; off an
     }
   }
 });
+
+Deno.test("maxInFlight below 1 (or not a whole number) is refused, not a signer that never signs", () => {
+  for (const maxInFlight of [0, -1, 0.5, NaN]) {
+    assert.throws(() => libcryptoSigner(undefined, { maxInFlight }), RangeError);
+  }
+});
