@@ -23,6 +23,9 @@ const { values } = parseArgs({
     // fetch: the load generator uses fetch; raw: one keep-alive TCP connection per worker written to and read
     // by bench/raw_http_client.ts, several times cheaper per request (the generator shares the cores).
     client: { type: "string", default: "fetch" },
+    // c=N phases in this many slices per target, taken in turn (target A, B, C, A, B, C, …), so that load
+    // from other work on a shared machine falls on every target alike; 1: each target's phase in one piece.
+    slices: { type: "string", default: "1" },
   },
 });
 const CLIENT = values.client as "fetch" | "raw";
@@ -32,6 +35,8 @@ if (PEER_RUNTIME !== "node" && PEER_RUNTIME !== "deno") throw new Error("--peer-
 /** The Node.js release the peer runs on (npm's per-platform `node-<os>-<arch>` package ships the binary). */
 const PEER_NODE_VERSION = "22.23.3";
 const SECONDS = Number(values.seconds);
+const SLICES = Math.max(1, Math.floor(Number(values.slices)));
+if (!Number.isFinite(SLICES)) throw new Error("--slices is a whole number");
 const C1_REQUESTS = Number(values.requests);
 const CONCURRENCY = Number(values.concurrency);
 const ONLY = new Set(values.only.split(","));
@@ -398,15 +403,21 @@ async function latency(t: Target, scenario: string): Promise<{ p50: number; p99:
   return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
 }
 
-/** c=N for SECONDS: requests per second and server CPU µs per request. */
-async function throughput(
-  t: Target,
-  scenario: string,
-): Promise<{ rps: number; cpuUs: number; writeCalls: number; writeKB: number }> {
+/** What one c=N slice measured on one target (sums, combined by {@link throughputOf}). */
+interface Slice {
+  done: number;
+  seconds: number;
+  cpuUs: number;
+  writeCalls: number;
+  writeBytes: number;
+}
+
+/** c=N for `seconds`: requests done, and the server's CPU and writes meanwhile. */
+async function throughputSlice(t: Target, scenario: string, seconds: number): Promise<Slice> {
   const pid = t.started.child.pid;
   const writesBefore = await writesOf(pid);
   const cpuBefore = await cpuMicros(pid);
-  const deadline = performance.now() + SECONDS * 1000;
+  const deadline = performance.now() + seconds * 1000;
   let done = 0;
   const started = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, async (_, w) => {
@@ -420,13 +431,25 @@ async function throughput(
   const elapsed = (performance.now() - started) / 1000;
   const cpu = (await cpuMicros(pid)) - cpuBefore;
   const writes = await writesOf(pid);
-  const n = Math.max(1, done);
   return {
-    rps: done / elapsed,
-    cpuUs: cpu / n,
+    done,
+    seconds: elapsed,
+    cpuUs: cpu,
+    writeCalls: writes.calls - writesBefore.calls,
+    writeBytes: writes.bytes - writesBefore.bytes,
+  };
+}
+
+/** Requests per second, server CPU µs per request and writes per request over a target's slices. */
+function throughputOf(slices: Slice[]): { rps: number; cpuUs: number; writeCalls: number; writeKB: number } {
+  const sum = (key: keyof Slice) => slices.reduce((total, slice) => total + slice[key], 0);
+  const n = Math.max(1, sum("done"));
+  return {
+    rps: sum("done") / sum("seconds"),
+    cpuUs: sum("cpuUs") / n,
     // write/pwrite/writev calls (log frames, checkpoints; sockets when written with write, not sendto).
-    writeCalls: (writes.calls - writesBefore.calls) / n,
-    writeKB: (writes.bytes - writesBefore.bytes) / n / 1024,
+    writeCalls: sum("writeCalls") / n,
+    writeKB: sum("writeBytes") / n / 1024,
   };
 }
 
@@ -447,11 +470,16 @@ const results = new Map<
 >();
 for (const scenario of ["discovery", "jwks", "userinfo", "introspection", "code", "refresh"]) {
   if (!ONLY.has(scenario)) continue;
+  const c1 = new Map<Target, { p50: number; p99: number }>();
+  for (const t of targets) c1.set(t, await latency(t, scenario));
+  // With --slices, the targets take turns so that they share the machine's other load alike.
+  const slices = new Map<Target, Slice[]>(targets.map((t) => [t, []]));
+  for (let i = 0; i < SLICES; i++) {
+    for (const t of targets) slices.get(t)!.push(await throughputSlice(t, scenario, SECONDS / SLICES));
+  }
+  if (!results.has(scenario)) results.set(scenario, new Map());
   for (const t of targets) {
-    const c1 = await latency(t, scenario);
-    const cN = await throughput(t, scenario);
-    if (!results.has(scenario)) results.set(scenario, new Map());
-    results.get(scenario)!.set(t.name, { ...c1, ...cN });
+    results.get(scenario)!.set(t.name, { ...c1.get(t)!, ...throughputOf(slices.get(t)!) });
   }
 }
 const peer = targets.find((t) => t.name.startsWith("node-oidc"))?.name;

@@ -21,7 +21,9 @@
  * OP access token adds over an API key in-process, cached and on a cache miss (one introspection round trip
  * to the real auth service on loopback; see gateway_identity.ts).
  * `--baseline <dir>` is the paired A/B mode against another checkout instead (gateway_ab.ts; `--features`
- * adds this checkout with ledger, limits and tracing on; `--ab-model openai/gpt-bench` the translated lane).
+ * adds this checkout with ledger, limits and tracing on; `--ab-model openai/gpt-bench` the translated lane);
+ * with `--timeline`, the per-request timeline of both at c=1 instead (gateway_timeline.ts; `--variant <dir>`
+ * adds further checkouts, unguarded; `--requests` and `--rounds` set its size).
  */
 import { parseArgs } from "node:util";
 import { measureInProcess } from "./gateway_inprocess.ts";
@@ -31,6 +33,7 @@ import { measureIdentity } from "./gateway_identity.ts";
 import { makeTestCertificate } from "../tests/e2e/support/tls.ts";
 import { measureHttps } from "./gateway_https.ts";
 import { runAb } from "./gateway_ab.ts";
+import { runTimeline } from "./gateway_timeline.ts";
 import {
   median,
   type Paired,
@@ -56,6 +59,8 @@ const { values } = parseArgs({
     baseline: { type: "string" },
     features: { type: "boolean", default: false },
     "ab-model": { type: "string", default: "claude-bench" },
+    timeline: { type: "boolean", default: false },
+    variant: { type: "string", multiple: true, default: [] },
   },
 });
 const N = Number(values.requests);
@@ -161,6 +166,20 @@ const upHeaders = {
   "x-api-key": "sk-ant-bench",
 };
 
+if (values.baseline && values.timeline) {
+  // The per-request timeline of both checkouts at c=1 (gateway_timeline.ts).
+  await runTimeline({
+    baseline: values.baseline.replace(/\/$/, ""),
+    variants: values.variant.map((dir) => dir.replace(/\/$/, "")),
+    upstream,
+    requests: N,
+    rounds: ROUNDS,
+    body: (model) => anthropicBody(model),
+    model: values["ab-model"],
+  });
+  worker.terminate();
+  Deno.exit(0);
+}
 if (values.baseline) {
   // The paired A/B mode (gateway_ab.ts): this checkout against another, then nothing else.
   await runAb({

@@ -3,6 +3,10 @@
  * verifier over a temp libSQL file, upstreams pointed at the bench mock, served as self-hosted (behind the
  * connection guard; `--guard off`: Deno.serve alone). An `https://` upstream is trusted through DENO_CERT (the
  * bench's test CA). Prints `{"url","key"}` on stdout.
+ *
+ * GATEWAY_BENCH_TIMELINE=<file> (bench only; `bench:gateway --timeline` sets it): the per-request timeline of
+ * gateway/bench_timeline.ts is recorded for requests carrying `x-bench-timeline` (sent one at a time) and
+ * written to that file as JSON on SIGTERM.
  */
 import { createLogger } from "@switchyard/lib/log.ts";
 import { openDatabase } from "@switchyard/lib/db.ts";
@@ -16,6 +20,7 @@ import { KeyVerifier } from "../gateway/keys/verifier.ts";
 import { createBatchedSink } from "../gateway/log_sink.ts";
 import { type UsageDatabase, UsageLedger } from "../gateway/usage/ledger.ts";
 import { workerLedgerStore } from "../gateway/usage/ledger_store.ts";
+import { setTimelineMark, TIMELINE_POINTS } from "../gateway/bench_timeline.ts";
 
 const upstream = Deno.args[0];
 const dir = await Deno.makeTempDir({ prefix: "gateway-bench-" });
@@ -82,8 +87,40 @@ const usage = Deno.args.includes("--ledger")
   }
   : undefined;
 const app = createGatewayApp(config, { logger, keys, usage });
-const server = await startGatewayServer(app.fetch, config, { port: 0 });
+const timelineFile = Deno.env.get("GATEWAY_BENCH_TIMELINE");
+const timeline = timelineFile ? recordTimeline(app.fetch) : undefined;
+const server = await startGatewayServer(timeline?.fetch ?? app.fetch, config, { port: 0 });
 console.log(JSON.stringify({ url: server.url, key }));
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
 // Exit cleanly on SIGTERM (the bench's `child.kill()`) so unload handlers and --cpu-prof output run.
-Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
+Deno.addSignalListener("SIGTERM", () => {
+  if (timeline) Deno.writeTextFileSync(timelineFile!, JSON.stringify(timeline.dump()));
+  Deno.exit(0);
+});
+
+/** Wraps `fetch` to mark each request's arrival and hand-back, around the gateway's own marks. */
+function recordTimeline(fetch: (request: Request) => Response | Promise<Response>) {
+  const records: number[][] = [];
+  let current: number[] = [];
+  setTimelineMark((point) => current[point] = performance.now());
+  const keep = (request: Request, marks: number[], status: number) => {
+    marks[TIMELINE_POINTS.length - 1] = performance.now();
+    if (request.headers.has("x-bench-timeline")) records.push([status, ...marks]);
+  };
+  return {
+    fetch: (request: Request) => {
+      const marks: number[] = current = new Array(TIMELINE_POINTS.length).fill(NaN);
+      marks[0] = performance.now();
+      const response = fetch(request);
+      if (response instanceof Response) {
+        keep(request, marks, response.status);
+        return response;
+      }
+      return response.then((r) => {
+        keep(request, marks, r.status);
+        return r;
+      });
+    },
+    dump: () => ({ points: TIMELINE_POINTS, records }),
+  };
+}

@@ -1,6 +1,6 @@
 /**
  * SHA-256 of a presented API key, as the gateway's key check does once per request: `lib/crypto.ts`
- * (`node:crypto`) against Web Crypto and, optionally, other modules exporting a synchronous
+ * (a string through lib/_sha256.ts, restored for issue 28) against Web Crypto and, optionally, other modules exporting a synchronous
  * `sha256Hex(text)` — e.g. the hand-rolled one `lib/crypto.ts` replaced, or `@noble/hashes`:
  * `git show 97a99ea:gateway/keys/sha256.ts > /tmp/sha256.ts; deno task bench:sha256 /tmp/sha256.ts`.
  *
@@ -14,7 +14,7 @@ const ROUNDS = 15;
 const BATCH = 20_000;
 const KEY = `sy_${"A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v"}`; // the real shape: 46 ASCII characters
 const INPUTS: Record<string, string> = { "46-char key": KEY, "200-char text": "k".repeat(200) };
-const LIB = "lib/crypto.ts (node:crypto)";
+const LIB = "lib/crypto.ts (_sha256.ts)";
 const WEB = "Web Crypto digest (async)";
 
 async function load(name: string): Promise<(text: string) => unknown> {

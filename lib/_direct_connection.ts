@@ -8,7 +8,7 @@
  * not by the header timeout from its first byte; a new connection's head by the header timeout from accept.
  */
 import type { FetchHandler } from "./serve.ts";
-import type { GuardCloseReason } from "./_guarded_connection.ts";
+import { asksToClose, type GuardCloseReason } from "./_guarded_connection.ts";
 
 /** `serveHttpOnConnection(conn, signal, handler, onError, onListen)` of Deno's ext/http (Deno 2.x). */
 export type ServeOnConnection = (
@@ -43,6 +43,9 @@ export interface DirectConnectionHost {
   /** Called once when the connection is over. */
   forget(connection: DirectConnection, reason: GuardCloseReason): void;
 }
+
+/** A handler's rejection is Deno.serve's to report (its onError); the guard's side reaction ignores it. */
+const ignore = () => {};
 
 /** `Deno.serve`'s answer to a handler that throws: a bare 500 (the handler logs its own errors). */
 function internalError(): Response {
@@ -79,9 +82,12 @@ export class DirectConnection {
       const done = () => this.#responseDelivered();
       info.completed.then(done, done);
       const result = handler(request, info);
-      return result instanceof Promise
-        ? result.then((response) => this.#noteResponse(response))
-        : this.#noteResponse(result);
+      if (!(result instanceof Promise)) return this.#noteResponse(result);
+      // Noted beside Deno.serve, not in front of it: the handler's own promise goes back, so the response is
+      // set as soon as it resolves (a chained promise cost one more promise and turn of the microtask queue
+      // per request); this reaction, registered first, still runs before Deno.serve's.
+      result.then(this.#onResponse, ignore);
+      return result;
     };
     try {
       await serve(client, this.#abort.signal, wrapped, internalError, () => {}).finished;
@@ -126,8 +132,12 @@ export class DirectConnection {
     }, CLOSE_GRACE_MS);
   }
 
+  #onResponse = (response: Response) => {
+    this.#noteResponse(response);
+  };
+
   #noteResponse(response: Response): Response {
-    if (response.headers.get("connection") === "close") this.#closeAfterResponse = true;
+    if (asksToClose(response)) this.#closeAfterResponse = true;
     return response;
   }
 

@@ -33,6 +33,20 @@ const BUFFER_BYTES = 8 * 1024;
  */
 const CLOSE_QUIET_MS = 20;
 
+/**
+ * Whether a handler's response asks for the connection to be closed after it (`connection: close`), which
+ * hyper alone does not always honour (a client that announced a body it never sent stays connected). Only an
+ * error answer (status ≥ 400: the 408 of a body timeout, a 503, a 421) is looked at: reading a response's
+ * headers turns `Deno.serve`'s native response back into a JavaScript one (its headers copied into a JS list,
+ * then set by a slower op), ≈ 4–6 µs per request at c=1 in CPU profiles (docs/gateway.md, "The c=1 gap, leg by
+ * leg"); a successful answer with `connection: close` is closed by hyper itself.
+ */
+export function asksToClose(response: Response): boolean {
+  // A handler that resolved to something else (a bug) is answered 500 by Deno.serve: never a throw here.
+  return response instanceof Response && response.status >= 400 &&
+    response.headers.get("connection") === "close";
+}
+
 /** A client connection and its internal twin. */
 export class GuardedConnection {
   /** The client's address (what the handler sees as `remoteAddr`). */
@@ -81,7 +95,7 @@ export class GuardedConnection {
 
   /** Notes a response that asks for the connection to be closed after it; returns the response. */
   noteResponse(response: Response): Response {
-    if (response.headers.get("connection") === "close") this.#closeAfterResponse = true;
+    if (asksToClose(response)) this.#closeAfterResponse = true;
     return response;
   }
 

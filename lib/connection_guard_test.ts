@@ -166,6 +166,26 @@ Deno.test("a response with connection: close is delivered whole, then the socket
   assert.deepEqual(g.closes, ["close_after_response"]);
 });
 
+Deno.test("an error answer with connection: close is closed; a successful one's headers are not read", async () => {
+  let status = 503;
+  await using g = await guarded(() => new Response("done", { status, headers: { connection: "close" } }), {
+    headerTimeoutMs: 5_000,
+    idleTimeoutMs: 5_000,
+  });
+  const closed = await talk(g.server.port, "GET / HTTP/1.1\r\nhost: x\r\n\r\n", 3_000);
+  assert.match(closed.received, /^HTTP\/1\.1 503[\s\S]*done$/);
+  assert.ok(closed.closedMs >= 0 && closed.closedMs < 1_000, `closed after ${closed.closedMs} ms`);
+  // A 200's headers are never read (that would turn Deno.serve's native response into a JavaScript one):
+  // two pipelined requests are both answered on the one connection.
+  status = 200;
+  const request = "GET / HTTP/1.1\r\nhost: x\r\n\r\n";
+  const open = await talk(g.server.port, request + request, 600);
+  assert.equal(open.received.match(/HTTP\/1\.1 200/g)?.length, 2, open.received);
+  for (let i = 0; i < 50 && g.closes.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  // The second connection stayed open until this client gave up (not closed 50 ms after its answer).
+  assert.deepEqual(g.closes, ["close_after_response", "client_closed"]);
+});
+
 Deno.test("connections over the cap get the refusal and are closed", async () => {
   await using g = await guarded(hello, { maxConnections: 2, headerTimeoutMs: 2_000, idleTimeoutMs: 2_000 });
   const held = await Promise.all(
@@ -243,4 +263,26 @@ Deno.test("shutdown closes the connections still open", async () => {
   const r = await pending;
   assert.ok(r.closedMs >= 0 && r.closedMs < 1_000, `closed after ${r.closedMs} ms`);
   assert.deepEqual(g.closes, ["shutdown"]);
+});
+
+Deno.test("a handler that resolves to no Response is answered 500, and nothing rejects unhandled", async () => {
+  const encoder = new TextEncoder();
+  const server = await startGuardedServer((() => Promise.resolve(undefined)) as never, {
+    port: 0,
+    headerTimeoutMs: 200,
+    idleTimeoutMs: 400,
+    maxConnections: 10,
+    refusal: encoder.encode("HTTP/1.1 503 x\r\ncontent-length: 0\r\n\r\n"),
+  });
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+    await conn.write(encoder.encode("GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"));
+    const buffer = new Uint8Array(4096);
+    const n = await conn.read(buffer);
+    conn.close();
+    assert.match(new TextDecoder().decode(buffer.subarray(0, n ?? 0)), /^HTTP\/1\.1 500/);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // an unhandled rejection would fail the test here
+  } finally {
+    await server.shutdown();
+  }
 });

@@ -17,6 +17,8 @@ import { github } from "better-auth/social-providers";
 import { APIError } from "better-auth/api";
 import type { MembershipGate } from "../membership/access.ts";
 import { needsOrgData } from "../membership/policy.ts";
+import { issueOpaqueToken, storedTokenHash } from "../grants/token_storage.ts";
+import { sha256Base64url } from "@switchyard/lib/crypto.ts";
 
 /** Prefix of every auth cookie (`svc.session_token`, `__Secure-svc.session_token`). */
 export const COOKIE_PREFIX = "svc";
@@ -131,6 +133,14 @@ export function betterAuthOptions(inputs: Omit<BetterAuthInputs, "db"> & { db?: 
       // The `groups` claim: the user's memberships among the allowed organisations and teams only.
       customIdTokenClaims: async ({ user, scopes }) =>
         scopes.includes("groups") && inputs.gate ? { groups: await inputs.gate.groups(user.id) } : {},
+      // The code exchange's tokens have the service's form (auth/grants/token_storage.ts: time-ordered, stored
+      // as the time and the hash); codes stay stored as their plain hash, as the token endpoint reads them.
+      generateOpaqueAccessToken: () => issueOpaqueToken(),
+      generateRefreshToken: () => issueOpaqueToken(),
+      storeTokens: {
+        hash: (token, type) =>
+          type === "authorization_code" ? sha256Base64url(token) : storedTokenHash(token),
+      },
     }),
     ...(local ? [localDeveloper()] : []),
   ];

@@ -3,9 +3,8 @@
  * opaque access token for an hour, a refresh token for 30 days when the client may refresh, an ID token with
  * `openid` (groups with `groups`) — recorded under a new grant so a replay revokes exactly them.
  */
-import { sha256Base64Url } from "../endpoints/client_auth.ts";
 import { oauthError } from "../oauth_error.ts";
-import { randomToken } from "../grants/refresh_grant.ts";
+import { issueOpaqueToken, sortableId, storedTokenHash } from "../grants/token_storage.ts";
 import { newGrantId, recordGrantTokens } from "../grants/grant_store.ts";
 import { userClaims } from "../endpoints/token_info.ts";
 import { groupsOf } from "../membership/access.ts";
@@ -28,11 +27,11 @@ export async function issueTokens(deps: DeviceDeps, request: DeviceRequest): Pro
   if (!known) return oauthError("invalid_grant", "the client of this device code is disabled");
   if (!user) return oauthError("invalid_grant", "the user of this device code no longer exists");
   const iat = Math.floor(Date.now() / 1000);
-  const accessToken = randomToken();
-  const refreshToken = known.refresh ? randomToken() : undefined;
-  const accessHash = await sha256Base64Url(accessToken);
-  const refreshHash = refreshToken && await sha256Base64Url(refreshToken);
-  const refreshId = refreshToken ? randomToken() : null;
+  const accessToken = issueOpaqueToken();
+  const refreshToken = known.refresh ? issueOpaqueToken() : undefined;
+  const accessHash = storedTokenHash(accessToken);
+  const refreshHash = refreshToken && storedTokenHash(refreshToken);
+  const refreshId = refreshToken ? sortableId() : null;
   const scopes = JSON.stringify(request.scopes);
   const statements = [];
   if (refreshToken) {
@@ -55,7 +54,7 @@ export async function issueTokens(deps: DeviceDeps, request: DeviceRequest): Pro
     sql: "INSERT INTO oauth_access_token (id, token, client_id, session_id, user_id, reference_id, " +
       "refresh_id, expires_at, created_at, scopes) VALUES (?, ?, ?, NULL, ?, NULL, ?, ?, ?, ?)",
     args: [
-      randomToken(),
+      sortableId(),
       accessHash,
       request.clientId,
       request.userId!,

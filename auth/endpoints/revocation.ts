@@ -10,7 +10,8 @@
  */
 import type { Client } from "@libsql/client";
 import { grantOfToken, revokeGrant } from "../grants/grant_store.ts";
-import { authenticateClient, presentedCredentials, sha256Base64Url } from "./client_auth.ts";
+import { authenticateClient, presentedCredentials } from "./client_auth.ts";
+import { storedTokenHash } from "../grants/token_storage.ts";
 import { invalidClientResponse, oauthError } from "../oauth_error.ts";
 import { isForm, type ShimDeps } from "./shim_types.ts";
 
@@ -25,7 +26,7 @@ export async function revocationEndpoint(request: Request, deps: ShimDeps): Prom
   if (!auth.ok) return invalidClientResponse(auth.description, creds.basic);
   const token = form.get("token");
   if (!token) return oauthError("invalid_request", "token is required");
-  const tokenHash = await sha256Base64Url(token);
+  const tokenHash = storedTokenHash(token);
   const refreshFirst = form.get("token_type_hint") === "refresh_token";
   const attempts = refreshFirst ? [revokeRefresh, revokeAccess] : [revokeAccess, revokeRefresh];
   for (const attempt of attempts) {

@@ -36,6 +36,7 @@ import { deviceCodeGrant } from "../device/device_flow.ts";
 import { DEVICE_CODE_GRANT } from "../device/device_client.ts";
 import { decodeJwt } from "jose";
 import { reusedResponse } from "../grants/refresh_reuse.ts";
+import { storedTokenHash } from "../grants/token_storage.ts";
 
 /** RFC 7636 §4.1: 43–128 unreserved characters. */
 const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -106,7 +107,7 @@ export async function tokenEndpoint(request: Request, forward: Forward, deps: Sh
   // authentication is checked on that row exactly as on its own read.
   const presentedRefresh = grantType === "refresh_token" ? form.get("refresh_token") : null;
   const refresh = presentedRefresh && creds.clientId && !creds.malformed
-    ? { hash: sha256Base64Url(presentedRefresh), token: presentedRefresh }
+    ? { hash: storedTokenHash(presentedRefresh), token: presentedRefresh }
     : undefined;
   const context = refresh ? await loadRefreshContext(deps.client, creds.clientId!, refresh.hash) : undefined;
   const auth = context ? verifyClient(context.client, creds) : await authenticateClient(deps.client, creds);
@@ -292,12 +293,8 @@ async function finish(response: Response, grantId: string, deps: ShimDeps): Prom
   const body = await response.clone().json().catch(() => undefined) as Record<string, unknown> | undefined;
   if (response.ok && body) {
     await recordGrantTokens(deps.client, grantId, {
-      accessHash: typeof body.access_token === "string"
-        ? await sha256Base64Url(body.access_token)
-        : undefined,
-      refreshHash: typeof body.refresh_token === "string"
-        ? await sha256Base64Url(body.refresh_token)
-        : undefined,
+      accessHash: typeof body.access_token === "string" ? storedTokenHash(body.access_token) : undefined,
+      refreshHash: typeof body.refresh_token === "string" ? storedTokenHash(body.refresh_token) : undefined,
     });
     return noStore(response);
   }

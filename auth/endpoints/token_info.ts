@@ -5,7 +5,7 @@
  * attempt before the table lookup); these are one indexed read each (the token joined with what it needs).
  */
 import type { Client } from "@libsql/client";
-import { sha256Base64Url } from "./client_auth.ts";
+import { storedTokenHash } from "../grants/token_storage.ts";
 import { ACCESS_COLUMNS, accessJoin, accessRecordOf } from "../membership/access.ts";
 
 function parseList(value: unknown): string[] {
@@ -67,7 +67,7 @@ export async function userinfoFor(
     sql: `SELECT a.scopes, u.id, u.name, u.email, u.email_verified, u.image, ${ACCESS_COLUMNS} ` +
       `FROM oauth_access_token a LEFT JOIN user u ON u.id = a.user_id ${accessJoin("a.user_id")} ` +
       "WHERE a.token = ? AND a.expires_at > ?",
-    args: [await sha256Base64Url(token), Date.now()],
+    args: [storedTokenHash(token), Date.now()],
   });
   const row = result.rows[0];
   if (!row) return { error: { code: "invalid_token", description: "invalid or expired access token" } };
@@ -95,7 +95,7 @@ export async function introspectionFor(
   issuer: string,
 ): Promise<Record<string, unknown>> {
   const now = Date.now();
-  const hash = await sha256Base64Url(token);
+  const hash = storedTokenHash(token);
   const columns =
     "t.client_id, t.user_id, t.scopes, t.expires_at, t.created_at, c.metadata AS client_metadata, " +
     "COALESCE(c.disabled, 0) AS disabled, CASE WHEN s.expires_at > ? THEN t.session_id END AS live_session, " +

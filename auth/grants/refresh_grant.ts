@@ -6,12 +6,13 @@
  * opaque access token are inserted (the successor recorded under the grant, the access token linked to it by
  * `refresh_id`), and an ID token is signed with the
  * cached key. Response, storage and claims are those of 1.6.23 (tests/auth/ check them with oauth4webapi
- * and openid-client): 32-letter opaque tokens stored as base64url SHA-256, access tokens for an hour,
+ * and openid-client), but for the tokens' form (auth/grants/token_storage.ts: 40 letters, time first, stored
+ * as the time and the base64url SHA-256): access tokens for an hour,
  * refresh tokens for 30 days, ID tokens for 10 hours with `auth_time`, `acr`, and `sid` (the browser session,
  * for every client: back-channel logout names it).
  */
 import type { Client } from "@libsql/client";
-import { sha256Base64url } from "@switchyard/lib/crypto.ts";
+import { issueOpaqueToken, sortableId, storedTokenHash } from "./token_storage.ts";
 import type { StoredClientSecret } from "../endpoints/client_auth.ts";
 import { oauthError } from "../oauth_error.ts";
 import type { JwtSigner } from "../signing/id_token_signer.ts";
@@ -25,7 +26,6 @@ const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 const ID_TOKEN_SECONDS = 10 * 3600;
 /** The fixed `acr` 1.6.23 puts in every ID token. */
 const ACR = "urn:mace:incommon:iap:bronze";
-const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** The stored refresh token being rotated. */
 export interface RefreshRow {
@@ -51,31 +51,7 @@ export interface RefreshGrantDeps {
   gate?: MembershipGate;
 }
 
-/** A random token of 32 letters, as 1.6.23 makes them (unbiased: 256 is not a multiple of 52). */
-export function randomToken(length = 32): string {
-  let out = "";
-  while (out.length < length) {
-    for (const byte of crypto.getRandomValues(new Uint8Array(length * 2))) {
-      if (byte < 208 && out.length < length) out += LETTERS[byte % 52];
-    }
-  }
-  return out;
-}
-
-/**
- * A row id for a token the service stores: 32 letters like {@link randomToken}'s, the first 8 the creation
- * time in milliseconds (base 52, in the letters' ASCII order), the other 24 random (137 bits). Ids of rows
- * made together sort together, so their primary-key index (and `oauth_access_token.refresh_id`'s) grows at
- * its right edge: a rotation dirties one shared index page instead of a random one per id, i.e. fewer pages
- * written to the log per commit. An id is never a credential (the stored token is the hash column).
- */
-export function sortableId(now = Date.now()): string {
-  let time = "";
-  for (let rest = Math.floor(now), i = 0; i < 8; i++, rest = Math.floor(rest / 52)) {
-    time = LETTERS[rest % 52] + time;
-  }
-  return time + randomToken(24);
-}
+export { randomToken, sortableId } from "./token_storage.ts";
 
 function parseScopes(value: unknown): string[] {
   try {
@@ -187,10 +163,11 @@ export async function refreshGrant(
   }
 
   const iat = Math.floor(Date.now() / 1000);
-  const accessToken = randomToken();
-  const refreshToken = randomToken();
-  const accessHash = sha256Base64url(accessToken);
-  const refreshHash = sha256Base64url(refreshToken);
+  // Time-ordered tokens (token_storage.ts): their stored forms join the token indexes at the right edge.
+  const accessToken = issueOpaqueToken();
+  const refreshToken = issueOpaqueToken();
+  const accessHash = storedTokenHash(accessToken);
+  const refreshHash = storedTokenHash(refreshToken);
   const refreshId = sortableId();
   const scopesJson = JSON.stringify(scopes);
   const idToken = scopes.includes("openid")

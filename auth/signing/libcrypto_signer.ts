@@ -8,7 +8,10 @@
  * for byte with jose's and verify every token with jose.
  *
  * The digest-and-sign call is `nonblocking`: it runs on one of Deno's blocking threads, so the event loop
- * only prepares the input. Each call has its own `EVP_MD_CTX`, made and initialised on the calling thread;
+ * only prepares the input. At most {@link DEFAULT_MAX_IN_FLIGHT} signatures run at once, the others wait their
+ * turn in order: Deno starts a blocking thread per call, and 16 runnable signing threads on a busy machine
+ * take the cores from the event loop that answers the requests (docs/auth.md, "Seventh pass"); libuv's pool,
+ * where Node signs, has four. Each call has its own `EVP_MD_CTX`, made and initialised on the calling thread;
  * the shared `EVP_PKEY` is only read while signing. Where the library cannot be loaded (no libcrypto 3, no
  * `--allow-ffi`, an edge isolate) {@link libcryptoSigner} says why and the caller keeps its other signer.
  */
@@ -39,6 +42,8 @@ const EVP_PKEY_RSA = 6;
 /** The library's name on Debian/Ubuntu (libssl3) and most Linux distributions. */
 const DEFAULT_LIBRARY = "libcrypto.so.3";
 const encoder = new TextEncoder();
+/** Signatures running at once on blocking threads (the others queue). */
+export const DEFAULT_MAX_IN_FLIGHT = 4;
 
 type Library = Deno.DynamicLibrary<typeof SYMBOLS>;
 
@@ -51,8 +56,18 @@ interface LoadedKey {
 /** The signer, or why libcrypto cannot be used here. */
 export type LibcryptoSignerResult = { signer: KeySigner & { close(): void } } | { unavailable: string };
 
-/** Loads libcrypto (`path`, default `libcrypto.so.3`) and returns an RS256 signer on it. */
-export function libcryptoSigner(path = DEFAULT_LIBRARY): LibcryptoSignerResult {
+/**
+ * Loads libcrypto (`path`, default `libcrypto.so.3`) and returns an RS256 signer on it that runs at most
+ * `maxInFlight` signatures at once.
+ */
+export function libcryptoSigner(
+  path = DEFAULT_LIBRARY,
+  { maxInFlight = DEFAULT_MAX_IN_FLIGHT }: { maxInFlight?: number } = {},
+): LibcryptoSignerResult {
+  // Fewer than one at a time would queue every signature for ever.
+  if (!Number.isSafeInteger(maxInFlight) || maxInFlight < 1) {
+    throw new RangeError(`maxInFlight must be a whole number of at least 1, not ${maxInFlight}`);
+  }
   let lib: Library;
   try {
     lib = Deno.dlopen(path, SYMBOLS);
@@ -68,6 +83,21 @@ export function libcryptoSigner(path = DEFAULT_LIBRARY): LibcryptoSignerResult {
   let closed = false;
   let inFlight = 0;
   let release: (() => void) | undefined;
+  /** Signatures on blocking threads now, and the turns of those waiting (first come, first served). */
+  let signing = 0;
+  const waiting: (() => void)[] = [];
+  const takeTurn = (): Promise<void> | undefined => {
+    if (signing < maxInFlight) {
+      signing++;
+      return undefined;
+    }
+    return new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const passTurn = () => {
+    const next = waiting.shift();
+    if (next) next(); // the turn goes on: `signing` stays the same
+    else signing--;
+  };
 
   const load = (kid: string, jwk: Record<string, unknown>): LoadedKey => {
     const known = keys.get(kid);
@@ -112,10 +142,12 @@ export function libcryptoSigner(path = DEFAULT_LIBRARY): LibcryptoSignerResult {
     const data = encoder.encode(input);
     const signature = new Uint8Array(key.size);
     const length = new BigUint64Array([BigInt(key.size)]);
-    const ctx = lib.symbols.EVP_MD_CTX_new();
-    if (!ctx) throw new Error("libcrypto could not allocate a digest context");
     inFlight++;
+    const turn = takeTurn();
+    if (turn) await turn;
+    const ctx = lib.symbols.EVP_MD_CTX_new();
     try {
+      if (!ctx) throw new Error("libcrypto could not allocate a digest context");
       if (lib.symbols.EVP_DigestSignInit(ctx, null, sha256, null, key.pkey) !== 1) {
         throw new Error("libcrypto could not start an RS256 signature");
       }
@@ -133,7 +165,8 @@ export function libcryptoSigner(path = DEFAULT_LIBRARY): LibcryptoSignerResult {
       lib.symbols.ERR_clear_error();
       throw error;
     } finally {
-      lib.symbols.EVP_MD_CTX_free(ctx);
+      if (ctx) lib.symbols.EVP_MD_CTX_free(ctx);
+      passTurn();
       inFlight--;
       if (closed && inFlight === 0 && release) {
         release();

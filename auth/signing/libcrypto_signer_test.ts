@@ -45,6 +45,32 @@ Deno.test("hundreds of concurrent signatures each carry their own payload", asyn
   }
 });
 
+Deno.test("signatures beyond maxInFlight wait their turn in order, and every one is made", async () => {
+  const loaded = libcryptoSigner(undefined, { maxInFlight: 1 });
+  if (!("signer" in loaded)) throw new Error(`libcrypto is required by this test: ${loaded.unavailable}`);
+  const sign = loaded.signer;
+  try {
+    const finished: number[] = [];
+    const tokens = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        sign("k1", jwk, { sub: `queued-${i}` }).then((token) => {
+          finished.push(i);
+          return token;
+        })),
+    );
+    // One at a time, first come first served: they end in the order they were asked for.
+    assert.deepEqual(finished, Array.from({ length: 24 }, (_, i) => i));
+    for (const [i, token] of tokens.entries()) {
+      assert.equal((await jwtVerify(token, publicKey)).payload.sub, `queued-${i}`);
+    }
+    // A refused key gives its turn back: the queue does not stall.
+    await assert.rejects(sign("bad", {}, { sub: "x" }), /not a usable RSA private key/);
+    assert.equal((await jwtVerify(await sign("k1", jwk, { sub: "after" }), publicKey)).payload.sub, "after");
+  } finally {
+    sign.close();
+  }
+});
+
 Deno.test("a 4096-bit key and two kids side by side", async () => {
   const big = await generateKeyPair("RS256", { extractable: true, modulusLength: 4096 });
   const bigJwk = await exportJWK(big.privateKey) as Record<string, unknown>;
@@ -107,5 +133,11 @@ Deno.test("AUTH_SIGNING_LIBCRYPTO: a library that does not load is named; off an
     } finally {
       chosen.signer.close();
     }
+  }
+});
+
+Deno.test("maxInFlight below 1 (or not a whole number) is refused, not a signer that never signs", () => {
+  for (const maxInFlight of [0, -1, 0.5, NaN]) {
+    assert.throws(() => libcryptoSigner(undefined, { maxInFlight }), RangeError);
   }
 });

@@ -24,7 +24,12 @@
 import { type ChatMessage, toChatMessages } from "../providers/openai_request.ts";
 import { imageSizeOf } from "./image_size.ts";
 import { openAiImageTokens } from "./openai_image_tokens.ts";
-import { createPieceCounter, type EncodingApi, type PieceCounter } from "./tokens/piece_counter.ts";
+import {
+  createPieceCounter,
+  type EncodingApi,
+  MergeBudgetExceeded,
+  type PieceCounter,
+} from "./tokens/piece_counter.ts";
 import type { MessagesRequest, ToolParam } from "./types.ts";
 
 /** Tokens a message costs beyond its content, and that prime the reply (o-series reasoning models: 2). */
@@ -50,6 +55,13 @@ export function encodingOf(model: string): Encoding | undefined {
   if (/^(gpt-4|gpt-3\.5)/.test(name)) return "cl100k_base";
   return undefined;
 }
+
+/**
+ * Characters of never-seen pieces one request may have merged (≈ 0.1–0.3 s of merging at worst, a run of
+ * one non-ASCII character or spaceless text; a Claude Code turn merges a few thousand): past it the request's
+ * count is the estimate (`gw-token-count: estimate`), and nothing estimated is kept as a count.
+ */
+export const MERGE_BUDGET_CHARS = 262_144;
 
 /** Strings shorter than this are counted each time (cheaper than keeping them). */
 const CACHE_MIN_CHARS = 64;
@@ -218,8 +230,18 @@ export async function countOpenAiTokens(
 ): Promise<number | undefined> {
   const encoding = encodingOf(model);
   if (!encoding) return undefined;
-  const { count } = await load(encoding);
-  return countRequestTokens(model, encoding, request, count);
+  const { count, pieces } = await load(encoding);
+  pieces.setMergeBudget(MERGE_BUDGET_CHARS);
+  try {
+    return countRequestTokens(model, encoding, request, count);
+  } catch (error) {
+    // Pathological text (see MERGE_BUDGET_CHARS), or a letter run so long that the split regex overflows the
+    // stack (millions of characters): the caller answers with the estimate, saying so in its header.
+    if (error instanceof MergeBudgetExceeded || error instanceof RangeError) return undefined;
+    throw error;
+  } finally {
+    pieces.setMergeBudget(Infinity);
+  }
 }
 
 /**

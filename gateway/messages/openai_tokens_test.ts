@@ -103,3 +103,22 @@ Deno.test("a repeated 20k-token request is counted from the cache, and the count
   assert.ok(cold! > 18_000 && cold! < 30_000, String(cold));
   assert.ok(times[4] < 10, `p50 ${times[4]} ms`); // ≤ 1 ms on a quiet machine; bench:tokens measures it
 });
+
+Deno.test("pathological text is estimated within the merge budget instead of blocking for seconds", async () => {
+  const ask = (content: string) => ({ messages: [{ role: "user", content }] }) as unknown as MessagesRequest;
+  // A 10M-character run of one non-ASCII character took 13 s and ~0.9 GB to merge exactly; spaceless CJK in
+  // 250-character pieces merges one new piece after another; a 5M-letter non-ASCII run overflows the regex.
+  let cjk = "";
+  for (let k = 1; cjk.length < 1_000_000;) {
+    for (let j = 0; j < 250; j++) cjk += String.fromCharCode(0x4e00 + (k = (k * 48271) % 2147483647) % 20000);
+    cjk += "，";
+  }
+  for (const text of ["—".repeat(10_000_000), cjk, "é".repeat(5_000_000)]) {
+    const started = performance.now();
+    assert.equal(await countOpenAiTokens("gpt-4.1", ask(text)), undefined);
+    assert.ok(performance.now() - started < 3_000, `${(performance.now() - started).toFixed(0)} ms`);
+  }
+  // The budget is per request: ordinary text right after counts exactly.
+  const prose = "The quick brown fox jumps over the lazy dog. ".repeat(2_000);
+  assert.equal(await countOpenAiTokens("gpt-4.1", ask(prose)), 3 + 1 + countTokens(prose) + 3);
+});

@@ -46,7 +46,11 @@ function wellFormedLiteral(literal: string): boolean {
 function plainStringOrNull(text: string, start: number, end: number): string | null | undefined {
   if (end - start === 4 && text.startsWith("null", start)) return null;
   if (end - start < 2 || text.charCodeAt(start) !== 34 || text.charCodeAt(end - 1) !== 34) return undefined;
-  for (let i = start + 1; i < end - 1; i++) if (text.charCodeAt(i) === 92) return undefined;
+  // An escape is left to JSON.parse; a raw control character makes the answer malformed JSON (it throws there).
+  for (let i = start + 1; i < end - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92 || c < 32) return undefined;
+  }
   return text.slice(start + 1, end - 1);
 }
 

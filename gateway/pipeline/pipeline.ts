@@ -40,6 +40,7 @@ import type { AttemptsResult, UpstreamAttempts } from "../upstream/attempts.ts";
 import type { UsageLedger } from "../usage/ledger.ts";
 import { RequestRecord, usageOfAnswer } from "./record.ts";
 import { checkMaxTokens, type HangUpWatch, providerCall, watchHangUp } from "./steps.ts";
+import { T_ANSWER, T_BODY, timelineMark } from "../bench_timeline.ts";
 
 /** What the pipeline needs. */
 export interface PipelineDeps {
@@ -251,6 +252,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
         policy = await authenticate(deps.keys, headers);
       }
       const text = await reading;
+      timelineMark?.(T_BODY);
       const admitted = route(request, record, trace, ingress, policy, text);
       const { call, stream, body } = admitted;
       record.admission = deps.limits.admitAtOnce(policy) ?? await deps.limits.admit(policy, {
@@ -300,6 +302,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
             : createDirect,
           observer(record),
         );
+        timelineMark?.(T_ANSWER);
         response = answered(attempted(record, result), record, trace);
       }
     } catch (error) {

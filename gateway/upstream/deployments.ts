@@ -76,8 +76,13 @@ export interface SharingOptions {
 
 /** Every token a usage counts (input, cache reads and writes, output): what a `tpm` cap limits. */
 export function tokensOfUsage(usage: Usage): number {
-  return (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) +
-    (usage.cache_read_input_tokens ?? 0) + (usage.output_tokens ?? 0);
+  return countOf(usage.input_tokens) + countOf(usage.cache_creation_input_tokens) +
+    countOf(usage.cache_read_input_tokens) + countOf(usage.output_tokens);
+}
+
+/** A usage field as a count: an upstream's usage is not trusted to be numbers (a string, NaN, −1 count 0). */
+function countOf(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
 }
 
 /**

@@ -113,3 +113,22 @@ Deno.test("no tpm cap, no charge to correct", () => {
   const pool = new DeploymentPool({ g: { targets: [{ target: "a/m", rpm: 5 }] } });
   assert.equal(pool.chargeFor("g", "a/m", 10), undefined);
 });
+
+Deno.test("a tpm correction counts only numbers from the upstream's usage", () => {
+  const pool = new DeploymentPool(
+    { g: { strategy: "round-robin", targets: [{ target: "a/m", tpm: 1_000 }] } },
+    Math.random,
+    () => 60_000 * 100,
+  );
+  const charge = pool.chargeFor("g", "a/m", 10)!;
+  pool.started("g", "a/m", 10);
+  charge.settle({
+    input_tokens: "x" as unknown as number,
+    output_tokens: "12" as unknown as number,
+    cache_creation_input_tokens: NaN,
+    cache_read_input_tokens: -5,
+  });
+  // Counted as 0 tokens: the cap still holds for what comes next (NaN would have switched it off).
+  assert.deepEqual(sync(pool.order("g", 1_001)).skipped.map((s) => s.reason), ["tpm_cap"]);
+  assert.equal(sync(pool.order("g", 1_000)).targets.length, 1);
+});

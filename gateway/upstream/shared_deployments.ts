@@ -80,9 +80,18 @@ if tok > 0 and redis.call('INCRBY', KEYS[3], tok) == tok then redis.call('PEXPIR
 return 1
 `;
 
+// A minute's key may not exist yet (the attempt was counted for 0 tokens): an increase creates it with the
+// minute keys' TTL; a decrease of a missing key has nothing to correct. Never below 0 (no KEEPTTL: Redis 5).
 const ADD_TOKENS = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-if redis.call('INCRBY', KEYS[1], ARGV[1]) < 0 then redis.call('SET', KEYS[1], '0', 'KEEPTTL') end
+local delta = tonumber(ARGV[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then
+  if delta > 0 then redis.call('SET', KEYS[1], delta, 'PX', ARGV[2]) end
+  return 1
+end
+if redis.call('INCRBY', KEYS[1], delta) < 0 then
+  if ttl > 0 then redis.call('SET', KEYS[1], '0', 'PX', ttl) else redis.call('SET', KEYS[1], '0') end
+end
 return 1
 `;
 
@@ -166,7 +175,7 @@ export class RedisDeploymentState implements SharedDeploymentState {
 
   async addTokens(group: string, target: string, delta: number, minute: number): Promise<void> {
     if (!Number.isSafeInteger(delta) || delta === 0) return;
-    await this.#redis.run(ADD_TOKENS, [this.#key(group, `tok:${minute}`, target)], [delta]);
+    await this.#redis.run(ADD_TOKENS, [this.#key(group, `tok:${minute}`, target)], [delta, MINUTE_TTL_MS]);
   }
 
   async finish(group: string, target: string, ticket: string, ms?: number, coolMs?: number): Promise<void> {

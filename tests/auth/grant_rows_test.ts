@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import * as oauth from "oauth4webapi";
 import { startAuthService } from "./harness.ts";
 import { discover, INSECURE, runCodeFlow } from "./rp.ts";
-import { sha256Base64url } from "@switchyard/lib/crypto.ts";
+import { storedTokenHash } from "../../auth/grants/token_storage.ts";
 import { revokeTokensWhere } from "../../auth/operations/clients.ts";
 import { queueGrantLogouts } from "../../auth/logout/fan_out.ts";
 
@@ -33,7 +33,7 @@ async function chainOfTwoRotations(svc: Awaited<ReturnType<typeof startAuthServi
   );
   const grant = await svc.database.client.execute({
     sql: "SELECT grant_id FROM svc_grant_token WHERE token_hash = ?",
-    args: [sha256Base64url(third.refresh_token!)],
+    args: [storedTokenHash(third.refresh_token!)],
   });
   const grantId = String(grant.rows[0].grant_id);
   return {
@@ -81,7 +81,7 @@ Deno.test("a rotation records only its refresh token under the grant, and revoki
 Deno.test("the shared revocation marks the grant revoked when only a rotation's access token matches", async () => {
   await using svc = await startAuthService();
   const chain = await chainOfTwoRotations(svc);
-  const statements = revokeTokensWhere("token = ?", [sha256Base64url(chain.access[2])]);
+  const statements = revokeTokensWhere("token = ?", [storedTokenHash(chain.access[2])]);
   await svc.database.client.batch(statements, "write");
   const revoked = await svc.database.client.execute({
     sql: "SELECT 1 FROM svc_grant_revoked WHERE grant_id = ?",
@@ -109,7 +109,7 @@ Deno.test("a grant's back-channel logout is queued for a live access token of a 
     },
     {
       sql: "DELETE FROM oauth_access_token WHERE token IN (?, ?)",
-      args: [sha256Base64url(chain.access[0]), sha256Base64url(chain.access[1])],
+      args: [storedTokenHash(chain.access[0]), storedTokenHash(chain.access[1])],
     },
   ], "write");
   await db.execute(queueGrantLogouts(chain.grantId, "grant_revoked"));

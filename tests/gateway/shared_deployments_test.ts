@@ -82,6 +82,19 @@ Deno.test(
         const full = await tpm.b.pool.order("wordy", 10);
         assert.deepEqual(full.targets, ["b/m"], "995 + 10 do not");
         assert.equal(full.skipped[0].reason, "tpm_cap");
+        // An attempt counted for 0 tokens at its start (no key for its minute yet) is corrected up all the same.
+        const zero = tpm.a.pool.chargeFor("wordy", "b/m", 0);
+        assert.equal(zero, undefined, "b/m has no tpm cap");
+        const state = new RedisDeploymentState(tpm.a.connection);
+        const minute = Math.floor(state.now() / 60_000);
+        await state.addTokens("zero", "z/m", 700, minute);
+        await state.addTokens("zero", "z/m", -900, minute);
+        await state.addTokens("zero", "y/m", -5, minute);
+        const [z, y] = await state.read("zero", ["z/m", "y/m"], minute);
+        assert.equal(z.tokens, 0, "created by the increase, never below 0");
+        assert.equal(y.tokens, 0);
+        await state.addTokens("zero", "z/m", 40, minute);
+        assert.equal((await state.read("zero", ["z/m"], minute))[0].tokens, 40);
       } finally {
         await Promise.all([tpm.a.connection.close(), tpm.b.connection.close()]);
       }

@@ -33,6 +33,13 @@ export function tiktokenSplitRegex(regex: RegExp, flags = "uy"): RegExp {
   return new RegExp(source, flags);
 }
 
+/** A count would merge more never-seen text than its budget allows (the caller falls back to an estimate). */
+export class MergeBudgetExceeded extends Error {
+  constructor() {
+    super("token count: never-seen text beyond the merge budget");
+  }
+}
+
 /** Pieces kept by string at most and their characters (then the map starts over), and the longest kept. */
 const MAX_OTHER_PIECES = 50_000;
 const MAX_OTHER_CHARS = 4_000_000;
@@ -53,7 +60,14 @@ export interface EncodingApi {
 
 /** The counting function of an encoding and its caches. */
 export interface PieceCounter {
+  /** The count of `text`; throws MergeBudgetExceeded when it would merge more never-seen text than allowed. */
   count(text: string): number;
+  /**
+   * Characters of never-seen pieces the counts from now on may merge in all (Infinity: no limit). Merging is
+   * the one cost that grows with how unusual the text is (a long run of one non-ASCII character, text with no
+   * spaces): a request past the budget is estimated instead of blocking the event loop for seconds.
+   */
+  setMergeBudget(chars: number): void;
   /** Forgets every piece's count (the bench's truly cold case). */
   clear(): void;
   readonly pieces: PieceTable;
@@ -118,18 +132,33 @@ export function createPieceCounter(
   /** The count of the piece `regexPiece` found last. */
   let counted = 0;
 
-  /** The count of a piece kept by string (from the regex, or too long for the table). */
+  /** Characters of never-seen pieces this count may still merge (see `setMergeBudget`). */
+  let budget = Infinity;
+
+  /** A never-seen piece of `chars` characters is about to be merged: within the budget, or throws. */
+  function charge(chars: number): void {
+    budget -= chars;
+    if (budget < 0) throw new MergeBudgetExceeded();
+  }
+
+  /** Keeps a piece's count by string (bounded: past the bounds the map starts over). */
+  function keep(piece: string, tokens: number): void {
+    if (piece.length > MAX_OTHER_PIECE_CHARS) return; // not kept: memory stays bounded
+    if (otherPieces.size >= MAX_OTHER_PIECES || otherChars + piece.length > MAX_OTHER_CHARS) {
+      otherPieces = new Map();
+      otherChars = 0;
+    }
+    otherPieces.set(piece, tokens);
+    otherChars += piece.length;
+  }
+
+  /** The count of a piece kept by string (from the regex, too long for the table, or refused by it). */
   function byString(piece: string): number {
     let tokens = otherPieces.get(piece);
     if (tokens === undefined) {
+      charge(piece.length);
       tokens = isAscii(piece) ? mergeAscii(piece) : merge(piece);
-      if (piece.length > MAX_OTHER_PIECE_CHARS) return tokens; // not kept: memory stays bounded
-      if (otherPieces.size >= MAX_OTHER_PIECES || otherChars + piece.length > MAX_OTHER_CHARS) {
-        otherPieces = new Map();
-        otherChars = 0;
-      }
-      otherPieces.set(piece, tokens);
-      otherChars += piece.length;
+      keep(piece, tokens);
     }
     return tokens;
   }
@@ -165,11 +194,13 @@ export function createPieceCounter(
         const hash = hashOf(text, p, end);
         let known = pieces.get(text, p, end, hash);
         if (known < 0) {
-          if (end - p > MAX_PIECE_CHARS) known = byString(text.slice(p, end)); // long runs: rare
-          else {
-            const piece = text.slice(p, end);
+          const piece = text.slice(p, end);
+          // Long runs (rare), and pieces the table could not hold (their slot's run was full), by string.
+          known = end - p > MAX_PIECE_CHARS ? byString(piece) : otherPieces.get(piece) ?? -1;
+          if (known < 0) {
+            charge(piece.length);
             known = isAscii(piece) ? mergeAscii(piece) : merge(piece);
-            pieces.set(text, p, end, hash, known);
+            if (!pieces.set(text, p, end, hash, known)) keep(piece, known);
           }
         }
         tokens += known;
@@ -181,6 +212,9 @@ export function createPieceCounter(
 
   return {
     count,
+    setMergeBudget(chars: number) {
+      budget = chars;
+    },
     clear() {
       pieces.clear();
       otherPieces = new Map();

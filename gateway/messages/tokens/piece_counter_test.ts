@@ -3,9 +3,14 @@ import o200k from "gpt-tokenizer/encoding/o200k_base";
 import cl100k from "gpt-tokenizer/encoding/cl100k_base";
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer/encodingParams/constants";
 import { get_encoding } from "tiktoken";
-import { createPieceCounter, type EncodingApi, tiktokenSplitRegex } from "./piece_counter.ts";
+import {
+  createPieceCounter,
+  type EncodingApi,
+  MergeBudgetExceeded,
+  tiktokenSplitRegex,
+} from "./piece_counter.ts";
 import { cl100kPieceEnd, NEEDS_REGEX, o200kPieceEnd } from "./split_scan.ts";
-import { hashOf, PieceTable } from "./piece_table.ts";
+import { hashOf, MAX_PROBES, PieceTable } from "./piece_table.ts";
 import { mergeAsciiPiece } from "./byte_pair.ts";
 
 const ENCODINGS = [
@@ -298,6 +303,32 @@ Deno.test("PieceTable: pieces with the same hash are told apart by their text, n
   assert.equal(table.get(text, 6, 9, collide), -1); // same hash and length, other text
   assert.equal(table.get("xabc", 1, 4, collide), 1); // the same text elsewhere
   assert.equal(table.get(text, 0, 3, hashOf(text, 0, 3)), -1); // a different hash is a different key
+});
+
+Deno.test("PieceTable: a run of colliding pieces is cut at MAX_PROBES; lookups never confuse or loop", () => {
+  const table = new PieceTable(1 << 10, 1 << 10);
+  const words = Array.from({ length: 100 }, (_, i) => `p${i}q`);
+  const collide = 7;
+  const kept = words.map((w, i) => table.set(w, 0, w.length, collide, i + 1));
+  assert.equal(kept.filter(Boolean).length, MAX_PROBES, "no more than MAX_PROBES share one run");
+  assert.ok(kept.slice(0, MAX_PROBES).every(Boolean));
+  words.forEach((w, i) => assert.equal(table.get(w, 0, w.length, collide), kept[i] ? i + 1 : -1));
+});
+
+Deno.test("PieceTable: the hash starts from a per-process random value, not FNV-1a's fixed one", () => {
+  let fixed = 0x811c9dc5 | 0;
+  for (const c of "collide") fixed = Math.imul(fixed ^ c.charCodeAt(0), 0x01000193);
+  assert.notEqual(hashOf("collide", 0, 7), fixed); // equal by chance once in 2^31 processes
+});
+
+Deno.test("a merge budget: past it the count throws MergeBudgetExceeded, and nothing wrong is kept", () => {
+  const counter = counterOf(ENCODINGS[0]);
+  const words = Array.from({ length: 400 }, (_, i) => ` zq${i.toString(36)}vx${(i * 7919).toString(36)}`)
+    .join("");
+  counter.setMergeBudget(200);
+  assert.throws(() => counter.count(words), MergeBudgetExceeded);
+  counter.setMergeBudget(Infinity);
+  assert.equal(counter.count(words), ENCODINGS[0].tiktoken.encode_ordinary(words).length);
 });
 
 Deno.test("PieceTable: bounded — it grows to its maximum, then starts over", () => {
