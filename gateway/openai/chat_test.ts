@@ -98,6 +98,54 @@ Deno.test("chat ingress writes one system message and a text-only assistant turn
   ]);
 });
 
+Deno.test("chat ingress drops empty system texts, keeps their order, and checks messages before limits", () => {
+  const system = (messages: unknown[]) =>
+    parseChatRequest({ model: "m", messages: [...messages, { role: "user", content: "Hi" }] }).request.system;
+  assert.equal(system([{ role: "system", content: "" }, { role: "developer", content: "A" }]), "A");
+  assert.deepEqual(
+    system([
+      { role: "system", content: "" },
+      { role: "developer", content: "A" },
+      { role: "system", content: [{ type: "text", text: "B" }] },
+      { role: "system", content: "" },
+    ]),
+    [{ type: "text", text: "A" }, { type: "text", text: "B" }],
+  );
+  assert.equal(system([{ role: "system", content: "" }]), undefined);
+  // The same serialization as before: model, max_tokens, messages, then system.
+  const { request } = parseChatRequest({
+    model: "m",
+    max_completion_tokens: 5,
+    messages: [{ role: "system", content: "S" }, { role: "user", content: "Hi" }],
+  });
+  assert.equal(
+    JSON.stringify(request),
+    '{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"Hi"}],"system":"S"}',
+  );
+  // A fault in the messages is reported before one in the output limit, as it always was.
+  assert.match(refused({ model: "m", max_tokens: -1, messages: [] }).message, /^messages:/);
+  // parallel_tool_calls: false rides on every tool_choice that allows tools.
+  const choice = (tool_choice: unknown, parallel_tool_calls?: boolean) =>
+    parseChatRequest({
+      model: "m",
+      messages: [{ role: "user", content: "Hi" }],
+      tools: [{ type: "function", function: { name: "f" } }],
+      tool_choice,
+      parallel_tool_calls,
+    }).request.tool_choice;
+  assert.deepEqual(choice(undefined, false), { type: "auto", disable_parallel_tool_use: true });
+  assert.deepEqual(choice("auto"), { type: "auto" });
+  assert.deepEqual(choice("required", false), { type: "any", disable_parallel_tool_use: true });
+  assert.deepEqual(choice({ type: "function", function: { name: "f" } }), { type: "tool", name: "f" });
+  assert.deepEqual(choice({ type: "function", function: { name: "f" } }, false), {
+    type: "tool",
+    name: "f",
+    disable_parallel_tool_use: true,
+  });
+  assert.deepEqual(choice("none", false), { type: "none" });
+  assert.equal(choice(undefined), undefined);
+});
+
 Deno.test("chat ingress refuses what it cannot honour with a 400 naming the field", () => {
   const base = { model: "m", messages: [{ role: "user", content: "hi" }] };
   assert.equal(paramOf(refused({ ...base, n: 3 }).message), "n");

@@ -174,3 +174,49 @@ Deno.test("responses stream events come in the order Codex CLI reads them", () =
   assert.equal(event.response.status, "failed");
   assert.deepEqual(event.response.error, { code: "rate_limit_exceeded", message: "slow down" });
 });
+
+Deno.test("responses ingress: empty system texts dropped, thinking leads its turn only when out of place", () => {
+  const parse = (body: Record<string, unknown>) => parseResponsesRequest({ model: "m", ...body }).request;
+  assert.deepEqual(
+    parse({
+      instructions: "",
+      input: [{ role: "developer", content: "Dev." }, { role: "user", content: "Hi" }],
+    })
+      .system,
+    [{ type: "text", text: "Dev." }],
+  );
+  assert.equal(parse({ instructions: "", input: "Hi" }).system, undefined);
+  assert.deepEqual(
+    parse({ instructions: "I.", input: [{ role: "system", content: "" }, { role: "user", content: "Hi" }] })
+      .system,
+    [{ type: "text", text: "I." }],
+  );
+  const reasoning = (id: string) => ({
+    type: "reasoning",
+    id,
+    summary: [{ type: "summary_text", text: id }],
+    encrypted_content: `sig-${id}`,
+  });
+  const call = { type: "function_call", call_id: "c1", name: "f", arguments: "{}" };
+  const text = { role: "assistant", content: "Said." };
+  // Out of place: the reasoning after the text moves before it, in its order.
+  assert.deepEqual(
+    parse({ input: [{ role: "user", content: "Hi" }, text, reasoning("r1"), reasoning("r2"), call] })
+      .messages[1]
+      .content,
+    [
+      { type: "thinking", thinking: "r1", signature: "sig-r1" },
+      { type: "thinking", thinking: "r2", signature: "sig-r2" },
+      { type: "text", text: "Said." },
+      { type: "tool_use", id: "c1", name: "f", input: {} },
+    ],
+  );
+  // In place: the turn is left as it came.
+  const inOrder =
+    parse({ input: [{ role: "user", content: "Hi" }, reasoning("r1"), text, call] }).messages[1];
+  assert.deepEqual(inOrder.content, [
+    { type: "thinking", thinking: "r1", signature: "sig-r1" },
+    { type: "text", text: "Said." },
+    { type: "tool_use", id: "c1", name: "f", input: {} },
+  ]);
+});
