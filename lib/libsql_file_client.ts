@@ -163,6 +163,22 @@ export function libsqlFileClient(url: string, options: FileClientOptions = {}): 
   };
 
   const client: ImmediateClient = {
+    queryNamed: (stmt) => {
+      const { sql, args } = normalize(stmt);
+      let entry: Prepared;
+      try {
+        entry = prepared(sql);
+      } catch (error) {
+        throw mapError(error);
+      }
+      if (!entry.readOnly || !entry.columns) throw new TypeError("queryNamed runs only statements that read");
+      const { statement, columns } = entry;
+      try {
+        return statement.all(args).map((values) => namedRowOf(values, columns));
+      } catch (error) {
+        throw mapError(error);
+      }
+    },
     executeNow: (stmt) => {
       const result = run(stmt);
       return { result, durable: durable() };
@@ -378,6 +394,28 @@ function rowOf(values: unknown[], columns: string[]): Row {
     } else {
       (row as Record<string, unknown>)[column] = value;
     }
+  }
+  return row;
+}
+
+/**
+ * A row as a plain object by column name only: the first of a repeated name wins, as in {@link rowOf}. About
+ * a tenth of its cost for a wide row (V8 keeps the non-enumerable index properties in a dictionary).
+ */
+function namedRowOf(values: unknown[], columns: string[]): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < values.length; i++) {
+    const column = columns[i];
+    if (column === "__proto__") {
+      if (!Object.hasOwn(row, column)) {
+        Object.defineProperty(row, column, {
+          value: valueFromSql(values[i]),
+          enumerable: true,
+          configurable: true,
+          writable: true,
+        });
+      }
+    } else if (!Object.hasOwn(row, column)) row[column] = valueFromSql(values[i]);
   }
   return row;
 }
