@@ -45,6 +45,7 @@ interface PreparedStatement {
   raw(on: boolean): void;
   columns(): { name: string; type: string | null }[];
   all(args: unknown): unknown[][];
+  get(args: unknown): unknown[] | undefined;
   run(args: unknown): { changes: number; lastInsertRowid: number | bigint };
 }
 
@@ -163,7 +164,7 @@ export function libsqlFileClient(url: string, options: FileClientOptions = {}): 
   };
 
   const client: ImmediateClient = {
-    queryNamed: (stmt) => {
+    queryNamed: (stmt, firstOnly = false) => {
       const { sql, args } = normalize(stmt);
       let entry: Prepared;
       try {
@@ -174,7 +175,10 @@ export function libsqlFileClient(url: string, options: FileClientOptions = {}): 
       if (!entry.readOnly || !entry.columns) throw new TypeError("queryNamed runs only statements that read");
       const { statement, columns } = entry;
       try {
-        return statement.all(args).map((values) => namedRowOf(values, columns));
+        if (!firstOnly) return statement.all(args).map((values) => namedRowOf(values, columns));
+        // One row without the library's row iterator (a hundred-row buffer per call).
+        const values = statement.get(args);
+        return values ? [namedRowOf(values, columns)] : [];
       } catch (error) {
         throw mapError(error);
       }

@@ -59,6 +59,12 @@ Deno.test("queryNamed answers plain rows by name (first of a repeated name, __pr
     assert.equal(Object.getOwnPropertyDescriptor(row, "__proto__")?.value, "d");
     assert.equal(row[0 as unknown as string], undefined, "no index properties");
     assert.deepEqual(client.queryNamed({ sql: "SELECT name FROM t WHERE id = ?", args: [8] }), []);
+    assert.deepEqual(client.queryNamed({ sql: "SELECT name FROM t WHERE id = ?", args: [8] }, true), []);
+    await client.execute({ sql: "INSERT INTO t (id, name) VALUES (?, ?)", args: [8, "eight"] });
+    const all = { sql: "SELECT id, name FROM t ORDER BY id", args: [] };
+    assert.deepEqual(client.queryNamed(all), [{ id: 7, name: "seven" }, { id: 8, name: "eight" }]);
+    assert.deepEqual(client.queryNamed(all, true), [{ id: 7, name: "seven" }], "firstOnly: the first row");
+    await client.execute({ sql: "DELETE FROM t WHERE id = ?", args: [8] });
     assert.throws(
       () => client.queryNamed({ sql: "INSERT INTO t (id, name) VALUES (?, ?)", args: [9, "nine"] }),
       /only statements that read/,

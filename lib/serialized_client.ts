@@ -19,8 +19,9 @@ export interface ImmediateClient extends Client {
   /**
    * Runs a read-only statement at once and returns its rows as plain objects by column name (no index
    * properties: building those is most of the cost of a wide row); refuses a statement that may write.
+   * `firstOnly`: at most the first row.
    */
-  queryNamed(stmt: InStatement): Record<string, unknown>[];
+  queryNamed(stmt: InStatement, firstOnly?: boolean): Record<string, unknown>[];
 }
 
 /** The client's {@link ImmediateClient.executeNow}, when it has one. */
@@ -51,17 +52,25 @@ export function executeNowOf(tx: Transaction): ((stmt: InStatement | string) => 
 
 /** A wrapper made by {@link serializedClient} over a client that has {@link ImmediateClient.queryNamed}. */
 interface NamedRowsClient extends Client {
-  namedRows(stmt: InStatement): Promise<Record<string, unknown>[]>;
+  namedRows(stmt: InStatement, firstOnly: boolean): Promise<Record<string, unknown>[]>;
 }
 
 /**
  * The rows of a read as plain objects by column name: through {@link ImmediateClient.queryNamed} when the
  * client has it (a local file), else the rows `execute` answers (readable by name all the same).
+ * `firstOnly`: at most the first row (a read of one row by a unique key).
  */
-export function queryNamed(client: Client, stmt: InStatement): Promise<Record<string, unknown>[]> {
+export function queryNamed(
+  client: Client,
+  stmt: InStatement,
+  { firstOnly = false }: { firstOnly?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
   const named = (client as Partial<NamedRowsClient>).namedRows;
-  if (named) return named.call(client, stmt);
-  return client.execute(stmt).then((result) => result.rows as unknown as Record<string, unknown>[]);
+  if (named) return named.call(client, stmt, firstOnly);
+  return client.execute(stmt).then((result) => {
+    const rows = result.rows as unknown as Record<string, unknown>[];
+    return firstOnly ? rows.slice(0, 1) : rows;
+  });
 }
 
 /** Commits `tx` in stages when it can, else as one step. */
@@ -178,9 +187,9 @@ export function serializedClient(inner: Client): Client {
 
   const wrapper: Client & Partial<NamedRowsClient> = {
     namedRows: immediate
-      ? async (stmt: InStatement) => {
+      ? async (stmt: InStatement, firstOnly: boolean) => {
         while (open) await open;
-        return immediate.queryNamed(stmt);
+        return immediate.queryNamed(stmt, firstOnly);
       }
       : undefined,
     execute: (async (stmtOrSql: InStatement | string, args?: InArgs) => {

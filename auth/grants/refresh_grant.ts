@@ -99,7 +99,7 @@ export async function loadRefreshContext(
       "LEFT JOIN svc_grant_token g ON g.token_hash = r.token LEFT JOIN user u ON u.id = r.user_id " +
       `${accessJoin("u.id")} WHERE c.client_id = ?`,
     args: [tokenHash, clientId],
-  });
+  }, { firstOnly: true });
   const row = rows[0];
   if (!row) return { client: undefined, token: undefined, user: undefined };
   const token: StoredRefreshToken | undefined = row.r_id === null ? undefined : {
