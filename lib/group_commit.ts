@@ -6,7 +6,7 @@
  */
 import type { Client, Transaction } from "@libsql/client";
 import { setImmediate } from "node:timers";
-import { commitInStages } from "./serialized_client.ts";
+import { commitInStages, executeNowOf } from "./serialized_client.ts";
 
 interface Job<T> {
   work: (tx: Transaction) => Promise<T>;
@@ -44,11 +44,15 @@ export class GroupCommit {
       let tx: Transaction | undefined;
       try {
         tx = await this.#client.transaction("write");
+        // A local file's transaction runs a statement before returning: no promise per savepoint.
+        const now = executeNowOf(tx);
         for (const job of batch) {
-          await tx.execute("SAVEPOINT group_job");
+          if (now) now("SAVEPOINT group_job");
+          else await tx.execute("SAVEPOINT group_job");
           try {
             outcomes.push({ ok: true, value: await job.work(tx) });
-            await tx.execute("RELEASE group_job");
+            if (now) now("RELEASE group_job");
+            else await tx.execute("RELEASE group_job");
           } catch (error) {
             await tx.execute("ROLLBACK TO group_job");
             await tx.execute("RELEASE group_job");

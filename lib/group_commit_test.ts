@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { openClient } from "./db.ts";
 import { GroupCommit } from "./group_commit.ts";
 import { libsqlFileClient } from "./libsql_file_client.ts";
-import { serializedClient } from "./serialized_client.ts";
+import { executeNowOf, serializedClient } from "./serialized_client.ts";
 
 Deno.test("concurrent jobs share commits; a failing job is rolled back alone", async () => {
   const dir = await Deno.makeTempDir({ prefix: "switchyard-group-" });
@@ -11,7 +11,12 @@ Deno.test("concurrent jobs share commits; a failing job is rolled back alone", a
   const writes = new GroupCommit(client);
   const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) =>
     writes.run(async (tx) => {
-      await tx.execute({ sql: "INSERT INTO t (id) VALUES (?)", args: [`row-${i}`] });
+      // Half the jobs run their insert at once (a file transaction's executeNow), half through a promise.
+      const now = i % 2 ? executeNowOf(tx) : undefined;
+      if (i % 2) assert.ok(now);
+      const stmt = { sql: "INSERT INTO t (id) VALUES (?)", args: [`row-${i}`] };
+      if (now) now(stmt);
+      else await tx.execute(stmt);
       if (i % 10 === 3) throw new Error(`job ${i} fails after its insert`);
       return i;
     })));

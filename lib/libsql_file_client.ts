@@ -45,6 +45,7 @@ interface PreparedStatement {
   raw(on: boolean): void;
   columns(): { name: string; type: string | null }[];
   all(args: unknown): unknown[][];
+  get(args: unknown): unknown[] | undefined;
   run(args: unknown): { changes: number; lastInsertRowid: number | bigint };
 }
 
@@ -163,6 +164,25 @@ export function libsqlFileClient(url: string, options: FileClientOptions = {}): 
   };
 
   const client: ImmediateClient = {
+    queryNamed: (stmt, firstOnly = false) => {
+      const { sql, args } = normalize(stmt);
+      let entry: Prepared;
+      try {
+        entry = prepared(sql);
+      } catch (error) {
+        throw mapError(error);
+      }
+      if (!entry.readOnly || !entry.columns) throw new TypeError("queryNamed runs only statements that read");
+      const { statement, columns } = entry;
+      try {
+        if (!firstOnly) return statement.all(args).map((values) => namedRowOf(values, columns));
+        // One row without the library's row iterator (a hundred-row buffer per call).
+        const values = statement.get(args);
+        return values ? [namedRowOf(values, columns)] : [];
+      } catch (error) {
+        throw mapError(error);
+      }
+    },
     executeNow: (stmt) => {
       const result = run(stmt);
       return { result, durable: durable() };
@@ -378,6 +398,28 @@ function rowOf(values: unknown[], columns: string[]): Row {
     } else {
       (row as Record<string, unknown>)[column] = value;
     }
+  }
+  return row;
+}
+
+/**
+ * A row as a plain object by column name only: the first of a repeated name wins, as in {@link rowOf}. About
+ * a tenth of its cost for a wide row (V8 keeps the non-enumerable index properties in a dictionary).
+ */
+function namedRowOf(values: unknown[], columns: string[]): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < values.length; i++) {
+    const column = columns[i];
+    if (column === "__proto__") {
+      if (!Object.hasOwn(row, column)) {
+        Object.defineProperty(row, column, {
+          value: valueFromSql(values[i]),
+          enumerable: true,
+          configurable: true,
+          writable: true,
+        });
+      }
+    } else if (!Object.hasOwn(row, column)) row[column] = valueFromSql(values[i]);
   }
   return row;
 }

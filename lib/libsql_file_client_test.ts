@@ -42,6 +42,39 @@ Deno.test("a row has @libsql/client's shape: names enumerable, indexes and lengt
   }
 });
 
+Deno.test("queryNamed answers plain rows by name (first of a repeated name, __proto__ a plain property, integers as numbers) and refuses writes", async () => {
+  const client = libsqlFileClient("file::memory:");
+  try {
+    await client.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)");
+    await client.execute({ sql: "INSERT INTO t (id, name) VALUES (?, ?)", args: [7, "seven"] });
+    const [row] = client.queryNamed({
+      sql: `SELECT id, name, 'c' AS id, 'd' AS "__proto__", 'e' AS length FROM t WHERE id = ?`,
+      args: [7],
+    });
+    assert.deepEqual(Object.keys(row), ["id", "name", "__proto__", "length"]);
+    assert.equal(row.id, 7);
+    assert.equal(row.name, "seven");
+    assert.equal(row.length, "e");
+    assert.equal(Object.getPrototypeOf(row), Object.prototype);
+    assert.equal(Object.getOwnPropertyDescriptor(row, "__proto__")?.value, "d");
+    assert.equal(row[0 as unknown as string], undefined, "no index properties");
+    assert.deepEqual(client.queryNamed({ sql: "SELECT name FROM t WHERE id = ?", args: [8] }), []);
+    assert.deepEqual(client.queryNamed({ sql: "SELECT name FROM t WHERE id = ?", args: [8] }, true), []);
+    await client.execute({ sql: "INSERT INTO t (id, name) VALUES (?, ?)", args: [8, "eight"] });
+    const all = { sql: "SELECT id, name FROM t ORDER BY id", args: [] };
+    assert.deepEqual(client.queryNamed(all), [{ id: 7, name: "seven" }, { id: 8, name: "eight" }]);
+    assert.deepEqual(client.queryNamed(all, true), [{ id: 7, name: "seven" }], "firstOnly: the first row");
+    await client.execute({ sql: "DELETE FROM t WHERE id = ?", args: [8] });
+    assert.throws(
+      () => client.queryNamed({ sql: "INSERT INTO t (id, name) VALUES (?, ?)", args: [9, "nine"] }),
+      /only statements that read/,
+    );
+    assert.equal((await client.execute("SELECT count(*) AS n FROM t")).rows[0].n, 1, "nothing was written");
+  } finally {
+    client.close();
+  }
+});
+
 Deno.test("rows read by name and index, integers as numbers, writes report changes and the new rowid", async () => {
   await using dir = await tempDir();
   const client = libsqlFileClient(`file:${dir.path}/t.db`);

@@ -16,6 +16,12 @@ import type { Client, InArgs, InStatement, ResultSet, Transaction, TransactionMo
 export interface ImmediateClient extends Client {
   /** Runs `stmt` before returning (errors are thrown); `durable` resolves once its commit is synced. */
   executeNow(stmt: InStatement | string): { result: ResultSet; durable: Promise<void> };
+  /**
+   * Runs a read-only statement at once and returns its rows as plain objects by column name (no index
+   * properties: building those is most of the cost of a wide row); refuses a statement that may write.
+   * `firstOnly`: at most the first row.
+   */
+  queryNamed(stmt: InStatement, firstOnly?: boolean): Record<string, unknown>[];
 }
 
 /** The client's {@link ImmediateClient.executeNow}, when it has one. */
@@ -32,6 +38,39 @@ export interface StagedTransaction extends Transaction {
    * the commit is on stable storage (the same moment for a client without {@link immediateOf}).
    */
   commitInStages(): { ran: Promise<void>; durable: Promise<void> };
+  /**
+   * Runs `stmt` in the transaction before returning (no promise per statement), when the client can; the
+   * commit still waits for durability.
+   */
+  executeNow?: (stmt: InStatement | string) => ResultSet;
+}
+
+/** The transaction's synchronous statement runner ({@link StagedTransaction.executeNow}), if it has one. */
+export function executeNowOf(tx: Transaction): ((stmt: InStatement | string) => ResultSet) | undefined {
+  return (tx as Partial<StagedTransaction>).executeNow;
+}
+
+/** A wrapper made by {@link serializedClient} over a client that has {@link ImmediateClient.queryNamed}. */
+interface NamedRowsClient extends Client {
+  namedRows(stmt: InStatement, firstOnly: boolean): Promise<Record<string, unknown>[]>;
+}
+
+/**
+ * The rows of a read as plain objects by column name: through {@link ImmediateClient.queryNamed} when the
+ * client has it (a local file), else the rows `execute` answers (readable by name all the same).
+ * `firstOnly`: at most the first row (a read of one row by a unique key).
+ */
+export function queryNamed(
+  client: Client,
+  stmt: InStatement,
+  { firstOnly = false }: { firstOnly?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
+  const named = (client as Partial<NamedRowsClient>).namedRows;
+  if (named) return named.call(client, stmt, firstOnly);
+  return client.execute(stmt).then((result) => {
+    const rows = result.rows as unknown as Record<string, unknown>[];
+    return firstOnly ? rows.slice(0, 1) : rows;
+  });
 }
 
 /** Commits `tx` in stages when it can, else as one step. */
@@ -76,6 +115,12 @@ export function serializedClient(inner: Client): Client {
     }
     const transaction: StagedTransaction = {
       execute: (stmt: InStatement) => inner.execute(stmt),
+      executeNow: immediate
+        ? (stmt: InStatement | string) => {
+          if (finished) throw new Error("the transaction has ended");
+          return immediate.executeNow(stmt).result;
+        }
+        : undefined,
       batch: async (stmts: InStatement[]) => {
         const results: ResultSet[] = [];
         for (const stmt of stmts) results.push(await inner.execute(stmt));
@@ -140,7 +185,13 @@ export function serializedClient(inner: Client): Client {
     return transaction;
   };
 
-  const wrapper: Client = {
+  const wrapper: Client & Partial<NamedRowsClient> = {
+    namedRows: immediate
+      ? async (stmt: InStatement, firstOnly: boolean) => {
+        while (open) await open;
+        return immediate.queryNamed(stmt, firstOnly);
+      }
+      : undefined,
     execute: (async (stmtOrSql: InStatement | string, args?: InArgs) => {
       while (open) await open;
       return await inner.execute(statement(stmtOrSql, args));

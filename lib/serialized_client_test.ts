@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { openClient } from "./db.ts";
+import { executeNowOf, queryNamed } from "./serialized_client.ts";
 
 async function tempClient() {
   const dir = await Deno.makeTempDir({ prefix: "switchyard-serialized-" });
@@ -51,6 +52,26 @@ Deno.test("concurrent transactions run one after another on the one connection",
     await tx.commit();
   }));
   assert.equal(Number((await client.execute("SELECT count(*) AS n FROM child")).rows[0].n), 50);
+  client.close();
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("a file transaction runs statements at once (rolled back with it, refused once it ended); queryNamed waits for it", async () => {
+  const { client, dir } = await tempClient();
+  const tx = await client.transaction("write");
+  const now = executeNowOf(tx);
+  assert.ok(now, "a local file's transaction has executeNow");
+  assert.equal(now({ sql: "INSERT INTO parent (id) VALUES (?)", args: ["in-tx"] }).rowsAffected, 1);
+  const read = queryNamed(client, { sql: "SELECT id FROM parent ORDER BY id", args: [] });
+  let readDone = false;
+  read.then(() => (readDone = true));
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(readDone, false, "the read waits for the transaction");
+  await tx.rollback();
+  assert.deepEqual(await read, [], "the rolled-back insert is gone");
+  assert.throws(() => now({ sql: "INSERT INTO parent (id) VALUES (?)", args: ["late"] }), /ended/);
+  await client.execute({ sql: "INSERT INTO parent (id) VALUES (?)", args: ["p"] });
+  assert.deepEqual(await queryNamed(client, { sql: "SELECT id FROM parent", args: [] }), [{ id: "p" }]);
   client.close();
   await Deno.remove(dir, { recursive: true });
 });

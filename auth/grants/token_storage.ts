@@ -22,15 +22,29 @@ const TIME_LETTERS = 8;
 export const ISSUED_TOKEN_LENGTH = 40;
 const ISSUED_TOKEN = /^[A-Za-z]{40}$/;
 
+/** The letters' character codes, by index. */
+const LETTER_CODES = Uint8Array.from(LETTERS, (c) => c.charCodeAt(0));
+/**
+ * Random bytes drawn a page at a time (one `getRandomValues` per few dozen tokens instead of one per token);
+ * each byte is zeroed as it is taken, so the pool never holds a byte that went into a token.
+ */
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+
 /** A random string of `length` letters (unbiased: 256 is not a multiple of 52), as 1.6.23 makes tokens. */
 export function randomToken(length = 32): string {
-  let out = "";
-  while (out.length < length) {
-    for (const byte of crypto.getRandomValues(new Uint8Array(length * 2))) {
-      if (byte < 208 && out.length < length) out += LETTERS[byte % 52];
+  const codes = new Array<number>(length);
+  let n = 0;
+  while (n < length) {
+    if (poolAt === pool.length) {
+      crypto.getRandomValues(pool);
+      poolAt = 0;
     }
+    const byte = pool[poolAt];
+    pool[poolAt++] = 0;
+    if (byte < 208) codes[n++] = LETTER_CODES[byte % 52];
   }
-  return out;
+  return String.fromCharCode(...codes);
 }
 
 /** `now` (milliseconds) as 8 letters whose byte order is the time order (up to 52^8 ms, year 3604). */

@@ -38,3 +38,17 @@ Deno.test("stored forms of tokens issued one after another sort in issue order (
   const plain = Array.from({ length: 200 }, (_, i) => sha256Base64url(issueOpaqueToken(start + i)));
   assert.notDeepEqual([...plain].sort(), plain);
 });
+
+Deno.test("randomToken draws every letter about equally, across many refills of its byte pool", () => {
+  const counts = new Map<string, number>();
+  // 2,000 tokens of 40 letters: about 90 KB of random bytes, some twenty refills of the 4 KB pool.
+  for (let i = 0; i < 2000; i++) {
+    const token = randomToken(40);
+    assert.match(token, /^[A-Za-z]{40}$/);
+    for (const letter of token) counts.set(letter, (counts.get(letter) ?? 0) + 1);
+  }
+  assert.equal(counts.size, 52, "every letter occurs");
+  // 80,000 letters: about 1,538 each (σ ≈ 39). Taking byte % 52 without rejecting bytes from 208 would give
+  // four letters about 1,250 (4 in 256) and the others about 1,563: those four fall outside ±250.
+  for (const [letter, n] of counts) assert.ok(Math.abs(n - 80_000 / 52) < 250, `${letter}: ${n}`);
+});
