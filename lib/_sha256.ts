@@ -1,6 +1,6 @@
 /**
- * SHA-256 (FIPS 180-4) of a string's UTF-8 bytes as lowercase hex, synchronously, for lib/crypto.ts's
- * `sha256Hex` (the only importer): int32 arithmetic throughout (V8 keeps every value unboxed) and, for short
+ * SHA-256 (FIPS 180-4) of a string's UTF-8 bytes as lowercase hex or base64url, synchronously, for
+ * lib/crypto.ts's `sha256Hex` and `sha256Base64url` (the only importer): int32 arithmetic throughout (V8 keeps every value unboxed) and, for short
  * ASCII input such as an API key, no allocation. Why not `node:crypto` for this one case: the gateway hashes the
  * presented key on every request, and at c=1 (one request at a time, caches cold between requests) CPU
  * profiles put `createHash().update().digest()` (a `Hash` stream object and three native calls) at ≈ 4–8 µs per
@@ -161,11 +161,31 @@ function pad(text: string): [Uint8Array, number] {
   return [buffer, end];
 }
 
-/** Lowercase hex SHA-256 of the UTF-8 encoding of `text`. */
-export function sha256HexOfText(text: string): string {
+/** Leaves the SHA-256 of the UTF-8 encoding of `text` in H. */
+function digestText(text: string): void {
   const [padded, end] = pad(text);
   H.set(INITIAL);
   for (let offset = 0; offset < end; offset += 64) compress(padded, offset);
+}
+
+const DIGEST = new Uint8Array(32);
+
+/** base64url (no padding) SHA-256 of the UTF-8 encoding of `text`. */
+export function sha256Base64urlOfText(text: string): string {
+  digestText(text);
+  for (let i = 0; i < 8; i++) {
+    const v = H[i];
+    DIGEST[i * 4] = v >>> 24;
+    DIGEST[i * 4 + 1] = v >>> 16;
+    DIGEST[i * 4 + 2] = v >>> 8;
+    DIGEST[i * 4 + 3] = v;
+  }
+  return DIGEST.toBase64({ alphabet: "base64url", omitPadding: true });
+}
+
+/** Lowercase hex SHA-256 of the UTF-8 encoding of `text`. */
+export function sha256HexOfText(text: string): string {
+  digestText(text);
   let hex = "";
   for (let i = 0; i < 8; i++) {
     const v = H[i];

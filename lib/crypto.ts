@@ -5,13 +5,14 @@
  *
  * No dependency: SHA-256, HMAC and the comparison from `node:crypto` (synchronous — the gateway hashes the
  * presented API key on every request and the compiler derives heredoc delimiters inside synchronous planners,
- * so Web Crypto's promise-only `digest`/`sign` do not fit), except a string's SHA-256 as hex: _sha256.ts, the
- * gateway's per-request key hash (≈ 3–5 µs less than `node:crypto` per request at c=1; docs/gateway.md,
- * "The c=1 gap, leg by leg"), base64url from `Uint8Array.prototype.toBase64` (ES2026). bench/sha256_bench.ts
+ * so Web Crypto's promise-only `digest`/`sign` do not fit), except a string's SHA-256 as hex or base64url:
+ * _sha256.ts, the gateway's per-request key hash (≈ 3–5 µs less than `node:crypto` per request at c=1;
+ * docs/gateway.md, "The c=1 gap, leg by leg") and the auth service's four token and secret hashes per refresh
+ * (docs/auth.md, "Ninth pass"), base64url from `Uint8Array.prototype.toBase64` (ES2026). bench/sha256_bench.ts
  * and docs/gateway.md ("Keys") record why `@noble/hashes` is not used.
  */
 import { createHash, createHmac, timingSafeEqual as nodeTimingSafeEqual } from "node:crypto";
-import { sha256HexOfText } from "./_sha256.ts";
+import { sha256Base64urlOfText, sha256HexOfText } from "./_sha256.ts";
 
 const encoder = new TextEncoder();
 
@@ -31,10 +32,13 @@ export function sha256Hex(input: string | Uint8Array): string {
 
 /**
  * base64url (no padding) SHA-256 of `input` (a string as its UTF-8 bytes): the form OAuth stores token hashes
- * in (Better Auth's stored secrets, codes and tokens) and PKCE's S256 challenge (RFC 7636 §4.2).
+ * in (Better Auth's stored secrets, codes and tokens) and PKCE's S256 challenge (RFC 7636 §4.2). A string goes
+ * through _sha256.ts, as for `sha256Hex`.
  */
 export function sha256Base64url(input: string | Uint8Array): string {
-  return createHash("sha256").update(input).digest("base64url");
+  return typeof input === "string"
+    ? sha256Base64urlOfText(input)
+    : createHash("sha256").update(input).digest("base64url");
 }
 
 /** HMAC-SHA256 (RFC 2104) of `data` under `key` (strings as UTF-8), the 32-byte tag. */

@@ -41,7 +41,14 @@ Deno.test("sha256Base64url is RFC 7636's S256 challenge and equals Web Crypto's 
     sha256Base64url("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
     "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
   );
-  for (const text of ["", "abc", "é", "x".repeat(200)]) {
+  const texts = [
+    ...Array.from({ length: 200 }, (_, n) => "tok_" + "Ab9".repeat(n).slice(0, n)),
+    "é",
+    "日本語のキー",
+    "🔑".repeat(40),
+    "\ud800 lone surrogate",
+  ];
+  for (const text of texts) {
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
     assert.equal(sha256Base64url(text), base64urlEncode(digest));
     assert.equal(sha256Base64url(new TextEncoder().encode(text)), base64urlEncode(digest));
