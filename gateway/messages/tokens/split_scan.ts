@@ -120,6 +120,45 @@ function digitsEnd(text: string, p: number, n: number): number {
   return i;
 }
 
+/** `wordStart`'s answer when the piece at `p` is no word. */
+const NO_WORD = -2;
+
+/**
+ * Where the letters of a word piece at `p` start (`[^\r\n\p{L}\p{N}]?` then a letter, the same in both
+ * encodings): `p` or `p + 1`; NO_WORD, or NEEDS_REGEX when the next character needs the regex.
+ */
+function wordStart(text: string, p: number, n: number, k: number): number {
+  if (k === LOWER || k === UPPER) return p;
+  if ((k === SPACE || k === OTHER) && p + 1 < n) {
+    const kn = CLASS[text.charCodeAt(p + 1)];
+    if (kn === REGEX) return NEEDS_REGEX;
+    if (kn === LOWER || kn === UPPER) return p + 1;
+  }
+  return NO_WORD;
+}
+
+/**
+ * The end of a piece at `p` that is no word: `\p{N}{1,3}`, ` ?[^\s\p{L}\p{N}]+` then newlines (and `/` with
+ * `slash`), or a run of whitespace (`trailingRunWhole`: cl100k's `\s+$`).
+ */
+function nonWordEnd(
+  text: string,
+  p: number,
+  n: number,
+  k: number,
+  slash: boolean,
+  trailingRunWhole: boolean,
+): number {
+  if (k === DIGIT) return digitsEnd(text, p, n);
+  if (k === OTHER) return otherEnd(text, p, n, slash);
+  if (text.charCodeAt(p) === 32 && p + 1 < n) {
+    const kn = CLASS[text.charCodeAt(p + 1)];
+    if (kn === REGEX) return NEEDS_REGEX;
+    if (kn === OTHER) return otherEnd(text, p + 1, n, slash);
+  }
+  return spaceEnd(text, p, n, trailingRunWhole);
+}
+
 /**
  * Where the `o200k_base` piece at `p` ends, or -1. The pattern's alternatives, first match wins:
  * `[^\r\n\p{L}\p{N}]?[\p{Lu}…]*[\p{Ll}…]+(contraction)?`,
@@ -127,40 +166,24 @@ function digitsEnd(text: string, p: number, n: number): number {
  * `\s*[\r\n]+`, `\s+(?!\S)`, `\s+`.
  */
 export function o200kPieceEnd(text: string, p: number, n: number): number {
-  const c = text.charCodeAt(p);
-  const k = CLASS[c];
+  const k = CLASS[text.charCodeAt(p)];
   if (k === REGEX) return NEEDS_REGEX;
-  let letters = k === LOWER || k === UPPER ? p : -1;
-  if (k === SPACE || k === OTHER) {
-    if (p + 1 < n) {
-      const kn = CLASS[text.charCodeAt(p + 1)];
-      if (kn === REGEX) return NEEDS_REGEX;
-      if (kn === LOWER || kn === UPPER) letters = p + 1;
-    }
+  const letters = wordStart(text, p, n, k);
+  if (letters === NEEDS_REGEX) return NEEDS_REGEX;
+  if (letters === NO_WORD) return nonWordEnd(text, p, n, k, true, false);
+  // Upper case then lower case: one piece in either alternative (in ASCII the two classes are apart).
+  let i = letters;
+  for (; i < n; i++) {
+    const kx = CLASS[text.charCodeAt(i)];
+    if (kx === REGEX) return NEEDS_REGEX;
+    if (kx !== UPPER) break;
   }
-  if (letters >= 0) {
-    // Upper case then lower case: one piece in either alternative (in ASCII the two classes are apart).
-    let i = letters;
-    for (; i < n; i++) {
-      const kx = CLASS[text.charCodeAt(i)];
-      if (kx === REGEX) return NEEDS_REGEX;
-      if (kx !== UPPER) break;
-    }
-    for (; i < n; i++) {
-      const kx = CLASS[text.charCodeAt(i)];
-      if (kx === REGEX) return NEEDS_REGEX;
-      if (kx !== LOWER) break;
-    }
-    return i < n && text.charCodeAt(i) === APOSTROPHE ? contractionEnd(text, i, n) : i;
+  for (; i < n; i++) {
+    const kx = CLASS[text.charCodeAt(i)];
+    if (kx === REGEX) return NEEDS_REGEX;
+    if (kx !== LOWER) break;
   }
-  if (k === DIGIT) return digitsEnd(text, p, n);
-  if (k === OTHER) return otherEnd(text, p, n, true);
-  if (c === 32 && p + 1 < n) {
-    const kn = CLASS[text.charCodeAt(p + 1)];
-    if (kn === REGEX) return NEEDS_REGEX;
-    if (kn === OTHER) return otherEnd(text, p + 1, n, true);
-  }
-  return spaceEnd(text, p, n, false);
+  return i < n && text.charCodeAt(i) === APOSTROPHE ? contractionEnd(text, i, n) : i;
 }
 
 /**
@@ -171,35 +194,20 @@ export function o200kPieceEnd(text: string, p: number, n: number): number {
  */
 export function cl100kPieceEnd(text: string, p: number, n: number): number {
   const c = text.charCodeAt(p);
-  if (CLASS[c] === REGEX) return NEEDS_REGEX;
+  const k = CLASS[c];
+  if (k === REGEX) return NEEDS_REGEX;
   if (c === APOSTROPHE) {
     const end = contractionEnd(text, p, n);
     if (end !== p) return end;
   }
-  const k = CLASS[c];
-  let letters = k === LOWER || k === UPPER ? p : -1;
-  if (k === SPACE || k === OTHER) {
-    if (p + 1 < n) {
-      const kn = CLASS[text.charCodeAt(p + 1)];
-      if (kn === REGEX) return NEEDS_REGEX;
-      if (kn === LOWER || kn === UPPER) letters = p + 1;
-    }
+  const letters = wordStart(text, p, n, k);
+  if (letters === NEEDS_REGEX) return NEEDS_REGEX;
+  if (letters === NO_WORD) return nonWordEnd(text, p, n, k, false, true);
+  let i = letters;
+  for (; i < n; i++) {
+    const kx = CLASS[text.charCodeAt(i)];
+    if (kx === REGEX) return NEEDS_REGEX;
+    if (kx !== LOWER && kx !== UPPER) break;
   }
-  if (letters >= 0) {
-    let i = letters;
-    for (; i < n; i++) {
-      const kx = CLASS[text.charCodeAt(i)];
-      if (kx === REGEX) return NEEDS_REGEX;
-      if (kx !== LOWER && kx !== UPPER) break;
-    }
-    return i;
-  }
-  if (k === DIGIT) return digitsEnd(text, p, n);
-  if (k === OTHER) return otherEnd(text, p, n, false);
-  if (c === 32 && p + 1 < n) {
-    const kn = CLASS[text.charCodeAt(p + 1)];
-    if (kn === REGEX) return NEEDS_REGEX;
-    if (kn === OTHER) return otherEnd(text, p + 1, n, false);
-  }
-  return spaceEnd(text, p, n, true);
+  return i;
 }
