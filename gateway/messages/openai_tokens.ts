@@ -17,8 +17,8 @@
  * gpt-tokenizer's vocabulary only for pieces never seen): tiktoken's count at a fraction of gpt-tokenizer's
  * cost (and exact where gpt-tokenizer is not: U+FEFF, U+0085). Claude Code sends the same system prompt,
  * tools and history on every call, so counts of strings of 64 characters or more are also kept in an LRU
- * keyed by the string itself (exact: no hash collisions), up to 8 M characters per encoding; a repeated
- * 20k-token request then costs the lookups only. The encodings load on first use (a few MB).
+ * (tokens/count_cache.ts: found by a sampled fingerprint, confirmed by comparing the whole string), up to 8 M
+ * characters per encoding; a repeated 20k-token request then costs the lookups only. The encodings load on first use (a few MB).
  * Other models behind OpenAI-compatible hosts keep the local estimate (count_tokens.ts).
  */
 import { type ChatMessage, toChatMessages } from "../providers/openai_request.ts";
@@ -31,6 +31,9 @@ import {
   type PieceCounter,
 } from "./tokens/piece_counter.ts";
 import type { MessagesRequest, ToolParam } from "./types.ts";
+import { CountCache } from "./tokens/count_cache.ts";
+
+export { CountCache };
 
 /** Tokens a message costs beyond its content, and that prime the reply (o-series reasoning models: 2). */
 const PER_MESSAGE = 3;
@@ -65,53 +68,6 @@ export const MERGE_BUDGET_CHARS = 262_144;
 
 /** Strings shorter than this are counted each time (cheaper than keeping them). */
 const CACHE_MIN_CHARS = 64;
-/** Characters of cached strings kept per encoding, and entries. */
-const CACHE_MAX_CHARS = 8_000_000;
-const CACHE_MAX_ENTRIES = 50_000;
-
-/** An LRU of token counts keyed by the counted string. */
-export class CountCache {
-  #counts = new Map<string, number>();
-  #chars = 0;
-  hits = 0;
-  misses = 0;
-
-  constructor(readonly maxChars = CACHE_MAX_CHARS, readonly maxEntries = CACHE_MAX_ENTRIES) {}
-
-  /** The count of `text`, from the cache or from `count` (then kept). */
-  get(text: string, count: Counter): number {
-    const known = this.#counts.get(text);
-    if (known !== undefined) {
-      this.hits++;
-      // Most recently used last: the Map's insertion order is the eviction order.
-      this.#counts.delete(text);
-      this.#counts.set(text, known);
-      return known;
-    }
-    this.misses++;
-    const tokens = count(text);
-    if (text.length > this.maxChars) return tokens;
-    this.#counts.set(text, tokens);
-    this.#chars += text.length;
-    for (const oldest of this.#counts.keys()) {
-      if (this.#chars <= this.maxChars && this.#counts.size <= this.maxEntries) break;
-      this.#counts.delete(oldest);
-      this.#chars -= oldest.length;
-    }
-    return tokens;
-  }
-
-  /** Entries and characters held. */
-  get size(): { entries: number; chars: number } {
-    return { entries: this.#counts.size, chars: this.#chars };
-  }
-
-  clear(): void {
-    this.#counts.clear();
-    this.#chars = 0;
-  }
-}
-
 interface Tokenizer {
   count: Counter;
   cache: CountCache;

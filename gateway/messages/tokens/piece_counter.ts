@@ -174,6 +174,19 @@ export function createPieceCounter(
     return p + piece.length;
   }
 
+  /** The count of a piece the table does not hold: kept by string, or merged (and then kept). */
+  function unknownPiece(text: string, p: number, end: number, hash: number): number {
+    const piece = text.slice(p, end);
+    // Long runs (rare), and pieces the table could not hold (their slot's run was full), by string.
+    let known = end - p > MAX_PIECE_CHARS ? byString(piece) : otherPieces.get(piece) ?? -1;
+    if (known < 0) {
+      charge(piece.length);
+      known = isAscii(piece) ? mergeAscii(piece) : merge(piece);
+      if (!pieces.set(text, p, end, hash, known)) keep(piece, known);
+    }
+    return known;
+  }
+
   function count(text: string): number {
     const n = text.length;
     let tokens = 0;
@@ -192,18 +205,8 @@ export function createPieceCounter(
         tokens += twoChars[first * 128 + text.charCodeAt(p + 1)]; // one token or two bytes
       } else {
         const hash = hashOf(text, p, end);
-        let known = pieces.get(text, p, end, hash);
-        if (known < 0) {
-          const piece = text.slice(p, end);
-          // Long runs (rare), and pieces the table could not hold (their slot's run was full), by string.
-          known = end - p > MAX_PIECE_CHARS ? byString(piece) : otherPieces.get(piece) ?? -1;
-          if (known < 0) {
-            charge(piece.length);
-            known = isAscii(piece) ? mergeAscii(piece) : merge(piece);
-            if (!pieces.set(text, p, end, hash, known)) keep(piece, known);
-          }
-        }
-        tokens += known;
+        const known = pieces.get(text, p, end, hash);
+        tokens += known >= 0 ? known : unknownPiece(text, p, end, hash);
       }
       p = end;
     }
