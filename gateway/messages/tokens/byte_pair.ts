@@ -8,7 +8,7 @@
  * decoder drops a leading U+FEFF, so a piece holding a byte-order mark is merged wrongly (U+FEFF alone is one
  * token in o200k_base, gpt-tokenizer counts 2; tiktoken 1).
  */
-
+import { asciiRanksOf } from "./ascii_ranks.ts";
 /** The vocabulary: ranks by the token's text, and by its bytes (as Latin-1) for tokens kept as bytes. */
 export interface Vocabulary {
   strings: Map<string, number>;
@@ -141,12 +141,13 @@ function pairTableOf(ranks: Map<string, number>): Float64Array {
 export function mergeAsciiPiece(piece: string, ranks: Map<string, number>, longest = Infinity): number {
   // Most rankings are of two characters (every pair at the start): a table lookup instead of a Map's.
   const pairs = pairTableOf(ranks);
-  const rankOfSpan = (start: number, end: number) =>
-    end - start === 2
-      ? pairs[piece.charCodeAt(start) * 128 + piece.charCodeAt(start + 1)]
-      : end - start > longest
-      ? Infinity
-      : ranks.get(piece.slice(start, end)) ?? Infinity;
+  const table = asciiRanksOf(ranks);
+  const rankOfSpan = (start: number, end: number) => {
+    if (end - start === 2) return pairs[piece.charCodeAt(start) * 128 + piece.charCodeAt(start + 1)];
+    if (end - start > longest) return Infinity;
+    const rank = table.rankOf(piece, start, end);
+    return rank < 0 ? Infinity : rank;
+  };
   if (!isRun(piece)) return mergeCount(piece.length, rankOfSpan);
   // A run of one character (a long stretch of spaces or dashes): a span's rank depends on its length only.
   const byLength: number[] = [];

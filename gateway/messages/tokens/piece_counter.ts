@@ -14,6 +14,7 @@
  *   byte_pair.ts (tiktoken's algorithm over the same ranks; gpt-tokenizer's own merge is ~20× slower for a
  *   new word and miscounts a byte-order mark).
  */
+import { asciiRanksOf } from "./ascii_ranks.ts";
 import { hashOf, MAX_PIECE_CHARS, PieceTable } from "./piece_table.ts";
 import { latin1, mergeAsciiPiece, mergeUtf8Piece, type Vocabulary, vocabularyFrom } from "./byte_pair.ts";
 import { cl100kPieceEnd, NEEDS_REGEX, o200kPieceEnd } from "./split_scan.ts";
@@ -120,9 +121,10 @@ export function createPieceCounter(
     : (piece: string) => api.countTokens(piece, options);
   const ranks = vocabulary?.strings;
   /** An ASCII piece's count: a token itself, else merged by its characters. */
-  const mergeAscii = ranks
+  const asciiRanks = ranks && asciiRanksOf(ranks);
+  const mergeAscii = ranks && asciiRanks
     ? (piece: string) =>
-      ranks.get(piece) !== undefined ? 1 : mergeAsciiPiece(piece, ranks, vocabulary.longest)
+      asciiRanks.rankOf(piece, 0, piece.length) >= 0 ? 1 : mergeAsciiPiece(piece, ranks, vocabulary.longest)
     : merge;
   const pieces = new PieceTable();
   /** Counts of the two-character ASCII pieces (1: the pair is a token, else 2), by 128 × first + second. */
