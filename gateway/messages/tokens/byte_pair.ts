@@ -9,6 +9,7 @@
  * token in o200k_base, gpt-tokenizer counts 2; tiktoken 1).
  */
 import { asciiRanksOf } from "./ascii_ranks.ts";
+
 /** The vocabulary: ranks by the token's text, and by its bytes (as Latin-1) for tokens kept as bytes. */
 export interface Vocabulary {
   strings: Map<string, number>;
