@@ -4,7 +4,7 @@
  * gpt-tokenizer's vocabulary.
  *
  * Why not gpt-tokenizer's own merge: it ranks every candidate pair by decoding its bytes with a TextDecoder
- * (about 20 µs for a word it has not seen; ranking by a slice of the string here takes about 1 µs), and that
+ * (about 20 µs for a word it has not seen; ranking ASCII spans in place here, ascii_ranks.ts, about 1.3 µs), and that
  * decoder drops a leading U+FEFF, so a piece holding a byte-order mark is merged wrongly (U+FEFF alone is one
  * token in o200k_base, gpt-tokenizer counts 2; tiktoken 1).
  */
