@@ -4,8 +4,8 @@
  * gpt-tokenizer's vocabulary.
  *
  * Why not gpt-tokenizer's own merge: it ranks every candidate pair by decoding its bytes with a TextDecoder
- * (about 20 µs for a word it has not seen; ranking ASCII spans in place here, ascii_ranks.ts, about 1.3 µs), and that
- * decoder drops a leading U+FEFF, so a piece holding a byte-order mark is merged wrongly (U+FEFF alone is one
+ * (about 20 µs for a word it has not seen; ranking ASCII spans in place here, ascii_ranks.ts: about 1.3 µs),
+ * and that decoder drops a leading U+FEFF, so a piece holding a byte-order mark is merged wrongly (U+FEFF alone is one
  * token in o200k_base, gpt-tokenizer counts 2; tiktoken 1).
  */
 import { asciiRanksOf } from "./ascii_ranks.ts";
