@@ -173,17 +173,12 @@ export function o200kPieceEnd(text: string, p: number, n: number): number {
   if (letters === NO_WORD) return nonWordEnd(text, p, n, k, true, false);
   // Upper case then lower case: one piece in either alternative (in ASCII the two classes are apart).
   let i = letters;
-  for (; i < n; i++) {
-    const kx = CLASS[text.charCodeAt(i)];
-    if (kx === REGEX) return NEEDS_REGEX;
-    if (kx !== UPPER) break;
-  }
-  for (; i < n; i++) {
-    const kx = CLASS[text.charCodeAt(i)];
-    if (kx === REGEX) return NEEDS_REGEX;
-    if (kx !== LOWER) break;
-  }
-  return i < n && text.charCodeAt(i) === APOSTROPHE ? contractionEnd(text, i, n) : i;
+  while (i < n && CLASS[text.charCodeAt(i)] === UPPER) i++;
+  while (i < n && CLASS[text.charCodeAt(i)] === LOWER) i++;
+  if (i === n) return i;
+  const stop = text.charCodeAt(i);
+  if (CLASS[stop] === REGEX) return NEEDS_REGEX;
+  return stop === APOSTROPHE ? contractionEnd(text, i, n) : i;
 }
 
 /**
@@ -204,10 +199,7 @@ export function cl100kPieceEnd(text: string, p: number, n: number): number {
   if (letters === NEEDS_REGEX) return NEEDS_REGEX;
   if (letters === NO_WORD) return nonWordEnd(text, p, n, k, false, true);
   let i = letters;
-  for (; i < n; i++) {
-    const kx = CLASS[text.charCodeAt(i)];
-    if (kx === REGEX) return NEEDS_REGEX;
-    if (kx !== LOWER && kx !== UPPER) break;
-  }
-  return i;
+  let kx = CLASS[text.charCodeAt(i)];
+  while (kx === LOWER || kx === UPPER) kx = ++i < n ? CLASS[text.charCodeAt(i)] : 0;
+  return kx === REGEX ? NEEDS_REGEX : i;
 }
