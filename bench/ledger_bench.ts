@@ -1,0 +1,191 @@
+/**
+ * `deno task bench:ledger [--rows 20000] [--rounds 3] [--batch 200]`: the usage ledger's write side, the way
+ * it was (Kysely's query builder building each multi-row INSERT, row objects posted to the writer thread:
+ * bench/ledger_kysely_writer.ts) against the way it is (gateway/usage/rollup.ts: SQL texts kept per row
+ * count, a batch posted as one flat array), in the same run on two temp libSQL files migrated alike.
+ * Two lanes, alternating old/new each round: `in-thread` (the batch writer called on this thread, as the
+ * remote Kysely store does) and `worker store` (through the writer thread a local file uses, as under
+ * `deno task start`). Prints CPU µs per row of the whole process (all threads, getrusage) and of the main
+ * thread alone, and the new/old ratio; then checks that both files hold the same rows and rollups.
+ */
+import process from "node:process";
+import type { Kysely } from "kysely";
+import { openDatabase } from "@switchyard/lib/db.ts";
+import { migrateDirectory } from "@switchyard/lib/migrate.ts";
+import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
+import type { UsageDatabase, UsageRow } from "../gateway/usage/row.ts";
+import { writeUsageBatch } from "../gateway/usage/rollup.ts";
+import { type LedgerStore, workerLedgerStore } from "../gateway/usage/ledger_store.ts";
+import { writeUsageBatchWithBuilder } from "./ledger_kysely_writer.ts";
+
+const arg = (name: string, fallback: number) => {
+  const i = Deno.args.indexOf(`--${name}`);
+  return i >= 0 ? Number(Deno.args[i + 1]) : fallback;
+};
+const ROWS = arg("rows", 20_000);
+const ROUNDS = arg("rounds", 3);
+const BATCH = arg("batch", 200);
+
+/** CPU µs of the whole process (every thread) so far. */
+const processCpu = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
+/** CPU µs of the calling thread so far (Linux: /proc/thread-self/schedstat, in ns). */
+const threadCpu = () => Number(Deno.readTextFileSync("/proc/thread-self/schedstat").split(" ")[0]) / 1000;
+
+const dir = await Deno.makeTempDir({ prefix: "ledger-bench-" });
+const migrations = DATABASE_TARGETS.find((t) => t.name === "gateway")!.migrationsDir;
+const open = async (name: string) => {
+  const url = `file:${dir}/${name}.db`;
+  const { client, db } = await openDatabase<UsageDatabase>({ url });
+  await migrateDirectory(client, migrations);
+  return { url, client, db };
+};
+const old = await open("old");
+const now = await open("new");
+
+let serial = 0;
+/** Rows shaped like the gateway's: a few keys and models, some nulls and errors, spread over three hours. */
+function makeRows(count: number): UsageRow[] {
+  const start = Date.UTC(2026, 10, 28, 5);
+  return Array.from({ length: count }, (_, i) => {
+    const n = serial++;
+    const failed = n % 50 === 0;
+    return {
+      at: start + Math.floor((n * 10_800_000) / (ROWS * ROUNDS)) % 10_800_000,
+      key_id: `key_${n % 4}`,
+      model: ["claude-sonnet-4-5", "openai/gpt-4.1", "claude-haiku-4-5-20251001"][n % 3],
+      provider: failed ? null : ["anthropic", "openai"][n % 2],
+      served_model: failed ? null : "claude-sonnet-4-5-20250929",
+      attempts: failed ? 0 : 1 + (n % 7 === 0 ? 1 : 0),
+      input_tokens: 1000 + (n % 997),
+      output_tokens: 50 + (n % 301),
+      cache_read_tokens: n % 5 === 0 ? 12_000 : 0,
+      cache_write_tokens: n % 11 === 0 ? 2_048 : 0,
+      cost_usd: ((n % 997) + 1) * 0.0000031,
+      status: failed ? 429 : 200,
+      error_type: failed ? "rate_limit_error" : null,
+      latency_ms: 100 + (n % 1000) / 100,
+      ttft_ms: n % 2 ? null : 40 + (n % 100) / 100,
+      stream: n % 2 ? 0 : 1,
+      trace_id: `trace-${n.toString(16).padStart(16, "0")}`,
+      request_id: `req_${n.toString(36).padStart(24, "0")}`,
+      warning: n % 97 === 0 ? `no price for x/${n % 3}; cost counted as 0` : null,
+      ingress: i % 13 === 0 ? "openai-chat" : "anthropic",
+    };
+  });
+}
+
+/** The 462c234 worker store: row objects posted as they are to bench/ledger_kysely_worker.ts. */
+function builderWorkerStore(url: string): LedgerStore {
+  const worker = new Worker(new URL("./ledger_kysely_worker.ts", import.meta.url), { type: "module" });
+  let nextId = 0;
+  const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  worker.onmessage = (event: MessageEvent<{ id: number; error?: string }>) => {
+    const done = waiting.get(event.data.id)!;
+    waiting.delete(event.data.id);
+    if (event.data.error === undefined) done.resolve();
+    else done.reject(new Error(event.data.error));
+  };
+  return {
+    insert: (rows) => {
+      const id = nextId++;
+      const { promise, resolve, reject } = Promise.withResolvers<void>();
+      waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, url, rows });
+      return promise;
+    },
+    prune: () => Promise.reject(new Error("not benched")),
+    close: () => worker.terminate(),
+  };
+}
+
+type Lane = {
+  name: string;
+  old: (rows: UsageRow[]) => Promise<void>;
+  new: (rows: UsageRow[]) => Promise<void>;
+};
+const oldStore = builderWorkerStore(old.url);
+const newStore = workerLedgerStore(now.url);
+const lanes: Lane[] = [
+  {
+    name: "in-thread",
+    old: (rows) => writeUsageBatchWithBuilder(old.db, rows),
+    new: (rows) => writeUsageBatch(now.db as Kysely<UsageDatabase>, rows),
+  },
+  { name: "worker store", old: (rows) => oldStore.insert(rows), new: (rows) => newStore.insert(rows) },
+];
+
+/** Writes `rows` in batches, one at a time (as the ledger does); CPU µs per row: process and main thread. */
+async function measure(write: (rows: UsageRow[]) => Promise<void>, rows: UsageRow[]) {
+  const batches = [];
+  for (let i = 0; i < rows.length; i += BATCH) batches.push(rows.slice(i, i + BATCH));
+  const [cpu0, main0, wall0] = [processCpu(), threadCpu(), performance.now()];
+  for (const batch of batches) await write(batch);
+  const [cpu1, main1, wall1] = [processCpu(), threadCpu(), performance.now()];
+  return { cpu: (cpu1 - cpu0) / rows.length, main: (main1 - main0) / rows.length, wall: wall1 - wall0 };
+}
+
+// Warm-up: both paths' statements prepared, workers started, JIT warm.
+for (const lane of lanes) {
+  const rows = makeRows(2 * BATCH);
+  await lane.old(rows);
+  await lane.new(rows);
+}
+
+const results = new Map<string, { old: number[]; new: number[]; oldMain: number[]; newMain: number[] }>();
+for (const lane of lanes) results.set(lane.name, { old: [], new: [], oldMain: [], newMain: [] });
+for (let round = 0; round < ROUNDS; round++) {
+  for (const lane of lanes) {
+    const rows = makeRows(ROWS);
+    const r = results.get(lane.name)!;
+    for (const side of round % 2 ? ["new", "old"] as const : ["old", "new"] as const) {
+      const m = await measure(lane[side], rows);
+      r[side].push(m.cpu);
+      r[side === "old" ? "oldMain" : "newMain"].push(m.main);
+      console.error(
+        `round ${round + 1}/${ROUNDS} ${lane.name} ${side}: ${m.cpu.toFixed(2)} µs CPU per row ` +
+          `(main thread ${m.main.toFixed(2)}), ${(m.wall / rows.length * 1000).toFixed(2)} µs wall per row`,
+      );
+    }
+  }
+}
+oldStore.close();
+newStore.close();
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const range = (xs: number[]) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
+console.log(`\nbench:ledger: ${ROWS} rows per side per round in batches of ${BATCH}, ${ROUNDS} rounds\n`);
+console.log(
+  "| lane | CPU µs per row, before (range) | after (range) | main thread before / after | ratio, median |",
+);
+console.log("| --- | ---: | ---: | ---: | ---: |");
+for (const [name, r] of results) {
+  const ratio = median(r.new.map((x, i) => x / r.old[i]));
+  console.log(
+    `| ${name} | ${median(r.old).toFixed(1)} (${range(r.old)}) | ${median(r.new).toFixed(1)} (${
+      range(r.new)
+    }) | ` +
+      `${median(r.oldMain).toFixed(1)} / ${median(r.newMain).toFixed(1)} | ${ratio.toFixed(2)} |`,
+  );
+}
+
+// Both files were given the same rows: every column and every rollup sum must match.
+const dump = async (client: typeof old.client) => {
+  const rows = await client.execute(
+    "SELECT at, key_id, model, provider, served_model, attempts, input_tokens, output_tokens, cache_read_tokens, " +
+      "cache_write_tokens, cost_usd, status, error_type, latency_ms, ttft_ms, stream, trace_id, request_id, " +
+      "warning, ingress FROM gateway_usage ORDER BY request_id, id",
+  );
+  const rollup = await client.execute(
+    "SELECT * FROM gateway_usage_rollup ORDER BY width, start, key_id, model, provider",
+  );
+  return JSON.stringify([rows.rows, rollup.rows]);
+};
+const same = (await dump(old.client)) === (await dump(now.client));
+console.log(`\nboth files hold the same rows and rollups: ${same ? "yes" : "NO"}`);
+old.client.close();
+now.client.close();
+await Deno.remove(dir, { recursive: true });
+if (!same) Deno.exit(1);
