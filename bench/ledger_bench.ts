@@ -1,8 +1,9 @@
 /**
- * `deno task bench:ledger [--rows 20000] [--rounds 3] [--batch 200]`: the usage ledger's write side, the way
- * it was (Kysely's query builder building each multi-row INSERT, row objects posted to the writer thread:
- * bench/ledger_kysely_writer.ts) against the way it is (gateway/usage/rollup.ts: SQL texts kept per row
- * count, a batch posted as one flat array), in the same run on two temp libSQL files migrated alike.
+ * `deno task bench:ledger [--rows 20000] [--rounds 3] [--batch 1000] [--old-batch 200]`: the usage ledger's
+ * write side, the way it was (Kysely's query builder building each multi-row INSERT, row objects posted to the
+ * writer thread, batches of 200: bench/ledger_kysely_writer.ts) against the way it is (gateway/usage/rollup.ts:
+ * SQL texts kept per row count, a batch posted as one flat array, the ledger's default batch size), in the
+ * same run on two temp libSQL files migrated alike.
  * Two lanes, alternating old/new each round: `in-thread` (the batch writer called on this thread, as the
  * remote Kysely store does) and `worker store` (through the writer thread a local file uses, as under
  * `deno task start`). Prints CPU µs per row of the whole process (all threads, getrusage) and of the main
@@ -16,6 +17,7 @@ import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import type { UsageDatabase, UsageRow } from "../gateway/usage/row.ts";
 import { writeUsageBatch } from "../gateway/usage/rollup.ts";
 import { type LedgerStore, workerLedgerStore } from "../gateway/usage/ledger_store.ts";
+import { DEFAULT_BATCH_SIZE } from "../gateway/usage/ledger.ts";
 import { writeUsageBatchWithBuilder } from "./ledger_kysely_writer.ts";
 
 const arg = (name: string, fallback: number) => {
@@ -24,7 +26,8 @@ const arg = (name: string, fallback: number) => {
 };
 const ROWS = arg("rows", 20_000);
 const ROUNDS = arg("rounds", 3);
-const BATCH = arg("batch", 200);
+const BATCH = arg("batch", DEFAULT_BATCH_SIZE);
+const OLD_BATCH = arg("old-batch", 200);
 
 /** CPU µs of the whole process (every thread) so far. */
 const processCpu = () => {
@@ -118,9 +121,9 @@ const lanes: Lane[] = [
 ];
 
 /** Writes `rows` in batches, one at a time (as the ledger does); CPU µs per row: process and main thread. */
-async function measure(write: (rows: UsageRow[]) => Promise<void>, rows: UsageRow[]) {
+async function measure(write: (rows: UsageRow[]) => Promise<void>, rows: UsageRow[], size: number) {
   const batches = [];
-  for (let i = 0; i < rows.length; i += BATCH) batches.push(rows.slice(i, i + BATCH));
+  for (let i = 0; i < rows.length; i += size) batches.push(rows.slice(i, i + size));
   const [cpu0, main0, wall0] = [processCpu(), threadCpu(), performance.now()];
   for (const batch of batches) await write(batch);
   const [cpu1, main1, wall1] = [processCpu(), threadCpu(), performance.now()];
@@ -129,9 +132,9 @@ async function measure(write: (rows: UsageRow[]) => Promise<void>, rows: UsageRo
 
 // Warm-up: both paths' statements prepared, workers started, JIT warm.
 for (const lane of lanes) {
-  const rows = makeRows(2 * BATCH);
-  await lane.old(rows);
-  await lane.new(rows);
+  const rows = makeRows(2 * Math.max(BATCH, OLD_BATCH));
+  await measure(lane.old, rows, OLD_BATCH);
+  await measure(lane.new, rows, BATCH);
 }
 
 const results = new Map<string, { old: number[]; new: number[]; oldMain: number[]; newMain: number[] }>();
@@ -141,7 +144,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const rows = makeRows(ROWS);
     const r = results.get(lane.name)!;
     for (const side of round % 2 ? ["new", "old"] as const : ["old", "new"] as const) {
-      const m = await measure(lane[side], rows);
+      const m = await measure(lane[side], rows, side === "old" ? OLD_BATCH : BATCH);
       r[side].push(m.cpu);
       r[side === "old" ? "oldMain" : "newMain"].push(m.main);
       console.error(
@@ -156,7 +159,10 @@ newStore.close();
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const range = (xs: number[]) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
-console.log(`\nbench:ledger: ${ROWS} rows per side per round in batches of ${BATCH}, ${ROUNDS} rounds\n`);
+console.log(
+  `\nbench:ledger: ${ROWS} rows per side per round, ${ROUNDS} rounds; before in batches of ${OLD_BATCH}, ` +
+    `after in batches of ${BATCH}\n`,
+);
 console.log(
   "| lane | CPU µs per row, before (range) | after (range) | main thread before / after | ratio, median |",
 );
@@ -171,7 +177,8 @@ for (const [name, r] of results) {
   );
 }
 
-// Both files were given the same rows: every column and every rollup sum must match.
+// Both files were given the same rows: every column must match, and every rollup sum (the sums of reals to
+// rounding when the two sides' batches differ: a batch's sum is added to the stored one in another order).
 const dump = async (client: typeof old.client) => {
   const rows = await client.execute(
     "SELECT at, key_id, model, provider, served_model, attempts, input_tokens, output_tokens, cache_read_tokens, " +
@@ -181,10 +188,21 @@ const dump = async (client: typeof old.client) => {
   const rollup = await client.execute(
     "SELECT * FROM gateway_usage_rollup ORDER BY width, start, key_id, model, provider",
   );
-  return JSON.stringify([rows.rows, rollup.rows]);
+  return { rows: JSON.stringify(rows.rows), rollups: rollup.rows as unknown as Record<string, unknown>[] };
 };
-const same = (await dump(old.client)) === (await dump(now.client));
-console.log(`\nboth files hold the same rows and rollups: ${same ? "yes" : "NO"}`);
+const [before, after] = [await dump(old.client), await dump(now.client)];
+const close = (a: unknown, b: unknown) =>
+  a === b || (typeof a === "number" && typeof b === "number" && Math.abs(a - b) <= 1e-9 * Math.abs(a));
+const same = before.rows === after.rows && before.rollups.length === after.rollups.length &&
+  before.rollups.every((r, i) =>
+    Object.entries(r).every(([column, value]) =>
+      BATCH === OLD_BATCH ? value === after.rollups[i][column] : close(value, after.rollups[i][column])
+    )
+  );
+console.log(
+  `\nboth files hold the same rows and rollups${BATCH === OLD_BATCH ? "" : " (sums of reals to 1e-9)"}: ` +
+    (same ? "yes" : "NO"),
+);
 old.client.close();
 now.client.close();
 await Deno.remove(dir, { recursive: true });

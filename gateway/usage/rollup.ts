@@ -93,14 +93,19 @@ const ROLLUP_TAIL = ` on conflict ("width", "start", "key_id", "model", "provide
     .map((c) => `"${c}" = "${c}" + "excluded"."${c}"`).join(", ") +
   `, "max_latency_ms" = max(max_latency_ms, excluded.max_latency_ms)`;
 
-/** SQL texts per row count (a batch is at most the ledger's batch size; a rollup at most twice that). */
+/**
+ * Most rows per statement: a larger batch is written as several statements of this many rows (one kept text)
+ * in its one transaction, well inside SQLite's limits on bound variables and on the rows of a VALUES list.
+ */
+export const MAX_INSERT_ROWS = 200;
+
+/** SQL texts per row count (at most MAX_INSERT_ROWS, so at most that many of each). */
 const insertTexts = new Map<number, string>();
 const rollupTexts = new Map<number, string>();
 
 function textFor(texts: Map<number, string>, count: number, build: (count: number) => string): string {
   let text = texts.get(count);
   if (text === undefined) {
-    if (texts.size >= 1024) texts.clear();
     text = build(count);
     texts.set(count, text);
   }
@@ -119,7 +124,7 @@ export function rollupUpsertSql(count: number): string {
 
 /**
  * Inserts a batch given as {@link usageValues} (flat, row after row) and adds it to the rollups, in one
- * transaction (two statements).
+ * transaction (two statements, or more for a batch over {@link MAX_INSERT_ROWS} rows).
  */
 export async function writeUsageValues(db: Kysely<UsageDatabase>, values: unknown[]): Promise<void> {
   if (values.length % USAGE_WIDTH !== 0) {
@@ -128,15 +133,28 @@ export async function writeUsageValues(db: Kysely<UsageDatabase>, values: unknow
   const rows = values.length / USAGE_WIDTH;
   if (rows === 0) return;
   const sums = rollupIncrements(values);
-  const insert = CompiledQuery.raw(usageInsertSql(rows), values);
-  const upsert = CompiledQuery.raw(rollupUpsertSql(sums.length / ROLLUP_WIDTH), sums);
+  const inserts: CompiledQuery[] = [];
+  if (rows <= MAX_INSERT_ROWS) inserts.push(CompiledQuery.raw(usageInsertSql(rows), values));
+  else {
+    for (let first = 0; first < rows; first += MAX_INSERT_ROWS) {
+      const chunk = values.slice(first * USAGE_WIDTH, (first + MAX_INSERT_ROWS) * USAGE_WIDTH);
+      inserts.push(CompiledQuery.raw(usageInsertSql(chunk.length / USAGE_WIDTH), chunk));
+    }
+  }
+  const upserts: CompiledQuery[] = [];
+  for (let first = 0; first < sums.length; first += MAX_INSERT_ROWS * ROLLUP_WIDTH) {
+    const chunk = sums.length <= MAX_INSERT_ROWS * ROLLUP_WIDTH
+      ? sums
+      : sums.slice(first, first + MAX_INSERT_ROWS * ROLLUP_WIDTH);
+    upserts.push(CompiledQuery.raw(rollupUpsertSql(chunk.length / ROLLUP_WIDTH), chunk));
+  }
   await db.transaction().execute(async (tx) => {
-    await tx.executeQuery(insert);
-    await tx.executeQuery(upsert);
+    for (const insert of inserts) await tx.executeQuery(insert);
+    for (const upsert of upserts) await tx.executeQuery(upsert);
   });
 }
 
-/** Inserts a batch of ledger rows and adds them to the rollups, in one transaction (two statements). */
+/** Inserts a batch of ledger rows and adds them to the rollups, in one transaction. */
 export function writeUsageBatch(db: Kysely<UsageDatabase>, rows: readonly UsageRow[]): Promise<void> {
   return writeUsageValues(db, usageValues(rows));
 }

@@ -11,7 +11,7 @@ import { openDatabase } from "@switchyard/lib/db.ts";
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { USAGE_COLUMNS, type UsageDatabase, type UsageRow, usageValues } from "../../gateway/usage/row.ts";
-import { writeUsageBatch } from "../../gateway/usage/rollup.ts";
+import { MAX_INSERT_ROWS, writeUsageBatch } from "../../gateway/usage/rollup.ts";
 import { kyselyLedgerStore, workerLedgerStore } from "../../gateway/usage/ledger_store.ts";
 import { writeUsageBatchWithBuilder } from "../../bench/ledger_kysely_writer.ts";
 
@@ -25,7 +25,8 @@ function sampleRows(count: number, offset: number): UsageRow[] {
     const i = j + offset;
     const row: UsageRow = {
       at: START + ((i * 997_003) % (5 * HOUR)),
-      key_id: `key_${i % 3}`,
+      // The last batch: enough keys for over MAX_INSERT_ROWS rollup sums.
+      key_id: `key_${i < 439 ? i % 3 : i % 160}`,
       model: ["claude-sonnet-4-5", "openai/gpt-4.1", "gemini-2.5-pro"][i % 3 === 0 ? 0 : i % 2 + 1],
       provider: i % 5 === 0 ? null : ["anthropic", "openai", "gemini"][i % 3],
       served_model: i % 4 === 0 ? null : `served-${i % 4}`,
@@ -67,8 +68,9 @@ async function openMigrated(dir: string, name: string) {
   return { url, client, db: db as Kysely<UsageDatabase> };
 }
 
-// Sizes that give different SQL texts, and later batches that add to rollup rows earlier ones made.
-const BATCHES = [[1, 0], [200, 1], [37, 201], [199, 238], [2, 437]] as const;
+// Sizes that give different SQL texts, later batches that add to rollup rows earlier ones made, and a batch
+// over MAX_INSERT_ROWS rows (and rollup sums), written as several statements.
+const BATCHES = [[1, 0], [200, 1], [37, 201], [199, 238], [2, 437], [450, 439]] as const;
 
 Deno.test("the ledger's batch write stores every column and rollup sum the Kysely query builder did", async () => {
   const dir = await Deno.makeTempDir({ prefix: "ledger-write-" });
@@ -90,7 +92,11 @@ Deno.test("the ledger's batch write stores every column and rollup sum the Kysel
       await worker.insert(sampleRows(count, offset));
     }
     const expected = await dump(before.client);
-    assert.equal(expected.rows.length, 439);
+    assert.equal(expected.rows.length, 889);
+    const lastBatchOnly = expected.rollups.filter((r) =>
+      !["key_0", "key_1", "key_2"].includes(r.key_id as string)
+    );
+    assert.ok(lastBatchOnly.length > MAX_INSERT_ROWS, "the last batch's rollup takes several statements");
     assert.ok(expected.rollups.length > 20, "several keys, models, providers, hours and days");
     assert.deepEqual(await dump(direct.client), expected, "the Kysely store (remote databases)");
     worker.close();
