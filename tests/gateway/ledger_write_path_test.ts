@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import type { Client } from "@libsql/client";
 import type { Kysely } from "kysely";
-import { openDatabase } from "@switchyard/lib/db.ts";
+import { createClient } from "@libsql/client";
+import { kyselyFor, openDatabase } from "@switchyard/lib/db.ts";
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
 import { USAGE_COLUMNS, type UsageDatabase, type UsageRow, usageValues } from "../../gateway/usage/row.ts";
@@ -79,6 +80,12 @@ Deno.test("the ledger's batch write stores every column and rollup sum the Kysel
   const viaWorker = await openMigrated(dir, "worker");
   const worker = workerLedgerStore(viaWorker.url);
   const store = kyselyLedgerStore(() => Promise.resolve(direct.db));
+  // @libsql/client's own client behind Kysely: the Client interface and transactions a remote database has
+  // (the suite's file client prepares and serializes on its own).
+  const library = await openMigrated(dir, "library");
+  library.client.close();
+  const libraryClient = createClient({ url: library.url });
+  const libraryStore = kyselyLedgerStore(() => Promise.resolve(kyselyFor<UsageDatabase>(libraryClient)));
   try {
     for (const [count, offset] of BATCHES) {
       await writeUsageBatchWithBuilder(
@@ -90,6 +97,7 @@ Deno.test("the ledger's batch write stores every column and rollup sum the Kysel
       );
       await store.insert(sampleRows(count, offset));
       await worker.insert(sampleRows(count, offset));
+      await libraryStore.insert(sampleRows(count, offset));
     }
     const expected = await dump(before.client);
     assert.equal(expected.rows.length, 889);
@@ -101,6 +109,7 @@ Deno.test("the ledger's batch write stores every column and rollup sum the Kysel
     assert.deepEqual(await dump(direct.client), expected, "the Kysely store (remote databases)");
     worker.close();
     assert.deepEqual(await dump(viaWorker.client), expected, "the worker store (local files)");
+    assert.deepEqual(await dump(libraryClient), expected, "through @libsql/client's own client");
 
     // And against the rows themselves: each stored row is its input, column by column.
     const inputs = BATCHES.flatMap(([count, offset]) => sampleRows(count, offset));
@@ -113,6 +122,7 @@ Deno.test("the ledger's batch write stores every column and rollup sum the Kysel
   } finally {
     worker.close();
     for (const { client } of [before, direct, viaWorker]) client.close();
+    libraryClient.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
