@@ -8,6 +8,8 @@
  * remote Kysely store does) and `worker store` (through the writer thread a local file uses, as under
  * `deno task start`). Prints CPU µs per row of the whole process (all threads, getrusage) and of the main
  * thread alone, and the new/old ratio; then checks that both files hold the same rows and rollups.
+ * `--server [--baseline <dir>]`: the ledger's cost in the bench server instead, thread by thread
+ * (bench/ledger_threads.ts).
  */
 import process from "node:process";
 import type { Kysely } from "kysely";
@@ -24,6 +26,17 @@ const arg = (name: string, fallback: number) => {
   const i = Deno.args.indexOf(`--${name}`);
   return i >= 0 ? Number(Deno.args[i + 1]) : fallback;
 };
+if (Deno.args.includes("--server")) {
+  // The ledger's cost in the bench server, thread by thread (bench/ledger_threads.ts).
+  const { runLedgerThreads } = await import("./ledger_threads.ts");
+  const baseline = Deno.args.indexOf("--baseline");
+  await runLedgerThreads({
+    baseline: baseline >= 0 ? Deno.args[baseline + 1].replace(/\/$/, "") : undefined,
+    rounds: arg("rounds", 5),
+    seconds: arg("seconds", 3),
+  });
+  Deno.exit(0);
+}
 const ROWS = arg("rows", 20_000);
 const ROUNDS = arg("rounds", 3);
 const BATCH = arg("batch", DEFAULT_BATCH_SIZE);
