@@ -1,9 +1,9 @@
 /**
- * `deno task bench:ledger [--rows 20000] [--rounds 3] [--batch 1000] [--old-batch 200]`: the usage ledger's
- * write side, the way it was (Kysely's query builder building each multi-row INSERT, row objects posted to the
- * writer thread, batches of 200: bench/ledger_kysely_writer.ts) against the way it is (gateway/usage/rollup.ts:
- * SQL texts kept per row count, a batch posted as one flat array, the ledger's default batch size), in the
- * same run on two temp libSQL files migrated alike.
+ * `deno task bench:ledger [--rows 20000] [--rounds 3] [--batch 1000] [--old-batch 200]`: the usage
+ * ledger's write side, the way it was (Kysely's query builder building each multi-row INSERT, row objects
+ * posted to the writer thread, batches of 200: bench/ledger_kysely_writer.ts) against the way it is
+ * (gateway/usage/rollup.ts: SQL texts kept per row count, a batch posted as one flat array, the ledger's
+ * default batch size), in the same run on two temp libSQL files migrated alike.
  * Two lanes, alternating old/new each round: `in-thread` (the batch writer called on this thread, as the
  * remote Kysely store does) and `worker store` (through the writer thread a local file uses, as under
  * `deno task start`). Prints CPU µs per row of the whole process (all threads, getrusage) and of the main
@@ -16,7 +16,7 @@ import type { Kysely } from "kysely";
 import { openDatabase } from "@switchyard/lib/db.ts";
 import { migrateDirectory } from "@switchyard/lib/migrate.ts";
 import { DATABASE_TARGETS } from "@switchyard/lib/database_targets.ts";
-import type { UsageDatabase, UsageRow } from "../gateway/usage/row.ts";
+import { USAGE_COLUMNS, type UsageDatabase, type UsageRow } from "../gateway/usage/row.ts";
 import { writeUsageBatch } from "../gateway/usage/rollup.ts";
 import { type LedgerStore, workerLedgerStore } from "../gateway/usage/ledger_store.ts";
 import { DEFAULT_BATCH_SIZE } from "../gateway/usage/ledger.ts";
@@ -194,9 +194,7 @@ for (const [name, r] of results) {
 // rounding when the two sides' batches differ: a batch's sum is added to the stored one in another order).
 const dump = async (client: typeof old.client) => {
   const rows = await client.execute(
-    "SELECT at, key_id, model, provider, served_model, attempts, input_tokens, output_tokens, cache_read_tokens, " +
-      "cache_write_tokens, cost_usd, status, error_type, latency_ms, ttft_ms, stream, trace_id, request_id, " +
-      "warning, ingress FROM gateway_usage ORDER BY request_id, id",
+    `SELECT ${USAGE_COLUMNS.join(", ")} FROM gateway_usage ORDER BY request_id, id`,
   );
   const rollup = await client.execute(
     "SELECT * FROM gateway_usage_rollup ORDER BY width, start, key_id, model, provider",

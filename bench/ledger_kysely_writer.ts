@@ -1,8 +1,8 @@
 /**
  * The ledger's batch write as it was before bench:ledger (commit 462c234): the rows handed to Kysely's query
  * builder (`insertInto(...).values(rows)`, a 200-row INSERT built as operation nodes and compiled per batch)
- * and the rollup upsert likewise. Kept only as the "before" side of bench/ledger_bench.ts and as the reference
- * the write-path tests compare gateway/usage/rollup.ts against; the gateway no longer calls it.
+ * and the rollup upsert likewise. Kept only as the "before" side of bench/ledger_bench.ts and as the
+ * reference the write-path tests compare gateway/usage/rollup.ts against; the gateway no longer calls it.
  */
 import { type Kysely, sql } from "kysely";
 import type { UsageDatabase, UsageRow } from "../gateway/usage/row.ts";

@@ -1,10 +1,10 @@
 /**
  * The usage ledger's writer: rows are queued by the request path (an array push) and written in batches (one
- * transaction of multi-row INSERTs, rollup.ts), every `flushMs` or once `batchSize` are waiting, through a {@link LedgerStore} (a
- * worker thread for a local file, whose native client would block the request path). A failed write keeps its rows and
- * is retried with backoff (a user's request never waits for or fails on the ledger); past `maxQueued` the
- * oldest rows are dropped with an error log. `flush()` drains everything (SIGTERM). Rows older than the
- * retention (rounded down to a UTC day) are deleted at most once an hour.
+ * transaction of multi-row INSERTs, rollup.ts), every `flushMs` or once `batchSize` are waiting, through a
+ * {@link LedgerStore} (a worker thread for a local file, whose native client would block the request path). A
+ * failed write keeps its rows and is retried with backoff (a user's request never waits for or fails on the
+ * ledger); past `maxQueued` the oldest rows are dropped with an error log. `flush()` drains everything
+ * (SIGTERM). Rows older than the retention (rounded down to a UTC day) are deleted at most once an hour.
  */
 import type { Kysely } from "kysely";
 import type { Logger } from "@switchyard/lib/log.ts";
@@ -88,7 +88,7 @@ export class UsageLedger {
   #kick(delayMs: number): void {
     if (this.#writing) return;
     if (this.#timer !== undefined) {
-      // A write already due at once stays as it is (every row past a full batch would otherwise make a timer).
+      // A write already due at once stays as it is (each row past a full batch would otherwise make a timer).
       if (delayMs > 0 || this.#timerAtOnce) return;
       clearTimeout(this.#timer);
     }

@@ -2,8 +2,8 @@
  * The ledger's writer thread for a local (`file:`) database: the native libSQL client runs each INSERT
  * synchronously on the thread that calls it (≈ 10 ms for a batch of 200 rows with its fsync), which on the
  * main thread would stall every request in flight. Here it stalls only this worker. Messages:
- * `{ id, url, values }` inserts (a batch as row.ts's `usageValues`, flat), `{ id, url, before }` deletes rows older than `before` and their rollups; each is answered
- * `{ id, error? }` once committed.
+ * `{ id, url, values }` inserts (a batch as row.ts's `usageValues`, flat), `{ id, url, before }` deletes rows
+ * older than `before` and their rollups; each is answered `{ id, error? }` once committed.
  */
 /// <reference lib="deno.worker" />
 import type { Kysely } from "kysely";

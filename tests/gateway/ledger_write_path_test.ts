@@ -73,7 +73,7 @@ async function openMigrated(dir: string, name: string) {
 // over MAX_INSERT_ROWS rows (and rollup sums), written as several statements.
 const BATCHES = [[1, 0], [200, 1], [37, 201], [199, 238], [2, 437], [450, 439]] as const;
 
-Deno.test("the ledger's batch write stores every column and rollup sum the Kysely query builder did", async () => {
+Deno.test("the ledger's batch write stores each column and rollup sum Kysely's builder did", async () => {
   const dir = await Deno.makeTempDir({ prefix: "ledger-write-" });
   const before = await openMigrated(dir, "builder");
   const direct = await openMigrated(dir, "direct");
