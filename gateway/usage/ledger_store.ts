@@ -4,7 +4,7 @@
  * client's synchronous writes never block the request path.
  */
 import { type Kysely, sql } from "kysely";
-import type { UsageDatabase, UsageRow } from "./row.ts";
+import { type UsageDatabase, type UsageRow, usageValues } from "./row.ts";
 import { writeUsageBatch } from "./rollup.ts";
 
 /** Writes and prunes ledger rows. */
@@ -45,7 +45,7 @@ export function workerLedgerStore(url: string): LedgerStore {
   let worker: Worker | undefined;
   let nextId = 0;
   const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
-  const send = (message: { rows?: UsageRow[]; before?: number }): Promise<void> => {
+  const send = (message: { values?: unknown[]; before?: number }): Promise<void> => {
     if (!worker) {
       worker = new Worker(new URL("./ledger_worker.ts", import.meta.url), { type: "module" });
       worker.onmessage = (event: MessageEvent<{ id: number; error?: string }>) => {
@@ -62,7 +62,8 @@ export function workerLedgerStore(url: string): LedgerStore {
     return promise;
   };
   return {
-    insert: (rows) => send({ rows }),
+    // Flat values, not the row objects: structured clone writes and reads every key of every object again.
+    insert: (rows) => send({ values: usageValues(rows) }),
     prune: (before) => send({ before }),
     close: () => {
       worker?.terminate();

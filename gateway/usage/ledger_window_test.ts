@@ -64,3 +64,34 @@ Deno.test("a row queued during a slow write is written within its own flush inte
   assert.ok(waited < FLUSH_MS + WRITE_MS + 150, `b waited ${Math.round(waited)} ms`);
   await ledger.close();
 });
+
+Deno.test("a full batch is written at once, however many rows arrive before its write starts", async () => {
+  const batches: string[][] = [];
+  const store: LedgerStore = {
+    insert: (rows) => {
+      batches.push(rows.map((r) => r.request_id));
+      return Promise.resolve();
+    },
+    prune: () => Promise.resolve(),
+    close: () => {},
+  };
+  const ledger = new UsageLedger({
+    db: () => Promise.reject(new Error("unused")),
+    store,
+    logger: createLogger({ level: "silent" }),
+    retentionDays: 90,
+    flushMs: 60_000,
+    batchSize: 3,
+  });
+  // Rows 3 to 7 each find a full batch waiting (its write due at once): one write of the first 3; the rest
+  // wait for the next row (a full batch again) or their flush interval.
+  for (let i = 1; i <= 7; i++) ledger.record(row(`r${i}`));
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(batches, [["r1", "r2", "r3"]]);
+  ledger.record(row("r8")); // a full batch waiting again (r4..r8): written at once
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(batches, [["r1", "r2", "r3"], ["r4", "r5", "r6"]]);
+  assert.equal(ledger.queued, 2, "r7 and r8 wait for their flush interval");
+  await ledger.close();
+  assert.deepEqual(batches.at(-1), ["r7", "r8"]);
+});

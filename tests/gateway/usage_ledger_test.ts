@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createLogger } from "@switchyard/lib/log.ts";
 import { runUsageCli } from "../../gateway/usage/cli.ts";
 import { UsageLedger, type UsageRow } from "../../gateway/usage/ledger.ts";
+import { USAGE_COLUMNS } from "../../gateway/usage/row.ts";
 import { rawPost, startHarness } from "./harness.ts";
 
 const e2e = { sanitizeOps: false, sanitizeResources: false };
@@ -107,24 +108,21 @@ Deno.test(
 
 Deno.test("ledger writes that fail are retried without losing rows, and flush drains them", async () => {
   let failures = 2;
-  const written: UsageRow[] = [];
+  const written: string[] = [];
   // A database whose first two batch transactions fail; the rollup upsert of a batch is accepted as is.
-  const insertInto = (table: string) => ({
-    values: (rows: UsageRow[]) => {
-      const execute = () => {
-        if (table !== "gateway_usage") return Promise.resolve([]);
-        if (failures-- > 0) return Promise.reject(new Error("database is locked"));
-        written.push(...rows);
-        return Promise.resolve([]);
-      };
-      return { execute, onConflict: () => ({ execute }) };
+  const requestId = USAGE_COLUMNS.indexOf("request_id");
+  const tx = {
+    executeQuery: ({ sql, parameters }: { sql: string; parameters: readonly unknown[] }) => {
+      if (!sql.startsWith('insert into "gateway_usage" (')) return Promise.resolve({ rows: [] });
+      if (failures-- > 0) return Promise.reject(new Error("database is locked"));
+      for (let i = requestId; i < parameters.length; i += USAGE_COLUMNS.length) {
+        written.push(parameters[i] as string);
+      }
+      return Promise.resolve({ rows: [] });
     },
-  });
-  const tx = { insertInto, withTables: () => tx };
+  };
   const db = {
-    insertInto,
     transaction: () => ({ execute: (work: (t: typeof tx) => Promise<unknown>) => work(tx) }),
-    deleteFrom: () => ({ where: () => ({ execute: () => Promise.resolve([]) }) }),
   };
   const logs: string[] = [];
   const ledger = new UsageLedger({
@@ -135,7 +133,7 @@ Deno.test("ledger writes that fail are retried without losing rows, and flush dr
   });
   for (let i = 0; i < 5; i++) ledger.record({ request_id: `req_${i}` } as UsageRow);
   await ledger.flush();
-  assert.deepEqual(written.map((r) => r.request_id), ["req_0", "req_1", "req_2", "req_3", "req_4"]);
+  assert.deepEqual(written, ["req_0", "req_1", "req_2", "req_3", "req_4"]);
   assert.equal(ledger.queued, 0);
   assert.equal(logs.filter((l) => l.includes("usage ledger write failed")).length, 1, "logged once");
 });
