@@ -9,7 +9,7 @@
  */
 import {
   type Attributes,
-  context,
+  ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -183,7 +183,8 @@ class Spans implements RequestSpans {
     const span = this.#tracer.startSpan(
       `chat ${model}`,
       { kind: SpanKind.CLIENT, attributes },
-      trace.setSpan(context.active(), this.#request),
+      // The parent is all a span's start reads of its context: no look-up of the active one per attempt.
+      trace.setSpan(ROOT_CONTEXT, this.#request),
     );
     return this.#open = new Attempt(span, this);
   }
