@@ -349,14 +349,17 @@ export class LimitEnforcer {
   ): Admission {
     const headers = rateLimitHeaders(limits, seen, now);
     if (!seen.ok) throw refusal(policy, seen.failed!, seen, headers, now);
-    return new Charged(this, policy.id, asked, headers);
+    return new Charged(this, asked, headers);
   }
 
-  /** Settles `charged`: the real usage replaces the reservation and its concurrency slot is freed. */
-  settleCharged(keyId: string, asked: AdmitRequest, usage: Usage | undefined, target: string): void {
+  /**
+   * Settles the admission that asked `asked` (called once, by its {@link Admission.settle}): the real usage
+   * replaces the reservation and the concurrency slot is freed.
+   */
+  settleCharged(asked: AdmitRequest, usage: Usage | undefined, target: string): void {
     const actualMicros = usage ? Math.round(this.#prices.cost(target, usage).usd * 1e6) : 0;
     const settle: SettleRequest = {
-      keyId,
+      keyId: asked.keyId,
       ticket: asked.ticket,
       tokensDelta: (usage ? totalTokens(usage) : 0) - asked.tokens,
       costMicrosDelta: actualMicros - asked.costMicros,
@@ -385,17 +388,10 @@ class Charged implements Admission {
   readonly headers: Readonly<Record<string, string>>;
   readonly charges = true;
   #enforcer: LimitEnforcer | undefined;
-  #keyId: string;
   #asked: AdmitRequest;
 
-  constructor(
-    enforcer: LimitEnforcer,
-    keyId: string,
-    asked: AdmitRequest,
-    headers: Readonly<Record<string, string>>,
-  ) {
+  constructor(enforcer: LimitEnforcer, asked: AdmitRequest, headers: Readonly<Record<string, string>>) {
     this.#enforcer = enforcer;
-    this.#keyId = keyId;
     this.#asked = asked;
     this.headers = headers;
   }
@@ -404,6 +400,6 @@ class Charged implements Admission {
     const enforcer = this.#enforcer;
     if (!enforcer) return;
     this.#enforcer = undefined;
-    enforcer.settleCharged(this.#keyId, this.#asked, usage, target);
+    enforcer.settleCharged(this.#asked, usage, target);
   }
 }
