@@ -7,7 +7,11 @@
  * interleaved request by request, as gateway_measure.ts's paired groups). Medians over rounds are reported;
  * this checkout runs twice, behind its connection guard and without it (`--guard off`).
  * `--features` adds this checkout's gateway with the usage ledger (the default under `deno task start`) and
- * with the ledger, a key with limits and tracing on. Linux only (/proc).
+ * with the ledger, a key with limits and tracing on; `--with <features>` (repeatable; a comma list of
+ * `ledger`, `limits`, `tracing`) adds this checkout with that set. Each featured side of this checkout is
+ * paired with the baseline run with the same flags when the baseline's bench server knows them all (its
+ * source names them), so a feature's cost is compared like for like; its ratios are then to that pair.
+ * Linux only (/proc).
  */
 import { type Paired, pairedGroups, type Target, throughput } from "./gateway_measure.ts";
 
@@ -18,6 +22,23 @@ interface Side {
   target: Target;
   cpuPerRequestUs: number[];
   added: Array<[number, number]>;
+  /** The baseline side run with the same features, when there is one: ratios are to it. */
+  pair?: Side;
+}
+
+/** The bench server's flags and environment for a feature set (`ledger`, `limits`, `tracing`). */
+function featureFlags(features: string[]): { args: string[]; env: Record<string, string> } {
+  const known = ["ledger", "limits", "tracing"];
+  const unknown = features.filter((f) => !known.includes(f));
+  if (unknown.length) {
+    throw new Error(`--with: unknown feature ${unknown.join(", ")} (known: ${known.join(", ")})`);
+  }
+  const args = known.filter((f) => features.includes(f)).map((f) => `--${f}`);
+  // Tracing exports to a closed port: Deno's exporter does all its work, nothing listens.
+  const env: Record<string, string> = features.includes("tracing")
+    ? { OTEL_DENO: "true", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" }
+    : {};
+  return { args, env };
 }
 
 /** Clock ticks per second of /proc/<pid>/stat (Linux's USER_HZ, 100 everywhere it matters). */
@@ -74,6 +95,8 @@ export async function runAb(options: {
   seconds: number;
   requests: number;
   features: boolean;
+  /** Extra feature sets (`--with`), each a comma list. */
+  with?: string[];
   direct: Target;
   body: (model: string) => string;
   model: string;
@@ -84,22 +107,35 @@ export async function runAb(options: {
     "x-api-key": key,
     "anthropic-version": "2023-06-01",
   });
-  const specs: Array<[string, string, string[], Record<string, string>]> = [
+  // [label, root, args, env, index of the side it pairs with]
+  const specs: Array<[string, string, string[], Record<string, string>, number?]> = [
     ["baseline", options.baseline, [], {}],
     ["this checkout", here, [], {}],
     // The baseline may predate the connection guard: the same gateway without it, for a like-for-like row.
     ["this checkout, guard off", here, ["--guard", "off"], {}],
   ];
-  if (options.features) {
-    // The usage ledger alone: on by default under `deno task start` (limits need a limited key, tracing OTEL_DENO).
-    specs.push(["this checkout, ledger", here, ["--ledger"], {}]);
-    specs.push(["this checkout, ledger+limits+tracing", here, ["--ledger", "--limits", "--tracing"], {
-      OTEL_DENO: "true",
-      OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",
-    }]);
+  const sets: string[][] = [];
+  // The usage ledger alone: on by default under `deno task start` (limits need a limited key, tracing OTEL_DENO).
+  if (options.features) sets.push(["ledger"], ["ledger", "limits", "tracing"]);
+  for (const list of options.with ?? []) sets.push(list.split(",").map((f) => f.trim()).filter(Boolean));
+  let baselineSource = "";
+  try {
+    baselineSource = Deno.readTextFileSync(`${options.baseline}/bench/gateway_bench_server.ts`);
+  } catch {
+    // an older layout: no featured baseline sides
+  }
+  for (const set of sets) {
+    const { args, env } = featureFlags(set);
+    const name = set.join("+");
+    let pair: number | undefined;
+    if (args.every((flag) => baselineSource.includes(`"${flag}"`))) {
+      pair = specs.length;
+      specs.push([`baseline, ${name}`, options.baseline, args, env]);
+    }
+    specs.push([`this checkout, ${name}`, here, args, env, pair]);
   }
   const sides: Side[] = [];
-  for (const [label, root, args, env] of specs) {
+  for (const [label, root, args, env, pair] of specs) {
     const { child, url, key } = await spawnFrom(root, options.upstream, args, env);
     sides.push({
       label,
@@ -107,6 +143,7 @@ export async function runAb(options: {
       target: { url: `${url}/v1/messages`, headers: headers(key), body: options.body(options.model) },
       cpuPerRequestUs: [],
       added: [],
+      pair: pair === undefined ? undefined : sides[pair],
     });
   }
   try {
@@ -152,13 +189,15 @@ export async function runAb(options: {
       `paired c=1 requests per round; medians over rounds. Baseline: ${options.baseline}\n`,
   );
   console.log(
-    "| gateway | CPU per request | added p50 | added p99 | CPU ratio to baseline, median of rounds |",
+    "| gateway | CPU per request | added p50 | added p99 | CPU ratio to baseline (or its pair), median of rounds |",
   );
   console.log("| --- | ---: | ---: | ---: | ---: |");
-  const cpuBase = median(base.cpuPerRequestUs);
-  const p50Base = median(base.added.map((a) => a[0]));
-  const p99Base = median(base.added.map((a) => a[1]));
   for (const side of sides) {
+    // A featured side of this checkout is compared with the baseline run with the same features.
+    const to = side.pair ?? base;
+    const cpuBase = median(to.cpuPerRequestUs);
+    const p50Base = median(to.added.map((a) => a[0]));
+    const p99Base = median(to.added.map((a) => a[1]));
     const cpu = median(side.cpuPerRequestUs);
     const p50 = median(side.added.map((a) => a[0]));
     const p99 = median(side.added.map((a) => a[1]));
@@ -167,12 +206,12 @@ export async function runAb(options: {
       : [` (${rel(cpu, cpuBase)})`, ` (${rel(p50, p50Base)})`, ` (${rel(p99, p99Base)})`];
     // Each round's ratio to the baseline measured minutes apart in the same round: steadier than the ratio of
     // medians on a machine whose load changes from round to round.
-    const ratio = median(side.cpuPerRequestUs.map((x, r) => x / base.cpuPerRequestUs[r]));
+    const ratio = median(side.cpuPerRequestUs.map((x, r) => x / to.cpuPerRequestUs[r]));
     console.log(
       // The p50 to the µs: the c=1 gaps this mode looks for are 5–30 µs (docs/gateway.md, "The c=1 gap").
       `| ${side.label} | ${cpu.toFixed(0)} µs${vs[0]} | +${p50.toFixed(3)} ms${vs[1]} | +${
         p99.toFixed(2)
-      } ms${vs[2]} | ${ratio.toFixed(2)} |`,
+      } ms${vs[2]} | ${ratio.toFixed(2)}${side.pair ? " (pair)" : ""} |`,
     );
   }
 }

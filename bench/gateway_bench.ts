@@ -21,7 +21,9 @@
  * OP access token adds over an API key in-process, cached and on a cache miss (one introspection round trip
  * to the real auth service on loopback; see gateway_identity.ts).
  * `--baseline <dir>` is the paired A/B mode against another checkout instead (gateway_ab.ts; `--features`
- * adds this checkout with ledger, limits and tracing on; `--ab-model openai/gpt-bench` the translated lane);
+ * adds this checkout with ledger, limits and tracing on, and the baseline with the same flags when its bench
+ * server has them; `--with limits,tracing` (repeatable) adds one such pair per feature set; `--ab-model
+ * openai/gpt-bench` the translated lane);
  * with `--timeline`, the per-request timeline of both at c=1 instead (gateway_timeline.ts; `--variant <dir>`
  * adds further checkouts, unguarded; `--requests` and `--rounds` set its size).
  */
@@ -58,6 +60,7 @@ const { values } = parseArgs({
     "access-log": { type: "boolean", default: false },
     baseline: { type: "string" },
     features: { type: "boolean", default: false },
+    with: { type: "string", multiple: true, default: [] },
     "ab-model": { type: "string", default: "claude-bench" },
     timeline: { type: "boolean", default: false },
     variant: { type: "string", multiple: true, default: [] },
@@ -189,6 +192,7 @@ if (values.baseline) {
     seconds: SECONDS,
     requests: Math.min(N, 2000),
     features: values.features,
+    with: values.with,
     direct: { url: `${upstream}/v1/messages`, headers: upHeaders, body: anthropicBody("claude-bench") },
     body: (model) => anthropicBody(model),
     model: values["ab-model"],

@@ -7,7 +7,15 @@
  * and the ledger. Prompt and completion text are recorded only with `GATEWAY_TRACE_CONTENT=true`.
  * With OTel off the route holds no tracer at all, so tracing costs it one `undefined` check per request.
  */
-import { type Attributes, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+  type Attributes,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+} from "@opentelemetry/api";
 import type { Usage } from "./messages/types.ts";
 import type { TraceIds } from "./providers/contract.ts";
 import { parseTarget } from "./target.ts";
@@ -27,8 +35,8 @@ export interface RequestStart {
   keyId: string;
   /** `Gw-Trace-Id` and `Gw-Thread-Id`. */
   trace: TraceIds;
-  /** The prompt (system and messages), serialized only when content is traced. */
-  prompt: () => { system?: unknown; messages: unknown };
+  /** The prompt (the request's system and messages: no copy), serialized only when content is traced. */
+  prompt: { readonly system?: unknown; readonly messages: unknown };
 }
 
 /** How one request ended. */
@@ -70,35 +78,74 @@ function splitTarget(target: string): [string, string] {
   return parsed ? [parsed.provider, parsed.model] : ["", target];
 }
 
-function usageAttributes(usage: Usage): Attributes {
-  return {
-    "gen_ai.usage.input_tokens": usage.input_tokens + usage.cache_read_input_tokens +
-      usage.cache_creation_input_tokens,
-    "gen_ai.usage.output_tokens": usage.output_tokens,
-    "gen_ai.usage.cache_read.input_tokens": usage.cache_read_input_tokens,
-    "gen_ai.usage.cache_creation.input_tokens": usage.cache_creation_input_tokens,
-  };
+/**
+ * The attributes an answer adds to a span (who served, the usage), in `into`, in the order the spans have
+ * always carried them. Filled into the one object the span's `setAttributes` then reads (each attribute
+ * object costs an entries array and native calls by three: no copies, no separate calls per attribute).
+ */
+function addAnswered(into: Attributes, result: RequestEnd, served: [string, string] | undefined): Attributes {
+  if (served) {
+    into["gen_ai.provider.name"] = served[0];
+    into["gen_ai.response.model"] = served[1];
+  }
+  const usage = result.usage;
+  if (usage) {
+    into["gen_ai.usage.input_tokens"] = usage.input_tokens + usage.cache_read_input_tokens +
+      usage.cache_creation_input_tokens;
+    into["gen_ai.usage.output_tokens"] = usage.output_tokens;
+    into["gen_ai.usage.cache_read.input_tokens"] = usage.cache_read_input_tokens;
+    into["gen_ai.usage.cache_creation.input_tokens"] = usage.cache_creation_input_tokens;
+  }
+  return into;
 }
 
-function endFailed(span: Span, errorType: string): void {
-  span.setAttribute("error.type", errorType);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: errorType });
+/**
+ * Ends `span` with `attributes` (set in one call), failed with `errorType` when given: `error.type` last and
+ * an ERROR status whose message is the type.
+ */
+function endWith(span: Span, attributes: Attributes, errorType: string | undefined): void {
+  if (errorType) attributes["error.type"] = errorType;
+  span.setAttributes(attributes);
+  if (errorType) span.setStatus({ code: SpanStatusCode.ERROR, message: errorType });
   span.end();
+}
+
+/** One upstream attempt's span; `fail` ends it (once the request's `end` has not already). */
+class Attempt implements AttemptSpan {
+  readonly span: Span;
+  #owner: Spans;
+
+  constructor(span: Span, owner: Spans) {
+    this.span = span;
+    this.#owner = owner;
+  }
+
+  fail(errorType: string): void {
+    this.#owner.closed(this);
+    endWith(this.span, {}, errorType);
+  }
 }
 
 /** One request's spans (see the module comment). */
 class Spans implements RequestSpans {
   readonly content: boolean;
+  #tracer: Tracer;
   #request: Span;
-  #start: RequestStart;
-  #open: { span: Span; target: string } | undefined;
+  #model: string;
+  #maxTokens: number;
+  #traceId: string;
+  #open: Attempt | undefined;
   #attempts = 0;
   #ended = false;
-  #prompt: Attributes = {};
+  /** The prompt's attributes, serialized once (content traced only). */
+  #prompt: Attributes | undefined;
 
-  constructor(start: RequestStart, content: boolean) {
+  constructor(tracer: Tracer, start: RequestStart, content: boolean) {
     this.content = content;
-    this.#start = start;
+    this.#tracer = tracer;
+    this.#model = start.model;
+    this.#maxTokens = start.maxTokens;
+    this.#traceId = start.trace.traceId;
     const attributes: Attributes = {
       "gen_ai.operation.name": "chat",
       "gen_ai.request.model": start.model,
@@ -112,79 +159,64 @@ class Spans implements RequestSpans {
     if (start.keyId.includes(":")) attributes["gw.principal"] = start.keyId;
     if (content) {
       // The GenAI conventions put the prompt on each inference (attempt) span: serialized once here.
-      const prompt = start.prompt();
-      this.#prompt["gen_ai.input.messages"] = JSON.stringify(prompt.messages);
+      const prompt = start.prompt;
+      this.#prompt = { "gen_ai.input.messages": JSON.stringify(prompt.messages) };
       if (prompt.system !== undefined) {
         this.#prompt["gen_ai.system_instructions"] = JSON.stringify(prompt.system);
       }
     }
-    this.#request = trace.getTracer(TRACER_NAME).startSpan(`messages ${start.model}`, {
-      kind: SpanKind.INTERNAL,
-      attributes,
-    });
+    this.#request = tracer.startSpan(`messages ${start.model}`, { kind: SpanKind.INTERNAL, attributes });
   }
 
   attempt(target: string, index: number): AttemptSpan {
     this.#attempts = Math.max(this.#attempts, index);
     const [provider, model] = splitTarget(target);
-    const span = trace.getTracer(TRACER_NAME).startSpan(
-      `chat ${model}`,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          "gen_ai.operation.name": "chat",
-          "gen_ai.provider.name": provider,
-          "gen_ai.request.model": model,
-          "gen_ai.request.max_tokens": this.#start.maxTokens,
-          "gw.attempt": index,
-          "gw.trace_id": this.#start.trace.traceId,
-          ...this.#prompt,
-        },
-      },
-      trace.setSpan(context.active(), this.#request),
-    );
-    const open = { span, target };
-    this.#open = open;
-    return {
-      fail: (errorType) => {
-        if (this.#open === open) this.#open = undefined;
-        endFailed(span, errorType);
-      },
+    const attributes: Attributes = {
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": provider,
+      "gen_ai.request.model": model,
+      "gen_ai.request.max_tokens": this.#maxTokens,
+      "gw.attempt": index,
+      "gw.trace_id": this.#traceId,
     };
+    if (this.#prompt) Object.assign(attributes, this.#prompt);
+    const span = this.#tracer.startSpan(
+      `chat ${model}`,
+      { kind: SpanKind.CLIENT, attributes },
+      // The parent is all a span's start reads of its context: no look-up of the active one per attempt.
+      trace.setSpan(ROOT_CONTEXT, this.#request),
+    );
+    return this.#open = new Attempt(span, this);
+  }
+
+  /** `attempt` has ended on its own (failed): the request's end leaves it alone. */
+  closed(attempt: Attempt): void {
+    if (this.#open === attempt) this.#open = undefined;
   }
 
   end(result: RequestEnd): void {
     if (this.#ended) return;
     this.#ended = true;
-    const request = this.#request;
-    const answered: Attributes = {};
-    if (result.served) {
-      const [provider, model] = splitTarget(result.served);
-      answered["gen_ai.provider.name"] = provider;
-      answered["gen_ai.response.model"] = model;
-    }
-    if (result.usage) Object.assign(answered, usageAttributes(result.usage));
+    const served = result.served ? splitTarget(result.served) : undefined;
     const open = this.#open;
     this.#open = undefined;
     if (open) {
-      open.span.setAttributes(answered);
+      const attributes = addAnswered({}, result, served);
       const completion = this.content ? result.completion?.() : undefined;
       if (completion !== undefined) {
-        open.span.setAttribute(
-          "gen_ai.output.messages",
-          JSON.stringify([{ role: "assistant", content: completion }]),
-        );
+        attributes["gen_ai.output.messages"] = JSON.stringify([{ role: "assistant", content: completion }]);
       }
-      if (result.errorType) endFailed(open.span, result.errorType);
-      else open.span.end();
+      endWith(open.span, attributes, result.errorType);
     }
-    request.setAttributes({ ...answered, "gw.attempts": this.#attempts });
-    if (result.errorType) endFailed(request, result.errorType);
-    else request.end();
+    const attributes = addAnswered({}, result, served);
+    attributes["gw.attempts"] = this.#attempts;
+    endWith(this.#request, attributes, result.errorType);
   }
 }
 
 /** The tracer of the messages route; `content` records prompt and completion text. */
 export function createGatewayTracer(options: { content: boolean }): GatewayTracer {
-  return { request: (start) => new Spans(start, options.content) };
+  // One tracer for the process: `trace.getTracer` made a tracer (a native object) per span.
+  let tracer: Tracer | undefined;
+  return { request: (start) => new Spans(tracer ??= trace.getTracer(TRACER_NAME), start, options.content) };
 }

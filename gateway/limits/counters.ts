@@ -85,6 +85,13 @@ export interface LimitCounters {
   seedSpend(keyId: string, period: string, micros: number, periodTtlMs: number): Promise<void>;
   /** Releases connections. */
   close(): Promise<void>;
+  /**
+   * {@link admit} answered at once, for a store that needs no round trip (in-process): the enforcer's hot path
+   * then takes no promise. Same state, same result.
+   */
+  admitNow?(request: AdmitRequest): AdmitResult;
+  /** {@link settle} done at once, for a store that needs no round trip (in-process). */
+  settleNow?(request: SettleRequest): void;
   /** The store's clock in epoch ms, when it has its own (Redis: shared by every instance). */
   now?(): number;
   /**
@@ -114,7 +121,10 @@ interface Window {
 interface KeyState {
   requests: Window;
   tokens: Window;
+  /** Ticket → lease expiry (epoch ms). */
   tickets: Map<string, number>;
+  /** No ticket's lease ends before this (a lower bound): expired tickets are looked for only from then on. */
+  sweepAt: number;
   spend: Map<string, Window>;
 }
 
@@ -135,6 +145,7 @@ export class MemoryCounters implements LimitCounters {
         requests: { used: 0, endsAt: 0 },
         tokens: { used: 0, endsAt: 0 },
         tickets: new Map(),
+        sweepAt: Infinity,
         spend: new Map(),
       };
       this.#keys.set(keyId, state);
@@ -159,42 +170,79 @@ export class MemoryCounters implements LimitCounters {
     window.used += amount;
   }
 
-  #view(state: KeyState, period: string, now: number): UsageSnapshot {
-    for (const [ticket, expires] of state.tickets) if (expires <= now) state.tickets.delete(ticket);
+  /**
+   * Drops the tickets whose lease has ended. Leases are long (15 minutes) and settled requests remove their
+   * own, so the tickets are walked only once one may have expired, not on every request.
+   */
+  #sweep(state: KeyState, now: number): void {
+    if (now < state.sweepAt) return;
+    let next = Infinity;
+    for (const [ticket, expires] of state.tickets) {
+      if (expires <= now) state.tickets.delete(ticket);
+      else if (expires < next) next = expires;
+    }
+    state.sweepAt = next;
+  }
+
+  #window(w: Window, now: number): WindowState {
+    this.#live(w, now);
+    return { used: w.used, resetMs: w.endsAt ? w.endsAt - now : WINDOW_MS };
+  }
+
+  #spent(state: KeyState, period: string, now: number): number {
     const spend = state.spend.get(period);
-    const window = (w: Window): WindowState => {
-      this.#live(w, now);
-      return { used: w.used, resetMs: w.endsAt ? w.endsAt - now : WINDOW_MS };
-    };
+    return spend && spend.endsAt > now ? spend.used : 0;
+  }
+
+  #view(state: KeyState, period: string, now: number): UsageSnapshot {
+    this.#sweep(state, now);
     return {
-      requests: window(state.requests),
-      tokens: window(state.tokens),
+      requests: this.#window(state.requests, now),
+      tokens: this.#window(state.tokens, now),
       inFlight: state.tickets.size,
-      spentMicros: spend && spend.endsAt > now ? spend.used : 0,
+      spentMicros: this.#spent(state, period, now),
     };
   }
 
   admit(request: AdmitRequest): Promise<AdmitResult> {
+    return Promise.resolve(this.admitNow(request));
+  }
+
+  admitNow(request: AdmitRequest): AdmitResult {
     const now = this.#now();
     const state = this.#state(request.keyId);
-    const view = this.#view(state, request.period, now);
+    const before = this.#view(state, request.period, now);
     const failed = bindingLimit(request.limits, {
-      requests: view.requests.used,
-      tokens: view.tokens.used,
-      inFlight: view.inFlight,
-      spentMicros: view.spentMicros,
+      requests: before.requests.used,
+      tokens: before.tokens.used,
+      inFlight: before.inFlight,
+      spentMicros: before.spentMicros,
     });
-    if (failed) return Promise.resolve({ ok: false, failed, ...view });
+    if (failed) return { ok: false, failed, ...before };
     this.#add(state.requests, 1, now, WINDOW_MS);
     this.#add(state.tokens, request.tokens, now, WINDOW_MS);
-    state.tickets.set(request.ticket, now + request.leaseMs);
+    const expires = now + request.leaseMs;
+    state.tickets.set(request.ticket, expires);
+    if (expires < state.sweepAt) state.sweepAt = expires;
     let spend = state.spend.get(request.period);
     if (!spend) state.spend.set(request.period, spend = { used: 0, endsAt: 0 });
     this.#add(spend, request.costMicros, now, request.periodTtlMs);
-    return Promise.resolve({ ok: true, ...this.#view(state, request.period, now) });
+    // The view after counting (the sweep is done and nothing expired since: `now` is the same).
+    return {
+      ok: true,
+      requests: this.#window(state.requests, now),
+      tokens: this.#window(state.tokens, now),
+      inFlight: state.tickets.size,
+      spentMicros: spend.endsAt > now ? spend.used : 0,
+    };
   }
 
   settle(request: SettleRequest): Promise<void> {
+    this.settleNow(request);
+    return Promise.resolve();
+  }
+
+  settleNow(request: SettleRequest): void {
     const now = this.#now();
     const state = this.#state(request.keyId);
     state.tickets.delete(request.ticket);
@@ -202,7 +250,6 @@ export class MemoryCounters implements LimitCounters {
     let spend = state.spend.get(request.period);
     if (!spend) state.spend.set(request.period, spend = { used: 0, endsAt: 0 });
     this.#add(spend, request.costMicrosDelta, now, request.periodTtlMs);
-    return Promise.resolve();
   }
 
   snapshot(keyId: string, period: string): Promise<UsageSnapshot> {

@@ -11,7 +11,7 @@ import type { Logger } from "@switchyard/lib/log.ts";
 import { GatewayError } from "../errors.ts";
 import type { Usage } from "../messages/types.ts";
 import type { PriceTable } from "../pricing.ts";
-import type { AdmitResult, LimitCounters, LimitKind } from "./counters.ts";
+import type { AdmitRequest, AdmitResult, LimitCounters, LimitKind, SettleRequest } from "./counters.ts";
 import { type BudgetPeriod, type KeyLimits, type KeyPolicy, periodBounds } from "./policy.ts";
 
 /** What happens to keys with limits while the counter store is unreachable. */
@@ -156,6 +156,8 @@ export class LimitEnforcer {
   #spentSince: EnforcerOptions["spentSince"];
   /** Budget counters already started from the ledger, by key and period (a failed load is retried). */
   #seeded = new Map<string, Promise<void>>();
+  /** The ids of {@link #seeded} whose load has finished (the synchronous path needs no wait for them). */
+  #seededDone = new Set<string>();
   #seededConnection = 0;
   #down = false;
 
@@ -182,19 +184,31 @@ export class LimitEnforcer {
     const connection = this.#counters.connection?.() ?? 0;
     if (connection !== this.#seededConnection) {
       this.#seeded.clear();
+      this.#seededDone.clear();
       this.#seededConnection = connection;
     }
     const id = `${keyId}\0${period.name}`;
     let seeding = this.#seeded.get(id);
     if (!seeding) {
       const start = periodBounds(budgetPeriod, now).start;
+      const connectionSeeded = connection;
       seeding = this.#spentSince!(keyId, start).then((usd) =>
         this.#counters.seedSpend(keyId, period.name, usd * 1e6, period.ttlMs)
       );
-      seeding.catch(() => this.#seeded.delete(id));
+      seeding.then(() => {
+        if (this.#seeded.get(id) === seeding && this.#seededConnection === connectionSeeded) {
+          this.#seededDone.add(id);
+        }
+      }, () => this.#seeded.delete(id));
       this.#seeded.set(id, seeding);
     }
     return seeding;
+  }
+
+  /** Whether the budget of `keyId` for period `name` was started from the ledger under the current connection. */
+  #isSeeded(keyId: string, name: string): boolean {
+    if ((this.#counters.connection?.() ?? 0) !== this.#seededConnection) return false;
+    return this.#seededDone.has(`${keyId}\0${name}`);
   }
 
   /** The counter store. */
@@ -230,11 +244,33 @@ export class LimitEnforcer {
   }
 
   /**
-   * The admission of a key without limits, known without waiting (undefined: the key has limits, call
-   * {@link admit}). Spares the hot path an async call per request for the common unlimited key.
+   * The admission of a request known without waiting: a key without limits, or a limited key whose counters
+   * answer at once (in-process) and whose budget, if any, was already started from the ledger. Undefined:
+   * call {@link admit}. Refusals are thrown as by {@link admit}; the same counting, without a promise or an
+   * async call per request.
    */
-  admitAtOnce(policy: KeyPolicy): Admission | undefined {
-    return policy.limits ? undefined : NOTHING;
+  admitAtOnce(
+    policy: KeyPolicy,
+    request?: { inputTokens: number; maxTokens: number; target: string },
+  ): Admission | undefined {
+    const limits = policy.limits;
+    if (!limits) return NOTHING;
+    const counters = this.#counters;
+    if (!request || !counters.admitNow) return undefined;
+    const now = counters.now?.() ?? this.#now();
+    const period = periodOf(limits.budgetPeriod ?? "month", now);
+    if (limits.budgetUsd !== undefined && this.#spentSince && !this.#isSeeded(policy.id, period.name)) {
+      return undefined;
+    }
+    const asked = this.#ask(policy, limits, request, period);
+    let seen: AdmitResult;
+    try {
+      seen = counters.admitNow(asked);
+      this.#reachable();
+    } catch (error) {
+      return this.#unavailable(policy, limits, error);
+    }
+    return this.#admitted(policy, limits, asked, seen, now);
   }
 
   /** Admits a request of `policy` to `target` or throws the refusal; a key without limits costs nothing. */
@@ -247,65 +283,123 @@ export class LimitEnforcer {
     // The store's clock when it has one (Redis), so every instance names the same budget period.
     const now = this.#counters.now?.() ?? this.#now();
     const period = periodOf(limits.budgetPeriod ?? "month", now);
-    const reservedTokens = Math.ceil(request.inputTokens);
-    const reservedMicros = Math.ceil(
-      this.#prices.cost(request.target, {
-        input_tokens: request.inputTokens,
-        output_tokens: request.maxTokens,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 0,
-      }).usd * 1e6,
-    );
-    const ticket = crypto.randomUUID();
+    const asked = this.#ask(policy, limits, request, period);
     let seen: AdmitResult;
     try {
       if (limits.budgetUsd !== undefined && this.#spentSince) {
         await this.#seed(policy.id, limits.budgetPeriod!, period, now);
       }
-      seen = await this.#counters.admit({
-        keyId: policy.id,
-        limits,
-        tokens: reservedTokens,
-        costMicros: reservedMicros,
-        ticket,
-        period: period.name,
-        periodTtlMs: period.ttlMs,
-        leaseMs: TICKET_LEASE_MS,
-      });
+      seen = await this.#counters.admit(asked);
       this.#reachable();
     } catch (error) {
-      this.#unreachable(error);
-      const budgetClosed = limits.budgetUsd !== undefined && this.#failure.budgets === "closed";
-      const ratesClosed = this.#failure.rateLimits === "closed" &&
-        (limits.rpm !== undefined || limits.tpm !== undefined || limits.maxConcurrency !== undefined);
-      if (budgetClosed || ratesClosed) {
-        throw new GatewayError(
-          "api_error",
-          `the limits of ${subjectOf(policy)} cannot be checked right now; retry shortly`,
-          { status: 503, retryAfter: "1" },
-        );
-      }
-      return NOTHING;
+      return this.#unavailable(policy, limits, error);
     }
+    return this.#admitted(policy, limits, asked, seen, now);
+  }
+
+  /** What the counters are asked: the reservation of the input estimate and the worst-case cost. */
+  #ask(
+    policy: KeyPolicy,
+    limits: KeyLimits,
+    request: { inputTokens: number; maxTokens: number; target: string },
+    period: { name: string; ttlMs: number },
+  ): AdmitRequest {
+    return {
+      keyId: policy.id,
+      limits,
+      tokens: Math.ceil(request.inputTokens),
+      costMicros: Math.ceil(
+        this.#prices.cost(request.target, {
+          input_tokens: request.inputTokens,
+          output_tokens: request.maxTokens,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        }).usd * 1e6,
+      ),
+      ticket: crypto.randomUUID(),
+      period: period.name,
+      periodTtlMs: period.ttlMs,
+      leaseMs: TICKET_LEASE_MS,
+    };
+  }
+
+  /** The counters could not be asked: admitted uncounted, or refused, as the failure policy says. */
+  #unavailable(policy: KeyPolicy, limits: KeyLimits, error: unknown): Admission {
+    this.#unreachable(error);
+    const budgetClosed = limits.budgetUsd !== undefined && this.#failure.budgets === "closed";
+    const ratesClosed = this.#failure.rateLimits === "closed" &&
+      (limits.rpm !== undefined || limits.tpm !== undefined || limits.maxConcurrency !== undefined);
+    if (budgetClosed || ratesClosed) {
+      throw new GatewayError(
+        "api_error",
+        `the limits of ${subjectOf(policy)} cannot be checked right now; retry shortly`,
+        { status: 503, retryAfter: "1" },
+      );
+    }
+    return NOTHING;
+  }
+
+  /** The admission the counters answered, or its refusal (thrown). */
+  #admitted(
+    policy: KeyPolicy,
+    limits: KeyLimits,
+    asked: AdmitRequest,
+    seen: AdmitResult,
+    now: number,
+  ): Admission {
     const headers = rateLimitHeaders(limits, seen, now);
     if (!seen.ok) throw refusal(policy, seen.failed!, seen, headers, now);
-    let settled = false;
-    return {
-      headers,
-      charges: true,
-      settle: (usage, target) => {
-        if (settled) return;
-        settled = true;
-        const actualMicros = usage ? Math.round(this.#prices.cost(target, usage).usd * 1e6) : 0;
-        this.#counters.settle({
-          keyId: policy.id,
-          ticket,
-          tokensDelta: (usage ? totalTokens(usage) : 0) - reservedTokens,
-          costMicrosDelta: actualMicros - reservedMicros,
-          period: period.name,
-          periodTtlMs: period.ttlMs,
-        }).then(() => this.#reachable(), (error) => this.#unreachable(error));
-      },
+    return new Charged(this, asked, headers);
+  }
+
+  /**
+   * Settles the admission that asked `asked` (called once, by its {@link Admission.settle}): the real usage
+   * replaces the reservation and the concurrency slot is freed.
+   */
+  settleCharged(asked: AdmitRequest, usage: Usage | undefined, target: string): void {
+    const actualMicros = usage ? Math.round(this.#prices.cost(target, usage).usd * 1e6) : 0;
+    const settle: SettleRequest = {
+      keyId: asked.keyId,
+      ticket: asked.ticket,
+      tokensDelta: (usage ? totalTokens(usage) : 0) - asked.tokens,
+      costMicrosDelta: actualMicros - asked.costMicros,
+      period: asked.period,
+      periodTtlMs: asked.periodTtlMs,
     };
+    const counters = this.#counters;
+    if (counters.settleNow) {
+      try {
+        counters.settleNow(settle);
+        this.#reachable();
+      } catch (error) {
+        this.#unreachable(error);
+      }
+      return;
+    }
+    counters.settle(settle).then(this.#settledOk, this.#settledFailed);
+  }
+
+  #settledOk = () => this.#reachable();
+  #settledFailed = (error: unknown) => this.#unreachable(error);
+}
+
+/** A limited key's admitted request, until it settles (once). */
+class Charged implements Admission {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly charges = true;
+  #enforcer: LimitEnforcer | undefined;
+  #asked: AdmitRequest;
+
+  constructor(enforcer: LimitEnforcer, asked: AdmitRequest, headers: Readonly<Record<string, string>>) {
+    this.#enforcer = enforcer;
+    this.#asked = asked;
+    this.headers = headers;
+  }
+
+  settle(usage: Usage | undefined, target: string): void {
+    const enforcer = this.#enforcer;
+    if (!enforcer) return;
+    this.#enforcer = undefined;
+    enforcer.settleCharged(this.#asked, usage, target);
   }
 }

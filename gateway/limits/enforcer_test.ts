@@ -58,3 +58,63 @@ Deno.test("a seeded spend never overwrites a counter the store already holds", a
   await counters.seedSpend("key_a", "day:2026-11-25", 5, 60_000);
   assert.equal((await counters.snapshot("key_a", "day:2026-11-25")).spentMicros, 700);
 });
+
+Deno.test("admitAtOnce counts a limited key in-process as admit does, and refuses alike", async () => {
+  const rpm: KeyPolicy = { id: "key_r", admin: false, limits: { rpm: 2, tpm: 1_000 } };
+  const make = () =>
+    new LimitEnforcer(new MemoryCounters(() => NOON), prices, createLogger({ level: "silent" }), failure, {
+      now: () => NOON,
+    });
+  const now = make();
+  const later = make();
+  for (let i = 0; i < 2; i++) {
+    const at = now.admitAtOnce(rpm, request);
+    assert.ok(at && at.charges, "admitted without a promise");
+    assert.deepEqual(at.headers, (await later.admit(rpm, request)).headers);
+  }
+  const thrown = (() => {
+    try {
+      now.admitAtOnce(rpm, request);
+    } catch (error) {
+      return error;
+    }
+  })();
+  const rejected = await later.admit(rpm, request).then(() => undefined, (e) => e);
+  assert.ok(thrown instanceof GatewayError && thrown.type === "rate_limit_error", String(thrown));
+  assert.equal(thrown.message, (rejected as GatewayError).message);
+  // Without a request, or without limits, as before.
+  assert.equal(now.admitAtOnce(rpm), undefined);
+  assert.equal(now.admitAtOnce({ id: "key_free", admin: false })?.charges, undefined);
+});
+
+Deno.test("admitAtOnce waits for a budget's ledger seed: undefined until the async admit has loaded it", async () => {
+  let loads = 0;
+  const enforcer = new LimitEnforcer(
+    new MemoryCounters(() => NOON),
+    prices,
+    createLogger({ level: "silent" }),
+    failure,
+    { now: () => NOON, spentSince: () => (loads++, Promise.resolve(0)) },
+  );
+  assert.equal(enforcer.admitAtOnce(policy, request), undefined, "not seeded yet: the caller awaits admit");
+  (await enforcer.admit(policy, request)).settle(undefined, "p/m");
+  const at = enforcer.admitAtOnce(policy, request);
+  assert.ok(at?.charges, "seeded: admitted at once");
+  at.settle(undefined, "p/m");
+  assert.equal(loads, 1);
+});
+
+Deno.test("admitAtOnce leaves a store without admitNow (Redis) to admit", () => {
+  const counters = new MemoryCounters(() => NOON);
+  const remote = {
+    admit: (r: Parameters<MemoryCounters["admit"]>[0]) => counters.admit(r),
+    settle: (r: Parameters<MemoryCounters["settle"]>[0]) => counters.settle(r),
+    snapshot: (k: string, p: string) => counters.snapshot(k, p),
+    seedSpend: (k: string, p: string, m: number, t: number) => counters.seedSpend(k, p, m, t),
+    close: () => counters.close(),
+  };
+  const enforcer = new LimitEnforcer(remote, prices, createLogger({ level: "silent" }), failure, {
+    now: () => NOON,
+  });
+  assert.equal(enforcer.admitAtOnce({ id: "key_r", admin: false, limits: { rpm: 5 } }, request), undefined);
+});

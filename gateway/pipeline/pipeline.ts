@@ -140,7 +140,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
       stream: body.stream === true,
       keyId: policy.id,
       trace,
-      prompt: () => ({ system: body.system, messages: body.messages }),
+      prompt: body,
     });
   };
 
@@ -155,19 +155,13 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
     throw result.error;
   };
 
-  /** Tracing's view of each attempt, when tracing. */
-  const observer = (record: RequestRecord) => {
-    const spans = record.spans;
-    return spans && ((target: string, index: number) => spans.attempt(target, index));
-  };
-
   const streamed = async (admitted: Admitted, record: RequestRecord, trace: TraceIds): Promise<Response> => {
     const { call, provider } = admitted;
     const via = record.answer;
     const upstream = deps.attempts.run(call, provider, (p, c) => {
       if (p !== provider) refuseServerTools(c.request, p);
       return via ? via.streamMessage(p, c) : p.streamMessage(c);
-    }, observer(record)).then((result) => attempted(record, result));
+    }, record.spans).then((result) => attempted(record, result));
     let events = await deferStream(upstream, deps.pingIntervalMs, call.abort, call.onStreamEnd);
     record.ttftMs = performance.now() - record.started;
     record.streaming = true;
@@ -255,11 +249,15 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
       timelineMark?.(T_BODY);
       const admitted = route(request, record, trace, ingress, policy, text);
       const { call, stream, body } = admitted;
-      record.admission = deps.limits.admitAtOnce(policy) ?? await deps.limits.admit(policy, {
-        inputTokens: call.inputTokensEstimate,
-        maxTokens: body.max_tokens,
-        target: record.target!,
-      });
+      // A key without limits, or limits counted in-process, is admitted without a promise.
+      if (policy.limits) {
+        const asked = {
+          inputTokens: call.inputTokensEstimate,
+          maxTokens: body.max_tokens,
+          target: record.target!,
+        };
+        record.admission = deps.limits.admitAtOnce(policy, asked) ?? await deps.limits.admit(policy, asked);
+      } else record.admission = deps.limits.admitAtOnce(policy);
       if (deps.tracer) startSpans(record, trace, policy, body);
       if (accessLog) {
         logger.info("messages", {
@@ -300,7 +298,7 @@ export function createRequestPipeline(deps: PipelineDeps): RequestPipeline {
               return via.createMessage(p, c);
             }
             : createDirect,
-          observer(record),
+          record.spans,
         );
         timelineMark?.(T_ANSWER);
         response = answered(attempted(record, result), record, trace);

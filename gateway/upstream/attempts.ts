@@ -41,6 +41,15 @@ export interface AttemptRecord {
 }
 
 /** The outcome of all attempts of one request. */
+/**
+ * Told of each upstream call a request makes (tracing: gateway/tracing.ts `RequestSpans`), and of its failure;
+ * an object rather than a callback, so a traced request needs no closure of its own.
+ */
+export interface AttemptObserver {
+  /** Call `index` (1-based) to `target` (`provider/model`) starts. */
+  attempt(target: string, index: number): { fail(errorType: string): void };
+}
+
 export type AttemptsResult<T> =
   | {
     ok: true;
@@ -195,7 +204,7 @@ export class UpstreamAttempts {
     call: ProviderCall,
     provider: Provider,
     attempt: (provider: Provider, call: ProviderCall) => Promise<T>,
-    observe?: (target: string, index: number) => { fail(errorType: string): void },
+    observe?: AttemptObserver,
   ): Promise<AttemptsResult<T>> {
     // Most requests have one target (no group, no fallback list) whose circuit is closed: one call, in an
     // async function of few locals (the chain's loop kept ≈ 1 KB per request alive across its await).
@@ -215,10 +224,10 @@ export class UpstreamAttempts {
     target: Target,
     call: ProviderCall,
     attempt: (provider: Provider, call: ProviderCall) => Promise<T>,
-    observe?: (target: string, index: number) => { fail(errorType: string): void },
+    observe?: AttemptObserver,
   ): Promise<AttemptsResult<T>> {
     const at = Date.now();
-    const observed = observe?.(target.label, 1);
+    const observed = observe?.attempt(target.label, 1);
     try {
       const value = await attempt(target.provider, call);
       this.#breakers.success(target.deployment);
@@ -250,7 +259,7 @@ export class UpstreamAttempts {
     call: ProviderCall,
     provider: Provider,
     attempt: (provider: Provider, call: ProviderCall) => Promise<T>,
-    observe?: (target: string, index: number) => { fail(errorType: string): void },
+    observe?: AttemptObserver,
   ): Promise<AttemptsResult<T>> {
     const attempts: AttemptRecord[] = [];
     const group = this.#pool?.has(call.requestedModel) ? call.requestedModel : undefined;
@@ -290,7 +299,7 @@ export class UpstreamAttempts {
       } else if (i > 0 && Date.now() - started > this.#policy.deadlineMs) break;
       if (clientLeft(call)) break;
       const at = Date.now();
-      const observed = observe?.(target.label, ++calls);
+      const observed = observe?.attempt(target.label, ++calls);
       const charge = group ? this.#pool!.chargeFor(group, target.label, call.inputTokensEstimate) : undefined;
       const ticket = group ? this.#pool!.started(group, target.label, call.inputTokensEstimate) : "";
       try {
