@@ -4,8 +4,9 @@
  * only the sum of each piece's token count. (gpt-tokenizer's split regex is tiktoken's pattern under
  * JavaScript's `\s`, which differs on U+FEFF and U+0085; the fallback regex here uses tiktoken's meaning.)
  * - split: by a char-code scanner that reproduces the encoding's split regex for ASCII and non-ASCII
- *   punctuation (split_scan.ts); at any piece that involves another character, the regex itself (sticky, from
- *   that position);
+ *   punctuation (split_scan.ts's rules, run by one loop per encoding in scan_count.ts that hashes each piece
+ *   as it reads it); at any piece that involves another character, the regex itself (sticky, from that
+ *   position);
  * - count: each piece the scanner found by a table keyed by a hash of its char codes, verified against the
  *   text (piece_table.ts), so a known piece costs no substring and no Map lookup by string; a single ASCII
  *   character is one token (every byte is in the vocabulary); other pieces (from the regex, or longer than
@@ -15,9 +16,9 @@
  *   new word and miscounts a byte-order mark).
  */
 import { asciiRanksOf } from "./ascii_ranks.ts";
-import { hashOf, MAX_PIECE_CHARS, PieceTable } from "./piece_table.ts";
 import { latin1, mergeAsciiPiece, mergeUtf8Piece, type Vocabulary, vocabularyFrom } from "./byte_pair.ts";
-import { cl100kPieceEnd, NEEDS_REGEX, o200kPieceEnd } from "./split_scan.ts";
+import { MAX_PIECE_CHARS, PieceTable } from "./piece_table.ts";
+import { cl100kCount, type CountSteps, o200kCount } from "./scan_count.ts";
 
 /**
  * Unicode's White_Space, which tiktoken's `\s` (Rust's regex) means; JavaScript's `\s` differs on two
@@ -110,7 +111,6 @@ export function createPieceCounter(
   api: EncodingApi,
   splitRegex: RegExp,
 ): PieceCounter {
-  const pieceEnd = encoding === "o200k_base" ? o200kPieceEnd : cl100kPieceEnd;
   const sticky = tiktokenSplitRegex(splitRegex);
   const vocabulary = vocabularyOf(api);
   const options = { disallowedSpecial: new Set<string>() };
@@ -189,31 +189,16 @@ export function createPieceCounter(
     return known;
   }
 
-  function count(text: string): number {
-    const n = text.length;
-    let tokens = 0;
-    let p = 0;
-    while (p < n) {
-      const end = pieceEnd(text, p, n);
-      if (end === NEEDS_REGEX) {
-        p = regexPiece(text, p);
-        tokens += counted;
-        continue;
-      }
-      const length = end - p;
-      const first = text.charCodeAt(p);
-      if (length === 1 && first < 128) tokens++; // every byte is a token
-      else if (length === 2 && twoChars && (first | text.charCodeAt(p + 1)) < 128) {
-        tokens += twoChars[first * 128 + text.charCodeAt(p + 1)]; // one token or two bytes
-      } else {
-        const hash = hashOf(text, p, end);
-        const known = pieces.get(text, p, end, hash);
-        tokens += known >= 0 ? known : unknownPiece(text, p, end, hash);
-      }
-      p = end;
-    }
-    return tokens;
-  }
+  const steps: CountSteps = {
+    pieces,
+    twoChars,
+    regexPiece,
+    get counted() {
+      return counted;
+    },
+    unknownPiece,
+  };
+  const count = encoding === "o200k_base" ? o200kCount(steps) : cl100kCount(steps);
 
   return {
     count,

@@ -1,9 +1,11 @@
 /**
  * Token counts of pieces of text, looked up by a hash of their char codes in place — no substring is made
- * to look one up. Open addressing with linear probing over one Int32Array of slots (the hash; the offset
- * and length of the piece in a pool of UTF-16 code units, whose first unit is the piece's count), so a probe
- * touches one cache line and a hit one more; every hit is verified character by character against the
- * stored piece, so a hash collision can cost a probe, never a wrong count.
+ * to look one up. Open addressing with linear probing over one Int32Array of slots of four fields: the hash;
+ * the piece's count and length; the piece itself when it is short ASCII (packed, see `PACKED_CHARS`), else
+ * -1 and its offset in a pool of UTF-16 code units. So a probe touches one cache line, and a hit on a short
+ * piece (90% of them in prose and code) is verified by two compares of the packed piece the scanner built
+ * as it went; a longer one is verified character by character against the pool. A hash collision can cost
+ * a probe, never a wrong count.
  *
  * Bounded: the table doubles up to `maxSlots` and, once half full at that size (or its pool full), starts
  * over empty (pieces are words and their neighbours: the ones a workload uses come back within a request).
@@ -17,22 +19,54 @@ export const MAX_PIECE_CHARS = 256;
  * not be computable in advance (with a fixed start, a body of pieces sharing their slot bits — found offline
  * in seconds — made every count 45× slower for every user).
  */
-const SEED = crypto.getRandomValues(new Int32Array(1))[0] | 1;
+export const SEED = crypto.getRandomValues(new Int32Array(1))[0] | 1;
 
 /** Probes a lookup or insertion makes at most: a piece beyond them is not held here (piece_counter.ts keeps it by string). */
 export const MAX_PROBES = 32;
 
+/** FNV-1a's 32-bit prime. */
+export const FNV_PRIME = 0x01000193;
+
 /** FNV-1a over `text[start, end)`'s UTF-16 code units, from a per-process random start. */
 export function hashOf(text: string, start: number, end: number): number {
   let h = SEED;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
   return h;
 }
 
-/** Int32 fields per slot: hash, then offset × 512 + length (0: empty). */
-const STRIDE = 2;
+/** Int32 fields per slot: hash; count × 512 + length (0: empty); low and high packed units, or -1 and offset. */
+const STRIDE = 4;
 const LENGTH_BITS = 9;
 const LENGTH_MASK = (1 << LENGTH_BITS) - 1;
+
+/**
+ * Pieces of at most this many code units, all ASCII, are held packed in their slot, one byte per unit (the
+ * last unit lowest): `lo` the last four, `hi` the four before. With the length that is the piece itself, so
+ * checking a hit is two compares instead of a loop over the pool (a loop whose exit mispredicts as often as
+ * the scan's own). No packed piece has -1 as `lo` (its top byte is below 128).
+ */
+export const PACKED_CHARS = 8;
+/** `lo` of a piece that is not packed. */
+export const NOT_PACKED = -1;
+
+/** `lo` of `text[start, end)` packed, or NOT_PACKED. */
+export function packedLo(text: string, start: number, end: number): number {
+  if (end - start > PACKED_CHARS) return NOT_PACKED;
+  let lo = 0;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128) return NOT_PACKED;
+    lo = (lo << 8) | c;
+  }
+  return lo;
+}
+
+/** `hi` of `text[start, end)` packed (its units before the last four), when `packedLo` is not NOT_PACKED. */
+export function packedHi(text: string, start: number, end: number): number {
+  let hi = 0;
+  for (let i = start; i < end - 4; i++) hi = (hi << 8) | text.charCodeAt(i);
+  return hi;
+}
 
 /** Counts of pieces keyed by their text, found by (text, start, end, hash). */
 export class PieceTable {
@@ -49,7 +83,7 @@ export class PieceTable {
   constructor(
     readonly initialSlots = 1 << 14,
     readonly maxSlots = 1 << 18,
-    /** Pool size at most: offsets must fit 22 bits (offset × 512 + length in an Int32). */
+    /** Pool size at most (code units of the pieces that are not packed). */
     readonly poolChars = 1 << 22,
   ) {
     this.#mask = initialSlots - 1;
@@ -69,17 +103,43 @@ export class PieceTable {
 
   /** The count of `text[start, end)` whose hash is `hash`, or -1 when it is not held. */
   get(text: string, start: number, end: number, hash: number): number {
-    const mask = this.#mask, slots = this.#slots, pool = this.#pool;
+    const lo = packedLo(text, start, end);
+    return this.find(text, start, end, hash, lo, lo === NOT_PACKED ? 0 : packedHi(text, start, end));
+  }
+
+  /**
+   * `get` for a caller that packed the piece as it scanned it: `lo` and `hi` as `packedLo` and `packedHi`
+   * give them (`hi` is not read when `lo` is NOT_PACKED).
+   */
+  find(text: string, start: number, end: number, hash: number, lo: number, hi: number): number {
+    const slots = this.#slots;
+    const length = end - start;
+    const first = this.#slotOf(hash) * STRIDE;
+    const info = slots[first + 1];
+    // Most lookups are a short piece held in its first slot: one branch for it (rarely mispredicted), not one
+    // per field compared.
+    const differs = (slots[first] ^ hash) | (slots[first + 2] ^ lo) | (slots[first + 3] ^ hi) |
+      ((info ^ length) & LENGTH_MASK);
+    if (differs === 0 && lo !== NOT_PACKED) return info >>> LENGTH_BITS;
+    return this.#probe(text, start, end, hash, lo, hi);
+  }
+
+  #probe(text: string, start: number, end: number, hash: number, lo: number, hi: number): number {
+    const mask = this.#mask, slots = this.#slots;
     const length = end - start;
     for (let slot = this.#slotOf(hash), probes = 0; probes < MAX_PROBES; slot = (slot + 1) & mask, probes++) {
       const at = slot * STRIDE;
-      const where = slots[at + 1];
-      if (where === 0) return -1;
-      if ((where & LENGTH_MASK) !== length || slots[at] !== hash) continue;
-      const offset = where >>> LENGTH_BITS;
+      const info = slots[at + 1];
+      if (info === 0) return -1;
+      if ((info & LENGTH_MASK) !== length || slots[at] !== hash || slots[at + 2] !== lo) continue;
+      if (lo !== NOT_PACKED) {
+        if (slots[at + 3] === hi) return info >>> LENGTH_BITS;
+        continue;
+      }
+      const pool = this.#pool, offset = slots[at + 3];
       let i = 0;
-      while (i < length && pool[offset + 1 + i] === text.charCodeAt(start + i)) i++;
-      if (i === length) return pool[offset];
+      while (i < length && pool[offset + i] === text.charCodeAt(start + i)) i++;
+      if (i === length) return info >>> LENGTH_BITS;
     }
     return -1;
   }
@@ -91,23 +151,29 @@ export class PieceTable {
   set(text: string, start: number, end: number, hash: number, count: number): boolean {
     const length = end - start;
     if (length < 1 || length > MAX_PIECE_CHARS) return false;
-    if (this.#used + length + 1 > this.#pool.length) {
-      if (this.#pool.length >= this.poolChars) this.#restart();
-      else {
-        const pool = new Uint16Array(Math.min(this.poolChars, this.#pool.length * 2));
-        pool.set(this.#pool.subarray(0, this.#used));
-        this.#pool = pool;
-      }
-    }
     if ((this.#size + 1) * 2 > this.#mask + 1) {
       if (this.#mask + 1 < this.maxSlots) this.#resize((this.#mask + 1) * 2);
       else this.#restart();
     }
-    const offset = this.#used;
-    if (!this.#insert(hash, offset * (LENGTH_MASK + 1) + length)) return false;
-    this.#pool[offset] = count;
-    for (let i = 0; i < length; i++) this.#pool[offset + 1 + i] = text.charCodeAt(start + i);
-    this.#used += length + 1;
+    const lo = packedLo(text, start, end);
+    if (lo !== NOT_PACKED) {
+      if (!this.#insert(hash, count * (LENGTH_MASK + 1) + length, lo, packedHi(text, start, end))) {
+        return false;
+      }
+    } else {
+      if (this.#used + length > this.#pool.length) {
+        if (this.#pool.length >= this.poolChars) this.#restart();
+        else {
+          const pool = new Uint16Array(Math.min(this.poolChars, this.#pool.length * 2));
+          pool.set(this.#pool.subarray(0, this.#used));
+          this.#pool = pool;
+        }
+      }
+      const offset = this.#used;
+      if (!this.#insert(hash, count * (LENGTH_MASK + 1) + length, NOT_PACKED, offset)) return false;
+      for (let i = 0; i < length; i++) this.#pool[offset + i] = text.charCodeAt(start + i);
+      this.#used += length;
+    }
     this.#size++;
     return true;
   }
@@ -127,8 +193,8 @@ export class PieceTable {
     this.resets++;
   }
 
-  /** Puts `where` in the first free slot of `hash`'s run; false when none is free within MAX_PROBES. */
-  #insert(hash: number, where: number): boolean {
+  /** Puts a slot's fields in the first free slot of `hash`'s run; false when none is free within MAX_PROBES. */
+  #insert(hash: number, info: number, lo: number, hi: number): boolean {
     const mask = this.#mask, slots = this.#slots;
     let slot = this.#slotOf(hash);
     for (let probes = 0; slots[slot * STRIDE + 1] !== 0; probes++) {
@@ -136,7 +202,9 @@ export class PieceTable {
       slot = (slot + 1) & mask;
     }
     slots[slot * STRIDE] = hash;
-    slots[slot * STRIDE + 1] = where;
+    slots[slot * STRIDE + 1] = info;
+    slots[slot * STRIDE + 2] = lo;
+    slots[slot * STRIDE + 3] = hi;
     return true;
   }
 
@@ -148,7 +216,7 @@ export class PieceTable {
     let size_ = 0;
     for (let at = 0; at < old.length; at += STRIDE) {
       // A piece that no longer fits within MAX_PROBES is dropped (a cache: it is merged again if it comes back).
-      if (old[at + 1] !== 0 && this.#insert(old[at], old[at + 1])) size_++;
+      if (old[at + 1] !== 0 && this.#insert(old[at], old[at + 1], old[at + 2], old[at + 3])) size_++;
     }
     this.#size = size_;
   }

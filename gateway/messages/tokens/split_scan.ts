@@ -14,21 +14,21 @@
  */
 
 /** Character classes. */
-const LOWER = 1;
-const UPPER = 2;
-const DIGIT = 3;
+export const LOWER = 1;
+export const UPPER = 2;
+export const DIGIT = 3;
 /** `\r`, `\n`: spaces that a letter piece cannot start with. */
-const NEWLINE = 4;
+export const NEWLINE = 4;
 /** `\t`, `\v`, `\f`, ` `: JavaScript's `\s` in ASCII, besides the newlines. */
-const SPACE = 5;
+export const SPACE = 5;
 /** Everything else in ASCII, and the non-ASCII punctuation and symbols below: `[^\s\p{L}\p{N}]`. */
-const OTHER = 6;
+export const OTHER = 6;
 
 /** Any other character: the regex decides. */
-const REGEX = 7;
+export const REGEX = 7;
 
 /** Classes of UTF-16 code units. */
-const CLASS = new Uint8Array(65_536).fill(REGEX);
+export const CLASS = new Uint8Array(65_536).fill(REGEX);
 CLASS.fill(OTHER, 0, 128);
 for (let c = 97; c <= 122; c++) CLASS[c] = LOWER;
 for (let c = 65; c <= 90; c++) CLASS[c] = UPPER;
@@ -56,10 +56,10 @@ for (const [from, to] of PUNCTUATION_BLOCKS) {
 /** Marks the end of a piece that needs the regex. */
 export const NEEDS_REGEX = -1;
 
-const APOSTROPHE = 39;
+export const APOSTROPHE = 39;
 
 /** The end of `'s|'t|'re|'ve|'m|'ll|'d` (either case) at `at`, `at` when none, or -1. */
-function contractionEnd(text: string, at: number, n: number): number {
+export function contractionEnd(text: string, at: number, n: number): number {
   if (at + 1 >= n || text.charCodeAt(at) !== APOSTROPHE) return at;
   const first = text.charCodeAt(at + 1);
   const kind = CLASS[first];
@@ -141,7 +141,7 @@ function wordStart(text: string, p: number, n: number, k: number): number {
  * The end of a piece at `p` that is no word: `\p{N}{1,3}`, ` ?[^\s\p{L}\p{N}]+` then newlines (and `/` with
  * `slash`), or a run of whitespace (`trailingRunWhole`: cl100k's `\s+$`).
  */
-function nonWordEnd(
+export function nonWordEnd(
   text: string,
   p: number,
   n: number,
