@@ -3,7 +3,7 @@ import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from "gpt-tokenizer
 import { tiktokenSplitRegex } from "./piece_counter.ts";
 import * as table from "./piece_table.ts";
 import { PieceTable } from "./piece_table.ts";
-import { cl100kCount, type CountSteps, LOCAL_CONSTANTS, o200kCount } from "./scan_count.ts";
+import { cl100kCount, type CountSteps, LETTER_RANGES, LOCAL_CONSTANTS, o200kCount } from "./scan_count.ts";
 import * as split from "./split_scan.ts";
 
 Deno.test("scan_count's own copies of the constants are the modules' they come from", () => {
@@ -11,6 +11,15 @@ Deno.test("scan_count's own copies of the constants are the modules' they come f
   for (const [name, value] of Object.entries(LOCAL_CONSTANTS)) {
     assert.notEqual(from[name], undefined, `${name} is exported by split_scan.ts or piece_table.ts`);
     assert.equal(value, from[name], name);
+  }
+});
+
+Deno.test("the letter classes are the ranges the loops test in their place", () => {
+  for (const [name, [from, to]] of Object.entries(LETTER_RANGES)) {
+    const code = split[name as keyof typeof LETTER_RANGES];
+    for (let c = 0; c < 65_536; c++) {
+      assert.equal(split.CLASS[c] === code, c >= from && c <= to, `${name} at ${c}`);
+    }
   }
 });
 
