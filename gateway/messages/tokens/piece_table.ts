@@ -24,13 +24,16 @@ export const SEED = crypto.getRandomValues(new Int32Array(1))[0] | 1;
 /** Probes a lookup or insertion makes at most: a piece beyond them is not held here (piece_counter.ts keeps it by string). */
 export const MAX_PROBES = 32;
 
+/** Called as `charCodeAt.call(text, i)`: texts of every kind of string pass here (see scan_count.ts). */
+const charCodeAt = String.prototype.charCodeAt;
+
 /** FNV-1a's 32-bit prime. */
 export const FNV_PRIME = 0x01000193;
 
 /** FNV-1a over `text[start, end)`'s UTF-16 code units, from a per-process random start. */
 export function hashOf(text: string, start: number, end: number): number {
   let h = SEED;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  for (let i = start; i < end; i++) h = Math.imul(h ^ charCodeAt.call(text, i), FNV_PRIME);
   return h;
 }
 
@@ -54,7 +57,7 @@ export function packedLo(text: string, start: number, end: number): number {
   if (end - start > PACKED_CHARS) return NOT_PACKED;
   let lo = 0;
   for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
+    const c = charCodeAt.call(text, i);
     if (c >= 128) return NOT_PACKED;
     lo = (lo << 8) | c;
   }
@@ -64,7 +67,7 @@ export function packedLo(text: string, start: number, end: number): number {
 /** `hi` of `text[start, end)` packed (its units before the last four), when `packedLo` is not NOT_PACKED. */
 export function packedHi(text: string, start: number, end: number): number {
   let hi = 0;
-  for (let i = start; i < end - 4; i++) hi = (hi << 8) | text.charCodeAt(i);
+  for (let i = start; i < end - 4; i++) hi = (hi << 8) | charCodeAt.call(text, i);
   return hi;
 }
 
@@ -138,7 +141,7 @@ export class PieceTable {
       }
       const pool = this.#pool, offset = slots[at + 3];
       let i = 0;
-      while (i < length && pool[offset + i] === text.charCodeAt(start + i)) i++;
+      while (i < length && pool[offset + i] === charCodeAt.call(text, start + i)) i++;
       if (i === length) return info >>> LENGTH_BITS;
     }
     return -1;
@@ -171,7 +174,7 @@ export class PieceTable {
       }
       const offset = this.#used;
       if (!this.#insert(hash, count * (LENGTH_MASK + 1) + length, NOT_PACKED, offset)) return false;
-      for (let i = 0; i < length; i++) this.#pool[offset + i] = text.charCodeAt(start + i);
+      for (let i = 0; i < length; i++) this.#pool[offset + i] = charCodeAt.call(text, start + i);
       this.#used += length;
     }
     this.#size++;

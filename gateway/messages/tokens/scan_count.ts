@@ -26,6 +26,15 @@ const FNV_PRIME = 0x01000193, PACKED_CHARS = 8, NOT_PACKED = -1;
 const CLASS = split.CLASS, SEED = table.SEED;
 
 /**
+ * `String.prototype.charCodeAt`, called as `charCodeAt.call(text, i)`: `text.charCodeAt` is a property lookup
+ * on the string's map, and texts come flat, concatenated, sliced, internalized, one- or two-byte — past four
+ * maps the lookup is megamorphic and the optimized loop calls the method instead of reading the character
+ * (after such texts the loop measured 2× slower). Called on the function itself, V8 inlines the read for
+ * every kind of string.
+ */
+const charCodeAt = String.prototype.charCodeAt;
+
+/**
  * UPPER and LOWER are exactly A-Z and a-z (split_scan.ts leaves every other letter to the regex), so the letter
  * loops test a range instead of loading each character's class (2–3% of the loop); scan_count_test.ts checks
  * the classes still are these ranges.
@@ -67,11 +76,11 @@ export interface CountSteps {
 function otherRunEnd(text: string, o: number, n: number, slash: boolean): number {
   let c = 0;
   for (o++; o < n; o++) {
-    c = text.charCodeAt(o);
+    c = charCodeAt.call(text, o);
     if (CLASS[c] !== OTHER) break;
   }
   for (; o < n; o++) {
-    c = text.charCodeAt(o);
+    c = charCodeAt.call(text, o);
     if (c !== 10 && c !== 13 && !(slash && c === 47)) break;
   }
   // A character the scanner does not know may be punctuation to the regex: it decides.
@@ -125,7 +134,7 @@ function whitespaceEnd(text: string, p: number, n: number, trailingRunWhole: boo
   let last = -1;
   let o = p;
   for (; o < n; o++) {
-    const k = CLASS[text.charCodeAt(o)];
+    const k = CLASS[charCodeAt.call(text, o)];
     if (k === NEWLINE) last = o;
     else if (k !== SPACE) {
       if (k === REGEX) return NEEDS_REGEX;
@@ -153,7 +162,7 @@ export function o200kCount(steps: CountSteps): (text: string) => number {
   return counter(steps, function scan(text: string, p: number, tokens: number, at: Scan): number {
     const n = text.length;
     while (p < n) {
-      const c0 = text.charCodeAt(p);
+      const c0 = charCodeAt.call(text, p);
       let k = CLASS[c0];
       let h = SEED, lo = 0, hi = 0, wide = 0;
       let i = p;
@@ -162,7 +171,7 @@ export function o200kCount(steps: CountSteps): (text: string) => number {
           return stop(at, NEEDS_SPLIT_REGEX, p, tokens, 0, 0);
         }
         if ((k === SPACE || k === OTHER) && p + 1 < n) {
-          const kn = CLASS[text.charCodeAt(p + 1)];
+          const kn = CLASS[charCodeAt.call(text, p + 1)];
           if (kn <= UPPER) {
             // `[^\r\n\p{L}\p{N}]` before a letter is the word's.
             h = Math.imul(h ^ c0, FNV_PRIME);
@@ -179,14 +188,14 @@ export function o200kCount(steps: CountSteps): (text: string) => number {
         // Upper case then lower case (in ASCII the classes are apart), hashed and packed as they are read.
         let c = 0;
         for (; i < n; i++) {
-          c = text.charCodeAt(i);
+          c = charCodeAt.call(text, i);
           if (c - 65 >>> 0 >= 26) break; // not A-Z (see LETTER_RANGES)
           h = Math.imul(h ^ c, FNV_PRIME);
           hi = (hi << 8) | (lo >>> 24);
           lo = (lo << 8) | c;
         }
         for (; i < n; i++) {
-          c = text.charCodeAt(i);
+          c = charCodeAt.call(text, i);
           if (c - 97 >>> 0 >= 26) break; // not a-z
           h = Math.imul(h ^ c, FNV_PRIME);
           hi = (hi << 8) | (lo >>> 24);
@@ -199,7 +208,7 @@ export function o200kCount(steps: CountSteps): (text: string) => number {
             end = contractionEnd(text, i, n);
             if (end === NEEDS_REGEX) return stop(at, NEEDS_SPLIT_REGEX, p, tokens, 0, 0);
             for (; i < end; i++) {
-              c = text.charCodeAt(i);
+              c = charCodeAt.call(text, i);
               h = Math.imul(h ^ c, FNV_PRIME);
               hi = (hi << 8) | (lo >>> 24);
               lo = (lo << 8) | c;
@@ -209,7 +218,7 @@ export function o200kCount(steps: CountSteps): (text: string) => number {
       } else {
         const other = k === OTHER
           ? p
-          : c0 === 32 && p + 1 < n && CLASS[text.charCodeAt(p + 1)] === OTHER
+          : c0 === 32 && p + 1 < n && CLASS[charCodeAt.call(text, p + 1)] === OTHER
           ? p + 1
           : -1;
         end = other >= 0
@@ -224,13 +233,13 @@ export function o200kCount(steps: CountSteps): (text: string) => number {
           p = end;
           continue;
         }
-        if (length === 2 && twoChars && (c0 | text.charCodeAt(p + 1)) < 128) {
-          tokens += twoChars[c0 * 128 + text.charCodeAt(p + 1)]; // one token or two bytes
+        if (length === 2 && twoChars && (c0 | charCodeAt.call(text, p + 1)) < 128) {
+          tokens += twoChars[c0 * 128 + charCodeAt.call(text, p + 1)]; // one token or two bytes
           p = end;
           continue;
         }
         for (; i < end; i++) {
-          const c = text.charCodeAt(i);
+          const c = charCodeAt.call(text, i);
           h = Math.imul(h ^ c, FNV_PRIME);
           hi = (hi << 8) | (lo >>> 24);
           lo = (lo << 8) | c;
@@ -253,7 +262,7 @@ export function cl100kCount(steps: CountSteps): (text: string) => number {
   return counter(steps, function scan(text: string, p: number, tokens: number, at: Scan): number {
     const n = text.length;
     while (p < n) {
-      const c0 = text.charCodeAt(p);
+      const c0 = charCodeAt.call(text, p);
       let k = CLASS[c0];
       let h = SEED, lo = 0, hi = 0, wide = 0;
       let i = p;
@@ -265,7 +274,7 @@ export function cl100kCount(steps: CountSteps): (text: string) => number {
           if (contraction !== p) end = contraction; // or NEEDS_REGEX
         }
         if (end === 0 && (k === SPACE || k === OTHER) && p + 1 < n) {
-          const kn = CLASS[text.charCodeAt(p + 1)];
+          const kn = CLASS[charCodeAt.call(text, p + 1)];
           if (kn <= UPPER) {
             h = Math.imul(h ^ c0, FNV_PRIME);
             lo = wide = c0;
@@ -279,7 +288,7 @@ export function cl100kCount(steps: CountSteps): (text: string) => number {
       } else if (k <= UPPER) {
         let c = 0;
         for (; i < n; i++) {
-          c = text.charCodeAt(i);
+          c = charCodeAt.call(text, i);
           if ((c | 32) - 97 >>> 0 >= 26) break; // not A-Z or a-z
           h = Math.imul(h ^ c, FNV_PRIME);
           hi = (hi << 8) | (lo >>> 24);
@@ -289,7 +298,7 @@ export function cl100kCount(steps: CountSteps): (text: string) => number {
       } else {
         const other = k === OTHER
           ? p
-          : c0 === 32 && p + 1 < n && CLASS[text.charCodeAt(p + 1)] === OTHER
+          : c0 === 32 && p + 1 < n && CLASS[charCodeAt.call(text, p + 1)] === OTHER
           ? p + 1
           : -1;
         end = other >= 0 ? otherRunEnd(text, other, n, false) : nonWordEnd(text, p, n, k, false, true);
@@ -304,14 +313,14 @@ export function cl100kCount(steps: CountSteps): (text: string) => number {
           p = end;
           continue;
         }
-        if (length === 2 && twoChars && (c0 | text.charCodeAt(p + 1)) < 128) {
-          tokens += twoChars[c0 * 128 + text.charCodeAt(p + 1)];
+        if (length === 2 && twoChars && (c0 | charCodeAt.call(text, p + 1)) < 128) {
+          tokens += twoChars[c0 * 128 + charCodeAt.call(text, p + 1)];
           p = end;
           continue;
         }
       }
       for (; i < end; i++) {
-        const c = text.charCodeAt(i);
+        const c = charCodeAt.call(text, i);
         h = Math.imul(h ^ c, FNV_PRIME);
         hi = (hi << 8) | (lo >>> 24);
         lo = (lo << 8) | c;

@@ -53,6 +53,9 @@ for (const [from, to] of PUNCTUATION_BLOCKS) {
   for (let c = from; c <= to; c++) if (!NOT_OTHER.test(String.fromCharCode(c))) CLASS[c] = OTHER;
 }
 
+/** Called as `charCodeAt.call(text, i)`: texts of every kind of string pass here (see scan_count.ts). */
+const charCodeAt = String.prototype.charCodeAt;
+
 /** Marks the end of a piece that needs the regex. */
 export const NEEDS_REGEX = -1;
 
@@ -60,8 +63,8 @@ export const APOSTROPHE = 39;
 
 /** The end of `'s|'t|'re|'ve|'m|'ll|'d` (either case) at `at`, `at` when none, or -1. */
 export function contractionEnd(text: string, at: number, n: number): number {
-  if (at + 1 >= n || text.charCodeAt(at) !== APOSTROPHE) return at;
-  const first = text.charCodeAt(at + 1);
+  if (at + 1 >= n || charCodeAt.call(text, at) !== APOSTROPHE) return at;
+  const first = charCodeAt.call(text, at + 1);
   const kind = CLASS[first];
   if (kind === REGEX) return NEEDS_REGEX;
   if (kind !== LOWER && kind !== UPPER) return at;
@@ -69,7 +72,7 @@ export function contractionEnd(text: string, at: number, n: number): number {
   if (c === 115 || c === 116 || c === 109 || c === 100) return at + 2; // s t m d
   const second = c === 108 ? 108 : c === 118 || c === 114 ? 101 : 0; // ll, ve, re
   if (!second || at + 2 >= n) return at;
-  const c2 = text.charCodeAt(at + 2);
+  const c2 = charCodeAt.call(text, at + 2);
   const kind2 = CLASS[c2];
   if (kind2 === REGEX) return NEEDS_REGEX;
   return (kind2 === LOWER || kind2 === UPPER) && (c2 | 32) === second ? at + 3 : at;
@@ -80,7 +83,7 @@ function spaceEnd(text: string, p: number, n: number, trailingRunWhole: boolean)
   let i = p;
   let lastNewline = -1;
   for (; i < n; i++) {
-    const k = CLASS[text.charCodeAt(i)];
+    const k = CLASS[charCodeAt.call(text, i)];
     if (k === REGEX) return NEEDS_REGEX;
     if (k === NEWLINE) lastNewline = i;
     else if (k !== SPACE) break;
@@ -95,12 +98,12 @@ function spaceEnd(text: string, p: number, n: number, trailingRunWhole: boolean)
 function otherEnd(text: string, start: number, n: number, slash: boolean): number {
   let i = start;
   for (; i < n; i++) {
-    const k = CLASS[text.charCodeAt(i)];
+    const k = CLASS[charCodeAt.call(text, i)];
     if (k === REGEX) return NEEDS_REGEX;
     if (k !== OTHER) break;
   }
   for (; i < n; i++) {
-    const c = text.charCodeAt(i);
+    const c = charCodeAt.call(text, i);
     if (c !== 10 && c !== 13 && !(slash && c === 47)) {
       if (CLASS[c] === REGEX) return NEEDS_REGEX;
       break;
@@ -113,7 +116,7 @@ function otherEnd(text: string, start: number, n: number, slash: boolean): numbe
 function digitsEnd(text: string, p: number, n: number): number {
   let i = p + 1;
   for (; i < n && i < p + 3; i++) {
-    const k = CLASS[text.charCodeAt(i)];
+    const k = CLASS[charCodeAt.call(text, i)];
     if (k === REGEX) return NEEDS_REGEX;
     if (k !== DIGIT) return i;
   }
@@ -130,7 +133,7 @@ const NO_WORD = -2;
 function wordStart(text: string, p: number, n: number, k: number): number {
   if (k === LOWER || k === UPPER) return p;
   if ((k === SPACE || k === OTHER) && p + 1 < n) {
-    const kn = CLASS[text.charCodeAt(p + 1)];
+    const kn = CLASS[charCodeAt.call(text, p + 1)];
     if (kn === REGEX) return NEEDS_REGEX;
     if (kn === LOWER || kn === UPPER) return p + 1;
   }
@@ -151,8 +154,8 @@ export function nonWordEnd(
 ): number {
   if (k === DIGIT) return digitsEnd(text, p, n);
   if (k === OTHER) return otherEnd(text, p, n, slash);
-  if (text.charCodeAt(p) === 32 && p + 1 < n) {
-    const kn = CLASS[text.charCodeAt(p + 1)];
+  if (charCodeAt.call(text, p) === 32 && p + 1 < n) {
+    const kn = CLASS[charCodeAt.call(text, p + 1)];
     if (kn === REGEX) return NEEDS_REGEX;
     if (kn === OTHER) return otherEnd(text, p + 1, n, slash);
   }
@@ -166,17 +169,17 @@ export function nonWordEnd(
  * `\s*[\r\n]+`, `\s+(?!\S)`, `\s+`.
  */
 export function o200kPieceEnd(text: string, p: number, n: number): number {
-  const k = CLASS[text.charCodeAt(p)];
+  const k = CLASS[charCodeAt.call(text, p)];
   if (k === REGEX) return NEEDS_REGEX;
   const letters = wordStart(text, p, n, k);
   if (letters === NEEDS_REGEX) return NEEDS_REGEX;
   if (letters === NO_WORD) return nonWordEnd(text, p, n, k, true, false);
   // Upper case then lower case: one piece in either alternative (in ASCII the two classes are apart).
   let i = letters;
-  while (i < n && CLASS[text.charCodeAt(i)] === UPPER) i++;
-  while (i < n && CLASS[text.charCodeAt(i)] === LOWER) i++;
+  while (i < n && CLASS[charCodeAt.call(text, i)] === UPPER) i++;
+  while (i < n && CLASS[charCodeAt.call(text, i)] === LOWER) i++;
   if (i === n) return i;
-  const stop = text.charCodeAt(i);
+  const stop = charCodeAt.call(text, i);
   if (CLASS[stop] === REGEX) return NEEDS_REGEX;
   return stop === APOSTROPHE ? contractionEnd(text, i, n) : i;
 }
@@ -188,7 +191,7 @@ export function o200kPieceEnd(text: string, p: number, n: number): number {
  * `\s+(?!\S)`, `\s`.
  */
 export function cl100kPieceEnd(text: string, p: number, n: number): number {
-  const c = text.charCodeAt(p);
+  const c = charCodeAt.call(text, p);
   const k = CLASS[c];
   if (k === REGEX) return NEEDS_REGEX;
   if (c === APOSTROPHE) {
@@ -199,7 +202,7 @@ export function cl100kPieceEnd(text: string, p: number, n: number): number {
   if (letters === NEEDS_REGEX) return NEEDS_REGEX;
   if (letters === NO_WORD) return nonWordEnd(text, p, n, k, false, true);
   let i = letters;
-  let kx = CLASS[text.charCodeAt(i)];
-  while (kx === LOWER || kx === UPPER) kx = ++i < n ? CLASS[text.charCodeAt(i)] : 0;
+  let kx = CLASS[charCodeAt.call(text, i)];
+  while (kx === LOWER || kx === UPPER) kx = ++i < n ? CLASS[charCodeAt.call(text, i)] : 0;
   return kx === REGEX ? NEEDS_REGEX : i;
 }
