@@ -99,28 +99,33 @@ function mergeCountByHeap(length: number, rankOf: (start: number, end: number) =
   return parts;
 }
 
+/** Scratch for mergeCountByScan (pieces up to LONG_PIECE units; the merge never re-enters itself). */
+const starts = new Int32Array(LONG_PIECE + 2);
+const pairRanks = new Float64Array(LONG_PIECE + 1);
+
 function mergeCountByScan(length: number, rankOf: (start: number, end: number) => number): number {
-  // Part i spans [starts[i], starts[i + 1]); pair i joins parts i and i + 1, ranked in pairRanks[i].
-  const starts: number[] = [];
-  const pairRanks: number[] = [];
-  for (let i = 0; i <= length; i++) starts.push(i);
-  for (let i = 0; i < length - 1; i++) pairRanks.push(rankOf(i, i + 2));
-  while (pairRanks.length > 0) {
+  // Part i spans [starts[i], starts[i + 1]); pair i joins parts i and i + 1, ranked in pairRanks[i]. Typed
+  // scratch arrays, shifted in place: a new word allocates nothing.
+  for (let i = 0; i <= length; i++) starts[i] = i;
+  let pairs = length - 1;
+  for (let i = 0; i < pairs; i++) pairRanks[i] = rankOf(i, i + 2);
+  while (pairs > 0) {
     let lowest = Infinity;
     let at = -1;
-    for (let i = 0; i < pairRanks.length; i++) {
+    for (let i = 0; i < pairs; i++) {
       if (pairRanks[i] < lowest) {
         lowest = pairRanks[i];
         at = i;
       }
     }
     if (at < 0) break;
-    starts.splice(at + 1, 1);
-    pairRanks.splice(at, 1);
-    if (at < pairRanks.length) pairRanks[at] = rankOf(starts[at], starts[at + 2]); // unless it was the last
+    starts.copyWithin(at + 1, at + 2, pairs + 2); // part at + 1 joins part at
+    pairRanks.copyWithin(at, at + 1, pairs);
+    pairs--;
+    if (at < pairs) pairRanks[at] = rankOf(starts[at], starts[at + 2]); // unless it was the last
     if (at > 0) pairRanks[at - 1] = rankOf(starts[at - 1], starts[at + 1]);
   }
-  return starts.length - 1;
+  return pairs + 1;
 }
 
 /** Ranks of the two-character ASCII tokens, by 128 × first + second (Infinity: none), per vocabulary. */

@@ -130,6 +130,8 @@ export function createPieceCounter(
   /** Counts of the two-character ASCII pieces (1: the pair is a token, else 2), by 128 × first + second. */
   const twoChars = ranks ? twoCharCounts(ranks) : undefined;
   let otherPieces = new Map<string, number>();
+  /** Pieces the table refused and `otherPieces` keeps since it last started over (0: none to look for). */
+  let refused = 0;
   let otherChars = 0;
   /** The count of the piece `regexPiece` found last. */
   let counted = 0;
@@ -149,6 +151,7 @@ export function createPieceCounter(
     if (otherPieces.size >= MAX_OTHER_PIECES || otherChars + piece.length > MAX_OTHER_CHARS) {
       otherPieces = new Map();
       otherChars = 0;
+      refused = 0;
     }
     otherPieces.set(piece, tokens);
     otherChars += piece.length;
@@ -180,11 +183,14 @@ export function createPieceCounter(
   function unknownPiece(text: string, p: number, end: number, hash: number): number {
     const piece = text.slice(p, end);
     // Long runs (rare), and pieces the table could not hold (their slot's run was full), by string.
-    let known = end - p > MAX_PIECE_CHARS ? byString(piece) : otherPieces.get(piece) ?? -1;
+    let known = end - p > MAX_PIECE_CHARS ? byString(piece) : refused > 0 ? otherPieces.get(piece) ?? -1 : -1; // no piece was refused: a new word's string is not hashed for a Map lookup that cannot hit
     if (known < 0) {
       charge(piece.length);
       known = isAscii(piece) ? mergeAscii(piece) : merge(piece);
-      if (!pieces.set(text, p, end, hash, known)) keep(piece, known);
+      if (!pieces.set(text, p, end, hash, known)) {
+        keep(piece, known);
+        refused++;
+      }
     }
     return known;
   }
@@ -209,6 +215,7 @@ export function createPieceCounter(
       pieces.clear();
       otherPieces = new Map();
       otherChars = 0;
+      refused = 0;
     },
     pieces,
     direct: vocabulary !== undefined,
