@@ -10,7 +10,9 @@
  * with the ledger, a key with limits and tracing on; `--with <features>` (repeatable; a comma list of
  * `ledger`, `limits`, `tracing`) adds this checkout with that set. Each featured side of this checkout is
  * paired with the baseline run with the same flags when the baseline's bench server knows them all (its
- * source names them), so a feature's cost is compared like for like; its ratios are then to that pair.
+ * source names them), so a feature's cost is compared like for like; its ratios are then to that pair. A
+ * baseline that predates the gateway's spans (no `--tracing`) is paired for tracing with Deno's OpenTelemetry
+ * on (`OTEL_DENO=true`: its Deno.serve span and exporter), which is what tracing on meant for that commit.
  * Linux only (/proc).
  */
 import { type Paired, pairedGroups, type Target, throughput } from "./gateway_measure.ts";
@@ -128,9 +130,21 @@ export async function runAb(options: {
     const { args, env } = featureFlags(set);
     const name = set.join("+");
     let pair: number | undefined;
-    if (args.every((flag) => baselineSource.includes(`"${flag}"`))) {
+    const known = (flag: string) => baselineSource.includes(`"${flag}"`);
+    if (args.every(known)) {
       pair = specs.length;
       specs.push([`baseline, ${name}`, options.baseline, args, env]);
+    } else if (args.every((flag) => flag === "--tracing" || known(flag))) {
+      // A baseline with no spans of its own: tracing on is Deno's OpenTelemetry (its Deno.serve span and
+      // exporter) and nothing more, which is what turning tracing on meant for that commit.
+      pair = specs.length;
+      const own = args.filter((flag) => flag !== "--tracing");
+      specs.push([
+        `baseline, ${[...own.map((f) => f.slice(2)), "OTEL_DENO"].join("+")}`,
+        options.baseline,
+        own,
+        env,
+      ]);
     }
     specs.push([`this checkout, ${name}`, here, args, env, pair]);
   }
