@@ -88,8 +88,9 @@ export class UsageLedger {
   #kick(delayMs: number): void {
     if (this.#writing) return;
     if (this.#timer !== undefined) {
-      // A write already due at once stays as it is (each row past a full batch would otherwise make a timer).
-      if (delayMs > 0 || this.#timerAtOnce) return;
+      // A write already due at once stays as it is (each row past a full batch would otherwise make a timer),
+      // and so does a failed write's backoff (under load every row finds a full batch: no backoff at all).
+      if (delayMs > 0 || this.#timerAtOnce || this.#failures > 0) return;
       clearTimeout(this.#timer);
     }
     this.#timerAtOnce = delayMs === 0;

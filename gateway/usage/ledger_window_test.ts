@@ -95,3 +95,32 @@ Deno.test("a full batch is written at once, however many rows arrive before its 
   await ledger.close();
   assert.deepEqual(batches.at(-1), ["r7", "r8"]);
 });
+
+Deno.test("a failed write is retried after its backoff, which rows arriving past a full batch do not cut short", async () => {
+  let inserts = 0;
+  const store: LedgerStore = {
+    insert: () => {
+      inserts++;
+      return Promise.reject(new Error("database down"));
+    },
+    prune: () => Promise.resolve(),
+    close: () => {},
+  };
+  const ledger = new UsageLedger({
+    db: () => Promise.reject(new Error("unused")),
+    store,
+    logger: createLogger({ level: "silent" }),
+    retentionDays: 90,
+    flushMs: 60_000,
+    batchSize: 2,
+  });
+  // Under load every row finds a full batch waiting: the first write goes at once and fails; the retry waits
+  // its backoff (250 ms), not the next row.
+  for (let i = 0; i < 40; i++) {
+    ledger.record(row(`r${i}`));
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.ok(inserts <= 2, `${inserts} writes in about 200 ms of a database that is down`);
+  assert.equal(ledger.queued, 40, "no row lost");
+  await ledger.flush(1);
+});
