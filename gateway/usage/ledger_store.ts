@@ -41,18 +41,34 @@ export async function pruneLedger(db: Kysely<UsageDatabase>, before: number): Pr
 }
 
 /** A store whose writes run on a worker thread with its own connection to the `file:` database `url`. */
-export function workerLedgerStore(url: string): LedgerStore {
+export function workerLedgerStore(
+  url: string,
+  /** The writer's module (tests give a stand-in). */
+  script: URL = new URL("./ledger_worker.ts", import.meta.url),
+): LedgerStore {
   let worker: Worker | undefined;
   let nextId = 0;
   const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
   const send = (message: { values?: unknown[]; before?: number }): Promise<void> => {
     if (!worker) {
-      worker = new Worker(new URL("./ledger_worker.ts", import.meta.url), { type: "module" });
+      const started = worker = new Worker(script, { type: "module" });
       worker.onmessage = (event: MessageEvent<{ id: number; error?: string }>) => {
         const done = waiting.get(event.data.id);
         waiting.delete(event.data.id);
         if (event.data.error === undefined) done?.resolve();
         else done?.reject(new Error(event.data.error));
+      };
+      // An error the writer did not catch (its module failing to load, say) would otherwise reach the main
+      // thread and end the gateway, and leave its writes unanswered: they fail instead (the ledger retries
+      // them with backoff), and the next write starts a new writer.
+      worker.onerror = (event: ErrorEvent) => {
+        event.preventDefault();
+        started.terminate();
+        if (worker === started) worker = undefined;
+        for (const done of waiting.values()) {
+          done.reject(new Error(`usage ledger writer failed: ${event.message}`));
+        }
+        waiting.clear();
       };
     }
     const id = nextId++;
