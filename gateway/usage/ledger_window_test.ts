@@ -6,31 +6,19 @@
  */
 import assert from "node:assert/strict";
 import { createLogger } from "@switchyard/lib/log.ts";
-import { UsageLedger, type UsageRow } from "./ledger.ts";
+import { UsageLedger } from "./ledger.ts";
+import { usageRow as row } from "../../tests/gateway/support/usage_row.ts";
 import type { LedgerStore } from "./ledger_store.ts";
 
-function row(requestId: string): UsageRow {
-  return {
-    at: Date.now(),
-    key_id: "key_a",
-    model: "m",
-    provider: "p",
-    served_model: "m",
-    attempts: 1,
-    input_tokens: 1,
-    output_tokens: 1,
-    cache_read_tokens: 0,
-    cache_write_tokens: 0,
-    cost_usd: 0,
-    status: 200,
-    error_type: null,
-    latency_ms: 1,
-    ttft_ms: null,
-    stream: 0,
-    trace_id: "t",
-    request_id: requestId,
-    warning: null,
-  };
+/** A ledger over `store` (no database), with `options`' flush interval and batch size. */
+function ledgerOver(store: LedgerStore, options: { flushMs: number; batchSize?: number }): UsageLedger {
+  return new UsageLedger({
+    db: () => Promise.reject(new Error("unused")),
+    store,
+    logger: createLogger({ level: "silent" }),
+    retentionDays: 90,
+    ...options,
+  });
 }
 
 Deno.test("a row queued during a slow write is written within its own flush interval after that write", async () => {
@@ -45,13 +33,7 @@ Deno.test("a row queued during a slow write is written within its own flush inte
     prune: () => Promise.resolve(),
     close: () => {},
   };
-  const ledger = new UsageLedger({
-    db: () => Promise.reject(new Error("unused")),
-    store,
-    logger: createLogger({ level: "silent" }),
-    retentionDays: 90,
-    flushMs: FLUSH_MS,
-  });
+  const ledger = ledgerOver(store, { flushMs: FLUSH_MS });
   ledger.record(row("a")); // written at FLUSH_MS, committed at FLUSH_MS + WRITE_MS
   await new Promise((r) => setTimeout(r, FLUSH_MS + 50));
   const queuedB = performance.now(); // during a's write
@@ -75,14 +57,7 @@ Deno.test("a full batch is written at once, however many rows arrive before its 
     prune: () => Promise.resolve(),
     close: () => {},
   };
-  const ledger = new UsageLedger({
-    db: () => Promise.reject(new Error("unused")),
-    store,
-    logger: createLogger({ level: "silent" }),
-    retentionDays: 90,
-    flushMs: 60_000,
-    batchSize: 3,
-  });
+  const ledger = ledgerOver(store, { flushMs: 60_000, batchSize: 3 });
   // Rows 3 to 7 each find a full batch waiting (its write due at once): one write of the first 3; the rest
   // wait for the next row (a full batch again) or their flush interval.
   for (let i = 1; i <= 7; i++) ledger.record(row(`r${i}`));
@@ -106,14 +81,7 @@ Deno.test("a failed write is retried after its backoff, which rows arriving past
     prune: () => Promise.resolve(),
     close: () => {},
   };
-  const ledger = new UsageLedger({
-    db: () => Promise.reject(new Error("unused")),
-    store,
-    logger: createLogger({ level: "silent" }),
-    retentionDays: 90,
-    flushMs: 60_000,
-    batchSize: 2,
-  });
+  const ledger = ledgerOver(store, { flushMs: 60_000, batchSize: 2 });
   // Under load every row finds a full batch waiting: the first write goes at once and fails; the retry waits
   // its backoff (250 ms), not the next row.
   for (let i = 0; i < 40; i++) {
