@@ -57,6 +57,18 @@ export function cpuSeconds(pid: number): number {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** Ends bench servers (SIGTERM, so their unload handlers and --cpu-prof output run) and waits for them. */
+export async function stopAll(children: Deno.ChildProcess[]): Promise<void> {
+  for (const child of children) {
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // gone
+    }
+    await child.status;
+  }
+}
+
 /** Starts `<root>/bench/gateway_bench_server.ts` (with that checkout's deno.json) and reads its address. */
 export async function spawnFrom(
   root: string,
@@ -187,14 +199,7 @@ export async function runAb(options: {
       );
     }
   } finally {
-    for (const side of sides) {
-      try {
-        side.child.kill("SIGTERM");
-      } catch {
-        // gone
-      }
-      await side.child.status;
-    }
+    await stopAll(sides.map((side) => side.child));
   }
   const base = sides[0];
   const rel = (x: number, b: number) => `${x >= b ? "+" : ""}${(((x - b) / b) * 100).toFixed(0)} %`;

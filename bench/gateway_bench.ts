@@ -37,6 +37,9 @@ import { measureHttps } from "./gateway_https.ts";
 import { runAb } from "./gateway_ab.ts";
 import { runTimeline } from "./gateway_timeline.ts";
 import {
+  anthropicBody,
+  BENCH_MESSAGES,
+  BENCH_TOOLS,
   median,
   type Paired,
   pairedGroups,
@@ -117,22 +120,8 @@ async function spawnServer(
   })();
   return { child, info: JSON.parse(text.split("\n")[0]) };
 }
-const messages = [
-  { role: "user", content: "You are helping plan a trip. ".repeat(30) },
-  { role: "assistant", content: "Sure, tell me more about where you want to go. ".repeat(10) },
-  { role: "user", content: "Three days in Lisbon in spring; what should I see?" },
-];
-const tools = [{
-  name: "get_weather",
-  description: "Weather forecast for a city",
-  input_schema: {
-    type: "object",
-    properties: { city: { type: "string" }, days: { type: "integer" } },
-    required: ["city"],
-  },
-}];
-const anthropicBody = (model: string, stream = false) =>
-  JSON.stringify({ model, max_tokens: 1024, system: "Be concise.", messages, tools, stream });
+const messages = BENCH_MESSAGES;
+const tools = BENCH_TOOLS;
 const openAiBody = (stream = false) =>
   JSON.stringify({
     model: "gpt-bench",

@@ -3,6 +3,35 @@
  * TTFT and per-frame times, and c=1 comparisons interleaved request by request.
  */
 
+/** The bench's Messages conversation: a short chat with one tool (the mock answers `claude-bench`). */
+export const BENCH_MESSAGES = [
+  { role: "user", content: "You are helping plan a trip. ".repeat(30) },
+  { role: "assistant", content: "Sure, tell me more about where you want to go. ".repeat(10) },
+  { role: "user", content: "Three days in Lisbon in spring; what should I see?" },
+];
+
+/** The bench's one tool. */
+export const BENCH_TOOLS = [{
+  name: "get_weather",
+  description: "Weather forecast for a city",
+  input_schema: {
+    type: "object",
+    properties: { city: { type: "string" }, days: { type: "integer" } },
+    required: ["city"],
+  },
+}];
+
+/** The bench's Messages request body for `model`. */
+export const anthropicBody = (model: string, stream = false) =>
+  JSON.stringify({
+    model,
+    max_tokens: 1024,
+    system: "Be concise.",
+    messages: BENCH_MESSAGES,
+    tools: BENCH_TOOLS,
+    stream,
+  });
+
 /** One request the bench repeats. */
 export interface Target {
   /** URL. */

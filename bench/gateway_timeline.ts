@@ -9,7 +9,7 @@
  * between the client's total and the server's arrival → hand-back is the time outside the handler (Deno.serve
  * parsing the request and writing the answer, both sockets, this client).
  */
-import { cpuSeconds, spawnFrom } from "./gateway_ab.ts";
+import { cpuSeconds, spawnFrom, stopAll } from "./gateway_ab.ts";
 import { percentile } from "./gateway_measure.ts";
 
 const encoder = new TextEncoder();
@@ -193,15 +193,21 @@ export async function runTimeline(options: {
     }
     sides.forEach((s, i) => s.cpu = cpuSeconds(s.child.pid) - before[i]);
   } finally {
-    for (const side of sides) {
-      side.child.kill("SIGTERM");
-      await side.child.status;
-    }
+    await stopAll(sides.map((side) => side.child));
   }
   let points: readonly string[] = [];
   for (const side of sides) {
     // JSON wrote the points a request never reached (NaN) as null.
-    const dump = JSON.parse(await Deno.readTextFile(side.file), (_, v) => v === null ? NaN : v);
+    let text: string;
+    try {
+      text = await Deno.readTextFile(side.file);
+    } catch {
+      await Deno.remove(dir, { recursive: true });
+      throw new Error(
+        `${side.label}: its bench server wrote no timeline (a checkout before --timeline existed)`,
+      );
+    }
+    const dump = JSON.parse(text, (_, v) => v === null ? NaN : v);
     points = dump.points;
     // The warm-up's requests carried the header too: keep the last ones, as many as were timed.
     side.timed.server = dump.records.slice(-side.timed.client.length);

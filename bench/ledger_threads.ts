@@ -7,8 +7,8 @@
  * `/proc/<pid>/task/*\/stat` over the requests completed: the main thread, the ledger's writer thread, V8's
  * helper threads, and the whole process. Linux only. Prints medians over rounds.
  */
-import { median, type Target, throughput } from "./gateway_measure.ts";
-import { spawnFrom } from "./gateway_ab.ts";
+import { anthropicBody, median, type Target, throughput } from "./gateway_measure.ts";
+import { spawnFrom, stopAll } from "./gateway_ab.ts";
 
 /** Clock ticks per second of /proc stat files (USER_HZ). */
 const TICKS = 100;
@@ -43,26 +43,7 @@ function threadCpu(pid: number): Map<string, number> {
 }
 
 /** bench:gateway's Messages request (a short chat with one tool), for its mock's `claude-bench`. */
-const BODY = JSON.stringify({
-  model: "claude-bench",
-  max_tokens: 1024,
-  system: "Be concise.",
-  messages: [
-    { role: "user", content: "You are helping plan a trip. ".repeat(30) },
-    { role: "assistant", content: "Sure, tell me more about where you want to go. ".repeat(10) },
-    { role: "user", content: "Three days in Lisbon in spring; what should I see?" },
-  ],
-  tools: [{
-    name: "get_weather",
-    description: "Weather forecast for a city",
-    input_schema: {
-      type: "object",
-      properties: { city: { type: "string" }, days: { type: "integer" } },
-      required: ["city"],
-    },
-  }],
-  stream: false,
-});
+const BODY = anthropicBody("claude-bench");
 
 /** Starts bench:gateway's mock upstream on a worker, runs the comparison and prints its table. */
 export async function runLedgerThreads(options: { baseline?: string; rounds: number; seconds: number }) {
@@ -129,14 +110,7 @@ async function compare(options: {
       console.error(`round ${round + 1}/${options.rounds}: ${line.join("; ")}`);
     }
   } finally {
-    for (const side of sides) {
-      try {
-        side.child.kill("SIGTERM");
-      } catch {
-        // gone
-      }
-      await side.child.status;
-    }
+    await stopAll(sides.map((side) => side.child));
   }
   const kinds = ["main", "writer", "V8 helpers", "other", "process"];
   console.log(
